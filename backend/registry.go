@@ -1,0 +1,304 @@
+package backend
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+)
+
+// Driver is a backend implementation. Probe must be cheap enough to call for
+// `arbor devices`: it lists devices without keeping them open.
+type Driver interface {
+	// Probe lists the devices the backend can open, or returns the reason
+	// there are none (library not found with every path tried, no platform,
+	// driver too old, ...). An empty list with a nil error means "loaded,
+	// but zero devices".
+	Probe() ([]Info, error)
+	// Open opens the device with the given index from Probe's list.
+	Open(index int) (Device, error)
+}
+
+// Priorities for auto selection: lower is tried first.
+const (
+	PriorityCUDA   = 10
+	PriorityOpenCL = 20
+	PriorityCPU    = 90
+)
+
+type registered struct {
+	name     string
+	priority int
+	driver   Driver
+}
+
+// The backend registry: the one piece of global state Arbor keeps.
+var (
+	regMu    sync.Mutex
+	registry = map[string]registered{}
+)
+
+// Register makes a backend available under name. It panics on a duplicate
+// name, which is a programming error caught at start-up.
+func Register(name string, priority int, d Driver) {
+	regMu.Lock()
+	defer regMu.Unlock()
+	if _, dup := registry[name]; dup {
+		panic("backend: Register called twice for " + name)
+	}
+	registry[name] = registered{name, priority, d}
+}
+
+// Names lists the registered backends in priority order.
+func Names() []string {
+	var out []string
+	for _, r := range sorted() {
+		out = append(out, r.name)
+	}
+	return out
+}
+
+func sorted() []registered {
+	regMu.Lock()
+	defer regMu.Unlock()
+	out := make([]registered, 0, len(registry))
+	for _, r := range registry {
+		out = append(out, r)
+	}
+	sort.Slice(out, func(i, j int) bool {
+		if out[i].priority != out[j].priority {
+			return out[i].priority < out[j].priority
+		}
+		return out[i].name < out[j].name
+	})
+	return out
+}
+
+func lookup(name string) (Driver, bool) {
+	regMu.Lock()
+	defer regMu.Unlock()
+	r, ok := registry[name]
+	return r.driver, ok
+}
+
+// Detection is what probing one backend found.
+type Detection struct {
+	Backend string `json:"backend"`
+	Devices []Info `json:"devices"`
+	Err     error  `json:"-"`
+	Reason  string `json:"reason,omitempty"` // Err's text, for --json
+}
+
+// Available reports whether the backend has at least one device.
+func (d Detection) Available() bool { return d.Err == nil && len(d.Devices) > 0 }
+
+// Detect probes every registered backend, in priority order.
+func Detect() []Detection {
+	var out []Detection
+	for _, r := range sorted() {
+		out = append(out, probe(r.name, r.driver))
+	}
+	return out
+}
+
+func probe(name string, d Driver) Detection {
+	infos, err := d.Probe()
+	det := Detection{Backend: name, Devices: infos, Err: err}
+	if err == nil && len(infos) == 0 {
+		det.Err = fmt.Errorf("%s: %w: the backend loaded but reports no devices", name, ErrNoDevice)
+	}
+	if det.Err != nil {
+		det.Reason = det.Err.Error()
+	}
+	return det
+}
+
+// Selection is what the user asked for: --backend / ARBOR_BACKEND,
+// --device / ARBOR_DEVICE, and ARBOR_REQUIRE.
+type Selection struct {
+	Backend string // "auto" (or ""), or a registered backend name
+	Device  string // "" (first), an index, or a name substring (case-insensitive)
+	Require string // "" or a backend name that must be the one used
+}
+
+// Environment variables read by SelectionFromEnv.
+const (
+	EnvBackend = "ARBOR_BACKEND"
+	EnvDevice  = "ARBOR_DEVICE"
+	EnvRequire = "ARBOR_REQUIRE"
+)
+
+// SelectionFromEnv reads ARBOR_BACKEND, ARBOR_DEVICE and ARBOR_REQUIRE.
+// Flags, when given, override the first two: pass them as non-empty args.
+func SelectionFromEnv(flagBackend, flagDevice string) Selection {
+	s := Selection{Backend: os.Getenv(EnvBackend), Device: os.Getenv(EnvDevice), Require: os.Getenv(EnvRequire)}
+	if flagBackend != "" {
+		s.Backend = flagBackend
+	}
+	if flagDevice != "" {
+		s.Device = flagDevice
+	}
+	s.Backend = strings.ToLower(strings.TrimSpace(s.Backend))
+	s.Require = strings.ToLower(strings.TrimSpace(s.Require))
+	if s.Backend == "" {
+		s.Backend = "auto"
+	}
+	return s
+}
+
+// Required reports the backend named by ARBOR_REQUIRE, or "".
+func Required() string { return strings.ToLower(strings.TrimSpace(os.Getenv(EnvRequire))) }
+
+// Choice is a selected device and how it was chosen.
+type Choice struct {
+	Info   Info
+	Why    string      // one line: why this device
+	Report []Detection // what every backend probed said
+}
+
+// Choose picks a device without opening it. auto tries CUDA, then OpenCL
+// GPUs and accelerators, then the CPU backend; OpenCL CPU devices (PoCL) only
+// when OpenCL is asked for by name or by ARBOR_REQUIRE.
+func Choose(sel Selection) (Choice, error) {
+	if sel.Backend == "" {
+		sel.Backend = "auto"
+	}
+	if sel.Require != "" {
+		if _, ok := lookup(sel.Require); !ok {
+			return Choice{}, fmt.Errorf("ARBOR_REQUIRE=%s: no such backend (have %s)", sel.Require, strings.Join(Names(), ", "))
+		}
+		if sel.Backend != "auto" && sel.Backend != sel.Require {
+			return Choice{}, fmt.Errorf("backend %q asked for, but ARBOR_REQUIRE=%s", sel.Backend, sel.Require)
+		}
+	}
+	if sel.Backend != "auto" {
+		d, ok := lookup(sel.Backend)
+		if !ok {
+			return Choice{}, fmt.Errorf("unknown backend %q (have auto, %s)", sel.Backend, strings.Join(Names(), ", "))
+		}
+		det := probe(sel.Backend, d)
+		if det.Err != nil {
+			return Choice{Report: []Detection{det}}, fmt.Errorf("backend %s: %w", sel.Backend, det.Err)
+		}
+		info, err := pickDevice(det.Devices, sel.Device, nil)
+		if err != nil {
+			return Choice{Report: []Detection{det}}, fmt.Errorf("backend %s: %w", sel.Backend, err)
+		}
+		return Choice{Info: info, Why: "asked for by name", Report: []Detection{det}}, nil
+	}
+
+	report := Detect()
+	var skipped []string
+	for _, det := range report {
+		if det.Err != nil {
+			skipped = append(skipped, det.Backend+": "+det.Err.Error())
+			if sel.Require == det.Backend {
+				return Choice{Report: report}, fmt.Errorf("ARBOR_REQUIRE=%s, but it is unavailable: %w", sel.Require, det.Err)
+			}
+			continue
+		}
+		accept := func(i Info) bool { return true }
+		if det.Backend == "opencl" && sel.Require != "opencl" {
+			accept = func(i Info) bool { return i.Type == TypeGPU || i.Type == TypeAccelerator }
+		}
+		if sel.Require != "" && sel.Require != det.Backend {
+			// A backend of higher priority than the required one is passed
+			// over: the user asked for the required one.
+			skipped = append(skipped, det.Backend+": passed over for ARBOR_REQUIRE="+sel.Require)
+			continue
+		}
+		info, err := pickDevice(det.Devices, sel.Device, accept)
+		if err != nil {
+			skipped = append(skipped, det.Backend+": "+err.Error())
+			if sel.Require == det.Backend {
+				return Choice{Report: report}, fmt.Errorf("ARBOR_REQUIRE=%s: %w", sel.Require, err)
+			}
+			continue
+		}
+		why := "auto: first available backend in the order cuda, opencl (gpu), cpu"
+		if len(skipped) > 0 {
+			why += " (skipped " + strings.Join(skipped, "; ") + ")"
+		}
+		return Choice{Info: info, Why: why, Report: report}, nil
+	}
+	return Choice{Report: report}, fmt.Errorf("no device available: %s", strings.Join(skipped, "; "))
+}
+
+func pickDevice(devs []Info, want string, accept func(Info) bool) (Info, error) {
+	var cands []Info
+	for _, d := range devs {
+		if accept == nil || accept(d) {
+			cands = append(cands, d)
+		}
+	}
+	if len(cands) == 0 {
+		return Info{}, fmt.Errorf("%w: none of %d device(s) is eligible", ErrNoDevice, len(devs))
+	}
+	want = strings.TrimSpace(want)
+	if want == "" {
+		return cands[0], nil
+	}
+	if i, err := strconv.Atoi(want); err == nil {
+		for _, d := range cands {
+			if d.Index == i {
+				return d, nil
+			}
+		}
+		return Info{}, fmt.Errorf("%w: no device with index %d", ErrNoDevice, i)
+	}
+	lw := strings.ToLower(want)
+	for _, d := range cands {
+		if strings.Contains(strings.ToLower(d.Name), lw) || strings.Contains(strings.ToLower(d.Vendor), lw) ||
+			strings.Contains(strings.ToLower(d.Platform), lw) {
+			return d, nil
+		}
+	}
+	return Info{}, fmt.Errorf("%w: no device name matches %q", ErrNoDevice, want)
+}
+
+// Open opens a device chosen by Choose.
+func Open(c Choice) (Device, error) {
+	d, ok := lookup(c.Info.Backend)
+	if !ok {
+		return nil, fmt.Errorf("backend %q is not registered", c.Info.Backend)
+	}
+	dev, err := d.Open(c.Info.Index)
+	if err != nil {
+		return nil, fmt.Errorf("open %s: %w", c.Info, err)
+	}
+	return dev, nil
+}
+
+// Select chooses and opens a device in one step.
+func Select(sel Selection) (Device, Choice, error) {
+	c, err := Choose(sel)
+	if err != nil {
+		return nil, c, err
+	}
+	dev, err := Open(c)
+	return dev, c, err
+}
+
+// OpenBackend opens device index of the named backend.
+func OpenBackend(name string, index int) (Device, error) {
+	d, ok := lookup(name)
+	if !ok {
+		return nil, fmt.Errorf("backend %q is not registered", name)
+	}
+	return d.Open(index)
+}
+
+// ProbeBackend probes one backend by name.
+func ProbeBackend(name string) Detection {
+	d, ok := lookup(name)
+	if !ok {
+		return Detection{Backend: name, Err: fmt.Errorf("backend %q is not registered: %w", name, ErrUnavailable), Reason: "not registered"}
+	}
+	return probe(name, d)
+}
+
+// IsOutOfMemory reports whether err is a device out-of-memory error.
+func IsOutOfMemory(err error) bool { return errors.Is(err, ErrOutOfMemory) }

@@ -1,0 +1,141 @@
+package backend
+
+import (
+	"errors"
+	"strings"
+	"testing"
+)
+
+type fakeDriver struct {
+	infos []Info
+	err   error
+}
+
+func (f fakeDriver) Probe() ([]Info, error) { return f.infos, f.err }
+func (f fakeDriver) Open(int) (Device, error) {
+	return nil, errors.New("fake drivers do not open")
+}
+
+// withRegistry swaps in a registry of fakes for one test.
+func withRegistry(t *testing.T, regs ...registered) {
+	t.Helper()
+	regMu.Lock()
+	saved := registry
+	registry = map[string]registered{}
+	for _, r := range regs {
+		registry[r.name] = r
+	}
+	regMu.Unlock()
+	t.Cleanup(func() { regMu.Lock(); registry = saved; regMu.Unlock() })
+}
+
+func TestChooseAutoOrder(t *testing.T) {
+	pocl := Info{Backend: "opencl", Index: 0, Name: "pthread-EPYC", Type: TypeCPU, Platform: "Portable Computing Language"}
+	nvcl := Info{Backend: "opencl", Index: 1, Name: "NVIDIA H100", Type: TypeGPU, Platform: "NVIDIA CUDA"}
+	cpuInfo := Info{Backend: "cpu", Index: 0, Name: "EPYC", Type: TypeCPU}
+	cudaMissing := errors.New("libcuda.so.1: not found (tried libcuda.so.1, libcuda.so)")
+
+	cases := []struct {
+		name    string
+		regs    []registered
+		sel     Selection
+		want    string
+		wantErr string
+	}{
+		{"cuda absent, opencl gpu wins", []registered{
+			{"cuda", PriorityCUDA, fakeDriver{err: cudaMissing}},
+			{"opencl", PriorityOpenCL, fakeDriver{infos: []Info{pocl, nvcl}}},
+			{"cpu", PriorityCPU, fakeDriver{infos: []Info{cpuInfo}}}}, Selection{}, "opencl:1", ""},
+		{"pocl only: auto falls to cpu", []registered{
+			{"cuda", PriorityCUDA, fakeDriver{err: cudaMissing}},
+			{"opencl", PriorityOpenCL, fakeDriver{infos: []Info{pocl}}},
+			{"cpu", PriorityCPU, fakeDriver{infos: []Info{cpuInfo}}}}, Selection{}, "cpu:0", ""},
+		{"require opencl accepts pocl", []registered{
+			{"cuda", PriorityCUDA, fakeDriver{err: cudaMissing}},
+			{"opencl", PriorityOpenCL, fakeDriver{infos: []Info{pocl}}},
+			{"cpu", PriorityCPU, fakeDriver{infos: []Info{cpuInfo}}}}, Selection{Require: "opencl"}, "opencl:0", ""},
+		{"require cuda fails with the reason", []registered{
+			{"cuda", PriorityCUDA, fakeDriver{err: cudaMissing}},
+			{"cpu", PriorityCPU, fakeDriver{infos: []Info{cpuInfo}}}}, Selection{Require: "cuda"}, "", "libcuda.so.1: not found"},
+		{"device by name", []registered{
+			{"opencl", PriorityOpenCL, fakeDriver{infos: []Info{pocl, nvcl}}}}, Selection{Backend: "opencl", Device: "h100"}, "opencl:1", ""},
+		{"device by index", []registered{
+			{"opencl", PriorityOpenCL, fakeDriver{infos: []Info{pocl, nvcl}}}}, Selection{Backend: "opencl", Device: "0"}, "opencl:0", ""},
+		{"device missing", []registered{
+			{"opencl", PriorityOpenCL, fakeDriver{infos: []Info{pocl}}}}, Selection{Backend: "opencl", Device: "amd"}, "", "no device name matches"},
+		{"unknown backend", []registered{
+			{"cpu", PriorityCPU, fakeDriver{infos: []Info{cpuInfo}}}}, Selection{Backend: "vulkan"}, "", "unknown backend"},
+		{"require conflicts with backend", []registered{
+			{"cpu", PriorityCPU, fakeDriver{infos: []Info{cpuInfo}}},
+			{"opencl", PriorityOpenCL, fakeDriver{infos: []Info{pocl}}}}, Selection{Backend: "cpu", Require: "opencl"}, "", "ARBOR_REQUIRE=opencl"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			withRegistry(t, tc.regs...)
+			c, err := Choose(tc.sel)
+			if tc.wantErr != "" {
+				if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
+					t.Fatalf("err = %v, want one containing %q", err, tc.wantErr)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := c.Info.Backend + ":" + string(rune('0'+c.Info.Index)); got != tc.want {
+				t.Fatalf("chose %s, want %s (why: %s)", got, tc.want, c.Why)
+			}
+		})
+	}
+}
+
+func TestDetectReportsReasons(t *testing.T) {
+	withRegistry(t,
+		registered{"cuda", PriorityCUDA, fakeDriver{err: errors.New("no libcuda")}},
+		registered{"opencl", PriorityOpenCL, fakeDriver{}},
+		registered{"cpu", PriorityCPU, fakeDriver{infos: []Info{{Backend: "cpu", Name: "x"}}}})
+	dets := Detect()
+	if len(dets) != 3 || dets[0].Backend != "cuda" || dets[1].Backend != "opencl" || dets[2].Backend != "cpu" {
+		t.Fatalf("order: %+v", dets)
+	}
+	if dets[0].Reason != "no libcuda" {
+		t.Errorf("cuda reason %q", dets[0].Reason)
+	}
+	if dets[1].Available() || !errors.Is(dets[1].Err, ErrNoDevice) {
+		t.Errorf("opencl with zero devices should be unavailable with ErrNoDevice, got %v", dets[1].Err)
+	}
+	if !dets[2].Available() {
+		t.Errorf("cpu should be available")
+	}
+}
+
+func TestRangeNormalize(t *testing.T) {
+	cases := []struct {
+		in     Range
+		max    int
+		global [3]int
+		local  [3]int
+		groups [3]int
+		err    bool
+	}{
+		{R1(1000, 256), 1024, [3]int{1024, 1, 1}, [3]int{256, 1, 1}, [3]int{4, 1, 1}, false},
+		{R1(1, 0), 1024, [3]int{32, 1, 1}, [3]int{32, 1, 1}, [3]int{1, 1, 1}, false},
+		{R1(5000, 0), 128, [3]int{5120, 1, 1}, [3]int{128, 1, 1}, [3]int{40, 1, 1}, false},
+		{R2(10, 10, 4, 4), 1024, [3]int{12, 12, 1}, [3]int{4, 4, 1}, [3]int{3, 3, 1}, false},
+		{R3(2, 3, 4, 2, 2, 2), 1024, [3]int{2, 4, 4}, [3]int{2, 2, 2}, [3]int{1, 2, 2}, false},
+		{R2(64, 64, 64, 64), 1024, [3]int{}, [3]int{}, [3]int{}, true},
+		{R1(0, 0), 1024, [3]int{0, 1, 1}, [3]int{256, 1, 1}, [3]int{0, 1, 1}, false},
+	}
+	for i, tc := range cases {
+		r, g, err := tc.in.Normalize(tc.max)
+		if tc.err {
+			if err == nil {
+				t.Errorf("case %d: want an error", i)
+			}
+			continue
+		}
+		if err != nil || r.Global != tc.global || r.Local != tc.local || g != tc.groups {
+			t.Errorf("case %d: got %v %v groups %v err %v; want %v %v %v", i, r.Global, r.Local, g, err, tc.global, tc.local, tc.groups)
+		}
+	}
+}

@@ -1,0 +1,105 @@
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	"github.com/arbor-gpu/arbor/backend"
+	_ "github.com/arbor-gpu/arbor/backend/all"
+)
+
+// errFlagHelp is returned when -h was asked for: usage was printed, exit 0.
+var errFlagHelp = errors.New("help requested")
+
+// newFlags makes a flag set that reports errors instead of exiting.
+func newFlags(e *env, name, synopsis string) *flag.FlagSet {
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	fs.SetOutput(e.stderr)
+	fs.Usage = func() {
+		fmt.Fprintf(e.stderr, "usage: arbor %s %s\n", name, synopsis)
+		fs.PrintDefaults()
+	}
+	return fs
+}
+
+// parse parses flags, allowing them after positional arguments too
+// (arbor mcs G H --threads 1), and returns the positionals.
+func parse(fs *flag.FlagSet, args []string) ([]string, error) {
+	var pos []string
+	for {
+		if err := fs.Parse(args); err != nil {
+			if errors.Is(err, flag.ErrHelp) {
+				return nil, errFlagHelp
+			}
+			return nil, usageError{err.Error()}
+		}
+		args = fs.Args()
+		if len(args) == 0 {
+			return pos, nil
+		}
+		pos = append(pos, args[0])
+		args = args[1:]
+		if pos[len(pos)-1] == "--" {
+			pos = append(pos[:len(pos)-1], args...)
+			return pos, nil
+		}
+	}
+}
+
+// deviceFlags are the selection flags every device-using command takes.
+type deviceFlags struct{ backend, device string }
+
+func (d *deviceFlags) register(fs *flag.FlagSet) {
+	fs.StringVar(&d.backend, "backend", "", "backend: auto, cuda, opencl or cpu (default $ARBOR_BACKEND or auto)")
+	fs.StringVar(&d.device, "device", "", "device index or name substring (default $ARBOR_DEVICE or the first)")
+}
+
+// open selects and opens the device, and says which on stderr.
+func (d *deviceFlags) open(e *env, quiet bool) (backend.Device, backend.Choice, error) {
+	dev, c, err := backend.Select(backend.SelectionFromEnv(d.backend, d.device))
+	if err != nil {
+		return nil, c, err
+	}
+	if !quiet {
+		fmt.Fprintf(e.stderr, "arbor: using %s (%s)\n", c.Info, c.Why)
+	}
+	return dev, c, nil
+}
+
+// isTerminal reports whether w is a terminal: progress is shown only then.
+func isTerminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	if !ok {
+		return false
+	}
+	st, err := f.Stat()
+	return err == nil && st.Mode()&os.ModeCharDevice != 0 && os.Getenv("TERM") != "dumb"
+}
+
+// humanBytes prints a byte count in binary units.
+func humanBytes(n uint64) string {
+	const unit = 1024
+	if n < unit {
+		return fmt.Sprintf("%d B", n)
+	}
+	div, exp := uint64(unit), 0
+	for m := n / unit; m >= unit; m /= unit {
+		div *= unit
+		exp++
+	}
+	return fmt.Sprintf("%.1f %ciB", float64(n)/float64(div), "KMGTPE"[exp])
+}
+
+func joinNonEmpty(sep string, parts ...string) string {
+	var keep []string
+	for _, p := range parts {
+		if p != "" {
+			keep = append(keep, p)
+		}
+	}
+	return strings.Join(keep, sep)
+}

@@ -1,0 +1,116 @@
+// Command arbor runs exact search-tree graph algorithms on CUDA, OpenCL or
+// CPU devices from one static binary.
+//
+// Exit status: 0 success, 1 failure, 2 usage error.
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"sort"
+	"strings"
+	"syscall"
+)
+
+// version is set at link time (-ldflags "-X main.version=...").
+var version = "dev"
+
+// env is what a command runs with: its arguments, streams and a context
+// cancelled by Ctrl-C.
+type env struct {
+	ctx    context.Context
+	args   []string
+	stdout io.Writer
+	stderr io.Writer
+}
+
+type command struct {
+	summary string
+	run     func(e *env) error
+}
+
+// commands is the table of subcommands; each lives in its own file.
+func commands() map[string]command {
+	return map[string]command{
+		"devices": {"list every backend, its devices and capabilities, or why it is absent", runDevices},
+		"demo":    {"run the algorithms on embedded sample data with the auto-selected backend", runDemo},
+		"version": {"print Arbor's version", runVersion},
+		"info":    {"read a graph file and describe it", runInfo},
+		"match":   {"handshaking weighted matching", runMatch},
+		"mcs":     {"maximum common induced subgraph (McSplit)", runMCS},
+		"vc":      {"minimum vertex cover", runVC},
+		"verify":  {"check every kernel on every device against its CPU twin", runVerify},
+		"kernels": {"list kernel sources, or --dump the exact source a backend compiles", runKernels},
+	}
+}
+
+// usageError marks errors that exit with status 2.
+type usageError struct{ msg string }
+
+func (u usageError) Error() string { return u.msg }
+
+func usagef(format string, a ...any) error { return usageError{fmt.Sprintf(format, a...)} }
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	os.Exit(run(ctx, os.Args[1:], os.Stdout, os.Stderr))
+}
+
+func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	cmds := commands()
+	if len(args) == 0 || args[0] == "help" || args[0] == "-h" || args[0] == "--help" {
+		usage(stderr, cmds)
+		if len(args) == 0 {
+			return 2
+		}
+		return 0
+	}
+	c, ok := cmds[args[0]]
+	if !ok {
+		fmt.Fprintf(stderr, "arbor: unknown command %q\n\n", args[0])
+		usage(stderr, cmds)
+		return 2
+	}
+	err := c.run(&env{ctx: ctx, args: args[1:], stdout: stdout, stderr: stderr})
+	if err == nil {
+		return 0
+	}
+	var ue usageError
+	if errors.As(err, &ue) {
+		fmt.Fprintf(stderr, "arbor %s: %v\n", args[0], err)
+		return 2
+	}
+	if errors.Is(err, errFlagHelp) {
+		return 0
+	}
+	fmt.Fprintf(stderr, "arbor %s: %v\n", args[0], err)
+	return 1
+}
+
+func usage(w io.Writer, cmds map[string]command) {
+	fmt.Fprintln(w, "usage: arbor COMMAND [options]\n\ncommands:")
+	names := make([]string, 0, len(cmds))
+	for n := range cmds {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	for _, n := range names {
+		fmt.Fprintf(w, "  %-8s %s\n", n, cmds[n].summary)
+	}
+	fmt.Fprintln(w, "\nbackend selection: --backend auto|cuda|opencl|cpu (ARBOR_BACKEND), --device INDEX|NAME (ARBOR_DEVICE);")
+	fmt.Fprintln(w, "ARBOR_REQUIRE=cuda|opencl makes a missing backend an error instead of a fallback.")
+	fmt.Fprintln(w, "Run 'arbor COMMAND -h' for a command's options.")
+}
+
+func runVersion(e *env) error {
+	if len(e.args) > 0 {
+		return usagef("version takes no arguments")
+	}
+	fmt.Fprintf(e.stdout, "arbor %s\n", strings.TrimSpace(version))
+	return nil
+}

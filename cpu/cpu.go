@@ -1,0 +1,352 @@
+// Package cpu is the backend that is always present: it runs the Go twin of
+// each kernel with the kernel's launch geometry, spreading work-groups over
+// one goroutine per core. The twins double as the reference the device
+// backends are checked against.
+package cpu
+
+import (
+	"fmt"
+	"runtime"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/arbor-gpu/arbor/backend"
+	"github.com/klauspost/cpuid/v2"
+)
+
+// Name is the backend's registered name.
+const Name = "cpu"
+
+// MaxWorkGroup is the largest work-group the CPU backend accepts, the same
+// as common GPUs so that launch geometry carries over unchanged.
+const MaxWorkGroup = 1024
+
+// localMemory is the local memory per work-group the CPU backend offers.
+const localMemory = 64 << 10
+
+func init() { backend.Register(Name, backend.PriorityCPU, driver{}) }
+
+type driver struct{}
+
+func (driver) Probe() ([]backend.Info, error) { return []backend.Info{info()}, nil }
+
+func (driver) Open(index int) (backend.Device, error) {
+	if index != 0 {
+		return nil, fmt.Errorf("cpu: %w: index %d (the CPU backend has one device, 0)", backend.ErrNoDevice, index)
+	}
+	return New(0), nil
+}
+
+func info() backend.Info {
+	name := strings.TrimSpace(cpuid.CPU.BrandName)
+	if name == "" {
+		name = runtime.GOARCH + " CPU"
+	}
+	var feats []string
+	for _, f := range []struct {
+		id   cpuid.FeatureID
+		name string
+	}{
+		{cpuid.SSE2, "sse2"}, {cpuid.SSE4, "sse4.1"}, {cpuid.SSE42, "sse4.2"}, {cpuid.POPCNT, "popcnt"},
+		{cpuid.AVX, "avx"}, {cpuid.AVX2, "avx2"}, {cpuid.BMI2, "bmi2"}, {cpuid.AVX512F, "avx512f"},
+		{cpuid.AVX512BW, "avx512bw"}, {cpuid.AVX512VL, "avx512vl"}, {cpuid.AVX512VPOPCNTDQ, "avx512vpopcntdq"},
+		{cpuid.ASIMD, "neon"}, {cpuid.SVE, "sve"},
+	} {
+		if cpuid.CPU.Supports(f.id) {
+			feats = append(feats, f.name)
+		}
+	}
+	cores := cpuid.CPU.LogicalCores
+	if cores <= 0 {
+		cores = runtime.NumCPU()
+	}
+	feats = append(feats, fmt.Sprintf("physical-cores=%d", cpuid.CPU.PhysicalCores), fmt.Sprintf("workers=%d", workers(0)))
+	return backend.Info{
+		Backend:       Name,
+		Index:         0,
+		Name:          name,
+		Vendor:        cpuid.CPU.VendorString,
+		Type:          backend.TypeCPU,
+		Version:       "Go twins",
+		DriverVersion: runtime.Version(),
+		ComputeUnits:  cores,
+		GlobalMemory:  totalMemory(),
+		LocalMemory:   localMemory,
+		MaxWorkGroup:  MaxWorkGroup,
+		MaxWorkItems:  [3]int{MaxWorkGroup, MaxWorkGroup, 64},
+		Atomics64:     true,
+		Features:      feats,
+	}
+}
+
+func workers(n int) int {
+	if n > 0 {
+		return n
+	}
+	return runtime.GOMAXPROCS(0)
+}
+
+// Device is the CPU device. It is safe for use by one queue at a time per
+// buffer, like a device.
+type Device struct {
+	workers int
+	info    backend.Info
+}
+
+// New opens the CPU device with the given number of worker goroutines
+// (0: GOMAXPROCS).
+func New(workerCount int) *Device {
+	i := info()
+	return &Device{workers: workers(workerCount), info: i}
+}
+
+func (d *Device) Info() backend.Info { return d.info }
+func (d *Device) Close() error       { return nil }
+
+type buffer struct {
+	data  []byte
+	freed bool
+}
+
+func (b *buffer) Size() int { return len(b.data) }
+func (b *buffer) Free() error {
+	if b.freed {
+		return fmt.Errorf("cpu: buffer freed twice")
+	}
+	b.freed = true
+	b.data = nil
+	return nil
+}
+
+func (d *Device) Alloc(bytes int) (backend.Buffer, error) {
+	if bytes <= 0 {
+		return nil, fmt.Errorf("cpu: alloc of %d bytes", bytes)
+	}
+	// Back the bytes by uint64s so every typed view is aligned.
+	words := make([]uint64, (bytes+7)/8)
+	return &buffer{data: view[byte](backend.Bytes(words))[:bytes]}, nil
+}
+
+type program struct {
+	name  string
+	twins map[string]Twin
+}
+
+// Build finds the twin of every kernel the source lists. The source text is
+// not compiled: the twins are the CPU's compiled form of it.
+func (d *Device) Build(src backend.Source) (backend.Program, error) {
+	p := &program{name: src.Name, twins: map[string]Twin{}}
+	var missing []string
+	for _, k := range src.Kernels {
+		t, ok := LookupTwin(k)
+		if !ok {
+			missing = append(missing, k)
+			continue
+		}
+		p.twins[k] = t
+	}
+	if len(missing) > 0 {
+		return nil, fmt.Errorf("cpu: build %q: no Go twin registered for kernel(s) %s", src.Name, strings.Join(missing, ", "))
+	}
+	return p, nil
+}
+
+type kernel struct {
+	name string
+	twin Twin
+}
+
+func (k *kernel) Name() string   { return k.name }
+func (k *kernel) Release() error { return nil }
+
+func (p *program) Kernel(name string) (backend.Kernel, error) {
+	t, ok := p.twins[name]
+	if !ok {
+		// A twin registered for a kernel the source did not list is still
+		// usable: the list is a check, not a restriction.
+		if t, ok = LookupTwin(name); !ok {
+			return nil, fmt.Errorf("cpu: program %q has no kernel %q", p.name, name)
+		}
+	}
+	return &kernel{name: name, twin: t}, nil
+}
+
+func (p *program) Release() error { return nil }
+
+// Queue runs commands as they are issued; an in-order queue on the CPU is
+// simply synchronous.
+type Queue struct{ d *Device }
+
+func (d *Device) NewQueue() (backend.Queue, error) { return &Queue{d: d}, nil }
+
+func buf(b backend.Buffer) (*buffer, error) {
+	cb, ok := b.(*buffer)
+	if !ok || cb == nil {
+		return nil, fmt.Errorf("cpu: buffer %T is not from the CPU backend", b)
+	}
+	if cb.freed {
+		return nil, fmt.Errorf("cpu: use of freed buffer")
+	}
+	return cb, nil
+}
+
+func span(b *buffer, off, n int, what string) error {
+	if off < 0 || n < 0 || off+n > len(b.data) {
+		return fmt.Errorf("cpu: %s [%d, %d) outside buffer of %d bytes", what, off, off+n, len(b.data))
+	}
+	return nil
+}
+
+func (q *Queue) Write(dst backend.Buffer, off int, src []byte) error {
+	b, err := buf(dst)
+	if err != nil {
+		return err
+	}
+	if err := span(b, off, len(src), "write"); err != nil {
+		return err
+	}
+	copy(b.data[off:], src)
+	return nil
+}
+
+func (q *Queue) Read(src backend.Buffer, off int, dst []byte) error {
+	b, err := buf(src)
+	if err != nil {
+		return err
+	}
+	if err := span(b, off, len(dst), "read"); err != nil {
+		return err
+	}
+	copy(dst, b.data[off:])
+	return nil
+}
+
+func (q *Queue) Copy(dst backend.Buffer, doff int, src backend.Buffer, soff, n int) error {
+	d, err := buf(dst)
+	if err != nil {
+		return err
+	}
+	s, err := buf(src)
+	if err != nil {
+		return err
+	}
+	if err := span(s, soff, n, "copy source"); err != nil {
+		return err
+	}
+	if err := span(d, doff, n, "copy destination"); err != nil {
+		return err
+	}
+	copy(d.data[doff:doff+n], s.data[soff:soff+n])
+	return nil
+}
+
+func (q *Queue) Fill(dst backend.Buffer, off, n int, value uint32) error {
+	b, err := buf(dst)
+	if err != nil {
+		return err
+	}
+	if err := span(b, off, n, "fill"); err != nil {
+		return err
+	}
+	if off%4 != 0 || n%4 != 0 {
+		return fmt.Errorf("cpu: fill [%d, %d) is not 4-byte aligned", off, off+n)
+	}
+	words := view[uint32](b.data[off : off+n])
+	for i := range words {
+		words[i] = value
+	}
+	return nil
+}
+
+// Launch runs the twin over every work-group. Groups are handed out to the
+// workers through an atomic counter, so uneven groups balance themselves.
+func (q *Queue) Launch(k backend.Kernel, r backend.Range, args ...backend.Arg) error {
+	kk, ok := k.(*kernel)
+	if !ok || kk == nil {
+		return fmt.Errorf("cpu: kernel %T is not from the CPU backend", k)
+	}
+	r, groups, err := r.Normalize(MaxWorkGroup)
+	if err != nil {
+		return fmt.Errorf("cpu: launch %s: %w", kk.name, err)
+	}
+	if r.Empty() {
+		return nil
+	}
+	localSizes := make([]int, len(args))
+	totalLocal := 0
+	for i, a := range args {
+		switch a.Kind {
+		case backend.ArgBuffer:
+			if _, err := buf(a.Buf); err != nil {
+				return fmt.Errorf("cpu: launch %s: argument %d: %w", kk.name, i, err)
+			}
+		case backend.ArgLocal:
+			if a.Size <= 0 {
+				return fmt.Errorf("cpu: launch %s: argument %d: local memory of %d bytes", kk.name, i, a.Size)
+			}
+			localSizes[i] = a.Size
+			totalLocal += a.Size
+		}
+	}
+	if totalLocal > localMemory {
+		return fmt.Errorf("cpu: launch %s: %d bytes of local memory, device has %d", kk.name, totalLocal, localMemory)
+	}
+	total := groups[0] * groups[1] * groups[2]
+	nw := min(q.d.workers, total)
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	var panicked atomic.Value
+	for w := 0; w < nw; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			defer func() {
+				if p := recover(); p != nil {
+					panicked.CompareAndSwap(nil, fmt.Sprint(p))
+				}
+			}()
+			g := &Group{Groups: groups, Size: r.Local, Global: r.Global, Args: args, local: make([][]byte, len(args))}
+			for i, s := range localSizes {
+				if s > 0 {
+					words := make([]uint64, (s+7)/8)
+					g.local[i] = view[byte](backend.Bytes(words))[:s]
+				}
+			}
+			for {
+				id := int(next.Add(1) - 1)
+				if id >= total {
+					return
+				}
+				g.ID = [3]int{id % groups[0], (id / groups[0]) % groups[1], id / (groups[0] * groups[1])}
+				for i := range g.local {
+					clear(g.local[i]) // local memory starts undefined on a device; zero it so twins are reproducible
+				}
+				kk.twin(g)
+			}
+		}()
+	}
+	wg.Wait()
+	if p := panicked.Load(); p != nil {
+		// A twin that indexes out of range is the CPU's illegal address.
+		return fmt.Errorf("cpu: launch %s %v: kernel fault: %v", kk.name, r.Global, p)
+	}
+	return nil
+}
+
+type event struct{ at time.Time }
+
+func (e *event) Wait() error    { return nil }
+func (e *event) Release() error { return nil }
+func (e *event) Elapsed(start backend.Event) (time.Duration, error) {
+	s, ok := start.(*event)
+	if !ok {
+		return 0, fmt.Errorf("cpu: event %T is not from the CPU backend", start)
+	}
+	return e.at.Sub(s.at), nil
+}
+
+func (q *Queue) Record() (backend.Event, error) { return &event{at: time.Now()}, nil }
+func (q *Queue) Finish() error                  { return nil }
+func (q *Queue) Release() error                 { return nil }

@@ -1,0 +1,206 @@
+// Package kernels holds Arbor's device kernels: one source per kernel (an
+// OpenCL C subset that NVRTC also compiles, thanks to a prelude), its Go twin
+// for the CPU backend, and a host wrapper that runs it on any backend.
+package kernels
+
+import (
+	"embed"
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/arbor-gpu/arbor/backend"
+)
+
+//go:embed *.cl
+var files embed.FS
+
+// Dialect is the language a backend compiles.
+type Dialect string
+
+const (
+	OpenCL Dialect = "opencl"
+	CUDA   Dialect = "cuda"
+	Go     Dialect = "cpu" // the CPU backend: the source is shown, the twin runs
+)
+
+// DialectOf says which prelude a device needs.
+func DialectOf(info backend.Info) Dialect {
+	switch info.Backend {
+	case "cuda":
+		return CUDA
+	case "opencl":
+		return OpenCL
+	}
+	return Go
+}
+
+// The preludes map one vocabulary onto both compilers. Kernel sources use:
+//
+//	KERNEL, GLOBAL, LOCAL (static local arrays), CONSTANT, INLINE, RESTRICT;
+//	get_global_id/get_local_id/get_group_id/get_local_size/get_num_groups/
+//	get_global_size (dimension 0..2);
+//	BARRIER() (local and global fence within a work-group);
+//	LOCAL_PTR(type, name) as a kernel parameter for dynamic local memory and
+//	LOCAL_BIND(type, name) as the first statement that uses it;
+//	i32 u32 i64 u64 (and uint, ulong);
+//	atomics: ATOMIC_ADD_I32/U32, ATOMIC_MIN_I32, ATOMIC_MAX_I32, ATOMIC_CAS_I32/U32,
+//	and, where ARBOR_ATOMICS64 is 1, ATOMIC_ADD_U64, ATOMIC_MIN_U64, ATOMIC_MAX_U64, ATOMIC_CAS_U64.
+//
+// Each returns the old value, as both APIs do.
+const openclPrelude = `/* Arbor prelude: OpenCL C */
+#define ARBOR_OPENCL 1
+#if defined(cl_khr_int64_base_atomics) && defined(cl_khr_int64_extended_atomics)
+#pragma OPENCL EXTENSION cl_khr_int64_base_atomics : enable
+#pragma OPENCL EXTENSION cl_khr_int64_extended_atomics : enable
+#endif
+#define KERNEL __kernel
+#define GLOBAL __global
+#define LOCAL __local
+#define CONSTANT __constant
+#define INLINE static inline
+#define RESTRICT restrict
+#define BARRIER() barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE)
+#define LOCAL_PTR(type, name) __local type* name
+#define LOCAL_BIND(type, name)
+typedef int i32;
+typedef uint u32;
+typedef long i64;
+typedef ulong u64;
+#define ATOMIC_ADD_I32(p, v) atomic_add((volatile __global int*)(p), (v))
+#define ATOMIC_ADD_U32(p, v) atomic_add((volatile __global uint*)(p), (v))
+#define ATOMIC_MIN_I32(p, v) atomic_min((volatile __global int*)(p), (v))
+#define ATOMIC_MAX_I32(p, v) atomic_max((volatile __global int*)(p), (v))
+#define ATOMIC_CAS_I32(p, c, v) atomic_cmpxchg((volatile __global int*)(p), (c), (v))
+#define ATOMIC_CAS_U32(p, c, v) atomic_cmpxchg((volatile __global uint*)(p), (c), (v))
+#define LOCAL_ATOMIC_ADD_I32(p, v) atomic_add((volatile __local int*)(p), (v))
+#if ARBOR_ATOMICS64
+#define ATOMIC_ADD_U64(p, v) atom_add((volatile __global ulong*)(p), (v))
+#define ATOMIC_MIN_U64(p, v) atom_min((volatile __global ulong*)(p), (v))
+#define ATOMIC_MAX_U64(p, v) atom_max((volatile __global ulong*)(p), (v))
+#define ATOMIC_CAS_U64(p, c, v) atom_cmpxchg((volatile __global ulong*)(p), (c), (v))
+#endif
+`
+
+const cudaPrelude = `/* Arbor prelude: CUDA (NVRTC) */
+#define ARBOR_CUDA 1
+#define KERNEL extern "C" __global__
+#define GLOBAL
+#define LOCAL __shared__
+#define CONSTANT
+#define INLINE static __device__ __forceinline__
+#define RESTRICT __restrict__
+#define BARRIER() __syncthreads()
+extern __shared__ __align__(16) unsigned char arbor_dynamic_local[];
+/* Dynamic local memory: the backend passes each LOCAL_PTR parameter the
+   byte offset of its slice of the block's dynamic shared memory. */
+#define LOCAL_PTR(type, name) unsigned int name##_arbor_offset
+#define LOCAL_BIND(type, name) type* name = (type*)(arbor_dynamic_local + name##_arbor_offset)
+typedef int i32;
+typedef unsigned int u32;
+typedef unsigned int uint;
+typedef long long i64;
+typedef unsigned long long u64;
+typedef unsigned long long ulong;
+INLINE size_t get_global_id(int d) { return d == 0 ? (size_t)blockIdx.x * blockDim.x + threadIdx.x : d == 1 ? (size_t)blockIdx.y * blockDim.y + threadIdx.y : (size_t)blockIdx.z * blockDim.z + threadIdx.z; }
+INLINE size_t get_local_id(int d) { return d == 0 ? threadIdx.x : d == 1 ? threadIdx.y : threadIdx.z; }
+INLINE size_t get_group_id(int d) { return d == 0 ? blockIdx.x : d == 1 ? blockIdx.y : blockIdx.z; }
+INLINE size_t get_local_size(int d) { return d == 0 ? blockDim.x : d == 1 ? blockDim.y : blockDim.z; }
+INLINE size_t get_num_groups(int d) { return d == 0 ? gridDim.x : d == 1 ? gridDim.y : gridDim.z; }
+INLINE size_t get_global_size(int d) { return get_num_groups(d) * get_local_size(d); }
+#define ATOMIC_ADD_I32(p, v) atomicAdd((int*)(p), (v))
+#define ATOMIC_ADD_U32(p, v) atomicAdd((unsigned int*)(p), (v))
+#define ATOMIC_MIN_I32(p, v) atomicMin((int*)(p), (v))
+#define ATOMIC_MAX_I32(p, v) atomicMax((int*)(p), (v))
+#define ATOMIC_CAS_I32(p, c, v) atomicCAS((int*)(p), (c), (v))
+#define ATOMIC_CAS_U32(p, c, v) atomicCAS((unsigned int*)(p), (c), (v))
+#define LOCAL_ATOMIC_ADD_I32(p, v) atomicAdd((int*)(p), (v))
+#define ATOMIC_ADD_U64(p, v) atomicAdd((unsigned long long*)(p), (v))
+#define ATOMIC_MIN_U64(p, v) atomicMin((unsigned long long*)(p), (v))
+#define ATOMIC_MAX_U64(p, v) atomicMax((unsigned long long*)(p), (v))
+#define ATOMIC_CAS_U64(p, c, v) atomicCAS((unsigned long long*)(p), (c), (v))
+`
+
+// Prelude returns the prelude for a dialect.
+func Prelude(d Dialect) string {
+	if d == CUDA {
+		return cudaPrelude
+	}
+	return openclPrelude
+}
+
+// Text returns the embedded body of kernel source file name (without ".cl").
+func Text(name string) (string, error) {
+	b, err := files.ReadFile(name + ".cl")
+	if err != nil {
+		return "", fmt.Errorf("kernels: no source %q", name)
+	}
+	return string(b), nil
+}
+
+// Names lists the embedded kernel sources.
+func Names() []string {
+	entries, _ := files.ReadDir(".")
+	var out []string
+	for _, e := range entries {
+		out = append(out, strings.TrimSuffix(e.Name(), ".cl"))
+	}
+	sort.Strings(out)
+	return out
+}
+
+// FeatureDefines are the macros injected from a device's capabilities.
+func FeatureDefines(info backend.Info) map[string]string {
+	a64 := "0"
+	if info.Atomics64 {
+		a64 = "1"
+	}
+	return map[string]string{
+		"ARBOR_ATOMICS64":      a64,
+		"ARBOR_MAX_WORK_GROUP": fmt.Sprint(info.MaxWorkGroup),
+		"ARBOR_LOCAL_MEMORY":   fmt.Sprint(info.LocalMemory),
+	}
+}
+
+// Source assembles the exact text a device compiles for source file name:
+// the defines (feature macros, then the caller's, sorted), the dialect's
+// prelude, then the kernel body. Defines are written into the text, not
+// passed as options, so the dump is exactly what the compiler reads and the
+// cache key covers them.
+func Source(info backend.Info, name string, defines map[string]string, kernelNames ...string) (backend.Source, error) {
+	body, err := Text(name)
+	if err != nil {
+		return backend.Source{}, err
+	}
+	all := FeatureDefines(info)
+	for k, v := range defines {
+		all[k] = v
+	}
+	keys := make([]string, 0, len(all))
+	for k := range all {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	var sb strings.Builder
+	fmt.Fprintf(&sb, "/* %s.cl for %s (%s) */\n", name, info.Name, info.Backend)
+	for _, k := range keys {
+		fmt.Fprintf(&sb, "#define %s %s\n", k, all[k])
+	}
+	sb.WriteString(Prelude(DialectOf(info)))
+	fmt.Fprintf(&sb, "#line 1 \"%s.cl\"\n", name)
+	sb.WriteString(body)
+	return backend.Source{Name: name, Code: sb.String(), Kernels: kernelNames}, nil
+}
+
+// Build compiles source file name for dev with the given kernels.
+func Build(dev backend.Device, name string, defines map[string]string, kernelNames ...string) (backend.Program, error) {
+	src, err := Source(dev.Info(), name, defines, kernelNames...)
+	if err != nil {
+		return nil, err
+	}
+	p, err := dev.Build(src)
+	if err != nil {
+		return nil, fmt.Errorf("kernels: %w", err)
+	}
+	return p, nil
+}
