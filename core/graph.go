@@ -5,6 +5,7 @@ package core
 
 import (
 	"fmt"
+	"math"
 	"math/bits"
 	"sort"
 )
@@ -12,7 +13,9 @@ import (
 // Graph is a graph in compressed sparse row form. For an undirected graph
 // every edge {u,v} is stored as the two arcs u→v and v→u; for a directed
 // graph Adj holds out-arcs. Each vertex's neighbours are sorted ascending
-// and distinct; there are no self-loops unless AllowSelfLoops was set.
+// and distinct. Self-loops (one arc v→v) appear only where the source has
+// them: a Builder with AllowSelfLoops, or a MIVIA or LAD file (the MIVIA
+// 4D meshes have a few); the simple-graph formats reject or drop them.
 type Graph struct {
 	N        int
 	Directed bool
@@ -28,6 +31,18 @@ type Graph struct {
 	// Where the graph came from, for messages.
 	Name   string // file name or generator description
 	Format string // format it was read in
+
+	// Base is what to add to a vertex to get its number in the file: 1 for
+	// 1-based formats (DIMACS, PACE, Matrix Market, 1-based edge lists), 0
+	// otherwise. Print vertices as v+Base so users see their own numbering.
+	Base int
+	// Notes are facts a reader noticed that a user should know, e.g.
+	// "vertex 0 has no edges: the file looks 1-based with a spare vertex 0".
+	Notes []string
+	// Repeated counts edge records of the file merged into an earlier
+	// equal edge (some PACE and DIMACS files list an edge twice, and their
+	// header counts both): Edges()+Repeated is the file's record count.
+	Repeated int
 }
 
 // Edge is one input edge (or arc, for directed graphs).
@@ -64,12 +79,24 @@ func (b *Builder) AddEdge(u, v int) {
 // Len is the number of edges added so far.
 func (b *Builder) Len() int { return len(b.edges) }
 
-// Build sorts and deduplicates the edges into CSR form.
+// Build sorts and deduplicates the edges into CSR form. It costs about
+// 24 bytes per added edge plus the graph (counting sort into CSR, then a
+// sort per vertex); generators that can replay their edges use buildCSR's
+// two-pass form instead and never store them.
 func (b *Builder) Build() (*Graph, error) {
-	if b.N < 0 {
-		return nil, fmt.Errorf("graph: negative vertex count %d", b.N)
+	if b.N < 0 || b.N > math.MaxInt32 {
+		return nil, fmt.Errorf("graph: vertex count %d outside 0..%d", b.N, math.MaxInt32)
 	}
-	arcs := make([]Edge, 0, len(b.edges)*2)
+	src := make([]int32, 0, len(b.edges))
+	dst := make([]int32, 0, len(b.edges))
+	var w []float64
+	var lab []int32
+	if b.HasWeights {
+		w = make([]float64, 0, len(b.edges))
+	}
+	if b.HasEdgeLabels {
+		lab = make([]int32, 0, len(b.edges))
+	}
 	for i, e := range b.edges {
 		if e.U < 0 || int(e.U) >= b.N || e.V < 0 || int(e.V) >= b.N {
 			return nil, fmt.Errorf("graph: edge %d (%d,%d) has an endpoint outside [0,%d)", i, e.U, e.V, b.N)
@@ -77,41 +104,20 @@ func (b *Builder) Build() (*Graph, error) {
 		if e.U == e.V && !b.AllowSelfLoops {
 			continue
 		}
-		arcs = append(arcs, e)
-		if !b.Directed && e.U != e.V {
-			arcs = append(arcs, Edge{U: e.V, V: e.U, Weight: e.Weight, Label: e.Label})
+		src = append(src, e.U)
+		dst = append(dst, e.V)
+		if w != nil {
+			w = append(w, e.Weight)
+		}
+		if lab != nil {
+			lab = append(lab, e.Label)
 		}
 	}
-	sort.SliceStable(arcs, func(i, j int) bool {
-		if arcs[i].U != arcs[j].U {
-			return arcs[i].U < arcs[j].U
-		}
-		return arcs[i].V < arcs[j].V
-	})
-	g := &Graph{N: b.N, Directed: b.Directed, Offsets: make([]int, b.N+1), VertexLabels: b.VertexLabels}
-	g.Adj = make([]int32, 0, len(arcs))
-	if b.HasWeights {
-		g.Weights = make([]float64, 0, len(arcs))
+	if b.VertexLabels != nil && len(b.VertexLabels) != b.N {
+		return nil, fmt.Errorf("graph: %d vertex labels for %d vertices", len(b.VertexLabels), b.N)
 	}
-	if b.HasEdgeLabels {
-		g.EdgeLabels = make([]int32, 0, len(arcs))
-	}
-	for i, a := range arcs {
-		if i > 0 && arcs[i-1].U == a.U && arcs[i-1].V == a.V {
-			continue // duplicate: the first occurrence wins
-		}
-		g.Adj = append(g.Adj, a.V)
-		g.Offsets[a.U+1]++
-		if b.HasWeights {
-			g.Weights = append(g.Weights, a.Weight)
-		}
-		if b.HasEdgeLabels {
-			g.EdgeLabels = append(g.EdgeLabels, a.Label)
-		}
-	}
-	for v := 0; v < b.N; v++ {
-		g.Offsets[v+1] += g.Offsets[v]
-	}
+	g, _ := buildCSR(b.N, len(src), arrayStream(src, dst), w, lab, csrOptions{directed: b.Directed})
+	g.VertexLabels = b.VertexLabels
 	return g, nil
 }
 

@@ -1,5 +1,557 @@
 package kernels
 
-// cs314Checks lists the checks of the CS314 matching kernels. Placeholder
-// until the matching kernels land.
-func cs314Checks(dataDir string) []Check { return nil }
+import (
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"slices"
+	"sort"
+	"strings"
+
+	"github.com/arbor-gpu/arbor/backend"
+	"github.com/arbor-gpu/arbor/core"
+)
+
+// cs314Checks lists the checks of the CS314 matching kernels: each kernel on
+// generated edge lists (empty, one edge, a star with all-equal weights, and
+// random graphs whose size is no multiple of any group size), with several
+// thread counts, since any thread count must give the same result.
+func cs314Checks(dataDir string) []Check {
+	type shape struct {
+		name string
+		n, m int // vertices, undirected edges
+		ties bool
+		star bool
+	}
+	shapes := []shape{
+		{"empty", 3, 0, false, false},
+		{"one edge", 2, 1, false, false},
+		{"star, equal weights", 600, 599, true, true},
+		{"random n=1000", 1000, 3001, false, false},
+		{"random n=1000 ties", 1000, 3001, true, false},
+		{"random n=100003", 100003, 400009, false, false},
+	}
+	var out []Check
+	for _, sh := range shapes {
+		for _, threads := range []int{1, 7, 0} {
+			if sh.m > 100000 && threads == 1 {
+				continue // one work-item over 800k arcs per stride is slow on a device and proves nothing new
+			}
+			in := cs314Input(sh.n, sh.m, sh.ties, sh.star)
+			tname := "default"
+			if threads > 0 {
+				tname = fmt.Sprint(threads)
+			}
+			cse := fmt.Sprintf("%s, threads=%s", sh.name, tname)
+			arcs := len(in.src)
+			out = append(out,
+				Check{Kernel: "strongestNeighborScan", Case: cse, Size: arcs, Run: func(dev backend.Device) ([]Output, error) {
+					return in.run(dev, threads, in.scanOutputs)
+				}},
+				Check{Kernel: "collateSegments+checkHandshaking", Case: cse, Size: arcs, Run: func(dev backend.Device) ([]Output, error) {
+					return in.run(dev, threads, in.handshakeOutputs)
+				}},
+				Check{Kernel: "markFilterEdges+exclusivePrefixSum+packGraph", Case: cse, Size: arcs, Run: func(dev backend.Device) ([]Output, error) {
+					return in.run(dev, threads, in.filterOutputs)
+				}},
+				Check{Kernel: "matchArgmax+matchHandshake+matchMark+matchPack", Case: cse, Size: arcs, Run: func(dev backend.Device) ([]Output, error) {
+					return in.fastPass(dev, threads)
+				}},
+			)
+		}
+	}
+	return append(out, cs314DataChecks(dataDir)...)
+}
+
+// cs314DataChecks runs the whole CS314 matching loop with the kernels on the
+// course's reference inputs (and a pattern mesh that needs 62 passes), and
+// fails when the matching differs from the reference file.
+func cs314DataChecks(dataDir string) []Check {
+	if dataDir == "" {
+		return nil
+	}
+	var out []Check
+	for _, rel := range []string{"matching/cs314/input1.mtx", "matching/cs314/input2.mtx", "matching/cs314/input3.mtx",
+		"matching/cs314/input4.mtx", "matching/suitesparse/delaunay_n10.mtx"} {
+		path := filepath.Join(dataDir, rel)
+		if _, err := os.Stat(path); err != nil {
+			continue
+		}
+		in, err := cs314FromFile(path)
+		size := 0
+		if err == nil {
+			size = len(in.src)
+		}
+		want := strings.Replace(strings.Replace(path, "input", "match", 1), ".mtx", ".txt", 1)
+		if want == strings.Replace(path, ".mtx", ".txt", 1) {
+			want = "" // no reference file
+		}
+		for _, threads := range []int{7, 0} {
+			tname := "default"
+			if threads > 0 {
+				tname = fmt.Sprint(threads)
+			}
+			out = append(out, Check{Kernel: "cs314 matching loop", Case: fmt.Sprintf("%s, threads=%s", rel, tname), Size: size,
+				Run: func(dev backend.Device) ([]Output, error) {
+					if err != nil {
+						return nil, err
+					}
+					res, rerr := in.run(dev, threads, in.matchingLoop)
+					if rerr != nil || want == "" {
+						return res, rerr
+					}
+					return res, sameAsFile(res[0].Values, want)
+				}})
+		}
+	}
+	return out
+}
+
+// cs314FromFile reads a graph and makes its sorted arc list, with real
+// weights mapped to order-preserving integer ranks.
+func cs314FromFile(path string) (*cs314Case, error) {
+	g, err := core.ReadGraph(path, core.ReadOptions{})
+	if err != nil {
+		return nil, err
+	}
+	c := &cs314Case{n: g.N}
+	var ws []float64
+	for u := 0; u < g.N; u++ {
+		for a := g.Offsets[u]; a < g.Offsets[u+1]; a++ {
+			w := 1.0
+			if g.Weights != nil {
+				w = g.Weights[a]
+			}
+			c.src, c.dst = append(c.src, int32(u)), append(c.dst, g.Adj[a])
+			ws = append(ws, w)
+		}
+	}
+	distinct := slices.Clone(ws)
+	slices.Sort(distinct)
+	distinct = slices.Compact(distinct)
+	for _, w := range ws {
+		r, _ := slices.BinarySearch(distinct, w)
+		c.wgt = append(c.wgt, int32(r+1))
+	}
+	return c, nil
+}
+
+func sameAsFile(got []int64, path string) error {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return err
+	}
+	lines := strings.Fields(string(data))
+	if len(lines) != len(got) {
+		return fmt.Errorf("%d vertices matched, %s has %d lines", len(got), path, len(lines))
+	}
+	for i, l := range lines {
+		if l != fmt.Sprint(got[i]) {
+			return fmt.Errorf("vertex %d matched to %d, %s says %s", i, got[i], path, l)
+		}
+	}
+	return nil
+}
+
+// matchingLoop is the CS314 host loop over the kernels: scan, collate,
+// handshake, mark, exclusive prefix sum, pack, until no arc is left. It
+// returns the matches and the number of passes.
+func (in *cs314Case) matchingLoop(r *cs314Run) ([]Output, error) {
+	m := len(in.src)
+	passes := 0
+	for m > 0 {
+		passes++
+		if passes > in.n+1 {
+			return nil, fmt.Errorf("no convergence after %d passes", passes)
+		}
+		if _, err := in.scan(r, m); err != nil {
+			return nil, err
+		}
+		if err := r.c.CollateSegments(r.q, r.src, r.t1, r.strong, m); err != nil {
+			return nil, err
+		}
+		if err := r.c.CheckHandshaking(r.q, r.strong, r.matches, in.n); err != nil {
+			return nil, err
+		}
+		if err := r.c.MarkFilterEdges(r.q, r.src, r.dst, r.matches, r.t2, m); err != nil {
+			return nil, err
+		}
+		edgeMap, err := r.c.ExclusivePrefixSum(r.q, r.t2, r.t4, m+1)
+		if err != nil {
+			return nil, err
+		}
+		spare := r.t2
+		if edgeMap == r.t2 {
+			spare = r.t4
+		}
+		var kept [1]int32
+		if err := r.q.Read(edgeMap, 4*m, backend.Bytes(kept[:])); err != nil {
+			return nil, err
+		}
+		if int(kept[0]) >= m {
+			return nil, fmt.Errorf("pass %d removed no arc", passes)
+		}
+		if kept[0] > 0 {
+			if err := r.c.PackGraph(r.q, r.t1, r.src, r.t3, r.dst, spare, r.wgt, edgeMap, m); err != nil {
+				return nil, err
+			}
+			r.src, r.t1 = r.t1, r.src
+			r.dst, r.t3 = r.t3, r.dst
+			r.wgt, spare = spare, r.wgt
+			if edgeMap == r.t2 {
+				r.t4 = spare
+			} else {
+				r.t2 = spare
+			}
+		}
+		m = int(kept[0])
+	}
+	matches, err := readI32(r.q, r.matches, in.n)
+	if err != nil {
+		return nil, err
+	}
+	return []Output{Widen("matches", matches), Widen("passes", []int{passes})}, nil
+}
+
+// cs314Case is a generated edge list: both arcs of every edge, sorted by
+// (src, dst), with integer weights.
+type cs314Case struct {
+	n             int
+	src, dst, wgt []int32
+}
+
+func cs314Input(n, m int, ties, star bool) *cs314Case {
+	rng := rand.New(rand.NewPCG(uint64(n), uint64(m)))
+	type arc struct{ u, v, w int32 }
+	seen := map[[2]int32]bool{}
+	var arcs []arc
+	for len(seen) < m {
+		var u, v int32
+		if star {
+			u, v = 0, int32(len(seen)+1)
+		} else {
+			u, v = rng.Int32N(int32(n)), rng.Int32N(int32(n))
+		}
+		if u == v {
+			continue
+		}
+		if u > v {
+			u, v = v, u
+		}
+		if seen[[2]int32{u, v}] {
+			continue
+		}
+		seen[[2]int32{u, v}] = true
+		w := int32(1)
+		if !ties {
+			w = rng.Int32N(1000) + 1
+		} else if !star {
+			w = rng.Int32N(3) + 1
+		}
+		arcs = append(arcs, arc{u, v, w}, arc{v, u, w})
+	}
+	sort.Slice(arcs, func(i, j int) bool {
+		if arcs[i].u != arcs[j].u {
+			return arcs[i].u < arcs[j].u
+		}
+		return arcs[i].v < arcs[j].v
+	})
+	c := &cs314Case{n: n}
+	for _, a := range arcs {
+		c.src, c.dst, c.wgt = append(c.src, a.u), append(c.dst, a.v), append(c.wgt, a.w)
+	}
+	return c
+}
+
+// cs314Run holds a built CS314, a queue and the case's buffers on one device.
+type cs314Run struct {
+	c                  *CS314
+	q                  backend.Queue
+	bufs               []backend.Buffer
+	src, dst, wgt      backend.Buffer
+	t1, t2, t3, t4, ch backend.Buffer
+	strong, matches    backend.Buffer
+}
+
+func (in *cs314Case) run(dev backend.Device, threads int, body func(r *cs314Run) ([]Output, error)) ([]Output, error) {
+	c, err := NewCS314(dev)
+	if err != nil {
+		return nil, err
+	}
+	defer c.Release()
+	c.Threads = threads
+	q, err := dev.NewQueue()
+	if err != nil {
+		return nil, err
+	}
+	defer q.Release()
+	r := &cs314Run{c: c, q: q}
+	defer func() {
+		for _, b := range r.bufs {
+			b.Free()
+		}
+	}()
+	alloc := func(s []int32) backend.Buffer {
+		if err != nil {
+			return nil
+		}
+		var b backend.Buffer
+		b, err = backend.AllocSlice(dev, q, s)
+		if err == nil {
+			r.bufs = append(r.bufs, b)
+		}
+		return b
+	}
+	m := len(in.src)
+	r.src, r.dst, r.wgt = alloc(in.src), alloc(in.dst), alloc(in.wgt)
+	scratch := make([]int32, m+1)
+	r.t1, r.t2, r.t3, r.t4 = alloc(scratch), alloc(scratch), alloc(scratch), alloc(scratch)
+	r.ch = alloc([]int32{0})
+	minus := make([]int32, in.n)
+	for i := range minus {
+		minus[i] = -1
+	}
+	r.strong, r.matches = alloc(minus), alloc(minus)
+	if err != nil {
+		return nil, err
+	}
+	out, err := body(r)
+	if err != nil {
+		return nil, err
+	}
+	return out, q.Finish()
+}
+
+func readI32(q backend.Queue, b backend.Buffer, n int) ([]int32, error) {
+	s := make([]int32, n)
+	return s, backend.ReadSlice(q, b, s)
+}
+
+// scan runs the strides until no arc changes; it returns the number of
+// strides and leaves the strongest (dst, weight) in t1, t3.
+func (in *cs314Case) scan(r *cs314Run, m int) (int, error) {
+	if err := r.q.Copy(r.t1, 0, r.dst, 0, 4*m); err != nil {
+		return 0, err
+	}
+	if err := r.q.Copy(r.t3, 0, r.wgt, 0, 4*m); err != nil {
+		return 0, err
+	}
+	strides := 0
+	for d := 1; m > 0; d *= 2 {
+		if err := r.q.Fill(r.ch, 0, 4, 0); err != nil {
+			return 0, err
+		}
+		if err := r.c.StrongestNeighborScan(r.q, r.src, r.t1, r.t2, r.t3, r.t4, r.ch, d, m); err != nil {
+			return 0, err
+		}
+		r.t1, r.t2, r.t3, r.t4 = r.t2, r.t1, r.t4, r.t3
+		strides++
+		var changed [1]int32
+		if err := backend.ReadSlice(r.q, r.ch, changed[:]); err != nil {
+			return 0, err
+		}
+		if changed[0] == 0 {
+			break
+		}
+	}
+	return strides, nil
+}
+
+func (in *cs314Case) scanOutputs(r *cs314Run) ([]Output, error) {
+	m := len(in.src)
+	// One stride at distance 3 on the raw input, then the whole scan.
+	if err := r.q.Fill(r.ch, 0, 4, 0); err != nil {
+		return nil, err
+	}
+	if err := r.c.StrongestNeighborScan(r.q, r.src, r.dst, r.t1, r.wgt, r.t3, r.ch, 3, m); err != nil {
+		return nil, err
+	}
+	d3, err := readI32(r.q, r.t1, m)
+	if err != nil {
+		return nil, err
+	}
+	strides, err := in.scan(r, m)
+	if err != nil {
+		return nil, err
+	}
+	dst, err := readI32(r.q, r.t1, m)
+	if err != nil {
+		return nil, err
+	}
+	wgt, err := readI32(r.q, r.t3, m)
+	if err != nil {
+		return nil, err
+	}
+	return []Output{Widen("dst after stride 3", d3), Widen("strongest dst", dst), Widen("strongest weight", wgt),
+		Widen("strides", []int{strides})}, nil
+}
+
+func (in *cs314Case) handshakeOutputs(r *cs314Run) ([]Output, error) {
+	m := len(in.src)
+	if _, err := in.scan(r, m); err != nil {
+		return nil, err
+	}
+	if err := r.c.CollateSegments(r.q, r.src, r.t1, r.strong, m); err != nil {
+		return nil, err
+	}
+	if err := r.c.CheckHandshaking(r.q, r.strong, r.matches, in.n); err != nil {
+		return nil, err
+	}
+	strong, err := readI32(r.q, r.strong, in.n)
+	if err != nil {
+		return nil, err
+	}
+	matches, err := readI32(r.q, r.matches, in.n)
+	if err != nil {
+		return nil, err
+	}
+	return []Output{Widen("strongNeighbor", strong), Widen("matches", matches)}, nil
+}
+
+func (in *cs314Case) filterOutputs(r *cs314Run) ([]Output, error) {
+	if _, err := in.handshakeOutputs(r); err != nil {
+		return nil, err
+	}
+	m := len(in.src)
+	if err := r.q.Fill(r.t2, 0, 4*(m+1), 0); err != nil {
+		return nil, err
+	}
+	if err := r.c.MarkFilterEdges(r.q, r.src, r.dst, r.matches, r.t2, m); err != nil {
+		return nil, err
+	}
+	keep, err := readI32(r.q, r.t2, m)
+	if err != nil {
+		return nil, err
+	}
+	edgeMap, err := r.c.ExclusivePrefixSum(r.q, r.t2, r.t4, m+1)
+	if err != nil {
+		return nil, err
+	}
+	sums, err := readI32(r.q, edgeMap, m+1)
+	if err != nil {
+		return nil, err
+	}
+	newW := r.t2
+	if edgeMap == r.t2 {
+		newW = r.t4
+	}
+	if err := r.c.PackGraph(r.q, r.t1, r.src, r.t3, r.dst, newW, r.wgt, edgeMap, m); err != nil {
+		return nil, err
+	}
+	kept := int(sums[m])
+	out := []Output{Widen("keepEdges", keep), Widen("edgeMap", sums)}
+	for _, b := range []struct {
+		name string
+		buf  backend.Buffer
+	}{{"packed src", r.t1}, {"packed dst", r.t3}, {"packed weight", newW}} {
+		v, err := readI32(r.q, b.buf, kept)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, Widen(b.name, v))
+	}
+	return out, nil
+}
+
+// fastPass runs one pass of the fast matching kernels (match_fast.cl) and
+// returns everything they wrote.
+func (in *cs314Case) fastPass(dev backend.Device, threads int) ([]Output, error) {
+	f, err := NewMatchFast(dev)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Release()
+	f.Threads = threads
+	scan, err := NewScan(dev)
+	if err != nil {
+		return nil, err
+	}
+	defer scan.Release()
+	q, err := dev.NewQueue()
+	if err != nil {
+		return nil, err
+	}
+	defer q.Release()
+	m := len(in.src)
+	keys := make([]uint64, m)
+	for i := range keys {
+		keys[i] = MatchKey(in.wgt[i], in.dst[i])
+	}
+	var bufs []backend.Buffer
+	defer func() {
+		for _, b := range bufs {
+			b.Free()
+		}
+	}()
+	up := func(b backend.Buffer, e error) backend.Buffer {
+		if err == nil && e != nil {
+			err = e
+		}
+		if b != nil {
+			bufs = append(bufs, b)
+		}
+		return b
+	}
+	src := up(backend.AllocSlice(dev, q, in.src))
+	kb := up(backend.AllocSlice(dev, q, keys))
+	best := up(backend.AllocSlice(dev, q, make([]uint64, in.n)))
+	minus := make([]int32, in.n)
+	for i := range minus {
+		minus[i] = -1
+	}
+	match := up(backend.AllocSlice(dev, q, minus))
+	_, _, tiles := f.Tiles(m)
+	chunks := (m + MatchChunk - 1) / MatchChunk
+	mask := up(backend.AllocN[uint32](dev, chunks))
+	tileCount := up(backend.AllocN[int32](dev, tiles))
+	src2 := up(backend.AllocN[int32](dev, m))
+	keys2 := up(backend.AllocN[uint64](dev, m))
+	if err != nil {
+		return nil, err
+	}
+	if err := f.Argmax(q, src, kb, best, m); err != nil {
+		return nil, err
+	}
+	bestV := make([]uint64, in.n)
+	if err := backend.ReadSlice(q, best, bestV); err != nil {
+		return nil, err
+	}
+	if err := f.Handshake(q, src, best, match, m); err != nil {
+		return nil, err
+	}
+	if err := f.MarkTiles(q, src, kb, match, best, mask, tileCount, m); err != nil {
+		return nil, err
+	}
+	maskV := make([]uint32, chunks)
+	if err := backend.ReadSlice(q, mask, maskV); err != nil {
+		return nil, err
+	}
+	kept, err := scan.Exclusive(q, tileCount, tileCount, tiles)
+	if err != nil {
+		return nil, err
+	}
+	if err := f.PackTiles(q, src, kb, mask, tileCount, src2, keys2, best, m); err != nil {
+		return nil, err
+	}
+	matchV, err := readI32(q, match, in.n)
+	if err != nil {
+		return nil, err
+	}
+	nsrc, err := readI32(q, src2, int(kept))
+	if err != nil {
+		return nil, err
+	}
+	nkeys := make([]uint64, kept)
+	if err := backend.ReadSlice(q, keys2, nkeys); err != nil {
+		return nil, err
+	}
+	// best after the pack: the next pass's strongest neighbours, for the
+	// vertices that still have arcs (the others keep a cleared 0).
+	best2 := make([]uint64, in.n)
+	if err := backend.ReadSlice(q, best, best2); err != nil {
+		return nil, err
+	}
+	return []Output{Widen("best", bestV), Widen("match", matchV), Widen("keep masks", maskV),
+		Widen("packed src", nsrc), Widen("packed keys", nkeys), Widen("next best", best2)}, q.Finish()
+}

@@ -1,6 +1,15 @@
 // Package kernels holds Arbor's device kernels: one source per kernel (an
 // OpenCL C subset that NVRTC also compiles, thanks to a prelude), its Go twin
 // for the CPU backend, and a host wrapper that runs it on any backend.
+//
+// The search-tree primitives work on device-resident buffers and keep their
+// programs and temporaries between calls: Scan (exclusive/inclusive prefix
+// sums, prefix maxima), Reduce (sum, max), Compact (stable stream
+// compaction), Argmax (whole array, per row, and the packed words of
+// PackMax), SegReduce (sum/max/argmax per CSR segment) and Bitsets
+// (intersect-and-count). Checks lists the cases `arbor verify` and the
+// conformance suite run against the CPU twins; BuildCache compiles each
+// source once per device.
 package kernels
 
 import (
@@ -43,11 +52,23 @@ func DialectOf(info backend.Info) Dialect {
 //	BARRIER() (local and global fence within a work-group);
 //	LOCAL_PTR(type, name) as a kernel parameter for dynamic local memory and
 //	LOCAL_BIND(type, name) as the first statement that uses it;
+//	LOCAL_REF(type) as the type of a helper function's parameter that points
+//	into local memory (__local type* in OpenCL, a plain pointer in CUDA);
 //	i32 u32 i64 u64 (and uint, ulong);
 //	atomics: ATOMIC_ADD_I32/U32, ATOMIC_MIN_I32, ATOMIC_MAX_I32, ATOMIC_CAS_I32/U32,
 //	and, where ARBOR_ATOMICS64 is 1, ATOMIC_ADD_U64, ATOMIC_MIN_U64, ATOMIC_MAX_U64, ATOMIC_CAS_U64.
-//
-// Each returns the old value, as both APIs do.
+//	Each returns the old value, as both APIs do.
+//	POPCOUNT32(x), POPCOUNT64(x): set bits of a 32/64-bit word, as an i32;
+//	ARBOR_MIN(a, b), ARBOR_MAX(a, b);
+//	arbor_pack_max(key, index) -> u64 and arbor_packed_key/arbor_packed_index:
+//	the deterministic argmax word (a larger key wins, equal keys go to the
+//	smaller index), so max over packed words is an argmax with ties broken
+//	the same way on every device; the word 0 means "nothing" and unpacks to
+//	(key INT_MIN, index -1);
+//	arbor_group_max_u64(LOCAL_REF(u64) s, v) and arbor_group_sum_i64(LOCAL_REF(i64) s, v):
+//	the maximum / sum of v over the work-group (dimension 0, power-of-two
+//	size), returned to every work-item, through one local slot per item;
+//	with packed words, arbor_group_max_u64 is the per-group argmax.
 const openclPrelude = `/* Arbor prelude: OpenCL C */
 #define ARBOR_OPENCL 1
 #if defined(cl_khr_int64_base_atomics) && defined(cl_khr_int64_extended_atomics)
@@ -80,7 +101,10 @@ typedef ulong u64;
 #define ATOMIC_MAX_U64(p, v) atom_max((volatile __global ulong*)(p), (v))
 #define ATOMIC_CAS_U64(p, c, v) atom_cmpxchg((volatile __global ulong*)(p), (c), (v))
 #endif
-`
+#define LOCAL_REF(type) __local type*
+#define POPCOUNT32(x) ((i32)popcount((uint)(x)))
+#define POPCOUNT64(x) ((i32)popcount((ulong)(x)))
+` + commonPrelude
 
 const cudaPrelude = `/* Arbor prelude: CUDA (NVRTC) */
 #define ARBOR_CUDA 1
@@ -119,6 +143,53 @@ INLINE size_t get_global_size(int d) { return get_num_groups(d) * get_local_size
 #define ATOMIC_MIN_U64(p, v) atomicMin((unsigned long long*)(p), (v))
 #define ATOMIC_MAX_U64(p, v) atomicMax((unsigned long long*)(p), (v))
 #define ATOMIC_CAS_U64(p, c, v) atomicCAS((unsigned long long*)(p), (c), (v))
+#define LOCAL_REF(type) type*
+#define POPCOUNT32(x) ((i32)__popc((unsigned int)(x)))
+#define POPCOUNT64(x) ((i32)__popcll((unsigned long long)(x)))
+` + commonPrelude
+
+// commonPrelude is written in the shared vocabulary, after either dialect.
+const commonPrelude = `#define ARBOR_MIN(a, b) ((a) < (b) ? (a) : (b))
+#define ARBOR_MAX(a, b) ((a) > (b) ? (a) : (b))
+/* Deterministic argmax word: key (sign flipped, so unsigned order is signed
+   order) in the high half, the complement of the index in the low half. */
+INLINE u64 arbor_pack_max(i32 key, u32 index) { return ((u64)((u32)key ^ 0x80000000u) << 32) | (u64)(~index); }
+INLINE i32 arbor_packed_key(u64 p) { return (i32)((u32)(p >> 32) ^ 0x80000000u); }
+INLINE i32 arbor_packed_index(u64 p) { return (i32)(~(u32)p); }
+/* Work-group reductions over dimension 0 through local memory s (one slot
+   per work-item; the group size a power of two): every work-item of the
+   group must call them, and every one gets the result. s is free again
+   when they return. */
+INLINE u64 arbor_group_max_u64(LOCAL_REF(u64) s, u64 v)
+{
+    size_t lid = get_local_id(0);
+    s[lid] = v;
+    BARRIER();
+    for (size_t h = get_local_size(0) >> 1; h > 0; h >>= 1) {
+        if (lid < h) {
+            s[lid] = ARBOR_MAX(s[lid], s[lid + h]);
+        }
+        BARRIER();
+    }
+    u64 r = s[0];
+    BARRIER();
+    return r;
+}
+INLINE i64 arbor_group_sum_i64(LOCAL_REF(i64) s, i64 v)
+{
+    size_t lid = get_local_id(0);
+    s[lid] = v;
+    BARRIER();
+    for (size_t h = get_local_size(0) >> 1; h > 0; h >>= 1) {
+        if (lid < h) {
+            s[lid] += s[lid + h];
+        }
+        BARRIER();
+    }
+    i64 r = s[0];
+    BARRIER();
+    return r;
+}
 `
 
 // Prelude returns the prelude for a dialect.

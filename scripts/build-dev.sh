@@ -2,14 +2,31 @@
 # Build, here, everything the GPU machine runs (it has no Go): the CLI as
 # .dev/arbor and one test binary per package with tests as
 # .dev/<package path with / as _>.test (cuda.test, algorithms_mcs.test, ...).
-set -euo pipefail
+#
+#   scripts/build-dev.sh               the CLI and every package with tests
+#   scripts/build-dev.sh ./cuda ./tests  the CLI and just those packages
+#
+# A package that fails to build (another helper mid-edit) is reported and
+# skipped; the others are still built. The exit status is 1 if any failed.
+set -uo pipefail
 cd "$(dirname "$0")/.."
 export CGO_ENABLED=0 GOOS=linux GOARCH=amd64
 mkdir -p .dev
-go build -trimpath -ldflags "-X main.version=$(git describe --always --dirty 2>/dev/null || echo dev)" -o .dev/arbor ./cmd/arbor
-for pkg in $(go list -f '{{if or .TestGoFiles .XTestGoFiles}}{{.ImportPath}}{{end}}' ./...); do
+failed=()
+if ! go build -trimpath -ldflags "-X main.version=$(git describe --always --dirty 2>/dev/null || echo dev)" -o .dev/arbor ./cmd/arbor; then
+	failed+=(cmd/arbor)
+fi
+pkgs=$(go list -f '{{if or .TestGoFiles .XTestGoFiles}}{{.ImportPath}}{{end}}' "${@:-./...}" 2>/dev/null)
+for pkg in $pkgs; do
 	rel=${pkg#github.com/arbor-gpu/arbor/}
-	go test -c -o ".dev/${rel//\//_}.test" "$pkg"
+	if ! go test -c -o ".dev/${rel//\//_}.test" "$pkg"; then
+		failed+=("$rel")
+	fi
 done
+rm -rf .dev/scripts
 cp -r scripts .dev/ 2>/dev/null || true
 ls -la .dev
+if [ ${#failed[@]} -gt 0 ]; then
+	echo "build-dev: FAILED to build: ${failed[*]}" >&2
+	exit 1
+fi

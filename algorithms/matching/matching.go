@@ -1,0 +1,383 @@
+// Package matching computes the one-way handshaking weighted matching of the
+// CS314 specification on any backend: every unmatched vertex points to its
+// heaviest remaining neighbour (the smallest index on ties); mutual pairs are
+// matched; arcs touching a matched vertex are removed (mark, exclusive scan,
+// pack); the passes repeat until no arc is left.
+//
+// Two engines give identical results: EngineSpec runs the CS314 kernels
+// (kernels/cs314.cl) exactly as specified, stride by stride; EngineFast runs a
+// segmented argmax over 64-bit (rank, ^neighbour) keys and a work-efficient
+// scan and compaction (kernels/match_fast.cl).
+//
+// The handshake result equals sequential greedy matching over the edges in
+// decreasing strength (Greedy), which the tests use as the oracle.
+package matching
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"slices"
+	"sort"
+	"time"
+
+	"github.com/arbor-gpu/arbor/backend"
+	"github.com/arbor-gpu/arbor/core"
+)
+
+// Engine selects the implementation.
+type Engine string
+
+const (
+	EngineFast Engine = "fast" // CSR segmented argmax + work-efficient scan/compaction (default)
+	EngineSpec Engine = "spec" // the CS314 kernels, stride by stride
+)
+
+// Tie selects how equal weights are ordered.
+type Tie int
+
+const (
+	// TieIndex: on equal weights the smaller neighbour index wins, as the
+	// CS314 specification says; this reproduces its reference outputs.
+	TieIndex Tie = iota
+	// TieHashed: equal weights are ordered by a hash of the edge's endpoint
+	// pair (then by the endpoints). On uniform weights this breaks the
+	// index-order chains that make TieIndex need many passes, so it takes
+	// far fewer passes; the matching is a different (equally greedy) one and
+	// does not reproduce the reference files.
+	TieHashed
+)
+
+func (t Tie) String() string {
+	if t == TieHashed {
+		return "hashed"
+	}
+	return "index"
+}
+
+// Options control Handshake.
+type Options struct {
+	Engine Engine // "" means EngineFast
+	Tie    Tie
+	// Threads is the total number of work-items per launch; every kernel
+	// is a grid-stride loop, so any value gives the same result. 0: the
+	// default (enough to fill the device).
+	Threads int
+	// StrongOnly stops after the first pass's strongest-neighbour step and
+	// returns each vertex's strongest neighbour (the specification's gsn
+	// program) instead of a matching.
+	StrongOnly bool
+	// Ctx, when set, is checked between passes: a cancelled run returns
+	// its error (a partial matching is not a result worth returning: the
+	// whole run takes a few passes).
+	Ctx context.Context
+}
+
+// interrupted returns the context's error once it is cancelled.
+func (o *Options) interrupted() error {
+	if o.Ctx == nil {
+		return nil
+	}
+	if err := o.Ctx.Err(); err != nil {
+		return fmt.Errorf("interrupted: %w", err)
+	}
+	return nil
+}
+
+// Phase is the time one phase took, summed over the passes.
+type Phase struct {
+	Name string        `json:"name"`
+	Time time.Duration `json:"ns"`
+}
+
+// Result is a matching and how it was found.
+type Result struct {
+	// Mate is the partner of each vertex, -1 when unmatched. With
+	// StrongOnly it is each vertex's strongest neighbour instead (-1 for
+	// isolated vertices), and is not a matching.
+	Mate       Matching `json:"-"`
+	StrongOnly bool     `json:"strong_only"`
+	Vertices   int      `json:"vertices"`
+	Edges      int      `json:"edges"`  // undirected edges (self-loops ignored)
+	Passes     int      `json:"passes"` // strongest-neighbour rounds
+	Pairs      int      `json:"pairs"`
+	Weight     float64  `json:"weight"` // sum of the original weights of the matched edges
+	Engine     Engine   `json:"engine"`
+	Tie        string   `json:"tie"`
+	Threads    int      `json:"threads"` // 0: the default
+	Phases     []Phase  `json:"phases"`
+	// Loop is the device loop's time (every pass, excluding upload and the
+	// final download); ArcsProcessed the arcs the passes went through in
+	// total (the sum over passes of the arcs remaining at their start).
+	Loop          time.Duration `json:"loop_ns"`
+	ArcsProcessed int64         `json:"arcs_processed"`
+	ArcsPerPass   []int         `json:"arcs_per_pass"` // arcs left at the start of each pass
+	Device        backend.Info  `json:"device"`
+}
+
+// Input is a graph prepared for the kernels: its arcs grouped by source
+// (sorted by source, then destination), both arcs of every undirected edge,
+// with integer ranks that order the weights exactly.
+type Input struct {
+	N        int
+	Src, Dst []int32
+	Rank     []int32 // rank ≥ 1; a higher rank is a stronger edge
+	Weight   []float64
+	Tie      Tie
+}
+
+// Prepare turns g into kernel input. Weights are mapped to ranks: with
+// TieIndex, equal weights get equal ranks (rank = 1 + the number of
+// distinct smaller weights) and the kernels break ties by index; with
+// TieHashed, every edge gets its own rank in the hashed strength order.
+func Prepare(g *core.Graph, tie Tie) (*Input, error) {
+	if g.Directed {
+		return nil, fmt.Errorf("matching: %s is directed; matching needs an undirected graph", g.Name)
+	}
+	if int64(len(g.Adj)) >= math.MaxInt32-1 {
+		return nil, fmt.Errorf("matching: %s has %d arcs; the kernels index arcs with 32-bit integers", g.Name, len(g.Adj))
+	}
+	in := &Input{N: g.N, Tie: tie}
+	in.Src = make([]int32, 0, len(g.Adj))
+	in.Dst = make([]int32, 0, len(g.Adj))
+	in.Weight = make([]float64, 0, len(g.Adj))
+	for u := 0; u < g.N; u++ {
+		for a := g.Offsets[u]; a < g.Offsets[u+1]; a++ {
+			v := g.Adj[a]
+			if int(v) == u {
+				continue // a self-loop matches nothing
+			}
+			w := 1.0
+			if g.Weights != nil {
+				w = g.Weights[a]
+				if math.IsNaN(w) {
+					return nil, fmt.Errorf("matching: %s: edge (%d,%d) has weight NaN", g.Name, u, v)
+				}
+			}
+			in.Src = append(in.Src, int32(u))
+			in.Dst = append(in.Dst, v)
+			in.Weight = append(in.Weight, w)
+		}
+	}
+	in.Rank = make([]int32, len(in.Src))
+	if tie == TieHashed {
+		in.rankHashed()
+	} else {
+		in.rankByWeight()
+	}
+	return in, nil
+}
+
+// Arcs is the number of arcs (twice the edges).
+func (in *Input) Arcs() int { return len(in.Src) }
+
+func (in *Input) rankByWeight() {
+	distinct := slices.Clone(in.Weight)
+	slices.Sort(distinct)
+	distinct = slices.Compact(distinct)
+	if len(distinct) == 1 {
+		for i := range in.Rank {
+			in.Rank[i] = 1
+		}
+		return
+	}
+	for i, w := range in.Weight {
+		r, _ := slices.BinarySearch(distinct, w)
+		in.Rank[i] = int32(r + 1)
+	}
+}
+
+// pairHash mixes an edge's endpoints (splitmix64's finaliser): the hashed
+// tie-break's secondary key.
+func pairHash(u, v int32) uint64 {
+	if u > v {
+		u, v = v, u
+	}
+	x := uint64(uint32(u))<<32 | uint64(uint32(v))
+	x += 0x9e3779b97f4a7c15
+	x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9
+	x = (x ^ (x >> 27)) * 0x94d049bb133111eb
+	return x ^ (x >> 31)
+}
+
+// stronger reports whether edge {a1,a2} of weight wa comes before {b1,b2} of
+// weight wb in the greedy order for tie: heavier first; on equal weights,
+// TieIndex takes the smaller endpoints first, TieHashed the larger hash first
+// (then the smaller endpoints).
+func stronger(tie Tie, wa float64, a1, a2 int32, wb float64, b1, b2 int32) bool {
+	if wa != wb {
+		return wa > wb
+	}
+	if tie == TieHashed {
+		if ha, hb := pairHash(a1, a2), pairHash(b1, b2); ha != hb {
+			return ha > hb
+		}
+	}
+	amin, amax := min(a1, a2), max(a1, a2)
+	bmin, bmax := min(b1, b2), max(b1, b2)
+	if amin != bmin {
+		return amin < bmin
+	}
+	return amax < bmax
+}
+
+// rankHashed gives every edge a distinct rank in the hashed strength order.
+// Both arcs of an edge share it, so the kernels' index tie-break is never
+// used.
+func (in *Input) rankHashed() {
+	var fwd []int32 // arcs u→v with u < v, one per edge
+	for i := range in.Src {
+		if in.Src[i] < in.Dst[i] {
+			fwd = append(fwd, int32(i))
+		}
+	}
+	sort.Slice(fwd, func(x, y int) bool {
+		a, b := fwd[x], fwd[y]
+		// Ascending rank = weakest first.
+		return stronger(TieHashed, in.Weight[b], in.Src[b], in.Dst[b], in.Weight[a], in.Src[a], in.Dst[a])
+	})
+	for r, a := range fwd {
+		in.Rank[a] = int32(r + 1)
+	}
+	// The reverse arcs: v→u finds u→v by binary search in v's segment.
+	for i := range in.Src {
+		if in.Src[i] > in.Dst[i] {
+			u, v := in.Dst[i], in.Src[i]
+			// Find the segment of u: arcs are sorted by source.
+			lo := sort.Search(len(in.Src), func(k int) bool { return in.Src[k] >= u })
+			hi := sort.Search(len(in.Src), func(k int) bool { return in.Src[k] > u })
+			k := lo + sort.Search(hi-lo, func(k int) bool { return in.Dst[lo+k] >= v })
+			in.Rank[i] = in.Rank[k]
+		}
+	}
+}
+
+// Handshake runs the handshaking matching of g on dev.
+func Handshake(dev backend.Device, g *core.Graph, opt Options) (*Result, error) {
+	in, err := Prepare(g, opt.Tie)
+	if err != nil {
+		return nil, err
+	}
+	return Run(dev, in, opt)
+}
+
+// Run runs the handshaking matching of a prepared input on dev.
+func Run(dev backend.Device, in *Input, opt Options) (*Result, error) {
+	if opt.Engine == "" {
+		opt.Engine = EngineFast
+	}
+	if opt.Threads < 0 {
+		return nil, fmt.Errorf("matching: %d threads", opt.Threads)
+	}
+	if opt.Tie != in.Tie {
+		return nil, fmt.Errorf("matching: input prepared for tie %s, options ask for %s", in.Tie, opt.Tie)
+	}
+	res := &Result{Vertices: in.N, Edges: in.Arcs() / 2, Engine: opt.Engine, Tie: opt.Tie.String(),
+		Threads: opt.Threads, StrongOnly: opt.StrongOnly, Device: dev.Info()}
+	var err error
+	switch opt.Engine {
+	case EngineSpec:
+		err = runSpec(dev, in, opt, res)
+	case EngineFast:
+		err = runFast(dev, in, opt, res)
+	default:
+		return nil, fmt.Errorf("matching: unknown engine %q (spec or fast)", opt.Engine)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("matching (%s engine) on %s: %w", opt.Engine, dev.Info(), err)
+	}
+	if !opt.StrongOnly {
+		res.Pairs, res.Weight = in.total(res.Mate)
+	}
+	return res, nil
+}
+
+// total counts the pairs of mate and sums their original weights (in
+// float64, from the input, not the ranks).
+func (in *Input) total(mate Matching) (pairs int, weight float64) {
+	for i := range in.Src {
+		u, v := in.Src[i], in.Dst[i]
+		if u < v && mate[u] == v {
+			pairs++
+			weight += in.Weight[i]
+		}
+	}
+	return pairs, weight
+}
+
+// phaseClock accumulates device time per named phase from queue events.
+type phaseClock struct {
+	q      backend.Queue
+	names  []string
+	totals map[string]time.Duration
+	last   backend.Event
+	marks  []mark
+}
+
+type mark struct {
+	name string
+	ev   backend.Event
+}
+
+func newPhaseClock(q backend.Queue) (*phaseClock, error) {
+	ev, err := q.Record()
+	if err != nil {
+		return nil, err
+	}
+	return &phaseClock{q: q, totals: map[string]time.Duration{}, last: ev}, nil
+}
+
+// end marks the end of phase name (it began at the previous mark).
+func (c *phaseClock) end(name string) error {
+	ev, err := c.q.Record()
+	if err != nil {
+		return err
+	}
+	c.marks = append(c.marks, mark{name, ev})
+	return nil
+}
+
+// settle turns the recorded marks into durations; call it after a sync.
+func (c *phaseClock) settle() error {
+	for _, m := range c.marks {
+		if err := m.ev.Wait(); err != nil {
+			return err
+		}
+		d, err := m.ev.Elapsed(c.last)
+		if err != nil {
+			return err
+		}
+		if _, ok := c.totals[m.name]; !ok {
+			c.names = append(c.names, m.name)
+		}
+		c.totals[m.name] += d
+		c.last.Release()
+		c.last = m.ev
+	}
+	c.marks = c.marks[:0]
+	return nil
+}
+
+func (c *phaseClock) phases() []Phase {
+	var out []Phase
+	for _, n := range c.names {
+		out = append(out, Phase{n, c.totals[n]})
+	}
+	return out
+}
+
+func (c *phaseClock) release() {
+	for _, m := range c.marks {
+		m.ev.Release()
+	}
+	c.last.Release()
+}
+
+// sum is the total of the named phases.
+func (c *phaseClock) sum(names ...string) time.Duration {
+	var d time.Duration
+	for _, n := range names {
+		d += c.totals[n]
+	}
+	return d
+}

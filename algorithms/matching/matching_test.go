@@ -1,0 +1,224 @@
+package matching
+
+import (
+	"bufio"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/arbor-gpu/arbor/backend"
+	_ "github.com/arbor-gpu/arbor/backend/all"
+	"github.com/arbor-gpu/arbor/backend/backendtest"
+	"github.com/arbor-gpu/arbor/core"
+	"github.com/arbor-gpu/arbor/internal/dataset"
+)
+
+var engines = []Engine{EngineSpec, EngineFast}
+
+func readGraph(t testing.TB, path string) *core.Graph {
+	t.Helper()
+	g, err := core.ReadGraph(path, core.ReadOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return g
+}
+
+// readLines reads one integer per line (the reference outputs).
+func readLines(t testing.TB, path string) []int32 {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	var out []int32
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		s := strings.TrimSpace(sc.Text())
+		if s == "" {
+			continue
+		}
+		v, err := strconv.Atoi(s)
+		if err != nil {
+			t.Fatalf("%s: %v", path, err)
+		}
+		out = append(out, int32(v))
+	}
+	return out
+}
+
+func sameMates(t testing.TB, what string, got, want []int32) {
+	t.Helper()
+	if len(got) != len(want) {
+		t.Fatalf("%s: %d entries, want %d", what, len(got), len(want))
+	}
+	for i := range want {
+		if got[i] != want[i] {
+			t.Fatalf("%s: vertex %d: %d, want %d", what, i, got[i], want[i])
+		}
+	}
+}
+
+// check runs one configuration and checks it against the oracle and the
+// independent checker; it returns the result.
+func check(t *testing.T, dev backend.Device, g *core.Graph, opt Options) *Result {
+	t.Helper()
+	res, err := Handshake(dev, g, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	what := fmt.Sprintf("%s engine=%s tie=%s threads=%d", g.Name, opt.Engine, opt.Tie, opt.Threads)
+	if err := res.Mate.Verify(g); err != nil {
+		t.Fatalf("%s: not a matching: %v", what, err)
+	}
+	if u, v, ok := res.Mate.Maximal(g); !ok {
+		t.Fatalf("%s: not maximal: edge {%d,%d} has both ends free", what, u, v)
+	}
+	sameMates(t, what+" vs sequential greedy", res.Mate, Greedy(g, opt.Tie))
+	return res
+}
+
+// TestReferenceOutputs: every engine, backend and thread count reproduces
+// the CS314 reference files, the matching and the strongest neighbours.
+func TestReferenceOutputs(t *testing.T) {
+	dir := dataset.Require(t, "matching/cs314")
+	backendtest.ForEach(t, func(t *testing.T, dev backend.Device) {
+		for k := 1; k <= 4; k++ {
+			g := readGraph(t, filepath.Join(dir, fmt.Sprintf("input%d.mtx", k)))
+			wantMatch := readLines(t, filepath.Join(dir, fmt.Sprintf("match%d.txt", k)))
+			wantStrong := readLines(t, filepath.Join(dir, fmt.Sprintf("strong%d.txt", k)))
+			for _, e := range engines {
+				for _, threads := range []int{1, 7, 64, 1000, 0} {
+					opt := Options{Engine: e, Threads: threads}
+					res := check(t, dev, g, opt)
+					sameMates(t, fmt.Sprintf("input%d %s threads=%d vs match%d.txt", k, e, threads, k), res.Mate, wantMatch)
+					opt.StrongOnly = true
+					sr, err := Handshake(dev, g, opt)
+					if err != nil {
+						t.Fatal(err)
+					}
+					sameMates(t, fmt.Sprintf("input%d %s threads=%d vs strong%d.txt", k, e, threads, k), sr.Mate, wantStrong)
+				}
+			}
+		}
+	})
+}
+
+// TestSuiteSparse: real graphs, pattern (all weights 1) and weighted; the
+// pass counts on the pattern meshes are the data README's; the hashed tie
+// needs fewer passes there and is still the greedy matching of its order.
+func TestSuiteSparse(t *testing.T) {
+	dir := dataset.Require(t, "matching/suitesparse")
+	passes := map[string]int{"delaunay_n10.mtx": 62, "jagmesh7.mtx": 81}
+	handshakeWeight := map[string]float64{"karate.mtx": 11, "football.mtx": 58, "USAir97.mtx": 7.613,
+		"delaunay_n10.mtx": 490, "jagmesh7.mtx": 543}
+	backendtest.ForEach(t, func(t *testing.T, dev backend.Device) {
+		for _, name := range []string{"karate.mtx", "football.mtx", "USAir97.mtx", "delaunay_n10.mtx", "jagmesh7.mtx"} {
+			g := readGraph(t, filepath.Join(dir, name))
+			var first *Result
+			for _, e := range engines {
+				for _, threads := range []int{7, 0} {
+					res := check(t, dev, g, Options{Engine: e, Threads: threads})
+					if first == nil {
+						first = res
+					}
+					if res.Passes != first.Passes {
+						t.Fatalf("%s %s: %d passes, the first run took %d", name, e, res.Passes, first.Passes)
+					}
+					if want, ok := passes[name]; ok && res.Passes != want {
+						t.Fatalf("%s %s: %d passes, want %d", name, e, res.Passes, want)
+					}
+					if w := handshakeWeight[name]; res.Weight < w-0.0005 || res.Weight > w+0.0005 {
+						t.Fatalf("%s %s: weight %.4f, want %.3f", name, e, res.Weight, w)
+					}
+				}
+				hashed := check(t, dev, g, Options{Engine: e, Tie: TieHashed})
+				if want, ok := passes[name]; ok && hashed.Passes >= want/2 {
+					t.Fatalf("%s %s: hashed ties took %d passes, index ties %d", name, e, hashed.Passes, want)
+				}
+			}
+		}
+	})
+}
+
+// randomGraph is a G(n, m)-style graph with integer weights in [1, maxW]
+// (maxW 1: uniform), or a star-heavy skewed graph when skew is set.
+func randomGraph(n, m, maxW int, skew bool, seed uint64) *core.Graph {
+	rng := rand.New(rand.NewPCG(seed, 99))
+	b := core.NewBuilder(n, false)
+	b.HasWeights = true
+	for i := 0; i < m; i++ {
+		u, v := rng.IntN(n), rng.IntN(n)
+		if skew {
+			u = int(float64(n) * rng.Float64() * rng.Float64() * rng.Float64())
+		}
+		b.Add(core.Edge{U: int32(u), V: int32(v), Weight: float64(1 + rng.IntN(maxW))})
+	}
+	g, err := b.Build()
+	if err != nil {
+		panic(err)
+	}
+	g.Name = fmt.Sprintf("random(n=%d,m=%d,w≤%d,skew=%v)", n, m, maxW, skew)
+	return g
+}
+
+// TestGenerated: generated graphs with uniform, few and many distinct
+// weights and a skewed degree distribution; both engines, both ties, agree
+// with the oracle on every backend.
+func TestGenerated(t *testing.T) {
+	graphs := []*core.Graph{
+		randomGraph(1, 0, 1, false, 1),
+		randomGraph(2, 1, 1, false, 2),
+		randomGraph(50, 0, 1, false, 3),
+		randomGraph(300, 2000, 1, false, 4),
+		randomGraph(300, 2000, 3, false, 5),
+		randomGraph(2000, 9000, 1000000, false, 6),
+		randomGraph(3000, 20000, 1, true, 7),
+		randomGraph(3000, 20000, 5, true, 8),
+	}
+	backendtest.ForEach(t, func(t *testing.T, dev backend.Device) {
+		for _, g := range graphs {
+			for _, e := range engines {
+				for _, tie := range []Tie{TieIndex, TieHashed} {
+					for _, threads := range []int{3, 0} {
+						check(t, dev, g, Options{Engine: e, Tie: tie, Threads: threads})
+					}
+				}
+			}
+		}
+	})
+}
+
+// TestVerifyRejects: the checker catches each kind of bad matching.
+func TestVerifyRejects(t *testing.T) {
+	b := core.NewBuilder(4, false)
+	b.AddEdge(0, 1)
+	b.AddEdge(1, 2)
+	b.AddEdge(2, 3)
+	g, err := b.Build()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name string
+		m    Matching
+		ok   bool
+	}{
+		{"valid", Matching{1, 0, 3, 2}, true},
+		{"empty", Matching{-1, -1, -1, -1}, true},
+		{"short", Matching{1, 0, 3}, false},
+		{"not an edge", Matching{3, -1, -1, 0}, false},
+		{"asymmetric", Matching{1, 2, 1, -1}, false},
+		{"self", Matching{0, -1, -1, -1}, false},
+		{"out of range", Matching{9, -1, -1, -1}, false},
+	} {
+		if err := tc.m.Verify(g); (err == nil) != tc.ok {
+			t.Errorf("%s: Verify = %v", tc.name, err)
+		}
+	}
+}

@@ -1,0 +1,214 @@
+package matching
+
+import (
+	"fmt"
+
+	"github.com/arbor-gpu/arbor/backend"
+	"github.com/arbor-gpu/arbor/kernels"
+)
+
+// buffers allocates device buffers and frees them all at once.
+type buffers struct {
+	dev  backend.Device
+	q    backend.Queue
+	list []backend.Buffer
+	err  error
+}
+
+func (b *buffers) upload(s []int32) backend.Buffer {
+	if b.err != nil {
+		return nil
+	}
+	buf, err := backend.AllocSlice(b.dev, b.q, s)
+	if err != nil {
+		b.err = err
+		return nil
+	}
+	b.list = append(b.list, buf)
+	return buf
+}
+
+func (b *buffers) alloc(bytes int) backend.Buffer {
+	if b.err != nil {
+		return nil
+	}
+	buf, err := b.dev.Alloc(max(bytes, 8))
+	if err != nil {
+		b.err = fmt.Errorf("alloc %d bytes: %w", bytes, err)
+		return nil
+	}
+	b.list = append(b.list, buf)
+	return buf
+}
+
+func (b *buffers) free() {
+	for _, buf := range b.list {
+		buf.Free()
+	}
+}
+
+func minusOnes(n int) []int32 {
+	s := make([]int32, n)
+	for i := range s {
+		s[i] = -1
+	}
+	return s
+}
+
+func readCount(q backend.Queue, b backend.Buffer, index int) (int, error) {
+	var v [1]int32
+	if err := q.Read(b, 4*index, backend.Bytes(v[:])); err != nil {
+		return 0, err
+	}
+	return int(v[0]), nil
+}
+
+// runSpec is the CS314 host loop: per pass, the segmented max-scan stride
+// by stride until no arc changes, collate, handshake, mark, the
+// Hillis-Steele exclusive scan, pack. The only reads back are the scan's
+// change flag per stride and the kept-arc count per pass.
+func runSpec(dev backend.Device, in *Input, opt Options, res *Result) error {
+	c, err := kernels.NewCS314(dev)
+	if err != nil {
+		return err
+	}
+	defer c.Release()
+	c.Threads = opt.Threads
+	q, err := dev.NewQueue()
+	if err != nil {
+		return err
+	}
+	defer q.Release()
+	clock, err := newPhaseClock(q)
+	if err != nil {
+		return err
+	}
+	defer clock.release()
+
+	m, n := in.Arcs(), in.N
+	bs := &buffers{dev: dev, q: q}
+	defer bs.free()
+	src, dst, wgt := bs.upload(in.Src), bs.upload(in.Dst), bs.upload(in.Rank)
+	arcBytes := 4 * (m + 1)
+	t1, t2, t3, t4 := bs.alloc(arcBytes), bs.alloc(arcBytes), bs.alloc(arcBytes), bs.alloc(arcBytes)
+	changes := bs.alloc(4)
+	strong, matches := bs.upload(minusOnes(n)), bs.upload(minusOnes(n))
+	if bs.err != nil {
+		return bs.err
+	}
+	if err := clock.end("upload"); err != nil {
+		return err
+	}
+	for m > 0 {
+		res.Passes++
+		res.ArcsProcessed += int64(m)
+		res.ArcsPerPass = append(res.ArcsPerPass, m)
+		if err := opt.interrupted(); err != nil {
+			return err
+		}
+		if res.Passes > n+1 {
+			return fmt.Errorf("no convergence after %d passes", res.Passes)
+		}
+		// Step 1: the segmented max-scan, stride by stride.
+		if err := q.Copy(t1, 0, dst, 0, 4*m); err != nil {
+			return err
+		}
+		if err := q.Copy(t3, 0, wgt, 0, 4*m); err != nil {
+			return err
+		}
+		for d := 1; ; d *= 2 {
+			if d > 2*m+1 {
+				return fmt.Errorf("segmented scan did not stop by stride %d", d)
+			}
+			if err := q.Fill(changes, 0, 4, 0); err != nil {
+				return err
+			}
+			if err := c.StrongestNeighborScan(q, src, t1, t2, t3, t4, changes, d, m); err != nil {
+				return err
+			}
+			t1, t2, t3, t4 = t2, t1, t4, t3
+			flag, err := readCount(q, changes, 0)
+			if err != nil {
+				return err
+			}
+			if flag == 0 {
+				break
+			}
+		}
+		if err := c.CollateSegments(q, src, t1, strong, m); err != nil {
+			return err
+		}
+		if err := clock.end("strongest"); err != nil {
+			return err
+		}
+		if opt.StrongOnly {
+			break
+		}
+		// Step 2: handshake.
+		if err := c.CheckHandshaking(q, strong, matches, n); err != nil {
+			return err
+		}
+		if err := clock.end("handshake"); err != nil {
+			return err
+		}
+		// Step 3: filter: mark, exclusive scan over m+1 entries, pack.
+		if err := c.MarkFilterEdges(q, src, dst, matches, t2, m); err != nil {
+			return err
+		}
+		edgeMap, err := c.ExclusivePrefixSum(q, t2, t4, m+1)
+		if err != nil {
+			return err
+		}
+		spare := t2
+		if edgeMap == t2 {
+			spare = t4
+		}
+		kept, err := readCount(q, edgeMap, m)
+		if err != nil {
+			return err
+		}
+		if kept >= m {
+			return fmt.Errorf("pass %d removed no arc (%d left): the handshake made no pair", res.Passes, m)
+		}
+		if kept > 0 {
+			if err := c.PackGraph(q, t1, src, t3, dst, spare, wgt, edgeMap, m); err != nil {
+				return err
+			}
+			src, t1 = t1, src
+			dst, t3 = t3, dst
+			wgt, spare = spare, wgt
+			if edgeMap == t2 {
+				t4 = spare
+			} else {
+				t2 = spare
+			}
+		}
+		m = kept
+		if err := clock.end("filter"); err != nil {
+			return err
+		}
+		if err := clock.settle(); err != nil {
+			return err
+		}
+	}
+	out := strong
+	if !opt.StrongOnly {
+		out = matches
+	}
+	res.Mate = make(Matching, n)
+	if err := backend.ReadSlice(q, out, res.Mate); err != nil {
+		return err
+	}
+	if err := clock.end("download"); err != nil {
+		return err
+	}
+	if err := q.Finish(); err != nil {
+		return err
+	}
+	if err := clock.settle(); err != nil {
+		return err
+	}
+	res.Phases = clock.phases()
+	res.Loop = clock.sum("strongest", "handshake", "filter")
+	return nil
+}

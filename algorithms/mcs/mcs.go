@@ -1,0 +1,167 @@
+// Package mcs finds a maximum common induced subgraph of two graphs with
+// McSplit (McCreesh, Prosser and Trimble, IJCAI 2017).
+//
+// The sequential engine explores exactly the search tree of the original
+// McSplit program: the same vertex order, the same bidomains, the same
+// branching and pruning, so its node count equals the original's. The
+// parallel engine runs the same search on every core, sharing subtrees on
+// demand; its sizes equal the sequential engine's, its node counts differ
+// because the incumbent improves at different moments.
+package mcs
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"runtime"
+	"time"
+
+	"github.com/arbor-gpu/arbor/core"
+)
+
+// Heuristic chooses the bidomain to branch on.
+type Heuristic int
+
+const (
+	// MinMax picks the bidomain with the smallest max(|left|, |right|).
+	MinMax Heuristic = iota
+	// MinProduct picks the bidomain with the smallest |left|·|right|.
+	MinProduct
+)
+
+func (h Heuristic) String() string {
+	switch h {
+	case MinMax:
+		return "min_max"
+	case MinProduct:
+		return "min_product"
+	}
+	return fmt.Sprintf("Heuristic(%d)", int(h))
+}
+
+// ParseHeuristic reads "min_max" or "min_product".
+func ParseHeuristic(s string) (Heuristic, error) {
+	switch s {
+	case "min_max", "":
+		return MinMax, nil
+	case "min_product":
+		return MinProduct, nil
+	}
+	return 0, fmt.Errorf("unknown heuristic %q (want min_max or min_product)", s)
+}
+
+// Options says which problem to solve and how.
+type Options struct {
+	// Threads is the number of worker goroutines: 1 runs the sequential
+	// engine, 0 (or less) uses every core (GOMAXPROCS).
+	Threads int
+	// Connected asks for a connected common subgraph: once a vertex is
+	// matched, only vertices adjacent to the matched ones may join. With
+	// Directed, connected means weakly connected.
+	Connected bool
+	// Directed respects arc directions: u→v must map to w→x and a pair with
+	// arcs both ways to a pair with arcs both ways. Otherwise an arc in
+	// either direction makes two vertices adjacent.
+	Directed bool
+	// VertexLabels makes matched vertices carry equal labels (a graph
+	// without labels counts as all zero).
+	VertexLabels bool
+	// EdgeLabels makes matched edges carry equal labels. Undirected, the
+	// label of edge {u,v} is that of arc min→max, or of max→min if only that
+	// arc is stored.
+	EdgeLabels bool
+	// BigFirst runs McSplit↓: try to find a common subgraph of size |G|,
+	// then |G|−1, …, a fresh search per goal; node counts are summed.
+	BigFirst bool
+	// Heuristic chooses the bidomain to branch on (MinMax by default).
+	Heuristic Heuristic
+	// Timeout stops the search after this long (0: no limit); the best
+	// found is returned, marked unproven.
+	Timeout time.Duration
+	// NodeLimit stops the search after about this many nodes (0: no limit);
+	// for benchmarks. The result is then unproven.
+	NodeLimit int64
+	// Progress, when set, is called about every ProgressInterval (default
+	// 200 ms) from a separate goroutine while the search runs.
+	Progress         func(Progress)
+	ProgressInterval time.Duration
+}
+
+// Progress is a snapshot of a running search.
+type Progress struct {
+	Incumbent int           // size of the best common subgraph found so far
+	Goal      int           // BigFirst: the size being tried now; else 0
+	Nodes     int64         // search nodes so far (updated every 1024 nodes per worker)
+	Elapsed   time.Duration // since Solve started
+}
+
+// Result is the answer of Solve.
+type Result struct {
+	Size int
+	// Mapping holds pairs {g vertex, h vertex} in the input graphs' own
+	// vertex ids, sorted by the g vertex.
+	Mapping [][2]int
+	Nodes   int64 // search nodes (sequential: equal to the original McSplit's)
+	Elapsed time.Duration
+	Proven  bool  // false when stopped by timeout, node limit or cancellation
+	Threads int   // workers that ran the search
+	Shared  int64 // subtrees one worker gave to another (parallel engine)
+}
+
+// maxVertices bounds the graphs Solve accepts: McSplit keeps an n×n
+// adjacency matrix per graph.
+const (
+	maxVertices    = 1 << 15
+	maxMatrixBytes = 2 << 30
+)
+
+// Solve finds a maximum common induced subgraph of g and h. Cancelling ctx
+// (or reaching opts.Timeout) returns the best found so far with Proven
+// false and a nil error.
+func Solve(ctx context.Context, g, h *core.Graph, opts Options) (Result, error) {
+	start := time.Now()
+	if g == nil || h == nil {
+		return Result{}, errors.New("mcs: nil graph")
+	}
+	if g.N > maxVertices || h.N > maxVertices {
+		return Result{}, fmt.Errorf("mcs: graphs of %d and %d vertices: McSplit handles at most %d", g.N, h.N, maxVertices)
+	}
+	cell := 1
+	if opts.Directed || opts.EdgeLabels {
+		cell = 4
+	}
+	if need := (g.N*g.N + h.N*h.N) * cell; need > maxMatrixBytes {
+		return Result{}, fmt.Errorf("mcs: graphs of %d and %d vertices need %d MiB of adjacency matrices; the limit is %d MiB",
+			g.N, h.N, need>>20, maxMatrixBytes>>20)
+	}
+	if opts.Heuristic != MinMax && opts.Heuristic != MinProduct {
+		return Result{}, fmt.Errorf("mcs: unknown heuristic %v", opts.Heuristic)
+	}
+	threads := opts.Threads
+	if threads <= 0 {
+		threads = runtime.GOMAXPROCS(0)
+	}
+	if opts.Timeout > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, opts.Timeout)
+		defer cancel()
+	}
+	var res Result
+	var err error
+	if opts.Directed || opts.EdgeLabels {
+		var p *problem[uint32]
+		if p, err = newProblem[uint32](g, h, opts); err == nil {
+			res = p.run(ctx, threads, start)
+		}
+	} else {
+		var p *problem[uint8]
+		if p, err = newProblem[uint8](g, h, opts); err == nil {
+			res = p.run(ctx, threads, start)
+		}
+	}
+	if err != nil {
+		return Result{}, err
+	}
+	res.Elapsed = time.Since(start)
+	return res, nil
+}

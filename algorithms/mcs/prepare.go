@@ -1,0 +1,203 @@
+package mcs
+
+import (
+	"fmt"
+	"slices"
+	"sort"
+
+	"github.com/arbor-gpu/arbor/core"
+)
+
+// cell is one adjacency-matrix entry. Undirected, unlabelled problems use
+// uint8 holding exactly 0 or 1 (the simple two-way split); directed or
+// edge-labelled ones use uint32 holding out | in<<16 (directed) or the edge
+// label's code (undirected), 0 meaning no edge (the multiway split).
+type cell interface{ ~uint8 | ~uint32 }
+
+// problem is a pair of graphs prepared the way McSplit prepares them:
+// vertices stably sorted by degree, descending, and renumbered so that
+// index order is degree order; adjacency matrices; the initial bidomains.
+type problem[C cell] struct {
+	opts       Options
+	n0, n1     int
+	adj0, adj1 []C     // row-major n×n matrices in the new numbering
+	order0     []int   // new index → input vertex id, for g
+	order1     []int   // and for h
+	left       []int32 // initial left and right sets, bidomain by bidomain
+	right      []int32
+	doms       []bidomain // initial bidomains, one per vertex key in both graphs
+	multiway   bool
+}
+
+// vertexKey is what two matched vertices must share: the label (when
+// labels count) and whether the vertex has a self-loop. The original
+// program folds loops into the label in the same way, even unlabelled.
+type vertexKey struct {
+	label int32
+	loop  bool
+}
+
+func keyLess(a, b vertexKey) bool {
+	if a.label != b.label {
+		return a.label < b.label
+	}
+	return !a.loop && b.loop
+}
+
+func newProblem[C cell](g, h *core.Graph, opts Options) (*problem[C], error) {
+	multiway := opts.Directed || opts.EdgeLabels
+	codes := map[int32]uint32{}
+	if opts.EdgeLabels {
+		// Dense codes 1..k for the edge labels of both graphs, in label order.
+		var all []int32
+		seen := map[int32]bool{}
+		for _, gr := range []*core.Graph{g, h} {
+			for _, l := range gr.EdgeLabels {
+				if !seen[l] {
+					seen[l] = true
+					all = append(all, l)
+				}
+			}
+		}
+		slices.Sort(all)
+		if len(all) == 0 {
+			all = []int32{0}
+		}
+		if len(all) > 0xFFFF {
+			return nil, fmt.Errorf("mcs: %d distinct edge labels: at most 65535 supported", len(all))
+		}
+		for i, l := range all {
+			codes[l] = uint32(i + 1)
+		}
+	}
+	m0, k0 := matrix[C](g, opts, codes)
+	m1, k1 := matrix[C](h, opts, codes)
+	d0, d1 := degrees(m0, g.N, opts.Directed), degrees(m1, h.N, opts.Directed)
+	// As the original: each graph sorted by degree, descending, unless the
+	// other graph is dense (more arcs than n(n−1), possible only directed),
+	// then ascending; stable, so ties keep input order.
+	dense := func(d []int, n int) bool {
+		s := 0
+		for _, x := range d {
+			s += x
+		}
+		return s > n*(n-1)
+	}
+	o0 := order(d0, dense(d1, h.N))
+	o1 := order(d1, dense(d0, g.N))
+	p := &problem[C]{
+		opts: opts, n0: g.N, n1: h.N, order0: o0, order1: o1, multiway: multiway,
+		adj0: permute(m0, o0), adj1: permute(m1, o1),
+	}
+	// One bidomain per vertex key present in both graphs, in key order.
+	byKey0, byKey1 := map[vertexKey][]int32{}, map[vertexKey][]int32{}
+	for i, v := range o0 {
+		byKey0[k0[v]] = append(byKey0[k0[v]], int32(i))
+	}
+	for i, v := range o1 {
+		byKey1[k1[v]] = append(byKey1[k1[v]], int32(i))
+	}
+	var keys []vertexKey
+	for k := range byKey0 {
+		if _, ok := byKey1[k]; ok {
+			keys = append(keys, k)
+		}
+	}
+	sort.Slice(keys, func(i, j int) bool { return keyLess(keys[i], keys[j]) })
+	for _, k := range keys {
+		l, r := byKey0[k], byKey1[k]
+		p.doms = append(p.doms, bidomain{
+			l: int32(len(p.left)), r: int32(len(p.right)), ll: int32(len(l)), rl: int32(len(r)), minL: l[0],
+		})
+		p.left = append(p.left, l...)
+		p.right = append(p.right, r...)
+	}
+	return p, nil
+}
+
+// matrix builds g's adjacency matrix in input numbering, and each vertex's key.
+func matrix[C cell](g *core.Graph, opts Options, codes map[int32]uint32) ([]C, []vertexKey) {
+	n := g.N
+	m := make([]C, n*n)
+	keys := make([]vertexKey, n)
+	lab := func(i int) uint32 {
+		if !opts.EdgeLabels {
+			return 1
+		}
+		if g.EdgeLabels == nil {
+			return codes[0]
+		}
+		return codes[g.EdgeLabels[i]]
+	}
+	for u := 0; u < n; u++ {
+		if opts.VertexLabels && g.VertexLabels != nil {
+			keys[u].label = g.VertexLabels[u]
+		}
+		for i := g.Offsets[u]; i < g.Offsets[u+1]; i++ {
+			v := int(g.Adj[i])
+			switch {
+			case v == u:
+				keys[u].loop = true
+			case opts.Directed:
+				m[u*n+v] |= C(lab(i))
+				m[v*n+u] |= C(lab(i) << 16)
+			case u < v || !g.HasEdge(v, u):
+				// Undirected: the edge's label is arc min→max's when stored.
+				m[u*n+v] = C(lab(i))
+				m[v*n+u] = C(lab(i))
+			}
+		}
+	}
+	return m, keys
+}
+
+// degrees counts neighbours as the original does: undirected, vertices
+// adjacent; directed, out-neighbours plus in-neighbours.
+func degrees[C cell](m []C, n int, directed bool) []int {
+	d := make([]int, n)
+	for u := 0; u < n; u++ {
+		for _, c := range m[u*n : u*n+n] {
+			x := uint32(c)
+			if directed {
+				if x&0xFFFF != 0 {
+					d[u]++
+				}
+				if x>>16 != 0 {
+					d[u]++
+				}
+			} else if x != 0 {
+				d[u]++
+			}
+		}
+	}
+	return d
+}
+
+// order returns the vertices stably sorted by degree, descending (or
+// ascending when asc).
+func order(deg []int, asc bool) []int {
+	o := make([]int, len(deg))
+	for i := range o {
+		o[i] = i
+	}
+	sort.SliceStable(o, func(i, j int) bool {
+		if asc {
+			return deg[o[i]] < deg[o[j]]
+		}
+		return deg[o[i]] > deg[o[j]]
+	})
+	return o
+}
+
+// permute renumbers matrix m so that new vertex i is old vertex o[i].
+func permute[C cell](m []C, o []int) []C {
+	n := len(o)
+	out := make([]C, n*n)
+	for i, oi := range o {
+		row := m[oi*n : oi*n+n]
+		for j, oj := range o {
+			out[i*n+j] = row[oj]
+		}
+	}
+	return out
+}

@@ -1,0 +1,490 @@
+package mcs
+
+import (
+	"math"
+	"slices"
+)
+
+// bidomain is a pair of vertex sets, left[l:l+ll] of g and right[r:r+rl]
+// of h, whose vertices may be matched to each other: they agree on their
+// adjacency to every matched pair. Sets are ranges of the worker's left
+// and right arrays, permuted in place as the search goes down, as in the
+// original program. Only the sets matter to the search tree, never the
+// order inside them or the order of the bidomains: v is always a set's
+// smallest vertex, w runs through a set in increasing order, and ties
+// between bidomains go to the smallest left vertex, which is unique.
+type bidomain struct {
+	l, r   int32
+	ll, rl int32
+	minL   int32 // smallest vertex of the left set: the tie-breaker and the next v
+	adj    bool  // adjacent to a matched vertex (for Connected)
+	// The split of the left set by the node's branching vertex v: made once
+	// per node, it holds for every w, since children only permute within
+	// the parts. left[l:l+la] are adjacent to v.
+	la         int32
+	minA, minN int32
+}
+
+type pair struct{ v, w int32 }
+
+// op is one step down the search tree: match v to w, or (w < 0) leave v
+// unmatched. A path of ops from the root names a node, so a worker can
+// rebuild a node another worker gave away.
+type op struct{ v, w int32 }
+
+// frame is a search node whose children are being explored, for giving
+// away the ones not yet started.
+type frame struct {
+	v         int32
+	ws        []int32 // candidates for v, increasing; ws[next:end] not started
+	next, end int
+	pathLen   int  // length of the path naming this node
+	skipGiven bool // the "v unmatched" continuation was given away
+}
+
+const noVertex = math.MaxInt32
+
+// worker runs the search on its own copy of the left and right arrays.
+type worker[C cell] struct {
+	p           *problem[C]
+	sh          *shared
+	left, right []int32
+	doms        [][]bidomain // per depth below the task root
+	ws          [][]int32    // per depth
+	frames      []frame
+	scratch     [2][]bidomain
+	groupsL     []group[C] // filterMulti's scratch
+	groupsR     []group[C]
+	cur         []pair // the matching so far, in the new numbering
+	path        []op   // ops from the root to the current node (parallel only)
+	nodes       int64
+	published   int64
+	goal        int32
+	bigFirst    bool
+	connected   bool
+	minProduct  bool
+	par         bool // share work with other workers
+	stopped     bool
+}
+
+func (p *problem[C]) newWorker(sh *shared, goal int, par bool) *worker[C] {
+	depth := min(p.n0, p.n1) + 2
+	w := &worker[C]{
+		p: p, sh: sh,
+		left: make([]int32, len(p.left)), right: make([]int32, len(p.right)),
+		doms: make([][]bidomain, depth), ws: make([][]int32, depth), frames: make([]frame, depth),
+		goal: int32(goal), bigFirst: p.opts.BigFirst, connected: p.opts.Connected,
+		minProduct: p.opts.Heuristic == MinProduct, par: par,
+	}
+	// The per-depth bidomain lists grow as needed and keep their capacity:
+	// a bidomain list never outgrows the left vertices left at its depth,
+	// and deep levels are rarely wide, so this stays far below depth × n.
+	return w
+}
+
+// tick counts a node; every 1024 it publishes the count and looks for a
+// stop request. It reports whether to stop.
+func (w *worker[C]) tick() bool {
+	w.nodes++
+	if w.nodes&1023 != 0 {
+		return false
+	}
+	return w.poll()
+}
+
+func (w *worker[C]) poll() bool {
+	total := w.sh.nodes.Add(w.nodes - w.published)
+	w.published = w.nodes
+	if w.sh.limit > 0 && total >= w.sh.limit {
+		w.sh.halt()
+	}
+	if w.sh.stop.Load() {
+		w.stopped = true
+	}
+	return w.stopped
+}
+
+// flush publishes the last nodes counted.
+func (w *worker[C]) flush() {
+	w.sh.nodes.Add(w.nodes - w.published)
+	w.published = w.nodes
+}
+
+// search explores the node whose bidomains are doms, at depth below the
+// task root. The original recurses for the "v unmatched" branch as its last
+// act; here that tail call is the next turn of the loop, each turn one node.
+func (w *worker[C]) search(depth int, doms []bidomain) {
+	p := w.p
+	n0, n1 := p.n0, p.n1
+	left := w.left
+	pathLen := len(w.path)
+	for {
+		if w.tick() {
+			break
+		}
+		m := int32(len(w.cur))
+		best := w.sh.best.Load()
+		if m > best {
+			w.sh.offer(w.cur)
+			best = m
+		}
+		if w.par && w.sh.hungry.Load() > 0 {
+			w.donate(depth)
+		}
+
+		// Bound, and the bidomain to branch on: smallest max(|L|,|R|) (or
+		// product), ties to the smallest left vertex.
+		bound := m
+		chosen := -1
+		bestKey := uint64(math.MaxUint64)
+		restrict := w.connected && m > 0
+		for i := range doms {
+			d := &doms[i]
+			bound += min(d.ll, d.rl)
+			if restrict && !d.adj {
+				continue
+			}
+			size := max(d.ll, d.rl)
+			if w.minProduct {
+				size = d.ll * d.rl
+			}
+			if key := uint64(size)<<32 | uint64(d.minL); key < bestKey {
+				bestKey, chosen = key, i
+			}
+		}
+		if bound <= best || bound < w.goal {
+			break
+		}
+		if w.bigFirst && best == w.goal {
+			break
+		}
+		if chosen < 0 { // Connected: nothing adjacent left to add
+			break
+		}
+
+		bd := &doms[chosen]
+		v := bd.minL
+		// Take v out of its left set: swap it to the end.
+		last := bd.l + bd.ll - 1
+		for j := bd.l; ; j++ {
+			if left[j] == v {
+				left[j], left[last] = left[last], v
+				break
+			}
+		}
+		bd.ll--
+		if !p.multiway {
+			w.splitLeft(doms, p.adj0[int(v)*n0:int(v)*n0+n0])
+		}
+
+		// The candidates for v, in increasing order.
+		ws := append(w.ws[depth][:0], w.right[bd.r:bd.r+bd.rl]...)
+		insertionSort(ws)
+		w.ws[depth] = ws
+		f := &w.frames[depth]
+		*f = frame{v: v, ws: ws, end: len(ws), pathLen: len(w.path)}
+		bd.rl--
+		for f.next < f.end {
+			x := ws[f.next]
+			f.next++
+			// Move x to the end of the right set, out of the children's view.
+			right := w.right
+			lastR := bd.r + bd.rl
+			for j := bd.r; ; j++ {
+				if right[j] == x {
+					right[j], right[lastR] = right[lastR], x
+					break
+				}
+			}
+			out := w.doms[depth+1][:0]
+			if p.multiway {
+				out = w.filterMulti(doms, v, x, out)
+			} else {
+				out = w.filterSimple(doms, p.adj1[int(x)*n1:int(x)*n1+n1], out)
+			}
+			w.doms[depth+1] = out
+			w.cur = append(w.cur, pair{v, x})
+			if w.par {
+				w.path = append(w.path, op{v, x})
+			}
+			w.search(depth+1, out)
+			w.cur = w.cur[:len(w.cur)-1]
+			if w.par {
+				w.path = w.path[:f.pathLen]
+			}
+			if w.stopped {
+				w.path = w.path[:pathLen]
+				return
+			}
+		}
+		bd.rl++
+		if f.skipGiven {
+			break
+		}
+		// The branch where v stays unmatched.
+		if bd.ll == 0 {
+			doms[chosen] = doms[len(doms)-1]
+			doms = doms[:len(doms)-1]
+		} else if p.multiway {
+			bd.minL = minOf(left[bd.l : bd.l+bd.ll])
+		} else {
+			bd.minL = min(bd.minA, bd.minN)
+		}
+		if w.par {
+			w.path = append(w.path, op{v, -1})
+		}
+	}
+	w.path = w.path[:pathLen]
+}
+
+// splitLeft partitions every left set into the vertices adjacent to v
+// (row is v's matrix row, entries 0 or 1) and the others.
+func (w *worker[C]) splitLeft(doms []bidomain, row []C) {
+	left := w.left
+	for i := range doms {
+		d := &doms[i]
+		seg := left[d.l : d.l+d.ll]
+		k := 0
+		minA, minN := int32(noVertex), int32(noVertex)
+		for j, x := range seg {
+			a := int32(row[x])
+			// Branch-free: swap unconditionally; only an adjacent x advances k.
+			seg[j] = seg[k]
+			seg[k] = x
+			k += int(a)
+			mask := -a // all ones when adjacent
+			minA = min(minA, x|(^mask&noVertex))
+			minN = min(minN, x|(mask&noVertex))
+		}
+		d.la = int32(k)
+		d.minA, d.minN = minA, minN
+	}
+}
+
+// filterSimple builds the children's bidomains for w (row is w's matrix
+// row): each bidomain splits into its non-adjacent and adjacent parts,
+// keeping those with both sides non-empty. The left split is splitLeft's.
+func (w *worker[C]) filterSimple(doms []bidomain, row []C, out []bidomain) []bidomain {
+	right := w.right
+	for i := range doms {
+		d := &doms[i]
+		if d.ll == 0 {
+			continue
+		}
+		seg := right[d.r : d.r+d.rl]
+		k := 0
+		for j, x := range seg {
+			a := int(row[x])
+			seg[j] = seg[k]
+			seg[k] = x
+			k += a
+		}
+		ra := int32(k)
+		if lnon, rnon := d.ll-d.la, d.rl-ra; lnon > 0 && rnon > 0 {
+			out = append(out, bidomain{l: d.l + d.la, r: d.r + ra, ll: lnon, rl: rnon, minL: d.minN, adj: d.adj})
+		}
+		if d.la > 0 && ra > 0 {
+			out = append(out, bidomain{l: d.l, r: d.r, ll: d.la, rl: ra, minL: d.minA, adj: true})
+		}
+	}
+	return out
+}
+
+// filterMulti is filterSimple for directed or edge-labelled graphs: each
+// bidomain splits into one part per adjacency value (no edge; or the edge
+// label, or out/in/both directions), keeping parts with both sides non-empty.
+func (w *worker[C]) filterMulti(doms []bidomain, v, x int32, out []bidomain) []bidomain {
+	p := w.p
+	rowV := p.adj0[int(v)*p.n0 : int(v)*p.n0+p.n0]
+	rowW := p.adj1[int(x)*p.n1 : int(x)*p.n1+p.n1]
+	for i := range doms {
+		d := &doms[i]
+		if d.ll == 0 || d.rl == 0 {
+			continue
+		}
+		ls := w.left[d.l : d.l+d.ll]
+		rs := w.right[d.r : d.r+d.rl]
+		gl := groupByKey(ls, rowV, w.groupsL[:0])
+		gr := groupByKey(rs, rowW, w.groupsR[:0])
+		w.groupsL, w.groupsR = gl, gr
+		for _, a := range gl {
+			for _, b := range gr {
+				if a.key != b.key {
+					continue
+				}
+				if a.hi > a.lo && b.hi > b.lo {
+					out = append(out, bidomain{
+						l: d.l + a.lo, r: d.r + b.lo, ll: a.hi - a.lo, rl: b.hi - b.lo,
+						minL: minOf(ls[a.lo:a.hi]), adj: a.key != 0 || d.adj,
+					})
+				}
+				break
+			}
+		}
+	}
+	return out
+}
+
+// group is a run s[lo:hi] of vertices sharing one matrix value.
+type group[C cell] struct {
+	key    C
+	lo, hi int32
+}
+
+// groupByKey reorders s into runs of equal matrix value in row, the zero
+// run first (possibly empty), and returns the runs. Few distinct values is
+// the rule (directed: out, in, both), so it partitions value by value, and
+// sorts what is left after a few rounds.
+func groupByKey[C cell](s []int32, row []C, out []group[C]) []group[C] {
+	k := 0
+	for j, x := range s {
+		if row[x] == 0 {
+			s[j] = s[k]
+			s[k] = x
+			k++
+		}
+	}
+	out = append(out, group[C]{0, 0, int32(k)})
+	for round := 0; k < len(s); round++ {
+		if round == 6 {
+			rest := s[k:]
+			sortByKey(rest, row)
+			for a := 0; a < len(rest); {
+				b := a + 1
+				for b < len(rest) && row[rest[b]] == row[rest[a]] {
+					b++
+				}
+				out = append(out, group[C]{row[rest[a]], int32(k + a), int32(k + b)})
+				a = b
+			}
+			break
+		}
+		key := row[s[k]]
+		lo := k
+		for j := k; j < len(s); j++ {
+			if x := s[j]; row[x] == key {
+				s[j] = s[k]
+				s[k] = x
+				k++
+			}
+		}
+		out = append(out, group[C]{key, int32(lo), int32(k)})
+	}
+	return out
+}
+
+// sortByKey sorts vertices by their matrix value in row.
+func sortByKey[C cell](s []int32, row []C) {
+	if len(s) > 24 {
+		slices.SortFunc(s, func(a, b int32) int {
+			switch ka, kb := row[a], row[b]; {
+			case ka < kb:
+				return -1
+			case ka > kb:
+				return 1
+			}
+			return 0
+		})
+		return
+	}
+	for i := 1; i < len(s); i++ {
+		x := s[i]
+		k := row[x]
+		j := i
+		for ; j > 0 && row[s[j-1]] > k; j-- {
+			s[j] = s[j-1]
+		}
+		s[j] = x
+	}
+}
+
+func insertionSort(s []int32) {
+	if len(s) > 32 {
+		slices.Sort(s)
+		return
+	}
+	for i := 1; i < len(s); i++ {
+		x := s[i]
+		j := i
+		for ; j > 0 && s[j-1] > x; j-- {
+			s[j] = s[j-1]
+		}
+		s[j] = x
+	}
+}
+
+func minOf(s []int32) int32 {
+	m := int32(noVertex)
+	for _, x := range s {
+		m = min(m, x)
+	}
+	return m
+}
+
+// rebuild resets the worker to the root and follows path down to the node
+// it names, returning that node's bidomains (in w.doms[0]); w.cur holds
+// the node's matching afterwards.
+func (w *worker[C]) rebuild(path []op) []bidomain {
+	p := w.p
+	copy(w.left, p.left)
+	copy(w.right, p.right)
+	w.cur = w.cur[:0]
+	w.path = append(w.path[:0], path...)
+	doms := append(w.scratch[0][:0], p.doms...)
+	flip := 1
+	for _, o := range path {
+		i := w.findLeft(doms, o.v)
+		d := &doms[i]
+		last := d.l + d.ll - 1
+		for j := d.l; ; j++ {
+			if w.left[j] == o.v {
+				w.left[j], w.left[last] = w.left[last], o.v
+				break
+			}
+		}
+		d.ll--
+		if o.w < 0 {
+			if d.ll == 0 {
+				doms[i] = doms[len(doms)-1]
+				doms = doms[:len(doms)-1]
+			} else {
+				d.minL = minOf(w.left[d.l : d.l+d.ll])
+			}
+			continue
+		}
+		lastR := d.r + d.rl - 1
+		for j := d.r; ; j++ {
+			if w.right[j] == o.w {
+				w.right[j], w.right[lastR] = w.right[lastR], o.w
+				break
+			}
+		}
+		d.rl--
+		out := w.scratch[flip][:0]
+		if p.multiway {
+			out = w.filterMulti(doms, o.v, o.w, out)
+		} else {
+			w.splitLeft(doms, p.adj0[int(o.v)*p.n0:int(o.v)*p.n0+p.n0])
+			out = w.filterSimple(doms, p.adj1[int(o.w)*p.n1:int(o.w)*p.n1+p.n1], out)
+		}
+		w.scratch[flip] = out
+		doms = out
+		flip ^= 1
+		w.cur = append(w.cur, pair{o.v, o.w})
+	}
+	w.doms[0] = append(w.doms[0][:0], doms...)
+	return w.doms[0]
+}
+
+// findLeft returns the index of the bidomain whose left set holds v.
+func (w *worker[C]) findLeft(doms []bidomain, v int32) int {
+	for i := range doms {
+		d := &doms[i]
+		for _, x := range w.left[d.l : d.l+d.ll] {
+			if x == v {
+				return i
+			}
+		}
+	}
+	panic("mcs: rebuilding a node: vertex not in any bidomain") // a broken path is a bug
+}

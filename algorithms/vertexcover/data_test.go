@@ -1,0 +1,128 @@
+package vertexcover
+
+import (
+	"context"
+	"encoding/csv"
+	"os"
+	"path/filepath"
+	"strconv"
+	"testing"
+	"time"
+
+	"github.com/arbor-gpu/arbor/core"
+	"github.com/arbor-gpu/arbor/internal/dataset"
+)
+
+// The data tests reach the known optimum on the instance sets. By
+// default a spread sample runs (under a minute on two loaded cores);
+// ARBOR_LONG=1 runs every instance of every set.
+
+func long() bool { return os.Getenv("ARBOR_LONG") != "" }
+
+type instance struct {
+	path string
+	opt  int
+}
+
+func readOptima(t *testing.T, dir, csvName, fileCol, optCol, ext string, keep func(row map[string]string) bool) []instance {
+	t.Helper()
+	f, err := os.Open(filepath.Join(dir, csvName))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	rows, err := csv.NewReader(f).ReadAll()
+	if err != nil {
+		t.Fatalf("%s: %v", csvName, err)
+	}
+	var out []instance
+	for _, r := range rows[1:] {
+		row := map[string]string{}
+		for i, h := range rows[0] {
+			row[h] = r[i]
+		}
+		if keep != nil && !keep(row) {
+			continue
+		}
+		opt, err := strconv.Atoi(row[optCol])
+		if err != nil {
+			t.Fatalf("%s: bad optimum %q", csvName, row[optCol])
+		}
+		out = append(out, instance{filepath.Join(dir, row[fileCol]+ext), opt})
+	}
+	return out
+}
+
+// solveInstance reads path, solves it and checks the cover and optimum.
+func solveInstance(t *testing.T, in instance, timeout time.Duration) {
+	t.Helper()
+	g, err := core.ReadGraph(in.path, core.ReadOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), timeout)
+	defer cancel()
+	res, err := Solve(ctx, g, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := Verify(g, res.Cover); err != nil {
+		t.Fatalf("%s: %v", filepath.Base(in.path), err)
+	}
+	t.Logf("%s: n=%d m=%d cover %d (optimum %d) proven %v, lower bound %d, kernel %d, %d nodes, %v",
+		filepath.Base(in.path), g.N, g.Edges(), len(res.Cover), in.opt, res.Proven, res.LowerBound, res.Kernel, res.Nodes, res.Elapsed.Round(time.Millisecond))
+	if len(res.Cover) < in.opt {
+		t.Fatalf("%s: cover %d below the known optimum %d", filepath.Base(in.path), len(res.Cover), in.opt)
+	}
+	if !res.Proven || len(res.Cover) != in.opt {
+		t.Fatalf("%s: cover %d proven %v within %v; the optimum is %d", filepath.Base(in.path), len(res.Cover), res.Proven, timeout, in.opt)
+	}
+}
+
+func sample(all []instance, names ...string) []instance {
+	if long() {
+		return all
+	}
+	var out []instance
+	for _, in := range all {
+		for _, n := range names {
+			if filepath.Base(in.path) == n {
+				out = append(out, in)
+			}
+		}
+	}
+	return out
+}
+
+func TestYamout(t *testing.T) {
+	dir := dataset.Require(t, "vc/yamout2022")
+	all := readOptima(t, dir, "optima.csv", "file", "min_vc", "", nil)
+	for _, in := range sample(all, "cop_hat300_1.txt", "cop_hat300-2.txt", "Power-Grid.txt", "formated_maayan-figeys.txt", "formated_maayan-vidal.txt") {
+		t.Run(filepath.Base(in.path), func(t *testing.T) { solveInstance(t, in, 10*time.Minute) })
+	}
+}
+
+func TestPACE(t *testing.T) {
+	dir := dataset.Require(t, "vc/pace2019")
+	all := readOptima(t, dir, "optima.csv", "instance", "min_vc", ".gr", func(r map[string]string) bool {
+		n, _ := strconv.Atoi(r["n"])
+		return n <= 450
+	})
+	if len(all) != 28 {
+		t.Fatalf("%d PACE instances with ≤ 450 vertices, want 28", len(all))
+	}
+	for _, in := range sample(all, "vc-exact_005.gr", "vc-exact_019.gr", "vc-exact_035.gr", "vc-exact_111.gr") {
+		t.Run(filepath.Base(in.path), func(t *testing.T) { solveInstance(t, in, 30*time.Minute) })
+	}
+}
+
+func TestBHOSLIB(t *testing.T) {
+	dir := dataset.Require(t, "vc/bhoslib")
+	var all []instance
+	for i := 1; i <= 5; i++ {
+		all = append(all, instance{filepath.Join(dir, "frb30-15-"+strconv.Itoa(i)+".mis"), 420})
+	}
+	for _, in := range sample(all, "frb30-15-1.mis", "frb30-15-3.mis", "frb30-15-5.mis") {
+		t.Run(filepath.Base(in.path), func(t *testing.T) { solveInstance(t, in, 10*time.Minute) })
+	}
+}

@@ -1,0 +1,98 @@
+package vertexcover
+
+import (
+	"math/bits"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/arbor-gpu/arbor/core"
+)
+
+// gnp makes a G(n,p) graph from a seeded generator.
+func gnp(t testing.TB, n int, p float64, seed uint64) *core.Graph {
+	t.Helper()
+	r := rand.New(rand.NewPCG(seed, 7))
+	b := core.NewBuilder(n, false)
+	for u := 0; u < n; u++ {
+		for v := u + 1; v < n; v++ {
+			if r.Float64() < p {
+				b.AddEdge(u, v)
+			}
+		}
+	}
+	return build(t, b)
+}
+
+// fromEdges builds a graph from an edge list.
+func fromEdges(t testing.TB, n int, edges [][2]int) *core.Graph {
+	t.Helper()
+	b := core.NewBuilder(n, false)
+	for _, e := range edges {
+		b.AddEdge(e[0], e[1])
+	}
+	return build(t, b)
+}
+
+func build(t testing.TB, b *core.Builder) *core.Graph {
+	g, err := b.Build()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return g
+}
+
+// bruteMin is the minimum cover size by enumerating every vertex subset
+// (n ≤ 24): S is a cover when every vertex outside it has all its
+// neighbours inside.
+func bruteMin(g *core.Graph) int {
+	n := g.N
+	adj := make([]uint32, n)
+	for v := 0; v < n; v++ {
+		for _, u := range g.Neighbors(v) {
+			adj[v] |= 1 << uint(u)
+		}
+	}
+	best := n
+	for s := uint32(0); s < 1<<uint(n); s++ {
+		c := bits.OnesCount32(s)
+		if c >= best {
+			continue
+		}
+		ok := true
+		for v := 0; v < n && ok; v++ {
+			if s&(1<<uint(v)) == 0 && adj[v]&^s != 0 {
+				ok = false
+			}
+		}
+		if ok {
+			best = c
+		}
+	}
+	return best
+}
+
+// isCoverOfState checks that in covers every live edge of s.
+func liveEdgesCovered(s *state, in []bool) bool {
+	for v := 0; v < s.n; v++ {
+		if !s.alive[v] {
+			continue
+		}
+		for _, u := range s.adj[v] {
+			if s.alive[u] && !in[v] && !in[u] {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// liveSet returns v's live neighbours as a set.
+func liveSet(s *state, v int32) map[int32]bool {
+	m := map[int32]bool{}
+	for _, u := range s.adj[v] {
+		if s.alive[u] {
+			m[u] = true
+		}
+	}
+	return m
+}

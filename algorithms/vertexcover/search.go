@@ -1,0 +1,456 @@
+package vertexcover
+
+import (
+	"slices"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/arbor-gpu/arbor/core"
+)
+
+// shared is what every engine of one Solve call shares: the stop flag
+// (timeout, Ctrl-C) and the node counter.
+type shared struct {
+	stop  atomic.Bool
+	nodes atomic.Int64
+	start time.Time
+}
+
+// engine solves one graph: the input, or a connected component split off
+// inside the search (parent set). Its workers share the tree through a
+// task pool and one incumbent.
+type engine struct {
+	g       *core.Graph
+	sh      *shared
+	parent  *engine
+	threads int
+	ls      time.Duration
+	seed    uint64
+	param   bool // parameterized: stop at the first cover under ub
+
+	best   atomic.Int64 // incumbent size: only covers smaller than it are wanted
+	halt   atomic.Bool  // this engine is done (target reached)
+	target int          // a cover of this size ends the search
+	rootLB int
+	kernel int
+
+	mu    sync.Mutex
+	cover []int32 // best cover found, input ids; nil when none
+
+	// task pool
+	poolMu sync.Mutex
+	cond   *sync.Cond
+	tasks  []task
+	idle   int
+	hungry atomic.Int32
+	done   bool
+}
+
+// task is a subtree: the ops leading from the root kernel to it.
+type task struct {
+	ops   []op
+	depth int
+}
+
+func newEngine(g *core.Graph, sh *shared, parent *engine, ub, threads int, ls time.Duration, seed uint64) *engine {
+	e := &engine{g: g, sh: sh, parent: parent, threads: threads, ls: ls, seed: seed}
+	e.best.Store(int64(ub))
+	e.cond = sync.NewCond(&e.poolMu)
+	return e
+}
+
+func (e *engine) stopped() bool {
+	for x := e; x != nil; x = x.parent {
+		if x.halt.Load() {
+			return true
+		}
+	}
+	return e.sh.stop.Load()
+}
+
+func (e *engine) progress() Progress {
+	p := Progress{Best: -1, LowerBound: e.rootLB, Nodes: e.sh.nodes.Load(), Elapsed: time.Since(e.sh.start)}
+	e.mu.Lock()
+	if e.cover != nil {
+		p.Best = len(e.cover)
+	}
+	e.mu.Unlock()
+	return p
+}
+
+// offer records the current leaf's cover (s.m == 0) if it beats the
+// incumbent.
+func (e *engine) offer(s *state) {
+	size := s.cover
+	if int64(size) >= e.best.Load() {
+		return
+	}
+	in := make([]bool, s.n)
+	resolve(s.ops, in)
+	e.offerSet(in, size)
+}
+
+func (e *engine) offerSet(in []bool, size int) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if int64(size) >= e.best.Load() {
+		return
+	}
+	cover := make([]int32, 0, size)
+	for v, c := range in {
+		if c {
+			cover = append(cover, int32(v))
+		}
+	}
+	e.cover = cover
+	e.best.Store(int64(len(cover)))
+	if len(cover) <= e.target {
+		e.halt.Store(true)
+	}
+}
+
+// run solves e.g: root reductions, bounds, local search, then the shared
+// search. It returns the best cover (nil if none under the initial bound)
+// and whether the search finished (so the result is proven).
+func (e *engine) run(top bool) ([]int32, bool) {
+	s := newState(e.g)
+	s.queueAll()
+	budget := func() int { return int(e.best.Load()) - 1 - s.cover }
+	if !s.reduce(budget) {
+		return nil, !e.sh.stop.Load()
+	}
+	lb := 0
+	for round := 0; round < 8 && s.m > 0; round++ {
+		before := s.cover
+		changed, twiceLP := s.ntReduce()
+		lb = max(lb, before+(twiceLP+1)/2)
+		if !changed {
+			break
+		}
+		if !s.reduce(budget) {
+			return nil, !e.sh.stop.Load()
+		}
+	}
+	e.kernel = s.nAlive
+	if s.m == 0 {
+		e.offer(s)
+		e.rootLB = s.cover
+		return e.cover, true
+	}
+	lb = max(lb, s.cover+s.rootLowerBound())
+	e.rootLB = lb
+	e.target = lb
+	if e.param {
+		e.target = max(lb, int(e.best.Load())-1)
+	}
+	if int64(lb) >= e.best.Load() {
+		return nil, true
+	}
+	root := len(s.ops)
+	rootOps := slices.Clone(s.ops)
+	lsDone := make(chan struct{})
+	var lsStop atomic.Bool
+	if e.ls > 0 {
+		// The local search runs alone for e.ls, then goes on beside the
+		// exact search (up to lsBackground·e.ls) while a gap remains.
+		kg, ids := s.extract(nil)
+		base, n := s.cover, s.n
+		improved := make(chan struct{}, 1)
+		first := time.Now().Add(e.ls)
+		go func() {
+			defer close(lsDone)
+			localSearch(kg, e.target-base, time.Now().Add(lsBackground*e.ls), 2*e.ls, e.seed+0x9e3779b97f4a7c15, &lsStop,
+				func(c []bool, size int) {
+					if int64(base+size) >= e.best.Load() {
+						return
+					}
+					in := make([]bool, n)
+					for i, x := range c {
+						if x {
+							in[ids[i]] = true
+						}
+					}
+					resolve(rootOps, in)
+					e.offerSet(in, base+size)
+					if e.halt.Load() {
+						select {
+						case improved <- struct{}{}:
+						default:
+						}
+					}
+				})
+		}()
+		select {
+		case <-time.After(time.Until(first)):
+		case <-improved:
+		case <-lsDone:
+		}
+	} else {
+		close(lsDone)
+	}
+	defer func() {
+		lsStop.Store(true)
+		<-lsDone
+	}()
+	if e.halt.Load() || e.stopped() {
+		return e.cover, !e.sh.stop.Load()
+	}
+	e.tasks = append(e.tasks, task{ops: nil, depth: 0})
+	threads := e.threads
+	var wg sync.WaitGroup
+	for t := 0; t < threads; t++ {
+		ws := s
+		if t > 0 {
+			ws = newState(e.g)
+			for _, o := range rootOps {
+				ws.apply(o)
+			}
+			ws.clearQueue()
+		}
+		w := &worker{e: e, s: ws, root: root, top: top}
+		w.budget = func() int { return int(e.best.Load()) - 1 - w.s.cover }
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			w.loop()
+		}()
+	}
+	wg.Wait()
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return e.cover, !e.sh.stop.Load() && (e.parent == nil || !e.parent.stopped())
+}
+
+type worker struct {
+	e      *engine
+	s      *state
+	root   int // len(ops) of the root kernel
+	top    bool
+	budget func() int
+	nodes  int64
+	buf    []int32
+}
+
+func (w *worker) loop() {
+	e := w.e
+	for {
+		t, ok := e.take()
+		if !ok {
+			break
+		}
+		w.s.undoTo(w.root)
+		for _, o := range t.ops {
+			w.s.apply(o)
+		}
+		if t.depth == 0 {
+			w.s.queueAll()
+		}
+		w.search(t.depth)
+	}
+	e.sh.nodes.Add(w.nodes & 1023)
+}
+
+// take blocks for a task; false once the pool is empty and every worker
+// idle, or the search stopped.
+func (e *engine) take() (task, bool) {
+	e.poolMu.Lock()
+	defer e.poolMu.Unlock()
+	for {
+		if e.done {
+			return task{}, false
+		}
+		if e.stopped() {
+			e.done = true
+			e.cond.Broadcast()
+			return task{}, false
+		}
+		if n := len(e.tasks); n > 0 {
+			t := e.tasks[n-1]
+			e.tasks = e.tasks[:n-1]
+			return t, true
+		}
+		e.idle++
+		e.hungry.Add(1)
+		if e.idle == e.threads {
+			e.done = true
+			e.cond.Broadcast()
+			return task{}, false
+		}
+		e.cond.Wait()
+		e.idle--
+		e.hungry.Add(-1)
+	}
+}
+
+func (e *engine) give(t task) {
+	e.poolMu.Lock()
+	e.tasks = append(e.tasks, t)
+	e.poolMu.Unlock()
+	e.cond.Signal()
+}
+
+// lsBackground is how many times its initial budget the local search may
+// go on beside the exact search.
+const lsBackground = 20
+
+// maxDonateDepth keeps donated subtrees large enough to be worth the replay.
+const maxDonateDepth = 48
+
+func (w *worker) search(depth int) {
+	e, s := w.e, w.s
+	w.nodes++
+	if w.nodes&1023 == 0 {
+		e.sh.nodes.Add(1024)
+		if e.stopped() {
+			return
+		}
+	}
+	if !s.reduce(w.budget) {
+		return
+	}
+	if s.m == 0 {
+		e.offer(s)
+		return
+	}
+	if int64(s.cover+s.lowerBound()) >= e.best.Load() {
+		return
+	}
+	if w.split(depth) {
+		return
+	}
+	v := s.maxDegree()
+	mark := len(s.ops)
+	// Child 2 takes N(v); when another worker is idle it gets it.
+	w.buf = s.liveNeighbors(v, w.buf[:0])
+	nb := slices.Clone(w.buf)
+	if e.threads > 1 && depth < maxDonateDepth && e.hungry.Load() > 0 {
+		if len(nb) <= w.budget() {
+			for _, u := range nb {
+				s.take(u)
+			}
+			e.give(task{ops: slices.Clone(s.ops[w.root:]), depth: depth + 1})
+			s.undoTo(mark)
+		}
+		nb = nil
+	}
+	s.take(v)
+	w.search(depth + 1)
+	s.undoTo(mark)
+	if nb == nil || e.stopped() || len(nb) > w.budget() {
+		return
+	}
+	for _, u := range nb {
+		s.take(u)
+	}
+	w.search(depth + 1)
+	s.undoTo(mark)
+}
+
+// split solves the live graph component by component when it is
+// disconnected, and reports whether it did.
+func (w *worker) split(depth int) bool {
+	s, e := w.s, w.e
+	// Is the live graph connected? One BFS from the first live vertex.
+	s.stamp++
+	st := s.stamp
+	first := int32(-1)
+	for v := 0; v < s.n; v++ {
+		if s.alive[v] {
+			first = int32(v)
+			break
+		}
+	}
+	queue := append(w.buf[:0], first)
+	s.mark[first] = st
+	for h := 0; h < len(queue); h++ {
+		for _, u := range s.adj[queue[h]] {
+			if s.alive[u] && s.mark[u] != st {
+				s.mark[u] = st
+				queue = append(queue, u)
+			}
+		}
+	}
+	w.buf = queue[:0]
+	if len(queue) == s.nAlive {
+		return false
+	}
+	// Disconnected: collect every component.
+	id := make([]int32, s.n)
+	var sizes []int
+	for v := 0; v < s.n; v++ {
+		if !s.alive[v] || id[v] != 0 {
+			continue
+		}
+		c := int32(len(sizes) + 1)
+		q := []int32{int32(v)}
+		id[v] = c
+		for h := 0; h < len(q); h++ {
+			for _, u := range s.adj[q[h]] {
+				if s.alive[u] && id[u] == 0 {
+					id[u] = c
+					q = append(q, u)
+				}
+			}
+		}
+		sizes = append(sizes, len(q))
+	}
+	type part struct {
+		g   *core.Graph
+		ids []int32
+		lb  int
+	}
+	parts := make([]part, len(sizes))
+	sum := 0
+	for i := range sizes {
+		c := int32(i + 1)
+		g, ids := s.extract(func(v int32) bool { return id[v] == c })
+		ps := newState(g)
+		ps.degreeOrder()
+		lb := ps.lowerBound()
+		parts[i] = part{g, ids, lb}
+		sum += lb
+	}
+	if int64(s.cover+sum) >= e.best.Load() {
+		return true
+	}
+	slices.SortStableFunc(parts, func(a, b part) int { return a.g.N - b.g.N })
+	mark := len(s.ops)
+	rest := sum
+	for _, p := range parts {
+		rest -= p.lb
+		ub := int(e.best.Load()) - s.cover - rest // covers of this part must be < ub
+		if ub <= p.lb {
+			s.undoTo(mark)
+			return true
+		}
+		threads, ls := 1, time.Duration(0)
+		if w.top && depth == 0 {
+			threads, ls = e.threads, e.ls
+		}
+		sub := newEngine(p.g, e.sh, e, ub, threads, ls, e.seed)
+		cover, _ := sub.run(w.top && depth == 0)
+		if cover == nil || e.stopped() {
+			s.undoTo(mark)
+			return true
+		}
+		in := make([]bool, p.g.N)
+		for _, x := range cover {
+			in[x] = true
+		}
+		for i, x := range in {
+			if x {
+				s.take(p.ids[i])
+			}
+		}
+		for i, x := range in {
+			if !x {
+				s.drop(p.ids[i])
+			}
+		}
+	}
+	s.clearQueue()
+	e.offer(s)
+	s.undoTo(mark)
+	return true
+}

@@ -1,0 +1,183 @@
+// Package vertexcover finds minimum vertex covers, and covers within a size
+// bound, by branch and reduce on the CPU: reductions to a fixed point at
+// every node (degree 0/1/2 with folding, domination, high degree, and a
+// Nemhauser–Trotter LP reduction at the root), clique cover and matching
+// lower bounds, a local-search incumbent, components solved separately,
+// and all cores sharing the search tree. It is the reference the device
+// engine is checked against.
+package vertexcover
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"io"
+	"runtime"
+	"slices"
+	"time"
+
+	"github.com/arbor-gpu/arbor/core"
+)
+
+// Options control Solve. The zero value finds a minimum cover on all cores.
+type Options struct {
+	// Parameterized asks for a cover of at most K vertices, or a proof
+	// that none exists, instead of a minimum cover.
+	Parameterized bool
+	K             int
+	// Threads is the number of workers; ≤ 0 means GOMAXPROCS.
+	Threads int
+	// LocalSearch bounds the time spent improving the initial cover of the
+	// root kernel; 0 means DefaultLocalSearch, negative disables it.
+	LocalSearch time.Duration
+	// Progress, if set, is called about every ProgressEvery (default
+	// 200 ms) from another goroutine while the search runs.
+	Progress      func(Progress)
+	ProgressEvery time.Duration
+	// Seed varies the local search; the exact search is deterministic with
+	// one thread.
+	Seed uint64
+}
+
+// DefaultLocalSearch is the default local search budget.
+const DefaultLocalSearch = 300 * time.Millisecond
+
+// Progress is a snapshot of a running search.
+type Progress struct {
+	Best       int // size of the best cover found; -1 when none yet
+	LowerBound int // proven lower bound on the minimum cover
+	Nodes      int64
+	Elapsed    time.Duration
+}
+
+// Result is the outcome of Solve.
+type Result struct {
+	// Cover is the best cover found (0-based vertices, ascending); nil when
+	// none was found (parameterized mode: none of size ≤ K).
+	Cover []int
+	// Proven: the cover is minimum (minimum mode), or in parameterized mode
+	// either a cover of size ≤ K was found or none exists (Cover == nil).
+	Proven bool
+	// LowerBound is the root lower bound (the larger of the LP, clique
+	// cover and matching bounds after the root reductions).
+	LowerBound int
+	// Kernel is the number of vertices left after the root reductions.
+	Kernel int
+	Nodes  int64
+	// Elapsed is the wall time of Solve.
+	Elapsed time.Duration
+}
+
+// Size is the cover's size, or -1 when there is none.
+func (r Result) Size() int {
+	if r.Cover == nil {
+		return -1
+	}
+	return len(r.Cover)
+}
+
+// Solve finds a minimum vertex cover of g, or with opts.K ≥ 0 a cover of
+// size ≤ K. Cancelling ctx stops the search: the best cover found so far
+// is returned, marked unproven. The graph must be undirected.
+func Solve(ctx context.Context, g *core.Graph, opts Options) (Result, error) {
+	start := time.Now()
+	if g.Directed {
+		return Result{}, fmt.Errorf("vertex cover: %s is directed", g.Name)
+	}
+	for v := 0; v < g.N; v++ {
+		if slices.Contains(g.Neighbors(v), int32(v)) {
+			return Result{}, fmt.Errorf("vertex cover: %s has a self-loop at vertex %d", g.Name, v+1)
+		}
+	}
+	threads := opts.Threads
+	if threads <= 0 {
+		threads = runtime.GOMAXPROCS(0)
+	}
+	ls := opts.LocalSearch
+	if ls == 0 {
+		ls = DefaultLocalSearch
+	}
+	sh := &shared{start: start}
+	if ctx.Done() != nil {
+		stopWatch := context.AfterFunc(ctx, func() { sh.stop.Store(true) })
+		defer stopWatch()
+	}
+	if opts.Parameterized && opts.K < 0 {
+		return Result{}, fmt.Errorf("vertex cover: negative bound k=%d", opts.K)
+	}
+	ub := g.N + 1 // any cover beats it: all vertices do
+	if opts.Parameterized && opts.K < g.N {
+		ub = opts.K + 1
+	}
+	e := newEngine(g, sh, nil, ub, threads, ls, opts.Seed)
+	e.param = opts.Parameterized
+	if opts.Progress != nil {
+		every := opts.ProgressEvery
+		if every <= 0 {
+			every = 200 * time.Millisecond
+		}
+		done := make(chan struct{})
+		defer close(done)
+		go func() {
+			t := time.NewTicker(every)
+			defer t.Stop()
+			for {
+				select {
+				case <-done:
+					return
+				case <-t.C:
+					opts.Progress(e.progress())
+				}
+			}
+		}()
+	}
+	cover, proven := e.run(true)
+	res := Result{Proven: proven, LowerBound: e.rootLB, Kernel: e.kernel, Nodes: sh.nodes.Load(), Elapsed: time.Since(start)}
+	if cover != nil {
+		res.Cover = make([]int, len(cover))
+		for i, v := range cover {
+			res.Cover[i] = int(v)
+		}
+		if err := Verify(g, res.Cover); err != nil {
+			return res, fmt.Errorf("vertex cover: internal error, the cover found is wrong: %w", err)
+		}
+	}
+	if opts.Parameterized && res.Cover != nil && len(res.Cover) > opts.K {
+		return res, fmt.Errorf("vertex cover: internal error, cover of %d above k=%d", len(res.Cover), opts.K)
+	}
+	return res, nil
+}
+
+// Verify checks independently that cover is a vertex cover of g: vertices
+// in range, no repeats, every edge with an endpoint in it.
+func Verify(g *core.Graph, cover []int) error {
+	in := make([]bool, g.N)
+	for _, v := range cover {
+		if v < 0 || v >= g.N {
+			return fmt.Errorf("cover vertex %d is outside [0,%d)", v, g.N)
+		}
+		if in[v] {
+			return fmt.Errorf("cover vertex %d is listed twice", v)
+		}
+		in[v] = true
+	}
+	for u := 0; u < g.N; u++ {
+		for _, v := range g.Neighbors(u) {
+			if !in[u] && !in[v] {
+				return fmt.Errorf("edge {%d,%d} is not covered", u, v)
+			}
+		}
+	}
+	return nil
+}
+
+// WriteSolution writes cover in the PACE 2019 solution format: "s vc n k"
+// then one vertex per line, 1-based.
+func WriteSolution(w io.Writer, n int, cover []int) error {
+	bw := bufio.NewWriter(w)
+	fmt.Fprintf(bw, "s vc %d %d\n", n, len(cover))
+	for _, v := range cover {
+		fmt.Fprintf(bw, "%d\n", v+1)
+	}
+	return bw.Flush()
+}

@@ -1,0 +1,77 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"strings"
+	"testing"
+)
+
+func runCLI(t *testing.T, args ...string) (int, string, string) {
+	t.Helper()
+	var out, errb bytes.Buffer
+	code := run(context.Background(), args, &out, &errb)
+	return code, out.String(), errb.String()
+}
+
+func TestExitCodes(t *testing.T) {
+	cases := []struct {
+		args []string
+		code int
+	}{
+		{nil, 2},
+		{[]string{"nonsense"}, 2},
+		{[]string{"version"}, 0},
+		{[]string{"version", "extra"}, 2},
+		{[]string{"help"}, 0},
+		{[]string{"devices", "--no-such-flag"}, 2},
+		{[]string{"devices", "-h"}, 0},
+		{[]string{"demo", "--backend", "no-such-backend"}, 1},
+	}
+	for _, tc := range cases {
+		if code, _, stderr := runCLI(t, tc.args...); code != tc.code {
+			t.Errorf("arbor %v: exit %d, want %d (stderr: %s)", tc.args, code, tc.code, stderr)
+		}
+	}
+}
+
+func TestDevicesJSONListsCPU(t *testing.T) {
+	code, out, stderr := runCLI(t, "devices", "--json")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	var report []struct {
+		Backend string `json:"backend"`
+		Devices []struct {
+			Name string `json:"name"`
+			Type string `json:"type"`
+		} `json:"devices"`
+		Reason string `json:"reason"`
+	}
+	if err := json.Unmarshal([]byte(out), &report); err != nil {
+		t.Fatalf("not JSON: %v\n%s", err, out)
+	}
+	found := false
+	for _, r := range report {
+		if r.Backend == "cpu" && len(r.Devices) == 1 && r.Devices[0].Type == "cpu" {
+			found = true
+		}
+		if len(r.Devices) == 0 && r.Reason == "" {
+			t.Errorf("backend %s has no devices and no reason", r.Backend)
+		}
+	}
+	if !found {
+		t.Fatalf("no cpu device in %s", out)
+	}
+}
+
+func TestDemoSaysWhichBackend(t *testing.T) {
+	code, out, stderr := runCLI(t, "demo", "--backend", "cpu")
+	if code != 0 {
+		t.Fatalf("exit %d: %s\n%s", code, stderr, out)
+	}
+	if !strings.Contains(out, "cpu:0") || !strings.Contains(out, "vector add") {
+		t.Fatalf("demo output does not name the backend or the steps:\n%s", out)
+	}
+}

@@ -1,0 +1,182 @@
+package main
+
+import (
+	"bufio"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/arbor-gpu/arbor/algorithms/matching"
+	"github.com/arbor-gpu/arbor/core"
+)
+
+const matchSynopsis = "GRAPH [-o OUT] [--strong-only] [--threads N] [--engine spec|fast] [--tie index|hashed] [--format F] [--verify] [--json] [--backend B --device D]"
+
+func runMatch(e *env) error {
+	fs := newFlags(e, "match", matchSynopsis)
+	var df deviceFlags
+	df.register(fs)
+	outPath := fs.String("o", "", "write the result to this file instead of stdout")
+	strongOnly := fs.Bool("strong-only", false, "print each vertex's strongest neighbour (the first pass only), not a matching")
+	threads := fs.Int("threads", 0, "total work-items per launch; every kernel is a grid-stride loop, so any value gives the same result (the fast engine's tile kernels round it up to whole work-groups of up to 256); 0: the default")
+	engine := fs.String("engine", string(matching.EngineFast), "spec (the CS314 kernels, stride by stride) or fast")
+	tie := fs.String("tie", "index", "tie-break on equal weights: index (smallest neighbour; reproduces the CS314 reference outputs) or hashed (a hash of the endpoint pair: fewer passes on uniform weights, a different matching)")
+	format := fs.String("format", "", "input format (default: detected)")
+	verify := fs.Bool("verify", false, "check the result with the independent checker (and, for a matching, against sequential greedy)")
+	asJSON := fs.Bool("json", false, "print the summary as JSON on stdout (the vertex list goes to -o, or is included when -o is absent)")
+	pos, err := parse(fs, e.args)
+	if err != nil {
+		return err
+	}
+	if len(pos) != 1 {
+		return usagef("match takes one GRAPH argument (usage: arbor match %s)", matchSynopsis)
+	}
+	if *threads < 0 {
+		return usagef("--threads must be ≥ 0, got %d", *threads)
+	}
+	opt := matching.Options{Engine: matching.Engine(*engine), Threads: *threads, StrongOnly: *strongOnly, Ctx: e.ctx}
+	if opt.Engine != matching.EngineFast && opt.Engine != matching.EngineSpec {
+		return usagef("--engine must be spec or fast, got %q", *engine)
+	}
+	switch *tie {
+	case "index":
+	case "hashed":
+		opt.Tie = matching.TieHashed
+	default:
+		return usagef("--tie must be index or hashed, got %q", *tie)
+	}
+
+	t0 := time.Now()
+	g, err := core.ReadGraph(pos[0], core.ReadOptions{Format: *format})
+	if err != nil {
+		return err
+	}
+	readTime := time.Since(t0)
+	dev, choice, err := df.open(e, *asJSON)
+	if err != nil {
+		return err
+	}
+	defer dev.Close()
+	t1 := time.Now()
+	in, err := matching.Prepare(g, opt.Tie)
+	if err != nil {
+		return err
+	}
+	prepTime := time.Since(t1)
+	res, err := matching.Run(dev, in, opt)
+	if err != nil {
+		return err
+	}
+	total := time.Since(t1)
+	verified := ""
+	if *verify {
+		if opt.StrongOnly {
+			if err := verifyStrong(g, in, res.Mate); err != nil {
+				return fmt.Errorf("verify: %w", err)
+			}
+		} else {
+			if err := res.Mate.Verify(g); err != nil {
+				return fmt.Errorf("verify: not a matching: %w", err)
+			}
+			if u, v, ok := res.Mate.Maximal(g); !ok {
+				return fmt.Errorf("verify: not maximal: edge {%d,%d} has both ends free", u, v)
+			}
+			want := matching.Greedy(g, opt.Tie)
+			for v := range want {
+				if want[v] != res.Mate[v] {
+					return fmt.Errorf("verify: vertex %d matched to %d, sequential greedy says %d", v, res.Mate[v], want[v])
+				}
+			}
+		}
+		verified = "ok"
+	}
+
+	var w io.Writer = e.stdout
+	if *outPath != "" {
+		f, err := os.Create(*outPath)
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		w = f
+	}
+	if !*asJSON || *outPath != "" {
+		bw := bufio.NewWriterSize(w, 1<<16)
+		for _, p := range res.Mate {
+			fmt.Fprintln(bw, p)
+		}
+		if err := bw.Flush(); err != nil {
+			return fmt.Errorf("write result: %w", err)
+		}
+	}
+	if *asJSON {
+		out := struct {
+			Graph     string           `json:"graph"`
+			Format    string           `json:"format"`
+			Result    *matching.Result `json:"result"`
+			Mate      []int32          `json:"mate,omitempty"`
+			ReadNS    time.Duration    `json:"read_ns"`
+			PrepareNS time.Duration    `json:"prepare_ns"`
+			TotalNS   time.Duration    `json:"total_ns"`
+			Chosen    string           `json:"chosen"`
+			Verified  string           `json:"verified,omitempty"`
+		}{g.Name, g.Format, res, nil, readTime, prepTime, total, choice.Why, verified}
+		if *outPath == "" {
+			out.Mate = res.Mate
+		}
+		enc := json.NewEncoder(e.stdout)
+		enc.SetIndent("", "  ")
+		return enc.Encode(out)
+	}
+	fmt.Fprintln(e.stderr, matchSummary(g, res, readTime, prepTime, total, verified))
+	return nil
+}
+
+// matchSummary is the human summary on stderr.
+func matchSummary(g *core.Graph, res *matching.Result, read, prep, total time.Duration, verified string) string {
+	var sb strings.Builder
+	what := fmt.Sprintf("%d pairs, weight %.6g", res.Pairs, res.Weight)
+	if res.StrongOnly {
+		what = "strongest neighbours"
+	}
+	fmt.Fprintf(&sb, "match: %s: %d vertices, %d edges; %s in %d passes (engine %s, tie %s) on %s",
+		g.Name, res.Vertices, res.Edges, what, res.Passes, res.Engine, res.Tie, res.Device)
+	if verified != "" {
+		sb.WriteString("; verified")
+	}
+	fmt.Fprintf(&sb, "\n  time: read %v, prepare %v", read.Round(time.Microsecond), prep.Round(time.Microsecond))
+	for _, p := range res.Phases {
+		fmt.Fprintf(&sb, ", %s %v", p.Name, p.Time.Round(time.Microsecond))
+	}
+	fmt.Fprintf(&sb, "; device loop %v (%s arcs), total %v", res.Loop.Round(time.Microsecond),
+		rate(res.ArcsProcessed, res.Loop), total.Round(time.Microsecond))
+	return sb.String()
+}
+
+// verifyStrong checks --strong-only output directly against the graph:
+// each vertex's entry is its heaviest neighbour under the tie rule.
+func verifyStrong(g *core.Graph, in *matching.Input, strong matching.Matching) error {
+	if len(strong) != g.N {
+		return fmt.Errorf("%d entries for %d vertices", len(strong), g.N)
+	}
+	want := make([]int32, g.N)
+	rank := make([]int32, g.N)
+	for v := range want {
+		want[v] = -1
+	}
+	for i, u := range in.Src {
+		d, r := in.Dst[i], in.Rank[i]
+		if want[u] == -1 || r > rank[u] || (r == rank[u] && d < want[u]) {
+			want[u], rank[u] = d, r
+		}
+	}
+	for v := range want {
+		if strong[v] != want[v] {
+			return fmt.Errorf("vertex %d: strongest neighbour %d, want %d", v, strong[v], want[v])
+		}
+	}
+	return nil
+}

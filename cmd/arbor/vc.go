@@ -1,0 +1,146 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"time"
+
+	"github.com/arbor-gpu/arbor/algorithms/vertexcover"
+	"github.com/arbor-gpu/arbor/core"
+)
+
+// runVC is 'arbor vc': a minimum vertex cover, or with -k a cover of at
+// most K vertices or a proof that none exists.
+func runVC(e *env) error {
+	fs := newFlags(e, "vc", "GRAPH [-k K] [--threads N] [--timeout D] [--complement] [--format F] [--verify] [--json] [-o FILE]")
+	k := fs.Int("k", -1, "parameterized mode: find a cover of at most `K` vertices or prove none exists")
+	threads := fs.Int("threads", 0, "worker threads (default: all cores)")
+	timeout := fs.Duration("timeout", 0, "stop after `D` (e.g. 30s) and report the best cover found, unproven")
+	complement := fs.Bool("complement", false, "solve the complement graph (DIMACS clique files: n − cover = maximum clique)")
+	format := fs.String("format", "", "input format (default: detected); one of "+fmt.Sprint(core.Formats()))
+	verify := fs.Bool("verify", false, "check the cover independently against the input graph")
+	asJSON := fs.Bool("json", false, "print the result as JSON")
+	out := fs.String("o", "", "write the cover to `FILE` in PACE solution format (s vc n k, then 1-based vertices)")
+	ls := fs.Duration("ls", 0, "local search budget for the initial cover (default 300ms; negative: none)")
+	pos, err := parse(fs, e.args)
+	if err != nil {
+		return err
+	}
+	if len(pos) != 1 {
+		return usagef("vc needs exactly one graph file (got %d arguments)", len(pos))
+	}
+	if *threads < 0 {
+		return usagef("--threads must be ≥ 0")
+	}
+	g, err := core.ReadGraph(pos[0], core.ReadOptions{Format: *format})
+	if err != nil {
+		return err
+	}
+	if g.Directed {
+		return fmt.Errorf("%s: vertex cover needs an undirected graph", pos[0])
+	}
+	if *complement {
+		g = vertexcover.Complement(g)
+	}
+	ctx := e.ctx
+	if *timeout > 0 {
+		var cancel func()
+		ctx, cancel = context.WithTimeout(ctx, *timeout)
+		defer cancel()
+	}
+	prog := newProgress(e)
+	opts := vertexcover.Options{Parameterized: *k >= 0, K: *k, Threads: *threads, LocalSearch: *ls}
+	opts.Progress = func(p vertexcover.Progress) {
+		best := "-"
+		if p.Best >= 0 {
+			best = fmt.Sprint(p.Best)
+		}
+		prog.Update(fmt.Sprintf("best %s  lower bound %d  nodes %d  %s", best, p.LowerBound, p.Nodes, rate(p.Nodes, p.Elapsed)))
+	}
+	res, err := vertexcover.Solve(ctx, g, opts)
+	prog.Done()
+	if err != nil {
+		return err
+	}
+	verified := ""
+	if *verify && res.Cover != nil {
+		if err := vertexcover.Verify(g, res.Cover); err != nil {
+			return fmt.Errorf("%s: verification failed: %w", pos[0], err)
+		}
+		verified = "cover verified"
+	}
+	if *out != "" && res.Cover != nil {
+		f, err := os.Create(*out)
+		if err != nil {
+			return err
+		}
+		werr := vertexcover.WriteSolution(f, g.N, res.Cover)
+		if cerr := f.Close(); werr == nil {
+			werr = cerr
+		}
+		if werr != nil {
+			return fmt.Errorf("writing %s: %w", *out, werr)
+		}
+	}
+	if *asJSON {
+		type jsonResult struct {
+			Graph      string  `json:"graph"`
+			N          int     `json:"n"`
+			M          int     `json:"m"`
+			K          *int    `json:"k,omitempty"`
+			Size       int     `json:"size"`
+			Proven     bool    `json:"proven"`
+			Found      bool    `json:"found"`
+			LowerBound int     `json:"lower_bound"`
+			Kernel     int     `json:"kernel"`
+			Nodes      int64   `json:"nodes"`
+			Seconds    float64 `json:"seconds"`
+			Verified   bool    `json:"verified"`
+			Cover      []int   `json:"cover"`
+		}
+		jr := jsonResult{Graph: pos[0], N: g.N, M: g.Edges(), Size: res.Size(), Proven: res.Proven, Found: res.Cover != nil,
+			LowerBound: res.LowerBound, Kernel: res.Kernel, Nodes: res.Nodes, Seconds: res.Elapsed.Seconds(), Verified: verified != "", Cover: oneBased(res.Cover)}
+		if *k >= 0 {
+			jr.K = k
+		}
+		enc := json.NewEncoder(e.stdout)
+		return enc.Encode(jr)
+	}
+	status := "unproven (stopped early)"
+	switch {
+	case res.Proven && *k >= 0 && res.Cover == nil:
+		status = fmt.Sprintf("proven: no cover of size ≤ %d", *k)
+	case res.Proven && *k >= 0:
+		status = fmt.Sprintf("proven: size ≤ %d", *k)
+	case res.Proven:
+		status = "proven minimum"
+	}
+	size := "none"
+	if res.Cover != nil {
+		size = fmt.Sprint(len(res.Cover))
+	}
+	fmt.Fprintf(e.stdout, "%s: n=%d m=%d  cover %s  %s  lower bound %d  kernel %d  nodes %d  %v",
+		pos[0], g.N, g.Edges(), size, status, res.LowerBound, res.Kernel, res.Nodes, res.Elapsed.Round(time.Millisecond))
+	if verified != "" {
+		fmt.Fprintf(e.stdout, "  %s", verified)
+	}
+	fmt.Fprintln(e.stdout)
+	if *k >= 0 && res.Proven && res.Cover == nil {
+		return nil
+	}
+	if res.Cover == nil && !res.Proven {
+		return errors.New("no cover found before the search stopped")
+	}
+	return nil
+}
+
+func oneBased(c []int) []int {
+	out := make([]int, len(c))
+	for i, v := range c {
+		out[i] = v + 1
+	}
+	return out
+}

@@ -1,0 +1,288 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"sort"
+	"strconv"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/arbor-gpu/arbor/backend"
+	"github.com/arbor-gpu/arbor/cpu"
+	"github.com/arbor-gpu/arbor/internal/dataset"
+	"github.com/arbor-gpu/arbor/kernels"
+)
+
+// verifyRow is one line of the verify table: one kernel on one device.
+type verifyRow struct {
+	Kernel  string  `json:"kernel"`
+	Device  string  `json:"device"`
+	Cases   int     `json:"cases"`
+	MaxSize int     `json:"max_size"`
+	Result  string  `json:"result"`           // ok, MISMATCH or ERROR
+	Detail  string  `json:"detail,omitempty"` // the first failing case and why
+	Seconds float64 `json:"seconds"`
+}
+
+// verifyTarget is a device under test.
+type verifyTarget struct {
+	label string
+	dev   *kernels.BuildCache
+	err   error // opening failed
+}
+
+func runVerify(e *env) error {
+	fs := newFlags(e, "verify", "[--backend B] [--device D] [--kernel NAME[,NAME]] [--no-data] [--json]")
+	var df deviceFlags
+	df.register(fs)
+	only := fs.String("kernel", "", "check only these kernels (comma-separated; see 'arbor kernels')")
+	noData := fs.Bool("no-data", false, "skip the checks on real graphs from the shared data directory")
+	asJSON := fs.Bool("json", false, "print the table as JSON")
+	pos, err := parse(fs, e.args)
+	if err != nil {
+		return err
+	}
+	if len(pos) > 0 {
+		return usagef("verify takes no arguments (got %q)", pos[0])
+	}
+	sel := backend.SelectionFromEnv(df.backend, df.device)
+	if sel.Backend != "auto" && !contains(backend.Names(), sel.Backend) {
+		return usagef("unknown backend %q (have auto, %s)", sel.Backend, strings.Join(backend.Names(), ", "))
+	}
+
+	dataDir := ""
+	if !*noData {
+		dataDir = dataset.Dir()
+	}
+	checks := kernels.Checks(dataDir)
+	if *only != "" {
+		want := map[string]bool{}
+		for _, k := range strings.Split(*only, ",") {
+			want[strings.TrimSpace(k)] = true
+		}
+		var keep []kernels.Check
+		found := map[string]bool{}
+		for _, c := range checks {
+			if want[c.Kernel] {
+				keep = append(keep, c)
+				found[c.Kernel] = true
+			}
+		}
+		for k := range found {
+			delete(want, k)
+		}
+		if len(want) > 0 {
+			return usagef("no checks for kernel(s) %s (have %s)", strings.Join(sortedKeys(want), ", "), strings.Join(checkKernels(checks), ", "))
+		}
+		checks = keep
+	}
+
+	targets, err := verifyTargets(sel)
+	if err != nil {
+		return err
+	}
+	defer func() {
+		for _, t := range targets {
+			if t.dev != nil {
+				t.dev.Close()
+			}
+		}
+	}()
+	// The reference is the CPU backend with one worker: the twins run in
+	// order, so the CPU backend's own row (its default worker pool) checks
+	// that the twins do not depend on how groups are scheduled.
+	ref := kernels.CacheBuilds(cpu.New(1))
+	defer ref.Release()
+
+	rows := map[string]*verifyRow{}
+	var order []string
+	row := func(kernel, device string) *verifyRow {
+		key := kernel + "\x00" + device
+		r, ok := rows[key]
+		if !ok {
+			r = &verifyRow{Kernel: kernel, Device: device, Result: "ok"}
+			rows[key] = r
+			order = append(order, key)
+		}
+		return r
+	}
+	fail := func(r *verifyRow, result, detail string) {
+		if r.Result == "ok" {
+			r.Result, r.Detail = result, detail
+		}
+	}
+	progress := isTerminal(e.stderr)
+	for i, c := range checks {
+		if err := e.ctx.Err(); err != nil {
+			if progress {
+				fmt.Fprintln(e.stderr)
+			}
+			return fmt.Errorf("interrupted after %d of %d checks: %w", i, len(checks), err)
+		}
+		if progress {
+			fmt.Fprintf(e.stderr, "\r\033[Kverify %d/%d: %s %s", i+1, len(checks), c.Kernel, c.Case)
+		}
+		want, werr := c.Run(ref)
+		for _, t := range targets {
+			r := row(c.Kernel, t.label)
+			r.Cases++
+			r.MaxSize = max(r.MaxSize, c.Size)
+			switch {
+			case t.err != nil:
+				fail(r, "ERROR", t.err.Error())
+				continue
+			case werr != nil:
+				fail(r, "ERROR", fmt.Sprintf("%s: CPU twin: %v", c.Case, werr))
+				continue
+			}
+			start := time.Now()
+			got, err := c.Run(t.dev)
+			r.Seconds += time.Since(start).Seconds()
+			if err != nil {
+				fail(r, "ERROR", fmt.Sprintf("%s: %v", c.Case, err))
+			} else if err := kernels.Compare(got, want); err != nil {
+				fail(r, "MISMATCH", fmt.Sprintf("%s: %v", c.Case, err))
+			}
+		}
+	}
+	if progress {
+		fmt.Fprint(e.stderr, "\r\033[K")
+	}
+
+	out := make([]verifyRow, 0, len(order))
+	failed := 0
+	for _, k := range order {
+		out = append(out, *rows[k])
+		if rows[k].Result != "ok" {
+			failed++
+		}
+	}
+	if *asJSON {
+		enc := json.NewEncoder(e.stdout)
+		enc.SetIndent("", "  ")
+		if err := enc.Encode(out); err != nil {
+			return err
+		}
+	} else if err := printVerify(e, out, dataDir); err != nil {
+		return err
+	}
+	if failed > 0 {
+		return fmt.Errorf("%d of %d kernel/device rows failed", failed, len(out))
+	}
+	return nil
+}
+
+func printVerify(e *env, rows []verifyRow, dataDir string) error {
+	tw := tabwriter.NewWriter(e.stdout, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "KERNEL\tDEVICE\tCASES\tMAX SIZE\tRESULT\tTIME")
+	var notes []string
+	for _, r := range rows {
+		res := r.Result
+		if r.Detail != "" {
+			notes = append(notes, fmt.Sprintf("[%d] %s on %s: %s", len(notes)+1, r.Kernel, r.Device, r.Detail))
+			res += fmt.Sprintf(" [%d]", len(notes))
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%s\t%.2fs\n", r.Kernel, r.Device, r.Cases, r.MaxSize, res, r.Seconds)
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	if len(notes) > 0 {
+		fmt.Fprintln(e.stdout)
+		for _, n := range notes {
+			fmt.Fprintln(e.stdout, n)
+		}
+	}
+	data := "generated inputs only (no shared data found)"
+	if dataDir != "" {
+		data = "generated inputs and graphs from " + dataDir
+	}
+	fmt.Fprintf(e.stdout, "\nreference: the CPU twins run with one worker; %s\n", data)
+	return nil
+}
+
+// verifyTargets opens every device the selection names: all devices of all
+// backends for auto, else those of one backend; --device filters by index
+// or name. A device that fails to open becomes an ERROR row, not an abort.
+func verifyTargets(sel backend.Selection) ([]verifyTarget, error) {
+	var targets []verifyTarget
+	var absent []string
+	for _, det := range backend.Detect() {
+		if sel.Backend != "auto" && det.Backend != sel.Backend {
+			continue
+		}
+		if det.Err != nil {
+			absent = append(absent, det.Backend+": "+det.Err.Error())
+			continue
+		}
+		for _, info := range det.Devices {
+			if !deviceMatches(info, sel.Device) {
+				continue
+			}
+			label := fmt.Sprintf("%s:%d %s", info.Backend, info.Index, shorten(info.Name, 36))
+			dev, err := backend.OpenBackend(info.Backend, info.Index)
+			if err != nil {
+				targets = append(targets, verifyTarget{label: label, err: fmt.Errorf("open: %w", err)})
+				continue
+			}
+			targets = append(targets, verifyTarget{label: label, dev: kernels.CacheBuilds(dev)})
+		}
+	}
+	if len(targets) == 0 {
+		why := strings.Join(absent, "; ")
+		if why == "" {
+			why = "no device matches"
+		}
+		return nil, fmt.Errorf("no device to verify (backend %s, device %q): %s", sel.Backend, sel.Device, why)
+	}
+	return targets, nil
+}
+
+func deviceMatches(info backend.Info, want string) bool {
+	want = strings.TrimSpace(want)
+	if want == "" {
+		return true
+	}
+	if i, err := strconv.Atoi(want); err == nil {
+		return info.Index == i
+	}
+	lw := strings.ToLower(want)
+	return strings.Contains(strings.ToLower(info.Name), lw) || strings.Contains(strings.ToLower(info.Vendor), lw) ||
+		strings.Contains(strings.ToLower(info.Platform), lw)
+}
+
+func shorten(s string, n int) string {
+	s = strings.Join(strings.Fields(s), " ")
+	if len(s) <= n {
+		return s
+	}
+	return s[:n-1] + "…"
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+func sortedKeys(m map[string]bool) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}
+
+func checkKernels(checks []kernels.Check) []string {
+	seen := map[string]bool{}
+	for _, c := range checks {
+		seen[c.Kernel] = true
+	}
+	return sortedKeys(seen)
+}

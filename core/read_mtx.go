@@ -1,0 +1,230 @@
+package core
+
+import (
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+)
+
+// readMTX reads a Matrix Market coordinate file as a graph: entry (i,j)
+// is arc i→j (1-based). Fields pattern, integer and real give Weights
+// (pattern: all 1; IntWeights is set for pattern and integer); symmetry
+// symmetric gives an undirected graph, general a directed one when
+// directed is set and otherwise its symmetrisation, where an edge given in
+// both directions keeps the weight of entry (i,j) with i < j.
+//
+// Diagonal entries (self-loops) are dropped and counted in Graph.Notes: no
+// Arbor algorithm gives them a meaning. An entry repeated (for symmetric
+// files, also as its mirror image) is an error.
+func readMTX(t *textReader, directed bool, limit int) (*Graph, error) {
+	l, _ := t.next()
+	tok, rest := field(l)
+	if !strings.EqualFold(string(tok), "%%MatrixMarket") {
+		return nil, t.errf("expected the banner '%%%%MatrixMarket matrix coordinate FIELD SYMMETRY', found %s", quote(tok))
+	}
+	var words [4]string
+	for i := range words {
+		var w []byte
+		w, rest = field(rest)
+		words[i] = strings.ToLower(string(w))
+	}
+	if words[0] != "matrix" {
+		return nil, t.errf("banner names object %q; expected 'matrix'", words[0])
+	}
+	if words[1] != "coordinate" {
+		return nil, t.errf("banner names %q storage; expected 'coordinate' (a dense array is not a graph)", words[1])
+	}
+	fieldKind := words[2]
+	switch fieldKind {
+	case "pattern", "integer", "real", "double":
+	default:
+		return nil, t.errf("banner names field %q; expected pattern, integer or real", fieldKind)
+	}
+	symmetric := false
+	switch words[3] {
+	case "general":
+	case "symmetric":
+		symmetric = true
+	default:
+		return nil, t.errf("banner names symmetry %q; expected general or symmetric", words[3])
+	}
+	if err := t.endOfLine(rest, "the banner"); err != nil {
+		return nil, err
+	}
+	// Size line, after comments.
+	var rows, cols, nnz int64
+	for {
+		l, ok := t.next()
+		if !ok {
+			return nil, t.errEOF("no size line 'ROWS COLS ENTRIES'")
+		}
+		if c := firstNonSpace(l); c == 0 || c == '%' {
+			continue
+		}
+		var err error
+		var r2 []byte
+		if rows, r2, err = t.countField(l, "row count", int64(limit)); err != nil {
+			return nil, err
+		}
+		if cols, r2, err = t.countField(r2, "column count", int64(limit)); err != nil {
+			return nil, err
+		}
+		if nnz, r2, err = t.countField(r2, "entry count", maxInt); err != nil {
+			return nil, err
+		}
+		if err := t.endOfLine(r2, "'ROWS COLS ENTRIES'"); err != nil {
+			return nil, err
+		}
+		if rows != cols {
+			return nil, t.errf("matrix is %d×%d; a graph needs a square matrix", rows, cols)
+		}
+		break
+	}
+	sizeLine := t.line
+	n := rows
+	sink := newEdgeSink(nnz, len(t.data))
+	var w []float64
+	if fieldKind != "pattern" {
+		w = make([]float64, 0, cap(sink.src))
+	}
+	entries, diag := int64(0), 0
+	for {
+		l, ok := t.next()
+		if !ok {
+			break
+		}
+		u, v, rest, ok := twoUints(l)
+		if !ok || u < 1 || u > n || v < 1 || v > n {
+			if c := firstNonSpace(l); c == 0 || c == '%' {
+				continue
+			}
+			var err error
+			if u, rest, err = t.vertexField(l, 1, n); err != nil {
+				return nil, err
+			}
+			if v, rest, err = t.vertexField(rest, 1, n); err != nil {
+				return nil, err
+			}
+		}
+		if entries >= nnz {
+			return nil, t.errf("more entries than the %d the size line announced", nnz)
+		}
+		entries++
+		var x float64
+		switch fieldKind {
+		case "pattern":
+		case "integer":
+			var i int64
+			var err error
+			if i, rest, err = t.intField(rest, "an integer value"); err != nil {
+				return nil, err
+			}
+			x = float64(i)
+		default:
+			tok, r2 := field(rest)
+			if len(tok) == 0 {
+				return nil, t.errf("expected a real value, found end of line")
+			}
+			f, err := strconv.ParseFloat(string(tok), 64)
+			if err != nil || math.IsNaN(f) || math.IsInf(f, 0) {
+				return nil, t.errf("expected a finite real value, found %s", quote(tok))
+			}
+			x, rest = f, r2
+		}
+		if err := t.endOfLine(rest, "the entry"); err != nil {
+			return nil, err
+		}
+		if u == v {
+			diag++
+			continue
+		}
+		sink.add(u-1, v-1)
+		if w != nil {
+			w = append(w, x)
+		}
+	}
+	if entries != nnz {
+		return nil, t.errEOF("the size line announced %d entries, the file has %d", nnz, entries)
+	}
+	if fieldKind == "pattern" {
+		w = make([]float64, len(sink.src))
+		for i := range w {
+			w[i] = 1
+		}
+	}
+	entryLine := func(r *textReader, l []byte) (int64, int64, bool) {
+		if r.line <= sizeLine {
+			return 0, 0, false
+		}
+		a, b, _, ok := twoUints(l)
+		return a, b, ok
+	}
+	// A repeated entry is found on the file as written: directed for
+	// general files, undirected for symmetric ones.
+	asDirected := !symmetric
+	g, dup := buildCSR(int(n), len(sink.src), arrayStream(sink.src, sink.dst), w, nil, csrOptions{directed: asDirected})
+	if dup.count > 0 {
+		first, second := duplicateLines(t, entryLine, dup.u+1, dup.v+1, asDirected)
+		what := fmt.Sprintf("entry (%d,%d)", dup.u+1, dup.v+1)
+		if symmetric {
+			what = fmt.Sprintf("entry for {%d,%d}", dup.u+1, dup.v+1)
+		}
+		return nil, t.errAt(second, "%s repeats the one on line %d", what, first)
+	}
+	if asDirected && !directed {
+		g = symmetrise(g)
+	}
+	g.IntWeights = fieldKind != "real" && fieldKind != "double"
+	g.Base = 1
+	if diag > 0 {
+		g.Notes = append(g.Notes, fmt.Sprintf("%d diagonal entries (self-loops) dropped", diag))
+	}
+	return g, nil
+}
+
+// symmetrise turns a directed graph into the undirected graph with an edge
+// {u,v} wherever u→v or v→u exists. An edge present both ways keeps the
+// payload of arc u→v with u < v.
+func symmetrise(d *Graph) *Graph {
+	type arc = int // index into d.Adj
+	var idx []uint32
+	payload := d.Weights != nil || d.EdgeLabels != nil
+	stream := func(yield func(u, v int32)) {
+		// Arcs with u<v first, in order, then those with u>v: so the
+		// first occurrence of {u,v} is u→v with u<v when it exists.
+		for pass := 0; pass < 2; pass++ {
+			for u := 0; u < d.N; u++ {
+				for i := d.Offsets[u]; i < d.Offsets[u+1]; i++ {
+					v := d.Adj[i]
+					if (pass == 0) == (int32(u) < v) {
+						yield(int32(u), v)
+					}
+				}
+			}
+		}
+	}
+	var w []float64
+	var lab []int32
+	if payload {
+		idx = make([]uint32, 0, len(d.Adj))
+		stream(func(u, v int32) { idx = append(idx, uint32(d.ArcIndex(int(u), int(v)))) })
+		if d.Weights != nil {
+			w = make([]float64, len(idx))
+			for k, i := range idx {
+				w[k] = d.Weights[arc(i)]
+			}
+		}
+		if d.EdgeLabels != nil {
+			lab = make([]int32, len(idx))
+			for k, i := range idx {
+				lab[k] = d.EdgeLabels[arc(i)]
+			}
+		}
+	}
+	g, _ := buildCSR(d.N, len(d.Adj), stream, w, lab, csrOptions{})
+	g.VertexLabels = d.VertexLabels
+	g.IntWeights = d.IntWeights
+	g.Name, g.Format, g.Base, g.Notes = d.Name, d.Format, d.Base, d.Notes
+	return g
+}

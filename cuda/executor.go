@@ -1,0 +1,157 @@
+package cuda
+
+import (
+	"errors"
+	"runtime"
+	"sync"
+)
+
+// errClosed is returned by calls on a device after Close.
+var errClosed = errors.New("cuda: device is closed")
+
+// executor runs every driver call of one context on one goroutine locked to
+// its OS thread: a CUDA context is current per thread, so calls made from
+// whatever thread a goroutine happens to run on would find no context (or
+// another one). Callers send closures and wait for their result.
+//
+// Handing work to a goroutine locked to a thread costs a futex wake of that
+// thread (tens of µs on a loaded machine). Both sides therefore poll for a
+// short while before they block: during a burst of launches or copies the
+// executor finds the next call already waiting and the caller finds its
+// result without sleeping, which brings a round trip under a microsecond.
+type executor struct {
+	work chan *call
+	quit chan struct{}
+	done chan struct{}
+	stop sync.Once
+	pool sync.Pool
+}
+
+type call struct {
+	f      func() error
+	result chan error
+}
+
+// spinPolls is how many times each side polls before it blocks: some tens
+// of microseconds. It is a count, not a deadline, because reading the clock
+// can itself cost a microsecond in a virtual machine.
+const spinPolls = 4096
+
+// newExecutor starts the executor goroutine, runs setup on it (make the
+// context current) and returns once setup is done. teardown runs on the
+// same thread when the executor stops.
+func newExecutor(setup func() error, teardown func()) (*executor, error) {
+	e := &executor{work: make(chan *call, 64), quit: make(chan struct{}), done: make(chan struct{})}
+	e.pool.New = func() any { return &call{result: make(chan error, 1)} }
+	ready := make(chan error, 1)
+	go e.loop(setup, teardown, ready)
+	if err := <-ready; err != nil {
+		<-e.done
+		return nil, err
+	}
+	return e, nil
+}
+
+func (e *executor) loop(setup func() error, teardown func(), ready chan<- error) {
+	runtime.LockOSThread()
+	// The thread stays locked to the end: a thread that had a context
+	// current is not handed back to the Go scheduler for other goroutines.
+	defer close(e.done)
+	if err := setup(); err != nil {
+		ready <- err
+		return
+	}
+	ready <- nil
+	for {
+		var c *call
+		select {
+		case c = <-e.work:
+		case <-e.quit:
+			e.drain()
+			teardown()
+			return
+		}
+		for c != nil {
+			c.result <- c.f()
+			c = e.poll()
+		}
+	}
+}
+
+// poll waits a while for the next call without blocking the thread.
+func (e *executor) poll() *call {
+	for i := 0; i < spinPolls; i++ {
+		select {
+		case c := <-e.work:
+			return c
+		default:
+		}
+	}
+	return nil
+}
+
+// drain answers calls that raced with Close.
+func (e *executor) drain() {
+	for {
+		select {
+		case c := <-e.work:
+			c.result <- errClosed
+		default:
+			return
+		}
+	}
+}
+
+// do runs f on the executor's thread and returns its error.
+func (e *executor) do(f func() error) error {
+	c := e.pool.Get().(*call)
+	c.f = f
+	select {
+	case e.work <- c:
+	case <-e.quit:
+		c.f = nil
+		e.pool.Put(c)
+		return errClosed
+	}
+	var err error
+	for i := 0; i < spinPolls; i++ {
+		select {
+		case err = <-c.result:
+			c.f = nil
+			e.pool.Put(c)
+			return err
+		default:
+		}
+	}
+	select {
+	case err = <-c.result:
+	case <-e.done:
+		// The executor stopped; a call it drained has its answer waiting,
+		// one that slipped in after the drain never will.
+		select {
+		case err = <-c.result:
+		default:
+			return errClosed // c may still sit in the queue: not reused
+		}
+	}
+	c.f = nil
+	e.pool.Put(c)
+	return err
+}
+
+// close stops the executor after the calls already queued; teardown runs
+// on the executor's thread.
+func (e *executor) close() {
+	e.stop.Do(func() { close(e.quit) })
+	<-e.done
+}
+
+// closed reports whether close has begun.
+func (e *executor) closed() bool {
+	select {
+	case <-e.quit:
+		return true
+	default:
+		return false
+	}
+}

@@ -1,0 +1,498 @@
+package cuda
+
+import (
+	"fmt"
+	"math"
+	"runtime"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/arbor-gpu/arbor/backend"
+	"github.com/arbor-gpu/arbor/cuda/internal/raw"
+)
+
+// Transfers larger than stagingThreshold go through pinned staging buffers
+// in chunks of stagingChunk, two in flight: the copy of one chunk between Go
+// memory and pinned memory overlaps the DMA of the other, and is itself
+// spread over several goroutines, because one core copies more slowly than
+// the PCIe link moves data. Smaller transfers are copied straight from Go
+// memory (the driver stages those itself).
+const (
+	stagingThreshold = 1 << 20
+	stagingChunk     = 16 << 20
+	copyPiece        = 1 << 20 // the least each copying goroutine takes
+	maxCopiers       = 8
+)
+
+// parallelCopy copies src into dst (same length) with up to maxCopiers
+// goroutines. The executor's thread waits for them; they run elsewhere.
+func parallelCopy(dst, src []byte) {
+	n := len(src)
+	workers := min(runtime.GOMAXPROCS(0), maxCopiers, (n+copyPiece-1)/copyPiece)
+	if workers <= 1 {
+		copy(dst, src)
+		return
+	}
+	per := (n + workers - 1) / workers
+	var wg sync.WaitGroup
+	for lo := per; lo < n; lo += per {
+		hi := min(lo+per, n)
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			copy(dst[lo:hi], src[lo:hi])
+		}()
+	}
+	copy(dst[:per], src[:per])
+	wg.Wait()
+}
+
+// queue is a CUDA stream.
+type queue struct {
+	d        *Device
+	stream   raw.Stream
+	released atomic.Bool
+	cleanup  runtime.Cleanup
+}
+
+// NewQueue creates a stream. Commands on it run in order; Read and Write
+// return once the data has moved.
+func (d *Device) NewQueue() (backend.Queue, error) {
+	var s raw.Stream
+	err := d.do(func() error {
+		var r raw.Result
+		s, r = d.api.StreamCreate()
+		return check(d.api, "cuStreamCreate", r)
+	})
+	if err != nil {
+		return nil, fmt.Errorf("cuda: new queue on %s: %w", d.info.Name, err)
+	}
+	q := &queue{d: d, stream: s}
+	api := d.api
+	q.cleanup = runtime.AddCleanup(q, func(s raw.Stream) { d.release(func() { api.StreamDestroy(s) }) }, s)
+	return q, nil
+}
+
+func (q *queue) live() error {
+	if q.released.Load() {
+		return fmt.Errorf("cuda: use of a released queue")
+	}
+	return nil
+}
+
+// span checks [off, off+n) against a buffer.
+func span(b *buffer, off, n int, what string) error {
+	if off < 0 || n < 0 || off > b.size || n > b.size-off {
+		return fmt.Errorf("cuda: %s [%d, %d) outside buffer of %d bytes", what, off, off+n, b.size)
+	}
+	return nil
+}
+
+func (q *queue) Write(dst backend.Buffer, off int, src []byte) error {
+	if err := q.live(); err != nil {
+		return err
+	}
+	d := q.d
+	b, err := d.buf(dst)
+	if err != nil {
+		return err
+	}
+	if err := span(b, off, len(src), "write"); err != nil {
+		return err
+	}
+	if len(src) == 0 {
+		return nil
+	}
+	err = d.do(func() error {
+		if len(src) <= stagingThreshold {
+			if err := check(d.api, "cuMemcpyHtoDAsync", d.api.MemcpyHtoDAsync(b.ptr+raw.DevicePtr(off), src, q.stream)); err != nil {
+				return err
+			}
+			return check(d.api, "cuStreamSynchronize", d.api.StreamSynchronize(q.stream))
+		}
+		return d.stagedWrite(b.ptr+raw.DevicePtr(off), src, q.stream)
+	})
+	if err != nil {
+		return fmt.Errorf("cuda: write %d bytes on %s: %w", len(src), d.info.Name, err)
+	}
+	return nil
+}
+
+func (q *queue) Read(src backend.Buffer, off int, dst []byte) error {
+	if err := q.live(); err != nil {
+		return err
+	}
+	d := q.d
+	b, err := d.buf(src)
+	if err != nil {
+		return err
+	}
+	if err := span(b, off, len(dst), "read"); err != nil {
+		return err
+	}
+	if len(dst) == 0 {
+		return nil
+	}
+	err = d.do(func() error {
+		if len(dst) <= stagingThreshold {
+			if err := check(d.api, "cuMemcpyDtoHAsync", d.api.MemcpyDtoHAsync(dst, b.ptr+raw.DevicePtr(off), q.stream)); err != nil {
+				return err
+			}
+			return check(d.api, "cuStreamSynchronize", d.api.StreamSynchronize(q.stream))
+		}
+		return d.stagedRead(dst, b.ptr+raw.DevicePtr(off), q.stream)
+	})
+	if err != nil {
+		return fmt.Errorf("cuda: read %d bytes on %s: %w", len(dst), d.info.Name, err)
+	}
+	return nil
+}
+
+// ensureStaging allocates the pinned staging buffers (executor thread only).
+func (d *Device) ensureStaging() error {
+	for i := range d.staging {
+		if d.staging[i].Len() == 0 {
+			h, r := d.api.MemAllocHost(stagingChunk)
+			if err := check(d.api, "cuMemAllocHost", r); err != nil {
+				return err
+			}
+			d.staging[i] = h
+		}
+		if d.stageEv[i] == 0 {
+			e, r := d.api.EventCreate()
+			if err := check(d.api, "cuEventCreate", r); err != nil {
+				return err
+			}
+			d.stageEv[i] = e
+		}
+	}
+	return nil
+}
+
+// stagedWrite copies src to dst through the staging buffers (executor
+// thread only): fill one buffer while the other's DMA runs.
+func (d *Device) stagedWrite(dst raw.DevicePtr, src []byte, s raw.Stream) error {
+	if err := d.ensureStaging(); err != nil {
+		return err
+	}
+	api := d.api
+	for i, off := 0, 0; off < len(src); i, off = i+1, off+stagingChunk {
+		n := min(stagingChunk, len(src)-off)
+		k := i % 2
+		if i >= 2 {
+			// The buffer's previous DMA must be done before it is refilled.
+			if err := check(api, "cuEventSynchronize", api.EventSynchronize(d.stageEv[k])); err != nil {
+				return err
+			}
+		}
+		stage := d.staging[k].Bytes()[:n]
+		parallelCopy(stage, src[off:off+n])
+		if err := check(api, "cuMemcpyHtoDAsync", api.MemcpyHtoDAsync(dst+raw.DevicePtr(off), stage, s)); err != nil {
+			return err
+		}
+		if err := check(api, "cuEventRecord", api.EventRecord(d.stageEv[k], s)); err != nil {
+			return err
+		}
+	}
+	return check(api, "cuStreamSynchronize", api.StreamSynchronize(s))
+}
+
+// stagedRead copies src to dst through the staging buffers (executor thread
+// only): the DMA of chunk i runs while chunk i-1 is copied out.
+func (d *Device) stagedRead(dst []byte, src raw.DevicePtr, s raw.Stream) error {
+	if err := d.ensureStaging(); err != nil {
+		return err
+	}
+	api := d.api
+	drain := func(i int) error {
+		k, off := i%2, i*stagingChunk
+		n := min(stagingChunk, len(dst)-off)
+		if err := check(api, "cuEventSynchronize", api.EventSynchronize(d.stageEv[k])); err != nil {
+			return err
+		}
+		parallelCopy(dst[off:off+n], d.staging[k].Bytes()[:n])
+		return nil
+	}
+	chunks := (len(dst) + stagingChunk - 1) / stagingChunk
+	for i := 0; i < chunks; i++ {
+		k, off := i%2, i*stagingChunk
+		n := min(stagingChunk, len(dst)-off)
+		// Buffer k last held chunk i-2, copied out by drain(i-2) in the
+		// previous iteration, so it is free.
+		if err := check(api, "cuMemcpyDtoHAsync", api.MemcpyDtoHAsync(d.staging[k].Bytes()[:n], src+raw.DevicePtr(off), s)); err != nil {
+			return err
+		}
+		if err := check(api, "cuEventRecord", api.EventRecord(d.stageEv[k], s)); err != nil {
+			return err
+		}
+		if i > 0 {
+			if err := drain(i - 1); err != nil {
+				return err
+			}
+		}
+	}
+	return drain(chunks - 1)
+}
+
+// Copy copies between device buffers; it is queued, not waited for.
+func (q *queue) Copy(dst backend.Buffer, doff int, src backend.Buffer, soff, n int) error {
+	if err := q.live(); err != nil {
+		return err
+	}
+	d := q.d
+	db, err := d.buf(dst)
+	if err != nil {
+		return err
+	}
+	sb, err := d.buf(src)
+	if err != nil {
+		return err
+	}
+	if err := span(sb, soff, n, "copy source"); err != nil {
+		return err
+	}
+	if err := span(db, doff, n, "copy destination"); err != nil {
+		return err
+	}
+	if n == 0 {
+		return nil
+	}
+	err = d.do(func() error {
+		return check(d.api, "cuMemcpyDtoDAsync", d.api.MemcpyDtoDAsync(db.ptr+raw.DevicePtr(doff), sb.ptr+raw.DevicePtr(soff), n, q.stream))
+	})
+	if err != nil {
+		return fmt.Errorf("cuda: copy %d bytes on %s: %w", n, d.info.Name, err)
+	}
+	return nil
+}
+
+// Fill sets [off, off+n) to a repeated 4-byte value; it is queued.
+func (q *queue) Fill(dst backend.Buffer, off, n int, value uint32) error {
+	if err := q.live(); err != nil {
+		return err
+	}
+	d := q.d
+	b, err := d.buf(dst)
+	if err != nil {
+		return err
+	}
+	if err := span(b, off, n, "fill"); err != nil {
+		return err
+	}
+	if off%4 != 0 || n%4 != 0 {
+		return fmt.Errorf("cuda: fill [%d, %d) is not 4-byte aligned", off, off+n)
+	}
+	if n == 0 {
+		return nil
+	}
+	err = d.do(func() error {
+		return check(d.api, "cuMemsetD32Async", d.api.MemsetD32Async(b.ptr+raw.DevicePtr(off), value, n/4, q.stream))
+	})
+	if err != nil {
+		return fmt.Errorf("cuda: fill %d bytes on %s: %w", n, d.info.Name, err)
+	}
+	return nil
+}
+
+// localAlign is the alignment of each local-memory argument's slice.
+const localAlign = 16
+
+// Launch queues k over r. Each backend.ArgLocal argument gets Size bytes
+// (rounded up to 16) of the launch's dynamic shared memory, and the kernel
+// parameter receives that slice's byte offset as a uint32 (the prelude's
+// LOCAL_PTR/LOCAL_BIND turn it into a pointer into arbor_dynamic_local).
+func (q *queue) Launch(k backend.Kernel, r backend.Range, args ...backend.Arg) error {
+	if err := q.live(); err != nil {
+		return err
+	}
+	d := q.d
+	kk, ok := k.(*kernel)
+	if !ok || kk == nil {
+		return fmt.Errorf("cuda: kernel %T is not from the CUDA backend", k)
+	}
+	if kk.p.d != d {
+		return fmt.Errorf("cuda: kernel %s belongs to %s, not %s", kk.name, kk.p.d.info, d.info)
+	}
+	maxThreads := min(d.lim.maxThreads, kk.maxThreads)
+	nr, groups, err := r.Normalize(maxThreads)
+	if err != nil {
+		return fmt.Errorf("cuda: launch %s: %w (this kernel allows %d threads per block, %d registers each)", kk.name, err, maxThreads, kk.regs)
+	}
+	if nr.Empty() {
+		return nil
+	}
+	var grid, block [3]uint32
+	for i := 0; i < 3; i++ {
+		if nr.Local[i] > d.lim.maxBlock[i] {
+			return fmt.Errorf("cuda: launch %s: work-group %v exceeds the block limit %v", kk.name, nr.Local, d.lim.maxBlock)
+		}
+		if groups[i] > d.lim.maxGrid[i] {
+			return fmt.Errorf("cuda: launch %s: %d work-groups in dimension %d exceed the grid limit %d", kk.name, groups[i], i, d.lim.maxGrid[i])
+		}
+		grid[i], block[i] = uint32(groups[i]), uint32(nr.Local[i])
+	}
+	if len(args) > maxParams {
+		return fmt.Errorf("cuda: launch %s: %d arguments, at most %d", kk.name, len(args), maxParams)
+	}
+	bits := make([]uint64, len(args))
+	shared := 0
+	for i, a := range args {
+		switch a.Kind {
+		case backend.ArgBuffer:
+			b, err := d.buf(a.Buf)
+			if err != nil {
+				return fmt.Errorf("cuda: launch %s: argument %d: %w", kk.name, i, err)
+			}
+			bits[i] = uint64(b.ptr)
+		case backend.ArgLocal:
+			if a.Size <= 0 {
+				return fmt.Errorf("cuda: launch %s: argument %d: local memory of %d bytes", kk.name, i, a.Size)
+			}
+			bits[i] = uint64(shared)
+			shared += (a.Size + localAlign - 1) / localAlign * localAlign
+		case backend.ArgInt32, backend.ArgUint32, backend.ArgFloat32:
+			bits[i] = a.Bits & math.MaxUint32
+		case backend.ArgInt64, backend.ArgUint64, backend.ArgFloat64:
+			bits[i] = a.Bits
+		default:
+			return fmt.Errorf("cuda: launch %s: argument %d has unknown kind %v", kk.name, i, a.Kind)
+		}
+	}
+	if shared+kk.staticShared > d.lim.sharedOptin {
+		return fmt.Errorf("cuda: launch %s: %d bytes of local memory (+%d static) exceed the device's %d bytes per block",
+			kk.name, shared, kk.staticShared, d.lim.sharedOptin)
+	}
+	err = d.do(func() error {
+		if shared > kk.maxDynamic {
+			// Beyond 48 KiB a kernel must opt in to more dynamic shared memory.
+			if err := check(d.api, "cuFuncSetAttribute(MAX_DYNAMIC_SHARED_SIZE_BYTES)",
+				d.api.FuncSetAttribute(kk.fn, raw.FuncMaxDynamicSharedSizeBytes, shared)); err != nil {
+				return err
+			}
+			kk.maxDynamic = shared
+		}
+		for i, v := range bits {
+			d.params.Set(i, v)
+		}
+		return check(d.api, "cuLaunchKernel", d.api.LaunchKernel(kk.fn, grid, block, uint32(shared), q.stream, d.params, len(bits)))
+	})
+	if err != nil {
+		return fmt.Errorf("cuda: launch %s grid %v block %v shared %d on %s: %w", kk.name, grid, block, shared, d.info.Name, err)
+	}
+	return nil
+}
+
+// Record places an event after the commands queued so far.
+func (q *queue) Record() (backend.Event, error) {
+	if err := q.live(); err != nil {
+		return nil, err
+	}
+	d := q.d
+	var ev raw.Event
+	err := d.do(func() error {
+		var r raw.Result
+		ev, r = d.api.EventCreate()
+		if err := check(d.api, "cuEventCreate", r); err != nil {
+			return err
+		}
+		if err := check(d.api, "cuEventRecord", d.api.EventRecord(ev, q.stream)); err != nil {
+			d.api.EventDestroy(ev)
+			return err
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("cuda: record on %s: %w", d.info.Name, err)
+	}
+	e := &event{d: d, ev: ev}
+	api := d.api
+	e.cleanup = runtime.AddCleanup(e, func(ev raw.Event) { d.release(func() { api.EventDestroy(ev) }) }, ev)
+	return e, nil
+}
+
+// Finish waits for every command queued so far; errors of earlier launches
+// (a kernel that faulted) surface here.
+func (q *queue) Finish() error {
+	if err := q.live(); err != nil {
+		return err
+	}
+	d := q.d
+	err := d.do(func() error { return check(d.api, "cuStreamSynchronize", d.api.StreamSynchronize(q.stream)) })
+	if err != nil {
+		return fmt.Errorf("cuda: finish on %s: %w", d.info.Name, err)
+	}
+	return nil
+}
+
+// Release destroys the stream; work already queued still completes.
+func (q *queue) Release() error {
+	if q.released.Swap(true) {
+		return nil
+	}
+	q.cleanup.Stop()
+	d := q.d
+	err := d.do(func() error { return check(d.api, "cuStreamDestroy", d.api.StreamDestroy(q.stream)) })
+	if err != nil {
+		return fmt.Errorf("cuda: release queue on %s: %w", d.info.Name, err)
+	}
+	return nil
+}
+
+// event is a recorded CUDA event (created with timing enabled).
+type event struct {
+	d        *Device
+	ev       raw.Event
+	released atomic.Bool
+	cleanup  runtime.Cleanup
+}
+
+func (e *event) Wait() error {
+	if e.released.Load() {
+		return fmt.Errorf("cuda: wait on a released event")
+	}
+	err := e.d.do(func() error { return check(e.d.api, "cuEventSynchronize", e.d.api.EventSynchronize(e.ev)) })
+	if err != nil {
+		return fmt.Errorf("cuda: wait on %s: %w", e.d.info.Name, err)
+	}
+	return nil
+}
+
+// Elapsed is the device time between start and e; it waits for e.
+func (e *event) Elapsed(start backend.Event) (time.Duration, error) {
+	s, ok := start.(*event)
+	if !ok || s == nil {
+		return 0, fmt.Errorf("cuda: event %T is not from the CUDA backend", start)
+	}
+	if s.d != e.d {
+		return 0, fmt.Errorf("cuda: events of different devices")
+	}
+	if e.released.Load() || s.released.Load() {
+		return 0, fmt.Errorf("cuda: elapsed time of a released event")
+	}
+	var ms float32
+	err := e.d.do(func() error {
+		if err := check(e.d.api, "cuEventSynchronize", e.d.api.EventSynchronize(e.ev)); err != nil {
+			return err
+		}
+		var r raw.Result
+		ms, r = e.d.api.EventElapsed(s.ev, e.ev)
+		return check(e.d.api, "cuEventElapsedTime", r)
+	})
+	if err != nil {
+		return 0, fmt.Errorf("cuda: elapsed on %s: %w", e.d.info.Name, err)
+	}
+	return time.Duration(float64(ms) * float64(time.Millisecond)), nil
+}
+
+func (e *event) Release() error {
+	if e.released.Swap(true) {
+		return nil
+	}
+	e.cleanup.Stop()
+	err := e.d.do(func() error { return check(e.d.api, "cuEventDestroy", e.d.api.EventDestroy(e.ev)) })
+	if err != nil {
+		return fmt.Errorf("cuda: release event on %s: %w", e.d.info.Name, err)
+	}
+	return nil
+}

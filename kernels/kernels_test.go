@@ -1,0 +1,111 @@
+package kernels_test
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/arbor-gpu/arbor/backend"
+	"github.com/arbor-gpu/arbor/kernels"
+)
+
+func TestCompareNamesFirstDifference(t *testing.T) {
+	want := []kernels.Output{{Name: "out", Values: []int64{1, 2, 3}}}
+	if err := kernels.Compare([]kernels.Output{{Name: "out", Values: []int64{1, 2, 3}}}, want); err != nil {
+		t.Fatal(err)
+	}
+	err := kernels.Compare([]kernels.Output{{Name: "out", Values: []int64{1, 5, 7}}}, want)
+	if err == nil || !strings.Contains(err.Error(), "out[1] = 5, want 2") {
+		t.Fatalf("got %v", err)
+	}
+	if err := kernels.Compare([]kernels.Output{{Name: "out", Values: []int64{1}}}, want); err == nil {
+		t.Fatal("length difference not reported")
+	}
+}
+
+func TestPackMax(t *testing.T) {
+	// Larger key wins; equal keys: smaller index wins; 0 is "nothing".
+	if !(kernels.PackMax(5, 9) > kernels.PackMax(4, 0)) || !(kernels.PackMax(-1, 3) > kernels.PackMax(-2, 0)) ||
+		!(kernels.PackMax(7, 2) > kernels.PackMax(7, 3)) || !(kernels.PackMax(-1<<31, 0) > 0) {
+		t.Fatal("packed order is wrong")
+	}
+	for _, c := range []struct{ k, i int32 }{{0, 0}, {-1 << 31, 5}, {1<<31 - 1, 1<<31 - 2}, {-7, 12345}} {
+		if k, i := kernels.UnpackMax(kernels.PackMax(c.k, uint32(c.i))); k != c.k || i != c.i {
+			t.Fatalf("round trip of %v gave (%d, %d)", c, k, i)
+		}
+	}
+	if k, i := kernels.UnpackMax(0); k != -1<<31 || i != -1 {
+		t.Fatalf("UnpackMax(0) = (%d, %d)", k, i)
+	}
+}
+
+func TestKernelNames(t *testing.T) {
+	for _, src := range kernels.Names() {
+		ks, err := kernels.KernelNames(src)
+		if err != nil || len(ks) == 0 {
+			t.Errorf("%s: kernels %v, %v", src, ks, err)
+		}
+		body, _ := kernels.Text(src)
+		for _, k := range ks {
+			if !strings.Contains(body, k) && !strings.Contains(body, "SCAN_KERNELS") {
+				t.Errorf("%s: listed kernel %s not in the text", src, k)
+			}
+			if kernels.SourceOf(k) != src {
+				t.Errorf("SourceOf(%s) = %q, want %s", k, kernels.SourceOf(k), src)
+			}
+		}
+	}
+}
+
+// cudaStub declares just enough of CUDA for a C++ compiler to parse the
+// CUDA dialect: NVRTC is not available here, but g++ catches what C++
+// rejects and C accepts (implicit conversions, restrict, C-only
+// builtins), the usual way a single source breaks on one side.
+const cudaStub = `#include <cstddef>
+#define __global__
+#define __device__
+#define __forceinline__ inline
+#define __shared__
+#define __align__(n)
+struct arbor_dim3 { unsigned int x, y, z; };
+extern arbor_dim3 threadIdx, blockIdx, blockDim, gridDim;
+void __syncthreads();
+int atomicAdd(int*, int); unsigned int atomicAdd(unsigned int*, unsigned int); unsigned long long atomicAdd(unsigned long long*, unsigned long long);
+int atomicMin(int*, int); unsigned long long atomicMin(unsigned long long*, unsigned long long);
+int atomicMax(int*, int); unsigned long long atomicMax(unsigned long long*, unsigned long long);
+int atomicCAS(int*, int, int); unsigned int atomicCAS(unsigned int*, unsigned int, unsigned int);
+unsigned long long atomicCAS(unsigned long long*, unsigned long long, unsigned long long);
+int __popc(unsigned int); int __popcll(unsigned long long);
+`
+
+// TestCUDADialectParses runs every source's CUDA text through g++
+// -fsyntax-only (skipped without g++).
+func TestCUDADialectParses(t *testing.T) {
+	gxx, err := exec.LookPath("g++")
+	if err != nil {
+		t.Skip("g++ not found: cannot syntax-check the CUDA dialect")
+	}
+	dir := t.TempDir()
+	stub := filepath.Join(dir, "cudastub.h")
+	if err := os.WriteFile(stub, []byte(cudaStub), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	info := backend.Info{Backend: "cuda", Name: "syntax check", MaxWorkGroup: 1024, LocalMemory: 48 << 10, Atomics64: true}
+	for _, name := range kernels.Names() {
+		src, err := kernels.Source(info, name, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		file := filepath.Join(dir, name+".cu")
+		if err := os.WriteFile(file, []byte(src.Code), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		out, err := exec.Command(gxx, "-std=c++17", "-fsyntax-only", "-Wall", "-Wno-unused-function",
+			"-include", stub, "-x", "c++", file).CombinedOutput()
+		if err != nil || len(out) > 0 {
+			t.Errorf("%s (CUDA dialect): %v\n%s", name, err, out)
+		}
+	}
+}

@@ -1,0 +1,260 @@
+/* The fast handshaking-matching kernels (the "fast" engine of `arbor match`).
+   The remaining arcs are kept grouped by source in two parallel arrays:
+   src[i] (the source vertex) and keys[i], a 64-bit key
+       (rank << 32) | ~dst
+   so that the larger key is the stronger arc: higher weight rank first, and
+   on equal ranks the smaller neighbour index (a larger ~dst). A vertex's
+   strongest neighbour is then the max key of its segment, one u64 max,
+   deterministic on every device whatever order the arcs are combined in.
+
+   Every kernel is a grid-stride loop with an explicit thread count nthreads,
+   so any thread count gives the same result. Per pass the host runs
+   matchArgmax, matchHandshake, matchMark, an exclusive scan of the keep
+   flags (kernels/scan.cl) and matchPack. best[] must be 0 for every vertex
+   with arcs when matchArgmax starts: the host zeroes it once, and matchMark
+   zeroes the entries it has finished with. */
+
+#ifndef MATCH_CHUNK
+#define MATCH_CHUNK 8
+#endif
+
+INLINE i32 key_dst(u64 k) { return (i32)(~(u32)k); }
+
+/* best[v] = max(best[v], acc). The plain read first skips the atomic when
+   best[v] is already at least acc, which saves most atomics on the
+   segments of high-degree vertices (many chunks, one address). A stale read
+   can only be too small (best only grows during a launch), and then the
+   atomic runs anyway, so the result is exact. */
+INLINE void atomic_max_best(GLOBAL u64* best, i32 v, u64 acc)
+{
+    if (acc > best[v]) {
+        ATOMIC_MAX_U64(&best[v], acc);
+    }
+}
+
+/* best[v] = the max key of v's segment. Thread t reduces chunks of
+   MATCH_CHUNK consecutive arcs (chunk t, t + nthreads, ...), so a warp reads
+   contiguous memory and a high-degree vertex is shared by many threads. A
+   run of arcs that is a whole segment is stored directly; a run that
+   continues in a neighbouring chunk is combined with a 64-bit atomic max. */
+KERNEL void matchArgmax(GLOBAL const i32* RESTRICT src, GLOBAL const u64* RESTRICT keys,
+                        GLOBAL u64* RESTRICT best, const i32 numArcs, const i32 nthreads)
+{
+    i64 t = (i64)get_global_id(0);
+    if (t >= nthreads) {
+        return;
+    }
+    i64 m = numArcs;
+    i64 chunks = (m + MATCH_CHUNK - 1) / MATCH_CHUNK;
+    for (i64 c = t; c < chunks; c += nthreads) {
+        i64 lo = c * MATCH_CHUNK;
+        i64 hi = lo + MATCH_CHUNK < m ? lo + MATCH_CHUNK : m;
+        i32 v = src[lo];
+        u64 acc = keys[lo];
+        int began = lo > 0 && src[lo - 1] == v; /* the run began in an earlier chunk */
+        for (i64 i = lo + 1; i < hi; i++) {
+            i32 u = src[i];
+            u64 k = keys[i];
+            if (u != v) {
+                if (began) {
+                    atomic_max_best(best, v, acc);
+                } else {
+                    best[v] = acc;
+                }
+                v = u;
+                acc = k;
+                began = 0;
+            } else if (k > acc) {
+                acc = k;
+            }
+        }
+        if (began || (hi < m && src[hi] == v)) {
+            atomic_max_best(best, v, acc);
+        } else {
+            best[v] = acc;
+        }
+    }
+}
+
+/* The first arc of each segment decides its source v: v is matched to its
+   strongest neighbour s when s's strongest neighbour is v. Only best is
+   read and only match[v] written, so one launch finds every pair. */
+KERNEL void matchHandshake(GLOBAL const i32* RESTRICT src, GLOBAL const u64* RESTRICT best,
+                           GLOBAL i32* RESTRICT match, const i32 numArcs, const i32 nthreads)
+{
+    i64 t = (i64)get_global_id(0);
+    if (t >= nthreads) {
+        return;
+    }
+    for (i64 i = t; i < numArcs; i += nthreads) {
+        i32 v = src[i];
+        if (i == 0 || src[i - 1] != v) {
+            i32 s = key_dst(best[v]);
+            if (key_dst(best[s]) == v) {
+                match[v] = s;
+            }
+        }
+    }
+}
+
+/* The filter is a two-pass stream compaction over tiles: a tile is
+   get_local_size(0) consecutive chunks of MATCH_CHUNK arcs, one chunk per
+   work-item; groups stride over the tiles. matchMarkTiles writes each
+   chunk's keep mask (bit j: arc lo + j has both ends unmatched) and each
+   tile's kept count; the host scans the counts (kernels/scan.cl); then
+   matchPackTiles re-reads the arcs with their masks, writes the kept ones in
+   order at their tile's offset plus the rank within the tile, and, in the
+   same read, computes the next pass's best[] over the kept arcs (the arcs
+   are read twice per pass, written once; there are no per-arc flags).
+   The output does not depend on the tile size: every kept arc lands at its
+   rank among all kept arcs. */
+
+/* Sum of the work-group's values in s (any group size); all items get it. */
+INLINE i32 group_sum_i32(LOCAL_REF(i32) s, i32 x, size_t lid, size_t size)
+{
+    s[lid] = x;
+    BARRIER();
+    size_t p = 1;
+    while (p < size) {
+        p <<= 1;
+    }
+    for (size_t h = p >> 1; h > 0; h >>= 1) {
+        if (lid < h && lid + h < size) {
+            s[lid] += s[lid + h];
+        }
+        BARRIER();
+    }
+    i32 total = s[0];
+    BARRIER();
+    return total;
+}
+
+/* Exclusive prefix sum of x over the work-group (Hillis-Steele over a
+   double buffer s[0..2*size)). */
+INLINE i32 group_exclusive_i32(LOCAL_REF(i32) s, i32 x, size_t lid, size_t size)
+{
+    LOCAL_REF(i32) a = s;
+    LOCAL_REF(i32) b = s + size;
+    a[lid] = x;
+    BARRIER();
+    for (size_t d = 1; d < size; d <<= 1) {
+        i32 y = a[lid];
+        if (lid >= d) {
+            y += a[lid - d];
+        }
+        b[lid] = y;
+        BARRIER();
+        LOCAL_REF(i32) t = a;
+        a = b;
+        b = t;
+    }
+    i32 r = a[lid] - x;
+    BARRIER();
+    return r;
+}
+
+/* Keep masks and per-tile kept counts; the first arc of each segment also
+   clears best[v] for the next pass (matchPackTiles fills it again).
+   sums: one i32 per work-item. */
+KERNEL void matchMarkTiles(GLOBAL const i32* RESTRICT src, GLOBAL const u64* RESTRICT keys,
+                           GLOBAL const i32* RESTRICT match, GLOBAL u64* RESTRICT best,
+                           GLOBAL u32* RESTRICT mask, GLOBAL i32* RESTRICT tileCount,
+                           const i32 numArcs, LOCAL_PTR(i32, sums))
+{
+    LOCAL_BIND(i32, sums);
+    size_t lid = get_local_id(0);
+    size_t size = get_local_size(0);
+    i64 m = numArcs;
+    i64 chunks = (m + MATCH_CHUNK - 1) / MATCH_CHUNK;
+    i64 tiles = (chunks + (i64)size - 1) / (i64)size;
+    for (i64 tile = (i64)get_group_id(0); tile < tiles; tile += (i64)get_num_groups(0)) {
+        i64 c = tile * (i64)size + (i64)lid;
+        i32 cnt = 0;
+        if (c < chunks) {
+            i64 lo = c * MATCH_CHUNK;
+            i64 hi = lo + MATCH_CHUNK < m ? lo + MATCH_CHUNK : m;
+            u32 bits = 0;
+            for (i64 i = lo; i < hi; i++) {
+                i32 v = src[i];
+                if (match[v] == -1 && match[key_dst(keys[i])] == -1) {
+                    bits |= 1u << (u32)(i - lo);
+                    cnt++;
+                }
+                if (i == 0 || src[i - 1] != v) {
+                    best[v] = 0;
+                }
+            }
+            mask[c] = bits;
+        }
+        i32 total = group_sum_i32(sums, cnt, lid, size);
+        if (lid == 0) {
+            tileCount[tile] = total;
+        }
+    }
+}
+
+/* Compaction plus the next pass's argmax. tileOffset: the exclusive scan of
+   the tile counts. scratch: two i32 per work-item. A kept run of v that
+   may have kept arcs in another chunk (v's old segment crosses the chunk's
+   edge) is combined with an atomic max, otherwise stored. */
+KERNEL void matchPackTiles(GLOBAL const i32* RESTRICT src, GLOBAL const u64* RESTRICT keys,
+                           GLOBAL const u32* RESTRICT mask, GLOBAL const i32* RESTRICT tileOffset,
+                           GLOBAL i32* RESTRICT newSrc, GLOBAL u64* RESTRICT newKeys,
+                           GLOBAL u64* RESTRICT best, const i32 numArcs, LOCAL_PTR(i32, scratch))
+{
+    LOCAL_BIND(i32, scratch);
+    size_t lid = get_local_id(0);
+    size_t size = get_local_size(0);
+    i64 m = numArcs;
+    i64 chunks = (m + MATCH_CHUNK - 1) / MATCH_CHUNK;
+    i64 tiles = (chunks + (i64)size - 1) / (i64)size;
+    for (i64 tile = (i64)get_group_id(0); tile < tiles; tile += (i64)get_num_groups(0)) {
+        i64 c = tile * (i64)size + (i64)lid;
+        u32 bits = c < chunks ? mask[c] : 0u;
+        i32 cnt = 0;
+        for (u32 b = bits; b != 0; b &= b - 1) {
+            cnt++;
+        }
+        i64 pos = (i64)tileOffset[tile] + group_exclusive_i32(scratch, cnt, lid, size);
+        if (bits != 0) {
+            i64 lo = c * MATCH_CHUNK;
+            i64 hi = lo + MATCH_CHUNK < m ? lo + MATCH_CHUNK : m;
+            i32 first = src[lo];
+            int before = lo > 0 && src[lo - 1] == first; /* first's segment began earlier */
+            int after = 0;
+            i32 v = -1;
+            u64 acc = 0;
+            for (i64 i = lo; i < hi; i++) {
+                if (((bits >> (u32)(i - lo)) & 1u) == 0) {
+                    continue;
+                }
+                i32 u = src[i];
+                u64 k = keys[i];
+                newSrc[pos] = u;
+                newKeys[pos] = k;
+                pos++;
+                if (u == v) {
+                    if (k > acc) {
+                        acc = k;
+                    }
+                    continue;
+                }
+                if (v >= 0) {
+                    if (v == first && before) {
+                        atomic_max_best(best, v, acc);
+                    } else {
+                        best[v] = acc;
+                    }
+                }
+                v = u;
+                acc = k;
+            }
+            after = hi < m && src[hi] == v;
+            if ((v == first && before) || after) {
+                atomic_max_best(best, v, acc);
+            } else {
+                best[v] = acc;
+            }
+        }
+    }
+}

@@ -1,0 +1,166 @@
+package kernels
+
+import (
+	"sync/atomic"
+
+	"github.com/arbor-gpu/arbor/cpu"
+)
+
+// The Go twins of match_fast.cl, argument for argument.
+
+func init() {
+	cpu.RegisterTwin("matchArgmax", matchArgmaxTwin)
+	cpu.RegisterTwin("matchHandshake", matchHandshakeTwin)
+	cpu.RegisterTwin("matchMarkTiles", matchMarkTilesTwin)
+	cpu.RegisterTwin("matchPackTiles", matchPackTilesTwin)
+}
+
+// MatchChunk is match_fast.cl's MATCH_CHUNK: arcs per argmax chunk.
+const MatchChunk = 8
+
+func keyDst(k uint64) int32 { return int32(^uint32(k)) }
+
+// atomicMaxU64 is ATOMIC_MAX_U64: groups run concurrently on the CPU.
+func atomicMaxU64(p *uint64, v uint64) {
+	for {
+		old := atomic.LoadUint64(p)
+		if old >= v || atomic.CompareAndSwapUint64(p, old, v) {
+			return
+		}
+	}
+}
+
+// matchArgmaxTwin: src, keys, best, numArcs, nthreads.
+func matchArgmaxTwin(g *cpu.Group) {
+	src, keys, best := g.I32s(0), g.U64s(1), g.U64s(2)
+	m, nt := g.I32(3), int(g.I32(4))
+	chunks := (int(m) + MatchChunk - 1) / MatchChunk
+	strideItems(g, nt, func(t int) {
+		for c := t; c < chunks; c += nt {
+			lo := c * MatchChunk
+			hi := min(lo+MatchChunk, int(m))
+			v, acc := src[lo], keys[lo]
+			open := lo > 0 && src[lo-1] == v
+			flush := func(closed bool) {
+				if open || !closed {
+					atomicMaxU64(&best[v], acc)
+				} else {
+					atomic.StoreUint64(&best[v], acc)
+				}
+			}
+			for i := lo + 1; i < hi; i++ {
+				if u, k := src[i], keys[i]; u != v {
+					flush(true)
+					v, acc, open = u, k, false
+				} else if k > acc {
+					acc = k
+				}
+			}
+			flush(!(hi < int(m) && src[hi] == v))
+		}
+	})
+}
+
+// matchHandshakeTwin: src, best, match, numArcs, nthreads.
+func matchHandshakeTwin(g *cpu.Group) {
+	src, best, match := g.I32s(0), g.U64s(1), g.I32s(2)
+	m, nt := int(g.I32(3)), int(g.I32(4))
+	strideItems(g, nt, func(t int) {
+		for i := t; i < m; i += nt {
+			if v := src[i]; i == 0 || src[i-1] != v {
+				if s := keyDst(best[v]); keyDst(best[s]) == v {
+					match[v] = s
+				}
+			}
+		}
+	})
+}
+
+// matchMarkTilesTwin: src, keys, match, best, mask, tileCount, numArcs,
+// sums (local). The group's items run one after the other, which gives the
+// device's result: the per-tile sum does not depend on the order.
+func matchMarkTilesTwin(g *cpu.Group) {
+	src, keys, match, best := g.I32s(0), g.U64s(1), g.I32s(2), g.U64s(3)
+	mask, tileCount := g.U32s(4), g.I32s(5)
+	m := int(g.I32(6))
+	size := g.Size[0]
+	chunks := (m + MatchChunk - 1) / MatchChunk
+	tiles := (chunks + size - 1) / size
+	for tile := g.ID[0]; tile < tiles; tile += g.Groups[0] {
+		total := int32(0)
+		for lid := 0; lid < size; lid++ {
+			c := tile*size + lid
+			if c >= chunks {
+				break
+			}
+			lo := c * MatchChunk
+			hi := min(lo+MatchChunk, m)
+			var bits uint32
+			for i := lo; i < hi; i++ {
+				v := src[i]
+				if match[v] == -1 && match[keyDst(keys[i])] == -1 {
+					bits |= 1 << uint(i-lo)
+					total++
+				}
+				if i == 0 || src[i-1] != v {
+					best[v] = 0
+				}
+			}
+			mask[c] = bits
+		}
+		tileCount[tile] = total
+	}
+}
+
+// matchPackTilesTwin: src, keys, mask, tileOffset, newSrc, newKeys, best,
+// numArcs, scratch (local).
+func matchPackTilesTwin(g *cpu.Group) {
+	src, keys, mask, tileOffset := g.I32s(0), g.U64s(1), g.U32s(2), g.I32s(3)
+	newSrc, newKeys, best := g.I32s(4), g.U64s(5), g.U64s(6)
+	m := int(g.I32(7))
+	size := g.Size[0]
+	chunks := (m + MatchChunk - 1) / MatchChunk
+	tiles := (chunks + size - 1) / size
+	for tile := g.ID[0]; tile < tiles; tile += g.Groups[0] {
+		pos := int(tileOffset[tile])
+		for lid := 0; lid < size; lid++ {
+			c := tile*size + lid
+			if c >= chunks {
+				break
+			}
+			bits := mask[c]
+			if bits == 0 {
+				continue
+			}
+			lo := c * MatchChunk
+			hi := min(lo+MatchChunk, m)
+			first := src[lo]
+			before := lo > 0 && src[lo-1] == first
+			v, acc := int32(-1), uint64(0)
+			flush := func(shared bool) {
+				if shared {
+					atomicMaxU64(&best[v], acc)
+				} else {
+					atomic.StoreUint64(&best[v], acc)
+				}
+			}
+			for i := lo; i < hi; i++ {
+				if bits>>uint(i-lo)&1 == 0 {
+					continue
+				}
+				u, k := src[i], keys[i]
+				newSrc[pos], newKeys[pos] = u, k
+				pos++
+				if u == v {
+					acc = max(acc, k)
+					continue
+				}
+				if v >= 0 {
+					flush(v == first && before)
+				}
+				v, acc = u, k
+			}
+			flush((v == first && before) || (hi < m && src[hi] == v))
+		}
+	}
+}

@@ -1,0 +1,113 @@
+package opencl
+
+import (
+	"bytes"
+	"fmt"
+	"log/slog"
+	"os"
+	"testing"
+
+	"github.com/arbor-gpu/arbor/backend"
+	"github.com/arbor-gpu/arbor/backend/backendtest"
+	"github.com/arbor-gpu/arbor/backend/cache"
+)
+
+// TestMain keeps the package's tests out of the user's program cache: each
+// run gets a fresh one unless ARBOR_CACHE_DIR is set.
+func TestMain(m *testing.M) {
+	if os.Getenv(cache.EnvDir) == "" {
+		dir, err := os.MkdirTemp("", "arbor-opencl-test-cache-")
+		if err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(1)
+		}
+		os.Setenv(cache.EnvDir, dir)
+		code := m.Run()
+		os.RemoveAll(dir)
+		os.Exit(code)
+	}
+	os.Exit(m.Run())
+}
+
+// openDevice opens every OpenCL device in turn (through the registry, so
+// ARBOR_REQUIRE=opencl turns a missing device into a failure).
+func forEachDevice(t *testing.T, fn func(t *testing.T, d *Device)) {
+	t.Helper()
+	backendtest.ForBackend(t, Name, func(t *testing.T, dev backend.Device) {
+		d, ok := dev.(*Device)
+		if !ok {
+			t.Fatalf("the %q backend returned %T", Name, dev)
+		}
+		fn(t, d)
+	})
+}
+
+// firstDevice opens the first OpenCL device.
+func firstDevice(t *testing.T) *Device {
+	t.Helper()
+	dev := backendtest.Open(t, Name)
+	d, ok := dev.(*Device)
+	if !ok {
+		t.Fatalf("the %q backend returned %T", Name, dev)
+	}
+	return d
+}
+
+// captureWarnings routes slog to a buffer for the test's duration.
+func captureWarnings(t *testing.T) *bytes.Buffer {
+	t.Helper()
+	var buf bytes.Buffer
+	old := slog.Default()
+	slog.SetDefault(slog.New(slog.NewTextHandler(&buf, &slog.HandlerOptions{Level: slog.LevelWarn})))
+	t.Cleanup(func() { slog.SetDefault(old) })
+	return &buf
+}
+
+// build compiles OpenCL C code (Arbor's prelude in front) or fails the test.
+func build(t *testing.T, d *Device, name, code string, kernels ...string) *Program {
+	t.Helper()
+	p, err := d.Build(testSource(name, code, kernels...))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { p.Release() })
+	return p.(*Program)
+}
+
+// kernel builds code and returns its kernel called name.
+func kernel(t *testing.T, d *Device, name, code string) *Kernel {
+	t.Helper()
+	p := build(t, d, name, code, name)
+	k, err := p.Kernel(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { k.Release() })
+	return k.(*Kernel)
+}
+
+func queue(t *testing.T, d *Device) *Queue {
+	t.Helper()
+	q, err := d.NewQueue()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { q.Release() })
+	return q.(*Queue)
+}
+
+func alloc(t *testing.T, d *Device, bytes int) backend.Buffer {
+	t.Helper()
+	b, err := d.Alloc(bytes)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { b.Free() })
+	return b
+}
+
+// testSource is plain OpenCL C, numbered from 1 as name.cl, the way
+// kernels.Source numbers the embedded kernels.
+func testSource(name, code string, kernels ...string) backend.Source {
+	return backend.Source{Name: name, Code: "/* test program */\n#line 1 \"" + name + ".cl\"\n" + code, Kernels: kernels}
+}

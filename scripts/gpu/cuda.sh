@@ -1,0 +1,50 @@
+#!/usr/bin/env bash
+# The CUDA backend on the GPU machine: device listing, the cuda package's
+# tests (device info, transfers, OOM, compile errors, cache, PTX fallback,
+# launch geometry, scalars, local memory, events) with the bandwidth and
+# launch-latency measurements, and the conformance suite on CUDA alone.
+# Needs .dev/arbor, .dev/cuda.test and .dev/tests.test (scripts/build-dev.sh);
+# .dev/kernels.test is run too when present. Prints a table last.
+set -uo pipefail
+cd "$(dirname "$0")/../.."
+root=$PWD
+OUT=${OUT:-/tmp/arbor-out}
+mkdir -p "$OUT"
+export ARBOR_REQUIRE=cuda ARBOR_TEST_BACKENDS=cuda
+export ARBOR_CACHE_DIR=${ARBOR_CACHE_DIR:-/tmp/arbor-cuda-cache}
+
+command -v nvidia-smi >/dev/null && nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader
+echo "== arbor devices"
+timeout 60 .dev/arbor devices 2>&1 | tee "$OUT/cuda-devices.log"
+
+# run NAME DIR BINARY ARGS...: a test binary from its package's folder.
+results=()
+run() {
+	local name=$1 dir=$2 bin=$3
+	shift 3
+	if [ ! -x "$root/.dev/$bin" ]; then
+		results+=("$(printf '%-10s missing .dev/%s' "$name" "$bin")")
+		return
+	fi
+	echo "== $name"
+	local start=$(date +%s)
+	(cd "$root/$dir" && timeout 300 "$root/.dev/$bin" -test.v -test.timeout 290s "$@") >"$OUT/$name.log" 2>&1
+	local rc=$?
+	grep -E '^(=== RUN|--- (PASS|FAIL|SKIP)|\s+--- (PASS|FAIL|SKIP)|PASS|FAIL|ok|panic)' "$OUT/$name.log" | grep -v '^=== RUN' | tail -n 80
+	local pass fail skip
+	pass=$(grep -cE -- '--- PASS' "$OUT/$name.log")
+	fail=$(grep -cE -- '--- FAIL' "$OUT/$name.log")
+	skip=$(grep -cE -- '--- SKIP' "$OUT/$name.log")
+	results+=("$(printf '%-10s rc=%-3d pass=%-4d fail=%-3d skip=%-3d %4ds' "$name" "$rc" "$pass" "$fail" "$skip" "$(($(date +%s) - start))")")
+	if [ "$fail" -gt 0 ] || [ "$rc" -ne 0 ]; then
+		grep -B2 -A25 -E -- '--- FAIL|panic' "$OUT/$name.log" | head -n 120
+	fi
+}
+
+run cuda cuda cuda.test
+run tests tests tests.test
+run kernels kernels kernels.test
+
+echo "== CUDA backend on $(hostname)"
+grep -h 'MEASURE' "$OUT/cuda.log" | sed 's/^.*MEASURE /  /'
+printf '%s\n' "${results[@]}"
