@@ -25,14 +25,14 @@ type dupInfo struct {
 	u, v  int32 // the duplicate with the smallest u (then v); valid if count > 0
 }
 
-// buildCSR builds a graph on n vertices from m input edges. Undirected
+// buildCSR builds a graph on n vertices from the edges each yields. Undirected
 // input edge {u,v} becomes arcs u→v and v→u (a self-loop one arc u→u).
 // Each vertex's arcs are sorted by target and duplicates merged. w and lab,
 // when non-nil, are per input edge and become Weights and EdgeLabels.
 //
 // It never materialises an []Edge: memory is Offsets, Adj and, only when
 // there is a payload, one uint32 per arc naming its input edge.
-func buildCSR(n, m int, each edgeStream, w []float64, lab []int32, o csrOptions) (*Graph, dupInfo) {
+func buildCSR(n int, each edgeStream, w []float64, lab []int32, o csrOptions) (*Graph, dupInfo) {
 	g := &Graph{N: n, Directed: o.directed, Offsets: make([]int, n+1)}
 	off := g.Offsets
 	each(func(u, v int32) {

@@ -53,7 +53,7 @@ func GNP(n int, p float64, seed uint64) *Graph {
 			}
 		}
 	}
-	g, _ := buildCSR(n, 0, stream, nil, nil, csrOptions{})
+	g, _ := buildCSR(n, stream, nil, nil, csrOptions{})
 	g.Name = fmt.Sprintf("gnp(n=%d,p=%g,seed=%d)", n, p, seed)
 	g.Format = "generated"
 	return g
@@ -94,7 +94,7 @@ func BoundedDegree(n, maxDegree int, seed uint64) *Graph {
 			dst = append(dst, v)
 		}
 	}
-	g, _ := buildCSR(n, len(src), arrayStream(src, dst), nil, nil, csrOptions{})
+	g, _ := buildCSR(n, arrayStream(src, dst), nil, nil, csrOptions{})
 	g.Name = fmt.Sprintf("bounded(n=%d,maxdeg=%d,seed=%d)", n, maxDegree, seed)
 	g.Format = "generated"
 	return g

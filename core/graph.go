@@ -116,7 +116,7 @@ func (b *Builder) Build() (*Graph, error) {
 	if b.VertexLabels != nil && len(b.VertexLabels) != b.N {
 		return nil, fmt.Errorf("graph: %d vertex labels for %d vertices", len(b.VertexLabels), b.N)
 	}
-	g, _ := buildCSR(b.N, len(src), arrayStream(src, dst), w, lab, csrOptions{directed: b.Directed})
+	g, _ := buildCSR(b.N, arrayStream(src, dst), w, lab, csrOptions{directed: b.Directed})
 	g.VertexLabels = b.VertexLabels
 	return g, nil
 }

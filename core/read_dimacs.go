@@ -164,7 +164,7 @@ func readDIMACS(t *textReader, limit int) (*Graph, error) {
 	if int64(len(sink.src)) != m {
 		return nil, t.errEOF("the problem line announced %d edges, the file has %d", m, len(sink.src))
 	}
-	g, dup := buildCSR(int(n), len(sink.src), arrayStream(sink.src, sink.dst), nil, nil, csrOptions{})
+	g, dup := buildCSR(int(n), arrayStream(sink.src, sink.dst), nil, nil, csrOptions{})
 	g.VertexLabels = labels
 	g.Base = 1
 	noteRepeats(g, dup, 1)
@@ -259,7 +259,7 @@ func readPACE(t *textReader, limit int) (*Graph, error) {
 	if int64(len(sink.src)) != m {
 		return nil, t.errEOF("the problem line announced %d edges, the file has %d", m, len(sink.src))
 	}
-	g, dup := buildCSR(int(n), len(sink.src), arrayStream(sink.src, sink.dst), nil, nil, csrOptions{})
+	g, dup := buildCSR(int(n), arrayStream(sink.src, sink.dst), nil, nil, csrOptions{})
 	g.Base = 1
 	noteRepeats(g, dup, 1)
 	return g, nil

@@ -127,7 +127,7 @@ func readEdgeList(t *textReader, base int, limit int) (*Graph, error) {
 			sink.dst[i]--
 		}
 	}
-	g, dup := buildCSR(int(n), len(sink.src), arrayStream(sink.src, sink.dst), nil, nil, csrOptions{})
+	g, dup := buildCSR(int(n), arrayStream(sink.src, sink.dst), nil, nil, csrOptions{})
 	g.Base = base
 	g.Notes = notes
 	noteRepeats(g, dup, base)

@@ -100,7 +100,7 @@ func readLAD(t *textReader, directed, vertexLabels, edgeLabels bool, limit int) 
 	if tok, ok := r.token(); ok {
 		return nil, r.errAt(r.line0, "unexpected %s after the last vertex's list (N=%d)", quote(tok), n)
 	}
-	g, _ := buildCSR(int(n), len(sink.src), arrayStream(sink.src, sink.dst), nil, el, csrOptions{directed: directed})
+	g, _ := buildCSR(int(n), arrayStream(sink.src, sink.dst), nil, el, csrOptions{directed: directed})
 	g.VertexLabels = vl
 	if loops := countLoops(g); loops > 0 {
 		g.Notes = append(g.Notes, fmt.Sprintf("%d self-loop(s) kept", loops))

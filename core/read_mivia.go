@@ -72,7 +72,7 @@ func readMIVIA(data []byte, name string, directed bool) (*Graph, error) {
 	if pos != size {
 		return nil, errAt(pos, "%d bytes follow the last vertex's arcs; the size should be 2+4N+4·arcs = %d, the file has %d", size-pos, pos, size)
 	}
-	g, _ := buildCSR(n, len(src), arrayStream(src, dst), nil, lab, csrOptions{directed: directed, lastWins: true})
+	g, _ := buildCSR(n, arrayStream(src, dst), nil, lab, csrOptions{directed: directed, lastWins: true})
 	g.VertexLabels = labels
 	if loops := countLoops(g); loops > 0 {
 		g.Notes = append(g.Notes, fmt.Sprintf("%d self-loop(s) kept", loops))

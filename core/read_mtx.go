@@ -163,7 +163,7 @@ func readMTX(t *textReader, directed bool, limit int) (*Graph, error) {
 	// A repeated entry is found on the file as written: directed for
 	// general files, undirected for symmetric ones.
 	asDirected := !symmetric
-	g, dup := buildCSR(int(n), len(sink.src), arrayStream(sink.src, sink.dst), w, nil, csrOptions{directed: asDirected})
+	g, dup := buildCSR(int(n), arrayStream(sink.src, sink.dst), w, nil, csrOptions{directed: asDirected})
 	if dup.count > 0 {
 		first, second := duplicateLines(t, entryLine, dup.u+1, dup.v+1, asDirected)
 		what := fmt.Sprintf("entry (%d,%d)", dup.u+1, dup.v+1)
@@ -222,7 +222,7 @@ func symmetrise(d *Graph) *Graph {
 			}
 		}
 	}
-	g, _ := buildCSR(d.N, len(d.Adj), stream, w, lab, csrOptions{})
+	g, _ := buildCSR(d.N, stream, w, lab, csrOptions{})
 	g.VertexLabels = d.VertexLabels
 	g.IntWeights = d.IntWeights
 	g.Name, g.Format, g.Base, g.Notes = d.Name, d.Format, d.Base, d.Notes

@@ -228,7 +228,6 @@ type kernel struct {
 	staticShared int
 	maxDynamic   int // dynamic shared memory allowed now (raised on demand)
 	regs         int
-	mu           sync.Mutex
 }
 
 func (k *kernel) Name() string   { return k.name }

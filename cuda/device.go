@@ -55,15 +55,6 @@ func openDevice(st *state, ordinal int) (*Device, error) {
 	d.dev, _ = st.api.DeviceGet(ordinal)
 	setup := func() error {
 		ctx, r := d.api.PrimaryCtxRetain(d.dev)
-		if sticky(r) {
-			// A kernel faulted in this process's primary context and
-			// left it unusable; every handle on it is already broken, so
-			// reset it and start afresh.
-			if err := check(d.api, "cuDevicePrimaryCtxReset", d.api.PrimaryCtxReset(d.dev)); err != nil {
-				return err
-			}
-			ctx, r = d.api.PrimaryCtxRetain(d.dev)
-		}
 		if err := check(d.api, "cuDevicePrimaryCtxRetain", r); err != nil {
 			return err
 		}

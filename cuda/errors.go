@@ -25,7 +25,7 @@ func (e *Error) Error() string {
 		s += ": " + e.Desc
 	}
 	if sticky(e.Code) {
-		s += " (a kernel faulted: the context is now unusable; close every handle on the device and open it again)"
+		s += " (a kernel faulted: the device's context is now unusable, and CUDA allows no recovery within this process)"
 	}
 	return s
 }
@@ -69,7 +69,9 @@ var errorNames = map[raw.Result]string{
 }
 
 // sticky reports results after which the context is corrupt (a kernel
-// faulted): every later call fails until the context is destroyed.
+// faulted): every later call on the device fails, and, as measured on the
+// H100 with driver 13.0, even a reopened primary context reports the same
+// error: only a new process can use the device again.
 func sticky(r raw.Result) bool {
 	switch r {
 	case 700, 702, 714, 715, 716, 719:

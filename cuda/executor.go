@@ -4,6 +4,7 @@ import (
 	"errors"
 	"runtime"
 	"sync"
+	"time"
 )
 
 // errClosed is returned by calls on a device after Close.
@@ -32,10 +33,31 @@ type call struct {
 	result chan error
 }
 
-// spinPolls is how many times each side polls before it blocks: some tens
-// of microseconds. It is a count, not a deadline, because reading the clock
-// can itself cost a microsecond in a virtual machine.
-const spinPolls = 4096
+// Each side polls for up to spinFor before it blocks. The clock is read
+// only every pollBatch polls, because reading it can itself cost about a
+// microsecond in a virtual machine; a quick answer costs no clock read.
+const (
+	spinFor   = 50 * time.Microsecond
+	pollBatch = 256
+)
+
+// spin calls try until it reports true or spinFor has passed.
+func spin(try func() bool) bool {
+	var deadline time.Time
+	for {
+		for i := 0; i < pollBatch; i++ {
+			if try() {
+				return true
+			}
+		}
+		now := time.Now()
+		if deadline.IsZero() {
+			deadline = now.Add(spinFor)
+		} else if now.After(deadline) {
+			return false
+		}
+	}
+}
 
 // newExecutor starts the executor goroutine, runs setup on it (make the
 // context current) and returns once setup is done. teardown runs on the
@@ -72,7 +94,9 @@ func (e *executor) loop(setup func() error, teardown func(), ready chan<- error)
 			return
 		}
 		for c != nil {
-			c.result <- c.f()
+			if err := c.f(); c.result != nil {
+				c.result <- err
+			}
 			c = e.poll()
 		}
 	}
@@ -80,14 +104,16 @@ func (e *executor) loop(setup func() error, teardown func(), ready chan<- error)
 
 // poll waits a while for the next call without blocking the thread.
 func (e *executor) poll() *call {
-	for i := 0; i < spinPolls; i++ {
+	var c *call
+	spin(func() bool {
 		select {
-		case c := <-e.work:
-			return c
+		case c = <-e.work:
+			return true
 		default:
+			return false
 		}
-	}
-	return nil
+	})
+	return c
 }
 
 // drain answers calls that raced with Close.
@@ -95,7 +121,9 @@ func (e *executor) drain() {
 	for {
 		select {
 		case c := <-e.work:
-			c.result <- errClosed
+			if c.result != nil {
+				c.result <- errClosed
+			}
 		default:
 			return
 		}
@@ -114,14 +142,17 @@ func (e *executor) do(f func() error) error {
 		return errClosed
 	}
 	var err error
-	for i := 0; i < spinPolls; i++ {
+	if spin(func() bool {
 		select {
 		case err = <-c.result:
-			c.f = nil
-			e.pool.Put(c)
-			return err
+			return true
 		default:
+			return false
 		}
+	}) {
+		c.f = nil
+		e.pool.Put(c)
+		return err
 	}
 	select {
 	case err = <-c.result:
@@ -137,6 +168,23 @@ func (e *executor) do(f func() error) error {
 	c.f = nil
 	e.pool.Put(c)
 	return err
+}
+
+// post queues f to run on the executor's thread without waiting for it:
+// f reports its own errors. Calls run in the order they were posted or
+// done, so a later do sees the effects of every earlier post.
+func (e *executor) post(f func() error) error {
+	select {
+	case <-e.quit:
+		return errClosed
+	default:
+	}
+	select {
+	case e.work <- &call{f: f}:
+		return nil
+	case <-e.quit:
+		return errClosed
+	}
 }
 
 // close stops the executor after the calls already queued; teardown runs

@@ -161,6 +161,40 @@ func launchLatency(t testing.TB, d *Device, n int) (perCall, perKernel, roundTri
 		}
 	}
 	roundTrip = time.Since(t0) / trips
+	if tt, ok := t.(*testing.T); ok {
+		// Variants of the round trip, to see where its time goes.
+		qq := q.(*queue)
+		t0 = time.Now()
+		for i := 0; i < trips; i++ {
+			q.Launch(k, r, args...)
+			qq.wait(func() error { return nil })
+			q.Finish()
+		}
+		hopTrip := time.Since(t0) / trips
+		kk, bb := k.(*kernel), buf.(*buffer)
+		var rawTrip time.Duration
+		d.do(func() error {
+			d.params.Set(0, uint64(bb.ptr))
+			d.params.Set(1, 1)
+			t0 := time.Now()
+			for i := 0; i < trips; i++ {
+				d.api.LaunchKernel(kk.fn, [3]uint32{1, 1, 1}, [3]uint32{32, 1, 1}, 0, qq.stream, d.params, 2)
+				d.api.StreamSynchronize(qq.stream)
+			}
+			rawTrip = time.Since(t0) / trips
+			return nil
+		})
+		t0 = time.Now()
+		for i := 0; i < trips; i++ {
+			q.Launch(k, r, args...)
+			ev, _ := q.Record()
+			ev.Wait()
+			ev.Release()
+		}
+		evTrip := time.Since(t0) / trips
+		tt.Logf("MEASURE trip-variants   launch+wait(no-op)+finish %.2f µs, raw launch+sync on the executor %.2f µs, launch+record+wait %.2f µs",
+			float64(hopTrip)/1e3, float64(rawTrip)/1e3, float64(evTrip)/1e3)
+	}
 	// The driver's own cost: cuLaunchKernel called in a loop on the
 	// executor's thread, no hand-off per launch.
 	kk, bb, qq := k.(*kernel), buf.(*buffer), q.(*queue)
@@ -208,7 +242,7 @@ func TestMeasure(t *testing.T) {
 		fmt.Sprintf("MEASURE d2h-read-256M   %8.1f GB/s (Queue.Read into Go memory, pinned staging)", d2h/1e9),
 		fmt.Sprintf("MEASURE h2d-pinned-dma  %8.1f GB/s (16 MiB DMA from pinned memory, events)", ph2d/1e9),
 		fmt.Sprintf("MEASURE d2h-pinned-dma  %8.1f GB/s (16 MiB DMA to pinned memory, events)", pd2h/1e9),
-		fmt.Sprintf("MEASURE launch-call     %8.2f µs per Launch call, back to back (host side, through the executor)", us(perCall)),
+		fmt.Sprintf("MEASURE launch-call     %8.2f µs per Launch call, back to back (host side: checked, then posted to the executor)", us(perCall)),
 		fmt.Sprintf("MEASURE launch-stream   %8.2f µs per empty kernel, device time between events over 20000 back-to-back launches", us(perKernel)),
 		fmt.Sprintf("MEASURE launch-raw      %8.2f µs per cuLaunchKernel called in a loop on the executor's thread (driver cost)", us(rawCall)),
 		fmt.Sprintf("MEASURE executor-hop    %8.2f µs per empty call through the executor (round trip to the locked thread)", us(hop)),

@@ -242,3 +242,35 @@ func TestParallelCopy(t *testing.T) {
 		}
 	}
 }
+
+// TestDeferredErrors: an error of a posted command (Launch, Copy, Fill) is
+// returned by the queue's next waiting call, once, before that call's own.
+func TestDeferredErrors(t *testing.T) {
+	e, err := newExecutor(func() error { return nil }, func() {})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e.close()
+	q := &queue{d: &Device{exec: e}}
+	first, second := errors.New("first posted failure"), errors.New("second posted failure")
+	var order []int
+	for i, f := range []error{nil, first, second} {
+		if err := q.post(func() error { order = append(order, i); return f }); err != nil {
+			t.Fatal(err)
+		}
+	}
+	err = q.wait(func() error { order = append(order, 3); return errors.New("own") })
+	if !errors.Is(err, first) || errors.Is(err, second) {
+		t.Errorf("wait returned %v, want the first posted failure", err)
+	}
+	if !slices.Equal(order, []int{0, 1, 2, 3}) {
+		t.Errorf("ran in order %v", order)
+	}
+	if err := q.wait(func() error { return nil }); err != nil {
+		t.Errorf("the failure was returned twice: %v", err)
+	}
+	e.close()
+	if err := q.post(func() error { return nil }); !errors.Is(err, errClosed) {
+		t.Errorf("post after close: %v", err)
+	}
+}

@@ -48,12 +48,59 @@ func parallelCopy(dst, src []byte) {
 	wg.Wait()
 }
 
-// queue is a CUDA stream.
+// queue is a CUDA stream. Launch, Copy and Fill are posted to the executor
+// without waiting for the driver's answer, as the driver itself queues
+// them: the caller goes on preparing the next command while the executor
+// issues this one. Their arguments are checked before they are posted; an
+// error the driver still reports is kept and returned by the queue's next
+// waiting call (Read, Write, Record, Finish), like a kernel's own faults.
 type queue struct {
 	d        *Device
 	stream   raw.Stream
 	released atomic.Bool
 	cleanup  runtime.Cleanup
+
+	mu       sync.Mutex
+	deferred error // the first error of a posted command, not yet returned
+}
+
+// keep records the first error of a posted command (executor thread).
+func (q *queue) keep(err error) {
+	q.mu.Lock()
+	if q.deferred == nil {
+		q.deferred = err
+	}
+	q.mu.Unlock()
+}
+
+// takeDeferred returns and clears the kept error. Called after a d.do, it
+// sees every command posted before that call.
+func (q *queue) takeDeferred() error {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	err := q.deferred
+	q.deferred = nil
+	return err
+}
+
+// wait runs f on the executor and returns the first error: an earlier
+// posted command's, else f's.
+func (q *queue) wait(f func() error) error {
+	err := q.d.do(f)
+	if d := q.takeDeferred(); d != nil {
+		return fmt.Errorf("an earlier command failed: %w", d)
+	}
+	return err
+}
+
+// post queues f; its error is kept for the next waiting call.
+func (q *queue) post(f func() error) error {
+	return q.d.exec.post(func() error {
+		if err := f(); err != nil {
+			q.keep(err)
+		}
+		return nil
+	})
 }
 
 // NewQueue creates a stream. Commands on it run in order; Read and Write
@@ -104,12 +151,12 @@ func (q *queue) Write(dst backend.Buffer, off int, src []byte) error {
 	if len(src) == 0 {
 		return nil
 	}
-	err = d.do(func() error {
+	err = q.wait(func() error {
 		if len(src) <= stagingThreshold {
 			if err := check(d.api, "cuMemcpyHtoDAsync", d.api.MemcpyHtoDAsync(b.ptr+raw.DevicePtr(off), src, q.stream)); err != nil {
 				return err
 			}
-			return check(d.api, "cuStreamSynchronize", d.api.StreamSynchronize(q.stream))
+			return d.syncStream(q.stream)
 		}
 		return d.stagedWrite(b.ptr+raw.DevicePtr(off), src, q.stream)
 	})
@@ -134,12 +181,12 @@ func (q *queue) Read(src backend.Buffer, off int, dst []byte) error {
 	if len(dst) == 0 {
 		return nil
 	}
-	err = d.do(func() error {
+	err = q.wait(func() error {
 		if len(dst) <= stagingThreshold {
 			if err := check(d.api, "cuMemcpyDtoHAsync", d.api.MemcpyDtoHAsync(dst, b.ptr+raw.DevicePtr(off), q.stream)); err != nil {
 				return err
 			}
-			return check(d.api, "cuStreamSynchronize", d.api.StreamSynchronize(q.stream))
+			return d.syncStream(q.stream)
 		}
 		return d.stagedRead(dst, b.ptr+raw.DevicePtr(off), q.stream)
 	})
@@ -147,6 +194,50 @@ func (q *queue) Read(src backend.Buffer, off int, dst []byte) error {
 		return fmt.Errorf("cuda: read %d bytes on %s: %w", len(dst), d.info.Name, err)
 	}
 	return nil
+}
+
+// waitFor polls query (cuStreamQuery, cuEventQuery) for a short while, then
+// falls back to block (cuStreamSynchronize, cuEventSynchronize). Polling
+// answers a short wait sooner: a blocking driver call that lasts more than
+// about 20 µs can lose its Go processor (P) to the scheduler, and getting
+// one back on return costs about as much again (measured on the H100
+// machine: Launch+Finish 13-24 µs blocking, against 10 µs for the bare
+// driver calls).
+func (d *Device) waitFor(op string, query func() raw.Result, block func() raw.Result) error {
+	const batch = 16
+	var deadline time.Time
+	for {
+		for i := 0; i < batch; i++ {
+			switch r := query(); r {
+			case raw.Success:
+				return nil
+			case raw.ErrNotReady:
+			default:
+				return check(d.api, op, r)
+			}
+		}
+		now := time.Now()
+		if deadline.IsZero() {
+			deadline = now.Add(pollWait)
+		} else if now.After(deadline) {
+			return check(d.api, op, block())
+		}
+	}
+}
+
+// pollWait is how long waitFor polls before it blocks.
+const pollWait = 100 * time.Microsecond
+
+// syncStream waits for everything queued on s (executor thread only).
+func (d *Device) syncStream(s raw.Stream) error {
+	return d.waitFor("cuStreamSynchronize", func() raw.Result { return d.api.StreamQuery(s) },
+		func() raw.Result { return d.api.StreamSynchronize(s) })
+}
+
+// syncEvent waits for e (executor thread only).
+func (d *Device) syncEvent(e raw.Event) error {
+	return d.waitFor("cuEventSynchronize", func() raw.Result { return d.api.EventQuery(e) },
+		func() raw.Result { return d.api.EventSynchronize(e) })
 }
 
 // ensureStaging allocates the pinned staging buffers (executor thread only).
@@ -235,7 +326,7 @@ func (d *Device) stagedRead(dst []byte, src raw.DevicePtr, s raw.Stream) error {
 	return drain(chunks - 1)
 }
 
-// Copy copies between device buffers; it is queued, not waited for.
+// Copy copies between device buffers; it is posted, not waited for.
 func (q *queue) Copy(dst backend.Buffer, doff int, src backend.Buffer, soff, n int) error {
 	if err := q.live(); err != nil {
 		return err
@@ -258,16 +349,15 @@ func (q *queue) Copy(dst backend.Buffer, doff int, src backend.Buffer, soff, n i
 	if n == 0 {
 		return nil
 	}
-	err = d.do(func() error {
-		return check(d.api, "cuMemcpyDtoDAsync", d.api.MemcpyDtoDAsync(db.ptr+raw.DevicePtr(doff), sb.ptr+raw.DevicePtr(soff), n, q.stream))
+	return q.post(func() error {
+		if err := check(d.api, "cuMemcpyDtoDAsync", d.api.MemcpyDtoDAsync(db.ptr+raw.DevicePtr(doff), sb.ptr+raw.DevicePtr(soff), n, q.stream)); err != nil {
+			return fmt.Errorf("cuda: copy %d bytes on %s: %w", n, d.info.Name, err)
+		}
+		return nil
 	})
-	if err != nil {
-		return fmt.Errorf("cuda: copy %d bytes on %s: %w", n, d.info.Name, err)
-	}
-	return nil
 }
 
-// Fill sets [off, off+n) to a repeated 4-byte value; it is queued.
+// Fill sets [off, off+n) to a repeated 4-byte value; it is posted.
 func (q *queue) Fill(dst backend.Buffer, off, n int, value uint32) error {
 	if err := q.live(); err != nil {
 		return err
@@ -286,19 +376,18 @@ func (q *queue) Fill(dst backend.Buffer, off, n int, value uint32) error {
 	if n == 0 {
 		return nil
 	}
-	err = d.do(func() error {
-		return check(d.api, "cuMemsetD32Async", d.api.MemsetD32Async(b.ptr+raw.DevicePtr(off), value, n/4, q.stream))
+	return q.post(func() error {
+		if err := check(d.api, "cuMemsetD32Async", d.api.MemsetD32Async(b.ptr+raw.DevicePtr(off), value, n/4, q.stream)); err != nil {
+			return fmt.Errorf("cuda: fill %d bytes on %s: %w", n, d.info.Name, err)
+		}
+		return nil
 	})
-	if err != nil {
-		return fmt.Errorf("cuda: fill %d bytes on %s: %w", n, d.info.Name, err)
-	}
-	return nil
 }
 
 // localAlign is the alignment of each local-memory argument's slice.
 const localAlign = 16
 
-// Launch queues k over r. Each backend.ArgLocal argument gets Size bytes
+// Launch queues k over r (see queue: posted, not waited for). Each backend.ArgLocal argument gets Size bytes
 // (rounded up to 16) of the launch's dynamic shared memory, and the kernel
 // parameter receives that slice's byte offset as a uint32 (the prelude's
 // LOCAL_PTR/LOCAL_BIND turn it into a pointer into arbor_dynamic_local).
@@ -363,24 +452,24 @@ func (q *queue) Launch(k backend.Kernel, r backend.Range, args ...backend.Arg) e
 		return fmt.Errorf("cuda: launch %s: %d bytes of local memory (+%d static) exceed the device's %d bytes per block",
 			kk.name, shared, kk.staticShared, d.lim.sharedOptin)
 	}
-	err = d.do(func() error {
+	return q.post(func() error {
 		if shared > kk.maxDynamic {
 			// Beyond 48 KiB a kernel must opt in to more dynamic shared memory.
 			if err := check(d.api, "cuFuncSetAttribute(MAX_DYNAMIC_SHARED_SIZE_BYTES)",
 				d.api.FuncSetAttribute(kk.fn, raw.FuncMaxDynamicSharedSizeBytes, shared)); err != nil {
-				return err
+				return fmt.Errorf("cuda: launch %s with %d bytes of local memory on %s: %w", kk.name, shared, d.info.Name, err)
 			}
 			kk.maxDynamic = shared
 		}
 		for i, v := range bits {
 			d.params.Set(i, v)
 		}
-		return check(d.api, "cuLaunchKernel", d.api.LaunchKernel(kk.fn, grid, block, uint32(shared), q.stream, d.params, len(bits)))
+		err := check(d.api, "cuLaunchKernel", d.api.LaunchKernel(kk.fn, grid, block, uint32(shared), q.stream, d.params, len(bits)))
+		if err != nil {
+			return fmt.Errorf("cuda: launch %s grid %v block %v shared %d on %s: %w", kk.name, grid, block, shared, d.info.Name, err)
+		}
+		return nil
 	})
-	if err != nil {
-		return fmt.Errorf("cuda: launch %s grid %v block %v shared %d on %s: %w", kk.name, grid, block, shared, d.info.Name, err)
-	}
-	return nil
 }
 
 // Record places an event after the commands queued so far.
@@ -390,7 +479,7 @@ func (q *queue) Record() (backend.Event, error) {
 	}
 	d := q.d
 	var ev raw.Event
-	err := d.do(func() error {
+	err := q.wait(func() error {
 		var r raw.Result
 		ev, r = d.api.EventCreate()
 		if err := check(d.api, "cuEventCreate", r); err != nil {
@@ -418,7 +507,7 @@ func (q *queue) Finish() error {
 		return err
 	}
 	d := q.d
-	err := d.do(func() error { return check(d.api, "cuStreamSynchronize", d.api.StreamSynchronize(q.stream)) })
+	err := q.wait(func() error { return d.syncStream(q.stream) })
 	if err != nil {
 		return fmt.Errorf("cuda: finish on %s: %w", d.info.Name, err)
 	}
@@ -451,7 +540,7 @@ func (e *event) Wait() error {
 	if e.released.Load() {
 		return fmt.Errorf("cuda: wait on a released event")
 	}
-	err := e.d.do(func() error { return check(e.d.api, "cuEventSynchronize", e.d.api.EventSynchronize(e.ev)) })
+	err := e.d.do(func() error { return e.d.syncEvent(e.ev) })
 	if err != nil {
 		return fmt.Errorf("cuda: wait on %s: %w", e.d.info.Name, err)
 	}
@@ -472,7 +561,7 @@ func (e *event) Elapsed(start backend.Event) (time.Duration, error) {
 	}
 	var ms float32
 	err := e.d.do(func() error {
-		if err := check(e.d.api, "cuEventSynchronize", e.d.api.EventSynchronize(e.ev)); err != nil {
+		if err := e.d.syncEvent(e.ev); err != nil {
 			return err
 		}
 		var r raw.Result

@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/arbor-gpu/arbor/backend"
+	_ "github.com/arbor-gpu/arbor/backend/all"
 	"github.com/arbor-gpu/arbor/backend/backendtest"
 	"github.com/arbor-gpu/arbor/cpu"
 	"github.com/arbor-gpu/arbor/internal/dataset"

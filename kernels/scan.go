@@ -181,19 +181,19 @@ func checkLen(what string, b backend.Buffer, n, elem int) error {
 // scan runs the three phases for n elements of op's type; the partials of
 // each level are scanned exclusively, in place, one level up.
 func (t *tiles) scan(q backend.Queue, op scanOp, in, out backend.Buffer, n int, inclusive bool, level int) error {
-	tiles := (n + t.tile() - 1) / t.tile()
+	nt := (n + t.tile() - 1) / t.tile()
 	offsets, use := t.total, int32(0)
-	if tiles > 1 {
-		part, err := t.level(level, tiles*op.acc)
+	if nt > 1 {
+		part, err := t.level(level, nt*op.acc)
 		if err != nil {
 			return err
 		}
-		if err := q.Launch(t.kernels["scan_reduce_"+op.name], backend.R1(tiles*t.group, t.group),
+		if err := q.Launch(t.kernels["scan_reduce_"+op.name], backend.R1(nt*t.group, t.group),
 			backend.Buf(in), backend.I64(int64(n)), backend.I32(int32(t.perItem)), backend.Buf(part),
 			backend.Local(t.group*op.acc)); err != nil {
 			return err
 		}
-		if err := t.scan(q, scanOps[op.upper], part, part, tiles, false, level+1); err != nil {
+		if err := t.scan(q, scanOps[op.upper], part, part, nt, false, level+1); err != nil {
 			return err
 		}
 		offsets, use = part, 1
@@ -202,7 +202,7 @@ func (t *tiles) scan(q backend.Queue, op scanOp, in, out backend.Buffer, n int, 
 	if inclusive {
 		incl = 1
 	}
-	return q.Launch(t.kernels["scan_down_"+op.name], backend.R1(tiles*t.group, t.group),
+	return q.Launch(t.kernels["scan_down_"+op.name], backend.R1(nt*t.group, t.group),
 		backend.Buf(in), backend.Buf(out), backend.I64(int64(n)), backend.I32(int32(t.perItem)),
 		backend.Buf(offsets), backend.I32(use), backend.I32(incl), backend.Buf(t.total),
 		backend.Local(t.paddedTile()*op.elem), backend.Local(t.group*op.acc))
@@ -262,20 +262,20 @@ func (t *tiles) reduce(q backend.Queue, opName string, in backend.Buffer, n int)
 		return 0, err
 	}
 	for level := 0; n > 0; level++ {
-		tiles := (n + t.tile() - 1) / t.tile()
-		part, err := t.level(level, tiles*op.acc)
+		nt := (n + t.tile() - 1) / t.tile()
+		part, err := t.level(level, nt*op.acc)
 		if err != nil {
 			return 0, fmt.Errorf("%s: %w", what, err)
 		}
-		if err := q.Launch(t.kernels["scan_reduce_"+op.name], backend.R1(tiles*t.group, t.group),
+		if err := q.Launch(t.kernels["scan_reduce_"+op.name], backend.R1(nt*t.group, t.group),
 			backend.Buf(in), backend.I64(int64(n)), backend.I32(int32(t.perItem)), backend.Buf(part),
 			backend.Local(t.group*op.acc)); err != nil {
 			return 0, fmt.Errorf("%s of %d on %s: %w", what, n, t.dev.Info(), err)
 		}
-		if tiles == 1 {
+		if nt == 1 {
 			return t.read(q, op, part)
 		}
-		in, n, op = part, tiles, scanOps[op.upper]
+		in, n, op = part, nt, scanOps[op.upper]
 	}
 	return op.ident, nil
 }

@@ -74,16 +74,17 @@ func TestBuildError(t *testing.T) {
 // source itself ("<source>", "<kernel>", a temporary file); the physical
 // line is shown.
 func TestBuildErrorNoLineDirective(t *testing.T) {
-	d := firstDevice(t)
-	code := "// first\n// second\n__kernel void k(__global int* o) { o[0] = nope; }\n"
-	_, err := d.Build(backend.Source{Name: "plain", Code: code})
-	if err == nil {
-		t.Fatal("a broken kernel built")
-	}
-	t.Logf("the error:\n%s", err)
-	if !strings.Contains(err.Error(), "  >     3 | __kernel void k(__global int* o) { o[0] = nope; }") {
-		t.Errorf("line 3 not shown and marked:\n%s", err)
-	}
+	forEachDevice(t, func(t *testing.T, d *Device) {
+		code := "// first\n// second\n__kernel void k(__global int* o) { o[0] = nope; }\n"
+		_, err := d.Build(backend.Source{Name: "plain", Code: code})
+		if err == nil {
+			t.Fatal("a broken kernel built")
+		}
+		t.Logf("the error:\n%s", err)
+		if !strings.Contains(err.Error(), "  >     3 | __kernel void k(__global int* o) { o[0] = nope; }") {
+			t.Errorf("line 3 not shown and marked:\n%s", err)
+		}
+	})
 }
 
 func TestExcerpts(t *testing.T) {
@@ -142,42 +143,43 @@ func TestBuildOptions(t *testing.T) {
 // TestDefinesAndKernels: defines reach the compiler; a missing kernel is
 // reported by Build (from Source.Kernels) and by Kernel.
 func TestDefinesAndKernels(t *testing.T) {
-	d := firstDevice(t)
-	q := queue(t, d)
-	code := "__kernel void def(__global int* o) { o[0] = VALUE * 2 + OTHER; }\n"
-	p, err := d.Build(backend.Source{Name: "def", Code: code, Kernels: []string{"def"},
-		Defines: map[string]string{"VALUE": "21", "OTHER": "-3"}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer p.Release()
-	k, err := p.Kernel("def")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer k.Release()
-	out := alloc(t, d, 4)
-	if err := q.Launch(k, backend.R1(1, 1), backend.Buf(out)); err != nil {
-		t.Fatal(err)
-	}
-	got := make([]int32, 1)
-	if err := backend.ReadSlice(q, out, got); err != nil || got[0] != 39 {
-		t.Fatalf("VALUE*2+OTHER = %d, %v; want 39", got[0], err)
-	}
-	if _, err := p.Kernel("nope"); err == nil || !strings.Contains(err.Error(), `no kernel "nope"`) {
-		t.Errorf("Kernel(nope): %v", err)
-	}
-	_, err = d.Build(backend.Source{Name: "def", Code: code, Kernels: []string{"def", "missing_one"},
-		Defines: map[string]string{"VALUE": "1", "OTHER": "1"}})
-	if err == nil || !strings.Contains(err.Error(), "missing_one") {
-		t.Errorf("Build with a missing kernel: %v", err)
-	}
-	// A bad option is a build error that names it.
-	_, err = d.Build(backend.Source{Name: "def", Code: twiceCode, Options: []string{"-arbor-bogus-option"}})
-	var be *BuildError
-	if !errors.As(err, &be) || !strings.Contains(err.Error(), "options: -arbor-bogus-option") {
-		t.Errorf("Build with a bad option: %v", err)
-	}
+	forEachDevice(t, func(t *testing.T, d *Device) {
+		q := queue(t, d)
+		code := "__kernel void def(__global int* o) { o[0] = VALUE * 2 + OTHER; }\n"
+		p, err := d.Build(backend.Source{Name: "def", Code: code, Kernels: []string{"def"},
+			Defines: map[string]string{"VALUE": "21", "OTHER": "-3"}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer p.Release()
+		k, err := p.Kernel("def")
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer k.Release()
+		out := alloc(t, d, 4)
+		if err := q.Launch(k, backend.R1(1, 1), backend.Buf(out)); err != nil {
+			t.Fatal(err)
+		}
+		got := make([]int32, 1)
+		if err := backend.ReadSlice(q, out, got); err != nil || got[0] != 39 {
+			t.Fatalf("VALUE*2+OTHER = %d, %v; want 39", got[0], err)
+		}
+		if _, err := p.Kernel("nope"); err == nil || !strings.Contains(err.Error(), `no kernel "nope"`) {
+			t.Errorf("Kernel(nope): %v", err)
+		}
+		_, err = d.Build(backend.Source{Name: "def", Code: code, Kernels: []string{"def", "missing_one"},
+			Defines: map[string]string{"VALUE": "1", "OTHER": "1"}})
+		if err == nil || !strings.Contains(err.Error(), "missing_one") {
+			t.Errorf("Build with a missing kernel: %v", err)
+		}
+		// A bad option is a build error that names it.
+		_, err = d.Build(backend.Source{Name: "def", Code: twiceCode, Options: []string{"-arbor-bogus-option"}})
+		var be *BuildError
+		if !errors.As(err, &be) || !strings.Contains(err.Error(), "options: -arbor-bogus-option") {
+			t.Errorf("Build with a bad option: %v", err)
+		}
+	})
 }
 
 // cacheEntries lists the cache's entry files.
@@ -227,104 +229,105 @@ const twiceCode = "__kernel void twice(__global int* a, int n) { size_t i = get_
 // refuses is rebuilt and overwritten; ARBOR_CACHE=off disables the cache;
 // an unwritable cache directory is a warning only.
 func TestCache(t *testing.T) {
-	d := firstDevice(t)
-	dir := t.TempDir()
-	t.Setenv(cache.EnvDir, dir)
-	t.Setenv(cache.EnvSwitch, "")
-	src := testSource("twice", twiceCode+"/* TestCache */\n", "twice")
-	buildOnce := func(wantHit bool) {
-		t.Helper()
-		p, err := d.Build(src)
-		if err != nil {
-			t.Fatal(err)
+	forEachDevice(t, func(t *testing.T, d *Device) {
+		dir := t.TempDir()
+		t.Setenv(cache.EnvDir, dir)
+		t.Setenv(cache.EnvSwitch, "")
+		src := testSource("twice", twiceCode+"/* TestCache */\n", "twice")
+		buildOnce := func(wantHit bool) {
+			t.Helper()
+			p, err := d.Build(src)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer p.Release()
+			if hit := p.(*Program).CacheHit(); hit != wantHit {
+				t.Fatalf("cache hit %v, want %v (stats %+v)", hit, wantHit, d.CacheStats())
+			}
+			runTwice(t, d, p)
 		}
-		defer p.Release()
-		if hit := p.(*Program).CacheHit(); hit != wantHit {
-			t.Fatalf("cache hit %v, want %v (stats %+v)", hit, wantHit, d.CacheStats())
+		before := d.CacheStats()
+		buildOnce(false)
+		if n := len(cacheEntries(t, dir)); n != 1 {
+			t.Fatalf("%d cache entries after the first build, want 1", n)
 		}
-		runTwice(t, d, p)
-	}
-	before := d.CacheStats()
-	buildOnce(false)
-	if n := len(cacheEntries(t, dir)); n != 1 {
-		t.Fatalf("%d cache entries after the first build, want 1", n)
-	}
-	buildOnce(true)
-	s := d.CacheStats()
-	if s.Hits-before.Hits != 1 || s.Misses-before.Misses != 1 || s.Stores-before.Stores != 1 {
-		t.Errorf("stats %+v after a miss and a hit (before %+v)", s, before)
-	}
+		buildOnce(true)
+		s := d.CacheStats()
+		if s.Hits-before.Hits != 1 || s.Misses-before.Misses != 1 || s.Stores-before.Stores != 1 {
+			t.Errorf("stats %+v after a miss and a hit (before %+v)", s, before)
+		}
 
-	t.Run("corrupt", func(t *testing.T) {
-		warn := captureWarnings(t)
-		entry := cacheEntries(t, dir)[0]
-		raw, err := os.ReadFile(entry)
-		if err != nil {
-			t.Fatal(err)
-		}
-		raw[len(raw)/2] ^= 0x55
-		if err := os.WriteFile(entry, raw, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		buildOnce(false)
-		if !strings.Contains(warn.String(), "corrupt") {
-			t.Errorf("no warning for a corrupt entry: %q", warn)
-		}
-		buildOnce(true) // rebuilt and stored again
-	})
+		t.Run("corrupt", func(t *testing.T) {
+			warn := captureWarnings(t)
+			entry := cacheEntries(t, dir)[0]
+			raw, err := os.ReadFile(entry)
+			if err != nil {
+				t.Fatal(err)
+			}
+			raw[len(raw)/2] ^= 0x55
+			if err := os.WriteFile(entry, raw, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			buildOnce(false)
+			if !strings.Contains(warn.String(), "corrupt") {
+				t.Errorf("no warning for a corrupt entry: %q", warn)
+			}
+			buildOnce(true) // rebuilt and stored again
+		})
 
-	t.Run("rejected", func(t *testing.T) {
-		warn := captureWarnings(t)
-		entry := cacheEntries(t, dir)[0]
-		key := strings.TrimSuffix(filepath.Base(entry), ".bin")
-		// A well-formed entry whose payload is not a binary the driver takes.
-		cache.Store(key, []byte("this is not a program binary"))
-		rejected := d.CacheStats().Rejected
-		buildOnce(false)
-		if d.CacheStats().Rejected != rejected+1 {
-			t.Errorf("rejected count %d, want %d", d.CacheStats().Rejected, rejected+1)
-		}
-		if !strings.Contains(warn.String(), "rejected") {
-			t.Errorf("no warning for a rejected binary: %q", warn)
-		}
-		buildOnce(true) // overwritten with a good binary
-	})
+		t.Run("rejected", func(t *testing.T) {
+			warn := captureWarnings(t)
+			entry := cacheEntries(t, dir)[0]
+			key := strings.TrimSuffix(filepath.Base(entry), ".bin")
+			// A well-formed entry whose payload is not a binary the driver takes.
+			cache.Store(key, []byte("this is not a program binary"))
+			rejected := d.CacheStats().Rejected
+			buildOnce(false)
+			if d.CacheStats().Rejected != rejected+1 {
+				t.Errorf("rejected count %d, want %d", d.CacheStats().Rejected, rejected+1)
+			}
+			if !strings.Contains(warn.String(), "rejected") {
+				t.Errorf("no warning for a rejected binary: %q", warn)
+			}
+			buildOnce(true) // overwritten with a good binary
+		})
 
-	t.Run("defines change the key", func(t *testing.T) {
-		other := src
-		other.Defines = map[string]string{"UNUSED": "1"}
-		p, err := d.Build(other)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer p.Release()
-		if p.(*Program).CacheHit() {
-			t.Error("a build with other defines hit the cache")
-		}
-	})
+		t.Run("defines change the key", func(t *testing.T) {
+			other := src
+			other.Defines = map[string]string{"UNUSED": "1"}
+			p, err := d.Build(other)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer p.Release()
+			if p.(*Program).CacheHit() {
+				t.Error("a build with other defines hit the cache")
+			}
+		})
 
-	t.Run("off", func(t *testing.T) {
-		t.Setenv(cache.EnvSwitch, "off")
-		offDir := t.TempDir()
-		t.Setenv(cache.EnvDir, offDir)
-		buildOnce(false)
-		buildOnce(false)
-		if n := len(cacheEntries(t, offDir)); n != 0 {
-			t.Errorf("%d entries written with ARBOR_CACHE=off", n)
-		}
-	})
+		t.Run("off", func(t *testing.T) {
+			t.Setenv(cache.EnvSwitch, "off")
+			offDir := t.TempDir()
+			t.Setenv(cache.EnvDir, offDir)
+			buildOnce(false)
+			buildOnce(false)
+			if n := len(cacheEntries(t, offDir)); n != 0 {
+				t.Errorf("%d entries written with ARBOR_CACHE=off", n)
+			}
+		})
 
-	t.Run("unwritable", func(t *testing.T) {
-		warn := captureWarnings(t)
-		file := filepath.Join(t.TempDir(), "a-file")
-		if err := os.WriteFile(file, nil, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		t.Setenv(cache.EnvDir, filepath.Join(file, "cache")) // below a regular file: uncreatable, even for root
-		buildOnce(false)
-		buildOnce(false)
-		if !strings.Contains(warn.String(), "not stored") {
-			t.Errorf("no warning for an unwritable cache: %q", warn)
-		}
+		t.Run("unwritable", func(t *testing.T) {
+			warn := captureWarnings(t)
+			file := filepath.Join(t.TempDir(), "a-file")
+			if err := os.WriteFile(file, nil, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			t.Setenv(cache.EnvDir, filepath.Join(file, "cache")) // below a regular file: uncreatable, even for root
+			buildOnce(false)
+			buildOnce(false)
+			if !strings.Contains(warn.String(), "not stored") {
+				t.Errorf("no warning for an unwritable cache: %q", warn)
+			}
+		})
 	})
 }

@@ -29,7 +29,7 @@ func TestMain(m *testing.M) {
 	os.Exit(m.Run())
 }
 
-// openDevice opens every OpenCL device in turn (through the registry, so
+// forEachDevice opens every OpenCL device in turn (through the registry, so
 // ARBOR_REQUIRE=opencl turns a missing device into a failure).
 func forEachDevice(t *testing.T, fn func(t *testing.T, d *Device)) {
 	t.Helper()
@@ -40,17 +40,6 @@ func forEachDevice(t *testing.T, fn func(t *testing.T, d *Device)) {
 		}
 		fn(t, d)
 	})
-}
-
-// firstDevice opens the first OpenCL device.
-func firstDevice(t *testing.T) *Device {
-	t.Helper()
-	dev := backendtest.Open(t, Name)
-	d, ok := dev.(*Device)
-	if !ok {
-		t.Fatalf("the %q backend returned %T", Name, dev)
-	}
-	return d
 }
 
 // captureWarnings routes slog to a buffer for the test's duration.

@@ -406,137 +406,139 @@ func TestOutOfMemory(t *testing.T) {
 // TestConcurrent: goroutines with their own queues share one device and one
 // kernel; the kernel's lock keeps argument setting and launch together.
 func TestConcurrent(t *testing.T) {
-	d := firstDevice(t)
-	p, err := kernels.Build(d, "vecadd", nil, "vec_add")
-	must(t, err)
-	defer p.Release()
-	k, err := p.Kernel("vec_add")
-	must(t, err)
-	defer k.Release()
-	var wg sync.WaitGroup
-	errs := make(chan error, 8)
-	for w := range 4 {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			q, err := d.NewQueue()
-			if err != nil {
-				errs <- err
-				return
-			}
-			defer q.Release()
-			n := 1000 + w*37
-			a := make([]int32, n)
-			for i := range a {
-				a[i] = int32(i * (w + 1))
-			}
-			for round := range 20 {
-				ba, err := backend.AllocSlice(d, q, a)
+	forEachDevice(t, func(t *testing.T, d *Device) {
+		p, err := kernels.Build(d, "vecadd", nil, "vec_add")
+		must(t, err)
+		defer p.Release()
+		k, err := p.Kernel("vec_add")
+		must(t, err)
+		defer k.Release()
+		var wg sync.WaitGroup
+		errs := make(chan error, 8)
+		for w := range 4 {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				q, err := d.NewQueue()
 				if err != nil {
 					errs <- err
 					return
 				}
-				bc, _ := backend.AllocN[int32](d, n)
-				err = q.Launch(k, backend.R1(n, 64), backend.Buf(ba), backend.Buf(ba), backend.Buf(bc),
-					backend.I32(int32(n)), backend.I32(int32(round)))
-				got := make([]int32, n)
-				if err == nil {
-					err = backend.ReadSlice(q, bc, got)
+				defer q.Release()
+				n := 1000 + w*37
+				a := make([]int32, n)
+				for i := range a {
+					a[i] = int32(i * (w + 1))
 				}
-				ba.Free()
-				bc.Free()
-				if err != nil {
-					errs <- err
-					return
-				}
-				for i := range got {
-					if want := a[i] * int32(round+1); got[i] != want {
-						errs <- fmt.Errorf("worker %d round %d: c[%d] = %d, want %d", w, round, i, got[i], want)
+				for round := range 20 {
+					ba, err := backend.AllocSlice(d, q, a)
+					if err != nil {
+						errs <- err
 						return
 					}
+					bc, _ := backend.AllocN[int32](d, n)
+					err = q.Launch(k, backend.R1(n, 64), backend.Buf(ba), backend.Buf(ba), backend.Buf(bc),
+						backend.I32(int32(n)), backend.I32(int32(round)))
+					got := make([]int32, n)
+					if err == nil {
+						err = backend.ReadSlice(q, bc, got)
+					}
+					ba.Free()
+					bc.Free()
+					if err != nil {
+						errs <- err
+						return
+					}
+					for i := range got {
+						if want := a[i] * int32(round+1); got[i] != want {
+							errs <- fmt.Errorf("worker %d round %d: c[%d] = %d, want %d", w, round, i, got[i], want)
+							return
+						}
+					}
 				}
-			}
-		}()
-	}
-	wg.Wait()
-	close(errs)
-	for err := range errs {
-		t.Error(err)
-	}
+			}()
+		}
+		wg.Wait()
+		close(errs)
+		for err := range errs {
+			t.Error(err)
+		}
+	})
 }
 
 // TestLifecycle: double releases and use after close are errors, not
 // crashes.
 func TestLifecycle(t *testing.T) {
-	dev, err := backend.OpenBackend(Name, 0)
-	if err != nil {
-		firstDevice(t) // skips or fails as ARBOR_REQUIRE says
-		t.Fatal(err)
-	}
-	d := dev.(*Device)
-	p, err := d.Build(testSource("twice", twiceCode, "twice"))
-	must(t, err)
-	k, err := p.Kernel("twice")
-	must(t, err)
-	q, err := d.NewQueue()
-	must(t, err)
-	b, err := d.Alloc(16)
-	must(t, err)
-	must(t, d.Close())
-	if err := d.Close(); err == nil {
-		t.Error("device closed twice without error")
-	}
-	if _, err := d.Alloc(4); err == nil {
-		t.Error("alloc on a closed device: no error")
-	}
-	if _, err := d.Build(testSource("twice", twiceCode)); err == nil {
-		t.Error("build on a closed device: no error")
-	}
-	// Objects made before Close stay usable until released.
-	must(t, q.Launch(k, backend.R1(4, 0), backend.Buf(b), backend.I32(4)))
-	must(t, q.Finish())
-	must(t, p.Release())
-	if err := p.Release(); err == nil {
-		t.Error("program released twice without error")
-	}
-	must(t, k.Release())
-	if err := k.Release(); err == nil {
-		t.Error("kernel released twice without error")
-	}
-	if err := q.Launch(k, backend.R1(4, 0), backend.Buf(b), backend.I32(4)); err == nil {
-		t.Error("launch of a released kernel: no error")
-	}
-	must(t, b.Free())
-	must(t, q.Release())
-	if err := q.Release(); err == nil {
-		t.Error("queue released twice without error")
-	}
-	if err := q.Finish(); err == nil {
-		t.Error("finish on a released queue: no error")
-	}
+	forEachDevice(t, func(t *testing.T, opened *Device) {
+		// A device of its own, to close while its objects live on.
+		dev, err := backend.OpenBackend(Name, opened.Info().Index)
+		must(t, err)
+		d := dev.(*Device)
+		p, err := d.Build(testSource("twice", twiceCode, "twice"))
+		must(t, err)
+		k, err := p.Kernel("twice")
+		must(t, err)
+		q, err := d.NewQueue()
+		must(t, err)
+		b, err := d.Alloc(16)
+		must(t, err)
+		must(t, d.Close())
+		if err := d.Close(); err == nil {
+			t.Error("device closed twice without error")
+		}
+		if _, err := d.Alloc(4); err == nil {
+			t.Error("alloc on a closed device: no error")
+		}
+		if _, err := d.Build(testSource("twice", twiceCode)); err == nil {
+			t.Error("build on a closed device: no error")
+		}
+		// Objects made before Close stay usable until released.
+		must(t, q.Launch(k, backend.R1(4, 0), backend.Buf(b), backend.I32(4)))
+		must(t, q.Finish())
+		must(t, p.Release())
+		if err := p.Release(); err == nil {
+			t.Error("program released twice without error")
+		}
+		must(t, k.Release())
+		if err := k.Release(); err == nil {
+			t.Error("kernel released twice without error")
+		}
+		if err := q.Launch(k, backend.R1(4, 0), backend.Buf(b), backend.I32(4)); err == nil {
+			t.Error("launch of a released kernel: no error")
+		}
+		must(t, b.Free())
+		must(t, q.Release())
+		if err := q.Release(); err == nil {
+			t.Error("queue released twice without error")
+		}
+		if err := q.Finish(); err == nil {
+			t.Error("finish on a released queue: no error")
+		}
+	})
 }
 
 // TestForeignObjects: buffers and kernels belong to the device (context)
 // that made them; using them with another device's queue is refused, and
 // a launch OpenCL rejects is reported with the status's name.
 func TestForeignObjects(t *testing.T) {
-	d1 := firstDevice(t)
-	dev2, err := backend.OpenBackend(Name, d1.Info().Index)
-	must(t, err)
-	defer dev2.Close()
-	d2 := dev2.(*Device)
-	k1 := kernel(t, d1, "twice", twiceCode)
-	b1 := alloc(t, d1, 16)
-	q2 := queue(t, d2)
-	if err := q2.Write(b1, 0, []byte{1}); err == nil || !strings.Contains(err.Error(), "used on a queue of") {
-		t.Errorf("another device's buffer: %v", err)
-	}
-	if err := q2.Launch(k1, backend.R1(4, 0), backend.Buf(alloc(t, d2, 16)), backend.I32(4)); err == nil {
-		t.Error("another device's kernel launched")
-	}
-	q1 := queue(t, d1)
-	err = q1.Launch(k1, backend.R1(4, 0), backend.Buf(b1)) // the count argument is missing
-	if c, _ := Code(err); c != -52 || !strings.Contains(err.Error(), "CL_INVALID_KERNEL_ARGS") {
-		t.Errorf("launch with an argument missing: %v", err)
-	}
+	forEachDevice(t, func(t *testing.T, d1 *Device) {
+		dev2, err := backend.OpenBackend(Name, d1.Info().Index)
+		must(t, err)
+		defer dev2.Close()
+		d2 := dev2.(*Device)
+		k1 := kernel(t, d1, "twice", twiceCode)
+		b1 := alloc(t, d1, 16)
+		q2 := queue(t, d2)
+		if err := q2.Write(b1, 0, []byte{1}); err == nil || !strings.Contains(err.Error(), "used on a queue of") {
+			t.Errorf("another device's buffer: %v", err)
+		}
+		if err := q2.Launch(k1, backend.R1(4, 0), backend.Buf(alloc(t, d2, 16)), backend.I32(4)); err == nil {
+			t.Error("another device's kernel launched")
+		}
+		q1 := queue(t, d1)
+		err = q1.Launch(k1, backend.R1(4, 0), backend.Buf(b1)) // the count argument is missing
+		if c, _ := Code(err); c != -52 || !strings.Contains(err.Error(), "CL_INVALID_KERNEL_ARGS") {
+			t.Errorf("launch with an argument missing: %v", err)
+		}
+	})
 }

@@ -2,6 +2,7 @@ package matching
 
 import (
 	"fmt"
+	"time"
 
 	"github.com/arbor-gpu/arbor/backend"
 	"github.com/arbor-gpu/arbor/kernels"
@@ -75,6 +76,7 @@ func runFast(dev backend.Device, in *Input, opt Options, res *Result) error {
 	if err := clock.end("strongest"); err != nil {
 		return err
 	}
+	var before time.Duration // device loop time before this pass
 	for m > 0 && !opt.StrongOnly {
 		res.Passes++
 		res.ArcsProcessed += int64(m)
@@ -117,6 +119,9 @@ func runFast(dev backend.Device, in *Input, opt Options, res *Result) error {
 		if err := clock.settle(); err != nil {
 			return err
 		}
+		loop := clock.sum("strongest", "handshake", "filter+next strongest")
+		res.PassTimes = append(res.PassTimes, loop-before)
+		before = loop
 	}
 	if opt.StrongOnly && m > 0 {
 		res.Passes = 1

@@ -18,7 +18,6 @@ import (
 	"fmt"
 	"math"
 	"slices"
-	"sort"
 	"time"
 
 	"github.com/arbor-gpu/arbor/backend"
@@ -112,7 +111,10 @@ type Result struct {
 	Loop          time.Duration `json:"loop_ns"`
 	ArcsProcessed int64         `json:"arcs_processed"`
 	ArcsPerPass   []int         `json:"arcs_per_pass"` // arcs left at the start of each pass
-	Device        backend.Info  `json:"device"`
+	// PassTimes is each pass's device time (the first includes the first
+	// strongest-neighbour step).
+	PassTimes []time.Duration `json:"pass_ns"`
+	Device    backend.Info    `json:"device"`
 }
 
 // Input is a graph prepared for the kernels: its arcs grouped by source
@@ -225,31 +227,56 @@ func stronger(tie Tie, wa float64, a1, a2 int32, wb float64, b1, b2 int32) bool 
 // Both arcs of an edge share it, so the kernels' index tie-break is never
 // used.
 func (in *Input) rankHashed() {
-	var fwd []int32 // arcs u→v with u < v, one per edge
+	type edge struct {
+		w    float64
+		h    uint64
+		u, v int32
+		arc  int32
+	}
+	var edges []edge // one per edge: its arc u→v with u < v
 	for i := range in.Src {
-		if in.Src[i] < in.Dst[i] {
-			fwd = append(fwd, int32(i))
+		if u, v := in.Src[i], in.Dst[i]; u < v {
+			edges = append(edges, edge{in.Weight[i], pairHash(u, v), u, v, int32(i)})
 		}
 	}
-	sort.Slice(fwd, func(x, y int) bool {
-		a, b := fwd[x], fwd[y]
-		// Ascending rank = weakest first.
-		return stronger(TieHashed, in.Weight[b], in.Src[b], in.Dst[b], in.Weight[a], in.Src[a], in.Dst[a])
+	// Ascending rank = weakest first: the reverse of the greedy order
+	// (stronger), with the hashes computed once.
+	slices.SortFunc(edges, func(a, b edge) int {
+		switch {
+		case a.w != b.w:
+			return cmpOrder(a.w < b.w)
+		case a.h != b.h:
+			return cmpOrder(a.h < b.h)
+		case a.u != b.u:
+			return cmpOrder(a.u > b.u)
+		case a.v != b.v:
+			return cmpOrder(a.v > b.v)
+		}
+		return 0
 	})
-	for r, a := range fwd {
-		in.Rank[a] = int32(r + 1)
+	for r, e := range edges {
+		in.Rank[e.arc] = int32(r + 1)
 	}
-	// The reverse arcs: v→u finds u→v by binary search in v's segment.
+	// The reverse arcs v→u (v > u) take the rank of u→v, found by binary
+	// search in u's segment (arcs are sorted by source, then destination).
 	for i := range in.Src {
 		if in.Src[i] > in.Dst[i] {
 			u, v := in.Dst[i], in.Src[i]
-			// Find the segment of u: arcs are sorted by source.
-			lo := sort.Search(len(in.Src), func(k int) bool { return in.Src[k] >= u })
-			hi := sort.Search(len(in.Src), func(k int) bool { return in.Src[k] > u })
-			k := lo + sort.Search(hi-lo, func(k int) bool { return in.Dst[lo+k] >= v })
+			lo, _ := slices.BinarySearch(in.Src, u)
+			hi, _ := slices.BinarySearch(in.Src, u+1)
+			off, _ := slices.BinarySearch(in.Dst[lo:hi], v)
+			k := lo + off
 			in.Rank[i] = in.Rank[k]
 		}
 	}
+}
+
+// cmpOrder is -1 when less holds, else 1 (ties are resolved before).
+func cmpOrder(less bool) int {
+	if less {
+		return -1
+	}
+	return 1
 }
 
 // Handshake runs the handshaking matching of g on dev.

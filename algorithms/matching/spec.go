@@ -2,6 +2,7 @@ package matching
 
 import (
 	"fmt"
+	"time"
 
 	"github.com/arbor-gpu/arbor/backend"
 	"github.com/arbor-gpu/arbor/kernels"
@@ -99,6 +100,7 @@ func runSpec(dev backend.Device, in *Input, opt Options, res *Result) error {
 	if err := clock.end("upload"); err != nil {
 		return err
 	}
+	var before time.Duration // device loop time before this pass
 	for m > 0 {
 		res.Passes++
 		res.ArcsProcessed += int64(m)
@@ -190,6 +192,9 @@ func runSpec(dev backend.Device, in *Input, opt Options, res *Result) error {
 		if err := clock.settle(); err != nil {
 			return err
 		}
+		loop := clock.sum("strongest", "handshake", "filter")
+		res.PassTimes = append(res.PassTimes, loop-before)
+		before = loop
 	}
 	out := strong
 	if !opt.StrongOnly {

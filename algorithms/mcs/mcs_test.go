@@ -310,3 +310,27 @@ func TestParallelSizes(t *testing.T) {
 	}
 	t.Logf("%d subtrees shared", shared)
 }
+
+func TestSolveErrors(t *testing.T) {
+	b := core.NewBuilder(3, false)
+	b.AddEdge(0, 1)
+	g, _ := b.Build()
+	if _, err := Solve(context.Background(), g, nil, Options{}); err == nil {
+		t.Error("nil graph accepted")
+	}
+	if _, err := Solve(context.Background(), g, g, Options{Heuristic: Heuristic(7)}); err == nil {
+		t.Error("unknown heuristic accepted")
+	}
+	if _, err := ParseHeuristic("min_sum"); err == nil {
+		t.Error(`ParseHeuristic("min_sum") accepted`)
+	}
+	big := &core.Graph{N: 40000, Offsets: make([]int, 40001)}
+	if _, err := Solve(context.Background(), big, g, Options{}); err == nil {
+		t.Error("a 40000-vertex graph accepted")
+	}
+	for _, s := range []string{"min_max", "min_product"} {
+		if h, err := ParseHeuristic(s); err != nil || h.String() != s {
+			t.Errorf("ParseHeuristic(%q) = %v, %v", s, h, err)
+		}
+	}
+}

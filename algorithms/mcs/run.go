@@ -98,19 +98,21 @@ func (sh *shared) take() ([]op, bool) {
 }
 
 // donate gives away one not-yet-started child of the shallowest node on
-// this worker's path that has one: first its "v unmatched" continuation
-// (usually the largest part), then its last candidate w.
+// this worker's path that has one, in the order the sequential search
+// would take them: its next candidate w, or once none is left, its
+// "v unmatched" continuation. Following the sequential order keeps the
+// incumbent as strong as the sequential search's where it matters.
 func (w *worker[C]) donate(depth int) {
 	for k := 0; k < depth; k++ {
 		f := &w.frames[k]
+		if f.next < f.end {
+			w.sh.push(appendOp(w.path[:f.pathLen], op{f.v, f.ws[f.next]}))
+			f.next++
+			return
+		}
 		if !f.skipGiven {
 			f.skipGiven = true
 			w.sh.push(appendOp(w.path[:f.pathLen], op{f.v, -1}))
-			return
-		}
-		if f.next < f.end {
-			f.end--
-			w.sh.push(appendOp(w.path[:f.pathLen], op{f.v, f.ws[f.end]}))
 			return
 		}
 	}

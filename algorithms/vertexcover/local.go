@@ -15,8 +15,9 @@ import (
 // and returns the smallest cover seen; improved (if set) hears of each new
 // best cover as it is found (the slice is reused: copy it).
 //
-// patience > 0 also stops it when that long has passed without a new best.
-func localSearch(g *core.Graph, target int, deadline time.Time, patience time.Duration, seed uint64, stop *atomic.Bool, improved func(inC []bool, size int)) []bool {
+// From throttle on it runs at a quarter duty cycle, sleeping three times as
+// long as it worked, so it can go on beside the exact search cheaply.
+func localSearch(g *core.Graph, target int, deadline, throttle time.Time, seed uint64, stop *atomic.Bool, improved func(inC []bool, size int)) []bool {
 	n := g.N
 	// Edge ids per arc and endpoints per edge.
 	arcEdge := make([]int32, len(g.Adj))
@@ -157,20 +158,27 @@ func localSearch(g *core.Graph, target int, deadline time.Time, patience time.Du
 		return int(rng % uint64(k))
 	}
 	var tabu int32 = -1
-	lastBest := time.Now()
+	burst := time.Now()
 	totalW, forgetAt := int64(m), int64(m)*int64(max(n/2, 2))
 	for step := int64(1); ; step++ {
 		if step&255 == 0 {
 			now := time.Now()
-			if now.After(deadline) || (stop != nil && stop.Load()) || (patience > 0 && now.Sub(lastBest) > patience) {
+			if now.After(deadline) || (stop != nil && stop.Load()) {
 				break
+			}
+			if now.After(throttle) {
+				if worked := now.Sub(burst); worked > 5*time.Millisecond {
+					time.Sleep(3 * worked)
+					burst = time.Now()
+				}
+			} else {
+				burst = now
 			}
 		}
 		if len(unc) == 0 {
 			if len(cList) < bestSize {
 				bestSize = len(cList)
 				copy(best, inC)
-				lastBest = time.Now()
 				if improved != nil {
 					improved(best, bestSize)
 				}

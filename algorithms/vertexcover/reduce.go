@@ -60,6 +60,8 @@ func (s *state) reduce(budget func() int) bool {
 		}
 		if u := s.dominator(v); u >= 0 {
 			s.take(u)
+		} else if s.unconfinedOn && d <= maxUnconfinedDegree && s.unconfined(v) {
+			s.take(v)
 		}
 	}
 	return budget() >= 0
@@ -120,4 +122,78 @@ func (s *state) queueAll() {
 			s.push(int32(v))
 		}
 	}
+}
+
+// maxConfinedSet bounds the set S grown by the unconfined test, and
+// maxUnconfinedDegree the degree of a vertex tested: the test reads the
+// neighbourhoods of N(S), which on dense graphs costs more than it saves.
+const (
+	maxConfinedSet      = 12
+	maxUnconfinedDegree = 32
+)
+
+// unconfined reports whether v is unconfined (Xiao and Nagamochi): grow an
+// independent set S = {v}; while some u ∈ N(S) has exactly one neighbour
+// in S, take the one with fewest neighbours outside N[S]; none outside
+// means v is unconfined, and some minimum cover contains v; exactly one,
+// w, joins S; more ends the test (confined). It generalises domination.
+func (s *state) unconfined(v int32) bool {
+	// seen marks S, mark2 marks N[S].
+	s.stampS++
+	inS := s.stampS
+	s.stamp2++
+	inN := s.stamp2
+	S := append(s.queueScratch[:0], v)
+	s.seen[v] = inS
+	s.mark2[v] = inN
+	for _, x := range s.adj[v] {
+		if s.alive[x] {
+			s.mark2[x] = inN
+		}
+	}
+	defer func() { s.queueScratch = S[:0] }()
+	for len(S) <= maxConfinedSet {
+		bestExt, bestW := int32(1<<30), int32(-1)
+		for _, y := range S {
+			for _, u := range s.adj[y] {
+				if !s.alive[u] || s.seen[u] == inS {
+					continue
+				}
+				// |N(u) ∩ S| and N(u) \ N[S].
+				inSet, ext, w := 0, int32(0), int32(-1)
+				for _, z := range s.adj[u] {
+					if !s.alive[z] {
+						continue
+					}
+					if s.seen[z] == inS {
+						inSet++
+					} else if s.mark2[z] != inN {
+						ext++
+						w = z
+						if ext >= bestExt {
+							break
+						}
+					}
+				}
+				if inSet == 1 && ext < bestExt {
+					bestExt, bestW = ext, w
+					if ext == 0 {
+						return true
+					}
+				}
+			}
+		}
+		if bestExt != 1 {
+			return false
+		}
+		S = append(S, bestW)
+		s.seen[bestW] = inS
+		s.mark2[bestW] = inN
+		for _, x := range s.adj[bestW] {
+			if s.alive[x] {
+				s.mark2[x] = inN
+			}
+		}
+	}
+	return false
 }

@@ -28,6 +28,7 @@ type engine struct {
 	ls      time.Duration
 	seed    uint64
 	param   bool // parameterized: stop at the first cover under ub
+	mirrors bool // branch on v with its mirrors
 
 	best   atomic.Int64 // incumbent size: only covers smaller than it are wanted
 	halt   atomic.Bool  // this engine is done (target reached)
@@ -116,6 +117,7 @@ func (e *engine) offerSet(in []bool, size int) {
 func (e *engine) run(top bool) ([]int32, bool) {
 	s := newState(e.g)
 	s.queueAll()
+	s.unconfinedOn = true
 	budget := func() int { return int(e.best.Load()) - 1 - s.cover }
 	if !s.reduce(budget) {
 		return nil, !e.sh.stop.Load()
@@ -132,6 +134,7 @@ func (e *engine) run(top bool) ([]int32, bool) {
 			return nil, !e.sh.stop.Load()
 		}
 	}
+	s.unconfinedOn = false
 	e.kernel = s.nAlive
 	if s.m == 0 {
 		e.offer(s)
@@ -153,14 +156,14 @@ func (e *engine) run(top bool) ([]int32, bool) {
 	var lsStop atomic.Bool
 	if e.ls > 0 {
 		// The local search runs alone for e.ls, then goes on beside the
-		// exact search (up to lsBackground·e.ls) while a gap remains.
+		// exact search, throttled, until the search ends.
 		kg, ids := s.extract(nil)
 		base, n := s.cover, s.n
 		improved := make(chan struct{}, 1)
 		first := time.Now().Add(e.ls)
 		go func() {
 			defer close(lsDone)
-			localSearch(kg, e.target-base, time.Now().Add(lsBackground*e.ls), 2*e.ls, e.seed+0x9e3779b97f4a7c15, &lsStop,
+			localSearch(kg, e.target-base, time.Now().Add(time.Duration(1<<62)), first, e.seed+0x9e3779b97f4a7c15, &lsStop,
 				func(c []bool, size int) {
 					if int64(base+size) >= e.best.Load() {
 						return
@@ -290,10 +293,6 @@ func (e *engine) give(t task) {
 	e.cond.Signal()
 }
 
-// lsBackground is how many times its initial budget the local search may
-// go on beside the exact search.
-const lsBackground = 20
-
 // maxDonateDepth keeps donated subtrees large enough to be worth the replay.
 const maxDonateDepth = 48
 
@@ -321,9 +320,14 @@ func (w *worker) search(depth int) {
 	}
 	v := s.maxDegree()
 	mark := len(s.ops)
-	// Child 2 takes N(v); when another worker is idle it gets it.
+	// Child 1 takes v and its mirrors, child 2 takes N(v); when another
+	// worker is idle it gets child 2.
 	w.buf = s.liveNeighbors(v, w.buf[:0])
 	nb := slices.Clone(w.buf)
+	var mirrors []int32
+	if e.mirrors {
+		mirrors = s.mirrors(v, nb)
+	}
 	if e.threads > 1 && depth < maxDonateDepth && e.hungry.Load() > 0 {
 		if len(nb) <= w.budget() {
 			for _, u := range nb {
@@ -334,9 +338,14 @@ func (w *worker) search(depth int) {
 		}
 		nb = nil
 	}
-	s.take(v)
-	w.search(depth + 1)
-	s.undoTo(mark)
+	if 1+len(mirrors) <= w.budget() {
+		s.take(v)
+		for _, u := range mirrors {
+			s.take(u)
+		}
+		w.search(depth + 1)
+		s.undoTo(mark)
+	}
 	if nb == nil || e.stopped() || len(nb) > w.budget() {
 		return
 	}
@@ -345,6 +354,74 @@ func (w *worker) search(depth int) {
 	}
 	w.search(depth + 1)
 	s.undoTo(mark)
+}
+
+// mirrors returns the mirrors of v: vertices u at distance two with
+// N(v) \ N(u) a clique. If v is in a minimum cover but N(v) is not, some
+// minimum cover holds v and all its mirrors (Fomin, Grandoni, Kratsch),
+// so the branch that takes v takes them too.
+func (s *state) mirrors(v int32, nv []int32) []int32 {
+	var out []int32
+	s.stampS++
+	ss := s.stampS
+	s.seen[v] = ss
+	for _, x := range nv {
+		s.seen[x] = ss
+	}
+	var rest []int32
+	for _, x := range nv {
+		for _, u := range s.adj[x] {
+			if !s.alive[u] || s.seen[u] == ss {
+				continue
+			}
+			s.seen[u] = ss
+			s.stamp2++
+			st := s.stamp2
+			for _, y := range s.adj[u] {
+				if s.alive[y] {
+					s.mark2[y] = st
+				}
+			}
+			rest = rest[:0]
+			for _, y := range nv {
+				if s.mark2[y] != st {
+					rest = append(rest, y)
+				}
+			}
+			if s.isClique(rest) {
+				out = append(out, u)
+			}
+		}
+	}
+	return out
+}
+
+// isClique reports whether the live vertices in c are pairwise adjacent.
+func (s *state) isClique(c []int32) bool {
+	if len(c) < 2 {
+		return true
+	}
+	// Count, for each member, its neighbours inside c (marked in mark).
+	s.stamp++
+	st := s.stamp
+	for _, x := range c {
+		s.mark[x] = st
+	}
+	for _, x := range c {
+		if int(s.deg[x]) < len(c)-1 {
+			return false
+		}
+		k := 0
+		for _, y := range s.adj[x] {
+			if s.alive[y] && s.mark[y] == st {
+				k++
+			}
+		}
+		if k != len(c)-1 {
+			return false
+		}
+	}
+	return true
 }
 
 // split solves the live graph component by component when it is
@@ -429,6 +506,7 @@ func (w *worker) split(depth int) bool {
 			threads, ls = e.threads, e.ls
 		}
 		sub := newEngine(p.g, e.sh, e, ub, threads, ls, e.seed)
+		sub.mirrors = e.mirrors
 		cover, _ := sub.run(w.top && depth == 0)
 		if cover == nil || e.stopped() {
 			s.undoTo(mark)

@@ -34,6 +34,10 @@ type Options struct {
 	// 200 ms) from another goroutine while the search runs.
 	Progress      func(Progress)
 	ProgressEvery time.Duration
+	// Mirrors makes the branch that takes v also take v's mirrors. Off by
+	// default: on the PACE and Yamout sets it almost never finds a mirror
+	// at a maximum-degree vertex and doubles the time per node.
+	Mirrors bool
 	// Seed varies the local search; the exact search is deterministic with
 	// one thread.
 	Seed uint64
@@ -111,6 +115,7 @@ func Solve(ctx context.Context, g *core.Graph, opts Options) (Result, error) {
 	}
 	e := newEngine(g, sh, nil, ub, threads, ls, opts.Seed)
 	e.param = opts.Parameterized
+	e.mirrors = opts.Mirrors
 	if opts.Progress != nil {
 		every := opts.ProgressEvery
 		if every <= 0 {

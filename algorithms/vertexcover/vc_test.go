@@ -22,6 +22,7 @@ func TestAgainstBruteForce(t *testing.T) {
 			want := bruteMin(g)
 			for _, opts := range []Options{
 				{Threads: 1, LocalSearch: -1},
+				{Threads: 1, LocalSearch: -1, Mirrors: true},
 				{Threads: 2, LocalSearch: 5 * time.Millisecond},
 			} {
 				res, err := Solve(context.Background(), g, opts)

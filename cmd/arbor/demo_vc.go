@@ -14,7 +14,7 @@ import (
 // independent set, one vertex per clique), solved and checked on the CPU.
 func demoVC() func(e *env, dev backend.Device) error {
 	return func(e *env, _ backend.Device) error {
-		const blocks, size = 12, 6
+		const blocks, size = 16, 6
 		g, err := plantedCliques(blocks, size, 0.35, 2026)
 		if err != nil {
 			return fmt.Errorf("demo vertex cover: %w", err)
@@ -51,15 +51,24 @@ func plantedCliques(blocks, size int, p float64, seed uint64) (*core.Graph, erro
 		x ^= x << 17
 		return float64(x>>11) / (1 << 53)
 	}
+	// Shuffled labels, so that the blocks are not simply consecutive.
+	perm := make([]int, n)
+	for i := range perm {
+		perm[i] = i
+	}
+	for i := n - 1; i > 0; i-- {
+		j := int(rnd() * float64(i+1))
+		perm[i], perm[j] = perm[j], perm[i]
+	}
 	for u := 0; u < n; u++ {
 		for v := u + 1; v < n; v++ {
 			switch {
 			case u/size == v/size:
-				b.AddEdge(u, v)
+				b.AddEdge(perm[u], perm[v])
 			case u%size == 0 && v%size == 0:
 				// both planted: never adjacent
 			case rnd() < p:
-				b.AddEdge(u, v)
+				b.AddEdge(perm[u], perm[v])
 			}
 		}
 	}

@@ -79,7 +79,7 @@ func runVerify(e *env) error {
 		checks = keep
 	}
 
-	targets, err := verifyTargets(sel)
+	targets, absent, err := verifyTargets(sel)
 	if err != nil {
 		return err
 	}
@@ -165,7 +165,7 @@ func runVerify(e *env) error {
 		if err := enc.Encode(out); err != nil {
 			return err
 		}
-	} else if err := printVerify(e, out, dataDir); err != nil {
+	} else if err := printVerify(e, out, dataDir, absent); err != nil {
 		return err
 	}
 	if failed > 0 {
@@ -174,7 +174,7 @@ func runVerify(e *env) error {
 	return nil
 }
 
-func printVerify(e *env, rows []verifyRow, dataDir string) error {
+func printVerify(e *env, rows []verifyRow, dataDir string, absent []string) error {
 	tw := tabwriter.NewWriter(e.stdout, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "KERNEL\tDEVICE\tCASES\tMAX SIZE\tRESULT\tTIME")
 	var notes []string
@@ -200,13 +200,18 @@ func printVerify(e *env, rows []verifyRow, dataDir string) error {
 		data = "generated inputs and graphs from " + dataDir
 	}
 	fmt.Fprintf(e.stdout, "\nreference: the CPU twins run with one worker; %s\n", data)
+	for _, a := range absent {
+		fmt.Fprintf(e.stdout, "not verified: %s\n", shorten(a, 160))
+	}
 	return nil
 }
 
 // verifyTargets opens every device the selection names: all devices of all
 // backends for auto, else those of one backend; --device filters by index
 // or name. A device that fails to open becomes an ERROR row, not an abort.
-func verifyTargets(sel backend.Selection) ([]verifyTarget, error) {
+// It also returns why absent backends were skipped; ARBOR_REQUIRE makes the
+// required backend's absence an error.
+func verifyTargets(sel backend.Selection) ([]verifyTarget, []string, error) {
 	var targets []verifyTarget
 	var absent []string
 	for _, det := range backend.Detect() {
@@ -214,6 +219,9 @@ func verifyTargets(sel backend.Selection) ([]verifyTarget, error) {
 			continue
 		}
 		if det.Err != nil {
+			if sel.Require == det.Backend {
+				return nil, nil, fmt.Errorf("ARBOR_REQUIRE=%s, but it is unavailable: %w", sel.Require, det.Err)
+			}
 			absent = append(absent, det.Backend+": "+det.Err.Error())
 			continue
 		}
@@ -235,9 +243,9 @@ func verifyTargets(sel backend.Selection) ([]verifyTarget, error) {
 		if why == "" {
 			why = "no device matches"
 		}
-		return nil, fmt.Errorf("no device to verify (backend %s, device %q): %s", sel.Backend, sel.Device, why)
+		return nil, nil, fmt.Errorf("no device to verify (backend %s, device %q): %s", sel.Backend, sel.Device, why)
 	}
-	return targets, nil
+	return targets, absent, nil
 }
 
 func deviceMatches(info backend.Info, want string) bool {

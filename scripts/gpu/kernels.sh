@@ -27,8 +27,10 @@ fi
 echo
 echo "== verify summary (rc=$rc): kernel  device=result(time) ..."
 awk 'NR == 1 { next } /^$/ { exit }
-	{ res = $(NF-1); if (res ~ /^\[/) res = $(NF-2) "" res;
-	  line[$1] = line[$1] sprintf("  %s=%s(%s)", $2, res, $NF); if (!($1 in seen)) { seen[$1] = 1; order[++n] = $1 } }
-	END { for (i = 1; i <= n; i++) printf "%-28s%s\n", order[i], line[order[i]] }' "$OUT/verify.txt"
+	{ for (d = 2; d < NF; d++) if ($d ~ /^[a-z]+:[0-9]+$/) break
+	  k = $1; for (j = 2; j < d; j++) k = k " " $j
+	  res = $(NF-1); if (res ~ /^\[/) res = $(NF-2) res
+	  line[k] = line[k] sprintf("  %s=%s(%s)", $d, res, $NF); if (!(k in seen)) { seen[k] = 1; order[++n] = k } }
+	END { for (i = 1; i <= n; i++) printf "%-30s%s\n", order[i], line[order[i]] }' "$OUT/verify.txt"
 grep -E '^\[[0-9]+\]' "$OUT/verify.txt" | cut -c1-300 || true
 exit "$rc"

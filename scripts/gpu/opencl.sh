@@ -58,14 +58,14 @@ run opencl.bench .dev/opencl.test 25s -test.run '^$' -test.bench . -test.benchti
 rm -rf "$ARBOR_CACHE_DIR"
 
 echo "=== failures (first lines of each)"
-awk '/^ *--- FAIL/{n=8} n>0{print; n--}' "$LOG" | head -n 24
+awk '/^ *--- FAIL/{n=8} n>0{print; n--}' "$LOG" | head -n 16
 
 echo "=== benchmarks (launch+finish of 256 items; build from source vs cache; 16 MiB write+read)"
 grep -E '^Benchmark.*ns/op' "$LOG" | sed -E 's/[[:space:]]+/ /g'
 
 echo "=== results per device"
-# Device subtests are named Test…/opencl/<index>-<name>; tests that open
-# only the first device have no such part and are listed as "(one device)".
+# Device subtests are named Test…/opencl/<index>-<name>; tests without
+# them (host-only, or looping over devices themselves) count as "(whole test)".
 awk '
 /^=== [a-z.-]+$/ { bin = $2 }
 /^ *--- (PASS|FAIL|SKIP): / {
@@ -78,12 +78,11 @@ awk '
 }
 END {
 	for (t in top) if (!(t in has)) {
-		split(t, q, SUBSEP); key = q[1] " (one device)"; cnt[key, top[t]]++; keys[key] = 1
+		split(t, q, SUBSEP); key = q[1] " (whole test)"; cnt[key, top[t]]++; keys[key] = 1
 		if (top[t] == "FAIL") bad[key] = bad[key] " " q[2]
 	}
 	printf "%-60s %5s %5s %5s  %s\n", "binary / device", "pass", "fail", "skip", "failed"
 	for (k in keys) printf "%-60s %5d %5d %5d %s\n", k, cnt[k, "PASS"], cnt[k, "FAIL"], cnt[k, "SKIP"], bad[k]
 }' "$LOG" | sort
-grep -E '^(ok|FAIL|PASS)$|^=== .* rc=' "$LOG"
-echo "full log: $LOG"
+echo "runs: $(grep -E '^=== .* rc=' "$LOG" | sed 's/^=== //' | paste -sd ';' -); full log: $LOG"
 [ $rc1 -eq 0 ] && [ $rc2 -eq 0 ] && [ $rc3 -eq 0 ]

@@ -84,17 +84,17 @@ type Driver struct {
 	Path  string
 	Tried []Attempt
 
-	cuInit, cuDriverGetVersion, cuDeviceGetCount, cuDeviceGet, cuDeviceGetName                    uintptr
-	cuDeviceGetAttribute, cuDeviceTotalMem                                                        uintptr
-	cuDevicePrimaryCtxRetain, cuDevicePrimaryCtxRelease, cuCtxSetCurrent, cuDevicePrimaryCtxReset uintptr
-	cuCtxSynchronize, cuMemGetInfo                                                                uintptr
-	cuMemAlloc, cuMemFree, cuMemAllocHost, cuMemFreeHost                                          uintptr
-	cuMemcpyHtoDAsync, cuMemcpyDtoHAsync, cuMemcpyDtoDAsync, cuMemsetD32Async                     uintptr
-	cuModuleLoadDataEx, cuModuleGetFunction, cuModuleUnload                                       uintptr
-	cuFuncGetAttribute, cuFuncSetAttribute, cuLaunchKernel                                        uintptr
-	cuStreamCreate, cuStreamDestroy, cuStreamSynchronize                                          uintptr
-	cuEventCreate, cuEventRecord, cuEventSynchronize, cuEventElapsedTime, cuEventDestroy          uintptr
-	cuGetErrorName, cuGetErrorString                                                              uintptr
+	cuInit, cuDriverGetVersion, cuDeviceGetCount, cuDeviceGet, cuDeviceGetName           uintptr
+	cuDeviceGetAttribute, cuDeviceTotalMem                                               uintptr
+	cuDevicePrimaryCtxRetain, cuDevicePrimaryCtxRelease, cuCtxSetCurrent                 uintptr
+	cuCtxSynchronize, cuMemGetInfo                                                       uintptr
+	cuMemAlloc, cuMemFree, cuMemAllocHost, cuMemFreeHost                                 uintptr
+	cuMemcpyHtoDAsync, cuMemcpyDtoHAsync, cuMemcpyDtoDAsync, cuMemsetD32Async            uintptr
+	cuModuleLoadDataEx, cuModuleGetFunction, cuModuleUnload                              uintptr
+	cuFuncGetAttribute, cuFuncSetAttribute, cuLaunchKernel                               uintptr
+	cuStreamCreate, cuStreamDestroy, cuStreamSynchronize, cuStreamQuery, cuEventQuery    uintptr
+	cuEventCreate, cuEventRecord, cuEventSynchronize, cuEventElapsedTime, cuEventDestroy uintptr
+	cuGetErrorName, cuGetErrorString                                                     uintptr
 }
 
 // LoadDriver opens the first of candidates that loads and resolves the
@@ -116,7 +116,6 @@ func LoadDriver(candidates []string) (*Driver, []Attempt, error) {
 		need(&d.cuDeviceTotalMem, "cuDeviceTotalMem_v2"),
 		need(&d.cuDevicePrimaryCtxRetain, "cuDevicePrimaryCtxRetain"),
 		need(&d.cuDevicePrimaryCtxRelease, "cuDevicePrimaryCtxRelease_v2", "cuDevicePrimaryCtxRelease"),
-		need(&d.cuDevicePrimaryCtxReset, "cuDevicePrimaryCtxReset_v2", "cuDevicePrimaryCtxReset"),
 		need(&d.cuCtxSetCurrent, "cuCtxSetCurrent"),
 		need(&d.cuCtxSynchronize, "cuCtxSynchronize"),
 		need(&d.cuMemGetInfo, "cuMemGetInfo_v2"),
@@ -137,6 +136,8 @@ func LoadDriver(candidates []string) (*Driver, []Attempt, error) {
 		need(&d.cuStreamCreate, "cuStreamCreate"),
 		need(&d.cuStreamDestroy, "cuStreamDestroy_v2", "cuStreamDestroy"),
 		need(&d.cuStreamSynchronize, "cuStreamSynchronize"),
+		need(&d.cuStreamQuery, "cuStreamQuery"),
+		need(&d.cuEventQuery, "cuEventQuery"),
 		need(&d.cuEventCreate, "cuEventCreate"),
 		need(&d.cuEventRecord, "cuEventRecord"),
 		need(&d.cuEventSynchronize, "cuEventSynchronize"),
@@ -215,12 +216,6 @@ func (d *Driver) PrimaryCtxRetain(dev Device) (Context, Result) {
 
 func (d *Driver) PrimaryCtxRelease(dev Device) Result {
 	return call(d.cuDevicePrimaryCtxRelease, uintptr(dev))
-}
-
-// PrimaryCtxReset destroys the primary context's allocations and state:
-// the way back after a kernel fault left it unusable.
-func (d *Driver) PrimaryCtxReset(dev Device) Result {
-	return call(d.cuDevicePrimaryCtxReset, uintptr(dev))
 }
 
 func (d *Driver) CtxSetCurrent(c Context) Result { return call(d.cuCtxSetCurrent, uintptr(c)) }
@@ -405,6 +400,12 @@ func (d *Driver) StreamCreate() (Stream, Result) {
 
 func (d *Driver) StreamDestroy(s Stream) Result     { return call(d.cuStreamDestroy, uintptr(s)) }
 func (d *Driver) StreamSynchronize(s Stream) Result { return call(d.cuStreamSynchronize, uintptr(s)) }
+
+// StreamQuery returns Success when the stream is idle, ErrNotReady if not.
+func (d *Driver) StreamQuery(s Stream) Result { return call(d.cuStreamQuery, uintptr(s)) }
+
+// EventQuery returns Success when the event has completed, ErrNotReady if not.
+func (d *Driver) EventQuery(e Event) Result { return call(d.cuEventQuery, uintptr(e)) }
 
 // EventCreate makes an event with default flags, so that it records time.
 func (d *Driver) EventCreate() (Event, Result) {
