@@ -161,7 +161,10 @@ type Choice struct {
 
 // Choose picks a device without opening it. auto tries CUDA, then OpenCL
 // GPUs and accelerators, then the CPU backend; OpenCL CPU devices (PoCL) only
-// when OpenCL is asked for by name or by ARBOR_REQUIRE.
+// when OpenCL is asked for by name or by ARBOR_REQUIRE. ARBOR_REQUIRE
+// constrains auto only: auto must then pick the required backend or fail
+// with its reason, never fall back. A backend named explicitly (--backend,
+// ARBOR_BACKEND) is not a fallback and is used as asked.
 func Choose(sel Selection) (Choice, error) {
 	if sel.Backend == "" {
 		sel.Backend = "auto"
@@ -169,9 +172,6 @@ func Choose(sel Selection) (Choice, error) {
 	if sel.Require != "" {
 		if _, ok := lookup(sel.Require); !ok {
 			return Choice{}, fmt.Errorf("ARBOR_REQUIRE=%s: no such backend (have %s)", sel.Require, strings.Join(Names(), ", "))
-		}
-		if sel.Backend != "auto" && sel.Backend != sel.Require {
-			return Choice{}, fmt.Errorf("backend %q asked for, but ARBOR_REQUIRE=%s", sel.Backend, sel.Require)
 		}
 	}
 	if sel.Backend != "auto" {

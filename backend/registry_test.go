@@ -65,9 +65,13 @@ func TestChooseAutoOrder(t *testing.T) {
 			{"opencl", PriorityOpenCL, fakeDriver{infos: []Info{pocl}}}}, Selection{Backend: "opencl", Device: "amd"}, "", "no device name matches"},
 		{"unknown backend", []registered{
 			{"cpu", PriorityCPU, fakeDriver{infos: []Info{cpuInfo}}}}, Selection{Backend: "vulkan"}, "", "unknown backend"},
-		{"require conflicts with backend", []registered{
+		{"explicit backend is not a fallback", []registered{
 			{"cpu", PriorityCPU, fakeDriver{infos: []Info{cpuInfo}}},
-			{"opencl", PriorityOpenCL, fakeDriver{infos: []Info{pocl}}}}, Selection{Backend: "cpu", Require: "opencl"}, "", "ARBOR_REQUIRE=opencl"},
+			{"opencl", PriorityOpenCL, fakeDriver{infos: []Info{pocl}}}}, Selection{Backend: "cpu", Require: "opencl"}, "cpu:0", ""},
+		{"require passes over a present cuda", []registered{
+			{"cuda", PriorityCUDA, fakeDriver{infos: []Info{{Backend: "cuda", Name: "H100", Type: TypeGPU}}}},
+			{"opencl", PriorityOpenCL, fakeDriver{infos: []Info{pocl}}},
+			{"cpu", PriorityCPU, fakeDriver{infos: []Info{cpuInfo}}}}, Selection{Require: "opencl"}, "opencl:0", ""},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

@@ -150,50 +150,63 @@ func launchLatency(t testing.TB, d *Device, n int) (perCall, perKernel, roundTri
 		t.Fatal(err)
 	}
 	perKernel = el / time.Duration(n)
-	const trips = 1000
-	t0 = time.Now()
-	for i := 0; i < trips; i++ {
-		if err := q.Launch(k, r, args...); err != nil {
-			t.Fatal(err)
-		}
-		if err := q.Finish(); err != nil {
-			t.Fatal(err)
-		}
-	}
-	roundTrip = time.Since(t0) / trips
-	if tt, ok := t.(*testing.T); ok {
-		// Variants of the round trip, to see where its time goes.
-		qq := q.(*queue)
+	// The round trip is noisy on a virtual machine: the best of 3 blocks.
+	const trips = 300
+	for block := 0; block < 3; block++ {
 		t0 = time.Now()
 		for i := 0; i < trips; i++ {
-			q.Launch(k, r, args...)
-			qq.wait(func() error { return nil })
-			q.Finish()
+			if err := q.Launch(k, r, args...); err != nil {
+				t.Fatal(err)
+			}
+			if err := q.Finish(); err != nil {
+				t.Fatal(err)
+			}
 		}
-		hopTrip := time.Since(t0) / trips
+		if rt := time.Since(t0) / trips; block == 0 || rt < roundTrip {
+			roundTrip = rt
+		}
+	}
+	if tt, ok := t.(*testing.T); ok {
+		// The floor under the round trip (the bare driver calls), and a
+		// round trip through an event instead of Finish.
+		qq := q.(*queue)
 		kk, bb := k.(*kernel), buf.(*buffer)
 		var rawTrip time.Duration
-		d.do(func() error {
+		err := d.do(func() error {
 			d.params.Set(0, uint64(bb.ptr))
 			d.params.Set(1, 1)
 			t0 := time.Now()
 			for i := 0; i < trips; i++ {
-				d.api.LaunchKernel(kk.fn, [3]uint32{1, 1, 1}, [3]uint32{32, 1, 1}, 0, qq.stream, d.params, 2)
-				d.api.StreamSynchronize(qq.stream)
+				if r := d.api.LaunchKernel(kk.fn, [3]uint32{1, 1, 1}, [3]uint32{32, 1, 1}, 0, qq.stream, d.params, 2); r != raw.Success {
+					return check(d.api, "cuLaunchKernel", r)
+				}
+				if err := check(d.api, "cuStreamSynchronize", d.api.StreamSynchronize(qq.stream)); err != nil {
+					return err
+				}
 			}
 			rawTrip = time.Since(t0) / trips
 			return nil
 		})
+		if err != nil {
+			t.Fatal(err)
+		}
 		t0 = time.Now()
 		for i := 0; i < trips; i++ {
-			q.Launch(k, r, args...)
-			ev, _ := q.Record()
-			ev.Wait()
+			if err := q.Launch(k, r, args...); err != nil {
+				t.Fatal(err)
+			}
+			ev, err := q.Record()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := ev.Wait(); err != nil {
+				t.Fatal(err)
+			}
 			ev.Release()
 		}
 		evTrip := time.Since(t0) / trips
-		tt.Logf("MEASURE trip-variants   launch+wait(no-op)+finish %.2f µs, raw launch+sync on the executor %.2f µs, launch+record+wait %.2f µs",
-			float64(hopTrip)/1e3, float64(rawTrip)/1e3, float64(evTrip)/1e3)
+		tt.Logf("MEASURE trip-floor      %8.2f µs per cuLaunchKernel+cuStreamSynchronize on the executor's thread (driver alone)", float64(rawTrip)/1e3)
+		tt.Logf("MEASURE launch+event    %8.2f µs per Launch, Record, Wait, Release", float64(evTrip)/1e3)
 	}
 	// The driver's own cost: cuLaunchKernel called in a loop on the
 	// executor's thread, no hand-off per launch.
@@ -246,7 +259,7 @@ func TestMeasure(t *testing.T) {
 		fmt.Sprintf("MEASURE launch-stream   %8.2f µs per empty kernel, device time between events over 20000 back-to-back launches", us(perKernel)),
 		fmt.Sprintf("MEASURE launch-raw      %8.2f µs per cuLaunchKernel called in a loop on the executor's thread (driver cost)", us(rawCall)),
 		fmt.Sprintf("MEASURE executor-hop    %8.2f µs per empty call through the executor (round trip to the locked thread)", us(hop)),
-		fmt.Sprintf("MEASURE launch+finish   %8.2f µs per Launch followed by Finish (round trip)", us(trip)),
+		fmt.Sprintf("MEASURE launch+finish   %8.2f µs per Launch followed by Finish (round trip, best of 3 × 300)", us(trip)),
 	}
 	for _, r := range rows {
 		t.Log(r)

@@ -55,8 +55,11 @@ func cs314Checks(dataDir string) []Check {
 				Check{Kernel: "markFilterEdges+exclusivePrefixSum+packGraph", Case: cse, Size: arcs, Run: func(dev backend.Device) ([]Output, error) {
 					return in.run(dev, threads, in.filterOutputs)
 				}},
-				Check{Kernel: "matchArgmax+matchHandshake+matchMark+matchPack", Case: cse, Size: arcs, Run: func(dev backend.Device) ([]Output, error) {
+				Check{Kernel: "matchArgmax+matchHandshake+matchMarkTiles+matchPackTiles", Case: cse, Size: arcs, Run: func(dev backend.Device) ([]Output, error) {
 					return in.fastPass(dev, threads)
+				}},
+				Check{Kernel: "matchHandshakeNext+matchFilterOnePass", Case: cse, Size: arcs, Run: func(dev backend.Device) ([]Output, error) {
+					return in.onePass(dev, threads)
 				}},
 			)
 		}
@@ -554,4 +557,105 @@ func (in *cs314Case) fastPass(dev backend.Device, threads int) ([]Output, error)
 	}
 	return []Output{Widen("best", bestV), Widen("match", matchV), Widen("keep masks", maskV),
 		Widen("packed src", nsrc), Widen("packed keys", nkeys), Widen("next best", best2)}, q.Finish()
+}
+
+// onePass runs the fast kernels' first pass with the single-pass filter
+// (matchHandshakeNext, matchFilterOnePass) and returns what they wrote.
+func (in *cs314Case) onePass(dev backend.Device, threads int) ([]Output, error) {
+	f, err := NewMatchFast(dev)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Release()
+	f.Threads = threads
+	q, err := dev.NewQueue()
+	if err != nil {
+		return nil, err
+	}
+	defer q.Release()
+	m := len(in.src)
+	keys := make([]uint64, m)
+	for i := range keys {
+		keys[i] = MatchKey(in.wgt[i], in.dst[i])
+	}
+	var bufs []backend.Buffer
+	defer func() {
+		for _, b := range bufs {
+			b.Free()
+		}
+	}()
+	up := func(b backend.Buffer, e error) backend.Buffer {
+		if err == nil && e != nil {
+			err = e
+		}
+		if b != nil {
+			bufs = append(bufs, b)
+		}
+		return b
+	}
+	minus := make([]int32, in.n)
+	for i := range minus {
+		minus[i] = -1
+	}
+	_, _, tiles := f.Tiles(m)
+	src := up(backend.AllocSlice(dev, q, in.src))
+	kb := up(backend.AllocSlice(dev, q, keys))
+	best := up(backend.AllocSlice(dev, q, make([]uint64, in.n)))
+	// bestNext starts non-zero: the handshake must clear it for every source.
+	junk := make([]uint64, in.n)
+	for i := range junk {
+		junk[i] = ^uint64(0)
+	}
+	bestNext := up(backend.AllocSlice(dev, q, junk))
+	match := up(backend.AllocSlice(dev, q, minus))
+	status := up(backend.AllocN[uint64](dev, tiles))
+	counter := up(backend.AllocN[int32](dev, 1))
+	total := up(backend.AllocN[int64](dev, 1))
+	src2 := up(backend.AllocN[int32](dev, m))
+	keys2 := up(backend.AllocN[uint64](dev, m))
+	if err != nil {
+		return nil, err
+	}
+	if err := f.Argmax(q, src, kb, best, m); err != nil {
+		return nil, err
+	}
+	if err := f.HandshakeNext(q, src, best, bestNext, match, m); err != nil {
+		return nil, err
+	}
+	if err := f.FilterOnePass(q, src, kb, match, status, counter, src2, keys2, bestNext, total, m); err != nil {
+		return nil, err
+	}
+	var kept [1]int64
+	if err := backend.ReadSlice(q, total, kept[:]); err != nil {
+		return nil, err
+	}
+	matchV, err := readI32(q, match, in.n)
+	if err != nil {
+		return nil, err
+	}
+	nsrc, err := readI32(q, src2, int(kept[0]))
+	if err != nil {
+		return nil, err
+	}
+	nkeys := make([]uint64, kept[0])
+	if err := backend.ReadSlice(q, keys2, nkeys); err != nil {
+		return nil, err
+	}
+	next := make([]uint64, in.n)
+	if err := backend.ReadSlice(q, bestNext, next); err != nil {
+		return nil, err
+	}
+	// Vertices without arcs keep the junk: mask them out (the engine never
+	// reads them), so the output is the same for any device.
+	hasArcs := make([]bool, in.n)
+	for _, u := range in.src {
+		hasArcs[u] = true
+	}
+	for v := range next {
+		if !hasArcs[v] {
+			next[v] = 0
+		}
+	}
+	return []Output{Widen("match", matchV), Widen("kept", kept[:]), Widen("packed src", nsrc),
+		Widen("packed keys", nkeys), Widen("next best", next)}, q.Finish()
 }

@@ -67,6 +67,18 @@ func TestCS314ChecksAgainstBruteForce(t *testing.T) {
 					t.Fatalf("n=%d threads=%d: fast kernels: vertex %d strongest %d match %d, want %d and %d", tc.n, threads, v, got, fp[1].Values[v], want[v], matches[v])
 				}
 			}
+			// The single-pass filter finds the same pairs, packs the same
+			// arcs and the same next strongest neighbours as the two launches.
+			op, err := in.onePass(dev, threads)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for i, name := range []string{"match", "packed src", "packed keys", "next best"} {
+				a, b := op[[]int{0, 2, 3, 4}[i]], fp[[]int{1, 3, 4, 5}[i]]
+				if err := Compare([]Output{{Name: name, Values: a.Values}}, []Output{{Name: name, Values: b.Values}}); err != nil {
+					t.Fatalf("n=%d threads=%d: one-pass vs two launches: %v", tc.n, threads, err)
+				}
+			}
 			keep, edgeMap := out[0].Values, out[1].Values
 			kept := 0
 			for i := range in.src {

@@ -258,3 +258,146 @@ KERNEL void matchPackTiles(GLOBAL const i32* RESTRICT src, GLOBAL const u64* RES
         }
     }
 }
+
+/* The handshake of the single-pass filter: as matchHandshake, and it also
+   clears bestNext[v] for every source, which matchFilterOnePass then fills
+   for the next pass (best and bestNext alternate between passes, so the
+   clearing never races with this pass's reads of best). */
+KERNEL void matchHandshakeNext(GLOBAL const i32* RESTRICT src, GLOBAL const u64* RESTRICT best,
+                               GLOBAL u64* RESTRICT bestNext, GLOBAL i32* RESTRICT match,
+                               const i32 numArcs, const i32 nthreads)
+{
+    i64 t = (i64)get_global_id(0);
+    if (t >= nthreads) {
+        return;
+    }
+    for (i64 i = t; i < numArcs; i += nthreads) {
+        i32 v = src[i];
+        if (i == 0 || src[i - 1] != v) {
+            i32 s = key_dst(best[v]);
+            if (key_dst(best[s]) == v) {
+                match[v] = s;
+            }
+            bestNext[v] = 0;
+        }
+    }
+}
+
+#define MATCH_FLAG_AGGREGATE ((u64)1 << 62)
+#define MATCH_FLAG_PREFIX ((u64)2 << 62)
+#define MATCH_VALUE_MASK (((u64)1 << 62) - 1)
+
+/* Single-pass filter: the keep masks, the tile offsets and the compaction
+   (with the next pass's argmax) in one launch, by decoupled look-back
+   (Merrill and Garland 2016). Work-groups take tiles in order from
+   *counter, so every tile a group waits on belongs to a group that has
+   already started; a group publishes its tile's kept count in status[tile]
+   (aggregate), then its inclusive prefix once known, and each tile sums its
+   predecessors' statuses back to the first inclusive one. The arcs of a
+   tile are read once from memory: the second look at them (to scatter) is
+   served by the cache, and each work-item keeps its chunk's mask in a
+   register. status (one u64 per tile) and *counter must be 0 at launch.
+   scratch: two i32 per work-item plus two. *total receives the kept count. */
+KERNEL void matchFilterOnePass(GLOBAL const i32* RESTRICT src, GLOBAL const u64* RESTRICT keys,
+                               GLOBAL const i32* RESTRICT match, GLOBAL u64* status,
+                               GLOBAL i32* counter, GLOBAL i32* RESTRICT newSrc,
+                               GLOBAL u64* RESTRICT newKeys, GLOBAL u64* RESTRICT bestNext,
+                               GLOBAL i64* RESTRICT total, const i32 numArcs, LOCAL_PTR(i32, scratch))
+{
+    LOCAL_BIND(i32, scratch);
+    size_t lid = get_local_id(0);
+    size_t size = get_local_size(0);
+    i64 m = numArcs;
+    i64 chunks = (m + MATCH_CHUNK - 1) / MATCH_CHUNK;
+    i64 tiles = (chunks + (i64)size - 1) / (i64)size;
+    LOCAL_REF(i32) shared = scratch + 2 * size; /* [0]: tile, [1]: the tile's exclusive offset */
+    for (;;) {
+        if (lid == 0) {
+            shared[0] = ATOMIC_ADD_I32(counter, 1);
+        }
+        BARRIER();
+        i64 tile = shared[0];
+        BARRIER();
+        if (tile >= tiles) {
+            break;
+        }
+        i64 c = tile * (i64)size + (i64)lid;
+        i64 lo = c * MATCH_CHUNK;
+        i64 hi = lo + MATCH_CHUNK < m ? lo + MATCH_CHUNK : m;
+        u32 bits = 0;
+        i32 cnt = 0;
+        if (c < chunks) {
+            for (i64 i = lo; i < hi; i++) {
+                if (match[src[i]] == -1 && match[key_dst(keys[i])] == -1) {
+                    bits |= 1u << (u32)(i - lo);
+                    cnt++;
+                }
+            }
+        }
+        i32 agg = group_sum_i32(scratch, cnt, lid, size);
+        if (lid == 0) {
+            i64 excl = 0;
+            if (tile == 0) {
+                ATOMIC_MAX_U64(&status[0], MATCH_FLAG_PREFIX | (u64)agg);
+            } else {
+                ATOMIC_MAX_U64(&status[tile], MATCH_FLAG_AGGREGATE | (u64)agg);
+                i64 j = tile - 1;
+                for (;;) {
+                    u64 s = ATOMIC_ADD_U64(&status[j], (u64)0);
+                    if (s == 0) {
+                        continue; /* tile j's group has not published yet: it has started, so it will */
+                    }
+                    excl += (i64)(s & MATCH_VALUE_MASK);
+                    if ((s & MATCH_FLAG_PREFIX) == MATCH_FLAG_PREFIX) {
+                        break;
+                    }
+                    j--;
+                }
+                ATOMIC_MAX_U64(&status[tile], MATCH_FLAG_PREFIX | (u64)(excl + agg));
+            }
+            if (tile == tiles - 1) {
+                total[0] = excl + agg;
+            }
+            shared[1] = (i32)excl;
+        }
+        BARRIER();
+        i64 pos = (i64)shared[1];
+        pos += group_exclusive_i32(scratch, cnt, lid, size);
+        if (bits != 0) {
+            i32 first = src[lo];
+            int before = lo > 0 && src[lo - 1] == first;
+            i32 v = -1;
+            u64 acc = 0;
+            for (i64 i = lo; i < hi; i++) {
+                if (((bits >> (u32)(i - lo)) & 1u) == 0) {
+                    continue;
+                }
+                i32 u = src[i];
+                u64 k = keys[i];
+                newSrc[pos] = u;
+                newKeys[pos] = k;
+                pos++;
+                if (u == v) {
+                    if (k > acc) {
+                        acc = k;
+                    }
+                    continue;
+                }
+                if (v >= 0) {
+                    if (v == first && before) {
+                        atomic_max_best(bestNext, v, acc);
+                    } else {
+                        bestNext[v] = acc;
+                    }
+                }
+                v = u;
+                acc = k;
+            }
+            if ((v == first && before) || (hi < m && src[hi] == v)) {
+                atomic_max_best(bestNext, v, acc);
+            } else {
+                bestNext[v] = acc;
+            }
+        }
+    }
+}

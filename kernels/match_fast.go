@@ -7,7 +7,8 @@ import (
 )
 
 // MatchFastKernelNames are the entry points of match_fast.cl.
-var MatchFastKernelNames = []string{"matchArgmax", "matchHandshake", "matchMarkTiles", "matchPackTiles"}
+var MatchFastKernelNames = []string{"matchArgmax", "matchHandshake", "matchMarkTiles", "matchPackTiles",
+	"matchHandshakeNext", "matchFilterOnePass"}
 
 // MatchKey packs an arc's weight rank and neighbour into the key the fast
 // matching kernels take the max of: a higher rank wins, then a smaller
@@ -137,4 +138,36 @@ func (f *MatchFast) MarkTiles(q backend.Queue, src, keys, match, best, mask, til
 func (f *MatchFast) PackTiles(q backend.Queue, src, keys, mask, tileOffset, newSrc, newKeys, best backend.Buffer, numArcs int) error {
 	return f.launchTiles(q, "matchPackTiles", numArcs, 2, backend.Buf(src), backend.Buf(keys), backend.Buf(mask),
 		backend.Buf(tileOffset), backend.Buf(newSrc), backend.Buf(newKeys), backend.Buf(best))
+}
+
+// HandshakeNext is Handshake that also clears bestNext for every source
+// (the single-pass filter's alternating best arrays).
+func (f *MatchFast) HandshakeNext(q backend.Queue, src, best, bestNext, match backend.Buffer, numArcs int) error {
+	return f.launch(q, "matchHandshakeNext", numArcs, backend.Buf(src), backend.Buf(best), backend.Buf(bestNext),
+		backend.Buf(match), backend.I32(int32(numArcs)))
+}
+
+// FilterOnePass compacts the kept arcs into newSrc, newKeys and computes
+// bestNext over them in one launch (decoupled look-back); total (an int64)
+// receives the kept count. status needs 8 bytes per tile (Tiles) and
+// counter 4; FilterOnePass clears both first.
+func (f *MatchFast) FilterOnePass(q backend.Queue, src, keys, match, status, counter, newSrc, newKeys, bestNext, total backend.Buffer, numArcs int) error {
+	if numArcs == 0 {
+		return q.Fill(total, 0, 8, 0)
+	}
+	_, _, tiles := f.Tiles(numArcs)
+	if err := q.Fill(status, 0, 8*tiles, 0); err != nil {
+		return err
+	}
+	if err := q.Fill(counter, 0, 4, 0); err != nil {
+		return err
+	}
+	group, groups, _ := f.Tiles(numArcs)
+	args := []backend.Arg{backend.Buf(src), backend.Buf(keys), backend.Buf(match), backend.Buf(status), backend.Buf(counter),
+		backend.Buf(newSrc), backend.Buf(newKeys), backend.Buf(bestNext), backend.Buf(total), backend.I32(int32(numArcs)),
+		backend.Local(4 * (2*group + 2))}
+	if err := q.Launch(f.k["matchFilterOnePass"], backend.R1(group*groups, group), args...); err != nil {
+		return fmt.Errorf("matchFilterOnePass: %w", err)
+	}
+	return nil
 }

@@ -1,6 +1,7 @@
 package kernels
 
 import (
+	"runtime"
 	"sync/atomic"
 
 	"github.com/arbor-gpu/arbor/cpu"
@@ -13,6 +14,8 @@ func init() {
 	cpu.RegisterTwin("matchHandshake", matchHandshakeTwin)
 	cpu.RegisterTwin("matchMarkTiles", matchMarkTilesTwin)
 	cpu.RegisterTwin("matchPackTiles", matchPackTilesTwin)
+	cpu.RegisterTwin("matchHandshakeNext", matchHandshakeNextTwin)
+	cpu.RegisterTwin("matchFilterOnePass", matchFilterOnePassTwin)
 }
 
 // MatchChunk is match_fast.cl's MATCH_CHUNK: arcs per argmax chunk.
@@ -146,6 +149,122 @@ func matchPackTilesTwin(g *cpu.Group) {
 			}
 			for i := lo; i < hi; i++ {
 				if bits>>uint(i-lo)&1 == 0 {
+					continue
+				}
+				u, k := src[i], keys[i]
+				newSrc[pos], newKeys[pos] = u, k
+				pos++
+				if u == v {
+					acc = max(acc, k)
+					continue
+				}
+				if v >= 0 {
+					flush(v == first && before)
+				}
+				v, acc = u, k
+			}
+			flush((v == first && before) || (hi < m && src[hi] == v))
+		}
+	}
+}
+
+// matchHandshakeNextTwin: src, best, bestNext, match, numArcs, nthreads.
+func matchHandshakeNextTwin(g *cpu.Group) {
+	src, best, bestNext, match := g.I32s(0), g.U64s(1), g.U64s(2), g.I32s(3)
+	m, nt := int(g.I32(4)), int(g.I32(5))
+	strideItems(g, nt, func(t int) {
+		for i := t; i < m; i += nt {
+			if v := src[i]; i == 0 || src[i-1] != v {
+				if s := keyDst(best[v]); keyDst(best[s]) == v {
+					match[v] = s
+				}
+				bestNext[v] = 0
+			}
+		}
+	})
+}
+
+const (
+	matchFlagAggregate = uint64(1) << 62
+	matchFlagPrefix    = uint64(2) << 62
+	matchValueMask     = uint64(1)<<62 - 1
+)
+
+// matchFilterOnePassTwin: src, keys, match, status, counter, newSrc,
+// newKeys, bestNext, total, numArcs, scratch (local). The CPU backend hands
+// groups to its workers in order and runs each to completion, so a tile's
+// predecessors are always claimed by running or finished groups, as on a
+// device; the look-back spins with atomic loads.
+func matchFilterOnePassTwin(g *cpu.Group) {
+	src, keys, match, status := g.I32s(0), g.U64s(1), g.I32s(2), g.U64s(3)
+	counter, newSrc, newKeys, bestNext := g.I32s(4), g.I32s(5), g.U64s(6), g.U64s(7)
+	total := g.I64s(8)
+	m := int(g.I32(9))
+	size := g.Size[0]
+	chunks := (m + MatchChunk - 1) / MatchChunk
+	tiles := (chunks + size - 1) / size
+	bits := make([]uint32, size)
+	for {
+		tile := int(atomic.AddInt32(&counter[0], 1) - 1)
+		if tile >= tiles {
+			return
+		}
+		agg := int64(0)
+		for lid := range bits {
+			bits[lid] = 0
+			c := tile*size + lid
+			if c >= chunks {
+				continue
+			}
+			lo, hi := c*MatchChunk, min(c*MatchChunk+MatchChunk, m)
+			for i := lo; i < hi; i++ {
+				if match[src[i]] == -1 && match[keyDst(keys[i])] == -1 {
+					bits[lid] |= 1 << uint(i-lo)
+					agg++
+				}
+			}
+		}
+		excl := int64(0)
+		if tile == 0 {
+			atomicMaxU64(&status[0], matchFlagPrefix|uint64(agg))
+		} else {
+			atomicMaxU64(&status[tile], matchFlagAggregate|uint64(agg))
+			for j := tile - 1; ; {
+				s := atomic.LoadUint64(&status[j])
+				if s == 0 {
+					runtime.Gosched()
+					continue
+				}
+				excl += int64(s & matchValueMask)
+				if s&matchFlagPrefix == matchFlagPrefix {
+					break
+				}
+				j--
+			}
+			atomicMaxU64(&status[tile], matchFlagPrefix|uint64(excl+agg))
+		}
+		if tile == tiles-1 {
+			atomic.StoreInt64(&total[0], excl+agg)
+		}
+		pos := int(excl)
+		for lid, b := range bits {
+			if b == 0 {
+				continue
+			}
+			c := tile*size + lid
+			lo, hi := c*MatchChunk, min(c*MatchChunk+MatchChunk, m)
+			first := src[lo]
+			before := lo > 0 && src[lo-1] == first
+			v, acc := int32(-1), uint64(0)
+			flush := func(shared bool) {
+				if shared {
+					atomicMaxU64(&bestNext[v], acc)
+				} else {
+					atomic.StoreUint64(&bestNext[v], acc)
+				}
+			}
+			for i := lo; i < hi; i++ {
+				if b>>uint(i-lo)&1 == 0 {
 					continue
 				}
 				u, k := src[i], keys[i]

@@ -119,10 +119,19 @@ func TestExcerpts(t *testing.T) {
 	if got != want {
 		t.Errorf("excerpts:\n%s\nwant:\n%s", got, want)
 	}
-	if f := firstError(log); f != "scan.cl:3: error: use of undeclared identifier 'y'" {
+	if f := firstError(src, log); f != "scan.cl:3: error: use of undeclared identifier 'y'" {
 		t.Errorf("firstError = %q", f)
 	}
-	if f := firstError("\n  something odd\n"); f != "something odd" {
+	// NVIDIA's OpenCL compiler ignores #line: "<kernel>:6" is physical line
+	// 6, which is scan.cl:3.
+	nvlog := "<kernel>:6:3: error: use of undeclared identifier 'y'\n"
+	if f := firstError(src, nvlog); f != "scan.cl:3: error: use of undeclared identifier 'y'" {
+		t.Errorf("firstError (NVIDIA form) = %q", f)
+	}
+	if got := excerpts(src, nvlog); !strings.HasPrefix(got, "scan.cl:3:\n") || !strings.Contains(got, "  >     3 |   y = 2;\n") {
+		t.Errorf("excerpts (NVIDIA form):\n%s", got)
+	}
+	if f := firstError(src, "\n  something odd\n"); f != "something odd" {
 		t.Errorf("firstError without a location = %q", f)
 	}
 }

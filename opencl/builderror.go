@@ -34,7 +34,7 @@ func (e *BuildError) Unwrap() error { return &Error{Code: e.Code, Call: "clBuild
 func (e *BuildError) Error() string {
 	var sb strings.Builder
 	fmt.Fprintf(&sb, "opencl: build %q on %s: %s", e.Program, e.Device, CodeName(e.Code))
-	if first := firstError(e.Log); first != "" {
+	if first := firstError(e.Source, e.Log); first != "" {
 		sb.WriteString(": " + first)
 	}
 	if e.Options != "" {
@@ -82,12 +82,16 @@ func diagnostics(log string) []diag {
 	return out
 }
 
-// firstError returns the first "file:line: error: message" of a log,
-// else its first non-empty line.
-func firstError(log string) string {
+// firstError returns the first "file:line: error: message" of a log, its
+// location resolved against src's #line directives, else the log's first
+// non-empty line.
+func firstError(src, log string) string {
+	lines := strings.Split(strings.TrimSuffix(src, "\n"), "\n")
+	r := newResolver(lines)
 	for _, d := range diagnostics(log) {
 		if strings.HasSuffix(d.severity, "error") {
-			return fmt.Sprintf("%s:%s: %s: %s", d.file, d.line, d.severity, d.msg)
+			label, _ := r.resolve(d)
+			return fmt.Sprintf("%s: %s: %s", label, d.severity, d.msg)
 		}
 	}
 	for _, l := range strings.Split(log, "\n") {
@@ -127,6 +131,43 @@ func places(lines []string) []place {
 	return out
 }
 
+// resolver maps a diagnostic's reported location to a logical place.
+type resolver struct {
+	where []place
+	named map[string]bool
+}
+
+func newResolver(lines []string) resolver {
+	r := resolver{where: places(lines), named: map[string]bool{}}
+	for _, p := range r.where {
+		if p.file != "" {
+			r.named[p.file] = true
+		}
+	}
+	return r
+}
+
+// resolve returns the label to show for d and the place it refers to.
+// Compilers differ: PoCL honours #line and names the file; NVIDIA's OpenCL
+// compiler ignores #line and reports "<kernel>:N" with N the physical line
+// of the whole program (prelude included). An unnamed location in a source
+// that has #line directives is therefore a physical line, mapped back here.
+func (r resolver) resolve(d diag) (string, place) {
+	n, _ := strconv.Atoi(d.line)
+	if r.named[d.file] {
+		return d.file + ":" + d.line, place{file: d.file, line: n}
+	}
+	if len(r.named) > 0 && n >= 1 && n <= len(r.where) {
+		at := r.where[n-1]
+		if at.file != "" {
+			return fmt.Sprintf("%s:%d", at.file, at.line), at
+		}
+		return d.file + ":" + d.line, at
+	}
+	// No #line directives: the text before any is file "", numbered as is.
+	return d.file + ":" + d.line, place{line: n}
+}
+
 // maxExcerpts bounds how many locations an error shows.
 const maxExcerpts = 8
 
@@ -135,13 +176,8 @@ const maxExcerpts = 8
 // the reported line marked with ">".
 func excerpts(src, log string) string {
 	lines := strings.Split(strings.TrimSuffix(src, "\n"), "\n")
-	where := places(lines)
-	named := map[string]bool{}
-	for _, p := range where {
-		if p.file != "" {
-			named[p.file] = true
-		}
-	}
+	r := newResolver(lines)
+	where := r.where
 	type ref struct {
 		label string
 		at    place
@@ -150,18 +186,12 @@ func excerpts(src, log string) string {
 	var refs []ref
 	seen := map[place]bool{}
 	for _, d := range diagnostics(log) {
-		n, _ := strconv.Atoi(d.line)
-		at := place{file: d.file, line: n}
-		if !named[at.file] {
-			// "<source>", "<kernel>", a temporary file name: the text
-			// before any #line directive.
-			at.file = ""
-		}
+		label, at := r.resolve(d)
 		if seen[at] {
 			continue
 		}
 		seen[at] = true
-		refs = append(refs, ref{label: d.file + ":" + d.line, at: at, err: strings.HasSuffix(d.severity, "error")})
+		refs = append(refs, ref{label: label, at: at, err: strings.HasSuffix(d.severity, "error")})
 	}
 	// Errors first, otherwise in the log's order.
 	var ordered []ref

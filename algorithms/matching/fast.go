@@ -16,6 +16,10 @@ import (
 // and in the same read computes the next pass's strongest neighbours. The
 // arcs are read three times per pass (handshake reads only src) and the
 // kept ones written once; the scan's total is the one value read back.
+// With Options.OnePass, mark, scan and pack are one launch
+// (matchFilterOnePass, a decoupled look-back), so the arcs come from memory
+// twice per pass (handshake's src, the filter), and best alternates with a
+// second array that the handshake clears.
 func runFast(dev backend.Device, in *Input, opt Options, res *Result) error {
 	f, err := kernels.NewMatchFast(dev)
 	if err != nil {
@@ -76,6 +80,65 @@ func runFast(dev backend.Device, in *Input, opt Options, res *Result) error {
 	if err := clock.end("strongest"); err != nil {
 		return err
 	}
+	// filter runs one pass's handshake and filter over m arcs, leaves the
+	// kept arcs in src, keyBuf and the next pass's strongest neighbours in
+	// best, and returns the number kept.
+	filter := func(m int) (int, error) {
+		if err := f.Handshake(q, src, best, match, m); err != nil {
+			return 0, err
+		}
+		if err := clock.end("handshake"); err != nil {
+			return 0, err
+		}
+		if err := f.MarkTiles(q, src, keyBuf, match, best, mask, tileCount, m); err != nil {
+			return 0, err
+		}
+		_, _, t := f.Tiles(m)
+		total, err := scan.Exclusive(q, tileCount, tileCount, t)
+		if err != nil {
+			return 0, err
+		}
+		kept := int(total)
+		if kept > 0 && kept < m {
+			if err := f.PackTiles(q, src, keyBuf, mask, tileCount, src2, keys2, best, m); err != nil {
+				return 0, err
+			}
+			src, src2 = src2, src
+			keyBuf, keys2 = keys2, keyBuf
+		}
+		return kept, nil
+	}
+	if opt.OnePass {
+		// The single-pass filter: best and bestNext alternate.
+		bestNext, status, counter, totalBuf := bs.alloc(8*n), bs.alloc(8*tiles), bs.alloc(4), bs.alloc(8)
+		if bs.err != nil {
+			return bs.err
+		}
+		if n > 0 {
+			if err := q.Fill(bestNext, 0, 8*n, 0); err != nil {
+				return err
+			}
+		}
+		filter = func(m int) (int, error) {
+			if err := f.HandshakeNext(q, src, best, bestNext, match, m); err != nil {
+				return 0, err
+			}
+			if err := clock.end("handshake"); err != nil {
+				return 0, err
+			}
+			if err := f.FilterOnePass(q, src, keyBuf, match, status, counter, src2, keys2, bestNext, totalBuf, m); err != nil {
+				return 0, err
+			}
+			var kept [1]int64
+			if err := backend.ReadSlice(q, totalBuf, kept[:]); err != nil {
+				return 0, err
+			}
+			src, src2 = src2, src
+			keyBuf, keys2 = keys2, keyBuf
+			best, bestNext = bestNext, best
+			return int(kept[0]), nil
+		}
+	}
 	var before time.Duration // device loop time before this pass
 	for m > 0 && !opt.StrongOnly {
 		res.Passes++
@@ -87,30 +150,12 @@ func runFast(dev backend.Device, in *Input, opt Options, res *Result) error {
 		if res.Passes > n+1 {
 			return fmt.Errorf("no convergence after %d passes", res.Passes)
 		}
-		if err := f.Handshake(q, src, best, match, m); err != nil {
-			return err
-		}
-		if err := clock.end("handshake"); err != nil {
-			return err
-		}
-		if err := f.MarkTiles(q, src, keyBuf, match, best, mask, tileCount, m); err != nil {
-			return err
-		}
-		_, _, t := f.Tiles(m)
-		total, err := scan.Exclusive(q, tileCount, tileCount, t)
+		kept, err := filter(m)
 		if err != nil {
 			return err
 		}
-		kept := int(total)
 		if kept >= m {
 			return fmt.Errorf("pass %d removed no arc (%d left): the handshake made no pair", res.Passes, m)
-		}
-		if kept > 0 {
-			if err := f.PackTiles(q, src, keyBuf, mask, tileCount, src2, keys2, best, m); err != nil {
-				return err
-			}
-			src, src2 = src2, src
-			keyBuf, keys2 = keys2, keyBuf
 		}
 		m = kept
 		if err := clock.end("filter+next strongest"); err != nil {

@@ -7,7 +7,8 @@
 // Two engines give identical results: EngineSpec runs the CS314 kernels
 // (kernels/cs314.cl) exactly as specified, stride by stride; EngineFast runs a
 // segmented argmax over 64-bit (rank, ^neighbour) keys and a work-efficient
-// scan and compaction (kernels/match_fast.cl).
+// scan and compaction (kernels/match_fast.cl), the compaction fused with the
+// next pass's argmax; Options.OnePass fuses the scan into it as well.
 //
 // The handshake result equals sequential greedy matching over the edges in
 // decreasing strength (Greedy), which the tests use as the oracle.
@@ -66,6 +67,14 @@ type Options struct {
 	// returns each vertex's strongest neighbour (the specification's gsn
 	// program) instead of a matching.
 	StrongOnly bool
+	// OnePass makes the fast engine filter with one launch per pass (a
+	// decoupled look-back scan fused with the compaction) instead of
+	// mark, scan and pack: the arcs are read from memory once per pass
+	// instead of twice. It relies on work-groups that, once started, run to
+	// completion while others wait on them, which CUDA devices, the CPU
+	// backend and PoCL provide and OpenCL in general does not promise. The
+	// result is the same.
+	OnePass bool
 	// Ctx, when set, is checked between passes: a cancelled run returns
 	// its error (a partial matching is not a result worth returning: the
 	// whole run takes a few passes).
@@ -102,6 +111,7 @@ type Result struct {
 	Pairs      int      `json:"pairs"`
 	Weight     float64  `json:"weight"` // sum of the original weights of the matched edges
 	Engine     Engine   `json:"engine"`
+	OnePass    bool     `json:"one_pass,omitempty"`
 	Tie        string   `json:"tie"`
 	Threads    int      `json:"threads"` // 0: the default
 	Phases     []Phase  `json:"phases"`
@@ -300,7 +310,7 @@ func Run(dev backend.Device, in *Input, opt Options) (*Result, error) {
 		return nil, fmt.Errorf("matching: input prepared for tie %s, options ask for %s", in.Tie, opt.Tie)
 	}
 	res := &Result{Vertices: in.N, Edges: in.Arcs() / 2, Engine: opt.Engine, Tie: opt.Tie.String(),
-		Threads: opt.Threads, StrongOnly: opt.StrongOnly, Device: dev.Info()}
+		Threads: opt.Threads, StrongOnly: opt.StrongOnly, OnePass: opt.OnePass && opt.Engine == EngineFast, Device: dev.Info()}
 	var err error
 	switch opt.Engine {
 	case EngineSpec:

@@ -17,7 +17,9 @@ import (
 	"github.com/arbor-gpu/arbor/internal/dataset"
 )
 
-var engines = []Engine{EngineSpec, EngineFast}
+// engines are the configurations every test runs: the spec engine, the
+// fast engine with the two-launch filter and with the single-pass one.
+var engines = []Options{{Engine: EngineSpec}, {Engine: EngineFast}, {Engine: EngineFast, OnePass: true}}
 
 func readGraph(t testing.TB, path string) *core.Graph {
 	t.Helper()
@@ -72,7 +74,7 @@ func check(t *testing.T, dev backend.Device, g *core.Graph, opt Options) *Result
 	if err != nil {
 		t.Fatal(err)
 	}
-	what := fmt.Sprintf("%s engine=%s tie=%s threads=%d", g.Name, opt.Engine, opt.Tie, opt.Threads)
+	what := fmt.Sprintf("%s engine=%s one-pass=%v tie=%s threads=%d", g.Name, opt.Engine, opt.OnePass, opt.Tie, opt.Threads)
 	if err := res.Mate.Verify(g); err != nil {
 		t.Fatalf("%s: not a matching: %v", what, err)
 	}
@@ -94,15 +96,16 @@ func TestReferenceOutputs(t *testing.T) {
 			wantStrong := readLines(t, filepath.Join(dir, fmt.Sprintf("strong%d.txt", k)))
 			for _, e := range engines {
 				for _, threads := range []int{1, 7, 64, 1000, 0} {
-					opt := Options{Engine: e, Threads: threads}
+					opt := e
+					opt.Threads = threads
 					res := check(t, dev, g, opt)
-					sameMates(t, fmt.Sprintf("input%d %s threads=%d vs match%d.txt", k, e, threads, k), res.Mate, wantMatch)
+					sameMates(t, fmt.Sprintf("input%d %+v threads=%d vs match%d.txt", k, e, threads, k), res.Mate, wantMatch)
 					opt.StrongOnly = true
 					sr, err := Handshake(dev, g, opt)
 					if err != nil {
 						t.Fatal(err)
 					}
-					sameMates(t, fmt.Sprintf("input%d %s threads=%d vs strong%d.txt", k, e, threads, k), sr.Mate, wantStrong)
+					sameMates(t, fmt.Sprintf("input%d %+v threads=%d vs strong%d.txt", k, e, threads, k), sr.Mate, wantStrong)
 				}
 			}
 		}
@@ -123,23 +126,27 @@ func TestSuiteSparse(t *testing.T) {
 			var first *Result
 			for _, e := range engines {
 				for _, threads := range []int{7, 0} {
-					res := check(t, dev, g, Options{Engine: e, Threads: threads})
+					opt := e
+					opt.Threads = threads
+					res := check(t, dev, g, opt)
 					if first == nil {
 						first = res
 					}
 					if res.Passes != first.Passes {
-						t.Fatalf("%s %s: %d passes, the first run took %d", name, e, res.Passes, first.Passes)
+						t.Fatalf("%s %+v: %d passes, the first run took %d", name, e, res.Passes, first.Passes)
 					}
 					if want, ok := passes[name]; ok && res.Passes != want {
-						t.Fatalf("%s %s: %d passes, want %d", name, e, res.Passes, want)
+						t.Fatalf("%s %+v: %d passes, want %d", name, e, res.Passes, want)
 					}
 					if w := handshakeWeight[name]; res.Weight < w-0.0005 || res.Weight > w+0.0005 {
-						t.Fatalf("%s %s: weight %.4f, want %.3f", name, e, res.Weight, w)
+						t.Fatalf("%s %+v: weight %.4f, want %.3f", name, e, res.Weight, w)
 					}
 				}
-				hashed := check(t, dev, g, Options{Engine: e, Tie: TieHashed})
+				opt := e
+				opt.Tie = TieHashed
+				hashed := check(t, dev, g, opt)
 				if want, ok := passes[name]; ok && hashed.Passes >= want/2 {
-					t.Fatalf("%s %s: hashed ties took %d passes, index ties %d", name, e, hashed.Passes, want)
+					t.Fatalf("%s %+v: hashed ties took %d passes, index ties %d", name, e, hashed.Passes, want)
 				}
 			}
 		}
@@ -186,7 +193,9 @@ func TestGenerated(t *testing.T) {
 			for _, e := range engines {
 				for _, tie := range []Tie{TieIndex, TieHashed} {
 					for _, threads := range []int{3, 0} {
-						check(t, dev, g, Options{Engine: e, Tie: tie, Threads: threads})
+						opt := e
+						opt.Tie, opt.Threads = tie, threads
+						check(t, dev, g, opt)
 					}
 				}
 			}

@@ -15,7 +15,8 @@ import (
 
 // The data tests reach the known optimum on the instance sets. By
 // default a spread sample runs (under a minute on two loaded cores);
-// ARBOR_LONG=1 runs every instance of every set.
+// ARBOR_LONG=1 runs every instance of every set (about 4 minutes on two
+// cores), ARBOR_LONG=2 adds the hard cop_hat500-3.
 
 func long() bool { return os.Getenv("ARBOR_LONG") != "" }
 
@@ -98,7 +99,14 @@ func TestYamout(t *testing.T) {
 	dir := dataset.Require(t, "vc/yamout2022")
 	all := readOptima(t, dir, "optima.csv", "file", "min_vc", "", nil)
 	for _, in := range sample(all, "cop_hat300_1.txt", "cop_hat300-2.txt", "Power-Grid.txt", "formated_maayan-figeys.txt", "formated_maayan-vidal.txt") {
-		t.Run(filepath.Base(in.path), func(t *testing.T) { solveInstance(t, in, 10*time.Minute) })
+		t.Run(filepath.Base(in.path), func(t *testing.T) {
+			// cop_hat500-3 is outside the sets and takes minutes
+			// to prove (the optimum is found within a second).
+			if filepath.Base(in.path) == "cop_hat500-3.txt" && os.Getenv("ARBOR_LONG") != "2" {
+				t.Skip("cop_hat500-3 runs with ARBOR_LONG=2 only")
+			}
+			solveInstance(t, in, 30*time.Minute)
+		})
 	}
 }
 
@@ -111,7 +119,7 @@ func TestPACE(t *testing.T) {
 	if len(all) != 28 {
 		t.Fatalf("%d PACE instances with ≤ 450 vertices, want 28", len(all))
 	}
-	for _, in := range sample(all, "vc-exact_005.gr", "vc-exact_019.gr", "vc-exact_111.gr") {
+	for _, in := range sample(all, "vc-exact_005.gr", "vc-exact_019.gr", "vc-exact_035.gr", "vc-exact_037.gr", "vc-exact_111.gr") {
 		t.Run(filepath.Base(in.path), func(t *testing.T) { solveInstance(t, in, 30*time.Minute) })
 	}
 }

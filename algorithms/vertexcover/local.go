@@ -15,9 +15,10 @@ import (
 // and returns the smallest cover seen; improved (if set) hears of each new
 // best cover as it is found (the slice is reused: copy it).
 //
-// From throttle on it runs at a quarter duty cycle, sleeping three times as
-// long as it worked, so it can go on beside the exact search cheaply.
-func localSearch(g *core.Graph, target int, deadline, throttle time.Time, seed uint64, stop *atomic.Bool, improved func(inC []bool, size int)) []bool {
+// While throttle is set it runs at a quarter duty cycle, sleeping three
+// times as long as it worked, so it can go on beside the exact search
+// cheaply.
+func localSearch(g *core.Graph, target int, deadline time.Time, throttle *atomic.Bool, seed uint64, stop *atomic.Bool, improved func(inC []bool, size int)) []bool {
 	n := g.N
 	// Edge ids per arc and endpoints per edge.
 	arcEdge := make([]int32, len(g.Adj))
@@ -166,7 +167,7 @@ func localSearch(g *core.Graph, target int, deadline, throttle time.Time, seed u
 			if now.After(deadline) || (stop != nil && stop.Load()) {
 				break
 			}
-			if now.After(throttle) {
+			if throttle != nil && throttle.Load() {
 				if worked := now.Sub(burst); worked > 5*time.Millisecond {
 					time.Sleep(3 * worked)
 					burst = time.Now()

@@ -80,6 +80,23 @@ func (s *state) dominator(v int32) int32 {
 	if d > maxDominationDegree {
 		return -1
 	}
+	// A dominator sees all of N(v) but itself, so it is w, the
+	// lowest-degree neighbour, or a neighbour of w: mark N(w) and test only
+	// those candidates (on sparse graphs usually none).
+	w := int32(-1)
+	for _, u := range s.adj[v] {
+		if s.alive[u] && (w < 0 || s.deg[u] < s.deg[w]) {
+			w = u
+		}
+	}
+	s.stamp2++
+	cand := s.stamp2
+	s.mark2[w] = cand
+	for _, u := range s.adj[w] {
+		if s.alive[u] {
+			s.mark2[u] = cand
+		}
+	}
 	s.stamp++
 	st := s.stamp
 	s.mark[v] = st
@@ -89,17 +106,17 @@ func (s *state) dominator(v int32) int32 {
 		}
 	}
 	for _, u := range s.adj[v] {
-		if !s.alive[u] || s.deg[u] < d {
+		if !s.alive[u] || s.mark2[u] != cand || s.deg[u] < d {
 			continue
 		}
 		// N[v] ⊆ N[u] ⟺ u sees every vertex of N[v] but itself: d of
 		// them (v and d−1 other neighbours).
 		need, slack := d, s.deg[u]-d
-		for _, w := range s.adj[u] {
-			if !s.alive[w] {
+		for _, x := range s.adj[u] {
+			if !s.alive[x] {
 				continue
 			}
-			if s.mark[w] == st {
+			if s.mark[x] == st {
 				need--
 				if need == 0 {
 					break

@@ -33,7 +33,7 @@ type engine struct {
 	best   atomic.Int64 // incumbent size: only covers smaller than it are wanted
 	halt   atomic.Bool  // this engine is done (target reached)
 	target int          // a cover of this size ends the search
-	rootLB int
+	rootLB atomic.Int64 // read by the progress reporter
 	kernel int
 
 	mu    sync.Mutex
@@ -71,7 +71,7 @@ func (e *engine) stopped() bool {
 }
 
 func (e *engine) progress() Progress {
-	p := Progress{Best: -1, LowerBound: e.rootLB, Nodes: e.sh.nodes.Load(), Elapsed: time.Since(e.sh.start)}
+	p := Progress{Best: -1, LowerBound: int(e.rootLB.Load()), Nodes: e.sh.nodes.Load(), Elapsed: time.Since(e.sh.start)}
 	e.mu.Lock()
 	if e.cover != nil {
 		p.Best = len(e.cover)
@@ -138,11 +138,11 @@ func (e *engine) run(top bool) ([]int32, bool) {
 	e.kernel = s.nAlive
 	if s.m == 0 {
 		e.offer(s)
-		e.rootLB = s.cover
+		e.rootLB.Store(int64(s.cover))
 		return e.cover, true
 	}
 	lb = max(lb, s.cover+s.rootLowerBound())
-	e.rootLB = lb
+	e.rootLB.Store(int64(lb))
 	e.target = lb
 	if e.param {
 		e.target = max(lb, int(e.best.Load())-1)
@@ -152,50 +152,69 @@ func (e *engine) run(top bool) ([]int32, bool) {
 	}
 	root := len(s.ops)
 	rootOps := slices.Clone(s.ops)
-	lsDone := make(chan struct{})
-	var lsStop atomic.Bool
+	var lsStop, lsThrottle atomic.Bool
+	var lsWG sync.WaitGroup
+	defer func() {
+		lsStop.Store(true)
+		lsWG.Wait()
+	}()
 	if e.ls > 0 {
 		// The local search runs alone for e.ls, then goes on beside the
-		// exact search, throttled, until the search ends.
+		// exact search until it ends: at full speed with many cores (one
+		// thread costs little) or when the gap is within 1% of the lower
+		// bound on a large kernel (BHOSLIB: there the local search, not
+		// the tree, closes it, and with many cores several copies with
+		// different seeds run); throttled otherwise.
 		kg, ids := s.extract(nil)
 		base, n := s.cover, s.n
 		improved := make(chan struct{}, 1)
-		first := time.Now().Add(e.ls)
-		go func() {
-			defer close(lsDone)
-			localSearch(kg, e.target-base, time.Now().Add(time.Duration(1<<62)), first, e.seed+0x9e3779b97f4a7c15, &lsStop,
-				func(c []bool, size int) {
-					if int64(base+size) >= e.best.Load() {
-						return
-					}
-					in := make([]bool, n)
-					for i, x := range c {
-						if x {
-							in[ids[i]] = true
+		firstDone := make(chan struct{})
+		start := func(k uint64, done chan struct{}) {
+			lsWG.Add(1)
+			go func() {
+				defer lsWG.Done()
+				if done != nil {
+					defer close(done)
+				}
+				localSearch(kg, e.target-base, time.Now().Add(time.Duration(1<<62)), &lsThrottle, e.seed+0x9e3779b97f4a7c15*(k+1), &lsStop,
+					func(c []bool, size int) {
+						if int64(base+size) >= e.best.Load() {
+							return
 						}
-					}
-					resolve(rootOps, in)
-					e.offerSet(in, base+size)
-					if e.halt.Load() {
-						select {
-						case improved <- struct{}{}:
-						default:
+						in := make([]bool, n)
+						for i, x := range c {
+							if x {
+								in[ids[i]] = true
+							}
 						}
-					}
-				})
-		}()
-		select {
-		case <-time.After(time.Until(first)):
-		case <-improved:
-		case <-lsDone:
+						resolve(rootOps, in)
+						e.offerSet(in, base+size)
+						if e.halt.Load() {
+							select {
+							case improved <- struct{}{}:
+							default:
+							}
+						}
+					})
+			}()
 		}
-	} else {
-		close(lsDone)
+		start(0, firstDone)
+		select {
+		case <-time.After(e.ls):
+		case <-improved:
+		case <-firstDone:
+		}
+		gap := e.best.Load() - int64(lb)
+		smallGap := gap*100 <= int64(lb) && s.nAlive >= 400
+		if e.threads < 4 && !smallGap {
+			lsThrottle.Store(true)
+		}
+		if smallGap && !e.halt.Load() {
+			for c := 1; c < e.threads/4; c++ {
+				start(uint64(c), nil)
+			}
+		}
 	}
-	defer func() {
-		lsStop.Store(true)
-		<-lsDone
-	}()
 	if e.halt.Load() || e.stopped() {
 		return e.cover, !e.sh.stop.Load()
 	}
@@ -233,6 +252,7 @@ type worker struct {
 	budget func() int
 	nodes  int64
 	buf    []int32
+	nbs    [][]int32
 }
 
 func (w *worker) loop() {
@@ -312,7 +332,7 @@ func (w *worker) search(depth int) {
 		e.offer(s)
 		return
 	}
-	if int64(s.cover+s.lowerBound()) >= e.best.Load() {
+	if s.prune(e.best.Load()) {
 		return
 	}
 	if w.split(depth) {
@@ -322,8 +342,12 @@ func (w *worker) search(depth int) {
 	mark := len(s.ops)
 	// Child 1 takes v and its mirrors, child 2 takes N(v); when another
 	// worker is idle it gets child 2.
-	w.buf = s.liveNeighbors(v, w.buf[:0])
-	nb := slices.Clone(w.buf)
+	// One neighbour buffer per depth: no allocation per node.
+	for len(w.nbs) <= depth {
+		w.nbs = append(w.nbs, nil)
+	}
+	w.nbs[depth] = s.liveNeighbors(v, w.nbs[depth][:0])
+	nb := w.nbs[depth]
 	var mirrors []int32
 	if e.mirrors {
 		mirrors = s.mirrors(v, nb)
@@ -493,7 +517,7 @@ func (w *worker) split(depth int) bool {
 	}
 	slices.SortStableFunc(parts, func(a, b part) int { return a.g.N - b.g.N })
 	mark := len(s.ops)
-	rest := sum
+	rest, total := sum, s.nAlive
 	for _, p := range parts {
 		rest -= p.lb
 		ub := int(e.best.Load()) - s.cover - rest // covers of this part must be < ub
@@ -503,7 +527,12 @@ func (w *worker) split(depth int) bool {
 		}
 		threads, ls := 1, time.Duration(0)
 		if w.top && depth == 0 {
-			threads, ls = e.threads, e.ls
+			// Local search time in proportion to the part's size; tiny
+			// parts are left to the exact search.
+			threads = e.threads
+			if p.g.N >= 64 {
+				ls = max(time.Millisecond, time.Duration(int64(e.ls)*int64(p.g.N)/int64(total)))
+			}
 		}
 		sub := newEngine(p.g, e.sh, e, ub, threads, ls, e.seed)
 		sub.mirrors = e.mirrors

@@ -1,10 +1,22 @@
 // Package vertexcover finds minimum vertex covers, and covers within a size
-// bound, by branch and reduce on the CPU: reductions to a fixed point at
-// every node (degree 0/1/2 with folding, domination, high degree, and a
-// Nemhauser–Trotter LP reduction at the root), clique cover and matching
-// lower bounds, a local-search incumbent, components solved separately,
-// and all cores sharing the search tree. It is the reference the device
+// bound, by branch and reduce on the CPU. It is the reference the device
 // engine is checked against.
+//
+// Every node reduces the graph to a fixed point (degree 0, degree 1,
+// degree 2 with triangle or folding, domination, high degree against the
+// remaining budget); the root adds a Nemhauser–Trotter LP reduction (from a
+// Hopcroft–Karp matching of the bipartite double cover) and the unconfined
+// rule. The lower bound is a greedy clique cover raised by unit
+// propagation over its cliques (MaxSAT-style reasoning: each disjoint set
+// of cliques no independent set can hit all of adds one), else a matching.
+// Branching is on a maximum-degree vertex v, ties to the smallest index:
+// "v in the cover", then "N(v) in the cover". Mirror branching is
+// available (Options.Mirrors) but off: at maximum-degree vertices of the
+// benchmark graphs it almost never finds a mirror. Components are solved
+// separately once the graph splits; an NuMVC-style local search provides
+// the first incumbent and runs on beside the search. All workers share one
+// tree (idle workers are handed subtrees as op lists to replay) and one
+// incumbent.
 package vertexcover
 
 import (
@@ -14,6 +26,7 @@ import (
 	"io"
 	"runtime"
 	"slices"
+	"sync"
 	"time"
 
 	"github.com/arbor-gpu/arbor/core"
@@ -122,8 +135,14 @@ func Solve(ctx context.Context, g *core.Graph, opts Options) (Result, error) {
 			every = 200 * time.Millisecond
 		}
 		done := make(chan struct{})
-		defer close(done)
+		var wg sync.WaitGroup
+		defer func() {
+			close(done)
+			wg.Wait() // no call after Solve returns
+		}()
+		wg.Add(1)
 		go func() {
+			defer wg.Done()
 			t := time.NewTicker(every)
 			defer t.Stop()
 			for {
@@ -137,7 +156,7 @@ func Solve(ctx context.Context, g *core.Graph, opts Options) (Result, error) {
 		}()
 	}
 	cover, proven := e.run(true)
-	res := Result{Proven: proven, LowerBound: e.rootLB, Kernel: e.kernel, Nodes: sh.nodes.Load(), Elapsed: time.Since(start)}
+	res := Result{Proven: proven, LowerBound: int(e.rootLB.Load()), Kernel: e.kernel, Nodes: sh.nodes.Load(), Elapsed: time.Since(start)}
 	if cover != nil {
 		res.Cover = make([]int, len(cover))
 		for i, v := range cover {

@@ -250,3 +250,99 @@ func ExampleSolve() {
 	fmt.Println(len(res.Cover), res.Proven, Verify(g, res.Cover))
 	// Output: 3 true <nil>
 }
+
+// TestComponents: a disjoint union is solved part by part (in parallel at
+// the root, sequentially inside the search) and its optimum is the sum of
+// the parts' optima.
+func TestComponents(t *testing.T) {
+	var parts []*core.Graph
+	sum := 0
+	for i := 0; i < 5; i++ {
+		g := gnp(t, 30+5*i, 0.15, uint64(300+i))
+		res, err := Solve(context.Background(), g, Options{Threads: 1, LocalSearch: -1})
+		if err != nil || !res.Proven {
+			t.Fatalf("part %d: %v proven %v", i, err, res.Proven)
+		}
+		parts = append(parts, g)
+		sum += len(res.Cover)
+	}
+	n := 0
+	for _, p := range parts {
+		n += p.N
+	}
+	b := core.NewBuilder(n, false)
+	off := 0
+	for _, p := range parts {
+		for u := 0; u < p.N; u++ {
+			for _, v := range p.Neighbors(u) {
+				if int(v) > u {
+					b.AddEdge(off+u, off+int(v))
+				}
+			}
+		}
+		off += p.N
+	}
+	g := build(t, b)
+	for _, opts := range []Options{{Threads: 1, LocalSearch: -1}, {Threads: 2}, {Threads: 3, LocalSearch: time.Millisecond}} {
+		res, err := Solve(context.Background(), g, opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := Verify(g, res.Cover); err != nil {
+			t.Fatal(err)
+		}
+		if len(res.Cover) != sum || !res.Proven {
+			t.Fatalf("threads %d: cover %d proven %v, sum of parts %d", opts.Threads, len(res.Cover), res.Proven, sum)
+		}
+	}
+}
+
+// TestThreadsAgree: every thread count reaches the same optimum on graphs
+// whose search trees are large enough for work to be handed between
+// workers.
+func TestThreadsAgree(t *testing.T) {
+	for i, c := range []struct {
+		n int
+		p float64
+	}{{90, 0.08}, {70, 0.2}, {50, 0.5}} {
+		g := gnp(t, c.n, c.p, uint64(800+i))
+		one, err := Solve(context.Background(), g, Options{Threads: 1, LocalSearch: -1})
+		if err != nil || !one.Proven {
+			t.Fatalf("case %d: %v proven %v", i, err, one.Proven)
+		}
+		for _, threads := range []int{2, 4} {
+			res, err := Solve(context.Background(), g, Options{Threads: threads, LocalSearch: -1})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := Verify(g, res.Cover); err != nil {
+				t.Fatal(err)
+			}
+			if len(res.Cover) != len(one.Cover) || !res.Proven {
+				t.Fatalf("case %d threads %d: cover %d proven %v, one thread %d", i, threads, len(res.Cover), res.Proven, len(one.Cover))
+			}
+		}
+		t.Logf("case %d: cover %d, %d nodes on one thread", i, len(one.Cover), one.Nodes)
+	}
+}
+
+func TestEdgeCases(t *testing.T) {
+	empty := build(t, core.NewBuilder(0, false))
+	res, err := Solve(context.Background(), empty, Options{})
+	if err != nil || len(res.Cover) != 0 || res.Cover == nil || !res.Proven {
+		t.Fatalf("empty graph: %+v %v", res, err)
+	}
+	isolated := build(t, core.NewBuilder(5, false))
+	res, err = Solve(context.Background(), isolated, Options{Parameterized: true, K: 0})
+	if err != nil || res.Cover == nil || len(res.Cover) != 0 || !res.Proven {
+		t.Fatalf("edgeless graph, k=0: %+v %v", res, err)
+	}
+	edge := fromEdges(t, 2, [][2]int{{0, 1}})
+	res, err = Solve(context.Background(), edge, Options{Parameterized: true, K: 0})
+	if err != nil || res.Cover != nil || !res.Proven {
+		t.Fatalf("one edge, k=0: %+v %v", res, err)
+	}
+	if _, err := Solve(context.Background(), edge, Options{Parameterized: true, K: -1}); err == nil {
+		t.Fatal("negative k accepted")
+	}
+}

@@ -16,7 +16,7 @@ import (
 // most K vertices or a proof that none exists.
 func runVC(e *env) error {
 	fs := newFlags(e, "vc", "GRAPH [-k K] [--threads N] [--timeout D] [--complement] [--format F] [--verify] [--json] [-o FILE]")
-	k := fs.Int("k", -1, "parameterized mode: find a cover of at most `K` vertices or prove none exists")
+	k := fs.Int("k", -1, "parameterized mode: find a cover of at most `K` vertices or prove none exists (-1: a minimum cover)")
 	threads := fs.Int("threads", 0, "worker threads (default: all cores)")
 	timeout := fs.Duration("timeout", 0, "stop after `D` (e.g. 30s) and report the best cover found, unproven")
 	complement := fs.Bool("complement", false, "solve the complement graph (DIMACS clique files: n − cover = maximum clique)")
@@ -25,6 +25,7 @@ func runVC(e *env) error {
 	asJSON := fs.Bool("json", false, "print the result as JSON")
 	out := fs.String("o", "", "write the cover to `FILE` in PACE solution format (s vc n k, then 1-based vertices)")
 	ls := fs.Duration("ls", 0, "local search budget for the initial cover (default 300ms; negative: none)")
+	mirrors := fs.Bool("mirrors", false, "also take v's mirrors in the branch that takes v (rarely pays: see the package doc)")
 	pos, err := parse(fs, e.args)
 	if err != nil {
 		return err
@@ -34,6 +35,9 @@ func runVC(e *env) error {
 	}
 	if *threads < 0 {
 		return usagef("--threads must be ≥ 0")
+	}
+	if *k < -1 {
+		return usagef("-k must be ≥ 0 (got %d)", *k)
 	}
 	g, err := core.ReadGraph(pos[0], core.ReadOptions{Format: *format})
 	if err != nil {
@@ -52,7 +56,7 @@ func runVC(e *env) error {
 		defer cancel()
 	}
 	prog := newProgress(e)
-	opts := vertexcover.Options{Parameterized: *k >= 0, K: *k, Threads: *threads, LocalSearch: *ls}
+	opts := vertexcover.Options{Parameterized: *k >= 0, K: *k, Threads: *threads, LocalSearch: *ls, Mirrors: *mirrors}
 	opts.Progress = func(p vertexcover.Progress) {
 		best := "-"
 		if p.Best >= 0 {

@@ -19,11 +19,12 @@ timeout 60 .dev/arbor devices 2>&1 | tee "$OUT/cuda-devices.log"
 
 # run NAME DIR BINARY ARGS...: a test binary from its package's folder.
 results=()
+status=0
 run() {
 	local name=$1 dir=$2 bin=$3
 	shift 3
 	if [ ! -x "$root/.dev/$bin" ]; then
-		results+=("$(printf '%-10s missing .dev/%s' "$name" "$bin")")
+		results+=("$(printf '%-12s missing .dev/%s' "$name" "$bin")")
 		return
 	fi
 	echo "== $name"
@@ -35,16 +36,18 @@ run() {
 	pass=$(grep -cE -- '--- PASS' "$OUT/$name.log")
 	fail=$(grep -cE -- '--- FAIL' "$OUT/$name.log")
 	skip=$(grep -cE -- '--- SKIP' "$OUT/$name.log")
-	results+=("$(printf '%-10s rc=%-3d pass=%-4d fail=%-3d skip=%-3d %4ds' "$name" "$rc" "$pass" "$fail" "$skip" "$(($(date +%s) - start))")")
+	results+=("$(printf '%-12s rc=%-3d pass=%-4d fail=%-3d skip=%-3d %4ds' "$name" "$rc" "$pass" "$fail" "$skip" "$(($(date +%s) - start))")")
 	if [ "$fail" -gt 0 ] || [ "$rc" -ne 0 ]; then
+		status=1
 		grep -B2 -A25 -E -- '--- FAIL|panic' "$OUT/$name.log" | head -n 120
 	fi
 }
 
-run cuda cuda cuda.test
-run tests tests tests.test
-run kernels kernels kernels.test
+run cuda-pkg cuda cuda.test
+run cuda-tests tests tests.test
+run cuda-kernels kernels kernels.test
 
 echo "== CUDA backend on $(hostname)"
-grep -h 'MEASURE' "$OUT/cuda.log" | sed 's/^.*MEASURE /  /'
+grep -h 'MEASURE' "$OUT/cuda-pkg.log" | sed 's/^.*MEASURE /  /'
 printf '%s\n' "${results[@]}"
+exit $status

@@ -7,8 +7,9 @@
 # benchmark itself fails if any backend's matching differs from the first
 # one's, and checks every matching with the independent checker.
 # Prints a table: graph, engine, edges, backend, passes, device-loop ms,
-# end-to-end ms, edges/s (end to end), loop GB/s (byte model), measured copy
-# GB/s, % of the copy-bandwidth floor, and the CPU/CUDA loop-time ratio.
+# end-to-end ms, edges/s (end to end), first-pass edges/s, loop GB/s (byte
+# model), measured copy GB/s, % of the copy-bandwidth floor, and the
+# CPU/CUDA loop-time ratio.
 # Budget: ≤ 4 minutes (guarded by timeout).
 set -uo pipefail
 cd "$(dirname "$0")/../.."
@@ -29,17 +30,17 @@ awk '
 	for (i = 3; i < NF; i += 2) v[$(i+1)] = $i
 	key = g "/" eng
 	if (!(key in seen)) { order[++n] = key; seen[key] = 1 }
-	row[key, be] = sprintf("%-14s %-5s %11d %-7s %6d %10.2f %10.2f %12.3g %8.1f %8.1f %7.1f", g, eng, v["edges"], be, v["passes"], v["loop-ms"], v["e2e-ms"], v["edges/s"], v["GB/s"], v["copy-GB/s"], v["floor-%"])
+	row[key, be] = sprintf("%-14s %-6s %11d %-7s %6d %10.2f %10.2f %12.3g %12.3g %8.1f %8.1f %7.1f", g, eng, v["edges"], be, v["passes"], v["loop-ms"], v["e2e-ms"], v["edges/s"], v["pass1-edges/s"], v["GB/s"], v["copy-GB/s"], v["floor-%"])
 	loop[key, be] = v["loop-ms"]
 	bes[be] = 1
 }
 END {
-	printf "%-14s %-5s %11s %-7s %6s %10s %10s %12s %8s %8s %7s\n", "graph", "eng", "edges", "backend", "passes", "loop-ms", "e2e-ms", "edges/s", "GB/s", "copyGB/s", "floor%"
+	printf "%-14s %-6s %11s %-7s %6s %10s %10s %12s %12s %8s %8s %7s\n", "graph", "eng", "edges", "backend", "passes", "loop-ms", "e2e-ms", "edges/s", "pass1-e/s", "GB/s", "copyGB/s", "floor%"
 	for (k = 1; k <= n; k++) {
 		key = order[k]
 		for (be in bes) if ((key, be) in row) print row[key, be]
 		if (((key, "cuda") in loop) && ((key, "cpu") in loop) && loop[key, "cuda"] > 0)
-			printf "%-14s %-5s cpu/cuda loop-time ratio: %.1fx\n", "", "", loop[key, "cpu"] / loop[key, "cuda"]
+			printf "%-14s %-6s cpu/cuda loop-time ratio: %.1fx\n", "", "", loop[key, "cpu"] / loop[key, "cuda"]
 	}
 }' "$LOG"
 if grep -q "output differs" "$LOG"; then echo "MISMATCH between backends"; else echo "outputs identical across backends (mate hashes checked in the benchmark)"; fi

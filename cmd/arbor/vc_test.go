@@ -1,0 +1,82 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// A 5-cycle with a pendant vertex, in PACE .gr form: minimum cover 3.
+const vcTestGraph = "c test\np td 6 6\n1 2\n2 3\n3 4\n4 5\n5 1\n5 6\n"
+
+func writeTemp(t *testing.T, name, body string) string {
+	t.Helper()
+	p := filepath.Join(t.TempDir(), name)
+	if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+func TestVCCommand(t *testing.T) {
+	g := writeTemp(t, "c5.gr", vcTestGraph)
+	sol := filepath.Join(t.TempDir(), "c5.sol")
+	code, out, stderr := runCLI(t, "vc", g, "--verify", "-o", sol, "--threads", "1")
+	if code != 0 || !strings.Contains(out, "cover 3  proven minimum") || !strings.Contains(out, "cover verified") {
+		t.Fatalf("exit %d, out %q, stderr %q", code, out, stderr)
+	}
+	data, err := os.ReadFile(sol)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Fields(string(data))
+	if len(lines) != 7 || strings.Join(lines[:4], " ") != "s vc 6 3" {
+		t.Fatalf("solution file %q", data)
+	}
+
+	// Parameterized: k = 3 found, k = 2 proven impossible (exit 0 both).
+	code, out, _ = runCLI(t, "vc", g, "-k", "3")
+	if code != 0 || !strings.Contains(out, "proven: size ≤ 3") {
+		t.Fatalf("-k 3: exit %d, %q", code, out)
+	}
+	code, out, _ = runCLI(t, "vc", g, "-k", "2")
+	if code != 0 || !strings.Contains(out, "no cover of size ≤ 2") {
+		t.Fatalf("-k 2: exit %d, %q", code, out)
+	}
+
+	code, out, _ = runCLI(t, "vc", g, "--json")
+	var res struct {
+		Size   int   `json:"size"`
+		Proven bool  `json:"proven"`
+		Cover  []int `json:"cover"`
+	}
+	if code != 0 || json.Unmarshal([]byte(out), &res) != nil || res.Size != 3 || !res.Proven || len(res.Cover) != 3 {
+		t.Fatalf("--json: exit %d, %q", code, out)
+	}
+
+	// A DIMACS clique file holding a 4-vertex path: its complement is again
+	// a path on 4 vertices, whose minimum cover is 2.
+	clq := writeTemp(t, "g.clq", "p edge 4 3\ne 1 2\ne 2 3\ne 3 4\n")
+	if code, out, _ := runCLI(t, "vc", clq, "--complement"); code != 0 || !strings.Contains(out, "cover 2 ") {
+		t.Fatalf("--complement: exit %d, %q", code, out)
+	}
+}
+
+func TestVCCommandErrors(t *testing.T) {
+	bad := writeTemp(t, "bad.gr", "p td 3 2\n1 2\n2 x\n")
+	if code, _, stderr := runCLI(t, "vc", bad); code != 1 || !strings.Contains(stderr, "bad.gr") {
+		t.Errorf("bad file: exit %d, stderr %q", code, stderr)
+	}
+	if code, _, _ := runCLI(t, "vc"); code != 2 {
+		t.Errorf("no argument: exit %d, want 2", code)
+	}
+	g := writeTemp(t, "c5.gr", vcTestGraph)
+	if code, _, _ := runCLI(t, "vc", g, "-k", "-5"); code != 2 {
+		t.Errorf("-k -5: exit %d, want 2", code)
+	}
+	if code, _, _ := runCLI(t, "vc", filepath.Join(t.TempDir(), "missing.gr")); code != 1 {
+		t.Errorf("missing file: exit %d, want 1", code)
+	}
+}
