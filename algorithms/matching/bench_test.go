@@ -255,7 +255,22 @@ func benchRun(b *testing.B, be, graph string, g *core.Graph, in *Input, opt Opti
 	b.ReportMetric(bw/1e9, "copy-GB/s")
 	b.ReportMetric(100*(floor/bw)/loopS, "floor-%")
 	b.ReportMetric(float64(h%1000003), "mate-hash")
+	// The device time per phase (of the last run), summed over the passes.
+	for _, p := range res.Phases {
+		if unit, ok := phaseUnits[p.Name]; ok {
+			b.ReportMetric(p.Time.Seconds()*1e3, unit)
+		}
+	}
+	if testing.Verbose() || os.Getenv("ARBOR_BENCH_PASSES") != "" {
+		for i, d := range res.PassTimes {
+			b.Logf("pass %d: %d arcs, %.3f ms", i+1, res.ArcsPerPass[i], d.Seconds()*1e3)
+		}
+	}
 }
+
+// phaseUnits names the benchmark metric of each device-loop phase.
+var phaseUnits = map[string]string{"strongest": "argmax-ms", "handshake": "hs-ms", "mark": "mark-ms",
+	"scan": "scan-ms", "pack+next strongest": "pack-ms", "filter": "filter-ms"}
 
 // passBytes applies the byte model to the arcs left at each pass.
 func passBytes(res *Result, onePass bool) (model, floor float64) {

@@ -20,6 +20,11 @@ import (
 // (matchFilterOnePass, a decoupled look-back), so the arcs come from memory
 // twice per pass (handshake's src, the filter), and best alternates with a
 // second array that the handshake clears.
+// loopPhases are the fast engine's device-loop phases (their device time,
+// summed over the passes, is Result.Loop). The one-pass filter's launch is
+// "pack+next strongest".
+var loopPhases = []string{"strongest", "handshake", "mark", "scan", "pack+next strongest"}
+
 func runFast(dev backend.Device, in *Input, opt Options, res *Result) error {
 	f, err := kernels.NewMatchFast(dev)
 	if err != nil {
@@ -93,20 +98,29 @@ func runFast(dev backend.Device, in *Input, opt Options, res *Result) error {
 		if err := f.MarkTiles(q, src, keyBuf, match, best, mask, tileCount, m); err != nil {
 			return 0, err
 		}
-		_, _, t := f.Tiles(m)
-		total, err := scan.Exclusive(q, tileCount, tileCount, t)
-		if err != nil {
+		if err := clock.end("mark"); err != nil {
 			return 0, err
 		}
-		kept := int(total)
-		if kept > 0 && kept < m {
-			if err := f.PackTiles(q, src, keyBuf, mask, tileCount, src2, keys2, best, m); err != nil {
-				return 0, err
-			}
-			src, src2 = src2, src
-			keyBuf, keys2 = keys2, keyBuf
+		// The scan leaves its total on the device; pack is queued before the
+		// total is read back, so the device does not idle while the host
+		// reads it. Packing when nothing is kept writes nothing.
+		_, _, t := f.Tiles(m)
+		if err := scan.ExclusiveAsync(q, tileCount, tileCount, t); err != nil {
+			return 0, err
 		}
-		return kept, nil
+		if err := clock.end("scan"); err != nil {
+			return 0, err
+		}
+		if err := f.PackTiles(q, src, keyBuf, mask, tileCount, src2, keys2, best, m); err != nil {
+			return 0, err
+		}
+		var total [1]int64
+		if err := backend.ReadSlice(q, scan.TotalBuffer(), total[:]); err != nil {
+			return 0, err
+		}
+		src, src2 = src2, src
+		keyBuf, keys2 = keys2, keyBuf
+		return int(total[0]), nil
 	}
 	if opt.OnePass {
 		// The single-pass filter: best and bestNext alternate.
@@ -158,13 +172,13 @@ func runFast(dev backend.Device, in *Input, opt Options, res *Result) error {
 			return fmt.Errorf("pass %d removed no arc (%d left): the handshake made no pair", res.Passes, m)
 		}
 		m = kept
-		if err := clock.end("filter+next strongest"); err != nil {
+		if err := clock.end("pack+next strongest"); err != nil {
 			return err
 		}
 		if err := clock.settle(); err != nil {
 			return err
 		}
-		loop := clock.sum("strongest", "handshake", "filter+next strongest")
+		loop := clock.sum(loopPhases...)
 		res.PassTimes = append(res.PassTimes, loop-before)
 		before = loop
 	}
@@ -198,6 +212,6 @@ func runFast(dev backend.Device, in *Input, opt Options, res *Result) error {
 		return err
 	}
 	res.Phases = clock.phases()
-	res.Loop = clock.sum("strongest", "handshake", "filter+next strongest")
+	res.Loop = clock.sum(loopPhases...)
 	return nil
 }

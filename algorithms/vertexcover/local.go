@@ -18,7 +18,7 @@ import (
 // While throttle is set it runs at a quarter duty cycle, sleeping three
 // times as long as it worked, so it can go on beside the exact search
 // cheaply.
-func localSearch(g *core.Graph, target int, deadline time.Time, throttle *atomic.Bool, seed uint64, stop *atomic.Bool, improved func(inC []bool, size int)) []bool {
+func localSearch(g *core.Graph, target int, deadline time.Time, throttle *atomic.Bool, seed uint64, stop *atomic.Bool, init []bool, improved func(inC []bool, size int)) []bool {
 	n := g.N
 	// Edge ids per arc and endpoints per edge.
 	arcEdge := make([]int32, len(g.Adj))
@@ -48,6 +48,9 @@ func localSearch(g *core.Graph, target int, deadline time.Time, throttle *atomic
 	}
 	// Greedy start: cover each edge by its higher-degree endpoint, then
 	// drop vertices whose neighbours are all in the cover.
+	if init != nil {
+		copy(inC, init)
+	}
 	for e := 0; e < m; e++ {
 		u, v := eu[e], ev[e]
 		if inC[u] || inC[v] {

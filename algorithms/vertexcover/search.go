@@ -152,13 +152,22 @@ func (e *engine) run(top bool) ([]int32, bool) {
 	}
 	root := len(s.ops)
 	rootOps := slices.Clone(s.ops)
+	// The reduction-interleaved greedy: on large sparse kernels often the
+	// optimum (then the root bound proves it at once), and a far better
+	// start for the local search than a plain greedy.
+	diveIn, diveSize := s.greedyDive()
+	if int64(s.cover+diveSize) < e.best.Load() {
+		in := slices.Clone(diveIn)
+		resolve(rootOps, in)
+		e.offerSet(in, s.cover+diveSize)
+	}
 	var lsStop, lsThrottle atomic.Bool
 	var lsWG sync.WaitGroup
 	defer func() {
 		lsStop.Store(true)
 		lsWG.Wait()
 	}()
-	if e.ls > 0 {
+	if e.ls > 0 && !e.halt.Load() {
 		// The local search runs alone for e.ls, then goes on beside the
 		// exact search until it ends: at full speed with many cores (one
 		// thread costs little) or when the gap is within 1% of the lower
@@ -166,6 +175,10 @@ func (e *engine) run(top bool) ([]int32, bool) {
 		// the tree, closes it, and with many cores several copies with
 		// different seeds run); throttled otherwise.
 		kg, ids := s.extract(nil)
+		lsInit := make([]bool, kg.N)
+		for i, v := range ids {
+			lsInit[i] = diveIn[v]
+		}
 		base, n := s.cover, s.n
 		improved := make(chan struct{}, 1)
 		firstDone := make(chan struct{})
@@ -176,7 +189,7 @@ func (e *engine) run(top bool) ([]int32, bool) {
 				if done != nil {
 					defer close(done)
 				}
-				localSearch(kg, e.target-base, time.Now().Add(time.Duration(1<<62)), &lsThrottle, e.seed+0x9e3779b97f4a7c15*(k+1), &lsStop,
+				localSearch(kg, e.target-base, time.Now().Add(time.Duration(1<<62)), &lsThrottle, e.seed+0x9e3779b97f4a7c15*(k+1), &lsStop, lsInit,
 					func(c []bool, size int) {
 						if int64(base+size) >= e.best.Load() {
 							return

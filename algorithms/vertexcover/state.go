@@ -49,6 +49,11 @@ type state struct {
 	// took ~45% of the time.
 	unconfinedOn bool
 
+	// logTouched makes push also record the vertex in touched (the
+	// greedy dive re-keys them in its degree heap).
+	logTouched bool
+	touched    []int32
+
 	// scratch
 	mark  []uint32
 	stamp uint32
@@ -84,6 +89,9 @@ func (s *state) push(v int32) {
 	if !s.inQ[v] {
 		s.inQ[v] = true
 		s.queue = append(s.queue, v)
+	}
+	if s.logTouched {
+		s.touched = append(s.touched, v)
 	}
 }
 
