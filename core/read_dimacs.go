@@ -57,22 +57,7 @@ func readDIMACS(t *textReader, limit int) (*Graph, error) {
 	var n, m int64 = -1, 0
 	var sink *edgeSink
 	var labels []int32
-	addEdge := func(u, v int64) error {
-		if u < 1 || u > n {
-			return t.rangeErr(u, 1, n)
-		}
-		if v < 1 || v > n {
-			return t.rangeErr(v, 1, n)
-		}
-		if u == v {
-			return t.errf("self-loop on vertex %d; DIMACS graphs are simple", u)
-		}
-		if int64(len(sink.src)) >= m {
-			return t.errf("more edges than the %d the problem line announced", m)
-		}
-		sink.add(u-1, v-1)
-		return nil
-	}
+	addEdge := func(u, v int64) error { return addSimpleEdge(t, sink, n, m, u, v, "DIMACS") }
 	for {
 		if n >= 0 {
 			if u, v, ok := t.fastEdge('e'); ok {
@@ -179,22 +164,7 @@ func readDIMACS(t *textReader, limit int) (*Graph, error) {
 func readPACE(t *textReader, limit int) (*Graph, error) {
 	var n, m int64 = -1, 0
 	var sink *edgeSink
-	addEdge := func(u, v int64) error {
-		if u < 1 || u > n {
-			return t.rangeErr(u, 1, n)
-		}
-		if v < 1 || v > n {
-			return t.rangeErr(v, 1, n)
-		}
-		if u == v {
-			return t.errf("self-loop on vertex %d; PACE graphs are simple", u)
-		}
-		if int64(len(sink.src)) >= m {
-			return t.errf("more edges than the %d the problem line announced", m)
-		}
-		sink.add(u-1, v-1)
-		return nil
-	}
+	addEdge := func(u, v int64) error { return addSimpleEdge(t, sink, n, m, u, v, "PACE") }
 	for {
 		if n >= 0 {
 			if u, v, ok := t.fastEdge(0); ok {
@@ -302,4 +272,23 @@ func twoUints(l []byte) (u, v int64, rest []byte, ok bool) {
 		return 0, 0, nil, false
 	}
 	return u, v, l[i:], true
+}
+
+// addSimpleEdge checks a 1-based edge of a simple-graph format (DIMACS,
+// PACE) against the problem line's n and m, then adds it to sink.
+func addSimpleEdge(t *textReader, sink *edgeSink, n, m, u, v int64, format string) error {
+	if u < 1 || u > n {
+		return t.rangeErr(u, 1, n)
+	}
+	if v < 1 || v > n {
+		return t.rangeErr(v, 1, n)
+	}
+	if u == v {
+		return t.errf("self-loop on vertex %d; %s graphs are simple", u, format)
+	}
+	if int64(len(sink.src)) >= m {
+		return t.errf("more edges than the %d the problem line announced", m)
+	}
+	sink.add(u-1, v-1)
+	return nil
 }

@@ -504,6 +504,7 @@ func (in *cs314Case) fastPass(dev backend.Device, threads int) ([]Output, error)
 		minus[i] = -1
 	}
 	match := up(backend.AllocSlice(dev, q, minus))
+	matched := up(backend.AllocSlice(dev, q, make([]uint32, MatchedWords(in.n))))
 	_, _, tiles := f.Tiles(m)
 	chunks := (m + MatchChunk - 1) / MatchChunk
 	mask := up(backend.AllocN[uint32](dev, chunks))
@@ -520,10 +521,10 @@ func (in *cs314Case) fastPass(dev backend.Device, threads int) ([]Output, error)
 	if err := backend.ReadSlice(q, best, bestV); err != nil {
 		return nil, err
 	}
-	if err := f.Handshake(q, src, best, match, m); err != nil {
+	if err := f.Handshake(q, src, best, match, matched, m); err != nil {
 		return nil, err
 	}
-	if err := f.MarkTiles(q, src, kb, match, best, mask, tileCount, m); err != nil {
+	if err := f.MarkTiles(q, src, kb, matched, best, mask, tileCount, m); err != nil {
 		return nil, err
 	}
 	maskV := make([]uint32, chunks)
@@ -541,6 +542,10 @@ func (in *cs314Case) fastPass(dev backend.Device, threads int) ([]Output, error)
 	if err != nil {
 		return nil, err
 	}
+	matchedV := make([]uint32, MatchedWords(in.n))
+	if err := backend.ReadSlice(q, matched, matchedV); err != nil {
+		return nil, err
+	}
 	nsrc, err := readI32(q, src2, int(kept))
 	if err != nil {
 		return nil, err
@@ -555,7 +560,7 @@ func (in *cs314Case) fastPass(dev backend.Device, threads int) ([]Output, error)
 	if err := backend.ReadSlice(q, best, best2); err != nil {
 		return nil, err
 	}
-	return []Output{Widen("best", bestV), Widen("match", matchV), Widen("keep masks", maskV),
+	return []Output{Widen("best", bestV), Widen("match", matchV), Widen("matched bits", matchedV), Widen("keep masks", maskV),
 		Widen("packed src", nsrc), Widen("packed keys", nkeys), Widen("next best", best2)}, q.Finish()
 }
 
@@ -608,6 +613,7 @@ func (in *cs314Case) onePass(dev backend.Device, threads int) ([]Output, error) 
 	}
 	bestNext := up(backend.AllocSlice(dev, q, junk))
 	match := up(backend.AllocSlice(dev, q, minus))
+	matched := up(backend.AllocSlice(dev, q, make([]uint32, MatchedWords(in.n))))
 	status := up(backend.AllocN[uint64](dev, tiles))
 	counter := up(backend.AllocN[int32](dev, 1))
 	total := up(backend.AllocN[int64](dev, 1))
@@ -619,10 +625,10 @@ func (in *cs314Case) onePass(dev backend.Device, threads int) ([]Output, error) 
 	if err := f.Argmax(q, src, kb, best, m); err != nil {
 		return nil, err
 	}
-	if err := f.HandshakeNext(q, src, best, bestNext, match, m); err != nil {
+	if err := f.HandshakeNext(q, src, best, bestNext, match, matched, m); err != nil {
 		return nil, err
 	}
-	if err := f.FilterOnePass(q, src, kb, match, status, counter, src2, keys2, bestNext, total, m); err != nil {
+	if err := f.FilterOnePass(q, src, kb, matched, status, counter, src2, keys2, bestNext, total, m); err != nil {
 		return nil, err
 	}
 	var kept [1]int64

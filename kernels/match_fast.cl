@@ -20,6 +20,22 @@
 
 INLINE i32 key_dst(u64 k) { return (i32)(~(u32)k); }
 
+/* matched: one bit per vertex (bit v & 31 of word v >> 5), set by the
+   handshake when v is matched. The filter tests both ends of every arc
+   against it: n/8 bytes stay in the cache where the gathers from the
+   4-byte match[] array (random in the destination) went to memory. */
+INLINE int is_matched(GLOBAL const u32* RESTRICT matched, i32 v)
+{
+    return (matched[v >> 5] >> (u32)(v & 31)) & 1u;
+}
+
+/* Sets v's bit; each vertex is matched once, by the one work-item that
+   handles its segment, so adding the bit is an atomic or. */
+INLINE void set_matched(GLOBAL u32* RESTRICT matched, i32 v)
+{
+    ATOMIC_ADD_U32(&matched[v >> 5], 1u << (u32)(v & 31));
+}
+
 /* best[v] = max(best[v], acc). The plain read first skips the atomic when
    best[v] is already at least acc, which saves most atomics on the
    segments of high-degree vertices (many chunks, one address). A stale read
@@ -78,9 +94,11 @@ KERNEL void matchArgmax(GLOBAL const i32* RESTRICT src, GLOBAL const u64* RESTRI
 
 /* The first arc of each segment decides its source v: v is matched to its
    strongest neighbour s when s's strongest neighbour is v. Only best is
-   read and only match[v] written, so one launch finds every pair. */
+   read and only match[v] and v's matched bit written, so one launch finds
+   every pair. */
 KERNEL void matchHandshake(GLOBAL const i32* RESTRICT src, GLOBAL const u64* RESTRICT best,
-                           GLOBAL i32* RESTRICT match, const i32 numArcs, const i32 nthreads)
+                           GLOBAL i32* RESTRICT match, GLOBAL u32* RESTRICT matched,
+                           const i32 numArcs, const i32 nthreads)
 {
     i64 t = (i64)get_global_id(0);
     if (t >= nthreads) {
@@ -92,6 +110,7 @@ KERNEL void matchHandshake(GLOBAL const i32* RESTRICT src, GLOBAL const u64* RES
             i32 s = key_dst(best[v]);
             if (key_dst(best[s]) == v) {
                 match[v] = s;
+                set_matched(matched, v);
             }
         }
     }
@@ -157,7 +176,7 @@ INLINE i32 group_exclusive_i32(LOCAL_REF(i32) s, i32 x, size_t lid, size_t size)
    clears best[v] for the next pass (matchPackTiles fills it again).
    sums: one i32 per work-item. */
 KERNEL void matchMarkTiles(GLOBAL const i32* RESTRICT src, GLOBAL const u64* RESTRICT keys,
-                           GLOBAL const i32* RESTRICT match, GLOBAL u64* RESTRICT best,
+                           GLOBAL const u32* RESTRICT matched, GLOBAL u64* RESTRICT best,
                            GLOBAL u32* RESTRICT mask, GLOBAL i32* RESTRICT tileCount,
                            const i32 numArcs, LOCAL_PTR(i32, sums))
 {
@@ -176,7 +195,7 @@ KERNEL void matchMarkTiles(GLOBAL const i32* RESTRICT src, GLOBAL const u64* RES
             u32 bits = 0;
             for (i64 i = lo; i < hi; i++) {
                 i32 v = src[i];
-                if (match[v] == -1 && match[key_dst(keys[i])] == -1) {
+                if (!is_matched(matched, v) && !is_matched(matched, key_dst(keys[i]))) {
                     bits |= 1u << (u32)(i - lo);
                     cnt++;
                 }
@@ -265,7 +284,7 @@ KERNEL void matchPackTiles(GLOBAL const i32* RESTRICT src, GLOBAL const u64* RES
    clearing never races with this pass's reads of best). */
 KERNEL void matchHandshakeNext(GLOBAL const i32* RESTRICT src, GLOBAL const u64* RESTRICT best,
                                GLOBAL u64* RESTRICT bestNext, GLOBAL i32* RESTRICT match,
-                               const i32 numArcs, const i32 nthreads)
+                               GLOBAL u32* RESTRICT matched, const i32 numArcs, const i32 nthreads)
 {
     i64 t = (i64)get_global_id(0);
     if (t >= nthreads) {
@@ -277,6 +296,7 @@ KERNEL void matchHandshakeNext(GLOBAL const i32* RESTRICT src, GLOBAL const u64*
             i32 s = key_dst(best[v]);
             if (key_dst(best[s]) == v) {
                 match[v] = s;
+                set_matched(matched, v);
             }
             bestNext[v] = 0;
         }
@@ -299,7 +319,7 @@ KERNEL void matchHandshakeNext(GLOBAL const i32* RESTRICT src, GLOBAL const u64*
    register. status (one u64 per tile) and *counter must be 0 at launch.
    scratch: two i32 per work-item plus two. *total receives the kept count. */
 KERNEL void matchFilterOnePass(GLOBAL const i32* RESTRICT src, GLOBAL const u64* RESTRICT keys,
-                               GLOBAL const i32* RESTRICT match, GLOBAL u64* status,
+                               GLOBAL const u32* RESTRICT matched, GLOBAL u64* status,
                                GLOBAL i32* counter, GLOBAL i32* RESTRICT newSrc,
                                GLOBAL u64* RESTRICT newKeys, GLOBAL u64* RESTRICT bestNext,
                                GLOBAL i64* RESTRICT total, const i32 numArcs, LOCAL_PTR(i32, scratch))
@@ -328,7 +348,7 @@ KERNEL void matchFilterOnePass(GLOBAL const i32* RESTRICT src, GLOBAL const u64*
         i32 cnt = 0;
         if (c < chunks) {
             for (i64 i = lo; i < hi; i++) {
-                if (match[src[i]] == -1 && match[key_dst(keys[i])] == -1) {
+                if (!is_matched(matched, src[i]) && !is_matched(matched, key_dst(keys[i]))) {
                     bits |= 1u << (u32)(i - lo);
                     cnt++;
                 }

@@ -15,6 +15,10 @@ var MatchFastKernelNames = []string{"matchArgmax", "matchHandshake", "matchMarkT
 // neighbour index.
 func MatchKey(rank, dst int32) uint64 { return uint64(uint32(rank))<<32 | uint64(^uint32(dst)) }
 
+// MatchedWords is the length in uint32 words of the matched bitset of n
+// vertices (zero it before the first handshake).
+func MatchedWords(n int) int { return (n + 31) / 32 }
+
 // MatchKeyDst is the neighbour a key (or a best[] entry) names.
 func MatchKeyDst(k uint64) int32 { return keyDst(k) }
 
@@ -83,9 +87,11 @@ func (f *MatchFast) Argmax(q backend.Queue, src, keys, best backend.Buffer, numA
 	return f.launch(q, "matchArgmax", chunks, backend.Buf(src), backend.Buf(keys), backend.Buf(best), backend.I32(int32(numArcs)))
 }
 
-// Handshake matches every source whose strongest neighbour is mutual.
-func (f *MatchFast) Handshake(q backend.Queue, src, best, match backend.Buffer, numArcs int) error {
-	return f.launch(q, "matchHandshake", numArcs, backend.Buf(src), backend.Buf(best), backend.Buf(match), backend.I32(int32(numArcs)))
+// Handshake matches every source whose strongest neighbour is mutual and
+// sets its bit in matched (one bit per vertex, MatchedWords words).
+func (f *MatchFast) Handshake(q backend.Queue, src, best, match, matched backend.Buffer, numArcs int) error {
+	return f.launch(q, "matchHandshake", numArcs, backend.Buf(src), backend.Buf(best), backend.Buf(match), backend.Buf(matched),
+		backend.I32(int32(numArcs)))
 }
 
 // MatchTileGroup is the largest work-group of the tile kernels.
@@ -126,10 +132,10 @@ func (f *MatchFast) launchTiles(q backend.Queue, name string, numArcs, localInts
 	return nil
 }
 
-// MarkTiles writes each chunk's keep mask and each tile's kept count, and
-// clears best for every source.
-func (f *MatchFast) MarkTiles(q backend.Queue, src, keys, match, best, mask, tileCount backend.Buffer, numArcs int) error {
-	return f.launchTiles(q, "matchMarkTiles", numArcs, 1, backend.Buf(src), backend.Buf(keys), backend.Buf(match),
+// MarkTiles writes each chunk's keep mask (both ends' bits clear in
+// matched) and each tile's kept count, and clears best for every source.
+func (f *MatchFast) MarkTiles(q backend.Queue, src, keys, matched, best, mask, tileCount backend.Buffer, numArcs int) error {
+	return f.launchTiles(q, "matchMarkTiles", numArcs, 1, backend.Buf(src), backend.Buf(keys), backend.Buf(matched),
 		backend.Buf(best), backend.Buf(mask), backend.Buf(tileCount))
 }
 
@@ -142,16 +148,16 @@ func (f *MatchFast) PackTiles(q backend.Queue, src, keys, mask, tileOffset, newS
 
 // HandshakeNext is Handshake that also clears bestNext for every source
 // (the single-pass filter's alternating best arrays).
-func (f *MatchFast) HandshakeNext(q backend.Queue, src, best, bestNext, match backend.Buffer, numArcs int) error {
+func (f *MatchFast) HandshakeNext(q backend.Queue, src, best, bestNext, match, matched backend.Buffer, numArcs int) error {
 	return f.launch(q, "matchHandshakeNext", numArcs, backend.Buf(src), backend.Buf(best), backend.Buf(bestNext),
-		backend.Buf(match), backend.I32(int32(numArcs)))
+		backend.Buf(match), backend.Buf(matched), backend.I32(int32(numArcs)))
 }
 
 // FilterOnePass compacts the kept arcs into newSrc, newKeys and computes
 // bestNext over them in one launch (decoupled look-back); total (an int64)
 // receives the kept count. status needs 8 bytes per tile (Tiles) and
 // counter 4; FilterOnePass clears both first.
-func (f *MatchFast) FilterOnePass(q backend.Queue, src, keys, match, status, counter, newSrc, newKeys, bestNext, total backend.Buffer, numArcs int) error {
+func (f *MatchFast) FilterOnePass(q backend.Queue, src, keys, matched, status, counter, newSrc, newKeys, bestNext, total backend.Buffer, numArcs int) error {
 	if numArcs == 0 {
 		return q.Fill(total, 0, 8, 0)
 	}
@@ -163,7 +169,7 @@ func (f *MatchFast) FilterOnePass(q backend.Queue, src, keys, match, status, cou
 		return err
 	}
 	group, groups, _ := f.Tiles(numArcs)
-	args := []backend.Arg{backend.Buf(src), backend.Buf(keys), backend.Buf(match), backend.Buf(status), backend.Buf(counter),
+	args := []backend.Arg{backend.Buf(src), backend.Buf(keys), backend.Buf(matched), backend.Buf(status), backend.Buf(counter),
 		backend.Buf(newSrc), backend.Buf(newKeys), backend.Buf(bestNext), backend.Buf(total), backend.I32(int32(numArcs)),
 		backend.Local(4 * (2*group + 2))}
 	if err := q.Launch(f.k["matchFilterOnePass"], backend.R1(group*groups, group), args...); err != nil {

@@ -64,26 +64,33 @@ func matchArgmaxTwin(g *cpu.Group) {
 	})
 }
 
-// matchHandshakeTwin: src, best, match, numArcs, nthreads.
+// matchHandshakeTwin: src, best, match, matched, numArcs, nthreads.
 func matchHandshakeTwin(g *cpu.Group) {
-	src, best, match := g.I32s(0), g.U64s(1), g.I32s(2)
-	m, nt := int(g.I32(3)), int(g.I32(4))
+	src, best, match, matched := g.I32s(0), g.U64s(1), g.I32s(2), g.U32s(3)
+	m, nt := int(g.I32(4)), int(g.I32(5))
 	strideItems(g, nt, func(t int) {
 		for i := t; i < m; i += nt {
 			if v := src[i]; i == 0 || src[i-1] != v {
 				if s := keyDst(best[v]); keyDst(best[s]) == v {
 					match[v] = s
+					setMatched(matched, v)
 				}
 			}
 		}
 	})
 }
 
-// matchMarkTilesTwin: src, keys, match, best, mask, tileCount, numArcs,
+// isMatched and setMatched are is_matched and set_matched: one bit per
+// vertex; a vertex is matched once, so adding its bit is an atomic or.
+func isMatched(matched []uint32, v int32) bool { return matched[v>>5]>>uint(v&31)&1 != 0 }
+
+func setMatched(matched []uint32, v int32) { atomic.AddUint32(&matched[v>>5], 1<<uint(v&31)) }
+
+// matchMarkTilesTwin: src, keys, matched, best, mask, tileCount, numArcs,
 // sums (local). The group's items run one after the other, which gives the
 // device's result: the per-tile sum does not depend on the order.
 func matchMarkTilesTwin(g *cpu.Group) {
-	src, keys, match, best := g.I32s(0), g.U64s(1), g.I32s(2), g.U64s(3)
+	src, keys, matched, best := g.I32s(0), g.U64s(1), g.U32s(2), g.U64s(3)
 	mask, tileCount := g.U32s(4), g.I32s(5)
 	m := int(g.I32(6))
 	size := g.Size[0]
@@ -101,7 +108,7 @@ func matchMarkTilesTwin(g *cpu.Group) {
 			var bits uint32
 			for i := lo; i < hi; i++ {
 				v := src[i]
-				if match[v] == -1 && match[keyDst(keys[i])] == -1 {
+				if !isMatched(matched, v) && !isMatched(matched, keyDst(keys[i])) {
 					bits |= 1 << uint(i-lo)
 					total++
 				}
@@ -168,15 +175,17 @@ func matchPackTilesTwin(g *cpu.Group) {
 	}
 }
 
-// matchHandshakeNextTwin: src, best, bestNext, match, numArcs, nthreads.
+// matchHandshakeNextTwin: src, best, bestNext, match, matched, numArcs,
+// nthreads.
 func matchHandshakeNextTwin(g *cpu.Group) {
-	src, best, bestNext, match := g.I32s(0), g.U64s(1), g.U64s(2), g.I32s(3)
-	m, nt := int(g.I32(4)), int(g.I32(5))
+	src, best, bestNext, match, matched := g.I32s(0), g.U64s(1), g.U64s(2), g.I32s(3), g.U32s(4)
+	m, nt := int(g.I32(5)), int(g.I32(6))
 	strideItems(g, nt, func(t int) {
 		for i := t; i < m; i += nt {
 			if v := src[i]; i == 0 || src[i-1] != v {
 				if s := keyDst(best[v]); keyDst(best[s]) == v {
 					match[v] = s
+					setMatched(matched, v)
 				}
 				bestNext[v] = 0
 			}
@@ -190,13 +199,13 @@ const (
 	matchValueMask     = uint64(1)<<62 - 1
 )
 
-// matchFilterOnePassTwin: src, keys, match, status, counter, newSrc,
+// matchFilterOnePassTwin: src, keys, matched, status, counter, newSrc,
 // newKeys, bestNext, total, numArcs, scratch (local). The CPU backend hands
 // groups to its workers in order and runs each to completion, so a tile's
 // predecessors are always claimed by running or finished groups, as on a
 // device; the look-back spins with atomic loads.
 func matchFilterOnePassTwin(g *cpu.Group) {
-	src, keys, match, status := g.I32s(0), g.U64s(1), g.I32s(2), g.U64s(3)
+	src, keys, matched, status := g.I32s(0), g.U64s(1), g.U32s(2), g.U64s(3)
 	counter, newSrc, newKeys, bestNext := g.I32s(4), g.I32s(5), g.U64s(6), g.U64s(7)
 	total := g.I64s(8)
 	m := int(g.I32(9))
@@ -218,7 +227,7 @@ func matchFilterOnePassTwin(g *cpu.Group) {
 			}
 			lo, hi := c*MatchChunk, min(c*MatchChunk+MatchChunk, m)
 			for i := lo; i < hi; i++ {
-				if match[src[i]] == -1 && match[keyDst(keys[i])] == -1 {
+				if !isMatched(matched, src[i]) && !isMatched(matched, keyDst(keys[i])) {
 					bits[lid] |= 1 << uint(i-lo)
 					agg++
 				}

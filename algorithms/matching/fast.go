@@ -63,6 +63,7 @@ func runFast(dev backend.Device, in *Input, opt Options, res *Result) error {
 	tileCount := bs.alloc(4 * tiles)
 	best := bs.alloc(8 * n)
 	match := bs.upload(minusOnes(n))
+	matched := bs.alloc(4 * kernels.MatchedWords(n)) // one bit per vertex: the filter's test
 	if bs.err != nil {
 		return bs.err
 	}
@@ -71,6 +72,9 @@ func runFast(dev backend.Device, in *Input, opt Options, res *Result) error {
 	}
 	if n > 0 {
 		if err := q.Fill(best, 0, 8*n, 0); err != nil {
+			return err
+		}
+		if err := q.Fill(matched, 0, 4*kernels.MatchedWords(n), 0); err != nil {
 			return err
 		}
 	}
@@ -89,13 +93,13 @@ func runFast(dev backend.Device, in *Input, opt Options, res *Result) error {
 	// kept arcs in src, keyBuf and the next pass's strongest neighbours in
 	// best, and returns the number kept.
 	filter := func(m int) (int, error) {
-		if err := f.Handshake(q, src, best, match, m); err != nil {
+		if err := f.Handshake(q, src, best, match, matched, m); err != nil {
 			return 0, err
 		}
 		if err := clock.end("handshake"); err != nil {
 			return 0, err
 		}
-		if err := f.MarkTiles(q, src, keyBuf, match, best, mask, tileCount, m); err != nil {
+		if err := f.MarkTiles(q, src, keyBuf, matched, best, mask, tileCount, m); err != nil {
 			return 0, err
 		}
 		if err := clock.end("mark"); err != nil {
@@ -134,13 +138,13 @@ func runFast(dev backend.Device, in *Input, opt Options, res *Result) error {
 			}
 		}
 		filter = func(m int) (int, error) {
-			if err := f.HandshakeNext(q, src, best, bestNext, match, m); err != nil {
+			if err := f.HandshakeNext(q, src, best, bestNext, match, matched, m); err != nil {
 				return 0, err
 			}
 			if err := clock.end("handshake"); err != nil {
 				return 0, err
 			}
-			if err := f.FilterOnePass(q, src, keyBuf, match, status, counter, src2, keys2, bestNext, totalBuf, m); err != nil {
+			if err := f.FilterOnePass(q, src, keyBuf, matched, status, counter, src2, keys2, bestNext, totalBuf, m); err != nil {
 				return 0, err
 			}
 			var kept [1]int64

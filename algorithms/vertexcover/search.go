@@ -1,6 +1,8 @@
 package vertexcover
 
 import (
+	"fmt"
+	"os"
 	"slices"
 	"sync"
 	"sync/atomic"
@@ -156,6 +158,36 @@ func (e *engine) run(top bool) ([]int32, bool) {
 	// optimum (then the root bound proves it at once), and a far better
 	// start for the local search than a plain greedy.
 	diveIn, diveSize := s.greedyDive()
+	if os.Getenv("VCDEBUG") != "" {
+		kg, _ := s.extract(nil)
+		comp := make([]int, kg.N)
+		for i := range comp {
+			comp[i] = -1
+		}
+		var sizes []int
+		for v := 0; v < kg.N; v++ {
+			if comp[v] >= 0 {
+				continue
+			}
+			q := []int{v}
+			comp[v] = len(sizes)
+			for h := 0; h < len(q); h++ {
+				for _, u := range kg.Neighbors(q[h]) {
+					if comp[u] < 0 {
+						comp[u] = len(sizes)
+						q = append(q, int(u))
+					}
+				}
+			}
+			sizes = append(sizes, len(q))
+		}
+		slices.Sort(sizes)
+		if len(sizes) > 10 {
+			sizes = sizes[len(sizes)-10:]
+		}
+		fmt.Fprintf(os.Stderr, "DEBUG comps top %v\n", sizes)
+		fmt.Fprintf(os.Stderr, "DEBUG kernel %d m %d lb %d dive %d best %d t %v\n", s.nAlive, s.m, lb, s.cover+diveSize, e.best.Load(), time.Since(e.sh.start))
+	}
 	if int64(s.cover+diveSize) < e.best.Load() {
 		in := slices.Clone(diveIn)
 		resolve(rootOps, in)
