@@ -1,8 +1,6 @@
 package vertexcover
 
 import (
-	"fmt"
-	"os"
 	"slices"
 	"sync"
 	"sync/atomic"
@@ -158,36 +156,6 @@ func (e *engine) run(top bool) ([]int32, bool) {
 	// optimum (then the root bound proves it at once), and a far better
 	// start for the local search than a plain greedy.
 	diveIn, diveSize := s.greedyDive()
-	if os.Getenv("VCDEBUG") != "" {
-		kg, _ := s.extract(nil)
-		comp := make([]int, kg.N)
-		for i := range comp {
-			comp[i] = -1
-		}
-		var sizes []int
-		for v := 0; v < kg.N; v++ {
-			if comp[v] >= 0 {
-				continue
-			}
-			q := []int{v}
-			comp[v] = len(sizes)
-			for h := 0; h < len(q); h++ {
-				for _, u := range kg.Neighbors(q[h]) {
-					if comp[u] < 0 {
-						comp[u] = len(sizes)
-						q = append(q, int(u))
-					}
-				}
-			}
-			sizes = append(sizes, len(q))
-		}
-		slices.Sort(sizes)
-		if len(sizes) > 10 {
-			sizes = sizes[len(sizes)-10:]
-		}
-		fmt.Fprintf(os.Stderr, "DEBUG comps top %v\n", sizes)
-		fmt.Fprintf(os.Stderr, "DEBUG kernel %d m %d lb %d dive %d best %d t %v\n", s.nAlive, s.m, lb, s.cover+diveSize, e.best.Load(), time.Since(e.sh.start))
-	}
 	if int64(s.cover+diveSize) < e.best.Load() {
 		in := slices.Clone(diveIn)
 		resolve(rootOps, in)
@@ -214,6 +182,34 @@ func (e *engine) run(top bool) ([]int32, bool) {
 		base, n := s.cover, s.n
 		improved := make(chan struct{}, 1)
 		firstDone := make(chan struct{})
+		// The best kernel cover of the local searches, for the LNS.
+		var kbMu sync.Mutex
+		var kBest []bool
+		kBestSize := kg.N + 1
+		offerKernel := func(c []bool, size int) {
+			if int64(base+size) >= e.best.Load() {
+				return
+			}
+			kbMu.Lock()
+			if size < kBestSize {
+				kBest, kBestSize = slices.Clone(c), size
+			}
+			kbMu.Unlock()
+			in := make([]bool, n)
+			for i, x := range c {
+				if x {
+					in[ids[i]] = true
+				}
+			}
+			resolve(rootOps, in)
+			e.offerSet(in, base+size)
+			if e.halt.Load() {
+				select {
+				case improved <- struct{}{}:
+				default:
+				}
+			}
+		}
 		start := func(k uint64, done chan struct{}) {
 			lsWG.Add(1)
 			go func() {
@@ -221,26 +217,7 @@ func (e *engine) run(top bool) ([]int32, bool) {
 				if done != nil {
 					defer close(done)
 				}
-				localSearch(kg, e.target-base, time.Now().Add(time.Duration(1<<62)), &lsThrottle, e.seed+0x9e3779b97f4a7c15*(k+1), &lsStop, lsInit,
-					func(c []bool, size int) {
-						if int64(base+size) >= e.best.Load() {
-							return
-						}
-						in := make([]bool, n)
-						for i, x := range c {
-							if x {
-								in[ids[i]] = true
-							}
-						}
-						resolve(rootOps, in)
-						e.offerSet(in, base+size)
-						if e.halt.Load() {
-							select {
-							case improved <- struct{}{}:
-							default:
-							}
-						}
-					})
+				localSearch(kg, e.target-base, time.Now().Add(time.Duration(1<<62)), &lsThrottle, e.seed+0x9e3779b97f4a7c15*(k+1), &lsStop, lsInit, offerKernel)
 			}()
 		}
 		start(0, firstDone)
@@ -258,6 +235,29 @@ func (e *engine) run(top bool) ([]int32, bool) {
 			for c := 1; c < e.threads/4; c++ {
 				start(uint64(c), nil)
 			}
+		}
+		if kg.N >= lnsMinKernel && !e.halt.Load() {
+			// Large kernels: the LNS polishes the local search's best
+			// cover with the exact solver on balls of the kernel.
+			kbMu.Lock()
+			cur := slices.Clone(kBest)
+			kbMu.Unlock()
+			if cur == nil {
+				cur = slices.Clone(lsInit)
+			}
+			lsWG.Add(1)
+			go func() {
+				defer lsWG.Done()
+				latest := func(size int) []bool {
+					kbMu.Lock()
+					defer kbMu.Unlock()
+					if kBestSize < size {
+						return slices.Clone(kBest)
+					}
+					return nil
+				}
+				lns(kg, cur, e.seed+0x51ed27, &lsStop, e.stopped, latest, offerKernel)
+			}()
 		}
 	}
 	if e.halt.Load() || e.stopped() {
