@@ -2,7 +2,10 @@ package cuda
 
 import (
 	"errors"
+	"fmt"
+	"os"
 	"runtime"
+	"strings"
 	"sync"
 	"time"
 )
@@ -16,16 +19,24 @@ var errClosed = errors.New("cuda: device is closed")
 // another one). Callers send closures and wait for their result.
 //
 // Handing work to a goroutine locked to a thread costs a futex wake of that
-// thread (tens of µs on a loaded machine). Both sides therefore poll for a
-// short while before they block: during a burst of launches or copies the
-// executor finds the next call already waiting and the caller finds its
-// result without sleeping, which brings a round trip under a microsecond.
+// thread, and a goroutine that blocked waiting for an answer costs another
+// to wake again; in a virtual machine each is a wake-up of an idle virtual
+// CPU (about 100-150 µs on the H100 machine, against 40 µs for a whole
+// 16M-element reduction). Both sides therefore poll before they block: during
+// a burst of launches or copies the executor finds the next call already
+// waiting, and a caller waiting for a kernel finds its result without
+// sleeping, which brings a round trip under a microsecond. The window must
+// outlast the usual wait (a kernel plus its read-back), not just the
+// hand-off: with 50 µs, every call that waited on a kernel of more than
+// about 50 µs paid both wake-ups, and the primitives ran 2-3x slower than
+// through OpenCL, whose blocking calls wait on the caller's own thread.
 type executor struct {
-	work chan *call
-	quit chan struct{}
-	done chan struct{}
-	stop sync.Once
-	pool sync.Pool
+	work    chan *call
+	quit    chan struct{}
+	done    chan struct{}
+	stop    sync.Once
+	pool    sync.Pool
+	spinFor time.Duration // how long each side polls before it blocks
 }
 
 type call struct {
@@ -33,16 +44,42 @@ type call struct {
 	result chan error
 }
 
-// Each side polls for up to spinFor before it blocks. The clock is read
-// only every pollBatch polls, because reading it can itself cost about a
-// microsecond in a virtual machine; a quick answer costs no clock read.
-const (
-	spinFor   = 50 * time.Microsecond
-	pollBatch = 256
-)
+// defaultSpin is the polling window: longer than the waits of the usual
+// call (the primitives' calls wait 40-300 µs on the device), short enough
+// that an idle device stops costing a core within a millisecond.
+// ARBOR_CUDA_SPIN (a Go duration, e.g. "200us"; "0" blocks at once)
+// overrides it.
+const defaultSpin = time.Millisecond
 
-// spin calls try until it reports true or spinFor has passed.
-func spin(try func() bool) bool {
+// pollBatch: the clock is read only every pollBatch polls, because reading
+// it can itself cost about a microsecond in a virtual machine; a quick
+// answer costs no clock read.
+const pollBatch = 256
+
+// spinWindow is the polling window ARBOR_CUDA_SPIN asks for, else
+// defaultSpin.
+func spinWindow() (time.Duration, error) {
+	v := strings.TrimSpace(os.Getenv(EnvSpin))
+	if v == "" {
+		return defaultSpin, nil
+	}
+	if v == "0" {
+		return 0, nil
+	}
+	d, err := time.ParseDuration(v)
+	if err != nil || d < 0 {
+		return 0, fmt.Errorf("cuda: %s=%q: want a duration such as 200us or 1ms", EnvSpin, v)
+	}
+	return d, nil
+}
+
+// spin calls try until it reports true or the window has passed. yield
+// lets other goroutines run between batches (the caller's side: on a
+// machine with few cores, a waiting caller must not starve the others;
+// a goroutine that yields stays runnable, so no wake-up is needed). The
+// executor's locked thread never yields: that would hand its processor
+// away and cost the very wake-up the polling avoids.
+func (e *executor) spin(try func() bool, yield bool) bool {
 	var deadline time.Time
 	for {
 		for i := 0; i < pollBatch; i++ {
@@ -52,9 +89,13 @@ func spin(try func() bool) bool {
 		}
 		now := time.Now()
 		if deadline.IsZero() {
-			deadline = now.Add(spinFor)
-		} else if now.After(deadline) {
+			deadline = now.Add(e.spinFor)
+		}
+		if !now.Before(deadline) {
 			return false
+		}
+		if yield {
+			runtime.Gosched()
 		}
 	}
 }
@@ -63,7 +104,11 @@ func spin(try func() bool) bool {
 // context current) and returns once setup is done. teardown runs on the
 // same thread when the executor stops.
 func newExecutor(setup func() error, teardown func()) (*executor, error) {
-	e := &executor{work: make(chan *call, 64), quit: make(chan struct{}), done: make(chan struct{})}
+	window, err := spinWindow()
+	if err != nil {
+		return nil, err
+	}
+	e := &executor{work: make(chan *call, 64), quit: make(chan struct{}), done: make(chan struct{}), spinFor: window}
 	e.pool.New = func() any { return &call{result: make(chan error, 1)} }
 	ready := make(chan error, 1)
 	go e.loop(setup, teardown, ready)
@@ -105,14 +150,14 @@ func (e *executor) loop(setup func() error, teardown func(), ready chan<- error)
 // poll waits a while for the next call without blocking the thread.
 func (e *executor) poll() *call {
 	var c *call
-	spin(func() bool {
+	e.spin(func() bool {
 		select {
 		case c = <-e.work:
 			return true
 		default:
 			return false
 		}
-	})
+	}, false)
 	return c
 }
 
@@ -142,14 +187,14 @@ func (e *executor) do(f func() error) error {
 		return errClosed
 	}
 	var err error
-	if spin(func() bool {
+	if e.spin(func() bool {
 		select {
 		case err = <-c.result:
 			return true
 		default:
 			return false
 		}
-	}) {
+	}, true) {
 		c.f = nil
 		e.pool.Put(c)
 		return err

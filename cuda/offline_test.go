@@ -8,6 +8,7 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+	"time"
 
 	"github.com/arbor-gpu/arbor/backend"
 	"github.com/arbor-gpu/arbor/cuda/internal/raw"
@@ -272,5 +273,58 @@ func TestDeferredErrors(t *testing.T) {
 	e.close()
 	if err := q.post(func() error { return nil }); !errors.Is(err, errClosed) {
 		t.Errorf("post after close: %v", err)
+	}
+}
+
+// TestSpinWindow checks ARBOR_CUDA_SPIN: the default, explicit windows,
+// "0", and bad values, which make the executor (so the device) refuse to
+// start with an error that names the variable.
+func TestSpinWindow(t *testing.T) {
+	for _, c := range []struct {
+		env  string
+		want time.Duration
+		bad  bool
+	}{
+		{"", defaultSpin, false},
+		{"0", 0, false},
+		{"200us", 200 * time.Microsecond, false},
+		{" 2ms ", 2 * time.Millisecond, false},
+		{"fast", 0, true},
+		{"-1ms", 0, true},
+		{"100", 0, true}, // a bare number has no unit
+	} {
+		t.Setenv(EnvSpin, c.env)
+		got, err := spinWindow()
+		if c.bad {
+			if err == nil || !strings.Contains(err.Error(), EnvSpin) {
+				t.Errorf("%s=%q: got %v, %v; want an error naming %s", EnvSpin, c.env, got, err, EnvSpin)
+			}
+			if _, err := newExecutor(func() error { return nil }, func() {}); err == nil {
+				t.Errorf("%s=%q: newExecutor started", EnvSpin, c.env)
+			}
+			continue
+		}
+		if err != nil || got != c.want {
+			t.Errorf("%s=%q: got %v, %v; want %v", EnvSpin, c.env, got, err, c.want)
+		}
+	}
+	// With no polling at all, calls still complete: each side blocks at once.
+	t.Setenv(EnvSpin, "0")
+	e, err := newExecutor(func() error { return nil }, func() {})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e.close()
+	n := 0
+	for i := 0; i < 100; i++ {
+		if err := e.post(func() error { n++; return nil }); err != nil {
+			t.Fatal(err)
+		}
+		if err := e.do(func() error { n++; return nil }); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if n != 200 {
+		t.Fatalf("%d calls ran, want 200", n)
 	}
 }

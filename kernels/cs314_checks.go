@@ -505,10 +505,17 @@ func (in *cs314Case) fastPass(dev backend.Device, threads int) ([]Output, error)
 	}
 	match := up(backend.AllocSlice(dev, q, minus))
 	matched := up(backend.AllocSlice(dev, q, make([]uint32, MatchedWords(in.n))))
-	_, _, tiles := f.Tiles(m)
+	// The arc count is read on the device; the launches are sized by an
+	// upper bound (as when the engine queues passes ahead), and the tile
+	// counts past the arcs' tiles must stay zero.
+	count := up(backend.AllocSlice(dev, q, []int64{int64(m)}))
+	matchV2 := up(backend.AllocSlice(dev, q, minus)) // the vertex handshake's
+	matchedV2 := up(backend.AllocSlice(dev, q, make([]uint32, MatchedWords(in.n))))
+	bound := 2*m + 5
+	_, _, tiles := f.Tiles(bound)
 	chunks := (m + MatchChunk - 1) / MatchChunk
 	mask := up(backend.AllocN[uint32](dev, chunks))
-	tileCount := up(backend.AllocN[int32](dev, tiles))
+	tileCount := up(backend.AllocSlice(dev, q, make([]int32, tiles)))
 	src2 := up(backend.AllocN[int32](dev, m))
 	keys2 := up(backend.AllocN[uint64](dev, m))
 	if err != nil {
@@ -521,21 +528,28 @@ func (in *cs314Case) fastPass(dev backend.Device, threads int) ([]Output, error)
 	if err := backend.ReadSlice(q, best, bestV); err != nil {
 		return nil, err
 	}
-	if err := f.Handshake(q, src, best, match, matched, m); err != nil {
+	if err := f.HandshakeVertices(q, best, matchV2, matchedV2, in.n); err != nil {
 		return nil, err
 	}
-	if err := f.MarkTiles(q, src, kb, matched, best, mask, tileCount, m); err != nil {
+	if err := f.Handshake(q, src, best, match, matched, count, bound); err != nil {
+		return nil, err
+	}
+	if err := f.MarkTiles(q, src, kb, matched, best, mask, tileCount, count, bound); err != nil {
 		return nil, err
 	}
 	maskV := make([]uint32, chunks)
 	if err := backend.ReadSlice(q, mask, maskV); err != nil {
 		return nil, err
 	}
+	// The keep bits only: the ranks above them depend on the tile size.
+	for i := range maskV {
+		maskV[i] &= 1<<MatchChunk - 1
+	}
 	kept, err := scan.Exclusive(q, tileCount, tileCount, tiles)
 	if err != nil {
 		return nil, err
 	}
-	if err := f.PackTiles(q, src, kb, mask, tileCount, src2, keys2, best, m); err != nil {
+	if err := f.PackTiles(q, src, kb, mask, tileCount, src2, keys2, best, count, bound); err != nil {
 		return nil, err
 	}
 	matchV, err := readI32(q, match, in.n)
@@ -560,8 +574,17 @@ func (in *cs314Case) fastPass(dev backend.Device, threads int) ([]Output, error)
 	if err := backend.ReadSlice(q, best, best2); err != nil {
 		return nil, err
 	}
+	vmatch, err := readI32(q, matchV2, in.n)
+	if err != nil {
+		return nil, err
+	}
+	vbits := make([]uint32, MatchedWords(in.n))
+	if err := backend.ReadSlice(q, matchedV2, vbits); err != nil {
+		return nil, err
+	}
 	return []Output{Widen("best", bestV), Widen("match", matchV), Widen("matched bits", matchedV), Widen("keep masks", maskV),
-		Widen("packed src", nsrc), Widen("packed keys", nkeys), Widen("next best", best2)}, q.Finish()
+		Widen("packed src", nsrc), Widen("packed keys", nkeys), Widen("next best", best2),
+		Widen("vertex handshake: match", vmatch), Widen("vertex handshake: matched bits", vbits)}, q.Finish()
 }
 
 // onePass runs the fast kernels' first pass with the single-pass filter

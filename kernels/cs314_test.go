@@ -67,6 +67,12 @@ func TestCS314ChecksAgainstBruteForce(t *testing.T) {
 					t.Fatalf("n=%d threads=%d: fast kernels: vertex %d strongest %d match %d, want %d and %d", tc.n, threads, v, got, fp[1].Values[v], want[v], matches[v])
 				}
 			}
+			// The handshake over the vertices finds the same pairs and bits.
+			for i, name := range []string{"match", "matched bits"} {
+				if err := Compare([]Output{{Name: name, Values: fp[7+i].Values}}, []Output{{Name: name, Values: fp[1+i].Values}}); err != nil {
+					t.Fatalf("n=%d threads=%d: vertex handshake vs arc handshake: %v", tc.n, threads, err)
+				}
+			}
 			// The single-pass filter finds the same pairs, packs the same
 			// arcs and the same next strongest neighbours as the two launches.
 			op, err := in.onePass(dev, threads)

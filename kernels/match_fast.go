@@ -2,13 +2,14 @@ package kernels
 
 import (
 	"fmt"
+	"math"
 
 	"github.com/arbor-gpu/arbor/backend"
 )
 
 // MatchFastKernelNames are the entry points of match_fast.cl.
-var MatchFastKernelNames = []string{"matchArgmax", "matchHandshake", "matchMarkTiles", "matchPackTiles",
-	"matchHandshakeNext", "matchFilterOnePass"}
+var MatchFastKernelNames = []string{"matchArgmax", "matchHandshake", "matchHandshakeVertices", "matchMarkTiles",
+	"matchPackTiles", "matchHandshakeNext", "matchFilterOnePass"}
 
 // MatchKey packs an arc's weight rank and neighbour into the key the fast
 // matching kernels take the max of: a higher rank wins, then a smaller
@@ -88,10 +89,20 @@ func (f *MatchFast) Argmax(q backend.Queue, src, keys, best backend.Buffer, numA
 }
 
 // Handshake matches every source whose strongest neighbour is mutual and
-// sets its bit in matched (one bit per vertex, MatchedWords words).
-func (f *MatchFast) Handshake(q backend.Queue, src, best, match, matched backend.Buffer, numArcs int) error {
-	return f.launch(q, "matchHandshake", numArcs, backend.Buf(src), backend.Buf(best), backend.Buf(match), backend.Buf(matched),
-		backend.I32(int32(numArcs)))
+// sets its bit in matched (one bit per vertex, MatchedWords words). The
+// arcs are counted on the device: count holds their number (an int64, at
+// most maxArcs, which sizes the launch).
+func (f *MatchFast) Handshake(q backend.Queue, src, best, match, matched, count backend.Buffer, maxArcs int) error {
+	return f.launch(q, "matchHandshake", maxArcs, backend.Buf(src), backend.Buf(best), backend.Buf(match), backend.Buf(matched),
+		backend.Buf(count))
+}
+
+// HandshakeVertices is Handshake over the n vertices' best entries (non-zero
+// exactly for the vertices with arcs, as the engine keeps them) instead of
+// the arcs: the same pairs and bits, reading 8n bytes instead of 4 per arc.
+func (f *MatchFast) HandshakeVertices(q backend.Queue, best, match, matched backend.Buffer, n int) error {
+	return f.launch(q, "matchHandshakeVertices", n, backend.Buf(best), backend.Buf(match), backend.Buf(matched),
+		backend.I32(int32(n)))
 }
 
 // MatchTileGroup is the largest work-group of the tile kernels.
@@ -120,29 +131,44 @@ func (f *MatchFast) Tiles(numArcs int) (group, groups, tiles int) {
 	return group, groups, tiles
 }
 
-func (f *MatchFast) launchTiles(q backend.Queue, name string, numArcs, localInts int, args ...backend.Arg) error {
-	if numArcs == 0 {
+// launchTiles launches a tile kernel over the arcs that count (an int64 on
+// the device, at most maxArcs) holds.
+func (f *MatchFast) launchTiles(q backend.Queue, name string, count backend.Buffer, maxArcs, localInts int, args ...backend.Arg) error {
+	if maxArcs == 0 {
 		return nil
 	}
-	group, groups, _ := f.Tiles(numArcs)
-	args = append(args, backend.I32(int32(numArcs)), backend.Local(localInts*4*group))
+	if maxArcs > math.MaxInt32-1 {
+		return fmt.Errorf("%s: %d arcs exceed the kernels' 32-bit sizes", name, maxArcs)
+	}
+	group, groups, _ := f.Tiles(maxArcs)
+	args = append(args, backend.Buf(count))
+	if localInts > 0 {
+		args = append(args, backend.Local(localInts*4*group))
+	}
 	if err := q.Launch(f.k[name], backend.R1(group*groups, group), args...); err != nil {
 		return fmt.Errorf("%s: %w", name, err)
 	}
 	return nil
 }
 
-// MarkTiles writes each chunk's keep mask (both ends' bits clear in
-// matched) and each tile's kept count, and clears best for every source.
-func (f *MatchFast) MarkTiles(q backend.Queue, src, keys, matched, best, mask, tileCount backend.Buffer, numArcs int) error {
-	return f.launchTiles(q, "matchMarkTiles", numArcs, 1, backend.Buf(src), backend.Buf(keys), backend.Buf(matched),
+// MarkTiles writes each chunk's keep word (the low MatchChunk bits: the
+// arcs with both ends' bits clear in matched; above them, the arcs kept by
+// the tile's earlier chunks) and each tile's kept count, and clears best for every source.
+// count holds the number of arcs (an int64, at most maxArcs); the counts of
+// the tiles past it are not written: zero the tiles that the scan reads
+// (Tiles(maxArcs)) first.
+func (f *MatchFast) MarkTiles(q backend.Queue, src, keys, matched, best, mask, tileCount, count backend.Buffer, maxArcs int) error {
+	return f.launchTiles(q, "matchMarkTiles", count, maxArcs, 2, backend.Buf(src), backend.Buf(keys), backend.Buf(matched),
 		backend.Buf(best), backend.Buf(mask), backend.Buf(tileCount))
 }
 
 // PackTiles moves the kept arcs to newSrc, newKeys (tileOffset: the
-// exclusive scan of the tile counts) and computes best over them.
-func (f *MatchFast) PackTiles(q backend.Queue, src, keys, mask, tileOffset, newSrc, newKeys, best backend.Buffer, numArcs int) error {
-	return f.launchTiles(q, "matchPackTiles", numArcs, 2, backend.Buf(src), backend.Buf(keys), backend.Buf(mask),
+// exclusive scan of the tile counts, mask: MarkTiles' keep words) and
+// computes best over them; count and maxArcs as for MarkTiles. Each
+// work-group stages its tile's kept arcs in 12*MatchChunk bytes of local
+// memory per work-item (24 KiB for 256).
+func (f *MatchFast) PackTiles(q backend.Queue, src, keys, mask, tileOffset, newSrc, newKeys, best, count backend.Buffer, maxArcs int) error {
+	return f.launchTiles(q, "matchPackTiles", count, maxArcs, 3*MatchChunk, backend.Buf(src), backend.Buf(keys), backend.Buf(mask),
 		backend.Buf(tileOffset), backend.Buf(newSrc), backend.Buf(newKeys), backend.Buf(best))
 }
 

@@ -12,6 +12,7 @@ import (
 func init() {
 	cpu.RegisterTwin("matchArgmax", matchArgmaxTwin)
 	cpu.RegisterTwin("matchHandshake", matchHandshakeTwin)
+	cpu.RegisterTwin("matchHandshakeVertices", matchHandshakeVerticesTwin)
 	cpu.RegisterTwin("matchMarkTiles", matchMarkTilesTwin)
 	cpu.RegisterTwin("matchPackTiles", matchPackTilesTwin)
 	cpu.RegisterTwin("matchHandshakeNext", matchHandshakeNextTwin)
@@ -64,10 +65,10 @@ func matchArgmaxTwin(g *cpu.Group) {
 	})
 }
 
-// matchHandshakeTwin: src, best, match, matched, numArcs, nthreads.
+// matchHandshakeTwin: src, best, match, matched, arcCount, nthreads.
 func matchHandshakeTwin(g *cpu.Group) {
 	src, best, match, matched := g.I32s(0), g.U64s(1), g.I32s(2), g.U32s(3)
-	m, nt := int(g.I32(4)), int(g.I32(5))
+	m, nt := int(g.I64s(4)[0]), int(g.I32(5))
 	strideItems(g, nt, func(t int) {
 		for i := t; i < m; i += nt {
 			if v := src[i]; i == 0 || src[i-1] != v {
@@ -80,24 +81,40 @@ func matchHandshakeTwin(g *cpu.Group) {
 	})
 }
 
+// matchHandshakeVerticesTwin: best, match, matched, n, nthreads.
+func matchHandshakeVerticesTwin(g *cpu.Group) {
+	best, match, matched := g.U64s(0), g.I32s(1), g.U32s(2)
+	n, nt := int(g.I32(3)), int(g.I32(4))
+	strideItems(g, nt, func(t int) {
+		for v := t; v < n; v += nt {
+			if b := best[v]; b != 0 {
+				if s := keyDst(b); keyDst(best[s]) == int32(v) {
+					match[v] = s
+					setMatched(matched, int32(v))
+				}
+			}
+		}
+	})
+}
+
 // isMatched and setMatched are is_matched and set_matched: one bit per
 // vertex; a vertex is matched once, so adding its bit is an atomic or.
 func isMatched(matched []uint32, v int32) bool { return matched[v>>5]>>uint(v&31)&1 != 0 }
 
 func setMatched(matched []uint32, v int32) { atomic.AddUint32(&matched[v>>5], 1<<uint(v&31)) }
 
-// matchMarkTilesTwin: src, keys, matched, best, mask, tileCount, numArcs,
+// matchMarkTilesTwin: src, keys, matched, best, mask, tileCount, arcCount,
 // sums (local). The group's items run one after the other, which gives the
 // device's result: the per-tile sum does not depend on the order.
 func matchMarkTilesTwin(g *cpu.Group) {
 	src, keys, matched, best := g.I32s(0), g.U64s(1), g.U32s(2), g.U64s(3)
 	mask, tileCount := g.U32s(4), g.I32s(5)
-	m := int(g.I32(6))
+	m := int(g.I64s(6)[0])
 	size := g.Size[0]
 	chunks := (m + MatchChunk - 1) / MatchChunk
 	tiles := (chunks + size - 1) / size
 	for tile := g.ID[0]; tile < tiles; tile += g.Groups[0] {
-		total := int32(0)
+		total := int32(0) // the tile's kept arcs before chunk c
 		for lid := 0; lid < size; lid++ {
 			c := tile*size + lid
 			if c >= chunks {
@@ -106,6 +123,7 @@ func matchMarkTilesTwin(g *cpu.Group) {
 			lo := c * MatchChunk
 			hi := min(lo+MatchChunk, m)
 			var bits uint32
+			rank := total
 			for i := lo; i < hi; i++ {
 				v := src[i]
 				if !isMatched(matched, v) && !isMatched(matched, keyDst(keys[i])) {
@@ -116,32 +134,32 @@ func matchMarkTilesTwin(g *cpu.Group) {
 					best[v] = 0
 				}
 			}
-			mask[c] = bits
+			mask[c] = bits | uint32(rank)<<MatchChunk
 		}
 		tileCount[tile] = total
 	}
 }
 
 // matchPackTilesTwin: src, keys, mask, tileOffset, newSrc, newKeys, best,
-// numArcs, scratch (local).
+// arcCount.
 func matchPackTilesTwin(g *cpu.Group) {
 	src, keys, mask, tileOffset := g.I32s(0), g.U64s(1), g.U32s(2), g.I32s(3)
 	newSrc, newKeys, best := g.I32s(4), g.U64s(5), g.U64s(6)
-	m := int(g.I32(7))
+	m := int(g.I64s(7)[0])
 	size := g.Size[0]
 	chunks := (m + MatchChunk - 1) / MatchChunk
 	tiles := (chunks + size - 1) / size
 	for tile := g.ID[0]; tile < tiles; tile += g.Groups[0] {
-		pos := int(tileOffset[tile])
 		for lid := 0; lid < size; lid++ {
 			c := tile*size + lid
 			if c >= chunks {
 				break
 			}
-			bits := mask[c]
+			bits := mask[c] & (1<<MatchChunk - 1)
 			if bits == 0 {
 				continue
 			}
+			pos := int(tileOffset[tile]) + int(mask[c]>>MatchChunk)
 			lo := c * MatchChunk
 			hi := min(lo+MatchChunk, m)
 			first := src[lo]

@@ -31,6 +31,11 @@ import (
 //	copy-GB/s  the device's measured buffer-to-buffer copy bandwidth
 //	floor-%    (floor-GB / copy-GB/s) / loop: the target is ≥ 50 % on the largest graph
 //	mate-hash  FNV-1a of the output; equal across backends (checked here too)
+//	argmax-ms, hs-ms, mark-ms, scan-ms, pack-ms: the device time of each
+//	           phase summed over the passes (device events around each
+//	           launch; a phase's time includes any wait for the host before
+//	           its launch). fast1p's single filter launch is pack-ms.
+//	           ARBOR_BENCH_PASSES=1 (or -test.v) also logs each pass's time.
 //
 // Bytes per pass with m arcs at its start and k kept (4-byte src, 8-byte
 // keys, a 4-byte keep mask per 8 arcs): handshake 4m, mark 12m + m/2, pack
@@ -38,8 +43,9 @@ import (
 // argmax. With the single-pass filter (fast1p): handshake 4m, filter 12m +
 // 12k (the arcs come from memory once; their second read, right after the
 // first, is assumed to hit the cache). The tile-count scan (m/2048
-// entries), the best[] and match[] gathers and the per-segment best[] writes
-// are not counted.
+// entries), the best[] gathers and the matched-bitset gathers (two per arc,
+// n/8 bytes that stay in the cache), and the per-segment best[] writes are
+// not counted.
 
 func benchMaxEdges() int {
 	if s := os.Getenv("ARBOR_BENCH_MAX_EDGES"); s != "" {

@@ -349,6 +349,13 @@ type phaseClock struct {
 	totals map[string]time.Duration
 	last   backend.Event
 	marks  []mark
+	// Laps: with lapEnd set, settle appends to laps the time of the phases
+	// in lapPhases since the previous mark named lapEnd, at each such mark
+	// (one lap per pass, however many passes one settle covers).
+	lapEnd    string
+	lapPhases map[string]bool
+	lapAcc    time.Duration
+	laps      []time.Duration
 }
 
 type mark struct {
@@ -375,8 +382,12 @@ func (c *phaseClock) end(name string) error {
 }
 
 // settle turns the recorded marks into durations; call it after a sync.
-func (c *phaseClock) settle() error {
-	for _, m := range c.marks {
+func (c *phaseClock) settle() error { return c.settleFirst(len(c.marks)) }
+
+// settleFirst settles the k oldest marks (those the device has passed: it
+// waits for them) and keeps the others.
+func (c *phaseClock) settleFirst(k int) error {
+	for _, m := range c.marks[:k] {
 		if err := m.ev.Wait(); err != nil {
 			return err
 		}
@@ -388,10 +399,17 @@ func (c *phaseClock) settle() error {
 			c.names = append(c.names, m.name)
 		}
 		c.totals[m.name] += d
+		if c.lapPhases[m.name] {
+			c.lapAcc += d
+		}
+		if c.lapEnd != "" && m.name == c.lapEnd {
+			c.laps = append(c.laps, c.lapAcc)
+			c.lapAcc = 0
+		}
 		c.last.Release()
 		c.last = m.ev
 	}
-	c.marks = c.marks[:0]
+	c.marks = append(c.marks[:0], c.marks[k:]...)
 	return nil
 }
 

@@ -13,9 +13,11 @@ import (
 // it (a vertex of R with a neighbour outside R that is not in the cover
 // must stay in it), and solve the free rest of R exactly for a smaller
 // cover. Local search plateaus on large sparse kernels where the exact
-// engine, with its reductions, closes a ball at once. latest returns a
-// better cover found elsewhere (kernel ids; nil when none), improved hears
-// of each improvement (the slice is reused: copy it). It runs until stop.
+// engine, with its reductions, closes a ball at once. latest(size) returns
+// a cover to go on from (kernel ids; nil when none): a smaller one found
+// elsewhere, or another of at most size from the local search's plateau,
+// for diversity. improved hears of each improvement (the slice is reused:
+// copy it). It runs until stop or stopped().
 func lns(g *core.Graph, cur []bool, seed uint64, stop *atomic.Bool, stopped func() bool, latest func(size int) []bool, improved func(in []bool, size int)) {
 	n := g.N
 	if n == 0 {
@@ -118,12 +120,13 @@ func lns(g *core.Graph, cur []bool, seed uint64, stop *atomic.Bool, stopped func
 	}
 }
 
-// LNS tuning: ball sizes (adapted to how fast balls are solved) and the
-// time one ball may take.
+// LNS tuning: ball sizes (adapted to how fast balls are solved), the
+// time one ball may take, and the kernels it runs on.
 const (
 	lnsStartBall = 300
 	lnsMinBall   = 50
 	lnsMaxBall   = 5000
 	lnsSolveTime = 200 * time.Millisecond
 	lnsMinKernel = 1000
+	lnsMaxDegree = 16 // mean degree
 )

@@ -18,7 +18,7 @@ import (
 // While throttle is set it runs at a quarter duty cycle, sleeping three
 // times as long as it worked, so it can go on beside the exact search
 // cheaply.
-func localSearch(g *core.Graph, target int, deadline time.Time, throttle *atomic.Bool, seed uint64, stop *atomic.Bool, init []bool, improved func(inC []bool, size int)) []bool {
+func localSearch(g *core.Graph, target int, deadline time.Time, throttle *atomic.Bool, seed uint64, stop *atomic.Bool, init []bool, latest func(size int) []bool, plateau func(inC []bool), improved func(inC []bool, size int)) []bool {
 	n := g.N
 	// Edge ids per arc and endpoints per edge.
 	arcEdge := make([]int32, len(g.Adj))
@@ -154,6 +154,36 @@ func localSearch(g *core.Graph, target int, deadline time.Time, throttle *atomic
 			}
 		}
 	}
+	// jump makes the cover c (a cover of g) the current one and returns
+	// its size; the weights stay.
+	jump := func(c []bool) int {
+		copy(inC, c)
+		cList = cList[:0]
+		unc = unc[:0]
+		clear(dscore)
+		for v := 0; v < n; v++ {
+			if inC[v] {
+				cPos[v] = int32(len(cList))
+				cList = append(cList, int32(v))
+			}
+		}
+		for e := 0; e < m; e++ {
+			u, v := eu[e], ev[e]
+			switch {
+			case inC[u] && !inC[v]:
+				dscore[u] -= int64(w[e])
+			case inC[v] && !inC[u]:
+				dscore[v] -= int64(w[e])
+			case !inC[u] && !inC[v]:
+				// not a cover: count the edge as uncovered
+				uPos[e] = int32(len(unc))
+				unc = append(unc, int32(e))
+				dscore[u] += int64(w[e])
+				dscore[v] += int64(w[e])
+			}
+		}
+		return len(cList)
+	}
 	rng := seed | 1
 	rand := func(k int) int {
 		rng ^= rng << 13
@@ -162,6 +192,7 @@ func localSearch(g *core.Graph, target int, deadline time.Time, throttle *atomic
 		return int(rng % uint64(k))
 	}
 	var tabu int32 = -1
+	lastPlateau := int64(0)
 	burst := time.Now()
 	totalW, forgetAt := int64(m), int64(m)*int64(max(n/2, 2))
 	for step := int64(1); ; step++ {
@@ -178,6 +209,12 @@ func localSearch(g *core.Graph, target int, deadline time.Time, throttle *atomic
 			} else {
 				burst = now
 			}
+			if latest != nil && step&4095 == 0 {
+				if c := latest(bestSize); c != nil {
+					bestSize = jump(c)
+					copy(best, inC)
+				}
+			}
 		}
 		if len(unc) == 0 {
 			if len(cList) < bestSize {
@@ -189,6 +226,9 @@ func localSearch(g *core.Graph, target int, deadline time.Time, throttle *atomic
 				if bestSize <= target {
 					break
 				}
+			} else if plateau != nil && len(cList) == bestSize && step-lastPlateau >= plateauEvery {
+				lastPlateau = step
+				plateau(inC)
 			}
 			// Remove the cover vertex of least loss and search on.
 			v, bd := int32(-1), int64(-1<<62)
@@ -285,4 +325,7 @@ func localSearch(g *core.Graph, target int, deadline time.Time, throttle *atomic
 const (
 	bmsAbove   = 2000
 	bmsSamples = 50
+	// plateauEvery spaces out the covers of the best size handed to the
+	// LNS (in steps).
+	plateauEvery = 1 << 16
 )

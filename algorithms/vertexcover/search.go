@@ -210,6 +210,30 @@ func (e *engine) run(top bool) ([]int32, bool) {
 				}
 			}
 		}
+		latest := func(size int) []bool {
+			kbMu.Lock()
+			defer kbMu.Unlock()
+			if kBestSize < size {
+				return slices.Clone(kBest)
+			}
+			return nil
+		}
+		// Covers of the best size the local search passes on its
+		// plateau: the LNS works on them too, for diversity.
+		var kPlat []bool
+		kPlatSize, kPlatVer := 0, 0
+		plateau := func(c []bool) {
+			kbMu.Lock()
+			defer kbMu.Unlock()
+			kPlat = append(kPlat[:0], c...)
+			kPlatSize = 0
+			for _, x := range c {
+				if x {
+					kPlatSize++
+				}
+			}
+			kPlatVer++
+		}
 		start := func(k uint64, done chan struct{}) {
 			lsWG.Add(1)
 			go func() {
@@ -217,7 +241,7 @@ func (e *engine) run(top bool) ([]int32, bool) {
 				if done != nil {
 					defer close(done)
 				}
-				localSearch(kg, e.target-base, time.Now().Add(time.Duration(1<<62)), &lsThrottle, e.seed+0x9e3779b97f4a7c15*(k+1), &lsStop, lsInit, offerKernel)
+				localSearch(kg, e.target-base, time.Now().Add(time.Duration(1<<62)), &lsThrottle, e.seed+0x9e3779b97f4a7c15*(k+1), &lsStop, lsInit, latest, plateau, offerKernel)
 			}()
 		}
 		start(0, firstDone)
@@ -236,9 +260,10 @@ func (e *engine) run(top bool) ([]int32, bool) {
 				start(uint64(c), nil)
 			}
 		}
-		if kg.N >= lnsMinKernel && !e.halt.Load() {
-			// Large kernels: the LNS polishes the local search's best
-			// cover with the exact solver on balls of the kernel.
+		if kg.N >= lnsMinKernel && len(kg.Adj) <= lnsMaxDegree*kg.N && !e.halt.Load() {
+			// Large sparse kernels: the LNS polishes the local search's
+			// best cover with the exact solver on balls of the kernel (on
+			// dense ones a ball takes too long to solve).
 			kbMu.Lock()
 			cur := slices.Clone(kBest)
 			kbMu.Unlock()
@@ -248,15 +273,20 @@ func (e *engine) run(top bool) ([]int32, bool) {
 			lsWG.Add(1)
 			go func() {
 				defer lsWG.Done()
-				latest := func(size int) []bool {
+				seen := 0
+				lnsLatest := func(size int) []bool {
+					if c := latest(size); c != nil {
+						return c
+					}
 					kbMu.Lock()
 					defer kbMu.Unlock()
-					if kBestSize < size {
-						return slices.Clone(kBest)
+					if kPlatVer != seen && kPlatSize <= size {
+						seen = kPlatVer
+						return slices.Clone(kPlat)
 					}
 					return nil
 				}
-				lns(kg, cur, e.seed+0x51ed27, &lsStop, e.stopped, latest, offerKernel)
+				lns(kg, cur, e.seed+0x51ed27, &lsStop, e.stopped, lnsLatest, offerKernel)
 			}()
 		}
 	}
@@ -366,9 +396,12 @@ func (w *worker) search(depth int) {
 	w.nodes++
 	if w.nodes&1023 == 0 {
 		e.sh.nodes.Add(1024)
-		if e.stopped() {
-			return
-		}
+	}
+	// The stop flag is read at every node, not every 1024: on large kernels
+	// (PACE vc-exact_161: 69k vertices) one node's reductions and bounds take
+	// milliseconds, and a batched check overran a 1 s timeout by 3 s.
+	if e.stopped() {
+		return
 	}
 	if !s.reduce(w.budget) {
 		return

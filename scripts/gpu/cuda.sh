@@ -4,7 +4,8 @@
 # launch geometry, scalars, local memory, events) with the bandwidth and
 # launch-latency measurements, and the conformance suite on CUDA alone.
 # Needs .dev/arbor, .dev/cuda.test and .dev/tests.test (scripts/build-dev.sh);
-# .dev/kernels.test is run too when present. Prints a table last.
+# .dev/kernels.test is run too when present. Then the primitives' benchmark,
+# CUDA against NVIDIA OpenCL. Prints a table last.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 root=$PWD
@@ -47,7 +48,21 @@ run cuda-pkg cuda cuda.test
 run cuda-tests tests tests.test
 run cuda-kernels kernels kernels.test
 
+# The primitives through CUDA and through NVIDIA's OpenCL, side by side:
+# wall µs per call, the device span of a call, and the kernels alone
+# (tests/primitives_bench_test.go). About 30 s.
+prims=()
+if [ -x "$root/.dev/tests.test" ]; then
+	echo "== primitives: CUDA vs NVIDIA OpenCL"
+	(cd "$root/tests" && ARBOR_REQUIRE= ARBOR_TEST_BACKENDS=cuda,opencl ARBOR_BENCH_DEVICES=cuda,opencl:NVIDIA \
+		timeout 120 "$root/.dev/tests.test" -test.run '^$' -test.bench 'Primitive' -test.benchtime 200x) >"$OUT/cuda-primitives.log" 2>&1
+	mapfile -t prims < <(awk '/^Benchmark/ { n = $1; sub(/^Benchmark/, "", n); sub(/-[0-9]+$/, "", n); line = sprintf("  %-42s", n)
+		for (i = 3; i <= NF; i++) if ($i == "ns/op" && n ~ /^Primitive\//) line = line sprintf(" %9.1f us/call", $(i-1) / 1000); else if ($i ~ /us/) line = line sprintf(" %9.1f %s", $(i-1), $i)
+		print line }' "$OUT/cuda-primitives.log")
+fi
+
 echo "== CUDA backend on $(hostname)"
 grep -h 'MEASURE' "$OUT/cuda-pkg.log" | sed 's/^.*MEASURE /  /'
+printf '%s\n' "${prims[@]}"
 printf '%s\n' "${results[@]}"
 exit $status

@@ -9,7 +9,8 @@
 # Prints a table: graph, engine, edges, backend, passes, device-loop ms,
 # end-to-end ms, edges/s (end to end), first-pass edges/s, loop GB/s (byte
 # model), measured copy GB/s, % of the copy-bandwidth floor, and the
-# CPU/CUDA loop-time ratio.
+# CPU/CUDA loop-time ratio, then each engine's device time per phase.
+# ARBOR_BENCH_TIME (default 1x) sets the runs per benchmark (e.g. 3x).
 # Budget: ≤ 4 minutes (guarded by timeout).
 set -uo pipefail
 cd "$(dirname "$0")/../.."
@@ -19,7 +20,7 @@ MAX=${ARBOR_BENCH_MAX_EDGES:-1e8}
 LOG=$(mktemp)
 nproc; nvidia-smi --query-gpu=name,memory.total --format=csv,noheader 2>/dev/null || true
 ARBOR_BENCH_MAX_EDGES=$MAX ARBOR_BENCH_BACKENDS=${ARBOR_BENCH_BACKENDS:-cuda,cpu} \
-	timeout 230 "$BIN" -test.run '^$' -test.bench 'BenchmarkHandshake' -test.benchtime 1x -test.timeout 235s 2>&1 | tee "$LOG"
+	timeout 230 "$BIN" -test.run '^$' -test.bench 'BenchmarkHandshake' -test.benchtime "${ARBOR_BENCH_TIME:-1x}" -test.timeout 235s 2>&1 | tee "$LOG"
 rc=${PIPESTATUS[0]}
 echo
 echo "=== match benchmark (rc=$rc)"
@@ -32,6 +33,7 @@ awk '
 	if (!(key in seen)) { order[++n] = key; seen[key] = 1 }
 	row[key, be] = sprintf("%-14s %-6s %11d %-7s %6d %10.2f %10.2f %12.3g %12.3g %8.1f %8.1f %7.1f", g, eng, v["edges"], be, v["passes"], v["loop-ms"], v["e2e-ms"], v["edges/s"], v["pass1-edges/s"], v["GB/s"], v["copy-GB/s"], v["floor-%"])
 	loop[key, be] = v["loop-ms"]
+	phase[key, be] = sprintf("%-14s %-6s %-7s %9.2f %9.2f %9.2f %9.2f %9.2f", g, eng, be, v["argmax-ms"], v["hs-ms"], v["mark-ms"], v["scan-ms"], v["pack-ms"])
 	bes[be] = 1
 }
 END {
@@ -42,6 +44,11 @@ END {
 		if (((key, "cuda") in loop) && ((key, "cpu") in loop) && loop[key, "cuda"] > 0)
 			printf "%-14s %-6s cpu/cuda loop-time ratio: %.1fx\n", "", "", loop[key, "cpu"] / loop[key, "cuda"]
 	}
+	print ""
+	print "device time per phase, summed over the passes (ms; pack includes the next argmax; fast1p: its filter is pack)"
+	printf "%-14s %-6s %-7s %9s %9s %9s %9s %9s\n", "graph", "eng", "backend", "argmax", "handshake", "mark", "scan", "pack"
+	for (k = 1; k <= n; k++)
+		for (be in bes) if ((order[k], be) in phase) print phase[order[k], be]
 }' "$LOG"
 if grep -q "output differs" "$LOG"; then echo "MISMATCH between backends"; else echo "outputs identical across backends (mate hashes checked in the benchmark)"; fi
 rm -f "$LOG"
