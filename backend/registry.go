@@ -191,36 +191,44 @@ func Choose(sel Selection) (Choice, error) {
 	}
 
 	report := Detect()
-	var skipped []string
+	// skipped holds the full reasons, for the error when nothing is left;
+	// passed the short form, for the one-line Why of a successful choice
+	// (`arbor devices` shows the details).
+	var skipped, passed []string
 	for _, det := range report {
 		if det.Err != nil {
 			skipped = append(skipped, det.Backend+": "+det.Err.Error())
+			passed = append(passed, det.Backend+" unavailable")
 			if sel.Require == det.Backend {
 				return Choice{Report: report}, fmt.Errorf("ARBOR_REQUIRE=%s, but it is unavailable: %w", sel.Require, det.Err)
 			}
 			continue
 		}
 		accept := func(i Info) bool { return true }
+		short := det.Backend + " has no eligible device"
 		if det.Backend == "opencl" && sel.Require != "opencl" {
 			accept = func(i Info) bool { return i.Type == TypeGPU || i.Type == TypeAccelerator }
+			short = "opencl has no GPU (its CPU devices serve --backend opencl)"
 		}
 		if sel.Require != "" && sel.Require != det.Backend {
 			// A backend of higher priority than the required one is passed
 			// over: the user asked for the required one.
 			skipped = append(skipped, det.Backend+": passed over for ARBOR_REQUIRE="+sel.Require)
+			passed = append(passed, det.Backend+" passed over for ARBOR_REQUIRE="+sel.Require)
 			continue
 		}
 		info, err := pickDevice(det.Devices, sel.Device, accept)
 		if err != nil {
 			skipped = append(skipped, det.Backend+": "+err.Error())
+			passed = append(passed, short)
 			if sel.Require == det.Backend {
 				return Choice{Report: report}, fmt.Errorf("ARBOR_REQUIRE=%s: %w", sel.Require, err)
 			}
 			continue
 		}
 		why := "auto: first available backend in the order cuda, opencl (gpu), cpu"
-		if len(skipped) > 0 {
-			why += " (skipped " + strings.Join(skipped, "; ") + ")"
+		if len(passed) > 0 {
+			why += "; " + strings.Join(passed, ", ") + " (see arbor devices)"
 		}
 		return Choice{Info: info, Why: why, Report: report}, nil
 	}

@@ -27,7 +27,7 @@ func runDemo(e *env) error {
 		return err
 	}
 	defer dev.Close()
-	fmt.Fprintf(e.stdout, "Arbor demo on %s — %s\n  chosen: %s\n\n", c.Info, c.Info.Name, c.Why)
+	fmt.Fprintf(e.stdout, "Arbor demo on %s (%s)\n  chosen: %s\n\n", c.Info, c.Info.Type, c.Why)
 
 	// The smoke step: a vector add checked element by element.
 	n := 1 << 16
