@@ -481,44 +481,31 @@ func (in *cs314Case) fastPass(dev backend.Device, threads int) ([]Output, error)
 	for i := range keys {
 		keys[i] = MatchKey(in.wgt[i], in.dst[i])
 	}
-	var bufs []backend.Buffer
-	defer func() {
-		for _, b := range bufs {
-			b.Free()
-		}
-	}()
-	up := func(b backend.Buffer, e error) backend.Buffer {
-		if err == nil && e != nil {
-			err = e
-		}
-		if b != nil {
-			bufs = append(bufs, b)
-		}
-		return b
-	}
-	src := up(backend.AllocSlice(dev, q, in.src))
-	kb := up(backend.AllocSlice(dev, q, keys))
-	best := up(backend.AllocSlice(dev, q, make([]uint64, in.n)))
+	bs := backend.NewBuffers(dev, q)
+	defer bs.Free()
+	src := backend.Upload(bs, in.src)
+	kb := backend.Upload(bs, keys)
+	best := backend.Upload(bs, make([]uint64, in.n))
 	minus := make([]int32, in.n)
 	for i := range minus {
 		minus[i] = -1
 	}
-	match := up(backend.AllocSlice(dev, q, minus))
-	matched := up(backend.AllocSlice(dev, q, make([]uint32, MatchedWords(in.n))))
+	match := backend.Upload(bs, minus)
+	matched := backend.Upload(bs, make([]uint32, MatchedWords(in.n)))
 	// The arc count is read on the device; the launches are sized by an
 	// upper bound (as when the engine queues passes ahead), and the tile
 	// counts past the arcs' tiles must stay zero.
-	count := up(backend.AllocSlice(dev, q, []int64{int64(m)}))
-	matchV2 := up(backend.AllocSlice(dev, q, minus)) // the vertex handshake's
-	matchedV2 := up(backend.AllocSlice(dev, q, make([]uint32, MatchedWords(in.n))))
+	count := backend.Upload(bs, []int64{int64(m)})
+	matchV2 := backend.Upload(bs, minus) // the vertex handshake's
+	matchedV2 := backend.Upload(bs, make([]uint32, MatchedWords(in.n)))
 	bound := 2*m + 5
 	_, _, tiles := f.Tiles(bound)
 	chunks := (m + MatchChunk - 1) / MatchChunk
-	mask := up(backend.AllocN[uint32](dev, chunks))
-	tileCount := up(backend.AllocSlice(dev, q, make([]int32, tiles)))
-	src2 := up(backend.AllocN[int32](dev, m))
-	keys2 := up(backend.AllocN[uint64](dev, m))
-	if err != nil {
+	mask := backend.AllocIn[uint32](bs, chunks)
+	tileCount := backend.Upload(bs, make([]int32, tiles))
+	src2 := backend.AllocIn[int32](bs, m)
+	keys2 := backend.AllocIn[uint64](bs, m)
+	if err := bs.Err(); err != nil {
 		return nil, err
 	}
 	if err := f.Argmax(q, src, kb, best, m); err != nil {
@@ -606,43 +593,30 @@ func (in *cs314Case) onePass(dev backend.Device, threads int) ([]Output, error) 
 	for i := range keys {
 		keys[i] = MatchKey(in.wgt[i], in.dst[i])
 	}
-	var bufs []backend.Buffer
-	defer func() {
-		for _, b := range bufs {
-			b.Free()
-		}
-	}()
-	up := func(b backend.Buffer, e error) backend.Buffer {
-		if err == nil && e != nil {
-			err = e
-		}
-		if b != nil {
-			bufs = append(bufs, b)
-		}
-		return b
-	}
+	bs := backend.NewBuffers(dev, q)
+	defer bs.Free()
 	minus := make([]int32, in.n)
 	for i := range minus {
 		minus[i] = -1
 	}
 	_, _, tiles := f.Tiles(m)
-	src := up(backend.AllocSlice(dev, q, in.src))
-	kb := up(backend.AllocSlice(dev, q, keys))
-	best := up(backend.AllocSlice(dev, q, make([]uint64, in.n)))
+	src := backend.Upload(bs, in.src)
+	kb := backend.Upload(bs, keys)
+	best := backend.Upload(bs, make([]uint64, in.n))
 	// bestNext starts non-zero: the handshake must clear it for every source.
 	junk := make([]uint64, in.n)
 	for i := range junk {
 		junk[i] = ^uint64(0)
 	}
-	bestNext := up(backend.AllocSlice(dev, q, junk))
-	match := up(backend.AllocSlice(dev, q, minus))
-	matched := up(backend.AllocSlice(dev, q, make([]uint32, MatchedWords(in.n))))
-	status := up(backend.AllocN[uint64](dev, tiles))
-	counter := up(backend.AllocN[int32](dev, 1))
-	total := up(backend.AllocN[int64](dev, 1))
-	src2 := up(backend.AllocN[int32](dev, m))
-	keys2 := up(backend.AllocN[uint64](dev, m))
-	if err != nil {
+	bestNext := backend.Upload(bs, junk)
+	match := backend.Upload(bs, minus)
+	matched := backend.Upload(bs, make([]uint32, MatchedWords(in.n)))
+	status := backend.AllocIn[uint64](bs, tiles)
+	counter := backend.AllocIn[int32](bs, 1)
+	total := backend.AllocIn[int64](bs, 1)
+	src2 := backend.AllocIn[int32](bs, m)
+	keys2 := backend.AllocIn[uint64](bs, m)
+	if err := bs.Err(); err != nil {
 		return nil, err
 	}
 	if err := f.Argmax(q, src, kb, best, m); err != nil {

@@ -58,19 +58,19 @@ func runFast(dev backend.Device, in *Input, opt Options, res *Result) error {
 	for i := range keys {
 		keys[i] = kernels.MatchKey(in.Rank[i], in.Dst[i])
 	}
-	bs := &buffers{dev: dev, q: q}
-	defer bs.free()
-	src := bs.upload(in.Src)
-	keyBuf := bs.alloc(8 * m)
-	src2, keys2 := bs.alloc(4*m), bs.alloc(8*m)
+	bs := backend.NewBuffers(dev, q)
+	defer bs.Free()
+	src := backend.Upload(bs, in.Src)
+	keyBuf := bs.Alloc(8 * m)
+	src2, keys2 := bs.Alloc(4*m), bs.Alloc(8*m)
 	_, _, tiles := f.Tiles(m)
-	mask := bs.alloc(4 * ((m + kernels.MatchChunk - 1) / kernels.MatchChunk))
-	tileCount := bs.alloc(4 * tiles)
-	best := bs.alloc(8 * n)
-	match := bs.upload(minusOnes(n))
-	matched := bs.alloc(4 * kernels.MatchedWords(n)) // one bit per vertex: the filter's test
-	if bs.err != nil {
-		return bs.err
+	mask := bs.Alloc(4 * ((m + kernels.MatchChunk - 1) / kernels.MatchChunk))
+	tileCount := bs.Alloc(4 * tiles)
+	best := bs.Alloc(8 * n)
+	match := backend.Upload(bs, minusOnes(n))
+	matched := bs.Alloc(4 * kernels.MatchedWords(n)) // one bit per vertex: the filter's test
+	if err := bs.Err(); err != nil {
+		return err
 	}
 	if err := backend.WriteSlice(q, keyBuf, keys); err != nil {
 		return err
@@ -162,15 +162,15 @@ const batch = 16
 // and the device never waits for the host within a batch. The launches are
 // sized by the count read after the previous batch, an upper bound. A
 // batch's event times are settled once the next batch is queued.
-func batchedLoop(f *kernels.MatchFast, scan *kernels.Scan, q backend.Queue, clock *phaseClock, bs *buffers, n, m int,
+func batchedLoop(f *kernels.MatchFast, scan *kernels.Scan, q backend.Queue, clock *phaseClock, bs *backend.Buffers, n, m int,
 	opt Options, res *Result, a *fastArrays, mask, tileCount backend.Buffer) error {
 	counts := make([]backend.Buffer, batch+1) // counts[j]: the arcs at the start of a batch's pass j (int64)
 	for j := range counts {
-		counts[j] = bs.alloc(8)
+		counts[j] = bs.Alloc(8)
 	}
-	hist := bs.alloc(8 * (batch + 1)) // the batch's counts, gathered for one read
-	if bs.err != nil {
-		return bs.err
+	hist := bs.Alloc(8 * (batch + 1)) // the batch's counts, gathered for one read
+	if err := bs.Err(); err != nil {
+		return err
 	}
 	if err := backend.WriteSlice(q, counts[0], []int64{int64(m)}); err != nil {
 		return err
@@ -272,12 +272,12 @@ func batchedLoop(f *kernels.MatchFast, scan *kernels.Scan, q backend.Queue, cloc
 // onePassLoop runs the passes with the single-pass filter (one launch per
 // pass, a decoupled look-back), reading each pass's count back: best and
 // bestNext alternate.
-func onePassLoop(f *kernels.MatchFast, q backend.Queue, clock *phaseClock, bs *buffers, n, m int,
+func onePassLoop(f *kernels.MatchFast, q backend.Queue, clock *phaseClock, bs *backend.Buffers, n, m int,
 	opt Options, res *Result, a *fastArrays) error {
 	_, _, tiles := f.Tiles(m)
-	bestNext, status, counter, totalBuf := bs.alloc(8*n), bs.alloc(8*tiles), bs.alloc(4), bs.alloc(8)
-	if bs.err != nil {
-		return bs.err
+	bestNext, status, counter, totalBuf := bs.Alloc(8*n), bs.Alloc(8*tiles), bs.Alloc(4), bs.Alloc(8)
+	if err := bs.Err(); err != nil {
+		return err
 	}
 	if n > 0 {
 		if err := q.Fill(bestNext, 0, 8*n, 0); err != nil {

@@ -8,46 +8,6 @@ import (
 	"github.com/arbor-gpu/arbor/kernels"
 )
 
-// buffers allocates device buffers and frees them all at once.
-type buffers struct {
-	dev  backend.Device
-	q    backend.Queue
-	list []backend.Buffer
-	err  error
-}
-
-func (b *buffers) upload(s []int32) backend.Buffer {
-	if b.err != nil {
-		return nil
-	}
-	buf, err := backend.AllocSlice(b.dev, b.q, s)
-	if err != nil {
-		b.err = err
-		return nil
-	}
-	b.list = append(b.list, buf)
-	return buf
-}
-
-func (b *buffers) alloc(bytes int) backend.Buffer {
-	if b.err != nil {
-		return nil
-	}
-	buf, err := b.dev.Alloc(max(bytes, 8))
-	if err != nil {
-		b.err = fmt.Errorf("alloc %d bytes: %w", bytes, err)
-		return nil
-	}
-	b.list = append(b.list, buf)
-	return buf
-}
-
-func (b *buffers) free() {
-	for _, buf := range b.list {
-		buf.Free()
-	}
-}
-
 func minusOnes(n int) []int32 {
 	s := make([]int32, n)
 	for i := range s {
@@ -87,15 +47,15 @@ func runSpec(dev backend.Device, in *Input, opt Options, res *Result) error {
 	defer clock.release()
 
 	m, n := in.Arcs(), in.N
-	bs := &buffers{dev: dev, q: q}
-	defer bs.free()
-	src, dst, wgt := bs.upload(in.Src), bs.upload(in.Dst), bs.upload(in.Rank)
+	bs := backend.NewBuffers(dev, q)
+	defer bs.Free()
+	src, dst, wgt := backend.Upload(bs, in.Src), backend.Upload(bs, in.Dst), backend.Upload(bs, in.Rank)
 	arcBytes := 4 * (m + 1)
-	t1, t2, t3, t4 := bs.alloc(arcBytes), bs.alloc(arcBytes), bs.alloc(arcBytes), bs.alloc(arcBytes)
-	changes := bs.alloc(4)
-	strong, matches := bs.upload(minusOnes(n)), bs.upload(minusOnes(n))
-	if bs.err != nil {
-		return bs.err
+	t1, t2, t3, t4 := bs.Alloc(arcBytes), bs.Alloc(arcBytes), bs.Alloc(arcBytes), bs.Alloc(arcBytes)
+	changes := bs.Alloc(4)
+	strong, matches := backend.Upload(bs, minusOnes(n)), backend.Upload(bs, minusOnes(n))
+	if err := bs.Err(); err != nil {
+		return err
 	}
 	if err := clock.end("upload"); err != nil {
 		return err

@@ -1,0 +1,43 @@
+package backend_test
+
+import (
+	"errors"
+	"testing"
+
+	"github.com/arbor-gpu/arbor/backend"
+	"github.com/arbor-gpu/arbor/cpu"
+)
+
+// TestBuffers: uploads land, the first error sticks and stops further
+// allocations, and Free releases everything the set took.
+func TestBuffers(t *testing.T) {
+	dev := cpu.New(1)
+	q, _ := dev.NewQueue()
+	bs := backend.NewBuffers(dev, q)
+	a := backend.Upload(bs, []int32{4, 5, 6})
+	b := backend.AllocIn[uint64](bs, 2)
+	c := bs.Alloc(0)
+	if a == nil || b == nil || c == nil || bs.Err() != nil {
+		t.Fatalf("allocations failed: %v", bs.Err())
+	}
+	got := make([]int32, 3)
+	if err := backend.ReadSlice(q, a, got); err != nil || got[2] != 6 {
+		t.Fatalf("upload read back %v, %v", got, err)
+	}
+	if b.Size() != 16 || c.Size() != 8 {
+		t.Fatalf("sizes %d and %d, want 16 and 8", b.Size(), c.Size())
+	}
+	first := errors.New("first failure")
+	if bs.Add(nil, first) != nil || backend.Upload(bs, []int32{1}) != nil || bs.Alloc(64) != nil {
+		t.Fatal("allocations after a failure must return nil")
+	}
+	if !errors.Is(bs.Err(), first) {
+		t.Fatalf("Err = %v, want the first failure", bs.Err())
+	}
+	bs.Free()
+	for i, buf := range []backend.Buffer{a, b, c} {
+		if err := buf.Free(); err == nil {
+			t.Errorf("buffer %d was not freed by the set", i)
+		}
+	}
+}
