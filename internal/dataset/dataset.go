@@ -1,5 +1,10 @@
 // Package dataset finds the shared benchmark data (../shared/data beside the
 // checkout) for tests and benchmarks, which skip when it is absent.
+//
+// .dev/data is the fallback for the GPU machine, which gets only a subset
+// (the files scripts/gpu/*.sh name). Tests that enumerate a whole set (every
+// MIVIA pair, every PACE instance) expect the complete data and fail on a
+// subset; run them there with -test.run filters, as the round scripts do.
 package dataset
 
 import (
