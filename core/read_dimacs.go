@@ -89,13 +89,7 @@ func readDIMACS(t *textReader, limit int) (*Graph, error) {
 				return nil, t.errf("problem line names %s; expected 'p edge N M' (or 'p col N M')", quote(kind))
 			}
 			var err error
-			if n, r2, err = t.countField(r2, "vertex count N", int64(limit)); err != nil {
-				return nil, err
-			}
-			if m, r2, err = t.countField(r2, "edge count M", maxInt); err != nil {
-				return nil, err
-			}
-			if err := t.endOfLine(r2, "'p edge N M'"); err != nil {
+			if n, m, err = problemCounts(t, r2, limit, "'p edge N M'"); err != nil {
 				return nil, err
 			}
 			sink = newEdgeSink(m, len(t.data))
@@ -193,13 +187,7 @@ func readPACE(t *textReader, limit int) (*Graph, error) {
 				return nil, t.errf("problem line names %s; expected 'p td N M'", quote(kind))
 			}
 			var err error
-			if n, r2, err = t.countField(r2, "vertex count N", int64(limit)); err != nil {
-				return nil, err
-			}
-			if m, r2, err = t.countField(r2, "edge count M", maxInt); err != nil {
-				return nil, err
-			}
-			if err := t.endOfLine(r2, "'p td N M'"); err != nil {
+			if n, m, err = problemCounts(t, r2, limit, "'p td N M'"); err != nil {
 				return nil, err
 			}
 			sink = newEdgeSink(m, len(t.data))
@@ -291,4 +279,16 @@ func addSimpleEdge(t *textReader, sink *edgeSink, n, m, u, v int64, format strin
 	}
 	sink.add(u-1, v-1)
 	return nil
+}
+
+// problemCounts parses the "N M" that ends a DIMACS or PACE problem line
+// (form, e.g. 'p td N M', is what the error says was expected).
+func problemCounts(t *textReader, rest []byte, limit int, form string) (n, m int64, err error) {
+	if n, rest, err = t.countField(rest, "vertex count N", int64(limit)); err != nil {
+		return 0, 0, err
+	}
+	if m, rest, err = t.countField(rest, "edge count M", maxInt); err != nil {
+		return 0, 0, err
+	}
+	return n, m, t.endOfLine(rest, form)
 }
