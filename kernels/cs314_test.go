@@ -1,6 +1,8 @@
 package kernels
 
 import (
+	"fmt"
+	"slices"
 	"testing"
 
 	"github.com/arbor-gpu/arbor/backend"
@@ -20,7 +22,7 @@ func TestCS314ChecksAgainstBruteForce(t *testing.T) {
 	for _, tc := range []struct {
 		n, m       int
 		ties, star bool
-	}{{2, 1, false, false}, {600, 599, true, true}, {1000, 3001, true, false}, {1000, 3001, false, false}} {
+	}{{2, 1, false, false}, {600, 599, true, true}, {6000, 5999, false, true}, {1000, 3001, true, false}, {1000, 3001, false, false}} {
 		in := cs314Input(tc.n, tc.m, tc.ties, tc.star)
 		for _, threads := range []int{1, 7, 64, 1000, 0} {
 			out, err := in.run(dev, threads, in.filterOutputs)
@@ -53,36 +55,48 @@ func TestCS314ChecksAgainstBruteForce(t *testing.T) {
 					t.Fatalf("n=%d threads=%d: matches[%d] = %d, strongest %d (mutual %v)", tc.n, threads, v, got, s, mutual)
 				}
 			}
-			// The fast kernels' first pass finds the same neighbours and pairs.
-			fp, err := in.fastPass(dev, threads)
-			if err != nil {
-				t.Fatal(err)
-			}
-			for v := range want {
-				got := int32(-1)
-				if fp[0].Values[v] != 0 {
-					got = MatchKeyDst(uint64(fp[0].Values[v]))
+			// The fast kernels' first pass finds the same neighbours and pairs;
+			// both filters give what a sequential simulation of two passes
+			// gives, and the handshake over the arcs equals the one over the
+			// vertices.
+			sim := simulateFastPasses(in, 2)
+			var scanOut []Output
+			for _, lookback := range []bool{false, true} {
+				fp, err := in.fastPasses(dev, threads, lookback)
+				if err != nil {
+					t.Fatal(err)
 				}
-				if got != want[v] || fp[1].Values[v] != matches[v] {
-					t.Fatalf("n=%d threads=%d: fast kernels: vertex %d strongest %d match %d, want %d and %d", tc.n, threads, v, got, fp[1].Values[v], want[v], matches[v])
+				what := fmt.Sprintf("n=%d threads=%d lookback=%v", tc.n, threads, lookback)
+				best, match := named(t, fp, "best").Values, named(t, fp, "pass 1: match").Values
+				for v := range want {
+					got := int32(-1)
+					if best[v] != 0 {
+						got = MatchKeyDst(uint64(best[v]))
+					}
+					if got != want[v] || match[v] != matches[v] {
+						t.Fatalf("%s: fast kernels: vertex %d strongest %d match %d, want %d and %d", what, v, got, match[v], want[v], matches[v])
+					}
 				}
-			}
-			// The handshake over the vertices finds the same pairs and bits.
-			for i, name := range []string{"match", "matched bits"} {
-				if err := Compare([]Output{{Name: name, Values: fp[7+i].Values}}, []Output{{Name: name, Values: fp[1+i].Values}}); err != nil {
-					t.Fatalf("n=%d threads=%d: vertex handshake vs arc handshake: %v", tc.n, threads, err)
+				for _, o := range sim {
+					if err := Compare([]Output{named(t, fp, o.Name)}, []Output{o}); err != nil {
+						t.Fatalf("%s: vs sequential simulation: %v", what, err)
+					}
 				}
-			}
-			// The single-pass filter finds the same pairs, packs the same
-			// arcs and the same next strongest neighbours as the two launches.
-			op, err := in.onePass(dev, threads)
-			if err != nil {
-				t.Fatal(err)
-			}
-			for i, name := range []string{"match", "packed src", "packed keys", "next best"} {
-				a, b := op[[]int{0, 2, 3, 4}[i]], fp[[]int{1, 4, 5, 6}[i]]
-				if err := Compare([]Output{{Name: name, Values: a.Values}}, []Output{{Name: name, Values: b.Values}}); err != nil {
-					t.Fatalf("n=%d threads=%d: one-pass vs two launches: %v", tc.n, threads, err)
+				for _, name := range []string{"match", "matched bits"} {
+					arc := named(t, fp, "pass 1: arc handshake: "+name)
+					arc.Name = "pass 1: " + name
+					if err := Compare([]Output{arc}, []Output{named(t, fp, arc.Name)}); err != nil {
+						t.Fatalf("%s: arc handshake vs vertex handshake: %v", what, err)
+					}
+				}
+				if !lookback {
+					scanOut = fp
+					continue
+				}
+				for _, o := range fp {
+					if err := Compare([]Output{o}, []Output{named(t, scanOut, o.Name)}); err != nil {
+						t.Fatalf("%s: look-back filter vs mark, scan, pack: %v", what, err)
+					}
 				}
 			}
 			keep, edgeMap := out[0].Values, out[1].Values
@@ -159,4 +173,64 @@ func threadSuffix(s string) string {
 		}
 	}
 	return ""
+}
+
+// named is the output called name.
+func named(t *testing.T, outs []Output, name string) Output {
+	t.Helper()
+	for _, o := range outs {
+		if o.Name == name {
+			return o
+		}
+	}
+	t.Fatalf("no output %q", name)
+	return Output{}
+}
+
+// simulateFastPasses runs the fast engine's passes sequentially on the host:
+// per pass the strongest key of each source, the mutual pairs, the arcs with
+// both ends unmatched (in order) and the next pass's strongest keys, named
+// as fastPasses names them.
+func simulateFastPasses(in *cs314Case, passes int) []Output {
+	n := in.n
+	src := slices.Clone(in.src)
+	keys := make([]uint64, len(src))
+	for i := range keys {
+		keys[i] = MatchKey(in.wgt[i], in.dst[i])
+	}
+	strongest := func(src []int32, keys []uint64) []uint64 {
+		best := make([]uint64, n)
+		for i, u := range src {
+			best[u] = max(best[u], keys[i])
+		}
+		return best
+	}
+	match := make([]int32, n)
+	for i := range match {
+		match[i] = -1
+	}
+	best := strongest(src, keys)
+	var out []Output
+	for pass := 1; pass <= passes; pass++ {
+		for v := range n {
+			if best[v] != 0 {
+				if s := MatchKeyDst(best[v]); MatchKeyDst(best[s]) == int32(v) {
+					match[v] = s
+				}
+			}
+		}
+		var ns []int32
+		var nk []uint64
+		for i, u := range src {
+			if match[u] == -1 && match[MatchKeyDst(keys[i])] == -1 {
+				ns, nk = append(ns, u), append(nk, keys[i])
+			}
+		}
+		src, keys, best = ns, nk, strongest(ns, nk)
+		name := func(s string) string { return fmt.Sprintf("pass %d: %s", pass, s) }
+		out = append(out, Widen(name("match"), slices.Clone(match)), Widen(name("kept"), []int{len(src)}),
+			Widen(name("packed src"), src), Widen(name("packed keys"), keys), Widen(name("next best"), best),
+			Widen(name("best after the filter"), make([]uint64, n)))
+	}
+	return out
 }

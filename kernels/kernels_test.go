@@ -69,6 +69,7 @@ const cudaStub = `#include <cstddef>
 #define __forceinline__ inline
 #define __shared__
 #define __align__(n)
+#define __launch_bounds__(t, b)
 struct arbor_dim3 { unsigned int x, y, z; };
 extern arbor_dim3 threadIdx, blockIdx, blockDim, gridDim;
 void __syncthreads();
@@ -78,6 +79,10 @@ int atomicMax(int*, int); unsigned long long atomicMax(unsigned long long*, unsi
 int atomicCAS(int*, int, int); unsigned int atomicCAS(unsigned int*, unsigned int, unsigned int);
 unsigned long long atomicCAS(unsigned long long*, unsigned long long, unsigned long long);
 int __popc(unsigned int); int __popcll(unsigned long long);
+struct int4 { int x, y, z, w; };
+int __shfl_up_sync(unsigned int, int, int); long long __shfl_xor_sync(unsigned int, long long, int);
+unsigned int __ballot_sync(unsigned int, int); int __ffs(int);
+struct ulonglong2 { unsigned long long x, y; };
 `
 
 // TestCUDADialectParses runs every source's CUDA text through g++
@@ -107,5 +112,26 @@ func TestCUDADialectParses(t *testing.T) {
 		if err != nil || len(out) > 0 {
 			t.Errorf("%s (CUDA dialect): %v\n%s", name, err, out)
 		}
+	}
+}
+
+// TestKernelsDirOverride: a NAME.cl in $ARBOR_KERNELS_DIR replaces the
+// built-in source of that name; the others stay built in.
+func TestKernelsDirOverride(t *testing.T) {
+	builtin, err := kernels.Text("scan")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	const edited = "/* edited */\n"
+	if err := os.WriteFile(filepath.Join(dir, "vecadd.cl"), []byte(edited), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("ARBOR_KERNELS_DIR", dir)
+	if got, err := kernels.Text("vecadd"); err != nil || got != edited {
+		t.Fatalf("vecadd from ARBOR_KERNELS_DIR: %q, %v", got, err)
+	}
+	if got, err := kernels.Text("scan"); err != nil || got != builtin {
+		t.Fatalf("scan (not in the folder) = %d bytes, %v; want the built-in %d bytes", len(got), err, len(builtin))
 	}
 }

@@ -7,12 +7,12 @@
    strongest neighbour is then the max key of its segment, one u64 max,
    deterministic on every device whatever order the arcs are combined in.
 
-   Every kernel is a grid-stride loop with an explicit thread count nthreads,
-   so any thread count gives the same result. Per pass the host runs
-   matchArgmax, matchHandshake, matchMark, an exclusive scan of the keep
-   flags (kernels/scan.cl) and matchPack. best[] must be 0 for every vertex
-   with arcs when matchArgmax starts: the host zeroes it once, and matchMark
-   zeroes the entries it has finished with. */
+   Per pass the host runs matchHandshake and the filter (matchFilter, or
+   matchMarkTiles, a scan and matchPackTiles), after one matchArgmax for
+   the first pass; the filter computes the next pass's strongest neighbours
+   as it packs the kept arcs. The grid-stride kernels take an explicit
+   thread count nthreads and the tile kernels any group size, and any of
+   them gives the same result. */
 
 #ifndef MATCH_CHUNK
 #define MATCH_CHUNK 8
@@ -36,20 +36,40 @@ INLINE void set_matched(GLOBAL u32* RESTRICT matched, i32 v)
     ATOMIC_ADD_U32(&matched[v >> 5], 1u << (u32)(v & 31));
 }
 
-/* Loads the sources of the chunk [lo, hi) into cs (-1 past hi) and the keys
-   selected by want (bit j: arc lo + j) into ck (0 elsewhere). Every load is
-   issued before any is used, so a work-item fetches its chunk's memory
-   sectors at once instead of one after the other; cs and ck stay in
-   registers (the loops have a constant trip count). */
+/* Loads the sources and keys of the chunk [lo, hi) into cs, ck (-1 and 0
+   past hi). A whole chunk comes in 16-byte loads (chunks start at multiples
+   of MATCH_CHUNK, so the vectors are aligned); every load is issued before
+   any is used, so a work-item fetches its chunk's memory sectors at once
+   instead of one after the other; cs and ck stay in registers (the loops
+   have a constant trip count). */
 INLINE void load_chunk(GLOBAL const i32* RESTRICT src, GLOBAL const u64* RESTRICT keys, i64 lo, i64 hi,
-                       u32 want, i32* cs, u64* ck)
+                       i32* cs, u64* ck)
 {
+    if (hi - lo == MATCH_CHUNK) {
+        for (int j = 0; j < MATCH_CHUNK / 4; j++) {
+            i32x4 v = LOAD_VEC(i32x4, src, lo / 4 + j);
+            cs[4 * j] = v.x;
+            cs[4 * j + 1] = v.y;
+            cs[4 * j + 2] = v.z;
+            cs[4 * j + 3] = v.w;
+        }
+        for (int j = 0; j < MATCH_CHUNK / 2; j++) {
+            u64x2 v = LOAD_VEC(u64x2, keys, lo / 2 + j);
+            ck[2 * j] = v.x;
+            ck[2 * j + 1] = v.y;
+        }
+        return;
+    }
     for (int j = 0; j < MATCH_CHUNK; j++) {
         i64 i = lo + j;
         cs[j] = i < hi ? src[i] : -1;
-        ck[j] = ((want >> (u32)j) & 1u) != 0 ? keys[i] : (u64)0;
+        ck[j] = i < hi ? keys[i] : (u64)0;
     }
 }
+
+#if MATCH_CHUNK % 4 != 0
+#error "MATCH_CHUNK must be a multiple of 4 (the 16-byte loads of load_chunk)"
+#endif
 
 /* The keep mask of a whole chunk of len arcs. */
 INLINE u32 chunk_bits(int len)
@@ -58,10 +78,9 @@ INLINE u32 chunk_bits(int len)
 }
 
 /* best[v] = max(best[v], acc). The plain read first skips the atomic when
-   best[v] is already at least acc, which saves most atomics on the
-   segments of high-degree vertices (many chunks, one address). A stale read
-   can only be too small (best only grows during a launch), and then the
-   atomic runs anyway, so the result is exact. */
+   best[v] is already at least acc. A stale read can only be too small (best
+   only grows during a launch), and then the atomic runs anyway, so the
+   result is exact. */
 INLINE void atomic_max_best(GLOBAL u64* best, i32 v, u64 acc)
 {
     if (acc > best[v]) {
@@ -69,72 +88,160 @@ INLINE void atomic_max_best(GLOBAL u64* best, i32 v, u64 acc)
     }
 }
 
-/* best[v] = the max key of v's segment. Thread t reduces chunks of
-   MATCH_CHUNK consecutive arcs (chunk t, t + nthreads, ...), so a warp reads
-   contiguous memory and a high-degree vertex is shared by many threads. A
-   run of arcs that is a whole segment is stored directly; a run that
-   continues in a neighbouring chunk is combined with a 64-bit atomic max. */
-KERNEL void matchArgmax(GLOBAL const i32* RESTRICT src, GLOBAL const u64* RESTRICT keys,
-                        GLOBAL u64* RESTRICT best, const i32 numArcs, const i32 nthreads)
+/* Segment maxima over tiles. The kernels below that compute best[] work on
+   tiles: get_local_size(0) consecutive chunks of MATCH_CHUNK arcs, one chunk
+   per work-item. A high-degree vertex's segment covers many chunks, even
+   whole tiles; combining it with one global atomic per chunk puts hundreds
+   of atomics on one address per tile, which the device serialises. So the
+   runs of the tile's first and last source (tileFirst, tileLast) are
+   combined in two local slots first, and one work-item writes each slot
+   once per tile; the runs of other sources lie within the tile and are
+   stored, or combined with a global atomic max when they cross a chunk's
+   edge. */
+
+/* The per-source maxima of the arcs of a loaded chunk selected by bits
+   (cs[0] is the chunk's first source; prev and next: the sources just
+   before and after the chunk, -1 for none). */
+INLINE void chunk_maxima(const i32* cs, const u64* ck, u32 bits, i32 prev, i32 next, GLOBAL u64* RESTRICT best,
+                         i32 tileFirst, i32 tileLast, LOCAL_REF(u64) slots)
 {
-    i64 t = (i64)get_global_id(0);
-    if (t >= nthreads) {
-        return;
-    }
-    i64 m = numArcs;
-    i64 chunks = (m + MATCH_CHUNK - 1) / MATCH_CHUNK;
-    for (i64 c = t; c < chunks; c += nthreads) {
-        i64 lo = c * MATCH_CHUNK;
-        i64 hi = lo + MATCH_CHUNK < m ? lo + MATCH_CHUNK : m;
-        int len = (int)(hi - lo);
-        i32 prev = lo > 0 ? src[lo - 1] : -1; /* vertices are >= 0: -1 matches none */
-        i32 next = hi < m ? src[hi] : -1;
-        i32 cs[MATCH_CHUNK];
-        u64 ck[MATCH_CHUNK];
-        load_chunk(src, keys, lo, hi, chunk_bits(len), cs, ck);
-        i32 v = cs[0];
-        u64 acc = ck[0];
-        int began = prev == v; /* the run began in an earlier chunk */
-        for (int j = 1; j < MATCH_CHUNK; j++) {
-            if (j >= len) {
-                break;
+    i32 first = cs[0];
+    int before = prev == first; /* first's segment began in an earlier chunk */
+    i32 v = -1;
+    u64 acc = 0;
+    for (int j = 0; j <= MATCH_CHUNK; j++) {
+        int take = j < MATCH_CHUNK && ((bits >> (u32)j) & 1u) != 0;
+        if (take && cs[j] == v) {
+            if (ck[j] > acc) {
+                acc = ck[j];
             }
-            i32 u = cs[j];
-            u64 k = ck[j];
-            if (u != v) {
-                if (began) {
-                    atomic_max_best(best, v, acc);
-                } else {
-                    best[v] = acc;
-                }
-                v = u;
-                acc = k;
-                began = 0;
-            } else if (k > acc) {
-                acc = k;
+            continue;
+        }
+        if (v >= 0 && (take || j == MATCH_CHUNK)) {
+            /* v's run ends: the chunk's last run may continue after it */
+            int shared = (v == first && before) || (j == MATCH_CHUNK && next == v);
+            if (v == tileFirst) {
+                LOCAL_ATOMIC_MAX_U64(&slots[0], acc);
+            } else if (v == tileLast) {
+                LOCAL_ATOMIC_MAX_U64(&slots[1], acc);
+            } else if (shared) {
+                atomic_max_best(best, v, acc);
+            } else {
+                best[v] = acc;
             }
         }
-        if (began || next == v) {
-            atomic_max_best(best, v, acc);
-        } else {
-            best[v] = acc;
+        if (take) {
+            v = cs[j];
+            acc = ck[j];
         }
     }
 }
 
-/* The first arc of each segment decides its source v: v is matched to its
-   strongest neighbour s when s's strongest neighbour is v. Only best is
-   read and only match[v] and v's matched bit written, so one launch finds
-   every pair. */
+/* Writes a tile's slots (after a barrier that follows every chunk_maxima of
+   the tile): a slot of a segment that crosses the tile's edge (prevTile,
+   nextTile: the sources just outside it) is combined atomically. A slot
+   still 0 had no arcs. */
+INLINE void flush_slots(GLOBAL u64* RESTRICT best, LOCAL_REF(u64) slots, i32 tileFirst, i32 tileLast, i32 prevTile,
+                        i32 nextTile)
+{
+    u64 a = slots[0];
+    if (a != 0) {
+        if (prevTile == tileFirst || nextTile == tileFirst) {
+            atomic_max_best(best, tileFirst, a);
+        } else {
+            best[tileFirst] = a;
+        }
+    }
+    u64 b = slots[1];
+    if (tileLast != tileFirst && b != 0) {
+        if (nextTile == tileLast) {
+            atomic_max_best(best, tileLast, b);
+        } else {
+            best[tileLast] = b;
+        }
+    }
+}
+
+/* A tile's arcs: [lo, hi) of m. */
+INLINE i64 tile_lo(i64 tile, size_t size)
+{
+    return tile * (i64)size * MATCH_CHUNK;
+}
+
+INLINE i64 tile_hi(i64 tile, size_t size, i64 m)
+{
+    i64 hi = (tile + 1) * (i64)size * MATCH_CHUNK;
+    return hi < m ? hi : m;
+}
+
+/* best[v] = the max key of v's segment, over tiles (groups stride over
+   them). best must be 0 for the sources beforehand. slots: two u64. */
+KERNEL void KERNEL_BOUNDS(256, 4) matchArgmax(GLOBAL const i32* RESTRICT src, GLOBAL const u64* RESTRICT keys,
+                                              GLOBAL u64* RESTRICT best, const i32 numArcs, LOCAL_PTR(u64, slots))
+{
+    LOCAL_BIND(u64, slots);
+    size_t lid = get_local_id(0);
+    size_t size = get_local_size(0);
+    i64 m = numArcs;
+    i64 chunks = (m + MATCH_CHUNK - 1) / MATCH_CHUNK;
+    i64 tiles = (chunks + (i64)size - 1) / (i64)size;
+    for (i64 tile = (i64)get_group_id(0); tile < tiles; tile += (i64)get_num_groups(0)) {
+        if (lid == 0) {
+            slots[0] = 0;
+            slots[1] = 0;
+        }
+        BARRIER();
+        i64 tlo = tile_lo(tile, size), thi = tile_hi(tile, size, m);
+        i32 tileFirst = src[tlo], tileLast = src[thi - 1];
+        i64 c = tile * (i64)size + (i64)lid;
+        if (c < chunks) {
+            i64 lo = c * MATCH_CHUNK;
+            i64 hi = lo + MATCH_CHUNK < m ? lo + MATCH_CHUNK : m;
+            i32 cs[MATCH_CHUNK];
+            u64 ck[MATCH_CHUNK];
+            load_chunk(src, keys, lo, hi, cs, ck);
+            chunk_maxima(cs, ck, chunk_bits((int)(hi - lo)), lo > 0 ? src[lo - 1] : -1, hi < m ? src[hi] : -1, best,
+                         tileFirst, tileLast, slots);
+        }
+        BARRIER();
+        if (lid == 0) {
+            flush_slots(best, slots, tileFirst, tileLast, tlo > 0 ? src[tlo - 1] : -1, thi < m ? src[thi] : -1);
+        }
+    }
+}
+
+/* The handshake: v is matched to its strongest neighbour s when s's
+   strongest neighbour is v. Only best is read and only match[v] and v's
+   matched bit written, so one launch finds every pair.
+   counts[pass] is the number of arcs (read on the device: the host queues
+   passes without reading it back). While it exceeds vertexAbove, the
+   handshake runs over the n vertices: best[v] is non-zero exactly for the
+   vertices that have arcs (the filters keep it so), so reading best (8
+   bytes a vertex) replaces reading src (4 bytes an arc); below it, the
+   first arc of each segment handles its source. */
 KERNEL void matchHandshake(GLOBAL const i32* RESTRICT src, GLOBAL const u64* RESTRICT best,
                            GLOBAL i32* RESTRICT match, GLOBAL u32* RESTRICT matched,
-                           GLOBAL const i64* RESTRICT arcCount, const i32 nthreads)
+                           GLOBAL const i64* RESTRICT counts, const i32 pass, const i32 n,
+                           const i32 vertexAbove, const i32 nthreads)
 {
     i64 t = (i64)get_global_id(0);
     if (t >= nthreads) {
         return;
     }
-    i64 m = arcCount[0];
+    i64 m = counts[pass];
+    if (m > (i64)vertexAbove) {
+        for (i64 v = t; v < n; v += nthreads) {
+            u64 b = best[v];
+            if (b != 0) {
+                i32 s = key_dst(b);
+                if (key_dst(best[s]) == (i32)v) {
+                    match[v] = s;
+                    set_matched(matched, (i32)v);
+                }
+            }
+        }
+        return;
+    }
     for (i64 i = t; i < m; i += nthreads) {
         i32 v = src[i];
         if (i == 0 || src[i - 1] != v) {
@@ -147,79 +254,52 @@ KERNEL void matchHandshake(GLOBAL const i32* RESTRICT src, GLOBAL const u64* RES
     }
 }
 
-/* The handshake over the vertices instead of the arcs: best[v] is non-zero
-   exactly for the vertices that still have arcs (matchArgmax fills it for
-   them, matchMarkTiles clears it for every source, matchPackTiles fills it
-   for the sources of kept arcs; a key is never 0), so reading best (8
-   bytes a vertex) gives matchHandshake's pairs and bits without reading
-   src (4 bytes an arc): the cheaper one while arcs outnumber twice the
-   vertices. */
-KERNEL void matchHandshakeVertices(GLOBAL const u64* RESTRICT best, GLOBAL i32* RESTRICT match,
-                                   GLOBAL u32* RESTRICT matched, const i32 n, const i32 nthreads)
+/* The filter keeps the arcs with both ends unmatched, packed in order into
+   newSrc, newKeys, and in the same read of the arcs computes the next
+   pass's best[] over the kept ones. The arcs are cut into tiles of
+   get_local_size(0) chunks of MATCH_CHUNK arcs, one chunk per work-item.
+   Two ways, with the same output (every kept arc lands at its rank among
+   all kept arcs, whatever the tile size):
+   * matchFilter: one launch per pass, the tiles' offsets found by decoupled
+     look-back (Merrill and Garland 2016), so the arcs come from memory once.
+   * matchMarkTiles, an exclusive scan of the tile counts (kernels/scan.cl),
+     matchPackTiles: the arcs are read twice, but no work-group ever waits
+     for another, for devices that do not promise forward progress to
+     work-groups that have started.
+   Both read the number of arcs from counts[pass], so the host can queue
+   several passes without reading a count back; it sizes their launches by
+   an upper bound, and any size gives the same result.
+   best and bestNext alternate between passes. The filter fills bestNext
+   for the sources of kept arcs (it must be 0 for them: it is all 0) and,
+   once the handshake is done with best, clears best[v] for every source v
+   of the pass, which leaves best all 0 (its non-zero entries were the
+   sources') for its turn as bestNext. */
+
+/* Exclusive prefix sum of x over the work-group; *total receives the
+   group's sum. s: two i32 per work-item. With warps (CUDA) and a group of
+   whole warps: a shuffle scan per warp and one exchange of warp totals;
+   otherwise Hillis-Steele over a double buffer. */
+INLINE i32 group_scan_i32(LOCAL_REF(i32) s, i32 x, size_t lid, size_t size, i32* total)
 {
-    i64 t = (i64)get_global_id(0);
-    if (t >= nthreads) {
-        return;
-    }
-    for (i64 v = t; v < n; v += nthreads) {
-        u64 b = best[v];
-        if (b != 0) {
-            i32 s = key_dst(b);
-            if (key_dst(best[s]) == (i32)v) {
-                match[v] = s;
-                set_matched(matched, (i32)v);
-            }
-        }
-    }
-}
-
-/* The filter is a two-pass stream compaction over tiles: a tile is
-   get_local_size(0) consecutive chunks of MATCH_CHUNK arcs, one chunk per
-   work-item; groups stride over the tiles. matchMarkTiles writes each
-   chunk's keep word (bit j < MATCH_CHUNK: arc lo + j has both ends
-   unmatched; above them, the kept arcs of the tile's earlier chunks) and
-   each tile's kept count; the host scans the counts (kernels/scan.cl); then
-   matchPackTiles re-reads the arcs with their words, writes the kept ones
-   in order at their tile's offset plus their rank within the tile, and, in
-   the same read, computes the next pass's best[] over the kept arcs (the
-   arcs are read twice per pass, written once; there are no per-arc flags).
-   The rank within the tile comes with the word, so the pack needs no scan:
-   it stages the tile's kept arcs in local memory and writes them out
-   whole.
-   The output does not depend on the tile size: every kept arc lands at its
-   rank among all kept arcs.
-
-   matchHandshake, matchMarkTiles and matchPackTiles read the number of arcs
-   from the device (arcCount[0], the previous pass's scan total), so the
-   host can queue several passes without reading a count back in between;
-   it sizes their launches by an upper bound, and any size gives the same
-   result. Tiles past the count are not touched: the host zeroes the tile
-   counts it scans. */
-
-/* Sum of the work-group's values in s (any group size); all items get it. */
-INLINE i32 group_sum_i32(LOCAL_REF(i32) s, i32 x, size_t lid, size_t size)
-{
-    s[lid] = x;
-    BARRIER();
-    size_t p = 1;
-    while (p < size) {
-        p <<= 1;
-    }
-    for (size_t h = p >> 1; h > 0; h >>= 1) {
-        if (lid < h && lid + h < size) {
-            s[lid] += s[lid + h];
+#if ARBOR_WARP_SIZE == 32
+    if ((size & 31) == 0) {
+        u32 lane = (u32)lid & 31u, warp = (u32)lid >> 5;
+        i32 inc = arbor_warp_inclusive_i32(x, lane);
+        if (lane == 31) {
+            s[warp] = inc;
         }
         BARRIER();
+        i32 before = 0, all = 0;
+        for (u32 w = 0; w < (u32)(size >> 5); w++) {
+            i32 t = s[w];
+            before += w < warp ? t : 0;
+            all += t;
+        }
+        *total = all;
+        BARRIER();
+        return before + inc - x;
     }
-    i32 total = s[0];
-    BARRIER();
-    return total;
-}
-
-/* Exclusive prefix sum of x over the work-group (Hillis-Steele over a
-   double buffer s[0..2*size)). */
-INLINE i32 group_exclusive_i32(LOCAL_REF(i32) s, i32 x, size_t lid, size_t size)
-{
+#endif
     LOCAL_REF(i32) a = s;
     LOCAL_REF(i32) b = s + size;
     a[lid] = x;
@@ -236,6 +316,7 @@ INLINE i32 group_exclusive_i32(LOCAL_REF(i32) s, i32 x, size_t lid, size_t size)
         b = t;
     }
     i32 r = a[lid] - x;
+    *total = a[size - 1];
     BARRIER();
     return r;
 }
@@ -244,81 +325,114 @@ INLINE i32 group_exclusive_i32(LOCAL_REF(i32) s, i32 x, size_t lid, size_t size)
 #error "a keep word holds MATCH_CHUNK mask bits and, above them, a rank below 256 * MATCH_CHUNK"
 #endif
 
-/* Keep words and per-tile kept counts; the first arc of each segment also
-   clears best[v] for the next pass (matchPackTiles fills it again).
-   sums: two i32 per work-item. */
-KERNEL void matchMarkTiles(GLOBAL const i32* RESTRICT src, GLOBAL const u64* RESTRICT keys,
-                           GLOBAL const u32* RESTRICT matched, GLOBAL u64* RESTRICT best,
-                           GLOBAL u32* RESTRICT mask, GLOBAL i32* RESTRICT tileCount,
-                           GLOBAL const i64* RESTRICT arcCount, LOCAL_PTR(i32, sums))
+/* The keep bits of a loaded chunk of len arcs (arc j is kept when neither
+   end is matched); clears best[v] for the sources whose segment starts in
+   the chunk (prev: the source of the arc before it, -1 for none). */
+INLINE u32 keep_bits(GLOBAL const u32* RESTRICT matched, GLOBAL u64* RESTRICT best, const i32* cs, const u64* ck,
+                     int len, i32 prev)
 {
-    LOCAL_BIND(i32, sums);
-    size_t lid = get_local_id(0);
-    size_t size = get_local_size(0);
-    i64 m = arcCount[0];
-    i64 chunks = (m + MATCH_CHUNK - 1) / MATCH_CHUNK;
-    i64 tiles = (chunks + (i64)size - 1) / (i64)size;
-    for (i64 tile = (i64)get_group_id(0); tile < tiles; tile += (i64)get_num_groups(0)) {
-        i64 c = tile * (i64)size + (i64)lid;
-        i32 cnt = 0;
-        u32 bits = 0;
-        if (c < chunks) {
-            i64 lo = c * MATCH_CHUNK;
-            i64 hi = lo + MATCH_CHUNK < m ? lo + MATCH_CHUNK : m;
-            int len = (int)(hi - lo);
-            i32 p = lo > 0 ? src[lo - 1] : -1; /* the previous arc's source */
-            i32 cs[MATCH_CHUNK];
-            u64 ck[MATCH_CHUNK];
-            load_chunk(src, keys, lo, hi, chunk_bits(len), cs, ck);
-            for (int j = 0; j < MATCH_CHUNK; j++) {
-                if (j >= len) {
-                    break;
-                }
-                i32 v = cs[j];
-                if (!is_matched(matched, v) && !is_matched(matched, key_dst(ck[j]))) {
-                    bits |= 1u << (u32)j;
-                    cnt++;
-                }
-                if (p != v) {
-                    best[v] = 0;
-                }
-                p = v;
+    u32 bits = 0;
+    for (int j = 0; j < MATCH_CHUNK; j++) {
+        if (j < len) {
+            i32 v = cs[j];
+            if (v != prev) {
+                best[v] = 0;
+            }
+            prev = v;
+            if (!is_matched(matched, v) && !is_matched(matched, key_dst(ck[j]))) {
+                bits |= 1u << (u32)j;
             }
         }
-        i32 rank = group_exclusive_i32(sums, cnt, lid, size);
-        if (c < chunks) {
-            mask[c] = bits | ((u32)rank << MATCH_CHUNK);
-        }
-        if (lid == size - 1) {
-            tileCount[tile] = rank + cnt;
+    }
+    return bits;
+}
+
+/* Stages the kept arcs of a loaded chunk (bits) in local memory from
+   position pos on. */
+INLINE void stage_kept(const i32* cs, const u64* ck, u32 bits, i32 pos, LOCAL_REF(i32) stageSrc,
+                       LOCAL_REF(u64) stageKeys)
+{
+    for (int j = 0; j < MATCH_CHUNK; j++) {
+        if (((bits >> (u32)j) & 1u) != 0) {
+            stageSrc[pos] = cs[j];
+            stageKeys[pos] = ck[j];
+            pos++;
         }
     }
 }
 
-/* Compaction plus the next pass's argmax. tileOffset: the exclusive scan of
-   the tile counts; the keep words give the rank within the tile. A kept
-   run of v that
-   may have kept arcs in another chunk (v's old segment crosses the chunk's
-   edge) is combined with an atomic max, otherwise stored. */
-KERNEL void matchPackTiles(GLOBAL const i32* RESTRICT src, GLOBAL const u64* RESTRICT keys,
+/* The local memory of the tile kernels that stage arcs: stage holds
+   MATCH_CHUNK keys per work-item, the two slots, MATCH_CHUNK sources per
+   work-item, then (for matchFilter) two i32 per work-item and two more. */
+#define STAGE_SLOTS(stage, size) ((stage) + (size) * MATCH_CHUNK)
+#define STAGE_SRC(stage, size) ((LOCAL_REF(i32))((stage) + (size) * MATCH_CHUNK + 2))
+
+/* Keep words and per-tile kept counts (and best cleared for the sources).
+   A keep word holds the chunk's keep bits (bit j < MATCH_CHUNK: arc lo + j)
+   and, above them, the number of arcs kept by the tile's earlier chunks.
+   sums: two i32 per work-item. Tiles past the count are not written: the
+   host zeroes the tile counts it scans. */
+KERNEL void KERNEL_BOUNDS(256, 4) matchMarkTiles(GLOBAL const i32* RESTRICT src, GLOBAL const u64* RESTRICT keys,
+                           GLOBAL const u32* RESTRICT matched, GLOBAL u64* RESTRICT best, GLOBAL u32* RESTRICT mask,
+                           GLOBAL i32* RESTRICT tileCount, GLOBAL const i64* RESTRICT counts, const i32 pass,
+                           LOCAL_PTR(i32, sums))
+{
+    LOCAL_BIND(i32, sums);
+    size_t lid = get_local_id(0);
+    size_t size = get_local_size(0);
+    i64 m = counts[pass];
+    i64 chunks = (m + MATCH_CHUNK - 1) / MATCH_CHUNK;
+    i64 tiles = (chunks + (i64)size - 1) / (i64)size;
+    for (i64 tile = (i64)get_group_id(0); tile < tiles; tile += (i64)get_num_groups(0)) {
+        i64 c = tile * (i64)size + (i64)lid;
+        u32 bits = 0;
+        if (c < chunks) {
+            i64 lo = c * MATCH_CHUNK;
+            i64 hi = lo + MATCH_CHUNK < m ? lo + MATCH_CHUNK : m;
+            i32 cs[MATCH_CHUNK];
+            u64 ck[MATCH_CHUNK];
+            load_chunk(src, keys, lo, hi, cs, ck);
+            bits = keep_bits(matched, best, cs, ck, (int)(hi - lo), lo > 0 ? src[lo - 1] : -1);
+        }
+        i32 kept;
+        i32 rank = group_scan_i32(sums, POPCOUNT32(bits), lid, size, &kept);
+        if (c < chunks) {
+            mask[c] = bits | ((u32)rank << MATCH_CHUNK);
+        }
+        if (lid == 0) {
+            tileCount[tile] = kept;
+        }
+    }
+}
+
+/* Compaction plus the next pass's argmax into bestNext. tileOffset: the
+   exclusive scan of the tile counts; the keep words give the rank within
+   the tile. The kept arcs of a tile are staged in local memory at their
+   rank, then written out by consecutive work-items: whole memory sectors
+   instead of each item's short run. */
+KERNEL void KERNEL_BOUNDS(256, 4) matchPackTiles(GLOBAL const i32* RESTRICT src, GLOBAL const u64* RESTRICT keys,
                            GLOBAL const u32* RESTRICT mask, GLOBAL const i32* RESTRICT tileOffset,
                            GLOBAL i32* RESTRICT newSrc, GLOBAL u64* RESTRICT newKeys,
-                           GLOBAL u64* RESTRICT best, GLOBAL const i64* RESTRICT arcCount,
+                           GLOBAL u64* RESTRICT bestNext, GLOBAL const i64* RESTRICT counts, const i32 pass,
                            LOCAL_PTR(u64, stage))
 {
     LOCAL_BIND(u64, stage);
     size_t lid = get_local_id(0);
     size_t size = get_local_size(0);
-    i64 m = arcCount[0];
+    i64 m = counts[pass];
     i64 chunks = (m + MATCH_CHUNK - 1) / MATCH_CHUNK;
     i64 tiles = (chunks + (i64)size - 1) / (i64)size;
-    /* The kept arcs of a tile are staged in local memory at their rank, then
-       written out by consecutive work-items: whole memory sectors instead of
-       each item's short run. stage: MATCH_CHUNK keys, then MATCH_CHUNK
-       sources, per work-item. */
     LOCAL_REF(u64) stageKeys = stage;
-    LOCAL_REF(i32) stageSrc = (LOCAL_REF(i32))(stage + size * MATCH_CHUNK);
+    LOCAL_REF(u64) slots = STAGE_SLOTS(stage, size);
+    LOCAL_REF(i32) stageSrc = STAGE_SRC(stage, size);
     for (i64 tile = (i64)get_group_id(0); tile < tiles; tile += (i64)get_num_groups(0)) {
+        if (lid == 0) {
+            slots[0] = 0;
+            slots[1] = 0;
+        }
+        BARRIER();
+        i64 tlo = tile_lo(tile, size), thi = tile_hi(tile, size, m);
+        i32 tileFirst = src[tlo], tileLast = src[thi - 1];
         i64 c = tile * (i64)size + (i64)lid;
         u32 word = c < chunks ? mask[c] : 0u;
         u32 bits = word & chunk_bits(MATCH_CHUNK);
@@ -329,50 +443,17 @@ KERNEL void matchPackTiles(GLOBAL const i32* RESTRICT src, GLOBAL const u64* RES
         if (bits != 0) {
             i64 lo = c * MATCH_CHUNK;
             i64 hi = lo + MATCH_CHUNK < m ? lo + MATCH_CHUNK : m;
-            i32 prev = lo > 0 ? src[lo - 1] : -1;
-            i32 next = hi < m ? src[hi] : -1;
             i32 cs[MATCH_CHUNK];
             u64 ck[MATCH_CHUNK];
-            load_chunk(src, keys, lo, hi, bits, cs, ck); /* only the kept arcs' keys */
-            i32 pos = (i32)(word >> MATCH_CHUNK);
-            i32 first = cs[0];
-            int before = prev == first; /* first's segment began earlier */
-            int after = 0;
-            i32 v = -1;
-            u64 acc = 0;
-            for (int j = 0; j < MATCH_CHUNK; j++) {
-                if (((bits >> (u32)j) & 1u) == 0) {
-                    continue;
-                }
-                i32 u = cs[j];
-                u64 k = ck[j];
-                stageSrc[pos] = u;
-                stageKeys[pos] = k;
-                pos++;
-                if (u == v) {
-                    if (k > acc) {
-                        acc = k;
-                    }
-                    continue;
-                }
-                if (v >= 0) {
-                    if (v == first && before) {
-                        atomic_max_best(best, v, acc);
-                    } else {
-                        best[v] = acc;
-                    }
-                }
-                v = u;
-                acc = k;
-            }
-            after = next == v;
-            if ((v == first && before) || after) {
-                atomic_max_best(best, v, acc);
-            } else {
-                best[v] = acc;
-            }
+            load_chunk(src, keys, lo, hi, cs, ck);
+            stage_kept(cs, ck, bits, (i32)(word >> MATCH_CHUNK), stageSrc, stageKeys);
+            chunk_maxima(cs, ck, bits, lo > 0 ? src[lo - 1] : -1, hi < m ? src[hi] : -1, bestNext, tileFirst, tileLast,
+                         slots);
         }
         BARRIER();
+        if (lid == 0) {
+            flush_slots(bestNext, slots, tileFirst, tileLast, tlo > 0 ? src[tlo - 1] : -1, thi < m ? src[thi] : -1);
+        }
         for (i32 i = (i32)lid; i < tileKept; i += (i32)size) {
             newSrc[base + i] = stageSrc[i];
             newKeys[base + i] = stageKeys[i];
@@ -381,146 +462,189 @@ KERNEL void matchPackTiles(GLOBAL const i32* RESTRICT src, GLOBAL const u64* RES
     }
 }
 
-/* The handshake of the single-pass filter: as matchHandshake, and it also
-   clears bestNext[v] for every source, which matchFilterOnePass then fills
-   for the next pass (best and bestNext alternate between passes, so the
-   clearing never races with this pass's reads of best). */
-KERNEL void matchHandshakeNext(GLOBAL const i32* RESTRICT src, GLOBAL const u64* RESTRICT best,
-                               GLOBAL u64* RESTRICT bestNext, GLOBAL i32* RESTRICT match,
-                               GLOBAL u32* RESTRICT matched, const i32 numArcs, const i32 nthreads)
+/* A tile's status word in matchFilter: the pass's epoch (bits 33..63), a
+   flag (bits 31..32: 1 the tile's own kept count, 2 the inclusive prefix
+   up to it) and the value (bits 0..30; counts are below 2^31). A word from
+   an earlier epoch reads as "not yet published", so the array is never
+   cleared; and within an epoch the prefix is the larger word, so
+   publishing is an atomic max. */
+#define MATCH_STATUS_AGGREGATE 1u
+#define MATCH_STATUS_PREFIX 2u
+INLINE u64 match_status(i32 epoch, u32 flag, i64 value)
 {
-    i64 t = (i64)get_global_id(0);
-    if (t >= nthreads) {
-        return;
-    }
-    for (i64 i = t; i < numArcs; i += nthreads) {
-        i32 v = src[i];
-        if (i == 0 || src[i - 1] != v) {
-            i32 s = key_dst(best[v]);
-            if (key_dst(best[s]) == v) {
-                match[v] = s;
-                set_matched(matched, v);
-            }
-            bestNext[v] = 0;
+    return ((u64)(u32)epoch << 33) | ((u64)flag << 31) | (u64)value;
+}
+
+INLINE int status_ready(u64 s, i32 epoch)
+{
+    return (i32)(s >> 33) == epoch;
+}
+
+INLINE int status_prefix(u64 s)
+{
+    return ((u32)(s >> 31) & 3u) == MATCH_STATUS_PREFIX;
+}
+
+/* The look-back window of one work-item: statuses read at once. */
+#define MATCH_LOOKBACK 8
+
+/* The exclusive prefix of tile (> 0): the sum of its predecessors' values
+   back to the nearest published prefix. The loads are volatile, so they go
+   to the device-wide cache; a word is written whole by an atomic, so a load
+   sees all of one word. A word not yet published (another epoch) is read
+   again until it is (its group has started, so it will publish), and the
+   aggregates before it are kept.
+   look_back_item runs on one work-item and reads MATCH_LOOKBACK words at a
+   time (independent loads, in flight together); look_back_warp runs on a
+   whole warp and reads 32 at a time. */
+INLINE i64 look_back_item(GLOBAL u64* status, i64 tile, i32 epoch)
+{
+    volatile GLOBAL u64* st = (volatile GLOBAL u64*)status;
+    i64 excl = 0;
+    i64 end = tile; /* the tiles before end are still to be summed */
+    for (;;) {
+        u64 w[MATCH_LOOKBACK];
+        for (int k = 0; k < MATCH_LOOKBACK; k++) {
+            i64 j = end - 1 - k;
+            w[k] = j >= 0 ? st[j] : match_status(epoch, MATCH_STATUS_PREFIX, 0);
         }
+        int k = 0;
+        for (; k < MATCH_LOOKBACK; k++) {
+            if (!status_ready(w[k], epoch)) {
+                break;
+            }
+            excl += (i64)(w[k] & 0x7fffffffu);
+            if (status_prefix(w[k])) {
+                return excl;
+            }
+        }
+        end -= k;
     }
 }
 
-#define MATCH_FLAG_AGGREGATE ((u64)1 << 62)
-#define MATCH_FLAG_PREFIX ((u64)2 << 62)
-#define MATCH_VALUE_MASK (((u64)1 << 62) - 1)
-
-/* Single-pass filter: the keep masks, the tile offsets and the compaction
-   (with the next pass's argmax) in one launch, by decoupled look-back
-   (Merrill and Garland 2016). Work-groups take tiles in order from
-   *counter, so every tile a group waits on belongs to a group that has
-   already started; a group publishes its tile's kept count in status[tile]
-   (aggregate), then its inclusive prefix once known, and each tile sums its
-   predecessors' statuses back to the first inclusive one. The arcs of a
-   tile are read once from memory: the second look at them (to scatter) is
-   served by the cache, and each work-item keeps its chunk's mask in a
-   register. status (one u64 per tile) and *counter must be 0 at launch.
-   scratch: two i32 per work-item plus two. *total receives the kept count. */
-KERNEL void matchFilterOnePass(GLOBAL const i32* RESTRICT src, GLOBAL const u64* RESTRICT keys,
-                               GLOBAL const u32* RESTRICT matched, GLOBAL u64* status,
-                               GLOBAL i32* counter, GLOBAL i32* RESTRICT newSrc,
-                               GLOBAL u64* RESTRICT newKeys, GLOBAL u64* RESTRICT bestNext,
-                               GLOBAL i64* RESTRICT total, const i32 numArcs, LOCAL_PTR(i32, scratch))
+#if ARBOR_WARP_SIZE == 32
+INLINE i64 look_back_warp(GLOBAL u64* status, i64 tile, i32 epoch, u32 lane)
 {
-    LOCAL_BIND(i32, scratch);
+    volatile GLOBAL u64* st = (volatile GLOBAL u64*)status;
+    i64 excl = 0;
+    i64 end = tile;
+    for (;;) {
+        i64 j = end - 1 - (i64)lane;
+        u64 s = j >= 0 ? st[j] : match_status(epoch, MATCH_STATUS_PREFIX, 0);
+        int ready = status_ready(s, epoch);
+        u32 waiting = arbor_warp_ballot(!ready);
+        u32 prefixes = arbor_warp_ballot(ready && status_prefix(s));
+        int p = prefixes != 0 ? arbor_ffs((int)prefixes) - 1 : 32; /* the nearest prefix */
+        int q = waiting != 0 ? arbor_ffs((int)waiting) - 1 : 32;   /* the nearest word not yet published */
+        int take = q <= p ? q : p + 1;
+        excl += arbor_warp_sum_i64((int)lane < take ? (i64)(s & 0x7fffffffu) : 0);
+        if (q > p) {
+            return excl;
+        }
+        end -= take;
+    }
+}
+#endif
+
+/* One launch per pass: keep bits, the tile's offset by decoupled look-back,
+   the staged compaction and the next pass's argmax (into bestNext), best
+   cleared for the pass's sources. Work-groups take tiles in order from
+   counter[epoch & 1], so every tile a group waits on belongs to a group
+   that has already started; a group publishes its tile's kept count, stages
+   its arcs, then sums its predecessors' words back to the first prefix and
+   publishes its own prefix. Each work-item keeps its chunk in registers
+   from the load to the staging, so the arcs come from memory once.
+   counter[(epoch + 1) & 1] is zeroed for the next pass (no launch of this
+   pass uses it); epochs start at 1 and grow by one a pass; status holds a
+   word per tile of the largest pass and starts zeroed. counts[pass + 1]
+   receives the number of kept arcs. stage: see STAGE_SRC, then 2 * size + 2
+   i32. */
+KERNEL void KERNEL_BOUNDS(256, 4) matchFilter(GLOBAL const i32* RESTRICT src, GLOBAL const u64* RESTRICT keys,
+                        GLOBAL const u32* RESTRICT matched, GLOBAL u64* RESTRICT best, GLOBAL u64* status, GLOBAL i32* counter,
+                        GLOBAL i32* RESTRICT newSrc, GLOBAL u64* RESTRICT newKeys, GLOBAL u64* RESTRICT bestNext,
+                        GLOBAL i64* counts, const i32 pass, const i32 epoch, LOCAL_PTR(u64, stage))
+{
+    LOCAL_BIND(u64, stage);
     size_t lid = get_local_id(0);
     size_t size = get_local_size(0);
-    i64 m = numArcs;
+    i64 m = counts[pass];
     i64 chunks = (m + MATCH_CHUNK - 1) / MATCH_CHUNK;
     i64 tiles = (chunks + (i64)size - 1) / (i64)size;
-    LOCAL_REF(i32) shared = scratch + 2 * size; /* [0]: tile, [1]: the tile's exclusive offset */
+    LOCAL_REF(u64) stageKeys = stage;
+    LOCAL_REF(u64) slots = STAGE_SLOTS(stage, size);
+    LOCAL_REF(i32) stageSrc = STAGE_SRC(stage, size);
+    LOCAL_REF(i32) scratch = stageSrc + size * MATCH_CHUNK;
+    LOCAL_REF(i32) shared = scratch + 2 * size; /* [0]: the tile, [1]: its exclusive offset */
+    if (get_group_id(0) == 0 && lid == 0) {
+        counter[(epoch + 1) & 1] = 0;
+        if (tiles == 0) {
+            counts[pass + 1] = 0;
+        }
+    }
     for (;;) {
         if (lid == 0) {
-            shared[0] = ATOMIC_ADD_I32(counter, 1);
+            shared[0] = ATOMIC_ADD_I32(&counter[epoch & 1], 1);
+            slots[0] = 0;
+            slots[1] = 0;
         }
         BARRIER();
-        i64 tile = shared[0];
-        BARRIER();
+        i64 tile = shared[0]; /* read before the scan's barriers; rewritten after the last one */
         if (tile >= tiles) {
             break;
         }
+        i64 tlo = tile_lo(tile, size), thi = tile_hi(tile, size, m);
+        i32 tileFirst = src[tlo], tileLast = src[thi - 1];
         i64 c = tile * (i64)size + (i64)lid;
         i64 lo = c * MATCH_CHUNK;
         i64 hi = lo + MATCH_CHUNK < m ? lo + MATCH_CHUNK : m;
         u32 bits = 0;
-        i32 cnt = 0;
+        i32 cs[MATCH_CHUNK];
+        u64 ck[MATCH_CHUNK];
+        i32 prev = -1, next = -1;
         if (c < chunks) {
-            for (i64 i = lo; i < hi; i++) {
-                if (!is_matched(matched, src[i]) && !is_matched(matched, key_dst(keys[i]))) {
-                    bits |= 1u << (u32)(i - lo);
-                    cnt++;
-                }
-            }
+            load_chunk(src, keys, lo, hi, cs, ck);
+            prev = lo > 0 ? src[lo - 1] : -1;
+            next = hi < m ? src[hi] : -1;
+            bits = keep_bits(matched, best, cs, ck, (int)(hi - lo), prev);
         }
-        i32 agg = group_sum_i32(scratch, cnt, lid, size);
+        i32 agg;
+        i32 rank = group_scan_i32(scratch, POPCOUNT32(bits), lid, size, &agg);
         if (lid == 0) {
-            i64 excl = 0;
-            if (tile == 0) {
-                ATOMIC_MAX_U64(&status[0], MATCH_FLAG_PREFIX | (u64)agg);
-            } else {
-                ATOMIC_MAX_U64(&status[tile], MATCH_FLAG_AGGREGATE | (u64)agg);
-                i64 j = tile - 1;
-                for (;;) {
-                    u64 s = ATOMIC_ADD_U64(&status[j], (u64)0);
-                    if (s == 0) {
-                        continue; /* tile j's group has not published yet: it has started, so it will */
-                    }
-                    excl += (i64)(s & MATCH_VALUE_MASK);
-                    if ((s & MATCH_FLAG_PREFIX) == MATCH_FLAG_PREFIX) {
-                        break;
-                    }
-                    j--;
-                }
-                ATOMIC_MAX_U64(&status[tile], MATCH_FLAG_PREFIX | (u64)(excl + agg));
+            ATOMIC_MAX_U64(&status[tile], match_status(epoch, tile == 0 ? MATCH_STATUS_PREFIX : MATCH_STATUS_AGGREGATE, agg));
+        }
+        if (bits != 0) {
+            stage_kept(cs, ck, bits, rank, stageSrc, stageKeys);
+            chunk_maxima(cs, ck, bits, prev, next, bestNext, tileFirst, tileLast, slots);
+        }
+        i64 excl = -1;
+#if ARBOR_WARP_SIZE == 32
+        if ((size & 31) == 0) {
+            if (lid < 32) {
+                excl = tile > 0 ? look_back_warp(status, tile, epoch, (u32)lid) : 0;
+            }
+        } else
+#endif
+        if (lid == 0) {
+            excl = tile > 0 ? look_back_item(status, tile, epoch) : 0;
+        }
+        if (lid == 0) {
+            if (tile > 0) {
+                ATOMIC_MAX_U64(&status[tile], match_status(epoch, MATCH_STATUS_PREFIX, excl + agg));
             }
             if (tile == tiles - 1) {
-                total[0] = excl + agg;
+                counts[pass + 1] = excl + agg;
             }
             shared[1] = (i32)excl;
         }
         BARRIER();
-        i64 pos = (i64)shared[1];
-        pos += group_exclusive_i32(scratch, cnt, lid, size);
-        if (bits != 0) {
-            i32 first = src[lo];
-            int before = lo > 0 && src[lo - 1] == first;
-            i32 v = -1;
-            u64 acc = 0;
-            for (i64 i = lo; i < hi; i++) {
-                if (((bits >> (u32)(i - lo)) & 1u) == 0) {
-                    continue;
-                }
-                i32 u = src[i];
-                u64 k = keys[i];
-                newSrc[pos] = u;
-                newKeys[pos] = k;
-                pos++;
-                if (u == v) {
-                    if (k > acc) {
-                        acc = k;
-                    }
-                    continue;
-                }
-                if (v >= 0) {
-                    if (v == first && before) {
-                        atomic_max_best(bestNext, v, acc);
-                    } else {
-                        bestNext[v] = acc;
-                    }
-                }
-                v = u;
-                acc = k;
-            }
-            if ((v == first && before) || (hi < m && src[hi] == v)) {
-                atomic_max_best(bestNext, v, acc);
-            } else {
-                bestNext[v] = acc;
-            }
+        if (lid == 0) {
+            flush_slots(bestNext, slots, tileFirst, tileLast, tlo > 0 ? src[tlo - 1] : -1, thi < m ? src[thi] : -1);
         }
+        i64 base = shared[1];
+        for (i32 i = (i32)lid; i < agg; i += (i32)size) {
+            newSrc[base + i] = stageSrc[i];
+            newKeys[base + i] = stageKeys[i];
+        }
+        BARRIER();
     }
 }

@@ -8,8 +8,7 @@ import (
 )
 
 // MatchFastKernelNames are the entry points of match_fast.cl.
-var MatchFastKernelNames = []string{"matchArgmax", "matchHandshake", "matchHandshakeVertices", "matchMarkTiles",
-	"matchPackTiles", "matchHandshakeNext", "matchFilterOnePass"}
+var MatchFastKernelNames = []string{"matchArgmax", "matchHandshake", "matchMarkTiles", "matchPackTiles", "matchFilter"}
 
 // MatchKey packs an arc's weight rank and neighbour into the key the fast
 // matching kernels take the max of: a higher rank wins, then a smaller
@@ -84,25 +83,38 @@ func (f *MatchFast) launch(q backend.Queue, name string, n int, args ...backend.
 // Argmax sets best[v] to the max key of each source's segment (best must be
 // 0 for those vertices beforehand).
 func (f *MatchFast) Argmax(q backend.Queue, src, keys, best backend.Buffer, numArcs int) error {
-	chunks := (numArcs + MatchChunk - 1) / MatchChunk
-	return f.launch(q, "matchArgmax", chunks, backend.Buf(src), backend.Buf(keys), backend.Buf(best), backend.I32(int32(numArcs)))
+	return f.launchTiles(q, "matchArgmax", numArcs, 0, 16, backend.Buf(src), backend.Buf(keys), backend.Buf(best),
+		backend.I32(int32(numArcs)))
+}
+
+// MatchPass names the buffers of one pass of the fast kernels. The arc
+// count lives on the device, so passes can be queued without reading it
+// back: Counts holds an int64 per pass of a batch; Counts[Slot] is the
+// number of arcs at the pass's start and the filter writes the number kept
+// to Counts[Slot+1]. MaxArcs, an upper bound on Counts[Slot], sizes the
+// launches (any bound gives the same result).
+type MatchPass struct {
+	Src, Keys       backend.Buffer // the arcs at the pass's start
+	NewSrc, NewKeys backend.Buffer // receive the kept arcs, in order
+	// Best holds this pass's strongest neighbour keys (non-zero exactly
+	// for the sources); BestNext (all 0) receives the next pass's from the
+	// filter, which also clears Best. The two swap between passes; both
+	// start all 0 and matchArgmax fills Best.
+	Best, BestNext backend.Buffer
+	Match, Matched backend.Buffer // int32 per vertex; MatchedWords bits
+	Counts         backend.Buffer
+	Slot           int
+	MaxArcs        int
+	N              int // vertices
 }
 
 // Handshake matches every source whose strongest neighbour is mutual and
-// sets its bit in matched (one bit per vertex, MatchedWords words). The
-// arcs are counted on the device: count holds their number (an int64, at
-// most maxArcs, which sizes the launch).
-func (f *MatchFast) Handshake(q backend.Queue, src, best, match, matched, count backend.Buffer, maxArcs int) error {
-	return f.launch(q, "matchHandshake", maxArcs, backend.Buf(src), backend.Buf(best), backend.Buf(match), backend.Buf(matched),
-		backend.Buf(count))
-}
-
-// HandshakeVertices is Handshake over the n vertices' best entries (non-zero
-// exactly for the vertices with arcs, as the engine keeps them) instead of
-// the arcs: the same pairs and bits, reading 8n bytes instead of 4 per arc.
-func (f *MatchFast) HandshakeVertices(q backend.Queue, best, match, matched backend.Buffer, n int) error {
-	return f.launch(q, "matchHandshakeVertices", n, backend.Buf(best), backend.Buf(match), backend.Buf(matched),
-		backend.I32(int32(n)))
+// sets its bit in Matched. While the arcs outnumber
+// vertexAbove it reads Best per vertex instead of the arcs (the engine
+// passes 2n: 8 bytes a vertex against 4 an arc); the pairs are the same.
+func (f *MatchFast) Handshake(q backend.Queue, p *MatchPass, vertexAbove int) error {
+	return f.launch(q, "matchHandshake", max(p.MaxArcs, p.N), backend.Buf(p.Src), backend.Buf(p.Best), backend.Buf(p.Match), backend.Buf(p.Matched), backend.Buf(p.Counts), backend.I32(int32(p.Slot)), backend.I32(int32(p.N)),
+		backend.I32(int32(min(vertexAbove, math.MaxInt32))))
 }
 
 // MatchTileGroup is the largest work-group of the tile kernels.
@@ -110,11 +122,14 @@ const MatchTileGroup = 256
 
 // Tiles returns the launch of the tile kernels for numArcs arcs: the
 // work-group size, the number of groups and the number of tiles (the
-// length of the tile-count array). The group size is min(Threads,
-// MatchTileGroup, the device's limit); Threads (0: the default) is rounded
+// length of the tile-count array). The group size is min(Threads, Local
+// when set, MatchTileGroup, the device's limit); Threads (0: the default) is rounded
 // up to whole groups. The results do not depend on it.
 func (f *MatchFast) Tiles(numArcs int) (group, groups, tiles int) {
 	group = MatchTileGroup
+	if f.Local > 0 && f.Local < group {
+		group = f.Local
+	}
 	if mg := f.maxGroup; mg > 0 && group > mg {
 		group = mg
 	}
@@ -131,9 +146,10 @@ func (f *MatchFast) Tiles(numArcs int) (group, groups, tiles int) {
 	return group, groups, tiles
 }
 
-// launchTiles launches a tile kernel over the arcs that count (an int64 on
-// the device, at most maxArcs) holds.
-func (f *MatchFast) launchTiles(q backend.Queue, name string, count backend.Buffer, maxArcs, localInts int, args ...backend.Arg) error {
+// launchTiles launches a tile kernel sized for maxArcs arcs with
+// localBytesPerItem bytes of local memory per work-item (plus localBytes)
+// as its last argument.
+func (f *MatchFast) launchTiles(q backend.Queue, name string, maxArcs, localBytesPerItem, localBytes int, args ...backend.Arg) error {
 	if maxArcs == 0 {
 		return nil
 	}
@@ -141,10 +157,7 @@ func (f *MatchFast) launchTiles(q backend.Queue, name string, count backend.Buff
 		return fmt.Errorf("%s: %d arcs exceed the kernels' 32-bit sizes", name, maxArcs)
 	}
 	group, groups, _ := f.Tiles(maxArcs)
-	args = append(args, backend.Buf(count))
-	if localInts > 0 {
-		args = append(args, backend.Local(localInts*4*group))
-	}
+	args = append(args, backend.Local(localBytesPerItem*group+localBytes))
 	if err := q.Launch(f.k[name], backend.R1(group*groups, group), args...); err != nil {
 		return fmt.Errorf("%s: %w", name, err)
 	}
@@ -152,54 +165,64 @@ func (f *MatchFast) launchTiles(q backend.Queue, name string, count backend.Buff
 }
 
 // MarkTiles writes each chunk's keep word (the low MatchChunk bits: the
-// arcs with both ends' bits clear in matched; above them, the arcs kept by
-// the tile's earlier chunks) and each tile's kept count, and clears best for every source.
-// count holds the number of arcs (an int64, at most maxArcs); the counts of
-// the tiles past it are not written: zero the tiles that the scan reads
-// (Tiles(maxArcs)) first.
-func (f *MatchFast) MarkTiles(q backend.Queue, src, keys, matched, best, mask, tileCount, count backend.Buffer, maxArcs int) error {
-	return f.launchTiles(q, "matchMarkTiles", count, maxArcs, 2, backend.Buf(src), backend.Buf(keys), backend.Buf(matched),
-		backend.Buf(best), backend.Buf(mask), backend.Buf(tileCount))
+// arcs with both ends' bits clear in Matched; above them, the arcs kept by
+// the tile's earlier chunks) and each tile's kept count, and clears Best
+// for the pass's sources. The counts of the
+// tiles past the pass's arcs are not written: zero the tiles that the scan
+// reads (Tiles(MaxArcs)) first.
+func (f *MatchFast) MarkTiles(q backend.Queue, p *MatchPass, mask, tileCount backend.Buffer) error {
+	return f.launchTiles(q, "matchMarkTiles", p.MaxArcs, 8, 0, backend.Buf(p.Src), backend.Buf(p.Keys), backend.Buf(p.Matched),
+		backend.Buf(p.Best), backend.Buf(mask), backend.Buf(tileCount), backend.Buf(p.Counts), backend.I32(int32(p.Slot)))
 }
 
-// PackTiles moves the kept arcs to newSrc, newKeys (tileOffset: the
+// PackTiles moves the kept arcs to NewSrc, NewKeys (tileOffset: the
 // exclusive scan of the tile counts, mask: MarkTiles' keep words) and
-// computes best over them; count and maxArcs as for MarkTiles. Each
-// work-group stages its tile's kept arcs in 12*MatchChunk bytes of local
-// memory per work-item (24 KiB for 256).
-func (f *MatchFast) PackTiles(q backend.Queue, src, keys, mask, tileOffset, newSrc, newKeys, best, count backend.Buffer, maxArcs int) error {
-	return f.launchTiles(q, "matchPackTiles", count, maxArcs, 3*MatchChunk, backend.Buf(src), backend.Buf(keys), backend.Buf(mask),
-		backend.Buf(tileOffset), backend.Buf(newSrc), backend.Buf(newKeys), backend.Buf(best))
+// computes BestNext over them. Each work-group stages its tile's kept arcs
+// in 12*MatchChunk bytes of local memory per work-item (24 KiB for 256).
+func (f *MatchFast) PackTiles(q backend.Queue, p *MatchPass, mask, tileOffset backend.Buffer) error {
+	return f.launchTiles(q, "matchPackTiles", p.MaxArcs, 12*MatchChunk, 16, backend.Buf(p.Src), backend.Buf(p.Keys), backend.Buf(mask),
+		backend.Buf(tileOffset), backend.Buf(p.NewSrc), backend.Buf(p.NewKeys), backend.Buf(p.BestNext),
+		backend.Buf(p.Counts), backend.I32(int32(p.Slot)))
 }
 
-// HandshakeNext is Handshake that also clears bestNext for every source
-// (the single-pass filter's alternating best arrays).
-func (f *MatchFast) HandshakeNext(q backend.Queue, src, best, bestNext, match, matched backend.Buffer, numArcs int) error {
-	return f.launch(q, "matchHandshakeNext", numArcs, backend.Buf(src), backend.Buf(best), backend.Buf(bestNext),
-		backend.Buf(match), backend.Buf(matched), backend.I32(int32(numArcs)))
+// Lookback is the state matchFilter keeps between passes: a status word per
+// tile, two tile counters and the pass's epoch.
+type Lookback struct {
+	status, counter backend.Buffer
+	tiles           int
+	epoch           int32
 }
 
-// FilterOnePass compacts the kept arcs into newSrc, newKeys and computes
-// bestNext over them in one launch (decoupled look-back); total (an int64)
-// receives the kept count. status needs 8 bytes per tile (Tiles) and
-// counter 4; FilterOnePass clears both first.
-func (f *MatchFast) FilterOnePass(q backend.Queue, src, keys, matched, status, counter, newSrc, newKeys, bestNext, total backend.Buffer, numArcs int) error {
-	if numArcs == 0 {
-		return q.Fill(total, 0, 8, 0)
+// NewLookback allocates the look-back state in bs for passes of at most
+// maxArcs arcs.
+func (f *MatchFast) NewLookback(bs *backend.Buffers, maxArcs int) *Lookback {
+	_, _, tiles := f.Tiles(maxArcs)
+	return &Lookback{status: backend.Upload(bs, make([]uint64, max(tiles, 1))), counter: backend.Upload(bs, make([]int32, 2)), tiles: tiles}
+}
+
+// Filter is mark, scan and pack in one launch (decoupled look-back): the
+// kept arcs go to NewSrc, NewKeys, BestNext is computed over them, Best is
+// cleared for the pass's sources, and Counts[Slot+1] receives their number. It relies on work-groups that, once
+// started, keep running while others wait on them: true of CUDA, AMD and
+// Intel GPUs, PoCL and the CPU backend, not promised by OpenCL in general
+// (MarkTiles, a scan and PackTiles do without).
+func (f *MatchFast) Filter(q backend.Queue, p *MatchPass, lb *Lookback) error {
+	if p.MaxArcs > math.MaxInt32-1 {
+		return fmt.Errorf("matchFilter: %d arcs exceed the kernels' 32-bit sizes", p.MaxArcs)
 	}
-	_, _, tiles := f.Tiles(numArcs)
-	if err := q.Fill(status, 0, 8*tiles, 0); err != nil {
-		return err
+	group, groups, tiles := f.Tiles(p.MaxArcs)
+	if tiles > lb.tiles {
+		return fmt.Errorf("matchFilter: %d tiles, the look-back state holds %d", tiles, lb.tiles)
 	}
-	if err := q.Fill(counter, 0, 4, 0); err != nil {
-		return err
+	if lb.epoch == math.MaxInt32 {
+		return fmt.Errorf("matchFilter: epochs exhausted")
 	}
-	group, groups, _ := f.Tiles(numArcs)
-	args := []backend.Arg{backend.Buf(src), backend.Buf(keys), backend.Buf(matched), backend.Buf(status), backend.Buf(counter),
-		backend.Buf(newSrc), backend.Buf(newKeys), backend.Buf(bestNext), backend.Buf(total), backend.I32(int32(numArcs)),
-		backend.Local(4 * (2*group + 2))}
-	if err := q.Launch(f.k["matchFilterOnePass"], backend.R1(group*groups, group), args...); err != nil {
-		return fmt.Errorf("matchFilterOnePass: %w", err)
+	lb.epoch++
+	args := []backend.Arg{backend.Buf(p.Src), backend.Buf(p.Keys), backend.Buf(p.Matched), backend.Buf(p.Best), backend.Buf(lb.status),
+		backend.Buf(lb.counter), backend.Buf(p.NewSrc), backend.Buf(p.NewKeys), backend.Buf(p.BestNext), backend.Buf(p.Counts),
+		backend.I32(int32(p.Slot)), backend.I32(lb.epoch), backend.Local(12*MatchChunk*group + 16 + 4*(2*group+2))}
+	if err := q.Launch(f.k["matchFilter"], backend.R1(group*groups, group), args...); err != nil {
+		return fmt.Errorf("matchFilter: %w", err)
 	}
 	return nil
 }

@@ -1,6 +1,7 @@
 package kernels
 
 import (
+	"math/bits"
 	"runtime"
 	"sync/atomic"
 
@@ -12,11 +13,9 @@ import (
 func init() {
 	cpu.RegisterTwin("matchArgmax", matchArgmaxTwin)
 	cpu.RegisterTwin("matchHandshake", matchHandshakeTwin)
-	cpu.RegisterTwin("matchHandshakeVertices", matchHandshakeVerticesTwin)
 	cpu.RegisterTwin("matchMarkTiles", matchMarkTilesTwin)
 	cpu.RegisterTwin("matchPackTiles", matchPackTilesTwin)
-	cpu.RegisterTwin("matchHandshakeNext", matchHandshakeNextTwin)
-	cpu.RegisterTwin("matchFilterOnePass", matchFilterOnePassTwin)
+	cpu.RegisterTwin("matchFilter", matchFilterTwin)
 }
 
 // MatchChunk is match_fast.cl's MATCH_CHUNK: arcs per argmax chunk.
@@ -34,64 +33,44 @@ func atomicMaxU64(p *uint64, v uint64) {
 	}
 }
 
-// matchArgmaxTwin: src, keys, best, numArcs, nthreads.
+// matchArgmaxTwin: src, keys, best, numArcs, slots (local). With best 0
+// for the sources beforehand (the kernel's precondition), the maximum by
+// atomics is the kernel's result.
 func matchArgmaxTwin(g *cpu.Group) {
 	src, keys, best := g.I32s(0), g.U64s(1), g.U64s(2)
-	m, nt := g.I32(3), int(g.I32(4))
-	chunks := (int(m) + MatchChunk - 1) / MatchChunk
-	strideItems(g, nt, func(t int) {
-		for c := t; c < chunks; c += nt {
-			lo := c * MatchChunk
-			hi := min(lo+MatchChunk, int(m))
-			v, acc := src[lo], keys[lo]
-			open := lo > 0 && src[lo-1] == v
-			flush := func(closed bool) {
-				if open || !closed {
-					atomicMaxU64(&best[v], acc)
-				} else {
-					atomic.StoreUint64(&best[v], acc)
-				}
-			}
-			for i := lo + 1; i < hi; i++ {
-				if u, k := src[i], keys[i]; u != v {
-					flush(true)
-					v, acc, open = u, k, false
-				} else if k > acc {
-					acc = k
-				}
-			}
-			flush(!(hi < int(m) && src[hi] == v))
+	m := int(g.I32(3))
+	size := g.Size[0] * MatchChunk
+	for lo := g.ID[0] * size; lo < m; lo += g.Groups[0] * size {
+		for i := lo; i < min(lo+size, m); i++ {
+			atomicMaxU64(&best[src[i]], keys[i])
 		}
-	})
+	}
 }
 
-// matchHandshakeTwin: src, best, match, matched, arcCount, nthreads.
+// matchHandshakeTwin: src, best, match, matched, counts, pass, n,
+// vertexAbove, nthreads.
 func matchHandshakeTwin(g *cpu.Group) {
 	src, best, match, matched := g.I32s(0), g.U64s(1), g.I32s(2), g.U32s(3)
-	m, nt := int(g.I64s(4)[0]), int(g.I32(5))
+	m := g.I64s(4)[g.I32(5)]
+	n, vertexAbove, nt := int(g.I32(6)), g.I32(7), int(g.I32(8))
+	handshake := func(v int32) {
+		if s := keyDst(best[v]); keyDst(best[s]) == v {
+			match[v] = s
+			setMatched(matched, v)
+		}
+	}
 	strideItems(g, nt, func(t int) {
-		for i := t; i < m; i += nt {
-			if v := src[i]; i == 0 || src[i-1] != v {
-				if s := keyDst(best[v]); keyDst(best[s]) == v {
-					match[v] = s
-					setMatched(matched, v)
+		if m > int64(vertexAbove) {
+			for v := t; v < n; v += nt {
+				if best[v] != 0 {
+					handshake(int32(v))
 				}
 			}
+			return
 		}
-	})
-}
-
-// matchHandshakeVerticesTwin: best, match, matched, n, nthreads.
-func matchHandshakeVerticesTwin(g *cpu.Group) {
-	best, match, matched := g.U64s(0), g.I32s(1), g.U32s(2)
-	n, nt := int(g.I32(3)), int(g.I32(4))
-	strideItems(g, nt, func(t int) {
-		for v := t; v < n; v += nt {
-			if b := best[v]; b != 0 {
-				if s := keyDst(b); keyDst(best[s]) == int32(v) {
-					match[v] = s
-					setMatched(matched, int32(v))
-				}
+		for i := t; i < int(m); i += nt {
+			if v := src[i]; i == 0 || src[i-1] != v {
+				handshake(v)
 			}
 		}
 	})
@@ -103,210 +82,174 @@ func isMatched(matched []uint32, v int32) bool { return matched[v>>5]>>uint(v&31
 
 func setMatched(matched []uint32, v int32) { atomic.AddUint32(&matched[v>>5], 1<<uint(v&31)) }
 
-// matchMarkTilesTwin: src, keys, matched, best, mask, tileCount, arcCount,
-// sums (local). The group's items run one after the other, which gives the
+// keepBits is keep_bits over chunk c of m arcs: it also clears best for the
+// sources whose segment starts in the chunk.
+func keepBits(src []int32, keys []uint64, matched []uint32, best []uint64, c, m int) uint32 {
+	lo, hi := chunkOf(c, m)
+	var bits uint32
+	for i := lo; i < hi; i++ {
+		if i == 0 || src[i-1] != src[i] {
+			atomic.StoreUint64(&best[src[i]], 0)
+		}
+		if !isMatched(matched, src[i]) && !isMatched(matched, keyDst(keys[i])) {
+			bits |= 1 << uint(i-lo)
+		}
+	}
+	return bits
+}
+
+// chunkOf is the arc range of chunk c of m arcs.
+func chunkOf(c, m int) (lo, hi int) { return c * MatchChunk, min(c*MatchChunk+MatchChunk, m) }
+
+// matchMarkTilesTwin: src, keys, matched, best, mask, tileCount, counts,
+// pass, sums (local). The group's items run one after the other, which gives the
 // device's result: the per-tile sum does not depend on the order.
 func matchMarkTilesTwin(g *cpu.Group) {
 	src, keys, matched, best := g.I32s(0), g.U64s(1), g.U32s(2), g.U64s(3)
 	mask, tileCount := g.U32s(4), g.I32s(5)
-	m := int(g.I64s(6)[0])
+	m := int(g.I64s(6)[g.I32(7)])
 	size := g.Size[0]
 	chunks := (m + MatchChunk - 1) / MatchChunk
 	tiles := (chunks + size - 1) / size
 	for tile := g.ID[0]; tile < tiles; tile += g.Groups[0] {
 		total := int32(0) // the tile's kept arcs before chunk c
-		for lid := 0; lid < size; lid++ {
-			c := tile*size + lid
-			if c >= chunks {
-				break
-			}
-			lo := c * MatchChunk
-			hi := min(lo+MatchChunk, m)
-			var bits uint32
-			rank := total
-			for i := lo; i < hi; i++ {
-				v := src[i]
-				if !isMatched(matched, v) && !isMatched(matched, keyDst(keys[i])) {
-					bits |= 1 << uint(i-lo)
-					total++
-				}
-				if i == 0 || src[i-1] != v {
-					best[v] = 0
-				}
-			}
-			mask[c] = bits | uint32(rank)<<MatchChunk
+		for c := tile * size; c < min(tile*size+size, chunks); c++ {
+			bits := keepBits(src, keys, matched, best, c, m)
+			mask[c] = bits | uint32(total)<<MatchChunk
+			total += int32(popcount32(bits))
 		}
 		tileCount[tile] = total
 	}
 }
 
-// matchPackTilesTwin: src, keys, mask, tileOffset, newSrc, newKeys, best,
-// arcCount.
+func popcount32(x uint32) int { return bits.OnesCount32(x) }
+
+// stageKept is stage_kept: it writes the kept arcs of chunk [lo, hi) (keep
+// bits b) to newSrc, newKeys from pos on and their per-source maxima to
+// best.
+func stageKept(src []int32, keys []uint64, lo, hi, m int, b uint32, pos int, newSrc []int32, newKeys, best []uint64) {
+	first := src[lo]
+	before := lo > 0 && src[lo-1] == first
+	v, acc := int32(-1), uint64(0)
+	flush := func(shared bool) {
+		if shared {
+			atomicMaxU64(&best[v], acc)
+		} else {
+			atomic.StoreUint64(&best[v], acc)
+		}
+	}
+	for i := lo; i < hi; i++ {
+		if b>>uint(i-lo)&1 == 0 {
+			continue
+		}
+		u, k := src[i], keys[i]
+		newSrc[pos], newKeys[pos] = u, k
+		pos++
+		if u == v {
+			acc = max(acc, k)
+			continue
+		}
+		if v >= 0 {
+			flush(v == first && before)
+		}
+		v, acc = u, k
+	}
+	flush((v == first && before) || (hi < m && src[hi] == v))
+}
+
+// matchPackTilesTwin: src, keys, mask, tileOffset, newSrc, newKeys,
+// bestNext, counts, pass, stage (local).
 func matchPackTilesTwin(g *cpu.Group) {
 	src, keys, mask, tileOffset := g.I32s(0), g.U64s(1), g.U32s(2), g.I32s(3)
 	newSrc, newKeys, best := g.I32s(4), g.U64s(5), g.U64s(6)
-	m := int(g.I64s(7)[0])
+	m := int(g.I64s(7)[g.I32(8)])
 	size := g.Size[0]
 	chunks := (m + MatchChunk - 1) / MatchChunk
 	tiles := (chunks + size - 1) / size
 	for tile := g.ID[0]; tile < tiles; tile += g.Groups[0] {
-		for lid := 0; lid < size; lid++ {
-			c := tile*size + lid
-			if c >= chunks {
-				break
+		for c := tile * size; c < min(tile*size+size, chunks); c++ {
+			if b := mask[c] & (1<<MatchChunk - 1); b != 0 {
+				lo, hi := chunkOf(c, m)
+				stageKept(src, keys, lo, hi, m, b, int(tileOffset[tile])+int(mask[c]>>MatchChunk), newSrc, newKeys, best)
 			}
-			bits := mask[c] & (1<<MatchChunk - 1)
-			if bits == 0 {
-				continue
-			}
-			pos := int(tileOffset[tile]) + int(mask[c]>>MatchChunk)
-			lo := c * MatchChunk
-			hi := min(lo+MatchChunk, m)
-			first := src[lo]
-			before := lo > 0 && src[lo-1] == first
-			v, acc := int32(-1), uint64(0)
-			flush := func(shared bool) {
-				if shared {
-					atomicMaxU64(&best[v], acc)
-				} else {
-					atomic.StoreUint64(&best[v], acc)
-				}
-			}
-			for i := lo; i < hi; i++ {
-				if bits>>uint(i-lo)&1 == 0 {
-					continue
-				}
-				u, k := src[i], keys[i]
-				newSrc[pos], newKeys[pos] = u, k
-				pos++
-				if u == v {
-					acc = max(acc, k)
-					continue
-				}
-				if v >= 0 {
-					flush(v == first && before)
-				}
-				v, acc = u, k
-			}
-			flush((v == first && before) || (hi < m && src[hi] == v))
 		}
 	}
 }
 
-// matchHandshakeNextTwin: src, best, bestNext, match, matched, numArcs,
-// nthreads.
-func matchHandshakeNextTwin(g *cpu.Group) {
-	src, best, bestNext, match, matched := g.I32s(0), g.U64s(1), g.U64s(2), g.I32s(3), g.U32s(4)
-	m, nt := int(g.I32(5)), int(g.I32(6))
-	strideItems(g, nt, func(t int) {
-		for i := t; i < m; i += nt {
-			if v := src[i]; i == 0 || src[i-1] != v {
-				if s := keyDst(best[v]); keyDst(best[s]) == v {
-					match[v] = s
-					setMatched(matched, v)
-				}
-				bestNext[v] = 0
-			}
-		}
-	})
-}
-
+// The status words of matchFilter (match_status).
 const (
-	matchFlagAggregate = uint64(1) << 62
-	matchFlagPrefix    = uint64(2) << 62
-	matchValueMask     = uint64(1)<<62 - 1
+	matchStatusAggregate = 1
+	matchStatusPrefix    = 2
 )
 
-// matchFilterOnePassTwin: src, keys, matched, status, counter, newSrc,
-// newKeys, bestNext, total, numArcs, scratch (local). The CPU backend hands
+func matchStatus(epoch int32, flag uint64, value int64) uint64 {
+	return uint64(uint32(epoch))<<33 | flag<<31 | uint64(value)
+}
+
+// matchFilterTwin: src, keys, matched, best, status, counter, newSrc,
+// newKeys, bestNext, counts, pass, epoch, stage (local). The CPU backend hands
 // groups to its workers in order and runs each to completion, so a tile's
 // predecessors are always claimed by running or finished groups, as on a
 // device; the look-back spins with atomic loads.
-func matchFilterOnePassTwin(g *cpu.Group) {
-	src, keys, matched, status := g.I32s(0), g.U64s(1), g.U32s(2), g.U64s(3)
-	counter, newSrc, newKeys, bestNext := g.I32s(4), g.I32s(5), g.U64s(6), g.U64s(7)
-	total := g.I64s(8)
-	m := int(g.I32(9))
+func matchFilterTwin(g *cpu.Group) {
+	src, keys, matched, best, status := g.I32s(0), g.U64s(1), g.U32s(2), g.U64s(3), g.U64s(4)
+	counter, newSrc, newKeys, bestNext := g.I32s(5), g.I32s(6), g.U64s(7), g.U64s(8)
+	counts, pass, epoch := g.I64s(9), int(g.I32(10)), g.I32(11)
+	m := int(counts[pass])
 	size := g.Size[0]
 	chunks := (m + MatchChunk - 1) / MatchChunk
 	tiles := (chunks + size - 1) / size
+	if g.ID[0] == 0 {
+		atomic.StoreInt32(&counter[(epoch+1)&1], 0)
+		if tiles == 0 {
+			atomic.StoreInt64(&counts[pass+1], 0)
+		}
+	}
 	bits := make([]uint32, size)
 	for {
-		tile := int(atomic.AddInt32(&counter[0], 1) - 1)
+		tile := int(atomic.AddInt32(&counter[epoch&1], 1) - 1)
 		if tile >= tiles {
 			return
 		}
 		agg := int64(0)
 		for lid := range bits {
 			bits[lid] = 0
-			c := tile*size + lid
-			if c >= chunks {
-				continue
+			if c := tile*size + lid; c < chunks {
+				bits[lid] = keepBits(src, keys, matched, best, c, m)
+				agg += int64(popcount32(bits[lid]))
 			}
-			lo, hi := c*MatchChunk, min(c*MatchChunk+MatchChunk, m)
-			for i := lo; i < hi; i++ {
-				if !isMatched(matched, src[i]) && !isMatched(matched, keyDst(keys[i])) {
-					bits[lid] |= 1 << uint(i-lo)
-					agg++
-				}
-			}
+		}
+		if tile == 0 {
+			atomicMaxU64(&status[0], matchStatus(epoch, matchStatusPrefix, agg))
+		} else {
+			atomicMaxU64(&status[tile], matchStatus(epoch, matchStatusAggregate, agg))
 		}
 		excl := int64(0)
-		if tile == 0 {
-			atomicMaxU64(&status[0], matchFlagPrefix|uint64(agg))
-		} else {
-			atomicMaxU64(&status[tile], matchFlagAggregate|uint64(agg))
-			for j := tile - 1; ; {
-				s := atomic.LoadUint64(&status[j])
-				if s == 0 {
-					runtime.Gosched()
-					continue
-				}
-				excl += int64(s & matchValueMask)
-				if s&matchFlagPrefix == matchFlagPrefix {
-					break
-				}
-				j--
+		for j := tile - 1; j >= 0; {
+			s := atomic.LoadUint64(&status[j])
+			if int32(s>>33) != epoch {
+				runtime.Gosched()
+				continue
 			}
-			atomicMaxU64(&status[tile], matchFlagPrefix|uint64(excl+agg))
+			excl += int64(s & 0x7fffffff)
+			if s>>31&3 == matchStatusPrefix {
+				break
+			}
+			j--
+		}
+		if tile > 0 {
+			atomicMaxU64(&status[tile], matchStatus(epoch, matchStatusPrefix, excl+agg))
 		}
 		if tile == tiles-1 {
-			atomic.StoreInt64(&total[0], excl+agg)
+			atomic.StoreInt64(&counts[pass+1], excl+agg)
 		}
 		pos := int(excl)
 		for lid, b := range bits {
-			if b == 0 {
-				continue
+			if b != 0 {
+				lo, hi := chunkOf(tile*size+lid, m)
+				stageKept(src, keys, lo, hi, m, b, pos, newSrc, newKeys, bestNext)
 			}
-			c := tile*size + lid
-			lo, hi := c*MatchChunk, min(c*MatchChunk+MatchChunk, m)
-			first := src[lo]
-			before := lo > 0 && src[lo-1] == first
-			v, acc := int32(-1), uint64(0)
-			flush := func(shared bool) {
-				if shared {
-					atomicMaxU64(&bestNext[v], acc)
-				} else {
-					atomic.StoreUint64(&bestNext[v], acc)
-				}
-			}
-			for i := lo; i < hi; i++ {
-				if b>>uint(i-lo)&1 == 0 {
-					continue
-				}
-				u, k := src[i], keys[i]
-				newSrc[pos], newKeys[pos] = u, k
-				pos++
-				if u == v {
-					acc = max(acc, k)
-					continue
-				}
-				if v >= 0 {
-					flush(v == first && before)
-				}
-				v, acc = u, k
-			}
-			flush((v == first && before) || (hi < m && src[hi] == v))
+			pos += popcount32(b)
 		}
 	}
 }

@@ -14,7 +14,11 @@ package kernels
 
 import (
 	"embed"
+	"errors"
 	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
 	"sort"
 	"strings"
 
@@ -47,6 +51,10 @@ func DialectOf(info backend.Info) Dialect {
 // The preludes map one vocabulary onto both compilers. Kernel sources use:
 //
 //	KERNEL, GLOBAL, LOCAL (static local arrays), CONSTANT, INLINE, RESTRICT;
+//	KERNEL_BOUNDS(threads, blocks) between KERNEL void and the name: the
+//	kernel is never launched with more than threads work-items a group, and
+//	the compiler should fit blocks groups on a multiprocessor (CUDA's
+//	launch bounds: it caps the registers; nothing in OpenCL);
 //	get_global_id/get_local_id/get_group_id/get_local_size/get_num_groups/
 //	get_global_size (dimension 0..2);
 //	BARRIER() (local and global fence within a work-group);
@@ -56,10 +64,20 @@ func DialectOf(info backend.Info) Dialect {
 //	into local memory (__local type* in OpenCL, a plain pointer in CUDA);
 //	i32 u32 i64 u64 (and uint, ulong);
 //	atomics: ATOMIC_ADD_I32/U32, ATOMIC_MIN_I32, ATOMIC_MAX_I32, ATOMIC_CAS_I32/U32,
-//	and, where ARBOR_ATOMICS64 is 1, ATOMIC_ADD_U64, ATOMIC_MIN_U64, ATOMIC_MAX_U64, ATOMIC_CAS_U64.
+//	and, where ARBOR_ATOMICS64 is 1, ATOMIC_ADD_U64, ATOMIC_MIN_U64, ATOMIC_MAX_U64, ATOMIC_CAS_U64
+//	and LOCAL_ATOMIC_MAX_U64 (on local memory).
 //	Each returns the old value, as both APIs do.
 //	POPCOUNT32(x), POPCOUNT64(x): set bits of a 32/64-bit word, as an i32;
+//	i32x4 and u64x2 (16-byte vectors with members .x .y [.z .w]) and
+//	LOAD_VEC(type, p, i): the i-th 16-byte vector of global array p, which
+//	must be 16-byte aligned there (one wide load where scalar loads would
+//	take four or two instructions);
 //	ARBOR_MIN(a, b), ARBOR_MAX(a, b);
+//	ARBOR_WARP_SIZE: 32 where warp primitives exist (CUDA), else 0; then
+//	arbor_warp_inclusive_i32(x, lane), arbor_warp_sum_i64(x),
+//	arbor_warp_ballot(pred) (a u32 lane mask) and arbor_ffs(x) (1 + the
+//	lowest set bit, 0 for none), which every lane of the warp must call
+//	together; a kernel keeps a plain work-group path for the others;
 //	arbor_pack_max(key, index) -> u64 and arbor_packed_key/arbor_packed_index:
 //	the deterministic argmax word (a larger key wins, equal keys go to the
 //	smaller index), so max over packed words is an argmax with ties broken
@@ -76,6 +94,7 @@ const openclPrelude = `/* Arbor prelude: OpenCL C */
 #pragma OPENCL EXTENSION cl_khr_int64_extended_atomics : enable
 #endif
 #define KERNEL __kernel
+#define KERNEL_BOUNDS(threads, blocks)
 #define GLOBAL __global
 #define LOCAL __local
 #define CONSTANT __constant
@@ -100,15 +119,21 @@ typedef ulong u64;
 #define ATOMIC_MIN_U64(p, v) atom_min((volatile __global ulong*)(p), (v))
 #define ATOMIC_MAX_U64(p, v) atom_max((volatile __global ulong*)(p), (v))
 #define ATOMIC_CAS_U64(p, c, v) atom_cmpxchg((volatile __global ulong*)(p), (c), (v))
+#define LOCAL_ATOMIC_MAX_U64(p, v) atom_max((volatile __local ulong*)(p), (v))
 #endif
+#define ARBOR_WARP_SIZE 0
 #define LOCAL_REF(type) __local type*
 #define POPCOUNT32(x) ((i32)popcount((uint)(x)))
 #define POPCOUNT64(x) ((i32)popcount((ulong)(x)))
+typedef int4 i32x4;
+typedef ulong2 u64x2;
+#define LOAD_VEC(type, p, i) (((__global const type*)(p))[i])
 ` + commonPrelude
 
 const cudaPrelude = `/* Arbor prelude: CUDA (NVRTC) */
 #define ARBOR_CUDA 1
 #define KERNEL extern "C" __global__
+#define KERNEL_BOUNDS(threads, blocks) __launch_bounds__(threads, blocks)
 #define GLOBAL
 #define LOCAL __shared__
 #define CONSTANT
@@ -143,9 +168,34 @@ INLINE size_t get_global_size(int d) { return get_num_groups(d) * get_local_size
 #define ATOMIC_MIN_U64(p, v) atomicMin((unsigned long long*)(p), (v))
 #define ATOMIC_MAX_U64(p, v) atomicMax((unsigned long long*)(p), (v))
 #define ATOMIC_CAS_U64(p, c, v) atomicCAS((unsigned long long*)(p), (c), (v))
+#define LOCAL_ATOMIC_MAX_U64(p, v) atomicMax((unsigned long long*)(p), (v))
 #define LOCAL_REF(type) type*
+/* Warp primitives (all 32 lanes of the warp must take part). */
+#define ARBOR_WARP_SIZE 32
+INLINE i32 arbor_warp_inclusive_i32(i32 x, u32 lane)
+{
+    for (int d = 1; d < 32; d <<= 1) {
+        i32 y = __shfl_up_sync(0xffffffffu, x, d);
+        if (lane >= (u32)d) {
+            x += y;
+        }
+    }
+    return x;
+}
+INLINE i64 arbor_warp_sum_i64(i64 x)
+{
+    for (int d = 16; d > 0; d >>= 1) {
+        x += __shfl_xor_sync(0xffffffffu, x, d);
+    }
+    return x;
+}
+#define arbor_warp_ballot(pred) __ballot_sync(0xffffffffu, (pred))
+#define arbor_ffs(x) __ffs(x)
 #define POPCOUNT32(x) ((i32)__popc((unsigned int)(x)))
 #define POPCOUNT64(x) ((i32)__popcll((unsigned long long)(x)))
+typedef int4 i32x4;
+typedef ulonglong2 u64x2;
+#define LOAD_VEC(type, p, i) (((const type*)(p))[i])
 ` + commonPrelude
 
 // commonPrelude is written in the shared vocabulary, after either dialect.
@@ -200,8 +250,21 @@ func Prelude(d Dialect) string {
 	return openclPrelude
 }
 
-// Text returns the embedded body of kernel source file name (without ".cl").
+// Text returns the body of kernel source file name (without ".cl"): the
+// embedded one, or name.cl in $ARBOR_KERNELS_DIR when that file exists,
+// so that a kernel can be edited and re-run (the CPU backend still runs
+// the built-in twin) without rebuilding the binary. The cache key covers
+// the text, so an edited source is compiled afresh.
 func Text(name string) (string, error) {
+	if dir := os.Getenv("ARBOR_KERNELS_DIR"); dir != "" {
+		b, err := os.ReadFile(filepath.Join(dir, name+".cl"))
+		if err == nil {
+			return string(b), nil
+		}
+		if !errors.Is(err, fs.ErrNotExist) {
+			return "", fmt.Errorf("kernels: ARBOR_KERNELS_DIR: %w", err)
+		}
+	}
 	b, err := files.ReadFile(name + ".cl")
 	if err != nil {
 		return "", fmt.Errorf("kernels: no source %q", name)

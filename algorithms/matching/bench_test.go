@@ -16,8 +16,9 @@ import (
 // graphs (average degree 16) with integer weights 1..1000 from a hash of
 // the endpoint pair, from 10^5 edges up to $ARBOR_BENCH_MAX_EDGES (default
 // 10^7), on every backend ($ARBOR_BENCH_BACKENDS, comma-separated, limits
-// them): the fast engine with the two-launch filter (fast) and the
-// single-pass one (fast1p), and the spec engine up to 10^6 edges. Metrics per run:
+// them): the fast engine with the look-back filter (fast) and with mark,
+// scan and pack (fastscan), and the spec engine up to 10^6 edges. Metrics
+// per run:
 //
 //	edges      undirected edges;  passes
 //	loop-ms    the device loop (every pass; device events), e2e-ms: Run's wall
@@ -31,21 +32,19 @@ import (
 //	copy-GB/s  the device's measured buffer-to-buffer copy bandwidth
 //	floor-%    (floor-GB / copy-GB/s) / loop: the target is ≥ 50 % on the largest graph
 //	mate-hash  FNV-1a of the output; equal across backends (checked here too)
-//	argmax-ms, hs-ms, mark-ms, scan-ms, pack-ms: the device time of each
-//	           phase summed over the passes (device events around each
-//	           launch; a phase's time includes any wait for the host before
-//	           its launch). fast1p's single filter launch is pack-ms.
-//	           ARBOR_BENCH_PASSES=1 (or -test.v) also logs each pass's time.
+//	argmax-ms, hs-ms, filter-ms, mark-ms, scan-ms, pack-ms: the device time
+//	           of each phase summed over the passes (device events around
+//	           each launch; a phase's time includes any wait for the host
+//	           before its launch). ARBOR_BENCH_PASSES=1 (or -test.v) also
+//	           logs each pass's time.
 //
-// Bytes per pass with m arcs at its start and k kept (4-byte src, 8-byte
-// keys, a 4-byte keep mask per 8 arcs): handshake 4m, mark 12m + m/2, pack
-// (with the next argmax) 12m + m/2 + 12k; plus 12m once for the first
-// argmax. With the single-pass filter (fast1p): handshake 4m, filter 12m +
-// 12k (the arcs come from memory once; their second read, right after the
-// first, is assumed to hit the cache). The tile-count scan (m/2048
-// entries), the best[] gathers and the matched-bitset gathers (two per arc,
-// n/8 bytes that stay in the cache), and the per-segment best[] writes are
-// not counted.
+// Bytes per pass with m arcs at its start, k kept and n vertices (4-byte
+// src, 8-byte keys): the handshake 8n while m > 2n (best read), else 4m;
+// the look-back filter 12m + 12k; mark 12m + m/2
+// (a 4-byte keep word per 8 arcs) and pack 12m + m/2 + 12k; plus 12m once
+// for the first argmax. The tile statuses or counts (m/2048 words), the
+// best[] and matched-bitset gathers (n/8 bytes that stay in the cache) and
+// the per-segment best[] writes are not counted.
 
 func benchMaxEdges() int {
 	if s := os.Getenv("ARBOR_BENCH_MAX_EDGES"); s != "" {
@@ -191,7 +190,7 @@ func BenchmarkHandshake(b *testing.B) {
 			for _, v := range []struct {
 				name string
 				opt  Options
-			}{{"fast", Options{Engine: EngineFast}}, {"fast1p", Options{Engine: EngineFast, OnePass: true}}, {"spec", Options{Engine: EngineSpec}}} {
+			}{{"fast", Options{Engine: EngineFast}}, {"fastscan", Options{Engine: EngineFast, Filter: FilterScan}}, {"spec", Options{Engine: EngineSpec}}} {
 				if v.opt.Engine == EngineSpec && bg.edges > 1_000_000 {
 					continue
 				}
@@ -243,7 +242,7 @@ func benchRun(b *testing.B, be, graph string, g *core.Graph, in *Input, opt Opti
 		b.Fatalf("%s on %s (%+v): output differs from the first backend's", graph, be, opt)
 	}
 	benchMates[graph] = h
-	pass, floor := passBytes(res, opt.OnePass)
+	pass, floor := passBytes(res)
 	n := float64(b.N)
 	loopS := loop.Seconds() / n
 	b.ReportMetric(float64(res.Edges), "edges")
@@ -279,18 +278,24 @@ var phaseUnits = map[string]string{"strongest": "argmax-ms", "handshake": "hs-ms
 	"scan": "scan-ms", "pack+next strongest": "pack-ms", "filter": "filter-ms"}
 
 // passBytes applies the byte model to the arcs left at each pass.
-func passBytes(res *Result, onePass bool) (model, floor float64) {
+func passBytes(res *Result) (model, floor float64) {
 	arcs := append(res.ArcsPerPass, 0)
+	n := float64(res.Vertices)
 	if res.Engine == EngineFast && len(arcs) > 1 {
 		model += 12 * float64(arcs[0])
 	}
 	for p := 0; p+1 < len(arcs); p++ {
 		m, k := float64(arcs[p]), float64(arcs[p+1])
-		if res.Engine == EngineFast && onePass {
-			model += 16*m + 12*k
-		} else if res.Engine == EngineFast {
-			model += 29*m + 12*k
-		} else {
+		hs := 4 * m
+		if m > 2*n {
+			hs = 8 * n
+		}
+		switch {
+		case res.Engine == EngineFast && res.Filter == FilterScan:
+			model += hs + 25*m + 12*k
+		case res.Engine == EngineFast:
+			model += hs + 12*m + 12*k
+		default:
 			model += 60*m + 12*k // the spec engine: not modelled stride by stride; a lower bound
 		}
 		floor += 12*m + 12*k

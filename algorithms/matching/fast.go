@@ -8,28 +8,26 @@ import (
 )
 
 // loopPhases are the fast engine's device-loop phases (their device time,
-// summed over the passes, is Result.Loop). The one-pass filter's launch is
-// "pack+next strongest".
-var loopPhases = []string{"strongest", "handshake", "mark", "scan", "pack+next strongest"}
+// summed over the passes, is Result.Loop): the first pass's argmax, then per
+// pass the handshake and either the look-back filter or mark, scan and
+// pack (which includes the next argmax).
+var loopPhases = []string{"strongest", "handshake", "filter", "mark", "scan", "pack+next strongest"}
 
-// runFast is the work-efficient engine. matchArgmax (a chunked segmented
-// max of the 64-bit keys) finds the first pass's strongest neighbours; then
-// per pass, over the m arcs left: matchHandshake (which also sets the
-// matched vertices' bits in a bitset, n/8 bytes that stay in the cache);
-// matchMarkTiles (a keep mask per chunk of 8 arcs, tested against the
-// bitset, with the chunk's rank within its tile, and a kept count per
-// tile); an exclusive scan of the tile counts (kernels.Scan);
-// matchPackTiles, which compacts the kept arcs (staged per tile in local
-// memory, written out whole) and in the same read computes the next pass's
-// strongest neighbours. While arcs outnumber twice the vertices the
-// handshake reads best[] instead of src (matchHandshakeVertices). The arcs
-// are read two or three times per pass and the kept ones written once. The
-// kernels read m on the device (the previous scan's total), so passes are
-// queued in batches and the counts read back once a batch (batchedLoop). With Options.OnePass, mark, scan and pack are one
-// launch (matchFilterOnePass, a decoupled look-back), so the arcs come from
-// memory twice per pass (handshake's src, the filter), and best alternates
-// with a second array that the handshake clears; that loop reads each
-// pass's count back.
+// runFast is the work-efficient engine. The arcs live on the device as two
+// arrays grouped by source: src and a 64-bit key (rank << 32 | ^dst) whose
+// max is the strongest neighbour. matchArgmax (a chunked segmented max)
+// finds the first pass's strongest neighbours; then per pass over the m
+// arcs left: matchHandshake (which also sets the matched vertices' bits in
+// a bitset, n/8 bytes that stay in the cache, and clears the next pass's
+// best array; while arcs outnumber twice the vertices it reads best per
+// vertex instead of the arcs) and the filter, which keeps the arcs with both
+// ends unmatched, packs them in order and computes the next pass's best in
+// the same read. The default filter (matchFilter) does it in one launch,
+// finding each tile's output offset by decoupled look-back, so the arcs come
+// from memory once per pass and the kept ones are written once; FilterScan
+// uses matchMarkTiles, a scan of the tile counts and matchPackTiles (the arcs
+// read twice). The kernels read the arc count on the device, so passes are
+// queued in batches and the counts read back once a batch.
 func runFast(dev backend.Device, in *Input, opt Options, res *Result) error {
 	f, err := kernels.NewMatchFast(dev)
 	if err != nil {
@@ -37,11 +35,6 @@ func runFast(dev backend.Device, in *Input, opt Options, res *Result) error {
 	}
 	defer f.Release()
 	f.Threads = opt.Threads
-	scan, err := kernels.NewScan(dev)
-	if err != nil {
-		return err
-	}
-	defer scan.Release()
 	q, err := dev.NewQueue()
 	if err != nil {
 		return err
@@ -60,26 +53,20 @@ func runFast(dev backend.Device, in *Input, opt Options, res *Result) error {
 	}
 	bs := backend.NewBuffers(dev, q)
 	defer bs.Free()
-	src := backend.Upload(bs, in.Src)
-	keyBuf := bs.Alloc(8 * m)
-	src2, keys2 := bs.Alloc(4*m), bs.Alloc(8*m)
-	_, _, tiles := f.Tiles(m)
-	mask := bs.Alloc(4 * ((m + kernels.MatchChunk - 1) / kernels.MatchChunk))
-	tileCount := bs.Alloc(4 * tiles)
-	best := bs.Alloc(8 * n)
-	match := backend.Upload(bs, minusOnes(n))
-	matched := bs.Alloc(4 * kernels.MatchedWords(n)) // one bit per vertex: the filter's test
+	p := &kernels.MatchPass{Src: backend.Upload(bs, in.Src), Keys: backend.Upload(bs, keys),
+		NewSrc: bs.Alloc(4 * m), NewKeys: bs.Alloc(8 * m), Best: bs.Alloc(8 * n), BestNext: bs.Alloc(8 * n),
+		Match: backend.Upload(bs, minusOnes(n)), Matched: bs.Alloc(4 * kernels.MatchedWords(n)),
+		Counts: backend.Upload(bs, make([]int64, batch+1)), N: n}
 	if err := bs.Err(); err != nil {
 		return err
 	}
-	if err := backend.WriteSlice(q, keyBuf, keys); err != nil {
-		return err
-	}
 	if n > 0 {
-		if err := q.Fill(best, 0, 8*n, 0); err != nil {
-			return err
+		for _, b := range []backend.Buffer{p.Best, p.BestNext} {
+			if err := q.Fill(b, 0, 8*n, 0); err != nil {
+				return err
+			}
 		}
-		if err := q.Fill(matched, 0, 4*kernels.MatchedWords(n), 0); err != nil {
+		if err := q.Fill(p.Matched, 0, 4*kernels.MatchedWords(n), 0); err != nil {
 			return err
 		}
 	}
@@ -87,27 +74,17 @@ func runFast(dev backend.Device, in *Input, opt Options, res *Result) error {
 		return err
 	}
 	if m > 0 {
-		if err := f.Argmax(q, src, keyBuf, best, m); err != nil {
+		if err := f.Argmax(q, p.Src, p.Keys, p.Best, m); err != nil {
 			return err
 		}
 	}
 	if err := clock.end("strongest"); err != nil {
 		return err
 	}
-	clock.lapEnd, clock.lapPhases = "pack+next strongest", map[string]bool{}
-	for _, name := range loopPhases {
-		clock.lapPhases[name] = true
-	}
-	switch {
-	case opt.StrongOnly || m == 0:
-	case opt.OnePass:
-		err = onePassLoop(f, q, clock, bs, n, m, opt, res, &fastArrays{src, keyBuf, src2, keys2, best, match, matched})
-	default:
-		err = batchedLoop(f, scan, q, clock, bs, n, m, opt, res, &fastArrays{src, keyBuf, src2, keys2, best, match, matched},
-			mask, tileCount)
-	}
-	if err != nil {
-		return err
+	if !opt.StrongOnly && m > 0 {
+		if err := passes(dev, f, q, clock, bs, p, m, opt, res); err != nil {
+			return err
+		}
 	}
 	if opt.StrongOnly && m > 0 {
 		res.Passes = 1
@@ -117,7 +94,7 @@ func runFast(dev backend.Device, in *Input, opt Options, res *Result) error {
 	res.Mate = make(Matching, n)
 	if opt.StrongOnly {
 		b := make([]uint64, n)
-		if err := backend.ReadSlice(q, best, b); err != nil {
+		if err := backend.ReadSlice(q, p.Best, b); err != nil {
 			return err
 		}
 		for v, k := range b {
@@ -126,7 +103,7 @@ func runFast(dev backend.Device, in *Input, opt Options, res *Result) error {
 				res.Mate[v] = kernels.MatchKeyDst(k)
 			}
 		}
-	} else if err := backend.ReadSlice(q, match, res.Mate); err != nil {
+	} else if err := backend.ReadSlice(q, p.Match, res.Mate); err != nil {
 		return err
 	}
 	if err := clock.end("download"); err != nil {
@@ -143,185 +120,128 @@ func runFast(dev backend.Device, in *Input, opt Options, res *Result) error {
 	return nil
 }
 
-// fastArrays are the device arrays that the passes read and write; src,
-// keys and src2, keys2 swap after each pass.
-type fastArrays struct {
-	src, keys, src2, keys2 backend.Buffer
-	best, match, matched   backend.Buffer
-}
-
 // batch is the number of passes queued between two reads of the arc
 // counts. A pass queued after the arcs ran out only launches kernels that
-// find no arc (tens of microseconds); a read back costs the host's wake-up
-// (about a millisecond on the H100 machine) with the device idle.
+// find no arc (microseconds); a read back costs the host's wake-up (about a
+// millisecond on the H100 machine) with the device idle.
 const batch = 16
 
-// batchedLoop runs the passes with the two-launch filter. Handshake, mark
-// and pack read the number of arcs from the device (the previous pass's
-// scan total), so a batch of passes is queued without a read in between,
-// and the device never waits for the host within a batch. The launches are
-// sized by the count read after the previous batch, an upper bound. A
-// batch's event times are settled once the next batch is queued.
-func batchedLoop(f *kernels.MatchFast, scan *kernels.Scan, q backend.Queue, clock *phaseClock, bs *backend.Buffers, n, m int,
-	opt Options, res *Result, a *fastArrays, mask, tileCount backend.Buffer) error {
-	counts := make([]backend.Buffer, batch+1) // counts[j]: the arcs at the start of a batch's pass j (int64)
-	for j := range counts {
-		counts[j] = bs.Alloc(8)
+// passes runs the handshake passes in batches. The kernels read the arc
+// count from p.Counts (slot j: the count at the start of the batch's pass
+// j, written by pass j-1's filter), so a batch is queued without a read in
+// between and the device never waits for the host within it. The launches
+// are sized by the count read after the previous batch, an upper bound.
+func passes(dev backend.Device, f *kernels.MatchFast, q backend.Queue, clock *phaseClock, bs *backend.Buffers,
+	p *kernels.MatchPass, m int, opt Options, res *Result) error {
+	n := p.N
+	var lb *kernels.Lookback
+	var scan *kernels.Scan
+	var mask, tileCount backend.Buffer
+	_, _, tiles := f.Tiles(m)
+	lastPhase := "filter"
+	if opt.Filter == FilterScan {
+		var err error
+		if scan, err = kernels.NewScan(dev); err != nil {
+			return err
+		}
+		defer scan.Release()
+		mask = bs.Alloc(4 * ((m + kernels.MatchChunk - 1) / kernels.MatchChunk))
+		tileCount = bs.Alloc(4 * tiles)
+		lastPhase = "pack+next strongest"
+	} else {
+		lb = f.NewLookback(bs, m)
 	}
-	hist := bs.Alloc(8 * (batch + 1)) // the batch's counts, gathered for one read
 	if err := bs.Err(); err != nil {
 		return err
 	}
-	if err := backend.WriteSlice(q, counts[0], []int64{int64(m)}); err != nil {
+	if err := backend.WriteSlice(q, p.Counts, []int64{int64(m)}); err != nil {
 		return err
 	}
-	// pending is the batch read back last, whose passes are not yet booked.
-	var pending []int64
-	pendingMarks := 0
-	book := func() error {
-		lap := len(clock.laps)
-		if err := clock.settleFirst(pendingMarks); err != nil {
-			return err
-		}
-		for j := 0; j+1 < len(pending) && pending[j] > 0; j++ {
-			res.Passes++
-			res.ArcsProcessed += pending[j]
-			res.ArcsPerPass = append(res.ArcsPerPass, int(pending[j]))
-			res.PassTimes = append(res.PassTimes, clock.laps[lap+j])
-			if pending[j+1] >= pending[j] {
-				return fmt.Errorf("pass %d removed no arc (%d left): the handshake made no pair", res.Passes, pending[j])
-			}
-		}
-		if res.Passes > n+1 {
-			return fmt.Errorf("no convergence after %d passes", res.Passes)
-		}
-		pending, pendingMarks = nil, 0
-		return nil
+	clock.lapEnd, clock.lapPhases = lastPhase, map[string]bool{}
+	for _, name := range loopPhases {
+		clock.lapPhases[name] = true
 	}
 	for bound := m; bound > 0; {
 		if err := opt.interrupted(); err != nil {
 			return err
 		}
+		p.MaxArcs = bound
 		_, _, tiles := f.Tiles(bound)
-		// The handshake reads best (8 bytes a vertex) instead of src (4
-		// bytes an arc) while the arcs may outnumber twice the vertices.
-		byVertex := bound > 2*n
+		lap := len(clock.laps)
 		for j := 0; j < batch; j++ {
-			var err error
-			if byVertex {
-				err = f.HandshakeVertices(q, a.best, a.match, a.matched, n)
-			} else {
-				err = f.Handshake(q, a.src, a.best, a.match, a.matched, counts[j], bound)
-			}
-			if err != nil {
+			p.Slot = j
+			// Read best per vertex while the arcs may outnumber twice the
+			// vertices (8 bytes a vertex against 4 an arc).
+			if err := f.Handshake(q, p, 2*n); err != nil {
 				return err
 			}
 			if err := clock.end("handshake"); err != nil {
 				return err
 			}
-			// The scan covers the bound's tiles: those past this pass's
-			// arcs must count zero.
-			if err := q.Fill(tileCount, 0, 4*tiles, 0); err != nil {
+			if lb != nil {
+				if err := f.Filter(q, p, lb); err != nil {
+					return err
+				}
+			} else if err := scanFilter(f, scan, q, clock, p, mask, tileCount, tiles); err != nil {
 				return err
 			}
-			if err := f.MarkTiles(q, a.src, a.keys, a.matched, a.best, mask, tileCount, counts[j], bound); err != nil {
+			if err := clock.end(lastPhase); err != nil {
 				return err
 			}
-			if err := clock.end("mark"); err != nil {
-				return err
-			}
-			if err := scan.ExclusiveAsync(q, tileCount, tileCount, tiles); err != nil {
-				return err
-			}
-			if err := q.Copy(counts[j+1], 0, scan.TotalBuffer(), 0, 8); err != nil {
-				return err
-			}
-			if err := q.Copy(hist, 8*j, counts[j], 0, 8); err != nil {
-				return err
-			}
-			if err := clock.end("scan"); err != nil {
-				return err
-			}
-			if err := f.PackTiles(q, a.src, a.keys, mask, tileCount, a.src2, a.keys2, a.best, counts[j], bound); err != nil {
-				return err
-			}
-			if err := clock.end("pack+next strongest"); err != nil {
-				return err
-			}
-			a.src, a.src2 = a.src2, a.src
-			a.keys, a.keys2 = a.keys2, a.keys
+			p.Src, p.NewSrc = p.NewSrc, p.Src
+			p.Keys, p.NewKeys = p.NewKeys, p.Keys
+			p.Best, p.BestNext = p.BestNext, p.Best
 		}
-		if err := q.Copy(hist, 8*batch, counts[batch], 0, 8); err != nil {
+		counts := make([]int64, batch+1)
+		if err := backend.ReadSlice(q, p.Counts, counts); err != nil {
 			return err
 		}
-		// Book the previous batch while this one runs.
-		if err := book(); err != nil {
+		if err := clock.settle(); err != nil {
 			return err
 		}
-		got := make([]int64, batch+1)
-		if err := backend.ReadSlice(q, hist, got); err != nil {
-			return err
-		}
-		pending, pendingMarks = got, len(clock.marks)
-		counts[0], counts[batch] = counts[batch], counts[0]
-		bound = int(got[batch])
-	}
-	return book()
-}
-
-// onePassLoop runs the passes with the single-pass filter (one launch per
-// pass, a decoupled look-back), reading each pass's count back: best and
-// bestNext alternate.
-func onePassLoop(f *kernels.MatchFast, q backend.Queue, clock *phaseClock, bs *backend.Buffers, n, m int,
-	opt Options, res *Result, a *fastArrays) error {
-	_, _, tiles := f.Tiles(m)
-	bestNext, status, counter, totalBuf := bs.Alloc(8*n), bs.Alloc(8*tiles), bs.Alloc(4), bs.Alloc(8)
-	if err := bs.Err(); err != nil {
-		return err
-	}
-	if n > 0 {
-		if err := q.Fill(bestNext, 0, 8*n, 0); err != nil {
-			return err
-		}
-	}
-	for m > 0 {
-		res.Passes++
-		res.ArcsProcessed += int64(m)
-		res.ArcsPerPass = append(res.ArcsPerPass, m)
-		if err := opt.interrupted(); err != nil {
-			return err
+		for j := 0; j < batch && counts[j] > 0; j++ {
+			res.Passes++
+			res.ArcsProcessed += counts[j]
+			res.ArcsPerPass = append(res.ArcsPerPass, int(counts[j]))
+			res.PassTimes = append(res.PassTimes, clock.laps[lap+j])
+			if counts[j+1] >= counts[j] {
+				return fmt.Errorf("pass %d removed no arc (%d left): the handshake made no pair", res.Passes, counts[j])
+			}
 		}
 		if res.Passes > n+1 {
 			return fmt.Errorf("no convergence after %d passes", res.Passes)
 		}
-		if err := f.HandshakeNext(q, a.src, a.best, bestNext, a.match, a.matched, m); err != nil {
+		if err := q.Copy(p.Counts, 0, p.Counts, 8*batch, 8); err != nil {
 			return err
 		}
-		if err := clock.end("handshake"); err != nil {
-			return err
-		}
-		if err := f.FilterOnePass(q, a.src, a.keys, a.matched, status, counter, a.src2, a.keys2, bestNext, totalBuf, m); err != nil {
-			return err
-		}
-		if err := clock.end("pack+next strongest"); err != nil {
-			return err
-		}
-		var kept [1]int64
-		if err := backend.ReadSlice(q, totalBuf, kept[:]); err != nil {
-			return err
-		}
-		a.src, a.src2 = a.src2, a.src
-		a.keys, a.keys2 = a.keys2, a.keys
-		a.best, bestNext = bestNext, a.best
-		if int(kept[0]) >= m {
-			return fmt.Errorf("pass %d removed no arc (%d left): the handshake made no pair", res.Passes, m)
-		}
-		m = int(kept[0])
-		lap := len(clock.laps)
-		if err := clock.settle(); err != nil {
-			return err
-		}
-		res.PassTimes = append(res.PassTimes, clock.laps[lap])
+		bound = int(counts[batch])
 	}
 	return nil
+}
+
+// scanFilter is FilterScan's pass: the tile counts (zeroed first: the scan
+// covers the bound's tiles, and those past this pass's arcs must count
+// zero), their scan, whose total becomes the next pass's count, and the
+// pack.
+func scanFilter(f *kernels.MatchFast, scan *kernels.Scan, q backend.Queue, clock *phaseClock, p *kernels.MatchPass,
+	mask, tileCount backend.Buffer, tiles int) error {
+	if err := q.Fill(tileCount, 0, 4*tiles, 0); err != nil {
+		return err
+	}
+	if err := f.MarkTiles(q, p, mask, tileCount); err != nil {
+		return err
+	}
+	if err := clock.end("mark"); err != nil {
+		return err
+	}
+	if err := scan.ExclusiveAsync(q, tileCount, tileCount, tiles); err != nil {
+		return err
+	}
+	if err := q.Copy(p.Counts, 8*(p.Slot+1), scan.TotalBuffer(), 0, 8); err != nil {
+		return err
+	}
+	if err := clock.end("scan"); err != nil {
+		return err
+	}
+	return f.PackTiles(q, p, mask, tileCount)
 }

@@ -7,8 +7,10 @@
 // Two engines give identical results: EngineSpec runs the CS314 kernels
 // (kernels/cs314.cl) exactly as specified, stride by stride; EngineFast runs a
 // segmented argmax over 64-bit (rank, ^neighbour) keys and a work-efficient
-// scan and compaction (kernels/match_fast.cl), the compaction fused with the
-// next pass's argmax; Options.OnePass fuses the scan into it as well.
+// filter (kernels/match_fast.cl): by default one launch per pass that finds
+// each tile's offset by decoupled look-back, compacts the arcs and computes
+// the next pass's argmax; Options.Filter = FilterScan splits it into mark,
+// scan and pack for devices that do not let work-groups wait on each other.
 //
 // The handshake result equals sequential greedy matching over the edges in
 // decreasing strength (Greedy), which the tests use as the oracle.
@@ -55,6 +57,23 @@ func (t Tie) String() string {
 	return "index"
 }
 
+// Filter is how the fast engine removes the arcs of matched vertices.
+type Filter string
+
+const (
+	// FilterLookback (the default) filters each pass in one launch: a
+	// decoupled look-back scan fused with the compaction and the next
+	// pass's argmax, so the arcs come from memory once per pass. It relies
+	// on work-groups that, once started, keep running while others wait on
+	// them: CUDA, AMD and Intel GPUs, PoCL and the CPU backend do; OpenCL
+	// does not promise it in general.
+	FilterLookback Filter = "lookback"
+	// FilterScan marks the arcs, scans the tile counts and packs in three
+	// launches: the arcs are read twice, and no work-group ever waits for
+	// another.
+	FilterScan Filter = "scan"
+)
+
 // Options control Handshake.
 type Options struct {
 	Engine Engine // "" means EngineFast
@@ -67,14 +86,8 @@ type Options struct {
 	// returns each vertex's strongest neighbour (the specification's gsn
 	// program) instead of a matching.
 	StrongOnly bool
-	// OnePass makes the fast engine filter with one launch per pass (a
-	// decoupled look-back scan fused with the compaction) instead of
-	// mark, scan and pack: the arcs are read from memory once per pass
-	// instead of twice. It relies on work-groups that, once started, run to
-	// completion while others wait on them, which CUDA devices, the CPU
-	// backend and PoCL provide and OpenCL in general does not promise. The
-	// result is the same.
-	OnePass bool
+	// Filter selects the fast engine's filter; the result is the same.
+	Filter Filter
 	// Ctx, when set, is checked between passes: a cancelled run returns
 	// its error (a partial matching is not a result worth returning: the
 	// whole run takes a few passes).
@@ -111,7 +124,7 @@ type Result struct {
 	Pairs      int      `json:"pairs"`
 	Weight     float64  `json:"weight"` // sum of the original weights of the matched edges
 	Engine     Engine   `json:"engine"`
-	OnePass    bool     `json:"one_pass,omitempty"`
+	Filter     Filter   `json:"filter,omitempty"` // the fast engine's
 	Tie        string   `json:"tie"`
 	Threads    int      `json:"threads"` // 0: the default
 	Phases     []Phase  `json:"phases"`
@@ -303,6 +316,12 @@ func Run(dev backend.Device, in *Input, opt Options) (*Result, error) {
 	if opt.Engine == "" {
 		opt.Engine = EngineFast
 	}
+	if opt.Filter == "" {
+		opt.Filter = FilterLookback
+	}
+	if opt.Filter != FilterLookback && opt.Filter != FilterScan {
+		return nil, fmt.Errorf("matching: unknown filter %q (lookback or scan)", opt.Filter)
+	}
 	if opt.Threads < 0 {
 		return nil, fmt.Errorf("matching: %d threads", opt.Threads)
 	}
@@ -310,7 +329,10 @@ func Run(dev backend.Device, in *Input, opt Options) (*Result, error) {
 		return nil, fmt.Errorf("matching: input prepared for tie %s, options ask for %s", in.Tie, opt.Tie)
 	}
 	res := &Result{Vertices: in.N, Edges: in.Arcs() / 2, Engine: opt.Engine, Tie: opt.Tie.String(),
-		Threads: opt.Threads, StrongOnly: opt.StrongOnly, OnePass: opt.OnePass && opt.Engine == EngineFast, Device: dev.Info()}
+		Threads: opt.Threads, StrongOnly: opt.StrongOnly, Device: dev.Info()}
+	if opt.Engine == EngineFast {
+		res.Filter = opt.Filter
+	}
 	var err error
 	switch opt.Engine {
 	case EngineSpec:

@@ -18,8 +18,8 @@ import (
 )
 
 // engines are the configurations every test runs: the spec engine, the
-// fast engine with the two-launch filter and with the single-pass one.
-var engines = []Options{{Engine: EngineSpec}, {Engine: EngineFast}, {Engine: EngineFast, OnePass: true}}
+// fast engine with the look-back filter and with mark, scan and pack.
+var engines = []Options{{Engine: EngineSpec}, {Engine: EngineFast}, {Engine: EngineFast, Filter: FilterScan}}
 
 func readGraph(t testing.TB, path string) *core.Graph {
 	t.Helper()
@@ -74,7 +74,7 @@ func check(t *testing.T, dev backend.Device, g *core.Graph, opt Options) *Result
 	if err != nil {
 		t.Fatal(err)
 	}
-	what := fmt.Sprintf("%s engine=%s one-pass=%v tie=%s threads=%d", g.Name, opt.Engine, opt.OnePass, opt.Tie, opt.Threads)
+	what := fmt.Sprintf("%s engine=%s filter=%s tie=%s threads=%d", g.Name, opt.Engine, opt.Filter, opt.Tie, opt.Threads)
 	if err := res.Mate.Verify(g); err != nil {
 		t.Fatalf("%s: not a matching: %v", what, err)
 	}

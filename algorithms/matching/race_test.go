@@ -16,7 +16,7 @@ func TestRepeatable(t *testing.T) {
 	backendtest.ForEach(t, func(t *testing.T, dev backend.Device) {
 		for it := 0; it < 8; it++ {
 			threads := []int{0, 33, 256, 5000}[it%4]
-			res, err := Handshake(dev, g, Options{Engine: EngineFast, Threads: threads, OnePass: it%2 == 1})
+			res, err := Handshake(dev, g, Options{Engine: EngineFast, Threads: threads, Filter: []Filter{FilterLookback, FilterScan}[it%2]})
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -13,7 +13,7 @@ import (
 	"github.com/arbor-gpu/arbor/core"
 )
 
-const matchSynopsis = "GRAPH [-o OUT] [--strong-only] [--threads N] [--engine spec|fast] [--one-pass] [--tie index|hashed] [--format F] [--verify] [--json] [--backend B --device D]"
+const matchSynopsis = "GRAPH [-o OUT] [--strong-only] [--threads N] [--engine spec|fast] [--filter lookback|scan] [--tie index|hashed] [--format F] [--verify] [--json] [--backend B --device D]"
 
 func runMatch(e *env) error {
 	fs := newFlags(e, "match", matchSynopsis)
@@ -24,7 +24,7 @@ func runMatch(e *env) error {
 	threads := fs.Int("threads", 0, "total work-items per launch; every kernel is a grid-stride loop, so any value gives the same result (the fast engine's tile kernels round it up to whole work-groups of up to 256); 0: the default")
 	engine := fs.String("engine", string(matching.EngineFast), "spec (the CS314 kernels, stride by stride) or fast")
 	tie := fs.String("tie", "index", "tie-break on equal weights: index (smallest neighbour; reproduces the CS314 reference outputs) or hashed (a hash of the endpoint pair: fewer passes on uniform weights, a different matching)")
-	onePass := fs.Bool("one-pass", false, "fast engine: filter each pass in one launch (a decoupled look-back scan fused with the compaction; needs work-groups that run to completion once started: CUDA, PoCL, the CPU backend)")
+	filter := fs.String("filter", string(matching.FilterLookback), "fast engine's filter: lookback (one launch per pass, a decoupled look-back scan fused with the compaction; needs work-groups that keep running while others wait on them, as CUDA, AMD and Intel GPUs, PoCL and the CPU backend do) or scan (mark, scan, pack: three launches, the arcs read twice, no such need)")
 	format := fs.String("format", "", "input format (default: detected)")
 	verify := fs.Bool("verify", false, "check the result with the independent checker (and, for a matching, against sequential greedy)")
 	asJSON := fs.Bool("json", false, "print the summary as JSON on stdout (the vertex list goes to -o, or is included when -o is absent)")
@@ -38,9 +38,12 @@ func runMatch(e *env) error {
 	if *threads < 0 {
 		return usagef("--threads must be ≥ 0, got %d", *threads)
 	}
-	opt := matching.Options{Engine: matching.Engine(*engine), Threads: *threads, StrongOnly: *strongOnly, OnePass: *onePass, Ctx: e.ctx}
+	opt := matching.Options{Engine: matching.Engine(*engine), Threads: *threads, StrongOnly: *strongOnly, Filter: matching.Filter(*filter), Ctx: e.ctx}
 	if opt.Engine != matching.EngineFast && opt.Engine != matching.EngineSpec {
 		return usagef("--engine must be spec or fast, got %q", *engine)
+	}
+	if opt.Filter != matching.FilterLookback && opt.Filter != matching.FilterScan {
+		return usagef("--filter must be lookback or scan, got %q", *filter)
 	}
 	switch *tie {
 	case "index":
@@ -144,8 +147,8 @@ func matchSummary(g *core.Graph, res *matching.Result, read, prep, total time.Du
 		what = "strongest neighbours"
 	}
 	engine := string(res.Engine)
-	if res.OnePass {
-		engine += " one-pass"
+	if res.Filter != "" {
+		engine += ", filter " + string(res.Filter)
 	}
 	fmt.Fprintf(&sb, "match: %s: %d vertices, %d edges; %s in %d passes (engine %s, tie %s) on %s",
 		g.Name, res.Vertices, res.Edges, what, res.Passes, engine, res.Tie, res.Device)

@@ -21,7 +21,7 @@ func TestMatchReference(t *testing.T) {
 		for _, args := range [][]string{
 			{"--engine", "spec", "--threads", "7"},
 			{"--engine", "fast", "--threads", "1000"},
-			{"--one-pass", "--threads", "64"},
+			{"--filter", "scan", "--threads", "64"},
 			{"--verify"},
 		} {
 			code, out, stderr := runCLI(t, append([]string{"match", in, "--backend", "cpu"}, args...)...)

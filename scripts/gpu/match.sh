@@ -31,22 +31,22 @@ awk '
 	for (i = 3; i < NF; i += 2) v[$(i+1)] = $i
 	key = g "/" eng
 	if (!(key in seen)) { order[++n] = key; seen[key] = 1 }
-	row[key, be] = sprintf("%-14s %-6s %11d %-7s %6d %10.2f %10.2f %12.3g %12.3g %8.1f %8.1f %7.1f", g, eng, v["edges"], be, v["passes"], v["loop-ms"], v["e2e-ms"], v["edges/s"], v["pass1-edges/s"], v["GB/s"], v["copy-GB/s"], v["floor-%"])
+	row[key, be] = sprintf("%-14s %-8s %11d %-7s %6d %10.2f %10.2f %12.3g %12.3g %8.1f %8.1f %7.1f", g, eng, v["edges"], be, v["passes"], v["loop-ms"], v["e2e-ms"], v["edges/s"], v["pass1-edges/s"], v["GB/s"], v["copy-GB/s"], v["floor-%"])
 	loop[key, be] = v["loop-ms"]
-	phase[key, be] = sprintf("%-14s %-6s %-7s %9.2f %9.2f %9.2f %9.2f %9.2f", g, eng, be, v["argmax-ms"], v["hs-ms"], v["mark-ms"], v["scan-ms"], v["pack-ms"])
+	phase[key, be] = sprintf("%-14s %-8s %-7s %9.2f %9.2f %9.2f %9.2f %9.2f %9.2f", g, eng, be, v["argmax-ms"], v["hs-ms"], v["filter-ms"], v["mark-ms"], v["scan-ms"], v["pack-ms"])
 	bes[be] = 1
 }
 END {
-	printf "%-14s %-6s %11s %-7s %6s %10s %10s %12s %12s %8s %8s %7s\n", "graph", "eng", "edges", "backend", "passes", "loop-ms", "e2e-ms", "edges/s", "pass1-e/s", "GB/s", "copyGB/s", "floor%"
+	printf "%-14s %-8s %11s %-7s %6s %10s %10s %12s %12s %8s %8s %7s\n", "graph", "eng", "edges", "backend", "passes", "loop-ms", "e2e-ms", "edges/s", "pass1-e/s", "GB/s", "copyGB/s", "floor%"
 	for (k = 1; k <= n; k++) {
 		key = order[k]
 		for (be in bes) if ((key, be) in row) print row[key, be]
 		if (((key, "cuda") in loop) && ((key, "cpu") in loop) && loop[key, "cuda"] > 0)
-			printf "%-14s %-6s cpu/cuda loop-time ratio: %.1fx\n", "", "", loop[key, "cpu"] / loop[key, "cuda"]
+			printf "%-14s %-8s cpu/cuda loop-time ratio: %.1fx\n", "", "", loop[key, "cpu"] / loop[key, "cuda"]
 	}
 	print ""
-	print "device time per phase, summed over the passes (ms; pack includes the next argmax; fast1p: its filter is pack)"
-	printf "%-14s %-6s %-7s %9s %9s %9s %9s %9s\n", "graph", "eng", "backend", "argmax", "handshake", "mark", "scan", "pack"
+	print "device time per phase, summed over the passes (ms; filter and pack include the next argmax)"
+	printf "%-14s %-8s %-7s %9s %9s %9s %9s %9s %9s\n", "graph", "eng", "backend", "argmax", "handshake", "filter", "mark", "scan", "pack"
 	for (k = 1; k <= n; k++)
 		for (be in bes) if ((order[k], be) in phase) print phase[order[k], be]
 }' "$LOG"

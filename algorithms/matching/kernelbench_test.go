@@ -1,0 +1,169 @@
+package matching
+
+import (
+	"fmt"
+	"os"
+	"strconv"
+	"testing"
+	"time"
+
+	"github.com/arbor-gpu/arbor/backend"
+	"github.com/arbor-gpu/arbor/kernels"
+)
+
+// BenchmarkPass1Kernels times each fast-engine kernel alone on the first
+// pass of the benchmark graphs from 10^7 edges (device events, after a
+// warm-up launch; the mean of 5 launches, except the handshake, whose
+// matched bits are not idempotent: one launch), and reports its bytes by
+// the model of passBytes and the bandwidth that makes. The outputs are not
+// checked here (BenchmarkHandshake and the tests do), so a kernel variant
+// loaded through ARBOR_KERNELS_DIR can be timed even when it is wrong.
+func BenchmarkPass1Kernels(b *testing.B) {
+	for _, bg := range benchGraphs() {
+		if bg.edges < 10_000_000 {
+			continue
+		}
+		var in *Input
+		for _, be := range benchBackends() {
+			b.Run(fmt.Sprintf("%s/%s", bg.name, be), func(b *testing.B) {
+				if in == nil {
+					in = benchInput(bg.make())
+				}
+				dev, err := backend.OpenBackend(be, 0)
+				if err != nil {
+					b.Fatal(err)
+				}
+				defer dev.Close()
+				if err := pass1Kernels(b, dev, in); err != nil {
+					b.Fatal(err)
+				}
+			})
+		}
+	}
+}
+
+func pass1Kernels(b *testing.B, dev backend.Device, in *Input) error {
+	f, err := kernels.NewMatchFast(dev)
+	if err != nil {
+		return err
+	}
+	defer f.Release()
+	// ARBOR_BENCH_GROUP: the tile kernels' work-group size (default 256);
+	// ARBOR_BENCH_THREADS: the work-items per launch (default: the
+	// engine's), which sets the number of work-groups.
+	if g, err := strconv.Atoi(os.Getenv("ARBOR_BENCH_GROUP")); err == nil {
+		f.Local = g
+	}
+	if t, err := strconv.Atoi(os.Getenv("ARBOR_BENCH_THREADS")); err == nil {
+		f.Threads = t
+	}
+	scan, err := kernels.NewScan(dev)
+	if err != nil {
+		return err
+	}
+	defer scan.Release()
+	q, err := dev.NewQueue()
+	if err != nil {
+		return err
+	}
+	defer q.Release()
+	m, n := in.Arcs(), in.N
+	keys := make([]uint64, m)
+	for i := range keys {
+		keys[i] = kernels.MatchKey(in.Rank[i], in.Dst[i])
+	}
+	bs := backend.NewBuffers(dev, q)
+	defer bs.Free()
+	p := &kernels.MatchPass{Src: backend.Upload(bs, in.Src), Keys: backend.Upload(bs, keys),
+		NewSrc: bs.Alloc(4 * m), NewKeys: bs.Alloc(8 * m), Best: backend.Upload(bs, make([]uint64, n)),
+		BestNext: backend.Upload(bs, make([]uint64, n)), Match: backend.Upload(bs, minusOnes(n)),
+		Matched: backend.Upload(bs, make([]uint32, kernels.MatchedWords(n))),
+		Counts:  backend.Upload(bs, []int64{int64(m), 0}), MaxArcs: m, N: n}
+	_, _, tiles := f.Tiles(m)
+	mask := bs.Alloc(4 * ((m + kernels.MatchChunk - 1) / kernels.MatchChunk))
+	tileCount := backend.Upload(bs, make([]int32, tiles))
+	tileOffset := bs.Alloc(4 * tiles)
+	lb := f.NewLookback(bs, m)
+	if err := bs.Err(); err != nil {
+		return err
+	}
+	// timed runs fn reps times after a warm-up and returns the mean
+	// device time of one run.
+	timed := func(reps int, fn func() error) (time.Duration, error) {
+		if reps > 1 {
+			if err := fn(); err != nil {
+				return 0, err
+			}
+		}
+		start, err := q.Record()
+		if err != nil {
+			return 0, err
+		}
+		defer start.Release()
+		for range reps {
+			if err := fn(); err != nil {
+				return 0, err
+			}
+		}
+		end, err := q.Record()
+		if err != nil {
+			return 0, err
+		}
+		defer end.Release()
+		if err := end.Wait(); err != nil {
+			return 0, err
+		}
+		d, err := end.Elapsed(start)
+		return d / time.Duration(reps), err
+	}
+	type row struct {
+		name  string
+		t     time.Duration
+		bytes float64
+	}
+	var rows []row
+	add := func(name string, reps int, bytes float64, fn func() error) error {
+		d, err := timed(reps, fn)
+		if err != nil {
+			return fmt.Errorf("%s: %w", name, err)
+		}
+		rows = append(rows, row{name, d, bytes})
+		return nil
+	}
+	M := float64(m)
+	// Repeating argmax, filter, mark or pack on the same input gives the
+	// same output (maxima and stores of the same values).
+	if err := add("argmax", 5, 12*M, func() error { return f.Argmax(q, p.Src, p.Keys, p.Best, m) }); err != nil {
+		return err
+	}
+	if err := add("handshake", 1, 8*float64(n), func() error { return f.Handshake(q, p, 2*n) }); err != nil {
+		return err
+	}
+	if err := add("filter", 5, 0, func() error { return f.Filter(q, p, lb) }); err != nil {
+		return err
+	}
+	var kept [2]int64
+	if err := backend.ReadSlice(q, p.Counts, kept[:]); err != nil {
+		return err
+	}
+	K := float64(kept[1])
+	rows[len(rows)-1].bytes = 12*M + 12*K
+	if err := add("mark", 5, 12.5*M, func() error { return f.MarkTiles(q, p, mask, tileCount) }); err != nil {
+		return err
+	}
+	if err := add("scan", 5, 8*float64(tiles), func() error { return scan.ExclusiveAsync(q, tileCount, tileOffset, tiles) }); err != nil {
+		return err
+	}
+	if err := add("pack", 5, 12.5*M+12*K, func() error { return f.PackTiles(q, p, mask, tileOffset) }); err != nil {
+		return err
+	}
+	for _, r := range rows {
+		b.ReportMetric(r.t.Seconds()*1e3, r.name+"-ms")
+		if r.bytes > 0 && r.t > 0 {
+			b.ReportMetric(r.bytes/r.t.Seconds()/1e9, r.name+"-GB/s")
+		}
+	}
+	b.ReportMetric(float64(m), "arcs")
+	b.ReportMetric(K, "kept")
+	return q.Finish()
+}
