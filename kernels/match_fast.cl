@@ -327,10 +327,20 @@ INLINE i32 group_scan_i32(LOCAL_REF(i32) s, i32 x, size_t lid, size_t size, i32*
 
 /* The keep bits of a loaded chunk of len arcs (arc j is kept when neither
    end is matched); clears best[v] for the sources whose segment starts in
-   the chunk (prev: the source of the arc before it, -1 for none). */
+   the chunk (prev: the source of the arc before it, -1 for none). The
+   bitset words of both ends of every arc are loaded before any is tested:
+   the destinations' words are gathers from the cache, and testing each
+   before loading the next would wait for them one after the other. */
 INLINE u32 keep_bits(GLOBAL const u32* RESTRICT matched, GLOBAL u64* RESTRICT best, const i32* cs, const u64* ck,
                      int len, i32 prev)
 {
+    u32 ws[MATCH_CHUNK], wd[MATCH_CHUNK];
+    for (int j = 0; j < MATCH_CHUNK; j++) {
+        i32 v = j < len ? cs[j] : 0;
+        i32 d = j < len ? key_dst(ck[j]) : 0;
+        ws[j] = matched[v >> 5] >> (u32)(v & 31);
+        wd[j] = matched[d >> 5] >> (u32)(d & 31);
+    }
     u32 bits = 0;
     for (int j = 0; j < MATCH_CHUNK; j++) {
         if (j < len) {
@@ -339,7 +349,7 @@ INLINE u32 keep_bits(GLOBAL const u32* RESTRICT matched, GLOBAL u64* RESTRICT be
                 best[v] = 0;
             }
             prev = v;
-            if (!is_matched(matched, v) && !is_matched(matched, key_dst(ck[j]))) {
+            if (((ws[j] | wd[j]) & 1u) == 0) {
                 bits |= 1u << (u32)j;
             }
         }

@@ -11,7 +11,7 @@
 # model), measured copy GB/s, % of the copy-bandwidth floor, and the
 # CPU/CUDA loop-time ratio, then each engine's device time per phase.
 # ARBOR_BENCH_TIME (default 1x) sets the runs per benchmark (e.g. 3x).
-# Budget: ≤ 4 minutes (guarded by timeout).
+# Budget: ≤ 6 minutes (guarded by timeouts).
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 BIN=.dev/algorithms_matching.test
@@ -51,5 +51,15 @@ END {
 		for (be in bes) if ((order[k], be) in phase) print phase[order[k], be]
 }' "$LOG"
 if grep -q "output differs" "$LOG"; then echo "MISMATCH between backends"; else echo "outputs identical across backends (mate hashes checked in the benchmark)"; fi
+# Each kernel alone on the first pass of the graphs from 1e7 edges (CUDA):
+# device time and bandwidth by the byte model.
+echo
+echo "first-pass kernels alone (CUDA; ms and GB/s by the byte model)"
+ARBOR_BENCH_MAX_EDGES=$MAX ARBOR_BENCH_BACKENDS=cuda timeout 120 "$BIN" -test.run '^$' -test.bench 'BenchmarkPass1Kernels' \
+	-test.benchtime 1x 2>&1 | awk '/^BenchmarkPass1Kernels\// {
+	delete v; for (i = 3; i < NF; i += 2) v[$(i+1)] = $i
+	split($1, p, "/"); printf "%-14s", p[2]
+	for (k in v) if (k ~ /-ms$/) { n = k; sub(/-ms$/, "", n); printf "  %s %.3f ms (%.0f GB/s)", n, v[k], v[n "-GB/s"] }
+	printf "\n" }'
 rm -f "$LOG"
 exit $rc
