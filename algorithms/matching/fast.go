@@ -47,28 +47,11 @@ func runFast(dev backend.Device, in *Input, opt Options, res *Result) error {
 	defer clock.release()
 
 	m, n := in.Arcs(), in.N
-	keys := make([]uint64, m)
-	for i := range keys {
-		keys[i] = kernels.MatchKey(in.Rank[i], in.Dst[i])
-	}
 	bs := backend.NewBuffers(dev, q)
 	defer bs.Free()
-	p := &kernels.MatchPass{Src: backend.Upload(bs, in.Src), Keys: backend.Upload(bs, keys),
-		NewSrc: bs.Alloc(4 * m), NewKeys: bs.Alloc(8 * m), Best: bs.Alloc(8 * n), BestNext: bs.Alloc(8 * n),
-		Match: backend.Upload(bs, minusOnes(n)), Matched: bs.Alloc(4 * kernels.MatchedWords(n)),
-		Counts: backend.Upload(bs, make([]int64, batch+1)), N: n}
-	if err := bs.Err(); err != nil {
+	p, err := uploadPass(bs, q, in, batch+1)
+	if err != nil {
 		return err
-	}
-	if n > 0 {
-		for _, b := range []backend.Buffer{p.Best, p.BestNext} {
-			if err := q.Fill(b, 0, 8*n, 0); err != nil {
-				return err
-			}
-		}
-		if err := q.Fill(p.Matched, 0, 4*kernels.MatchedWords(n), 0); err != nil {
-			return err
-		}
 	}
 	if err := clock.end("upload"); err != nil {
 		return err
@@ -118,6 +101,35 @@ func runFast(dev backend.Device, in *Input, opt Options, res *Result) error {
 	res.Phases = clock.phases()
 	res.Loop = clock.sum(loopPhases...)
 	return nil
+}
+
+// uploadPass puts the input's arcs on the device as the first pass's
+// MatchPass: src and keys, room for the kept arcs, best and bestNext and
+// the matched bits zeroed, every match -1, and slots int64 counts (zero).
+func uploadPass(bs *backend.Buffers, q backend.Queue, in *Input, slots int) (*kernels.MatchPass, error) {
+	m, n := in.Arcs(), in.N
+	keys := make([]uint64, m)
+	for i := range keys {
+		keys[i] = kernels.MatchKey(in.Rank[i], in.Dst[i])
+	}
+	p := &kernels.MatchPass{Src: backend.Upload(bs, in.Src), Keys: backend.Upload(bs, keys),
+		NewSrc: bs.Alloc(4 * m), NewKeys: bs.Alloc(8 * m), Best: bs.Alloc(8 * n), BestNext: bs.Alloc(8 * n),
+		Match: backend.Upload(bs, minusOnes(n)), Matched: bs.Alloc(4 * kernels.MatchedWords(n)),
+		Counts: backend.Upload(bs, make([]int64, slots)), MaxArcs: m, N: n}
+	if err := bs.Err(); err != nil {
+		return nil, err
+	}
+	if n > 0 {
+		for _, b := range []backend.Buffer{p.Best, p.BestNext} {
+			if err := q.Fill(b, 0, 8*n, 0); err != nil {
+				return nil, err
+			}
+		}
+		if err := q.Fill(p.Matched, 0, 4*kernels.MatchedWords(n), 0); err != nil {
+			return nil, err
+		}
+	}
+	return p, nil
 }
 
 // batch is the number of passes queued between two reads of the arc

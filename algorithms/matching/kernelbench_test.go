@@ -68,17 +68,15 @@ func pass1Kernels(b *testing.B, dev backend.Device, in *Input) error {
 	}
 	defer q.Release()
 	m, n := in.Arcs(), in.N
-	keys := make([]uint64, m)
-	for i := range keys {
-		keys[i] = kernels.MatchKey(in.Rank[i], in.Dst[i])
-	}
 	bs := backend.NewBuffers(dev, q)
 	defer bs.Free()
-	p := &kernels.MatchPass{Src: backend.Upload(bs, in.Src), Keys: backend.Upload(bs, keys),
-		NewSrc: bs.Alloc(4 * m), NewKeys: bs.Alloc(8 * m), Best: backend.Upload(bs, make([]uint64, n)),
-		BestNext: backend.Upload(bs, make([]uint64, n)), Match: backend.Upload(bs, minusOnes(n)),
-		Matched: backend.Upload(bs, make([]uint32, kernels.MatchedWords(n))),
-		Counts:  backend.Upload(bs, []int64{int64(m), 0}), MaxArcs: m, N: n}
+	p, err := uploadPass(bs, q, in, 2)
+	if err != nil {
+		return err
+	}
+	if err := backend.WriteSlice(q, p.Counts, []int64{int64(m)}); err != nil {
+		return err
+	}
 	_, _, tiles := f.Tiles(m)
 	mask := bs.Alloc(4 * ((m + kernels.MatchChunk - 1) / kernels.MatchChunk))
 	tileCount := backend.Upload(bs, make([]int32, tiles))
