@@ -90,14 +90,42 @@ INLINE void atomic_max_best(GLOBAL u64* best, i32 v, u64 acc)
 
 /* Segment maxima over tiles. The kernels below that compute best[] work on
    tiles: get_local_size(0) consecutive chunks of MATCH_CHUNK arcs, one chunk
-   per work-item. A high-degree vertex's segment covers many chunks, even
-   whole tiles; combining it with one global atomic per chunk puts hundreds
-   of atomics on one address per tile, which the device serialises. So the
-   runs of the tile's first and last source (tileFirst, tileLast) are
-   combined in two local slots first, and one work-item writes each slot
-   once per tile; the runs of other sources lie within the tile and are
-   stored, or combined with a global atomic max when they cross a chunk's
-   edge. */
+   per work-item. A segment covers several chunks (a high-degree vertex's,
+   even whole tiles), and combining its runs with global atomics costs one
+   atomic per chunk, which the device serialises per address. So the runs
+   are combined in local memory first: when the tile's sources span at most
+   MATCH_SPAN vertices (tileFirst..tileLast), in one slot per vertex, which
+   the group then writes out in order (one store per source; an atomic only
+   for the two end vertices when their segments cross the tile's edge);
+   otherwise the runs of the tile's first and last source go to two slots
+   and the others are stored, or combined with a global atomic max when
+   they cross a chunk's edge. slots: MATCH_SPAN u64 of local memory. */
+
+#ifndef MATCH_SPAN
+#define MATCH_SPAN 512
+#endif
+
+/* Whether a tile's maxima use one slot per vertex. */
+INLINE int slot_per_vertex(i32 tileFirst, i32 tileLast)
+{
+    return tileLast - tileFirst < MATCH_SPAN;
+}
+
+/* The slots a tile uses. */
+INLINE i32 slots_used(i32 tileFirst, i32 tileLast)
+{
+    return slot_per_vertex(tileFirst, tileLast) ? tileLast - tileFirst + 1 : 2;
+}
+
+/* Zeroes the slots a tile uses (every work-item calls it; a barrier must
+   follow before chunk_maxima). */
+INLINE void zero_slots(LOCAL_REF(u64) slots, i32 tileFirst, i32 tileLast, size_t lid, size_t size)
+{
+    i32 used = slots_used(tileFirst, tileLast);
+    for (i32 i = (i32)lid; i < used; i += (i32)size) {
+        slots[i] = 0;
+    }
+}
 
 /* The per-source maxima of the arcs of a loaded chunk selected by bits
    (cs[0] is the chunk's first source; prev and next: the sources just
@@ -105,6 +133,7 @@ INLINE void atomic_max_best(GLOBAL u64* best, i32 v, u64 acc)
 INLINE void chunk_maxima(const i32* cs, const u64* ck, u32 bits, i32 prev, i32 next, GLOBAL u64* RESTRICT best,
                          i32 tileFirst, i32 tileLast, LOCAL_REF(u64) slots)
 {
+    int perVertex = slot_per_vertex(tileFirst, tileLast);
     i32 first = cs[0];
     int before = prev == first; /* first's segment began in an earlier chunk */
     i32 v = -1;
@@ -120,7 +149,9 @@ INLINE void chunk_maxima(const i32* cs, const u64* ck, u32 bits, i32 prev, i32 n
         if (v >= 0 && (take || j == MATCH_CHUNK)) {
             /* v's run ends: the chunk's last run may continue after it */
             int shared = (v == first && before) || (j == MATCH_CHUNK && next == v);
-            if (v == tileFirst) {
+            if (perVertex) {
+                LOCAL_ATOMIC_MAX_U64(&slots[v - tileFirst], acc);
+            } else if (v == tileFirst) {
                 LOCAL_ATOMIC_MAX_U64(&slots[0], acc);
             } else if (v == tileLast) {
                 LOCAL_ATOMIC_MAX_U64(&slots[1], acc);
@@ -137,27 +168,26 @@ INLINE void chunk_maxima(const i32* cs, const u64* ck, u32 bits, i32 prev, i32 n
     }
 }
 
-/* Writes a tile's slots (after a barrier that follows every chunk_maxima of
-   the tile): a slot of a segment that crosses the tile's edge (prevTile,
-   nextTile: the sources just outside it) is combined atomically. A slot
-   still 0 had no arcs. */
+/* Writes a tile's slots (every work-item calls it, after a barrier that
+   follows every chunk_maxima of the tile; another barrier must pass before
+   the slots are zeroed again): the slot of a segment that crosses the
+   tile's edge (prevTile, nextTile: the sources just outside it) is
+   combined atomically. A slot still 0 had no arcs. */
 INLINE void flush_slots(GLOBAL u64* RESTRICT best, LOCAL_REF(u64) slots, i32 tileFirst, i32 tileLast, i32 prevTile,
-                        i32 nextTile)
+                        i32 nextTile, size_t lid, size_t size)
 {
-    u64 a = slots[0];
-    if (a != 0) {
-        if (prevTile == tileFirst || nextTile == tileFirst) {
-            atomic_max_best(best, tileFirst, a);
-        } else {
-            best[tileFirst] = a;
+    int perVertex = slot_per_vertex(tileFirst, tileLast);
+    i32 used = slots_used(tileFirst, tileLast);
+    for (i32 i = (i32)lid; i < used; i += (i32)size) {
+        u64 a = slots[i];
+        i32 v = perVertex ? tileFirst + i : (i == 0 ? tileFirst : tileLast);
+        if (a == 0) {
+            continue; /* no arcs (in the two-slot form, tileLast == tileFirst leaves slot 1 at 0) */
         }
-    }
-    u64 b = slots[1];
-    if (tileLast != tileFirst && b != 0) {
-        if (nextTile == tileLast) {
-            atomic_max_best(best, tileLast, b);
+        if (prevTile == v || nextTile == v) {
+            atomic_max_best(best, v, a);
         } else {
-            best[tileLast] = b;
+            best[v] = a;
         }
     }
 }
@@ -175,7 +205,7 @@ INLINE i64 tile_hi(i64 tile, size_t size, i64 m)
 }
 
 /* best[v] = the max key of v's segment, over tiles (groups stride over
-   them). best must be 0 for the sources beforehand. slots: two u64. */
+   them). best must be 0 for the sources beforehand. slots: MATCH_SPAN u64. */
 KERNEL void KERNEL_BOUNDS(256, 4) matchArgmax(GLOBAL const i32* RESTRICT src, GLOBAL const u64* RESTRICT keys,
                                               GLOBAL u64* RESTRICT best, const i32 numArcs, LOCAL_PTR(u64, slots))
 {
@@ -186,13 +216,10 @@ KERNEL void KERNEL_BOUNDS(256, 4) matchArgmax(GLOBAL const i32* RESTRICT src, GL
     i64 chunks = (m + MATCH_CHUNK - 1) / MATCH_CHUNK;
     i64 tiles = (chunks + (i64)size - 1) / (i64)size;
     for (i64 tile = (i64)get_group_id(0); tile < tiles; tile += (i64)get_num_groups(0)) {
-        if (lid == 0) {
-            slots[0] = 0;
-            slots[1] = 0;
-        }
-        BARRIER();
         i64 tlo = tile_lo(tile, size), thi = tile_hi(tile, size, m);
         i32 tileFirst = src[tlo], tileLast = src[thi - 1];
+        zero_slots(slots, tileFirst, tileLast, lid, size);
+        BARRIER();
         i64 c = tile * (i64)size + (i64)lid;
         if (c < chunks) {
             i64 lo = c * MATCH_CHUNK;
@@ -204,9 +231,8 @@ KERNEL void KERNEL_BOUNDS(256, 4) matchArgmax(GLOBAL const i32* RESTRICT src, GL
                          tileFirst, tileLast, slots);
         }
         BARRIER();
-        if (lid == 0) {
-            flush_slots(best, slots, tileFirst, tileLast, tlo > 0 ? src[tlo - 1] : -1, thi < m ? src[thi] : -1);
-        }
+        flush_slots(best, slots, tileFirst, tileLast, tlo > 0 ? src[tlo - 1] : -1, thi < m ? src[thi] : -1, lid, size);
+        BARRIER();
     }
 }
 
@@ -372,10 +398,10 @@ INLINE void stage_kept(const i32* cs, const u64* ck, u32 bits, i32 pos, LOCAL_RE
 }
 
 /* The local memory of the tile kernels that stage arcs: stage holds
-   MATCH_CHUNK keys per work-item, the two slots, MATCH_CHUNK sources per
+   MATCH_CHUNK keys per work-item, MATCH_SPAN slots, MATCH_CHUNK sources per
    work-item, then (for matchFilter) two i32 per work-item and two more. */
 #define STAGE_SLOTS(stage, size) ((stage) + (size) * MATCH_CHUNK)
-#define STAGE_SRC(stage, size) ((LOCAL_REF(i32))((stage) + (size) * MATCH_CHUNK + 2))
+#define STAGE_SRC(stage, size) ((LOCAL_REF(i32))((stage) + (size) * MATCH_CHUNK + MATCH_SPAN))
 
 /* Keep words and per-tile kept counts (and best cleared for the sources).
    A keep word holds the chunk's keep bits (bit j < MATCH_CHUNK: arc lo + j)
@@ -436,13 +462,10 @@ KERNEL void KERNEL_BOUNDS(256, 4) matchPackTiles(GLOBAL const i32* RESTRICT src,
     LOCAL_REF(u64) slots = STAGE_SLOTS(stage, size);
     LOCAL_REF(i32) stageSrc = STAGE_SRC(stage, size);
     for (i64 tile = (i64)get_group_id(0); tile < tiles; tile += (i64)get_num_groups(0)) {
-        if (lid == 0) {
-            slots[0] = 0;
-            slots[1] = 0;
-        }
-        BARRIER();
         i64 tlo = tile_lo(tile, size), thi = tile_hi(tile, size, m);
         i32 tileFirst = src[tlo], tileLast = src[thi - 1];
+        zero_slots(slots, tileFirst, tileLast, lid, size);
+        BARRIER();
         i64 c = tile * (i64)size + (i64)lid;
         u32 word = c < chunks ? mask[c] : 0u;
         u32 bits = word & chunk_bits(MATCH_CHUNK);
@@ -461,9 +484,7 @@ KERNEL void KERNEL_BOUNDS(256, 4) matchPackTiles(GLOBAL const i32* RESTRICT src,
                          slots);
         }
         BARRIER();
-        if (lid == 0) {
-            flush_slots(bestNext, slots, tileFirst, tileLast, tlo > 0 ? src[tlo - 1] : -1, thi < m ? src[thi] : -1);
-        }
+        flush_slots(bestNext, slots, tileFirst, tileLast, tlo > 0 ? src[tlo - 1] : -1, thi < m ? src[thi] : -1, lid, size);
         for (i32 i = (i32)lid; i < tileKept; i += (i32)size) {
             newSrc[base + i] = stageSrc[i];
             newKeys[base + i] = stageKeys[i];
@@ -594,8 +615,6 @@ KERNEL void KERNEL_BOUNDS(256, 4) matchFilter(GLOBAL const i32* RESTRICT src, GL
     for (;;) {
         if (lid == 0) {
             shared[0] = ATOMIC_ADD_I32(&counter[epoch & 1], 1);
-            slots[0] = 0;
-            slots[1] = 0;
         }
         BARRIER();
         i64 tile = shared[0]; /* read before the scan's barriers; rewritten after the last one */
@@ -604,6 +623,7 @@ KERNEL void KERNEL_BOUNDS(256, 4) matchFilter(GLOBAL const i32* RESTRICT src, GL
         }
         i64 tlo = tile_lo(tile, size), thi = tile_hi(tile, size, m);
         i32 tileFirst = src[tlo], tileLast = src[thi - 1];
+        zero_slots(slots, tileFirst, tileLast, lid, size); /* the scan's barrier orders it */
         i64 c = tile * (i64)size + (i64)lid;
         i64 lo = c * MATCH_CHUNK;
         i64 hi = lo + MATCH_CHUNK < m ? lo + MATCH_CHUNK : m;
@@ -647,9 +667,7 @@ KERNEL void KERNEL_BOUNDS(256, 4) matchFilter(GLOBAL const i32* RESTRICT src, GL
             shared[1] = (i32)excl;
         }
         BARRIER();
-        if (lid == 0) {
-            flush_slots(bestNext, slots, tileFirst, tileLast, tlo > 0 ? src[tlo - 1] : -1, thi < m ? src[thi] : -1);
-        }
+        flush_slots(bestNext, slots, tileFirst, tileLast, tlo > 0 ? src[tlo - 1] : -1, thi < m ? src[thi] : -1, lid, size);
         i64 base = shared[1];
         for (i32 i = (i32)lid; i < agg; i += (i32)size) {
             newSrc[base + i] = stageSrc[i];

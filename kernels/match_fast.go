@@ -41,7 +41,8 @@ func NewMatchFast(dev backend.Device) (*MatchFast, error) {
 	if !dev.Info().Atomics64 {
 		return nil, fmt.Errorf("match_fast: %s has no 64-bit atomics", dev.Info())
 	}
-	prog, err := Build(dev, "match_fast", map[string]string{"MATCH_CHUNK": fmt.Sprint(MatchChunk)}, MatchFastKernelNames...)
+	prog, err := Build(dev, "match_fast", map[string]string{"MATCH_CHUNK": fmt.Sprint(MatchChunk), "MATCH_SPAN": fmt.Sprint(MatchSpan)},
+		MatchFastKernelNames...)
 	if err != nil {
 		return nil, err
 	}
@@ -83,7 +84,7 @@ func (f *MatchFast) launch(q backend.Queue, name string, n int, args ...backend.
 // Argmax sets best[v] to the max key of each source's segment (best must be
 // 0 for those vertices beforehand).
 func (f *MatchFast) Argmax(q backend.Queue, src, keys, best backend.Buffer, numArcs int) error {
-	return f.launchTiles(q, "matchArgmax", numArcs, 0, 16, backend.Buf(src), backend.Buf(keys), backend.Buf(best),
+	return f.launchTiles(q, "matchArgmax", numArcs, 0, 8*MatchSpan, backend.Buf(src), backend.Buf(keys), backend.Buf(best),
 		backend.I32(int32(numArcs)))
 }
 
@@ -116,6 +117,11 @@ func (f *MatchFast) Handshake(q backend.Queue, p *MatchPass, vertexAbove int) er
 	return f.launch(q, "matchHandshake", max(p.MaxArcs, p.N), backend.Buf(p.Src), backend.Buf(p.Best), backend.Buf(p.Match), backend.Buf(p.Matched), backend.Buf(p.Counts), backend.I32(int32(p.Slot)), backend.I32(int32(p.N)),
 		backend.I32(int32(min(vertexAbove, math.MaxInt32))))
 }
+
+// MatchSpan is match_fast.cl's MATCH_SPAN: the tile kernels combine the
+// per-source maxima of a tile whose sources span at most this many vertices
+// in one local slot per vertex (8 bytes each).
+const MatchSpan = 512
 
 // MatchTileGroup is the largest work-group of the tile kernels.
 const MatchTileGroup = 256
@@ -180,7 +186,7 @@ func (f *MatchFast) MarkTiles(q backend.Queue, p *MatchPass, mask, tileCount bac
 // computes BestNext over them. Each work-group stages its tile's kept arcs
 // in 12*MatchChunk bytes of local memory per work-item (24 KiB for 256).
 func (f *MatchFast) PackTiles(q backend.Queue, p *MatchPass, mask, tileOffset backend.Buffer) error {
-	return f.launchTiles(q, "matchPackTiles", p.MaxArcs, 12*MatchChunk, 16, backend.Buf(p.Src), backend.Buf(p.Keys), backend.Buf(mask),
+	return f.launchTiles(q, "matchPackTiles", p.MaxArcs, 12*MatchChunk, 8*MatchSpan, backend.Buf(p.Src), backend.Buf(p.Keys), backend.Buf(mask),
 		backend.Buf(tileOffset), backend.Buf(p.NewSrc), backend.Buf(p.NewKeys), backend.Buf(p.BestNext),
 		backend.Buf(p.Counts), backend.I32(int32(p.Slot)))
 }
@@ -220,7 +226,7 @@ func (f *MatchFast) Filter(q backend.Queue, p *MatchPass, lb *Lookback) error {
 	lb.epoch++
 	args := []backend.Arg{backend.Buf(p.Src), backend.Buf(p.Keys), backend.Buf(p.Matched), backend.Buf(p.Best), backend.Buf(lb.status),
 		backend.Buf(lb.counter), backend.Buf(p.NewSrc), backend.Buf(p.NewKeys), backend.Buf(p.BestNext), backend.Buf(p.Counts),
-		backend.I32(int32(p.Slot)), backend.I32(lb.epoch), backend.Local(12*MatchChunk*group + 16 + 4*(2*group+2))}
+		backend.I32(int32(p.Slot)), backend.I32(lb.epoch), backend.Local(12*MatchChunk*group + 8*MatchSpan + 4*(2*group+2))}
 	if err := q.Launch(f.k["matchFilter"], backend.R1(group*groups, group), args...); err != nil {
 		return fmt.Errorf("matchFilter: %w", err)
 	}
