@@ -28,27 +28,15 @@ var loopPhases = []string{"strongest", "handshake", "filter", "mark", "scan", "p
 // uses matchMarkTiles, a scan of the tile counts and matchPackTiles (the arcs
 // read twice). The kernels read the arc count on the device, so passes are
 // queued in batches and the counts read back once a batch.
-func runFast(dev backend.Device, in *Input, opt Options, res *Result) error {
-	f, err := kernels.NewMatchFast(dev)
+func runFast(s *session, in *Input, opt Options, res *Result) error {
+	f, err := kernels.NewMatchFast(s.dev)
 	if err != nil {
 		return err
 	}
 	defer f.Release()
 	f.Threads = opt.Threads
-	q, err := dev.NewQueue()
-	if err != nil {
-		return err
-	}
-	defer q.Release()
-	clock, err := newPhaseClock(q)
-	if err != nil {
-		return err
-	}
-	defer clock.release()
-
+	q, clock, bs := s.q, s.clock, s.bs
 	m, n := in.Arcs(), in.N
-	bs := backend.NewBuffers(dev, q)
-	defer bs.Free()
 	p, err := uploadPass(bs, q, in, batch+1)
 	if err != nil {
 		return err
@@ -65,7 +53,7 @@ func runFast(dev backend.Device, in *Input, opt Options, res *Result) error {
 		return err
 	}
 	if !opt.StrongOnly && m > 0 {
-		if err := passes(dev, f, q, clock, bs, p, m, opt, res); err != nil {
+		if err := passes(s.dev, f, q, clock, bs, p, m, opt, res); err != nil {
 			return err
 		}
 	}
@@ -89,18 +77,7 @@ func runFast(dev backend.Device, in *Input, opt Options, res *Result) error {
 	} else if err := backend.ReadSlice(q, p.Match, res.Mate); err != nil {
 		return err
 	}
-	if err := clock.end("download"); err != nil {
-		return err
-	}
-	if err := q.Finish(); err != nil {
-		return err
-	}
-	if err := clock.settle(); err != nil {
-		return err
-	}
-	res.Phases = clock.phases()
-	res.Loop = clock.sum(loopPhases...)
-	return nil
+	return clock.end("download")
 }
 
 // uploadPass puts the input's arcs on the device as the first pass's

@@ -336,9 +336,9 @@ func Run(dev backend.Device, in *Input, opt Options) (*Result, error) {
 	var err error
 	switch opt.Engine {
 	case EngineSpec:
-		err = runSpec(dev, in, opt, res)
+		err = runEngine(dev, res, specLoopPhases, func(s *session) error { return runSpec(s, in, opt, res) })
 	case EngineFast:
-		err = runFast(dev, in, opt, res)
+		err = runEngine(dev, res, loopPhases, func(s *session) error { return runFast(s, in, opt, res) })
 	default:
 		return nil, fmt.Errorf("matching: unknown engine %q (spec or fast)", opt.Engine)
 	}
@@ -362,6 +362,46 @@ func (in *Input) total(mate Matching) (pairs int, weight float64) {
 		}
 	}
 	return pairs, weight
+}
+
+// session is what an engine runs with: the device, one queue, the phase
+// clock on it and the buffers the engine allocates (freed after the run).
+type session struct {
+	dev   backend.Device
+	q     backend.Queue
+	clock *phaseClock
+	bs    *backend.Buffers
+}
+
+// runEngine runs engine in a new session, waits for its queue and books
+// the phase times into res: Loop is the sum of the loop phases. The
+// engines end with a blocking read of the result, so no launch of the
+// kernels they release is still queued when they return.
+func runEngine(dev backend.Device, res *Result, loop []string, engine func(*session) error) error {
+	q, err := dev.NewQueue()
+	if err != nil {
+		return err
+	}
+	defer q.Release()
+	clock, err := newPhaseClock(q)
+	if err != nil {
+		return err
+	}
+	defer clock.release()
+	bs := backend.NewBuffers(dev, q)
+	defer bs.Free()
+	if err := engine(&session{dev: dev, q: q, clock: clock, bs: bs}); err != nil {
+		return err
+	}
+	if err := q.Finish(); err != nil {
+		return err
+	}
+	if err := clock.settle(); err != nil {
+		return err
+	}
+	res.Phases = clock.phases()
+	res.Loop = clock.sum(loop...)
+	return nil
 }
 
 // phaseClock accumulates device time per named phase from queue events.

@@ -28,27 +28,15 @@ func readCount(q backend.Queue, b backend.Buffer, index int) (int, error) {
 // by stride until no arc changes, collate, handshake, mark, the
 // Hillis-Steele exclusive scan, pack. The only reads back are the scan's
 // change flag per stride and the kept-arc count per pass.
-func runSpec(dev backend.Device, in *Input, opt Options, res *Result) error {
-	c, err := kernels.NewCS314(dev)
+func runSpec(s *session, in *Input, opt Options, res *Result) error {
+	c, err := kernels.NewCS314(s.dev)
 	if err != nil {
 		return err
 	}
 	defer c.Release()
 	c.Threads = opt.Threads
-	q, err := dev.NewQueue()
-	if err != nil {
-		return err
-	}
-	defer q.Release()
-	clock, err := newPhaseClock(q)
-	if err != nil {
-		return err
-	}
-	defer clock.release()
-
+	q, clock, bs := s.q, s.clock, s.bs
 	m, n := in.Arcs(), in.N
-	bs := backend.NewBuffers(dev, q)
-	defer bs.Free()
 	src, dst, wgt := backend.Upload(bs, in.Src), backend.Upload(bs, in.Dst), backend.Upload(bs, in.Rank)
 	arcBytes := 4 * (m + 1)
 	t1, t2, t3, t4 := bs.Alloc(arcBytes), bs.Alloc(arcBytes), bs.Alloc(arcBytes), bs.Alloc(arcBytes)
@@ -164,16 +152,8 @@ func runSpec(dev backend.Device, in *Input, opt Options, res *Result) error {
 	if err := backend.ReadSlice(q, out, res.Mate); err != nil {
 		return err
 	}
-	if err := clock.end("download"); err != nil {
-		return err
-	}
-	if err := q.Finish(); err != nil {
-		return err
-	}
-	if err := clock.settle(); err != nil {
-		return err
-	}
-	res.Phases = clock.phases()
-	res.Loop = clock.sum("strongest", "handshake", "filter")
-	return nil
+	return clock.end("download")
 }
+
+// specLoopPhases are the spec engine's device-loop phases.
+var specLoopPhases = []string{"strongest", "handshake", "filter"}
