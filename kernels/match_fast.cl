@@ -192,6 +192,23 @@ INLINE void flush_slots(GLOBAL u64* RESTRICT best, LOCAL_REF(u64) slots, i32 til
     }
 }
 
+/* The chunks of m arcs, the tiles of those chunks for a group of size
+   work-items, and the end of the chunk that starts at arc lo. */
+INLINE i64 num_chunks(i64 m)
+{
+    return (m + MATCH_CHUNK - 1) / MATCH_CHUNK;
+}
+
+INLINE i64 num_tiles(i64 chunks, size_t size)
+{
+    return (chunks + (i64)size - 1) / (i64)size;
+}
+
+INLINE i64 chunk_end(i64 lo, i64 m)
+{
+    return lo + MATCH_CHUNK < m ? lo + MATCH_CHUNK : m;
+}
+
 /* A tile's arcs: [lo, hi) of m. */
 INLINE i64 tile_lo(i64 tile, size_t size)
 {
@@ -213,8 +230,8 @@ KERNEL void KERNEL_BOUNDS(256, 4) matchArgmax(GLOBAL const i32* RESTRICT src, GL
     size_t lid = get_local_id(0);
     size_t size = get_local_size(0);
     i64 m = numArcs;
-    i64 chunks = (m + MATCH_CHUNK - 1) / MATCH_CHUNK;
-    i64 tiles = (chunks + (i64)size - 1) / (i64)size;
+    i64 chunks = num_chunks(m);
+    i64 tiles = num_tiles(chunks, size);
     for (i64 tile = (i64)get_group_id(0); tile < tiles; tile += (i64)get_num_groups(0)) {
         i64 tlo = tile_lo(tile, size), thi = tile_hi(tile, size, m);
         i32 tileFirst = src[tlo], tileLast = src[thi - 1];
@@ -223,7 +240,7 @@ KERNEL void KERNEL_BOUNDS(256, 4) matchArgmax(GLOBAL const i32* RESTRICT src, GL
         i64 c = tile * (i64)size + (i64)lid;
         if (c < chunks) {
             i64 lo = c * MATCH_CHUNK;
-            i64 hi = lo + MATCH_CHUNK < m ? lo + MATCH_CHUNK : m;
+            i64 hi = chunk_end(lo, m);
             i32 cs[MATCH_CHUNK];
             u64 ck[MATCH_CHUNK];
             load_chunk(src, keys, lo, hi, cs, ck);
@@ -417,14 +434,14 @@ KERNEL void KERNEL_BOUNDS(256, 4) matchMarkTiles(GLOBAL const i32* RESTRICT src,
     size_t lid = get_local_id(0);
     size_t size = get_local_size(0);
     i64 m = counts[pass];
-    i64 chunks = (m + MATCH_CHUNK - 1) / MATCH_CHUNK;
-    i64 tiles = (chunks + (i64)size - 1) / (i64)size;
+    i64 chunks = num_chunks(m);
+    i64 tiles = num_tiles(chunks, size);
     for (i64 tile = (i64)get_group_id(0); tile < tiles; tile += (i64)get_num_groups(0)) {
         i64 c = tile * (i64)size + (i64)lid;
         u32 bits = 0;
         if (c < chunks) {
             i64 lo = c * MATCH_CHUNK;
-            i64 hi = lo + MATCH_CHUNK < m ? lo + MATCH_CHUNK : m;
+            i64 hi = chunk_end(lo, m);
             i32 cs[MATCH_CHUNK];
             u64 ck[MATCH_CHUNK];
             load_chunk(src, keys, lo, hi, cs, ck);
@@ -456,8 +473,8 @@ KERNEL void KERNEL_BOUNDS(256, 4) matchPackTiles(GLOBAL const i32* RESTRICT src,
     size_t lid = get_local_id(0);
     size_t size = get_local_size(0);
     i64 m = counts[pass];
-    i64 chunks = (m + MATCH_CHUNK - 1) / MATCH_CHUNK;
-    i64 tiles = (chunks + (i64)size - 1) / (i64)size;
+    i64 chunks = num_chunks(m);
+    i64 tiles = num_tiles(chunks, size);
     LOCAL_REF(u64) stageKeys = stage;
     LOCAL_REF(u64) slots = STAGE_SLOTS(stage, size);
     LOCAL_REF(i32) stageSrc = STAGE_SRC(stage, size);
@@ -475,7 +492,7 @@ KERNEL void KERNEL_BOUNDS(256, 4) matchPackTiles(GLOBAL const i32* RESTRICT src,
         i64 base = (i64)tileOffset[tile];
         if (bits != 0) {
             i64 lo = c * MATCH_CHUNK;
-            i64 hi = lo + MATCH_CHUNK < m ? lo + MATCH_CHUNK : m;
+            i64 hi = chunk_end(lo, m);
             i32 cs[MATCH_CHUNK];
             u64 ck[MATCH_CHUNK];
             load_chunk(src, keys, lo, hi, cs, ck);
@@ -599,8 +616,8 @@ KERNEL void KERNEL_BOUNDS(256, 4) matchFilter(GLOBAL const i32* RESTRICT src, GL
     size_t lid = get_local_id(0);
     size_t size = get_local_size(0);
     i64 m = counts[pass];
-    i64 chunks = (m + MATCH_CHUNK - 1) / MATCH_CHUNK;
-    i64 tiles = (chunks + (i64)size - 1) / (i64)size;
+    i64 chunks = num_chunks(m);
+    i64 tiles = num_tiles(chunks, size);
     LOCAL_REF(u64) stageKeys = stage;
     LOCAL_REF(u64) slots = STAGE_SLOTS(stage, size);
     LOCAL_REF(i32) stageSrc = STAGE_SRC(stage, size);
@@ -626,7 +643,7 @@ KERNEL void KERNEL_BOUNDS(256, 4) matchFilter(GLOBAL const i32* RESTRICT src, GL
         zero_slots(slots, tileFirst, tileLast, lid, size); /* the scan's barrier orders it */
         i64 c = tile * (i64)size + (i64)lid;
         i64 lo = c * MATCH_CHUNK;
-        i64 hi = lo + MATCH_CHUNK < m ? lo + MATCH_CHUNK : m;
+        i64 hi = chunk_end(lo, m);
         u32 bits = 0;
         i32 cs[MATCH_CHUNK];
         u64 ck[MATCH_CHUNK];
