@@ -400,6 +400,82 @@ INLINE u32 keep_bits(GLOBAL const u32* RESTRICT matched, GLOBAL u64* RESTRICT be
     return bits;
 }
 
+/* Loads the chunk [lo, hi) of a filtering pass and returns its keep bits,
+   like load_chunk then keep_bits, but reads an arc's key only when its
+   source is unmatched: the sources come first, then their bitset words
+   (the same few words: the sources are sorted), then the keys, a 16-byte
+   vector per pair of arcs with an unmatched source, then the destinations'
+   words. A matched vertex's whole segment goes, so the keys of a matched
+   hub are never read (on R-MAT graphs ~40 % of an early pass's arcs); ck
+   is 0 for the arcs not read. */
+INLINE u32 load_live_chunk(GLOBAL const i32* RESTRICT src, GLOBAL const u64* RESTRICT keys,
+                           GLOBAL const u32* RESTRICT matched, GLOBAL u64* RESTRICT best, i64 lo, i64 hi, i32 prev,
+                           i32* cs, u64* ck)
+{
+    int len = (int)(hi - lo);
+    if (len == MATCH_CHUNK) {
+        for (int j = 0; j < MATCH_CHUNK / 4; j++) {
+            i32x4 v = LOAD_VEC(i32x4, src, lo / 4 + j);
+            cs[4 * j] = v.x;
+            cs[4 * j + 1] = v.y;
+            cs[4 * j + 2] = v.z;
+            cs[4 * j + 3] = v.w;
+        }
+    } else {
+        for (int j = 0; j < MATCH_CHUNK; j++) {
+            cs[j] = j < len ? src[lo + j] : -1;
+        }
+    }
+    u32 live = 0;
+    {
+        u32 ws[MATCH_CHUNK];
+        for (int j = 0; j < MATCH_CHUNK; j++) {
+            i32 v = j < len ? cs[j] : 0;
+            ws[j] = matched[v >> 5] >> (u32)(v & 31);
+        }
+        for (int j = 0; j < MATCH_CHUNK; j++) {
+            if (j < len && (ws[j] & 1u) == 0) {
+                live |= 1u << (u32)j;
+            }
+        }
+    }
+    if (len == MATCH_CHUNK) {
+        for (int j = 0; j < MATCH_CHUNK / 2; j++) {
+            u64x2 v;
+            v.x = 0;
+            v.y = 0;
+            if (((live >> (u32)(2 * j)) & 3u) != 0) {
+                v = LOAD_VEC(u64x2, keys, lo / 2 + j);
+            }
+            ck[2 * j] = v.x;
+            ck[2 * j + 1] = v.y;
+        }
+    } else {
+        for (int j = 0; j < MATCH_CHUNK; j++) {
+            ck[j] = ((live >> (u32)j) & 1u) != 0 ? keys[lo + j] : (u64)0;
+        }
+    }
+    u32 wd[MATCH_CHUNK];
+    for (int j = 0; j < MATCH_CHUNK; j++) {
+        i32 d = ((live >> (u32)j) & 1u) != 0 ? key_dst(ck[j]) : 0;
+        wd[j] = matched[d >> 5] >> (u32)(d & 31);
+    }
+    u32 bits = 0;
+    for (int j = 0; j < MATCH_CHUNK; j++) {
+        if (j < len) {
+            i32 v = cs[j];
+            if (v != prev) {
+                best[v] = 0;
+            }
+            prev = v;
+            if (((live >> (u32)j) & 1u) != 0 && (wd[j] & 1u) == 0) {
+                bits |= 1u << (u32)j;
+            }
+        }
+    }
+    return bits;
+}
+
 /* Stages the kept arcs of a loaded chunk (bits) in local memory from
    position pos on. */
 INLINE void stage_kept(const i32* cs, const u64* ck, u32 bits, i32 pos, LOCAL_REF(i32) stageSrc,
@@ -649,10 +725,9 @@ KERNEL void KERNEL_BOUNDS(256, 4) matchFilter(GLOBAL const i32* RESTRICT src, GL
         u64 ck[MATCH_CHUNK];
         i32 prev = -1, next = -1;
         if (c < chunks) {
-            load_chunk(src, keys, lo, hi, cs, ck);
             prev = lo > 0 ? src[lo - 1] : -1;
             next = hi < m ? src[hi] : -1;
-            bits = keep_bits(matched, best, cs, ck, (int)(hi - lo), prev);
+            bits = load_live_chunk(src, keys, matched, best, lo, hi, prev, cs, ck);
         }
         i32 agg;
         i32 rank = group_scan_i32(scratch, POPCOUNT32(bits), lid, size, &agg);
