@@ -33,6 +33,7 @@ func cs314Checks(dataDir string) []Check {
 		{"random n=1000", 1000, 3001, false, false},
 		{"random n=1000 ties", 1000, 3001, true, false},
 		{"random n=100003", 100003, 400009, false, false},
+		{"random n=40000 sparse (tiles span > MATCH_SPAN vertices: two slots)", 40000, 30000, false, false},
 	}
 	var out []Check
 	for _, sh := range shapes {

@@ -368,41 +368,11 @@ INLINE i32 group_scan_i32(LOCAL_REF(i32) s, i32 x, size_t lid, size_t size, i32*
 #error "a keep word holds MATCH_CHUNK mask bits and, above them, a rank below 256 * MATCH_CHUNK"
 #endif
 
-/* The keep bits of a loaded chunk of len arcs (arc j is kept when neither
-   end is matched); clears best[v] for the sources whose segment starts in
-   the chunk (prev: the source of the arc before it, -1 for none). The
-   bitset words of both ends of every arc are loaded before any is tested:
-   the destinations' words are gathers from the cache, and testing each
-   before loading the next would wait for them one after the other. */
-INLINE u32 keep_bits(GLOBAL const u32* RESTRICT matched, GLOBAL u64* RESTRICT best, const i32* cs, const u64* ck,
-                     int len, i32 prev)
-{
-    u32 ws[MATCH_CHUNK], wd[MATCH_CHUNK];
-    for (int j = 0; j < MATCH_CHUNK; j++) {
-        i32 v = j < len ? cs[j] : 0;
-        i32 d = j < len ? key_dst(ck[j]) : 0;
-        ws[j] = matched[v >> 5] >> (u32)(v & 31);
-        wd[j] = matched[d >> 5] >> (u32)(d & 31);
-    }
-    u32 bits = 0;
-    for (int j = 0; j < MATCH_CHUNK; j++) {
-        if (j < len) {
-            i32 v = cs[j];
-            if (v != prev) {
-                best[v] = 0;
-            }
-            prev = v;
-            if (((ws[j] | wd[j]) & 1u) == 0) {
-                bits |= 1u << (u32)j;
-            }
-        }
-    }
-    return bits;
-}
-
-/* Loads the chunk [lo, hi) of a filtering pass and returns its keep bits,
-   like load_chunk then keep_bits, but reads an arc's key only when its
-   source is unmatched: the sources come first, then their bitset words
+/* Loads the chunk [lo, hi) of a filtering pass and returns its keep bits
+   (arc j is kept when neither end is matched), and clears best[v] for the
+   sources whose segment starts in the chunk (prev: the source of the arc
+   before it, -1 for none). It reads an arc's key only when its source is
+   unmatched: the sources come first, then their bitset words
    (the same few words: the sources are sorted), then the keys, a 16-byte
    vector per pair of arcs with an unmatched source, then the destinations'
    words. A matched vertex's whole segment goes, so the keys of a matched
@@ -520,8 +490,7 @@ KERNEL void KERNEL_BOUNDS(256, 4) matchMarkTiles(GLOBAL const i32* RESTRICT src,
             i64 hi = chunk_end(lo, m);
             i32 cs[MATCH_CHUNK];
             u64 ck[MATCH_CHUNK];
-            load_chunk(src, keys, lo, hi, cs, ck);
-            bits = keep_bits(matched, best, cs, ck, (int)(hi - lo), lo > 0 ? src[lo - 1] : -1);
+            bits = load_live_chunk(src, keys, matched, best, lo, hi, lo > 0 ? src[lo - 1] : -1, cs, ck);
         }
         i32 kept;
         i32 rank = group_scan_i32(sums, POPCOUNT32(bits), lid, size, &kept);

@@ -82,8 +82,8 @@ func isMatched(matched []uint32, v int32) bool { return matched[v>>5]>>uint(v&31
 
 func setMatched(matched []uint32, v int32) { atomic.AddUint32(&matched[v>>5], 1<<uint(v&31)) }
 
-// keepBits is keep_bits over chunk c of m arcs: it also clears best for the
-// sources whose segment starts in the chunk.
+// keepBits is the keep bits of load_live_chunk over chunk c of m arcs: it
+// also clears best for the sources whose segment starts in the chunk.
 func keepBits(src []int32, keys []uint64, matched []uint32, best []uint64, c, m int) uint32 {
 	lo, hi := chunkOf(c, m)
 	var bits uint32
