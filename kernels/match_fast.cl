@@ -36,14 +36,10 @@ INLINE void set_matched(GLOBAL u32* RESTRICT matched, i32 v)
     ATOMIC_ADD_U32(&matched[v >> 5], 1u << (u32)(v & 31));
 }
 
-/* Loads the sources and keys of the chunk [lo, hi) into cs, ck (-1 and 0
-   past hi). A whole chunk comes in 16-byte loads (chunks start at multiples
-   of MATCH_CHUNK, so the vectors are aligned); every load is issued before
-   any is used, so a work-item fetches its chunk's memory sectors at once
-   instead of one after the other; cs and ck stay in registers (the loops
-   have a constant trip count). */
-INLINE void load_chunk(GLOBAL const i32* RESTRICT src, GLOBAL const u64* RESTRICT keys, i64 lo, i64 hi,
-                       i32* cs, u64* ck)
+/* Loads the sources of the chunk [lo, hi) into cs (-1 past hi), a whole
+   chunk in 16-byte loads (chunks start at multiples of MATCH_CHUNK, so the
+   vectors are aligned). */
+INLINE void load_sources(GLOBAL const i32* RESTRICT src, i64 lo, i64 hi, i32* cs)
 {
     if (hi - lo == MATCH_CHUNK) {
         for (int j = 0; j < MATCH_CHUNK / 4; j++) {
@@ -53,6 +49,23 @@ INLINE void load_chunk(GLOBAL const i32* RESTRICT src, GLOBAL const u64* RESTRIC
             cs[4 * j + 2] = v.z;
             cs[4 * j + 3] = v.w;
         }
+        return;
+    }
+    for (int j = 0; j < MATCH_CHUNK; j++) {
+        cs[j] = lo + j < hi ? src[lo + j] : -1;
+    }
+}
+
+/* Loads the sources and keys of the chunk [lo, hi) into cs, ck (-1 and 0
+   past hi), 16-byte loads for a whole chunk. Every load is issued before
+   any is used, so a work-item fetches its chunk's memory sectors at once
+   instead of one after the other; cs and ck stay in registers (the loops
+   have a constant trip count). */
+INLINE void load_chunk(GLOBAL const i32* RESTRICT src, GLOBAL const u64* RESTRICT keys, i64 lo, i64 hi,
+                       i32* cs, u64* ck)
+{
+    load_sources(src, lo, hi, cs);
+    if (hi - lo == MATCH_CHUNK) {
         for (int j = 0; j < MATCH_CHUNK / 2; j++) {
             u64x2 v = LOAD_VEC(u64x2, keys, lo / 2 + j);
             ck[2 * j] = v.x;
@@ -61,9 +74,7 @@ INLINE void load_chunk(GLOBAL const i32* RESTRICT src, GLOBAL const u64* RESTRIC
         return;
     }
     for (int j = 0; j < MATCH_CHUNK; j++) {
-        i64 i = lo + j;
-        cs[j] = i < hi ? src[i] : -1;
-        ck[j] = i < hi ? keys[i] : (u64)0;
+        ck[j] = lo + j < hi ? keys[lo + j] : (u64)0;
     }
 }
 
@@ -383,19 +394,7 @@ INLINE u32 load_live_chunk(GLOBAL const i32* RESTRICT src, GLOBAL const u64* RES
                            i32* cs, u64* ck)
 {
     int len = (int)(hi - lo);
-    if (len == MATCH_CHUNK) {
-        for (int j = 0; j < MATCH_CHUNK / 4; j++) {
-            i32x4 v = LOAD_VEC(i32x4, src, lo / 4 + j);
-            cs[4 * j] = v.x;
-            cs[4 * j + 1] = v.y;
-            cs[4 * j + 2] = v.z;
-            cs[4 * j + 3] = v.w;
-        }
-    } else {
-        for (int j = 0; j < MATCH_CHUNK; j++) {
-            cs[j] = j < len ? src[lo + j] : -1;
-        }
-    }
+    load_sources(src, lo, hi, cs);
     u32 live = 0;
     {
         u32 ws[MATCH_CHUNK];
