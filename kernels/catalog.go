@@ -11,7 +11,7 @@ var generatedKernels = map[string]func() []string{
 	"scan": scanKernelNames,
 }
 
-var kernelDecl = regexp.MustCompile(`(?m)^\s*KERNEL\s+void\s+([A-Za-z_][A-Za-z0-9_]*)\s*\(`)
+var kernelDecl = regexp.MustCompile(`(?m)^\s*KERNEL\s+void\s+(?:KERNEL_BOUNDS\s*\([^)]*\)\s*)?([A-Za-z_][A-Za-z0-9_]*)\s*\(`)
 
 // KernelNames lists the entry points of source file name (without ".cl"),
 // in order of appearance. Kernels inside #if blocks (argmax_atomic_i32

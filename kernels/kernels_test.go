@@ -4,6 +4,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -42,6 +43,13 @@ func TestPackMax(t *testing.T) {
 }
 
 func TestKernelNames(t *testing.T) {
+	// The sources whose entry points the Go side names itself: the catalog
+	// must find exactly those (a declaration with launch bounds included).
+	for src, want := range map[string][]string{"match_fast": kernels.MatchFastKernelNames, "cs314": kernels.CS314KernelNames} {
+		if ks, err := kernels.KernelNames(src); err != nil || !slices.Equal(ks, want) {
+			t.Errorf("%s: kernels %v, %v; want %v", src, ks, err, want)
+		}
+	}
 	for _, src := range kernels.Names() {
 		ks, err := kernels.KernelNames(src)
 		if err != nil || len(ks) == 0 {
