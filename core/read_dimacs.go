@@ -97,15 +97,8 @@ func readDIMACS(t *textReader, limit int) (*Graph, error) {
 			if n < 0 {
 				return nil, t.errf("edge before the problem line; expected 'p edge N M' first")
 			}
-			u, r2, err := t.vertexField(rest, 1, n)
+			u, v, err := t.edgeLine(rest, 1, n, "'e U V'")
 			if err != nil {
-				return nil, err
-			}
-			v, r2, err := t.vertexField(r2, 1, n)
-			if err != nil {
-				return nil, err
-			}
-			if err := t.endOfLine(r2, "'e U V'"); err != nil {
 				return nil, err
 			}
 			if err := addEdge(u, v); err != nil {
@@ -195,15 +188,8 @@ func readPACE(t *textReader, limit int) (*Graph, error) {
 			return nil, t.errf("found %s before the problem line; expected 'p td N M' first", quote(tok))
 		default:
 			// An edge line the fast path did not take: parse it carefully.
-			u, r2, err := t.vertexField(l, 1, n)
+			u, v, err := t.edgeLine(l, 1, n, "'U V'")
 			if err != nil {
-				return nil, err
-			}
-			v, r2, err := t.vertexField(r2, 1, n)
-			if err != nil {
-				return nil, err
-			}
-			if err := t.endOfLine(r2, "'U V'"); err != nil {
 				return nil, err
 			}
 			if err := addEdge(u, v); err != nil {

@@ -63,15 +63,8 @@ func readEdgeList(t *textReader, base int, limit int) (*Graph, error) {
 			continue
 		}
 		if n >= 0 {
-			u, rest, err := t.vertexField(l, lo, hi)
+			u, v, err := t.edgeLine(l, lo, hi, "'U V'")
 			if err != nil {
-				return nil, err
-			}
-			v, rest, err := t.vertexField(rest, lo, hi)
-			if err != nil {
-				return nil, err
-			}
-			if err := t.endOfLine(rest, "'U V'"); err != nil {
 				return nil, err
 			}
 			if err := addEdge(u, v); err != nil {

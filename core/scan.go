@@ -157,6 +157,19 @@ func (r *textReader) vertexField(b []byte, lo, hi int64) (int64, []byte, error) 
 	return v, rest, nil
 }
 
+// edgeLine parses the rest of an edge line: two vertex numbers in [lo, hi]
+// and nothing after them (want names the line's form in the error, e.g.
+// "'U V'").
+func (r *textReader) edgeLine(b []byte, lo, hi int64, want string) (u, v int64, err error) {
+	if u, b, err = r.vertexField(b, lo, hi); err != nil {
+		return 0, 0, err
+	}
+	if v, b, err = r.vertexField(b, lo, hi); err != nil {
+		return 0, 0, err
+	}
+	return u, v, r.endOfLine(b, want)
+}
+
 // rangeErr words a vertex number outside [lo, hi] on the current line.
 func (r *textReader) rangeErr(v, lo, hi int64) error {
 	if v < 0 {
