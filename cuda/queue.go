@@ -136,64 +136,54 @@ func span(b *buffer, off, n int, what string) error {
 	return nil
 }
 
-func (q *queue) Write(dst backend.Buffer, off int, src []byte) error {
+// transfer checks a host transfer of n bytes at off in buffer bb (what:
+// "read" or "write") and runs move on the device's pointer there, on the
+// context's thread.
+func (q *queue) transfer(bb backend.Buffer, off, n int, what string, move func(ptr raw.DevicePtr) error) error {
 	if err := q.live(); err != nil {
 		return err
 	}
 	d := q.d
-	b, err := d.buf(dst)
+	b, err := d.buf(bb)
 	if err != nil {
 		return err
 	}
-	if err := span(b, off, len(src), "write"); err != nil {
+	if err := span(b, off, n, what); err != nil {
 		return err
 	}
-	if len(src) == 0 {
+	if n == 0 {
 		return nil
 	}
-	err = q.wait(func() error {
-		if len(src) <= stagingThreshold {
-			if err := check(d.api, "cuMemcpyHtoDAsync", d.api.MemcpyHtoDAsync(b.ptr+raw.DevicePtr(off), src, q.stream)); err != nil {
-				return err
-			}
-			return d.syncStream(q.stream)
-		}
-		return d.stagedWrite(b.ptr+raw.DevicePtr(off), src, q.stream)
-	})
-	if err != nil {
-		return fmt.Errorf("cuda: write %d bytes on %s: %w", len(src), d.info.Name, err)
+	if err := q.wait(func() error { return move(b.ptr + raw.DevicePtr(off)) }); err != nil {
+		return fmt.Errorf("cuda: %s %d bytes on %s: %w", what, n, d.info.Name, err)
 	}
 	return nil
 }
 
-func (q *queue) Read(src backend.Buffer, off int, dst []byte) error {
-	if err := q.live(); err != nil {
-		return err
-	}
+func (q *queue) Write(dst backend.Buffer, off int, src []byte) error {
 	d := q.d
-	b, err := d.buf(src)
-	if err != nil {
-		return err
-	}
-	if err := span(b, off, len(dst), "read"); err != nil {
-		return err
-	}
-	if len(dst) == 0 {
-		return nil
-	}
-	err = q.wait(func() error {
-		if len(dst) <= stagingThreshold {
-			if err := check(d.api, "cuMemcpyDtoHAsync", d.api.MemcpyDtoHAsync(dst, b.ptr+raw.DevicePtr(off), q.stream)); err != nil {
-				return err
-			}
-			return d.syncStream(q.stream)
+	return q.transfer(dst, off, len(src), "write", func(ptr raw.DevicePtr) error {
+		if len(src) > stagingThreshold {
+			return d.stagedWrite(ptr, src, q.stream)
 		}
-		return d.stagedRead(dst, b.ptr+raw.DevicePtr(off), q.stream)
+		if err := check(d.api, "cuMemcpyHtoDAsync", d.api.MemcpyHtoDAsync(ptr, src, q.stream)); err != nil {
+			return err
+		}
+		return d.syncStream(q.stream)
 	})
-	if err != nil {
-		return fmt.Errorf("cuda: read %d bytes on %s: %w", len(dst), d.info.Name, err)
-	}
-	return nil
+}
+
+func (q *queue) Read(src backend.Buffer, off int, dst []byte) error {
+	d := q.d
+	return q.transfer(src, off, len(dst), "read", func(ptr raw.DevicePtr) error {
+		if len(dst) > stagingThreshold {
+			return d.stagedRead(dst, ptr, q.stream)
+		}
+		if err := check(d.api, "cuMemcpyDtoHAsync", d.api.MemcpyDtoHAsync(dst, ptr, q.stream)); err != nil {
+			return err
+		}
+		return d.syncStream(q.stream)
+	})
 }
 
 // waitFor polls query (cuStreamQuery, cuEventQuery) for a short while, then
