@@ -109,51 +109,22 @@ func must(t *testing.T, err error) {
 	}
 }
 
-const scalarsCode = `#pragma OPENCL EXTENSION cl_khr_fp64 : enable
-__kernel void scalars(__global ulong* out, int a, uint b, long c, ulong d, float e, double f, int g)
-{
-    out[0] = (ulong)(uint)a;
-    out[1] = b;
-    out[2] = (ulong)c;
-    out[3] = d;
-    out[4] = as_uint(e);
-    out[5] = as_ulong(f);
-    out[6] = (ulong)(uint)g;
-}
-`
-
-// TestScalarArgs: each scalar kind arrives bit for bit, including values
-// whose upper halves matter, and an argument after 8-byte ones still lands
-// at its own index.
+// TestScalarArgs: an argument whose size does not match the kernel's
+// parameter is refused by the backend, naming the argument, before OpenCL
+// sees it. (That every scalar kind arrives bit for bit is the cross-backend
+// TestScalarArguments in tests/.)
 func TestScalarArgs(t *testing.T) {
+	const code = `__kernel void scalars(__global ulong* out, int a) { out[0] = (ulong)(uint)a; }
+`
 	forEachDevice(t, func(t *testing.T, d *Device) {
-		if !slices.Contains(d.Info().Features, "cl_khr_fp64") {
-			t.Skip("no cl_khr_fp64")
-		}
-		k := kernel(t, d, "scalars", scalarsCode)
+		k := kernel(t, d, "scalars", code)
 		q := queue(t, d)
-		out := alloc(t, d, 7*8)
-		for _, v := range []struct {
-			a int32
-			b uint32
-			c int64
-			d uint64
-			e float32
-			f float64
-			g int32
-		}{
-			{-123456789, 0xFFFFFFF0, math.MinInt64 + 5, 0xFEDCBA9876543210, -1.5e-20, math.Pi, 7},
-			{math.MaxInt32, 1, -1, 1 << 63, float32(math.Inf(1)), math.Copysign(0, -1), math.MinInt32},
-		} {
-			must(t, q.Launch(k, backend.R1(1, 1), backend.Buf(out), backend.I32(v.a), backend.U32(v.b), backend.I64(v.c),
-				backend.U64(v.d), backend.F32(v.e), backend.F64(v.f), backend.I32(v.g)))
-			got := make([]uint64, 7)
-			must(t, backend.ReadSlice(q, out, got))
-			want := []uint64{uint64(uint32(v.a)), uint64(v.b), uint64(v.c), v.d, uint64(math.Float32bits(v.e)),
-				math.Float64bits(v.f), uint64(uint32(v.g))}
-			if !slices.Equal(got, want) {
-				t.Errorf("kernel saw %#x, want %#x", got, want)
-			}
+		out := alloc(t, d, 8)
+		must(t, q.Launch(k, backend.R1(1, 1), backend.Buf(out), backend.I32(-7)))
+		got := make([]uint64, 1)
+		must(t, backend.ReadSlice(q, out, got))
+		if got[0] != uint64(uint32(0xFFFFFFF9)) {
+			t.Errorf("kernel saw %#x, want 0xfffffff9", got[0])
 		}
 		// An 8-byte value for a 4-byte parameter is refused by name.
 		err := q.Launch(k, backend.R1(1, 1), backend.Buf(out), backend.I64(1))
@@ -163,41 +134,22 @@ func TestScalarArgs(t *testing.T) {
 	})
 }
 
-// TestLocalArgs: two dynamic local arrays of different element sizes, each
-// reversed within the group through a barrier, must not overlap.
+// TestLocalArgs: local-memory arguments the device cannot take (zero bytes,
+// more than it has) are refused before the launch. (Two dynamic arrays
+// that do not overlap are the cross-backend TestLocalArguments in tests/.)
 func TestLocalArgs(t *testing.T) {
 	const code = `__kernel void rev(__global const int* in, __global long* out, __local int* a, __local long* b)
 {
-    size_t l = get_local_id(0), n = get_local_size(0), g = get_global_id(0);
+    size_t l = get_local_id(0), g = get_global_id(0);
     a[l] = in[g];
-    b[l] = (long)in[g] * 1000000007L;
+    b[l] = (long)in[g];
     barrier(CLK_LOCAL_MEM_FENCE);
-    out[g] = (long)a[n - 1 - l] + b[n - 1 - l];
+    out[g] = (long)a[l] + b[l];
 }
 `
 	forEachDevice(t, func(t *testing.T, d *Device) {
 		k := kernel(t, d, "rev", code)
 		q := queue(t, d)
-		for _, local := range []int{1, 16, 64} {
-			n := local * 5
-			in := make([]int32, n)
-			for i := range in {
-				in[i] = int32(i*7 - 100)
-			}
-			bin, err := backend.AllocSlice(d, q, in)
-			must(t, err)
-			bout := alloc(t, d, n*8)
-			must(t, q.Launch(k, backend.R1(n, local), backend.Buf(bin), backend.Buf(bout), backend.Local(local*4), backend.Local(local*8)))
-			got := make([]int64, n)
-			must(t, backend.ReadSlice(q, bout, got))
-			bin.Free()
-			for i := range n {
-				j := i - i%local + (local - 1 - i%local)
-				if want := int64(in[j]) + int64(in[j])*1000000007; got[i] != want {
-					t.Fatalf("local %d: out[%d] = %d, want %d", local, i, got[i], want)
-				}
-			}
-		}
 		if err := q.Launch(k, backend.R1(4, 4), backend.Buf(alloc(t, d, 16)), backend.Buf(alloc(t, d, 32)),
 			backend.Local(0), backend.Local(32)); err == nil {
 			t.Error("zero bytes of local memory accepted")
@@ -210,50 +162,15 @@ func TestLocalArgs(t *testing.T) {
 	})
 }
 
-// TestBuffers: Write/Read at offsets, Copy, Fill and their range checks.
+// TestBuffers: zero-length operations, and every bad request (ranges,
+// overlap, foreign or freed objects) refused by the backend itself, before
+// OpenCL could answer with a bare CL_ code. (The data of Write, Read, Copy
+// and Fill is the cross-backend TestBufferOperations in tests/.)
 func TestBuffers(t *testing.T) {
 	forEachDevice(t, func(t *testing.T, d *Device) {
 		q := queue(t, d)
 		a := alloc(t, d, 64)
 		b := alloc(t, d, 64)
-		if a.Size() != 64 {
-			t.Fatalf("Size() = %d", a.Size())
-		}
-		src := make([]byte, 64)
-		for i := range src {
-			src[i] = byte(i + 1)
-		}
-		must(t, q.Write(a, 0, src))
-		must(t, q.Write(a, 10, []byte{200, 201, 202}))
-		must(t, q.Fill(b, 0, 64, 0xA1B2C3D4))
-		must(t, q.Fill(b, 8, 8, 0x01020304))
-		must(t, q.Copy(b, 32, a, 8, 16))
-		must(t, q.Copy(a, 0, a, 32, 32)) // same buffer, disjoint ranges
-		gotA := make([]byte, 64)
-		gotB := make([]byte, 64)
-		must(t, q.Read(a, 0, gotA))
-		must(t, q.Read(b, 0, gotB))
-		wantA := slices.Clone(src)
-		copy(wantA[10:], []byte{200, 201, 202})
-		copy(wantA[0:32], wantA[32:64])
-		wantB := make([]byte, 64)
-		for i := 0; i < 64; i += 4 {
-			copy(wantB[i:], []byte{0xD4, 0xC3, 0xB2, 0xA1})
-		}
-		copy(wantB[8:], []byte{4, 3, 2, 1, 4, 3, 2, 1})
-		copy(wantB[32:48], slices.Clone(src[8:24]))
-		copy(wantB[32+2:], []byte{200, 201, 202})
-		if !slices.Equal(gotA, wantA) {
-			t.Errorf("a = %v\nwant %v", gotA, wantA)
-		}
-		if !slices.Equal(gotB, wantB) {
-			t.Errorf("b = %v\nwant %v", gotB, wantB)
-		}
-		part := make([]byte, 5)
-		must(t, q.Read(a, 59, part))
-		if !slices.Equal(part, wantA[59:]) {
-			t.Errorf("read at 59: %v, want %v", part, wantA[59:])
-		}
 		// Zero-length operations are no-ops, even at the end.
 		must(t, q.Read(a, 64, nil))
 		must(t, q.Write(a, 64, nil))
