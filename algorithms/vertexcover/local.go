@@ -101,21 +101,8 @@ func localSearch(g *core.Graph, target int, deadline time.Time, throttle *atomic
 	age := make([]int64, n)
 	cList, cPos := make([]int32, 0, n), make([]int32, n)
 	unc, uPos := make([]int32, 0, m), make([]int32, m)
-	for v := 0; v < n; v++ {
+	for v := range conf {
 		conf[v] = true
-		if inC[v] {
-			cPos[v] = int32(len(cList))
-			cList = append(cList, int32(v))
-		}
-	}
-	for e := 0; e < m; e++ {
-		u, v := eu[e], ev[e]
-		switch {
-		case inC[u] && !inC[v]:
-			dscore[u] -= int64(w[e])
-		case inC[v] && !inC[u]:
-			dscore[v] -= int64(w[e])
-		}
 	}
 	addC := func(v int32) {
 		inC[v] = true
@@ -184,6 +171,7 @@ func localSearch(g *core.Graph, target int, deadline time.Time, throttle *atomic
 		}
 		return len(cList)
 	}
+	jump(inC) // the starting cover
 	rng := seed | 1
 	rand := func(k int) int {
 		rng ^= rng << 13
