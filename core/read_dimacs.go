@@ -59,15 +59,10 @@ func readDIMACS(t *textReader, limit int) (*Graph, error) {
 	var labels []int32
 	addEdge := func(u, v int64) error { return addSimpleEdge(t, sink, n, m, u, v, "DIMACS") }
 	for {
-		if n >= 0 {
-			if u, v, ok := t.fastEdge('e'); ok {
-				if err := addEdge(u, v); err != nil {
-					return nil, err
-				}
-				continue
-			}
+		l, ok, err := t.nextCareful(n >= 0, 'e', addEdge)
+		if err != nil {
+			return nil, err
 		}
-		l, ok := t.next()
 		if !ok {
 			break
 		}
@@ -88,7 +83,6 @@ func readDIMACS(t *textReader, limit int) (*Graph, error) {
 			default:
 				return nil, t.errf("problem line names %s; expected 'p edge N M' (or 'p col N M')", quote(kind))
 			}
-			var err error
 			if n, m, err = problemCounts(t, r2, limit, "'p edge N M'"); err != nil {
 				return nil, err
 			}
@@ -153,15 +147,10 @@ func readPACE(t *textReader, limit int) (*Graph, error) {
 	var sink *edgeSink
 	addEdge := func(u, v int64) error { return addSimpleEdge(t, sink, n, m, u, v, "PACE") }
 	for {
-		if n >= 0 {
-			if u, v, ok := t.fastEdge(0); ok {
-				if err := addEdge(u, v); err != nil {
-					return nil, err
-				}
-				continue
-			}
+		l, ok, err := t.nextCareful(n >= 0, 0, addEdge)
+		if err != nil {
+			return nil, err
 		}
-		l, ok := t.next()
 		if !ok {
 			break
 		}
@@ -179,7 +168,6 @@ func readPACE(t *textReader, limit int) (*Graph, error) {
 			default:
 				return nil, t.errf("problem line names %s; expected 'p td N M'", quote(kind))
 			}
-			var err error
 			if n, m, err = problemCounts(t, r2, limit, "'p td N M'"); err != nil {
 				return nil, err
 			}

@@ -47,15 +47,10 @@ func readEdgeList(t *textReader, base int, limit int) (*Graph, error) {
 		return nil
 	}
 	for {
-		if n >= 0 {
-			if u, v, ok := t.fastEdge(0); ok {
-				if err := addEdge(u, v); err != nil {
-					return nil, err
-				}
-				continue
-			}
+		l, ok, err := t.nextCareful(n >= 0, 0, addEdge)
+		if err != nil {
+			return nil, err
 		}
-		l, ok := t.next()
 		if !ok {
 			break
 		}
@@ -72,7 +67,6 @@ func readEdgeList(t *textReader, base int, limit int) (*Graph, error) {
 			}
 			continue
 		}
-		var err error
 		var rest []byte
 		if n, rest, err = t.countField(l, "vertex count N in the header 'N M'", int64(limit)); err != nil {
 			return nil, err

@@ -157,6 +157,23 @@ func (r *textReader) vertexField(b []byte, lo, hi int64) (int64, []byte, error) 
 	return v, rest, nil
 }
 
+// nextCareful reads, while fast is set (the header is read), the edge lines
+// fastEdge takes and hands each to add; then it returns the next line for
+// the careful parsers (ok false at the end of the data).
+func (r *textReader) nextCareful(fast bool, prefix byte, add func(u, v int64) error) (line []byte, ok bool, err error) {
+	for fast {
+		u, v, hit := r.fastEdge(prefix)
+		if !hit {
+			break
+		}
+		if err := add(u, v); err != nil {
+			return nil, false, err
+		}
+	}
+	line, ok = r.next()
+	return line, ok, nil
+}
+
 // edgeLine parses the rest of an edge line: two vertex numbers in [lo, hi]
 // and nothing after them (want names the line's form in the error, e.g.
 // "'U V'").
