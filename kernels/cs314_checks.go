@@ -466,8 +466,9 @@ func (in *cs314Case) filterOutputs(r *cs314Run) ([]Output, error) {
 // the arc counts on the device and the launches sized by a loose upper
 // bound, as the engine queues them. The first pass's handshake runs over
 // the vertices, and again over the arcs on copies of its outputs; the
-// second over the arcs. It returns everything they wrote, named (see
-// fastOutputs).
+// second over the arcs. The look-back run tags best with every bit the
+// ranks leave; the other with one tag bit, so the tags wrap and best is
+// zeroed before each filter. It returns everything they wrote, named.
 func (in *cs314Case) fastPasses(dev backend.Device, threads int, lookback bool) ([]Output, error) {
 	f, err := NewMatchFast(dev)
 	if err != nil {
@@ -487,8 +488,14 @@ func (in *cs314Case) fastPasses(dev backend.Device, threads int, lookback bool) 
 	defer q.Release()
 	m, n := len(in.src), in.n
 	keys := make([]uint64, m)
+	maxRank := int32(1)
 	for i := range keys {
 		keys[i] = MatchKey(in.wgt[i], in.dst[i])
+		maxRank = max(maxRank, in.wgt[i])
+	}
+	tagBits := 1
+	if lookback {
+		tagBits = MatchTagBits(maxRank)
 	}
 	minus := make([]int32, n)
 	for i := range minus {
@@ -500,9 +507,9 @@ func (in *cs314Case) fastPasses(dev backend.Device, threads int, lookback bool) 
 	defer bs.Free()
 	p := &MatchPass{Src: backend.Upload(bs, in.src), Keys: backend.Upload(bs, keys),
 		NewSrc: backend.AllocIn[int32](bs, m), NewKeys: backend.AllocIn[uint64](bs, m),
-		Best: backend.Upload(bs, make([]uint64, n)), BestNext: backend.Upload(bs, make([]uint64, n)),
+		Best: backend.Upload(bs, make([]uint64, n)),
 		Match: backend.Upload(bs, minus), Matched: backend.Upload(bs, make([]uint32, MatchedWords(n))),
-		Counts: backend.Upload(bs, []int64{int64(m), -1, -1}), MaxArcs: bound, N: n}
+		Counts: backend.Upload(bs, []int64{int64(m), -1, -1}), MaxArcs: bound, N: n, TagBits: tagBits, Tag: 1}
 	arcMode := *p // the first handshake over the arcs, on copies
 	arcMode.Match, arcMode.Matched = backend.Upload(bs, minus), backend.Upload(bs, make([]uint32, MatchedWords(n)))
 	mask := backend.AllocIn[uint32](bs, tiles*f.maxTileGroup())
@@ -514,14 +521,14 @@ func (in *cs314Case) fastPasses(dev backend.Device, threads int, lookback bool) 
 	if err := bs.Err(); err != nil {
 		return nil, err
 	}
-	if err := f.Argmax(q, p.Src, p.Keys, p.Best, m); err != nil {
+	if err := f.Argmax(q, p, m); err != nil {
 		return nil, err
 	}
 	bestV := make([]uint64, n)
 	if err := backend.ReadSlice(q, p.Best, bestV); err != nil {
 		return nil, err
 	}
-	out := []Output{Widen("best", bestV)}
+	out := []Output{Widen("best", p.current(bestV, p.Tag))}
 	for pass := 1; pass <= 2; pass++ {
 		name := func(s string) string { return fmt.Sprintf("pass %d: %s", pass, s) }
 		p.Slot = pass - 1
@@ -567,19 +574,13 @@ func (in *cs314Case) fastPasses(dev backend.Device, threads int, lookback bool) 
 		if err := backend.ReadSlice(q, p.NewKeys, nkeys); err != nil {
 			return nil, err
 		}
-		// The next best (non-zero exactly for the kept arcs' sources) and
-		// best (all 0 again, ready to be the next pass's bestNext).
+		// The next pass's entries of best (the kept arcs' sources).
 		next := make([]uint64, n)
-		if err := backend.ReadSlice(q, p.BestNext, next); err != nil {
-			return nil, err
-		}
-		cleared := make([]uint64, n)
-		if err := backend.ReadSlice(q, p.Best, cleared); err != nil {
+		if err := backend.ReadSlice(q, p.Best, next); err != nil {
 			return nil, err
 		}
 		out = append(out, Widen(name("match"), matchV), Widen(name("matched bits"), bits), Widen(name("kept"), []int64{int64(kept)}),
-			Widen(name("packed src"), nsrc), Widen(name("packed keys"), nkeys), Widen(name("next best"), next),
-			Widen(name("best after the filter"), cleared))
+			Widen(name("packed src"), nsrc), Widen(name("packed keys"), nkeys), Widen(name("next best"), p.current(next, p.NextTag())))
 		if pass == 1 {
 			am, err := readI32(q, arcMode.Match, n)
 			if err != nil {
@@ -605,9 +606,23 @@ func (in *cs314Case) fastPasses(dev backend.Device, threads int, lookback bool) 
 		}
 		p.Src, p.NewSrc = p.NewSrc, p.Src
 		p.Keys, p.NewKeys = p.NewKeys, p.Keys
-		p.Best, p.BestNext = p.BestNext, p.Best
+		p.Tag = p.NextTag()
 	}
 	return out, q.Finish()
+}
+
+// current returns the entries of best tagged t with the tag taken off, and
+// 0 for every other: what a pass with tag t sees, whatever the tag width
+// (the look-back and scan runs use different ones).
+func (p *MatchPass) current(best []uint64, t int) []uint64 {
+	mask := p.tagValue(1<<p.TagBits - 1)
+	out := make([]uint64, len(best))
+	for v, b := range best {
+		if b&mask == p.tagValue(t) {
+			out[v] = b &^ mask
+		}
+	}
+	return out
 }
 
 // maxTileGroup is the work-group size of the tile kernels.

@@ -229,8 +229,7 @@ func simulateFastPasses(in *cs314Case, passes int) []Output {
 		src, keys, best = ns, nk, strongest(ns, nk)
 		name := func(s string) string { return fmt.Sprintf("pass %d: %s", pass, s) }
 		out = append(out, Widen(name("match"), slices.Clone(match)), Widen(name("kept"), []int{len(src)}),
-			Widen(name("packed src"), src), Widen(name("packed keys"), keys), Widen(name("next best"), best),
-			Widen(name("best after the filter"), make([]uint64, n)))
+			Widen(name("packed src"), src), Widen(name("packed keys"), keys), Widen(name("next best"), best))
 	}
 	return out
 }

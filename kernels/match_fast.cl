@@ -10,7 +10,15 @@
    Per pass the host runs matchHandshake and the filter (matchFilter, or
    matchMarkTiles, a scan and matchPackTiles), after one matchArgmax for
    the first pass; the filter computes the next pass's strongest neighbours
-   as it packs the kept arcs. The grid-stride kernels take an explicit
+   as it packs the kept arcs.
+
+   best[v] holds v's strongest key with the pass's tag in the bits above
+   the ranks (tag << (64 - tag bits): the ranks leave them free): an entry
+   is this pass's when its tag bits equal the pass's tag. Each pass's tag is
+   larger than the last (the host zeroes best when the tags wrap), so the
+   filter writes the next pass's maxima over the current ones, by plain
+   stores or atomic max, into the same array: no entry is ever cleared, and
+   a vertex without arcs keeps an older tag. The grid-stride kernels take an explicit
    thread count nthreads and the tile kernels any group size, and any of
    them gives the same result. */
 
@@ -110,7 +118,8 @@ INLINE void atomic_max_best(GLOBAL u64* best, i32 v, u64 acc)
    for the two end vertices when their segments cross the tile's edge);
    otherwise the runs of the tile's first and last source go to two slots
    and the others are stored, or combined with a global atomic max when
-   they cross a chunk's edge. slots: MATCH_SPAN u64 of local memory. */
+   they cross a chunk's edge. The slots hold untagged keys (0: no arc); tag
+   joins a key as it goes to best. slots: MATCH_SPAN u64 of local memory. */
 
 #ifndef MATCH_SPAN
 #define MATCH_SPAN 512
@@ -142,7 +151,7 @@ INLINE void zero_slots(LOCAL_REF(u64) slots, i32 tileFirst, i32 tileLast, size_t
    (cs[0] is the chunk's first source; prev and next: the sources just
    before and after the chunk, -1 for none). */
 INLINE void chunk_maxima(const i32* cs, const u64* ck, u32 bits, i32 prev, i32 next, GLOBAL u64* RESTRICT best,
-                         i32 tileFirst, i32 tileLast, LOCAL_REF(u64) slots)
+                         u64 tag, i32 tileFirst, i32 tileLast, LOCAL_REF(u64) slots)
 {
     int perVertex = slot_per_vertex(tileFirst, tileLast);
     i32 first = cs[0];
@@ -167,9 +176,9 @@ INLINE void chunk_maxima(const i32* cs, const u64* ck, u32 bits, i32 prev, i32 n
             } else if (v == tileLast) {
                 LOCAL_ATOMIC_MAX_U64(&slots[1], acc);
             } else if (shared) {
-                atomic_max_best(best, v, acc);
+                atomic_max_best(best, v, acc | tag);
             } else {
-                best[v] = acc;
+                best[v] = acc | tag;
             }
         }
         if (take) {
@@ -184,8 +193,8 @@ INLINE void chunk_maxima(const i32* cs, const u64* ck, u32 bits, i32 prev, i32 n
    the slots are zeroed again): the slot of a segment that crosses the
    tile's edge (prevTile, nextTile: the sources just outside it) is
    combined atomically. A slot still 0 had no arcs. */
-INLINE void flush_slots(GLOBAL u64* RESTRICT best, LOCAL_REF(u64) slots, i32 tileFirst, i32 tileLast, i32 prevTile,
-                        i32 nextTile, size_t lid, size_t size)
+INLINE void flush_slots(GLOBAL u64* RESTRICT best, u64 tag, LOCAL_REF(u64) slots, i32 tileFirst, i32 tileLast,
+                        i32 prevTile, i32 nextTile, size_t lid, size_t size)
 {
     int perVertex = slot_per_vertex(tileFirst, tileLast);
     i32 used = slots_used(tileFirst, tileLast);
@@ -196,9 +205,9 @@ INLINE void flush_slots(GLOBAL u64* RESTRICT best, LOCAL_REF(u64) slots, i32 til
             continue; /* no arcs (in the two-slot form, tileLast == tileFirst leaves slot 1 at 0) */
         }
         if (prevTile == v || nextTile == v) {
-            atomic_max_best(best, v, a);
+            atomic_max_best(best, v, a | tag);
         } else {
-            best[v] = a;
+            best[v] = a | tag;
         }
     }
 }
@@ -232,10 +241,12 @@ INLINE i64 tile_hi(i64 tile, size_t size, i64 m)
     return hi < m ? hi : m;
 }
 
-/* best[v] = the max key of v's segment, over tiles (groups stride over
-   them). best must be 0 for the sources beforehand. slots: MATCH_SPAN u64. */
+/* best[v] = the max key of v's segment | tag, over tiles (groups stride
+   over them). best must hold only smaller tags (or 0) beforehand. slots:
+   MATCH_SPAN u64. */
 KERNEL void KERNEL_BOUNDS(256, 4) matchArgmax(GLOBAL const i32* RESTRICT src, GLOBAL const u64* RESTRICT keys,
-                                              GLOBAL u64* RESTRICT best, const i32 numArcs, LOCAL_PTR(u64, slots))
+                                              GLOBAL u64* RESTRICT best, const i32 numArcs, const u64 tag,
+                                              LOCAL_PTR(u64, slots))
 {
     LOCAL_BIND(u64, slots);
     size_t lid = get_local_id(0);
@@ -246,20 +257,27 @@ KERNEL void KERNEL_BOUNDS(256, 4) matchArgmax(GLOBAL const i32* RESTRICT src, GL
     for (i64 tile = (i64)get_group_id(0); tile < tiles; tile += (i64)get_num_groups(0)) {
         i64 tlo = tile_lo(tile, size), thi = tile_hi(tile, size, m);
         i32 tileFirst = src[tlo], tileLast = src[thi - 1];
+        /* The chunk's loads are issued before the slots are zeroed, which
+           waits for tileFirst and tileLast: the two round trips overlap. */
+        i64 c = tile * (i64)size + (i64)lid;
+        i64 lo = c * MATCH_CHUNK;
+        i64 hi = chunk_end(lo, m);
+        i32 cs[MATCH_CHUNK];
+        u64 ck[MATCH_CHUNK];
+        i32 prev = -1, next = -1;
+        if (c < chunks) {
+            load_chunk(src, keys, lo, hi, cs, ck);
+            prev = lo > 0 ? src[lo - 1] : -1;
+            next = hi < m ? src[hi] : -1;
+        }
         zero_slots(slots, tileFirst, tileLast, lid, size);
         BARRIER();
-        i64 c = tile * (i64)size + (i64)lid;
         if (c < chunks) {
-            i64 lo = c * MATCH_CHUNK;
-            i64 hi = chunk_end(lo, m);
-            i32 cs[MATCH_CHUNK];
-            u64 ck[MATCH_CHUNK];
-            load_chunk(src, keys, lo, hi, cs, ck);
-            chunk_maxima(cs, ck, chunk_bits((int)(hi - lo)), lo > 0 ? src[lo - 1] : -1, hi < m ? src[hi] : -1, best,
-                         tileFirst, tileLast, slots);
+            chunk_maxima(cs, ck, chunk_bits((int)(hi - lo)), prev, next, best, tag, tileFirst, tileLast, slots);
         }
         BARRIER();
-        flush_slots(best, slots, tileFirst, tileLast, tlo > 0 ? src[tlo - 1] : -1, thi < m ? src[thi] : -1, lid, size);
+        flush_slots(best, tag, slots, tileFirst, tileLast, tlo > 0 ? src[tlo - 1] : -1, thi < m ? src[thi] : -1, lid,
+                    size);
         BARRIER();
     }
 }
@@ -269,14 +287,15 @@ KERNEL void KERNEL_BOUNDS(256, 4) matchArgmax(GLOBAL const i32* RESTRICT src, GL
    matched bit written, so one launch finds every pair.
    counts[pass] is the number of arcs (read on the device: the host queues
    passes without reading it back). While it exceeds vertexAbove, the
-   handshake runs over the n vertices: best[v] is non-zero exactly for the
-   vertices that have arcs (the filters keep it so), so reading best (8
-   bytes a vertex) replaces reading src (4 bytes an arc); below it, the
-   first arc of each segment handles its source. */
+   handshake runs over the n vertices: best[v] carries the pass's tag
+   (best & tagMask == tag) exactly for the vertices that have arcs, so
+   reading best (8 bytes a vertex) replaces reading src (4 bytes an arc);
+   below it, the first arc of each segment handles its source. A source's
+   strongest neighbour has an arc back, so its entry is the pass's too. */
 KERNEL void matchHandshake(GLOBAL const i32* RESTRICT src, GLOBAL const u64* RESTRICT best,
                            GLOBAL i32* RESTRICT match, GLOBAL u32* RESTRICT matched,
                            GLOBAL const i64* RESTRICT counts, const i32 pass, const i32 n,
-                           const i32 vertexAbove, const i32 nthreads)
+                           const i32 vertexAbove, const u64 tag, const u64 tagMask, const i32 nthreads)
 {
     i64 t = (i64)get_global_id(0);
     if (t >= nthreads) {
@@ -286,7 +305,7 @@ KERNEL void matchHandshake(GLOBAL const i32* RESTRICT src, GLOBAL const u64* RES
     if (m > (i64)vertexAbove) {
         for (i64 v = t; v < n; v += nthreads) {
             u64 b = best[v];
-            if (b != 0) {
+            if ((b & tagMask) == tag) {
                 i32 s = key_dst(b);
                 if (key_dst(best[s]) == (i32)v) {
                     match[v] = s;
@@ -323,11 +342,8 @@ KERNEL void matchHandshake(GLOBAL const i32* RESTRICT src, GLOBAL const u64* RES
    Both read the number of arcs from counts[pass], so the host can queue
    several passes without reading a count back; it sizes their launches by
    an upper bound, and any size gives the same result.
-   best and bestNext alternate between passes. The filter fills bestNext
-   for the sources of kept arcs (it must be 0 for them: it is all 0) and,
-   once the handshake is done with best, clears best[v] for every source v
-   of the pass, which leaves best all 0 (its non-zero entries were the
-   sources') for its turn as bestNext. */
+   The filter writes the next pass's maxima into best with the next pass's
+   tag (the handshake is done with this pass's entries). */
 
 /* Exclusive prefix sum of x over the work-group; *total receives the
    group's sum. s: two i32 per work-item. With warps (CUDA) and a group of
@@ -380,9 +396,8 @@ INLINE i32 group_scan_i32(LOCAL_REF(i32) s, i32 x, size_t lid, size_t size, i32*
 #endif
 
 /* Loads the chunk [lo, hi) of a filtering pass and returns its keep bits
-   (arc j is kept when neither end is matched), and clears best[v] for the
-   sources whose segment starts in the chunk (prev: the source of the arc
-   before it, -1 for none). It reads an arc's key only when its source is
+   (arc j is kept when neither end is matched). It reads an arc's key only
+   when its source is
    unmatched: the sources come first, then their bitset words
    (the same few words: the sources are sorted), then the keys, a 16-byte
    vector per pair of arcs with an unmatched source, then the destinations'
@@ -391,8 +406,7 @@ INLINE i32 group_scan_i32(LOCAL_REF(i32) s, i32 x, size_t lid, size_t size, i32*
    keys of a matched hub are never read (on R-MAT 34-38 % of an early
    pass's arcs); ck is 0 for the arcs not read. */
 INLINE u32 load_live_chunk(GLOBAL const i32* RESTRICT src, GLOBAL const u64* RESTRICT keys,
-                           GLOBAL const u32* RESTRICT matched, GLOBAL u64* RESTRICT best, i64 lo, i64 hi, i32 prev,
-                           i32* cs, u64* ck)
+                           GLOBAL const u32* RESTRICT matched, i64 lo, i64 hi, i32* cs, u64* ck)
 {
     int len = (int)(hi - lo);
     load_sources(src, lo, hi, cs);
@@ -432,15 +446,8 @@ INLINE u32 load_live_chunk(GLOBAL const i32* RESTRICT src, GLOBAL const u64* RES
     }
     u32 bits = 0;
     for (int j = 0; j < MATCH_CHUNK; j++) {
-        if (j < len) {
-            i32 v = cs[j];
-            if (v != prev) {
-                best[v] = 0;
-            }
-            prev = v;
-            if (((live >> (u32)j) & 1u) != 0 && (wd[j] & 1u) == 0) {
-                bits |= 1u << (u32)j;
-            }
+        if (((live >> (u32)j) & 1u) != 0 && (wd[j] & 1u) == 0) {
+            bits |= 1u << (u32)j;
         }
     }
     return bits;
@@ -466,13 +473,13 @@ INLINE void stage_kept(const i32* cs, const u64* ck, u32 bits, i32 pos, LOCAL_RE
 #define STAGE_SLOTS(stage, size) ((stage) + (size) * MATCH_CHUNK)
 #define STAGE_SRC(stage, size) ((LOCAL_REF(i32))((stage) + (size) * MATCH_CHUNK + MATCH_SPAN))
 
-/* Keep words and per-tile kept counts (and best cleared for the sources).
+/* Keep words and per-tile kept counts.
    A keep word holds the chunk's keep bits (bit j < MATCH_CHUNK: arc lo + j)
    and, above them, the number of arcs kept by the tile's earlier chunks.
    sums: two i32 per work-item. Tiles past the count are not written: the
    host zeroes the tile counts it scans. */
 KERNEL void KERNEL_BOUNDS(256, 4) matchMarkTiles(GLOBAL const i32* RESTRICT src, GLOBAL const u64* RESTRICT keys,
-                           GLOBAL const u32* RESTRICT matched, GLOBAL u64* RESTRICT best, GLOBAL u32* RESTRICT mask,
+                           GLOBAL const u32* RESTRICT matched, GLOBAL u32* RESTRICT mask,
                            GLOBAL i32* RESTRICT tileCount, GLOBAL const i64* RESTRICT counts, const i32 pass,
                            LOCAL_PTR(i32, sums))
 {
@@ -490,7 +497,7 @@ KERNEL void KERNEL_BOUNDS(256, 4) matchMarkTiles(GLOBAL const i32* RESTRICT src,
             i64 hi = chunk_end(lo, m);
             i32 cs[MATCH_CHUNK];
             u64 ck[MATCH_CHUNK];
-            bits = load_live_chunk(src, keys, matched, best, lo, hi, lo > 0 ? src[lo - 1] : -1, cs, ck);
+            bits = load_live_chunk(src, keys, matched, lo, hi, cs, ck);
         }
         i32 kept;
         i32 rank = group_scan_i32(sums, POPCOUNT32(bits), lid, size, &kept);
@@ -503,7 +510,7 @@ KERNEL void KERNEL_BOUNDS(256, 4) matchMarkTiles(GLOBAL const i32* RESTRICT src,
     }
 }
 
-/* Compaction plus the next pass's argmax into bestNext. tileOffset: the
+/* Compaction plus the next pass's argmax into best (tag: the next pass's). tileOffset: the
    exclusive scan of the tile counts; the keep words give the rank within
    the tile. The kept arcs of a tile are staged in local memory at their
    rank, then written out by consecutive work-items: whole memory sectors
@@ -511,8 +518,8 @@ KERNEL void KERNEL_BOUNDS(256, 4) matchMarkTiles(GLOBAL const i32* RESTRICT src,
 KERNEL void KERNEL_BOUNDS(256, 4) matchPackTiles(GLOBAL const i32* RESTRICT src, GLOBAL const u64* RESTRICT keys,
                            GLOBAL const u32* RESTRICT mask, GLOBAL const i32* RESTRICT tileOffset,
                            GLOBAL i32* RESTRICT newSrc, GLOBAL u64* RESTRICT newKeys,
-                           GLOBAL u64* RESTRICT bestNext, GLOBAL const i64* RESTRICT counts, const i32 pass,
-                           LOCAL_PTR(u64, stage))
+                           GLOBAL u64* RESTRICT best, GLOBAL const i64* RESTRICT counts, const i32 pass,
+                           const u64 tag, LOCAL_PTR(u64, stage))
 {
     LOCAL_BIND(u64, stage);
     size_t lid = get_local_id(0);
@@ -542,11 +549,12 @@ KERNEL void KERNEL_BOUNDS(256, 4) matchPackTiles(GLOBAL const i32* RESTRICT src,
             u64 ck[MATCH_CHUNK];
             load_chunk(src, keys, lo, hi, cs, ck);
             stage_kept(cs, ck, bits, (i32)(word >> MATCH_CHUNK), stageSrc, stageKeys);
-            chunk_maxima(cs, ck, bits, lo > 0 ? src[lo - 1] : -1, hi < m ? src[hi] : -1, bestNext, tileFirst, tileLast,
+            chunk_maxima(cs, ck, bits, lo > 0 ? src[lo - 1] : -1, hi < m ? src[hi] : -1, best, tag, tileFirst, tileLast,
                          slots);
         }
         BARRIER();
-        flush_slots(bestNext, slots, tileFirst, tileLast, tlo > 0 ? src[tlo - 1] : -1, thi < m ? src[thi] : -1, lid, size);
+        flush_slots(best, tag, slots, tileFirst, tileLast, tlo > 0 ? src[tlo - 1] : -1, thi < m ? src[thi] : -1, lid,
+                    size);
         for (i32 i = (i32)lid; i < tileKept; i += (i32)size) {
             newSrc[base + i] = stageSrc[i];
             newKeys[base + i] = stageKeys[i];
@@ -640,8 +648,8 @@ INLINE i64 look_back_warp(GLOBAL u64* status, i64 tile, i32 epoch, u32 lane)
 #endif
 
 /* One launch per pass: keep bits, the tile's offset by decoupled look-back,
-   the staged compaction and the next pass's argmax (into bestNext), best
-   cleared for the pass's sources. Work-groups take tiles in order from
+   the staged compaction and the next pass's argmax (into best, with tag,
+   the next pass's). Work-groups take tiles in order from
    counter[epoch & 1], so every tile a group waits on belongs to a group
    that has already started; a group publishes its tile's kept count, stages
    its arcs, then sums its predecessors' words back to the first prefix and
@@ -653,9 +661,9 @@ INLINE i64 look_back_warp(GLOBAL u64* status, i64 tile, i32 epoch, u32 lane)
    receives the number of kept arcs. stage: see STAGE_SRC, then 2 * size + 2
    i32. */
 KERNEL void KERNEL_BOUNDS(256, 4) matchFilter(GLOBAL const i32* RESTRICT src, GLOBAL const u64* RESTRICT keys,
-                        GLOBAL const u32* RESTRICT matched, GLOBAL u64* RESTRICT best, GLOBAL u64* status, GLOBAL i32* counter,
-                        GLOBAL i32* RESTRICT newSrc, GLOBAL u64* RESTRICT newKeys, GLOBAL u64* RESTRICT bestNext,
-                        GLOBAL i64* counts, const i32 pass, const i32 epoch, LOCAL_PTR(u64, stage))
+                        GLOBAL const u32* RESTRICT matched, GLOBAL u64* status, GLOBAL i32* counter,
+                        GLOBAL i32* RESTRICT newSrc, GLOBAL u64* RESTRICT newKeys, GLOBAL u64* RESTRICT best,
+                        GLOBAL i64* counts, const i32 pass, const i32 epoch, const u64 tag, LOCAL_PTR(u64, stage))
 {
     LOCAL_BIND(u64, stage);
     size_t lid = get_local_id(0);
@@ -685,7 +693,6 @@ KERNEL void KERNEL_BOUNDS(256, 4) matchFilter(GLOBAL const i32* RESTRICT src, GL
         }
         i64 tlo = tile_lo(tile, size), thi = tile_hi(tile, size, m);
         i32 tileFirst = src[tlo], tileLast = src[thi - 1];
-        zero_slots(slots, tileFirst, tileLast, lid, size); /* the scan's barrier orders it */
         i64 c = tile * (i64)size + (i64)lid;
         i64 lo = c * MATCH_CHUNK;
         i64 hi = chunk_end(lo, m);
@@ -696,8 +703,11 @@ KERNEL void KERNEL_BOUNDS(256, 4) matchFilter(GLOBAL const i32* RESTRICT src, GL
         if (c < chunks) {
             prev = lo > 0 ? src[lo - 1] : -1;
             next = hi < m ? src[hi] : -1;
-            bits = load_live_chunk(src, keys, matched, best, lo, hi, prev, cs, ck);
+            bits = load_live_chunk(src, keys, matched, lo, hi, cs, ck);
         }
+        /* After the chunk's loads (zeroing waits for tileFirst and
+           tileLast); the scan's barrier orders it before chunk_maxima. */
+        zero_slots(slots, tileFirst, tileLast, lid, size);
         i32 agg;
         i32 rank = group_scan_i32(scratch, POPCOUNT32(bits), lid, size, &agg);
         if (lid == 0) {
@@ -705,7 +715,7 @@ KERNEL void KERNEL_BOUNDS(256, 4) matchFilter(GLOBAL const i32* RESTRICT src, GL
         }
         if (bits != 0) {
             stage_kept(cs, ck, bits, rank, stageSrc, stageKeys);
-            chunk_maxima(cs, ck, bits, prev, next, bestNext, tileFirst, tileLast, slots);
+            chunk_maxima(cs, ck, bits, prev, next, best, tag, tileFirst, tileLast, slots);
         }
         i64 excl = -1;
 #if ARBOR_WARP_SIZE == 32
@@ -728,7 +738,8 @@ KERNEL void KERNEL_BOUNDS(256, 4) matchFilter(GLOBAL const i32* RESTRICT src, GL
             shared[1] = (i32)excl;
         }
         BARRIER();
-        flush_slots(bestNext, slots, tileFirst, tileLast, tlo > 0 ? src[tlo - 1] : -1, thi < m ? src[thi] : -1, lid, size);
+        flush_slots(best, tag, slots, tileFirst, tileLast, tlo > 0 ? src[tlo - 1] : -1, thi < m ? src[thi] : -1, lid,
+                    size);
         i64 base = shared[1];
         for (i32 i = (i32)lid; i < agg; i += (i32)size) {
             newSrc[base + i] = stageSrc[i];

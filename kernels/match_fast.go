@@ -3,6 +3,7 @@ package kernels
 import (
 	"fmt"
 	"math"
+	"math/bits"
 
 	"github.com/arbor-gpu/arbor/backend"
 )
@@ -14,6 +15,11 @@ var MatchFastKernelNames = []string{"matchArgmax", "matchHandshake", "matchMarkT
 // matching kernels take the max of: a higher rank wins, then a smaller
 // neighbour index.
 func MatchKey(rank, dst int32) uint64 { return uint64(uint32(rank))<<32 | uint64(^uint32(dst)) }
+
+// MatchTagBits is the number of tag bits best[] entries carry above the
+// ranks of keys whose ranks are at most maxRank (≥ 1): the top bits of a
+// key's high word that no rank uses.
+func MatchTagBits(maxRank int32) int { return 32 - bits.Len32(uint32(max(maxRank, 1))) }
 
 // MatchedWords is the length in uint32 words of the matched bitset of n
 // vertices (zero it before the first handshake).
@@ -81,11 +87,12 @@ func (f *MatchFast) launch(q backend.Queue, name string, n int, args ...backend.
 	return nil
 }
 
-// Argmax sets best[v] to the max key of each source's segment (best must be
-// 0 for those vertices beforehand).
-func (f *MatchFast) Argmax(q backend.Queue, src, keys, best backend.Buffer, numArcs int) error {
-	return f.launchTiles(q, "matchArgmax", numArcs, 0, 8*MatchSpan, backend.Buf(src), backend.Buf(keys), backend.Buf(best),
-		backend.I32(int32(numArcs)))
+// Argmax sets p.Best[v] to the max key of each source's segment of the
+// numArcs arcs of p.Src, p.Keys, tagged with p.Tag (Best must hold only
+// smaller tags beforehand: all 0 for the first pass).
+func (f *MatchFast) Argmax(q backend.Queue, p *MatchPass, numArcs int) error {
+	return f.launchTiles(q, "matchArgmax", numArcs, 0, 8*MatchSpan, backend.Buf(p.Src), backend.Buf(p.Keys), backend.Buf(p.Best),
+		backend.I32(int32(numArcs)), backend.U64(p.tagValue(p.Tag)))
 }
 
 // MatchPass names the buffers of one pass of the fast kernels. The arc
@@ -97,16 +104,44 @@ func (f *MatchFast) Argmax(q backend.Queue, src, keys, best backend.Buffer, numA
 type MatchPass struct {
 	Src, Keys       backend.Buffer // the arcs at the pass's start
 	NewSrc, NewKeys backend.Buffer // receive the kept arcs, in order
-	// Best holds this pass's strongest neighbour keys (non-zero exactly
-	// for the sources); BestNext (all 0) receives the next pass's from the
-	// filter, which also clears Best. The two swap between passes; both
-	// start all 0 and matchArgmax fills Best.
-	Best, BestNext backend.Buffer
+	// Best holds the sources' strongest neighbour keys, each tagged with
+	// its pass's Tag in the TagBits bits above the ranks (MatchTagBits):
+	// the filter writes the next pass's entries over this pass's, so no
+	// entry is cleared and a vertex left without arcs keeps an older tag.
+	// It starts all 0; matchArgmax fills it for the first pass.
+	Best           backend.Buffer
 	Match, Matched backend.Buffer // int32 per vertex; MatchedWords bits
 	Counts         backend.Buffer
 	Slot           int
 	MaxArcs        int
 	N              int // vertices
+	// TagBits ≥ 1; Tag, this pass's, from 1 to 2^TagBits - 1 (NextTag).
+	TagBits, Tag int
+}
+
+// NextTag is the tag of the pass after this one: Tag + 1, or 1 when the
+// tags wrap (the filter then zeroes Best first).
+func (p *MatchPass) NextTag() int {
+	if p.Tag+1 < 1<<p.TagBits {
+		return p.Tag + 1
+	}
+	return 1
+}
+
+// tagValue is tag t in position: the top TagBits bits of a best[] entry.
+func (p *MatchPass) tagValue(t int) uint64 { return uint64(t) << (64 - p.TagBits) }
+
+// nextTag returns the next pass's tag in position for a filter about to
+// write it, first zeroing Best when the tags wrap (every older entry must
+// be smaller than the new ones).
+func (p *MatchPass) nextTag(q backend.Queue) (backend.Arg, error) {
+	t := p.NextTag()
+	if t == 1 && p.N > 0 {
+		if err := q.Fill(p.Best, 0, 8*p.N, 0); err != nil {
+			return backend.Arg{}, err
+		}
+	}
+	return backend.U64(p.tagValue(t)), nil
 }
 
 // Handshake matches every source whose strongest neighbour is mutual and
@@ -114,8 +149,10 @@ type MatchPass struct {
 // vertexAbove it reads Best per vertex instead of the arcs (the engine
 // passes 2n: 8 bytes a vertex against 4 an arc); the pairs are the same.
 func (f *MatchFast) Handshake(q backend.Queue, p *MatchPass, vertexAbove int) error {
-	return f.launch(q, "matchHandshake", max(p.MaxArcs, p.N), backend.Buf(p.Src), backend.Buf(p.Best), backend.Buf(p.Match), backend.Buf(p.Matched), backend.Buf(p.Counts), backend.I32(int32(p.Slot)), backend.I32(int32(p.N)),
-		backend.I32(int32(min(vertexAbove, math.MaxInt32))))
+	return f.launch(q, "matchHandshake", max(p.MaxArcs, p.N), backend.Buf(p.Src), backend.Buf(p.Best), backend.Buf(p.Match),
+		backend.Buf(p.Matched), backend.Buf(p.Counts), backend.I32(int32(p.Slot)), backend.I32(int32(p.N)),
+		backend.I32(int32(min(vertexAbove, math.MaxInt32))), backend.U64(p.tagValue(p.Tag)),
+		backend.U64(p.tagValue(1<<p.TagBits-1)))
 }
 
 // MatchSpan is match_fast.cl's MATCH_SPAN: the tile kernels combine the
@@ -172,23 +209,27 @@ func (f *MatchFast) launchTiles(q backend.Queue, name string, maxArcs, localByte
 
 // MarkTiles writes each chunk's keep word (the low MatchChunk bits: the
 // arcs with both ends' bits clear in Matched; above them, the arcs kept by
-// the tile's earlier chunks) and each tile's kept count, and clears Best
-// for the pass's sources. The counts of the
+// the tile's earlier chunks) and each tile's kept count. The counts of the
 // tiles past the pass's arcs are not written: zero the tiles that the scan
 // reads (Tiles(MaxArcs)) first.
 func (f *MatchFast) MarkTiles(q backend.Queue, p *MatchPass, mask, tileCount backend.Buffer) error {
 	return f.launchTiles(q, "matchMarkTiles", p.MaxArcs, 8, 0, backend.Buf(p.Src), backend.Buf(p.Keys), backend.Buf(p.Matched),
-		backend.Buf(p.Best), backend.Buf(mask), backend.Buf(tileCount), backend.Buf(p.Counts), backend.I32(int32(p.Slot)))
+		backend.Buf(mask), backend.Buf(tileCount), backend.Buf(p.Counts), backend.I32(int32(p.Slot)))
 }
 
 // PackTiles moves the kept arcs to NewSrc, NewKeys (tileOffset: the
 // exclusive scan of the tile counts, mask: MarkTiles' keep words) and
-// computes BestNext over them. Each work-group stages its tile's kept arcs
-// in 12*MatchChunk bytes of local memory per work-item (24 KiB for 256).
+// writes the next pass's Best entries over them (tag NextTag). Each
+// work-group stages its tile's kept arcs in 12*MatchChunk bytes of local
+// memory per work-item (24 KiB for 256).
 func (f *MatchFast) PackTiles(q backend.Queue, p *MatchPass, mask, tileOffset backend.Buffer) error {
+	tag, err := p.nextTag(q)
+	if err != nil {
+		return fmt.Errorf("matchPackTiles: %w", err)
+	}
 	return f.launchTiles(q, "matchPackTiles", p.MaxArcs, 12*MatchChunk, 8*MatchSpan, backend.Buf(p.Src), backend.Buf(p.Keys), backend.Buf(mask),
-		backend.Buf(tileOffset), backend.Buf(p.NewSrc), backend.Buf(p.NewKeys), backend.Buf(p.BestNext),
-		backend.Buf(p.Counts), backend.I32(int32(p.Slot)))
+		backend.Buf(tileOffset), backend.Buf(p.NewSrc), backend.Buf(p.NewKeys), backend.Buf(p.Best),
+		backend.Buf(p.Counts), backend.I32(int32(p.Slot)), tag)
 }
 
 // Lookback is the state matchFilter keeps between passes: a status word per
@@ -207,8 +248,8 @@ func (f *MatchFast) NewLookback(bs *backend.Buffers, maxArcs int) *Lookback {
 }
 
 // Filter is mark, scan and pack in one launch (decoupled look-back): the
-// kept arcs go to NewSrc, NewKeys, BestNext is computed over them, Best is
-// cleared for the pass's sources, and Counts[Slot+1] receives their number. It relies on work-groups that, once
+// kept arcs go to NewSrc, NewKeys, the next pass's Best entries (tag
+// NextTag) are computed over them, and Counts[Slot+1] receives their number. It relies on work-groups that, once
 // started, keep running while others wait on them: true of CUDA, AMD and
 // Intel GPUs, PoCL and the CPU backend, not promised by OpenCL in general
 // (MarkTiles, a scan and PackTiles do without).
@@ -223,10 +264,14 @@ func (f *MatchFast) Filter(q backend.Queue, p *MatchPass, lb *Lookback) error {
 	if lb.epoch == math.MaxInt32 {
 		return fmt.Errorf("matchFilter: epochs exhausted")
 	}
+	tag, err := p.nextTag(q)
+	if err != nil {
+		return fmt.Errorf("matchFilter: %w", err)
+	}
 	lb.epoch++
-	args := []backend.Arg{backend.Buf(p.Src), backend.Buf(p.Keys), backend.Buf(p.Matched), backend.Buf(p.Best), backend.Buf(lb.status),
-		backend.Buf(lb.counter), backend.Buf(p.NewSrc), backend.Buf(p.NewKeys), backend.Buf(p.BestNext), backend.Buf(p.Counts),
-		backend.I32(int32(p.Slot)), backend.I32(lb.epoch), backend.Local(12*MatchChunk*group + 8*MatchSpan + 4*(2*group+2))}
+	args := []backend.Arg{backend.Buf(p.Src), backend.Buf(p.Keys), backend.Buf(p.Matched), backend.Buf(lb.status),
+		backend.Buf(lb.counter), backend.Buf(p.NewSrc), backend.Buf(p.NewKeys), backend.Buf(p.Best), backend.Buf(p.Counts),
+		backend.I32(int32(p.Slot)), backend.I32(lb.epoch), tag, backend.Local(12*MatchChunk*group + 8*MatchSpan + 4*(2*group+2))}
 	if err := q.Launch(f.k["matchFilter"], backend.R1(group*groups, group), args...); err != nil {
 		return fmt.Errorf("matchFilter: %w", err)
 	}

@@ -33,26 +33,27 @@ func atomicMaxU64(p *uint64, v uint64) {
 	}
 }
 
-// matchArgmaxTwin: src, keys, best, numArcs, slots (local). With best 0
-// for the sources beforehand (the kernel's precondition), the maximum by
-// atomics is the kernel's result.
+// matchArgmaxTwin: src, keys, best, numArcs, tag, slots (local). With
+// only smaller tags in best beforehand (the kernel's precondition), the
+// maximum by atomics is the kernel's result.
 func matchArgmaxTwin(g *cpu.Group) {
 	src, keys, best := g.I32s(0), g.U64s(1), g.U64s(2)
-	m := int(g.I32(3))
+	m, tag := int(g.I32(3)), g.U64(4)
 	size := g.Size[0] * MatchChunk
 	for lo := g.ID[0] * size; lo < m; lo += g.Groups[0] * size {
 		for i := lo; i < min(lo+size, m); i++ {
-			atomicMaxU64(&best[src[i]], keys[i])
+			atomicMaxU64(&best[src[i]], keys[i]|tag)
 		}
 	}
 }
 
 // matchHandshakeTwin: src, best, match, matched, counts, pass, n,
-// vertexAbove, nthreads.
+// vertexAbove, tag, tagMask, nthreads.
 func matchHandshakeTwin(g *cpu.Group) {
 	src, best, match, matched := g.I32s(0), g.U64s(1), g.I32s(2), g.U32s(3)
 	m := g.I64s(4)[g.I32(5)]
-	n, vertexAbove, nt := int(g.I32(6)), g.I32(7), int(g.I32(8))
+	n, vertexAbove := int(g.I32(6)), g.I32(7)
+	tag, tagMask, nt := g.U64(8), g.U64(9), int(g.I32(10))
 	handshake := func(v int32) {
 		if s := keyDst(best[v]); keyDst(best[s]) == v {
 			match[v] = s
@@ -62,7 +63,7 @@ func matchHandshakeTwin(g *cpu.Group) {
 	strideItems(g, nt, func(t int) {
 		if m > int64(vertexAbove) {
 			for v := t; v < n; v += nt {
-				if best[v] != 0 {
+				if best[v]&tagMask == tag {
 					handshake(int32(v))
 				}
 			}
@@ -82,15 +83,11 @@ func isMatched(matched []uint32, v int32) bool { return matched[v>>5]>>uint(v&31
 
 func setMatched(matched []uint32, v int32) { atomic.AddUint32(&matched[v>>5], 1<<uint(v&31)) }
 
-// keepBits is the keep bits of load_live_chunk over chunk c of m arcs: it
-// also clears best for the sources whose segment starts in the chunk.
-func keepBits(src []int32, keys []uint64, matched []uint32, best []uint64, c, m int) uint32 {
+// keepBits is the keep bits of load_live_chunk over chunk c of m arcs.
+func keepBits(src []int32, keys []uint64, matched []uint32, c, m int) uint32 {
 	lo, hi := chunkOf(c, m)
 	var bits uint32
 	for i := lo; i < hi; i++ {
-		if i == 0 || src[i-1] != src[i] {
-			atomic.StoreUint64(&best[src[i]], 0)
-		}
 		if !isMatched(matched, src[i]) && !isMatched(matched, keyDst(keys[i])) {
 			bits |= 1 << uint(i-lo)
 		}
@@ -101,20 +98,20 @@ func keepBits(src []int32, keys []uint64, matched []uint32, best []uint64, c, m 
 // chunkOf is the arc range of chunk c of m arcs.
 func chunkOf(c, m int) (lo, hi int) { return c * MatchChunk, min(c*MatchChunk+MatchChunk, m) }
 
-// matchMarkTilesTwin: src, keys, matched, best, mask, tileCount, counts,
-// pass, sums (local). The group's items run one after the other, which gives the
+// matchMarkTilesTwin: src, keys, matched, mask, tileCount, counts, pass,
+// sums (local). The group's items run one after the other, which gives the
 // device's result: the per-tile sum does not depend on the order.
 func matchMarkTilesTwin(g *cpu.Group) {
-	src, keys, matched, best := g.I32s(0), g.U64s(1), g.U32s(2), g.U64s(3)
-	mask, tileCount := g.U32s(4), g.I32s(5)
-	m := int(g.I64s(6)[g.I32(7)])
+	src, keys, matched := g.I32s(0), g.U64s(1), g.U32s(2)
+	mask, tileCount := g.U32s(3), g.I32s(4)
+	m := int(g.I64s(5)[g.I32(6)])
 	size := g.Size[0]
 	chunks := (m + MatchChunk - 1) / MatchChunk
 	tiles := (chunks + size - 1) / size
 	for tile := g.ID[0]; tile < tiles; tile += g.Groups[0] {
 		total := int32(0) // the tile's kept arcs before chunk c
 		for c := tile * size; c < min(tile*size+size, chunks); c++ {
-			bits := keepBits(src, keys, matched, best, c, m)
+			bits := keepBits(src, keys, matched, c, m)
 			mask[c] = bits | uint32(total)<<MatchChunk
 			total += int32(popcount32(bits))
 		}
@@ -125,17 +122,17 @@ func matchMarkTilesTwin(g *cpu.Group) {
 func popcount32(x uint32) int { return bits.OnesCount32(x) }
 
 // stageKept is stage_kept: it writes the kept arcs of chunk [lo, hi) (keep
-// bits b) to newSrc, newKeys from pos on and their per-source maxima to
-// best.
-func stageKept(src []int32, keys []uint64, lo, hi, m int, b uint32, pos int, newSrc []int32, newKeys, best []uint64) {
+// bits b) to newSrc, newKeys from pos on and their per-source maxima,
+// tagged, to best.
+func stageKept(src []int32, keys []uint64, lo, hi, m int, b uint32, pos int, newSrc []int32, newKeys, best []uint64, tag uint64) {
 	first := src[lo]
 	before := lo > 0 && src[lo-1] == first
 	v, acc := int32(-1), uint64(0)
 	flush := func(shared bool) {
 		if shared {
-			atomicMaxU64(&best[v], acc)
+			atomicMaxU64(&best[v], acc|tag)
 		} else {
-			atomic.StoreUint64(&best[v], acc)
+			atomic.StoreUint64(&best[v], acc|tag)
 		}
 	}
 	for i := lo; i < hi; i++ {
@@ -157,12 +154,12 @@ func stageKept(src []int32, keys []uint64, lo, hi, m int, b uint32, pos int, new
 	flush((v == first && before) || (hi < m && src[hi] == v))
 }
 
-// matchPackTilesTwin: src, keys, mask, tileOffset, newSrc, newKeys,
-// bestNext, counts, pass, stage (local).
+// matchPackTilesTwin: src, keys, mask, tileOffset, newSrc, newKeys, best,
+// counts, pass, tag, stage (local).
 func matchPackTilesTwin(g *cpu.Group) {
 	src, keys, mask, tileOffset := g.I32s(0), g.U64s(1), g.U32s(2), g.I32s(3)
 	newSrc, newKeys, best := g.I32s(4), g.U64s(5), g.U64s(6)
-	m := int(g.I64s(7)[g.I32(8)])
+	m, tag := int(g.I64s(7)[g.I32(8)]), g.U64(9)
 	size := g.Size[0]
 	chunks := (m + MatchChunk - 1) / MatchChunk
 	tiles := (chunks + size - 1) / size
@@ -170,7 +167,7 @@ func matchPackTilesTwin(g *cpu.Group) {
 		for c := tile * size; c < min(tile*size+size, chunks); c++ {
 			if b := mask[c] & (1<<MatchChunk - 1); b != 0 {
 				lo, hi := chunkOf(c, m)
-				stageKept(src, keys, lo, hi, m, b, int(tileOffset[tile])+int(mask[c]>>MatchChunk), newSrc, newKeys, best)
+				stageKept(src, keys, lo, hi, m, b, int(tileOffset[tile])+int(mask[c]>>MatchChunk), newSrc, newKeys, best, tag)
 			}
 		}
 	}
@@ -186,15 +183,15 @@ func matchStatus(epoch int32, flag uint64, value int64) uint64 {
 	return uint64(uint32(epoch))<<33 | flag<<31 | uint64(value)
 }
 
-// matchFilterTwin: src, keys, matched, best, status, counter, newSrc,
-// newKeys, bestNext, counts, pass, epoch, stage (local). The CPU backend hands
+// matchFilterTwin: src, keys, matched, status, counter, newSrc, newKeys,
+// best, counts, pass, epoch, tag, stage (local). The CPU backend hands
 // groups to its workers in order and runs each to completion, so a tile's
 // predecessors are always claimed by running or finished groups, as on a
 // device; the look-back spins with atomic loads.
 func matchFilterTwin(g *cpu.Group) {
-	src, keys, matched, best, status := g.I32s(0), g.U64s(1), g.U32s(2), g.U64s(3), g.U64s(4)
-	counter, newSrc, newKeys, bestNext := g.I32s(5), g.I32s(6), g.U64s(7), g.U64s(8)
-	counts, pass, epoch := g.I64s(9), int(g.I32(10)), g.I32(11)
+	src, keys, matched, status := g.I32s(0), g.U64s(1), g.U32s(2), g.U64s(3)
+	counter, newSrc, newKeys, best := g.I32s(4), g.I32s(5), g.U64s(6), g.U64s(7)
+	counts, pass, epoch, tag := g.I64s(8), int(g.I32(9)), g.I32(10), g.U64(11)
 	m := int(counts[pass])
 	size := g.Size[0]
 	chunks := (m + MatchChunk - 1) / MatchChunk
@@ -215,7 +212,7 @@ func matchFilterTwin(g *cpu.Group) {
 		for lid := range bits {
 			bits[lid] = 0
 			if c := tile*size + lid; c < chunks {
-				bits[lid] = keepBits(src, keys, matched, best, c, m)
+				bits[lid] = keepBits(src, keys, matched, c, m)
 				agg += int64(popcount32(bits[lid]))
 			}
 		}
@@ -247,7 +244,7 @@ func matchFilterTwin(g *cpu.Group) {
 		for lid, b := range bits {
 			if b != 0 {
 				lo, hi := chunkOf(tile*size+lid, m)
-				stageKept(src, keys, lo, hi, m, b, pos, newSrc, newKeys, bestNext)
+				stageKept(src, keys, lo, hi, m, b, pos, newSrc, newKeys, best, tag)
 			}
 			pos += popcount32(b)
 		}

@@ -236,6 +236,9 @@ func benchRun(b *testing.B, be, graph string, g *core.Graph, in *Input, opt Opti
 		}
 		e2e += time.Since(t0)
 		loop += res.Loop
+		if logPasses() {
+			b.Logf("run: loop %.3f ms", res.Loop.Seconds()*1e3)
+		}
 	}
 	b.StopTimer()
 	if err := res.Mate.Verify(g); err != nil {
@@ -270,12 +273,16 @@ func benchRun(b *testing.B, be, graph string, g *core.Graph, in *Input, opt Opti
 			b.ReportMetric(p.Time.Seconds()*1e3, unit)
 		}
 	}
-	if testing.Verbose() || os.Getenv("ARBOR_BENCH_PASSES") != "" {
+	if logPasses() {
 		for i, d := range res.PassTimes {
 			b.Logf("pass %d: %d arcs, %.3f ms", i+1, res.ArcsPerPass[i], d.Seconds()*1e3)
 		}
 	}
 }
+
+// logPasses: ARBOR_BENCH_PASSES=1 or -test.v logs each run's loop time and
+// the last run's pass times.
+func logPasses() bool { return testing.Verbose() || os.Getenv("ARBOR_BENCH_PASSES") != "" }
 
 // phaseUnits names the benchmark metric of each device-loop phase.
 var phaseUnits = map[string]string{"strongest": "argmax-ms", "handshake": "hs-ms", "mark": "mark-ms",

@@ -18,11 +18,12 @@ var loopPhases = []string{"strongest", "handshake", "filter", "mark", "scan", "p
 // max is the strongest neighbour. matchArgmax (a chunked segmented max)
 // finds the first pass's strongest neighbours; then per pass over the m
 // arcs left: matchHandshake (which also sets the matched vertices' bits in
-// a bitset, n/8 bytes that stay in the cache, and clears the next pass's
-// best array; while arcs outnumber twice the vertices it reads best per
-// vertex instead of the arcs) and the filter, which keeps the arcs with both
-// ends unmatched, packs them in order and computes the next pass's best in
-// the same read. The default filter (matchFilter) does it in one launch,
+// a bitset, n/8 bytes that stay in the cache; while arcs outnumber twice
+// the vertices it reads best per vertex instead of the arcs) and the
+// filter, which keeps the arcs with both ends unmatched, packs them in
+// order and writes the next pass's best entries in the same read, over
+// this pass's in the one best array (each entry tagged with its pass, so
+// none is ever cleared). The default filter (matchFilter) does it in one launch,
 // finding each tile's output offset by decoupled look-back, so the arcs come
 // from memory once per pass and the kept ones are written once; FilterScan
 // uses matchMarkTiles, a scan of the tile counts and matchPackTiles (the arcs
@@ -37,7 +38,7 @@ func runFast(s *session, in *Input, opt Options, res *Result) error {
 	f.Threads = opt.Threads
 	q, clock, bs := s.q, s.clock, s.bs
 	m, n := in.Arcs(), in.N
-	p, err := uploadPass(bs, q, in, batch+1)
+	p, err := uploadPass(bs, q, in, batch+1, opt.tagBits)
 	if err != nil {
 		return err
 	}
@@ -45,7 +46,7 @@ func runFast(s *session, in *Input, opt Options, res *Result) error {
 		return err
 	}
 	if m > 0 {
-		if err := f.Argmax(q, p.Src, p.Keys, p.Best, m); err != nil {
+		if err := f.Argmax(q, p, m); err != nil {
 			return err
 		}
 	}
@@ -81,26 +82,31 @@ func runFast(s *session, in *Input, opt Options, res *Result) error {
 }
 
 // uploadPass puts the input's arcs on the device as the first pass's
-// MatchPass: src and keys, room for the kept arcs, best and bestNext and
-// the matched bits zeroed, every match -1, and slots int64 counts (zero).
-func uploadPass(bs *backend.Buffers, q backend.Queue, in *Input, slots int) (*kernels.MatchPass, error) {
+// MatchPass: src and keys, room for the kept arcs, best and the matched
+// bits zeroed, every match -1, and slots int64 counts (zero). best's tags
+// take every bit the ranks leave, or tagBits when it is lower and above 0.
+func uploadPass(bs *backend.Buffers, q backend.Queue, in *Input, slots, tagBits int) (*kernels.MatchPass, error) {
 	m, n := in.Arcs(), in.N
 	keys := make([]uint64, m)
+	maxRank := int32(1)
 	for i := range keys {
 		keys[i] = kernels.MatchKey(in.Rank[i], in.Dst[i])
+		maxRank = max(maxRank, in.Rank[i])
 	}
 	p := &kernels.MatchPass{Src: backend.Upload(bs, in.Src), Keys: backend.Upload(bs, keys),
-		NewSrc: bs.Alloc(4 * m), NewKeys: bs.Alloc(8 * m), Best: bs.Alloc(8 * n), BestNext: bs.Alloc(8 * n),
+		NewSrc: bs.Alloc(4 * m), NewKeys: bs.Alloc(8 * m), Best: bs.Alloc(8 * n),
 		Match: backend.Upload(bs, minusOnes(n)), Matched: bs.Alloc(4 * kernels.MatchedWords(n)),
-		Counts: backend.Upload(bs, make([]int64, slots)), MaxArcs: m, N: n}
+		Counts: backend.Upload(bs, make([]int64, slots)), MaxArcs: m, N: n,
+		TagBits: kernels.MatchTagBits(maxRank), Tag: 1}
+	if tagBits > 0 {
+		p.TagBits = min(p.TagBits, tagBits)
+	}
 	if err := bs.Err(); err != nil {
 		return nil, err
 	}
 	if n > 0 {
-		for _, b := range []backend.Buffer{p.Best, p.BestNext} {
-			if err := q.Fill(b, 0, 8*n, 0); err != nil {
-				return nil, err
-			}
+		if err := q.Fill(p.Best, 0, 8*n, 0); err != nil {
+			return nil, err
 		}
 		if err := q.Fill(p.Matched, 0, 4*kernels.MatchedWords(n), 0); err != nil {
 			return nil, err
@@ -179,7 +185,7 @@ func passes(dev backend.Device, f *kernels.MatchFast, q backend.Queue, clock *ph
 			}
 			p.Src, p.NewSrc = p.NewSrc, p.Src
 			p.Keys, p.NewKeys = p.NewKeys, p.Keys
-			p.Best, p.BestNext = p.BestNext, p.Best
+			p.Tag = p.NextTag()
 		}
 		counts := make([]int64, batch+1)
 		if err := backend.ReadSlice(q, p.Counts, counts); err != nil {

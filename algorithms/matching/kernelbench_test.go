@@ -70,7 +70,7 @@ func pass1Kernels(b *testing.B, dev backend.Device, in *Input) error {
 	m, n := in.Arcs(), in.N
 	bs := backend.NewBuffers(dev, q)
 	defer bs.Free()
-	p, err := uploadPass(bs, q, in, 2)
+	p, err := uploadPass(bs, q, in, 2, 0)
 	if err != nil {
 		return err
 	}
@@ -131,7 +131,7 @@ func pass1Kernels(b *testing.B, dev backend.Device, in *Input) error {
 	M := float64(m)
 	// Repeating argmax, filter, mark or pack on the same input gives the
 	// same output (maxima and stores of the same values).
-	if err := add("argmax", 5, 12*M, func() error { return f.Argmax(q, p.Src, p.Keys, p.Best, m) }); err != nil {
+	if err := add("argmax", 5, 12*M, func() error { return f.Argmax(q, p, m) }); err != nil {
 		return err
 	}
 	if err := add("handshake", 1, 8*float64(n), func() error { return f.Handshake(q, p, 2*n) }); err != nil {

@@ -92,6 +92,9 @@ type Options struct {
 	// its error (a partial matching is not a result worth returning: the
 	// whole run takes a few passes).
 	Ctx context.Context
+	// tagBits, when above 0, caps the fast engine's best[] tag bits (tests:
+	// one bit makes the tags wrap every pass).
+	tagBits int
 }
 
 // interrupted returns the context's error once it is cancelled.
