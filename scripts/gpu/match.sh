@@ -8,8 +8,10 @@
 # one's, and checks every matching with the independent checker.
 # Prints a table: graph, engine, edges, backend, passes, device-loop ms,
 # end-to-end ms, edges/s (end to end), first-pass edges/s, loop GB/s (byte
-# model), measured copy GB/s, % of the copy-bandwidth floor, and the
-# CPU/CUDA loop-time ratio, then each engine's device time per phase.
+# model), measured copy GB/s, % of the copy-bandwidth floor (floor%: every
+# pass reads its arcs once and writes the kept ones, and the first pass
+# also reads them for its strongest neighbours; filt%: without that read),
+# and the CPU/CUDA loop-time ratio, then each engine's device time per phase.
 # ARBOR_BENCH_TIME (default 1x) sets the runs per benchmark (e.g. 3x).
 # Budget: ≤ 6 minutes (guarded by timeouts).
 set -uo pipefail
@@ -31,13 +33,13 @@ awk '
 	for (i = 3; i < NF; i += 2) v[$(i+1)] = $i
 	key = g "/" eng
 	if (!(key in seen)) { order[++n] = key; seen[key] = 1 }
-	row[key, be] = sprintf("%-14s %-8s %11d %-7s %6d %10.2f %10.2f %12.3g %12.3g %8.1f %8.1f %7.1f", g, eng, v["edges"], be, v["passes"], v["loop-ms"], v["e2e-ms"], v["edges/s"], v["pass1-edges/s"], v["GB/s"], v["copy-GB/s"], v["floor-%"])
+	row[key, be] = sprintf("%-14s %-8s %11d %-7s %6d %10.2f %10.2f %12.3g %12.3g %8.1f %8.1f %7.1f %6.1f", g, eng, v["edges"], be, v["passes"], v["loop-ms"], v["e2e-ms"], v["edges/s"], v["pass1-edges/s"], v["GB/s"], v["copy-GB/s"], v["floor-%"], v["filter-floor-%"])
 	loop[key, be] = v["loop-ms"]
 	phase[key, be] = sprintf("%-14s %-8s %-7s %9.2f %9.2f %9.2f %9.2f %9.2f %9.2f", g, eng, be, v["argmax-ms"], v["hs-ms"], v["filter-ms"], v["mark-ms"], v["scan-ms"], v["pack-ms"])
 	bes[be] = 1
 }
 END {
-	printf "%-14s %-8s %11s %-7s %6s %10s %10s %12s %12s %8s %8s %7s\n", "graph", "eng", "edges", "backend", "passes", "loop-ms", "e2e-ms", "edges/s", "pass1-e/s", "GB/s", "copyGB/s", "floor%"
+	printf "%-14s %-8s %11s %-7s %6s %10s %10s %12s %12s %8s %8s %7s %6s\n", "graph", "eng", "edges", "backend", "passes", "loop-ms", "e2e-ms", "edges/s", "pass1-e/s", "GB/s", "copyGB/s", "floor%", "filt%"
 	for (k = 1; k <= n; k++) {
 		key = order[k]
 		for (be in bes) if ((key, be) in row) print row[key, be]
