@@ -507,7 +507,7 @@ func (in *cs314Case) fastPasses(dev backend.Device, threads int, lookback bool) 
 	defer bs.Free()
 	p := &MatchPass{Src: backend.Upload(bs, in.src), Keys: backend.Upload(bs, keys),
 		NewSrc: backend.AllocIn[int32](bs, m), NewKeys: backend.AllocIn[uint64](bs, m),
-		Best: backend.Upload(bs, make([]uint64, n)),
+		Best:  backend.Upload(bs, make([]uint64, n)),
 		Match: backend.Upload(bs, minus), Matched: backend.Upload(bs, make([]uint32, MatchedWords(n))),
 		Counts: backend.Upload(bs, []int64{int64(m), -1, -1}), MaxArcs: bound, N: n, TagBits: tagBits, Tag: 1}
 	arcMode := *p // the first handshake over the arcs, on copies
