@@ -18,9 +18,10 @@
    larger than the last (the host zeroes best when the tags wrap), so the
    filter writes the next pass's maxima over the current ones, by plain
    stores or atomic max, into the same array: no entry is ever cleared, and
-   a vertex without arcs keeps an older tag. The grid-stride kernels take an explicit
-   thread count nthreads and the tile kernels any group size, and any of
-   them gives the same result. */
+   a vertex without arcs keeps an older tag.
+
+   The grid-stride kernels take an explicit thread count nthreads and the
+   tile kernels any group size, and any of them gives the same result. */
 
 #ifndef MATCH_CHUNK
 #define MATCH_CHUNK 8
