@@ -29,13 +29,7 @@ func lns(g *core.Graph, cur []bool, seed uint64, stop *atomic.Bool, stopped func
 			size++
 		}
 	}
-	rng := seed | 1
-	rand := func(k int) int {
-		rng ^= rng << 13
-		rng ^= rng >> 7
-		rng ^= rng << 17
-		return int(rng % uint64(k))
-	}
+	rand := xorshiftFrom(seed)
 	inR := make([]int32, n) // ball id + 1 of the current ball
 	local := make([]int32, n)
 	var free []int32

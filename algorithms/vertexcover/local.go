@@ -172,13 +172,7 @@ func localSearch(g *core.Graph, target int, deadline time.Time, throttle *atomic
 		return len(cList)
 	}
 	jump(inC) // the starting cover
-	rng := seed | 1
-	rand := func(k int) int {
-		rng ^= rng << 13
-		rng ^= rng >> 7
-		rng ^= rng << 17
-		return int(rng % uint64(k))
-	}
+	rand := xorshiftFrom(seed)
 	var tabu int32 = -1
 	lastPlateau := int64(0)
 	burst := time.Now()
@@ -317,3 +311,16 @@ const (
 	// LNS (in steps).
 	plateauEvery = 1 << 16
 )
+
+// xorshiftFrom returns a xorshift64 generator seeded by seed (made odd, so
+// never zero): each call gives a number in [0, k). The local searches draw
+// from it so that a seed fixes their whole run.
+func xorshiftFrom(seed uint64) func(k int) int {
+	rng := seed | 1
+	return func(k int) int {
+		rng ^= rng << 13
+		rng ^= rng >> 7
+		rng ^= rng << 17
+		return int(rng % uint64(k))
+	}
+}
