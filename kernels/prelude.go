@@ -19,6 +19,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"regexp"
 	"sort"
 	"strings"
 
@@ -67,7 +68,11 @@ func DialectOf(info backend.Info) Dialect {
 //	and, where ARBOR_ATOMICS64 is 1, ATOMIC_ADD_U64, ATOMIC_MIN_U64, ATOMIC_MAX_U64, ATOMIC_CAS_U64
 //	and LOCAL_ATOMIC_MAX_U64 (on local memory).
 //	Each returns the old value, as both APIs do.
+//	LOCAL_ATOMIC_OR_U32 (on local memory); GLOBAL_FENCE(): orders this
+//	work-item's global writes before its later ones, device-wide (publish
+//	data, fence, then set the flag that announces it);
 //	POPCOUNT32(x), POPCOUNT64(x): set bits of a 32/64-bit word, as an i32;
+//	CTZ64(x): the index of the lowest set bit of a non-zero word;
 //	i32x4 and u64x2 (16-byte vectors with members .x .y [.z .w]) and
 //	LOAD_VEC(type, p, i): the i-th 16-byte vector of global array p, which
 //	must be 16-byte aligned there (one wide load where scalar loads would
@@ -114,6 +119,8 @@ typedef ulong u64;
 #define ATOMIC_CAS_I32(p, c, v) atomic_cmpxchg((volatile __global int*)(p), (c), (v))
 #define ATOMIC_CAS_U32(p, c, v) atomic_cmpxchg((volatile __global uint*)(p), (c), (v))
 #define LOCAL_ATOMIC_ADD_I32(p, v) atomic_add((volatile __local int*)(p), (v))
+#define LOCAL_ATOMIC_OR_U32(p, v) atomic_or((volatile __local uint*)(p), (v))
+#define GLOBAL_FENCE() mem_fence(CLK_GLOBAL_MEM_FENCE)
 #if ARBOR_ATOMICS64
 #define ATOMIC_ADD_U64(p, v) atom_add((volatile __global ulong*)(p), (v))
 #define ATOMIC_MIN_U64(p, v) atom_min((volatile __global ulong*)(p), (v))
@@ -164,6 +171,8 @@ INLINE size_t get_global_size(int d) { return get_num_groups(d) * get_local_size
 #define ATOMIC_CAS_I32(p, c, v) atomicCAS((int*)(p), (c), (v))
 #define ATOMIC_CAS_U32(p, c, v) atomicCAS((unsigned int*)(p), (c), (v))
 #define LOCAL_ATOMIC_ADD_I32(p, v) atomicAdd((int*)(p), (v))
+#define LOCAL_ATOMIC_OR_U32(p, v) atomicOr((unsigned int*)(p), (v))
+#define GLOBAL_FENCE() __threadfence()
 #define ATOMIC_ADD_U64(p, v) atomicAdd((unsigned long long*)(p), (v))
 #define ATOMIC_MIN_U64(p, v) atomicMin((unsigned long long*)(p), (v))
 #define ATOMIC_MAX_U64(p, v) atomicMax((unsigned long long*)(p), (v))
@@ -200,6 +209,8 @@ typedef ulonglong2 u64x2;
 
 // commonPrelude is written in the shared vocabulary, after either dialect.
 const commonPrelude = `#define ARBOR_MIN(a, b) ((a) < (b) ? (a) : (b))
+/* Index of the lowest set bit of a non-zero 64-bit word (OpenCL 1.2 has no ctz). */
+#define CTZ64(x) POPCOUNT64(((x) & (~(x) + 1)) - 1)
 #define ARBOR_MAX(a, b) ((a) > (b) ? (a) : (b))
 /* Deterministic argmax word: key (sign flipped, so unsigned order is signed
    order) in the high half, the complement of the index in the low half. */
@@ -256,6 +267,15 @@ func Prelude(d Dialect) string {
 // the built-in twin) without rebuilding the binary. The cache key covers
 // the text, so an edited source is compiled afresh.
 func Text(name string) (string, error) {
+	body, err := rawText(name)
+	if err != nil {
+		return "", err
+	}
+	return expandIncludes(name, body, 0)
+}
+
+// rawText is Text without the includes resolved.
+func rawText(name string) (string, error) {
 	if dir := os.Getenv("ARBOR_KERNELS_DIR"); dir != "" {
 		b, err := os.ReadFile(filepath.Join(dir, name+".cl"))
 		if err == nil {
@@ -270,6 +290,32 @@ func Text(name string) (string, error) {
 		return "", fmt.Errorf("kernels: no source %q", name)
 	}
 	return string(b), nil
+}
+
+var includeLine = regexp.MustCompile(`(?m)^#include "([A-Za-z0-9_]+)\.cl"[ \t]*$`)
+
+// expandIncludes replaces each line #include "X.cl" of source name by the
+// text of X (the compilers see strings, not files, so the includes are
+// resolved here), with #line directives so that errors name the right file
+// and line.
+func expandIncludes(name, body string, depth int) (string, error) {
+	if depth > 4 {
+		return "", fmt.Errorf("kernels: %s.cl: includes nested too deep", name)
+	}
+	var err error
+	out := includeLine.ReplaceAllStringFunc(body, func(line string) string {
+		inc := includeLine.FindStringSubmatch(line)[1]
+		at := strings.Count(body[:strings.Index(body, line)], "\n") + 1
+		text, e := rawText(inc)
+		if e == nil {
+			text, e = expandIncludes(inc, text, depth+1)
+		}
+		if e != nil && err == nil {
+			err = fmt.Errorf("kernels: %s.cl:%d: %w", name, at, e)
+		}
+		return fmt.Sprintf("#line 1 \"%s.cl\"\n%s\n#line %d \"%s.cl\"", inc, text, at+1, name)
+	})
+	return out, err
 }
 
 // Names lists the embedded kernel sources.

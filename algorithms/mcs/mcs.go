@@ -28,6 +28,7 @@ import (
 	"runtime"
 	"time"
 
+	"github.com/arbor-gpu/arbor/backend"
 	"github.com/arbor-gpu/arbor/core"
 )
 
@@ -93,6 +94,20 @@ type Options struct {
 	// NodeLimit stops the search after about this many nodes (0: no limit);
 	// for benchmarks. The result is then unproven.
 	NodeLimit int64
+	// Goal, when above 0, fixes the incumbent: the search prunes as if a
+	// common subgraph of Goal−1 vertices were known and never raises that
+	// bar, so it explores the same tree whatever the engine, device or
+	// thread count (node counts compare across them). It returns the
+	// largest solution found (of at least Goal vertices), or none.
+	Goal int
+	// Engine chooses where the search runs (EngineAuto by default).
+	Engine Engine
+	// Device is the device of EngineGPU and EngineHybrid (and of
+	// EngineAuto's choice); the caller opens and closes it.
+	Device backend.Device
+	// Workers is the device engine's number of workers (work-groups);
+	// 0 sizes it from the device.
+	Workers int
 	// Progress, when set, is called about every ProgressInterval (default
 	// 200 ms) from a separate goroutine while the search runs.
 	Progress         func(Progress)
@@ -118,6 +133,15 @@ type Result struct {
 	Proven  bool  // false when stopped by timeout, node limit or cancellation
 	Threads int   // workers that ran the search
 	Shared  int64 // subtrees one worker gave to another (parallel engine)
+	// Engine is the engine that ran, and Why says why it was chosen.
+	Engine Engine
+	Why    string
+	// Device names the device of the device engines.
+	Device string
+	// Device engine details: epochs (launches), the time from half of
+	// the workers idle to the end, and the CPU threads of the hybrid.
+	Epochs int
+	Tail   time.Duration
 }
 
 // maxVertices bounds the graphs Solve accepts: McSplit keeps an n×n
@@ -149,6 +173,22 @@ func Solve(ctx context.Context, g, h *core.Graph, opts Options) (Result, error) 
 	if opts.Heuristic != MinMax && opts.Heuristic != MinProduct {
 		return Result{}, fmt.Errorf("mcs: unknown heuristic %v", opts.Heuristic)
 	}
+	if opts.Goal > 0 && opts.BigFirst {
+		return Result{}, errors.New("mcs: a fixed goal (Goal) and BigFirst exclude each other")
+	}
+	engine, why, err := chooseEngine(g, h, opts)
+	if err != nil {
+		return Result{}, err
+	}
+	if engine == EngineGPU || engine == EngineHybrid {
+		res, err := solveDevice(ctx, g, h, opts, engine == EngineHybrid, start)
+		if err != nil {
+			return Result{}, err
+		}
+		res.Engine, res.Why = engine, why
+		res.Elapsed = time.Since(start)
+		return res, nil
+	}
 	threads := opts.Threads
 	if threads <= 0 {
 		threads = runtime.GOMAXPROCS(0)
@@ -159,7 +199,6 @@ func Solve(ctx context.Context, g, h *core.Graph, opts Options) (Result, error) 
 		defer cancel()
 	}
 	var res Result
-	var err error
 	if opts.Directed || opts.EdgeLabels {
 		var p *problem[uint32]
 		if p, err = newProblem[uint32](g, h, opts); err == nil {
@@ -174,6 +213,7 @@ func Solve(ctx context.Context, g, h *core.Graph, opts Options) (Result, error) 
 	if err != nil {
 		return Result{}, err
 	}
+	res.Engine, res.Why = EngineCPU, why
 	res.Elapsed = time.Since(start)
 	return res, nil
 }

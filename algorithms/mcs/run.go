@@ -25,6 +25,10 @@ type shared struct {
 
 	mu  sync.Mutex
 	inc []pair
+	// frozen (Options.Goal): best stays Goal−1 for pruning; inc still
+	// keeps the largest solution found, whose size found mirrors.
+	frozen bool
+	found  atomic.Int32
 
 	// Work sharing: the queue of given-away subtrees, each named by its path.
 	qmu     sync.Mutex
@@ -44,6 +48,18 @@ func newShared(limit int64) *shared {
 
 // offer makes cur the incumbent if it is larger.
 func (sh *shared) offer(cur []pair) {
+	if sh.frozen {
+		if int32(len(cur)) <= sh.found.Load() {
+			return
+		}
+		sh.mu.Lock()
+		if len(cur) > len(sh.inc) {
+			sh.inc = append(sh.inc[:0], cur...)
+			sh.found.Store(int32(len(cur)))
+		}
+		sh.mu.Unlock()
+		return
+	}
 	sh.mu.Lock()
 	if int32(len(cur)) > sh.best.Load() {
 		sh.inc = append(sh.inc[:0], cur...)
@@ -128,6 +144,10 @@ func appendOp(path []op, o op) []op {
 // run solves the prepared problem with the given number of workers.
 func (p *problem[C]) run(ctx context.Context, threads int, start time.Time) Result {
 	sh := newShared(p.opts.NodeLimit)
+	if p.opts.Goal > 0 {
+		sh.frozen = true
+		sh.best.Store(int32(p.opts.Goal - 1))
+	}
 	stopWatch := context.AfterFunc(ctx, sh.halt)
 	defer stopWatch()
 	if ctx.Err() != nil {

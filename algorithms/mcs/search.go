@@ -126,7 +126,9 @@ func (w *worker[C]) search(depth int, doms []bidomain) {
 		best := w.sh.best.Load()
 		if m > best {
 			w.sh.offer(w.cur)
-			best = m
+			if !w.sh.frozen {
+				best = m
+			}
 		}
 		if w.par && w.sh.hungry.Load() > 0 {
 			w.donate(depth)

@@ -1,0 +1,154 @@
+// Package devsearch is the host side of Arbor's device search-tree layer:
+// the epoch loop that every search kernel built on kernels/devsearch.cl
+// runs under. Like everything above backend it never names an API.
+//
+// A search kernel is persistent: each work-group is a worker with its own
+// depth-first stack in device memory, taking self-contained tasks from a
+// ring and giving away half of a shallow node's untried children when
+// others wait. It returns after a node budget (an epoch) with its stacks
+// intact; between epochs the host reads the counters, reports progress,
+// honours the deadline and cancellation, moves tasks between the ring and
+// host memory (the ring never has to hold everything, and a full ring is
+// never a failure: a worker that cannot give keeps the work), and
+// relaunches. The search is over when no worker holds a task and neither
+// the ring nor the host pool has any left.
+package devsearch
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/arbor-gpu/arbor/backend"
+	"github.com/arbor-gpu/arbor/kernels"
+)
+
+// Kernel is one search kernel on a device: what the loop drives.
+type Kernel interface {
+	// Epoch launches the kernel once with a node budget per worker and
+	// a bound on how often an idle worker looks for work before it returns.
+	Epoch(q backend.Queue, budget int64, idleLimit int32) error
+	// WorkerStatus reads every worker's status words (kernels.DSW*).
+	WorkerStatus(q backend.Queue) ([]int64, error)
+	// TaskRing is the kernel's task ring.
+	TaskRing() *kernels.Ring
+}
+
+// Status is a snapshot between two epochs.
+type Status struct {
+	Nodes     int64         // nodes counted by the workers
+	Incumbent int           // size (or value) of the best solution found
+	Active    int           // workers holding a task
+	Queued    int           // tasks in the ring
+	Pooled    int           // tasks in host memory
+	Donated   int64         // tasks workers gave away
+	Epochs    int           // launches so far
+	Budget    int64         // the last epoch's node budget per worker
+	Elapsed   time.Duration // since Run started
+	// Tail is the time from the first epoch that ended with at most half
+	// of the workers busy to the end: the tail of the search.
+	Tail time.Duration
+}
+
+// Options control Run.
+type Options struct {
+	// Deadline stops the search (zero: none); so does cancelling ctx.
+	Deadline time.Time
+	// NodeLimit stops the search after about this many nodes (0: none).
+	NodeLimit int64
+	// Epoch is the target duration of one launch (default 50 ms): short
+	// enough for progress and timeouts, long enough to hide the launch.
+	Epoch time.Duration
+	// Progress is called after each epoch that ends ProgressInterval
+	// (default 200 ms) or more after the last call.
+	Progress         func(Status)
+	ProgressInterval time.Duration
+	// Pool holds tasks (each the ring's TaskWords long) that did not fit
+	// in the ring; they are fed in as room appears.
+	Pool [][]uint64
+}
+
+// Run drives k until the search is over, stopped or failed. It returns the
+// last status and whether the search ran to its end (proven).
+func Run(ctx context.Context, q backend.Queue, k Kernel, workers int, opt Options) (Status, bool, error) {
+	start := time.Now()
+	target := opt.Epoch
+	if target <= 0 {
+		target = 50 * time.Millisecond
+	}
+	every := opt.ProgressInterval
+	if every <= 0 {
+		every = 200 * time.Millisecond
+	}
+	ring := k.TaskRing()
+	pool := opt.Pool
+	budget := int64(256)
+	var st Status
+	var lastProgress time.Time
+	var tailStart time.Time
+	for {
+		if len(pool) > 0 {
+			n, err := ring.Push(q, pool)
+			if err != nil {
+				return st, false, fmt.Errorf("devsearch: feeding the ring: %w", err)
+			}
+			pool = pool[n:]
+		}
+		t0 := time.Now()
+		idle := int32(min(budget, 1<<20))
+		if err := k.Epoch(q, budget, idle); err != nil {
+			return st, false, err
+		}
+		ws, err := k.WorkerStatus(q)
+		if err != nil {
+			return st, false, fmt.Errorf("devsearch: reading the workers: %w", err)
+		}
+		ctrl, err := ring.Control(q)
+		if err != nil {
+			return st, false, fmt.Errorf("devsearch: reading the ring: %w", err)
+		}
+		took := time.Since(t0)
+		st.Epochs++
+		st.Budget = budget
+		st.Nodes, st.Active, st.Donated = 0, 0, 0
+		for w := 0; w < workers; w++ {
+			s := ws[w*kernels.DSWWords : (w+1)*kernels.DSWWords]
+			st.Nodes += s[kernels.DSWNodes]
+			st.Donated += s[kernels.DSWDonated]
+			if s[kernels.DSWActive] != 0 {
+				st.Active++
+			}
+		}
+		st.Incumbent = int(int32(ctrl[kernels.DSInc]))
+		st.Queued = kernels.Queued(ctrl)
+		st.Pooled = len(pool)
+		now := time.Now()
+		st.Elapsed = now.Sub(start)
+		if tailStart.IsZero() && st.Active+st.Queued+st.Pooled <= workers/2 {
+			tailStart = t0
+		}
+		if !tailStart.IsZero() {
+			st.Tail = now.Sub(tailStart)
+		}
+		done := st.Active == 0 && st.Queued == 0 && st.Pooled == 0
+		if opt.Progress != nil && (done || now.Sub(lastProgress) >= every) {
+			opt.Progress(st)
+			lastProgress = now
+		}
+		if done {
+			return st, true, nil
+		}
+		if ctx.Err() != nil || (!opt.Deadline.IsZero() && now.After(opt.Deadline)) ||
+			(opt.NodeLimit > 0 && st.Nodes >= opt.NodeLimit) {
+			return st, false, nil
+		}
+		// Aim each launch at the target duration: the budget doubles while
+		// launches are short and halves when one ran long.
+		switch {
+		case took < target/2 && budget < 1<<40:
+			budget *= 2
+		case took > 2*target && budget > 64:
+			budget /= 2
+		}
+	}
+}

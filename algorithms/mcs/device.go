@@ -1,0 +1,244 @@
+package mcs
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sort"
+	"time"
+
+	"github.com/arbor-gpu/arbor/algorithms/devsearch"
+	"github.com/arbor-gpu/arbor/backend"
+	"github.com/arbor-gpu/arbor/core"
+	"github.com/arbor-gpu/arbor/kernels"
+)
+
+// Engine says where the search runs.
+type Engine string
+
+const (
+	// EngineAuto picks the device engine where it is measured to win
+	// (a GPU, a supported problem) and the CPU engine otherwise.
+	EngineAuto Engine = "auto"
+	// EngineCPU is the CPU engine: sequential with Threads 1, else parallel.
+	EngineCPU Engine = "cpu"
+	// EngineGPU runs the search on Options.Device (kernels/mcsplit.cl on
+	// the device search-tree layer); on the CPU backend it runs the
+	// kernel's Go twin.
+	EngineGPU Engine = "gpu"
+	// EngineHybrid is not built yet: see chooseEngine.
+	EngineHybrid Engine = "hybrid"
+)
+
+// ParseEngine reads an engine name.
+func ParseEngine(s string) (Engine, error) {
+	switch e := Engine(s); e {
+	case "":
+		return EngineAuto, nil
+	case EngineAuto, EngineCPU, EngineGPU, EngineHybrid:
+		return e, nil
+	}
+	return "", fmt.Errorf("unknown engine %q (want auto, cpu, gpu or hybrid)", s)
+}
+
+// deviceUnsupported says why the device engine cannot solve a problem, or "".
+func deviceUnsupported(g, h *core.Graph, opts Options) string {
+	switch {
+	case opts.Directed:
+		return "directed graphs"
+	case opts.EdgeLabels:
+		return "edge labels"
+	case opts.Connected:
+		return "connected subgraphs"
+	case opts.BigFirst:
+		return "McSplit↓ (big-first)"
+	case g.N > kernels.MCSplitMaxVertices || h.N > kernels.MCSplitMaxVertices:
+		return fmt.Sprintf("graphs over %d vertices (these have %d and %d)", kernels.MCSplitMaxVertices, g.N, h.N)
+	}
+	return ""
+}
+
+// chooseEngine resolves Options.Engine and says why.
+func chooseEngine(g, h *core.Graph, opts Options) (Engine, string, error) {
+	e := opts.Engine
+	if e == "" {
+		e = EngineAuto
+	}
+	switch e {
+	case EngineCPU:
+		return e, "asked for", nil
+	case EngineHybrid:
+		return "", "", errors.New("mcs: the hybrid engine is not built yet; use --engine gpu or cpu")
+	case EngineGPU:
+		if opts.Device == nil {
+			return "", "", errors.New("mcs: the gpu engine needs a device")
+		}
+		if why := deviceUnsupported(g, h, opts); why != "" {
+			return "", "", fmt.Errorf("mcs: the device engine does not support %s; use --engine cpu", why)
+		}
+		return e, "asked for", nil
+	case EngineAuto:
+		switch {
+		case opts.Device == nil:
+			return EngineCPU, "no device", nil
+		case opts.Device.Info().Type != backend.TypeGPU:
+			return EngineCPU, fmt.Sprintf("%s is not a GPU", opts.Device.Info()), nil
+		}
+		if why := deviceUnsupported(g, h, opts); why != "" {
+			return EngineCPU, "the device engine does not support " + why, nil
+		}
+		return EngineGPU, fmt.Sprintf("GPU %s", opts.Device.Info().Name), nil
+	}
+	return "", "", fmt.Errorf("mcs: unknown engine %q", e)
+}
+
+// deviceWorkers is the default number of workers for a device: enough
+// work-groups of one warp to fill a GPU's multiprocessors, a few per core
+// on a CPU device.
+func deviceWorkers(info backend.Info) int {
+	cu := max(info.ComputeUnits, 1)
+	if info.Type == backend.TypeGPU || info.Type == backend.TypeAccelerator {
+		return cu * 16
+	}
+	return cu * 2
+}
+
+// solveDevice runs the search on opts.Device.
+func solveDevice(ctx context.Context, g, h *core.Graph, opts Options, hybrid bool, start time.Time) (Result, error) {
+	p, err := newProblem[uint8](g, h, opts)
+	if err != nil {
+		return Result{}, err
+	}
+	dev := opts.Device
+	info := dev.Info()
+	shape := kernels.MCSplitShape{N0: g.N, N1: h.N, MinProduct: opts.Heuristic == MinProduct}
+	if info.Type == backend.TypeCPU {
+		shape.Lanes = 1
+	}
+	shape.Workers = opts.Workers
+	if shape.Workers <= 0 {
+		shape.Workers = deviceWorkers(info)
+	}
+	shape.Capacity = 64
+	for shape.Capacity < 4*shape.Workers {
+		shape.Capacity *= 2
+	}
+	// Keep to half of the device's memory: fewer workers if need be.
+	if limit := int64(info.GlobalMemory / 2); limit > 0 {
+		for shape.Workers > 1 && shape.Bytes() > limit {
+			shape.Workers /= 2
+			shape.Capacity = max(64, shape.Capacity/2)
+		}
+	}
+	words := shape.Words()
+	adjg, adjh := bitRows(p.adj0, p.n0, words), bitRows(p.adj1, p.n1, words)
+
+	q, err := dev.NewQueue()
+	if err != nil {
+		return Result{}, fmt.Errorf("mcs: %s: %w", info, err)
+	}
+	defer q.Release()
+	k, err := kernels.NewMCSplit(dev, q, shape, adjg, adjh)
+	if err != nil {
+		return Result{}, fmt.Errorf("mcs: %s: %w", info, err)
+	}
+	defer k.Release()
+
+	// A fast incumbent from a short sequential run, unless the incumbent
+	// is fixed.
+	var inc []pair
+	var hostNodes int64
+	if opts.Goal <= 0 {
+		sh := newShared(20000)
+		hostNodes = p.runGoal(sh, 1, 1)
+		inc = sh.inc
+	}
+	incSize := len(inc)
+	goal := int32(1)
+	if opts.Goal > 0 {
+		incSize, goal = 0, int32(opts.Goal)
+	}
+	// With a fixed goal the incumbent word starts at goal−1, so that only
+	// solutions of the goal's size or more are published, as on the CPU.
+	if err := k.Reset(q, max(incSize, int(goal)-1)); err != nil {
+		return Result{}, fmt.Errorf("mcs: %s: %w", info, err)
+	}
+	lo := &loop{k: k, goal: goal, frozen: opts.Goal > 0}
+	dopt := devsearch.Options{NodeLimit: opts.NodeLimit, Pool: [][]uint64{rootTask(p, shape)}}
+	if opts.Timeout > 0 {
+		dopt.Deadline = start.Add(opts.Timeout)
+	}
+	if opts.Progress != nil {
+		dopt.ProgressInterval = opts.ProgressInterval
+		dopt.Progress = func(s devsearch.Status) {
+			opts.Progress(Progress{Incumbent: max(s.Incumbent, incSize), Nodes: hostNodes + s.Nodes, Elapsed: time.Since(start)})
+		}
+	}
+	st, proven, err := devsearch.Run(ctx, q, lo, shape.Workers, dopt)
+	if err != nil {
+		return Result{}, fmt.Errorf("mcs: %s: %w", info, err)
+	}
+	best, err := k.Best(q)
+	if err != nil {
+		return Result{}, fmt.Errorf("mcs: %s: reading the result: %w", info, err)
+	}
+	res := Result{Nodes: hostNodes + st.Nodes, Proven: proven, Threads: shape.Workers, Shared: st.Donated,
+		Device: info.String(), Epochs: st.Epochs, Tail: st.Tail}
+	if len(best) > len(inc) {
+		inc = inc[:0]
+		for _, b := range best {
+			inc = append(inc, pair{int32(b[0]), int32(b[1])})
+		}
+	}
+	res.Size = len(inc)
+	for _, pr := range inc {
+		res.Mapping = append(res.Mapping, [2]int{p.order0[pr.v], p.order1[pr.w]})
+	}
+	sort.Slice(res.Mapping, func(i, j int) bool { return res.Mapping[i][0] < res.Mapping[j][0] })
+	return res, nil
+}
+
+// loop adapts the McSplit kernel to the epoch loop.
+type loop struct {
+	k      *kernels.MCSplit
+	goal   int32
+	frozen bool
+}
+
+func (l *loop) Epoch(q backend.Queue, budget int64, idle int32) error {
+	return l.k.Epoch(q, budget, idle, l.goal, l.frozen)
+}
+func (l *loop) WorkerStatus(q backend.Queue) ([]int64, error) { return l.k.WorkerStatus(q) }
+func (l *loop) TaskRing() *kernels.Ring                       { return l.k.Ring }
+
+// bitRows turns an n×n 0/1 matrix into rows of words-word bitsets.
+func bitRows(adj []uint8, n, words int) []uint64 {
+	out := make([]uint64, n*words)
+	for u := 0; u < n; u++ {
+		for v, a := range adj[u*n : u*n+n] {
+			if a != 0 {
+				out[u*words+v/64] |= 1 << (v % 64)
+			}
+		}
+	}
+	return out
+}
+
+// rootTask is the root of the search as a task: the initial bidomains, no
+// pair matched, not yet counted.
+func rootTask(p *problem[uint8], s kernels.MCSplitShape) []uint64 {
+	w := s.Words()
+	t := make([]uint64, s.TaskWords())
+	doms := t[4+w+s.NMin():]
+	for i, d := range p.doms {
+		l, r := doms[2*w*i:2*w*i+w], doms[2*w*i+w:2*w*(i+1)]
+		for _, x := range p.left[d.l : d.l+d.ll] {
+			l[x/64] |= 1 << (x % 64)
+		}
+		for _, x := range p.right[d.r : d.r+d.rl] {
+			r[x/64] |= 1 << (x % 64)
+		}
+	}
+	t[0] = uint64(len(p.doms)) << 32
+	return t
+}

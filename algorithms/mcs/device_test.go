@@ -1,0 +1,141 @@
+package mcs
+
+import (
+	"context"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/arbor-gpu/arbor/backend"
+	_ "github.com/arbor-gpu/arbor/backend/all"
+	"github.com/arbor-gpu/arbor/backend/backendtest"
+	"github.com/arbor-gpu/arbor/core"
+	"github.com/arbor-gpu/arbor/internal/dataset"
+)
+
+// deviceOpts are the device engine's options for a test: few workers, so
+// that donation and the ring are exercised even on small trees.
+func deviceOpts(dev backend.Device, o Options) Options {
+	o.Engine, o.Device = EngineGPU, dev
+	if o.Workers == 0 {
+		o.Workers = 7
+	}
+	return o
+}
+
+// TestDeviceBruteForce compares the device engine's sizes with exhaustive
+// search on small random pairs, on every device, and verifies each mapping.
+func TestDeviceBruteForce(t *testing.T) {
+	backendtest.ForEach(t, func(t *testing.T, dev backend.Device) {
+		rng := rand.New(rand.NewPCG(5, 6))
+		for _, os := range []struct {
+			name string
+			opts Options
+			vl   int
+		}{{"plain", Options{}, 0}, {"min_product", Options{Heuristic: MinProduct}, 0}, {"vertex-labels", Options{VertexLabels: true}, 3}} {
+			for i := 0; i < 12; i++ {
+				n0, n1 := 1+rng.IntN(10), 1+rng.IntN(10)
+				g := randomGraph(t, rng, n0, rng.Float64(), false, os.vl, 0, 0)
+				h := randomGraph(t, rng, n1, rng.Float64(), false, os.vl, 0, 0)
+				want := bruteForce(g, h, os.opts)
+				res := solveChecked(t, g, h, deviceOpts(dev, os.opts))
+				if res.Size != want {
+					t.Fatalf("%s case %d (%d, %d vertices): size %d, brute force %d", os.name, i, n0, n1, res.Size, want)
+				}
+				if res.Engine != EngineGPU {
+					t.Fatalf("engine %q ran, want gpu", res.Engine)
+				}
+			}
+		}
+	})
+}
+
+// TestDeviceFixedGoal checks the node counts of the fixed-incumbent mode:
+// with the bar frozen, the tree is the same whatever explores it, so the
+// device (any worker count) counts exactly the nodes of the sequential
+// and parallel CPU engines, with the goal at the optimum (a solution is
+// found) and one above (a proof that none exists).
+func TestDeviceFixedGoal(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 8))
+	type instance struct {
+		name string
+		g, h *core.Graph
+	}
+	var cases []instance
+	for i := 0; i < 4; i++ {
+		n := 14 + 4*i
+		cases = append(cases, instance{"random", randomGraph(t, rng, n, 0.3, false, 0, 0, 0), randomGraph(t, rng, n+3, 0.3, false, 0, 0, 0)})
+	}
+	if dir, pairs, ok := miviaIfPresent(t); ok {
+		for _, p := range pairs {
+			if p.proven && p.seconds > 0.005 && p.seconds < 0.02 && len(cases) < 7 {
+				g, h := readPair(t, dir, p)
+				cases = append(cases, instance{p.g, g, h})
+			}
+		}
+	}
+	type want struct{ size, nodes int64 }
+	wants := make([][2]want, len(cases))
+	for i, c := range cases {
+		opt := solveChecked(t, c.g, c.h, Options{Threads: 1}).Size
+		for j, goal := range []int{opt, opt + 1} {
+			seq, err := Solve(context.Background(), c.g, c.h, Options{Threads: 1, Goal: goal})
+			if err != nil {
+				t.Fatal(err)
+			}
+			par, err := Solve(context.Background(), c.g, c.h, Options{Threads: 3, Goal: goal})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if seq.Nodes != par.Nodes || seq.Size != par.Size {
+				t.Fatalf("%s goal %d: sequential %d nodes size %d, parallel %d nodes size %d", c.name, goal, seq.Nodes, seq.Size, par.Nodes, par.Size)
+			}
+			if (goal == opt) != (seq.Size == opt) {
+				t.Fatalf("%s goal %d: size %d, optimum %d", c.name, goal, seq.Size, opt)
+			}
+			wants[i][j] = want{int64(seq.Size), seq.Nodes}
+		}
+	}
+	backendtest.ForEach(t, func(t *testing.T, dev backend.Device) {
+		for i, c := range cases {
+			opt := int(wants[i][0].size)
+			for j, goal := range []int{opt, opt + 1} {
+				for _, workers := range []int{1, 5} {
+					res, err := Solve(context.Background(), c.g, c.h, deviceOpts(dev, Options{Goal: goal, Workers: workers}))
+					if err != nil {
+						t.Fatal(err)
+					}
+					if res.Size > 0 {
+						if err := Verify(c.g, c.h, res.Mapping, Options{}); err != nil {
+							t.Fatal(err)
+						}
+					}
+					if w := wants[i][j]; int64(res.Size) != w.size || res.Nodes != w.nodes || !res.Proven {
+						t.Errorf("%s goal %d, %d workers: size %d nodes %d proven %v; CPU engine size %d nodes %d",
+							c.name, goal, workers, res.Size, res.Nodes, res.Proven, w.size, w.nodes)
+					}
+				}
+			}
+		}
+	})
+}
+
+// miviaIfPresent reads expected.csv when the data is there.
+func miviaIfPresent(t *testing.T) (string, []miviaPair, bool) {
+	dir := dataset.Path("mcs/mivia")
+	if dir == "" {
+		t.Log("MIVIA pairs absent (../shared/data/mcs/mivia): generated cases only")
+		return "", nil, false
+	}
+	_, pairs := readExpected(t)
+	var present []miviaPair
+	for _, p := range pairs {
+		_, e1 := os.Stat(filepath.Join(dir, p.g))
+		_, e2 := os.Stat(filepath.Join(dir, p.h))
+		if e1 == nil && e2 == nil {
+			present = append(present, p)
+		}
+	}
+	return dir, present, true
+}

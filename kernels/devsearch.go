@@ -1,0 +1,223 @@
+package kernels
+
+import (
+	"fmt"
+	"sync/atomic"
+
+	"github.com/arbor-gpu/arbor/backend"
+)
+
+// The device search-tree layer's shared state (devsearch.cl): the control
+// block's words and each worker's status words.
+const (
+	DSHead      = 0 // ring position of the next task to take
+	DSTail      = 1 // ring position of the next task to publish
+	DSInc       = 2 // size of the best solution found (atomic max)
+	DSHungry    = 3 // workers waiting for a task
+	DSRunning   = 4 // workers holding a task in the current launch
+	DSCtrlWords = 8
+
+	DSWNodes   = 0 // nodes counted by the worker, all launches together
+	DSWActive  = 1 // 1 while it holds a task (its stack persists between launches)
+	DSWLevel   = 2
+	DSWPhase   = 3
+	DSWBase    = 4
+	DSWDonated = 5 // tasks it gave away
+	DSWTaken   = 6 // tasks it took from the ring
+	DSWWords   = 8
+)
+
+// Ring is the device search layer's task ring: Capacity slots of TaskWords
+// uint64 words, one sequence word per slot, and the control block. Kernels
+// push and pop concurrently (devsearch.cl); the host seeds and drains it
+// between launches, when no kernel runs, through Push and Drain.
+type Ring struct {
+	Capacity  int // a power of two
+	TaskWords int
+	Slots     backend.Buffer // Capacity × TaskWords uint64
+	Seq       backend.Buffer // Capacity uint32
+	Ctrl      backend.Buffer // DSCtrlWords uint32
+}
+
+// NewRing allocates a ring in bs.
+func NewRing(bs *backend.Buffers, capacity, taskWords int) (*Ring, error) {
+	if capacity <= 0 || capacity&(capacity-1) != 0 {
+		return nil, fmt.Errorf("devsearch: ring capacity %d is not a power of two", capacity)
+	}
+	r := &Ring{Capacity: capacity, TaskWords: taskWords}
+	r.Slots = backend.AllocIn[uint64](bs, capacity*taskWords)
+	r.Seq = backend.AllocIn[uint32](bs, capacity)
+	r.Ctrl = backend.AllocIn[uint32](bs, DSCtrlWords)
+	if err := bs.Err(); err != nil {
+		return nil, fmt.Errorf("devsearch: ring of %d tasks of %d words: %w", capacity, taskWords, err)
+	}
+	return r, nil
+}
+
+// Reset empties the ring and zeroes the control block (incumbent included).
+func (r *Ring) Reset(q backend.Queue, incumbent int32) error {
+	ctrl := make([]uint32, DSCtrlWords)
+	ctrl[DSInc] = uint32(incumbent)
+	if err := backend.WriteSlice(q, r.Ctrl, ctrl); err != nil {
+		return err
+	}
+	return r.writeSeq(q, 0, 0)
+}
+
+// writeSeq sets every slot's sequence word for a quiescent ring holding
+// the tasks at positions [head, tail): a full slot at position p holds
+// p+1, a free one the position it will be written at next.
+func (r *Ring) writeSeq(q backend.Queue, head, tail uint32) error {
+	c := uint32(r.Capacity)
+	seq := make([]uint32, c)
+	for i := uint32(0); i < c; i++ {
+		// The smallest position ≥ head that lands in slot i.
+		p := head + (i-head%c+c)%c
+		if p-head < tail-head {
+			seq[i] = p + 1
+		} else {
+			seq[i] = p
+		}
+	}
+	return backend.WriteSlice(q, r.Seq, seq)
+}
+
+// Control reads the control block.
+func (r *Ring) Control(q backend.Queue) ([DSCtrlWords]uint32, error) {
+	var c [DSCtrlWords]uint32
+	err := backend.ReadSlice(q, r.Ctrl, c[:])
+	return c, err
+}
+
+// Queued is the number of tasks in a control block's ring.
+func Queued(ctrl [DSCtrlWords]uint32) int { return int(ctrl[DSTail] - ctrl[DSHead]) }
+
+// Push appends tasks (each TaskWords long) while there is room and
+// returns how many it took. Only between launches.
+func (r *Ring) Push(q backend.Queue, tasks [][]uint64) (int, error) {
+	ctrl, err := r.Control(q)
+	if err != nil {
+		return 0, err
+	}
+	head, tail := ctrl[DSHead], ctrl[DSTail]
+	k := min(len(tasks), r.Capacity-int(tail-head))
+	if k <= 0 {
+		return 0, nil
+	}
+	buf := make([]uint64, r.TaskWords)
+	for i := 0; i < k; i++ {
+		if len(tasks[i]) > r.TaskWords {
+			return i, fmt.Errorf("devsearch: task of %d words, slots hold %d", len(tasks[i]), r.TaskWords)
+		}
+		clear(buf)
+		copy(buf, tasks[i])
+		slot := int((tail + uint32(i)) & uint32(r.Capacity-1))
+		if err := q.Write(r.Slots, slot*r.TaskWords*8, backend.Bytes(buf)); err != nil {
+			return i, err
+		}
+	}
+	if err := r.writeSeq(q, head, tail+uint32(k)); err != nil {
+		return 0, err
+	}
+	ctrl[DSTail] = tail + uint32(k)
+	return k, backend.WriteSlice(q, r.Ctrl, ctrl[:])
+}
+
+// Drain takes up to k tasks from the head of the ring into host memory.
+// Only between launches.
+func (r *Ring) Drain(q backend.Queue, k int) ([][]uint64, error) {
+	ctrl, err := r.Control(q)
+	if err != nil {
+		return nil, err
+	}
+	head, tail := ctrl[DSHead], ctrl[DSTail]
+	k = min(k, int(tail-head))
+	out := make([][]uint64, 0, k)
+	for i := 0; i < k; i++ {
+		t := make([]uint64, r.TaskWords)
+		slot := int((head + uint32(i)) & uint32(r.Capacity-1))
+		if err := q.Read(r.Slots, slot*r.TaskWords*8, backend.Bytes(t)); err != nil {
+			return nil, err
+		}
+		out = append(out, t)
+	}
+	if k == 0 {
+		return out, nil
+	}
+	if err := r.writeSeq(q, head+uint32(k), tail); err != nil {
+		return nil, err
+	}
+	ctrl[DSHead] = head + uint32(k)
+	return out, backend.WriteSlice(q, r.Ctrl, ctrl[:])
+}
+
+// twinRing is the Go twin of devsearch.cl's ring over the memory of CPU
+// backend buffers. Work-groups run as concurrent goroutines there, so the
+// control and sequence words are used through sync/atomic only, which
+// also orders the plain slot reads and writes around them.
+type twinRing struct {
+	slots []uint64
+	seq   []uint32
+	ctrl  []uint32
+	cap   uint32
+	taskw int
+}
+
+func (r *twinRing) slot(pos uint32) []uint64 {
+	i := int(pos&(r.cap-1)) * r.taskw
+	return r.slots[i : i+r.taskw]
+}
+
+func (r *twinRing) reservePush() (uint32, bool) {
+	for tries := 0; tries < 64; tries++ {
+		pos := atomic.LoadUint32(&r.ctrl[DSTail])
+		s := atomic.LoadUint32(&r.seq[pos&(r.cap-1)])
+		switch diff := int32(s - pos); {
+		case diff == 0:
+			if atomic.CompareAndSwapUint32(&r.ctrl[DSTail], pos, pos+1) {
+				return pos, true
+			}
+		case diff < 0:
+			return 0, false
+		}
+	}
+	return 0, false
+}
+
+func (r *twinRing) commitPush(pos uint32) { atomic.AddUint32(&r.seq[pos&(r.cap-1)], 1) }
+
+func (r *twinRing) reservePop() (uint32, bool) {
+	for tries := 0; tries < 64; tries++ {
+		pos := atomic.LoadUint32(&r.ctrl[DSHead])
+		s := atomic.LoadUint32(&r.seq[pos&(r.cap-1)])
+		switch diff := int32(s - (pos + 1)); {
+		case diff == 0:
+			if atomic.CompareAndSwapUint32(&r.ctrl[DSHead], pos, pos+1) {
+				return pos, true
+			}
+		case diff < 0:
+			return 0, false
+		}
+	}
+	return 0, false
+}
+
+func (r *twinRing) commitPop(pos uint32) { atomic.AddUint32(&r.seq[pos&(r.cap-1)], r.cap-1) }
+
+func (r *twinRing) queued() int32 {
+	return int32(atomic.LoadUint32(&r.ctrl[DSTail]) - atomic.LoadUint32(&r.ctrl[DSHead]))
+}
+
+func (r *twinRing) add(word int, delta int32) { atomic.AddUint32(&r.ctrl[word], uint32(delta)) }
+
+func (r *twinRing) load(word int) int32 { return int32(atomic.LoadUint32(&r.ctrl[word])) }
+
+// maxInc raises the incumbent word to at least m.
+func (r *twinRing) maxInc(m int32) {
+	for {
+		old := atomic.LoadUint32(&r.ctrl[DSInc])
+		if int32(old) >= m || atomic.CompareAndSwapUint32(&r.ctrl[DSInc], old, uint32(m)) {
+			return
+		}
+	}
+}

@@ -1,0 +1,559 @@
+/* mcsplit.cl: McSplit (maximum common induced subgraph) on the device
+   search-tree layer (devsearch.cl). One work-group of LANES work-items is
+   one worker running a depth-first search over its own stack.
+
+   A node is a list of bidomains, each a pair of bitsets (L over g's
+   vertices, R over h's, W words each). As in McSplit, the node's bound is
+   m + sum min(|L|, |R|); the branching bidomain has the smallest
+   max(|L|, |R|) (or |L|·|R| with MINPRODUCT), ties to the smallest left
+   vertex; v is that bidomain's smallest left vertex; the children are v
+   matched to each w of R in increasing order, then "v unmatched". The sets
+   alone decide the tree, so this explores exactly the nodes of the CPU
+   engine (algorithms/mcs) when the incumbent is fixed.
+
+   The bounds of all children of a node are computed at once (one item per
+   child and bidomain) and the pruned ones are never built: each child is
+   counted as a node when its parent generates it, as the CPU engine counts
+   a child that fails its bound.
+
+   Per worker, in global memory: MAXDEPTH frame headers of FH words
+     h[0] = number of bidomains | arena offset << 32
+     h[1] = v | chosen bidomain << 32
+     h[2] = the w being explored | "v unmatched" pending << 32
+     h[4 .. 4+W) = the candidates w not yet started
+   and an arena of ARENA bidomains (L then R, DW words each), level after
+   level; the task's own matched pairs (base) and its best certificate.
+
+   A task (TASKW words):
+     t[0] = m | bidomains << 32;  t[1] = v | chosen << 32;
+     t[2] = TASK_PARTIAL | TASK_COUNTED | TASK_SKIP bits;  t[3] = bound
+     t[4 .. 4+W) = candidates (partial);  then NMIN pair words (v | w << 32);
+     then the bidomains.
+   A fresh task is a node to enter (counted by the host if TASK_COUNTED); a
+   partial one is a node already expanded whose remaining children are the
+   candidates and, with TASK_SKIP, "v unmatched": what a donor gives away. */
+
+#include "devsearch.cl"
+
+#define DW (2 * W)
+#define FH (4 + W)
+#define NOVERT 0x7fffffffu
+
+#define TASK_PARTIAL 1
+#define TASK_COUNTED 2
+#define TASK_SKIP 4
+#define T_CAND 4
+#define T_PAIRS (4 + W)
+#define T_DOMS (4 + W + NMIN) /* NMIN is a variable of the kernel */
+
+#define PH_ENTER 0         /* enter the node at level, counting it */
+#define PH_ENTER_COUNTED 1 /* enter it, already counted by its parent */
+#define PH_NEXT 2          /* start the next child of the node at level */
+
+INLINE i32 bits_count(const u64* s)
+{
+    i32 c = 0;
+    for (int k = 0; k < W; k++) {
+        c += POPCOUNT64(s[k]);
+    }
+    return c;
+}
+
+INLINE u32 bits_first(const u64* s)
+{
+    for (int k = 0; k < W; k++) {
+        if (s[k] != 0) {
+            return (u32)(k * 64 + CTZ64(s[k]));
+        }
+    }
+    return NOVERT;
+}
+
+/* The size key of a bidomain for the branching choice. */
+INLINE u64 dom_key(i32 ls, i32 rs, u32 minl)
+{
+#if MINPRODUCT
+    u64 size = (u64)ls * (u64)rs;
+#else
+    u64 size = (u64)ARBOR_MAX(ls, rs);
+#endif
+    return size << 32 | (u64)minl;
+}
+
+/* shape holds the sizes that are not compiled in, so that one build
+   serves every pair with the same number of words: W, n1, NMIN, the ring
+   capacity CAP, TASKW, ARENA, MAXDEPTH, MINPRODUCT (the Go twin reads
+   them all from here). */
+KERNEL void mcsplit_epoch(GLOBAL const i32* RESTRICT shape, GLOBAL const u64* RESTRICT adjg, GLOBAL const u64* RESTRICT adjh, GLOBAL u64* slots,
+                          GLOBAL u32* seq, GLOBAL u32* ctrl, GLOBAL i64* wstate, GLOBAL u64* frames,
+                          GLOBAL u64* arena, GLOBAL u64* paths, GLOBAL u32* certs, const i64 budget,
+                          const i32 idle_limit, const i32 goal, const i32 frozen)
+{
+    LOCAL i32 s_i[LANES];
+    LOCAL u64 s_u[LANES];
+    LOCAL i32 s_cw[64 * W]; /* the candidates of the node being expanded */
+    LOCAL i32 s_cb[64 * W]; /* their bounds, summed over bidomains */
+    LOCAL u32 s_keep[2 * W]; /* the candidates that survive their bound */
+    LOCAL i64 s_b[4];      /* lane 0's decisions, broadcast */
+
+    const i32 NMIN = shape[2];
+    const u32 CAP = (u32)shape[3];
+    const i32 TASKW = shape[4];
+    const i32 ARENA = shape[5];
+    const i32 MAXDEPTH = shape[6];
+    const u32 lid = (u32)get_local_id(0);
+    const u32 wid = (u32)get_group_id(0);
+    GLOBAL i64* st = wstate + (size_t)wid * DS_W_WORDS;
+    GLOBAL u64* fr = frames + (size_t)wid * MAXDEPTH * FH;
+    GLOBAL u64* ar = arena + (size_t)wid * ARENA * DW;
+    GLOBAL u64* base = paths + (size_t)wid * NMIN;
+    GLOBAL u32* cert = certs + (size_t)wid * (NMIN + 1);
+
+    i64 nodes = st[DS_W_NODES];
+    i32 active = (i32)st[DS_W_ACTIVE];
+    i32 level = (i32)st[DS_W_LEVEL];
+    i32 phase = (i32)st[DS_W_PHASE];
+    i32 basem = (i32)st[DS_W_BASE];
+    i64 donated = st[DS_W_DONATED];
+    i64 taken = st[DS_W_TAKEN];
+    i64 spent = 0;
+    i32 polls = 0;
+    i32 waiting = 0; /* counted in DS_HUNGRY */
+    BARRIER();
+    if (lid == 0 && active) {
+        ATOMIC_ADD_I32(&ctrl[DS_RUNNING], 1);
+    }
+
+    for (;;) {
+        if (!active) {
+            /* Idle: take a task, or give up after idle_limit tries or once
+               no worker that could donate is left in this launch. */
+            if (lid == 0) {
+                i64 pos = ds_reserve_pop(ctrl, seq, CAP);
+                s_b[0] = pos;
+                if (pos < 0) {
+                    if (!waiting) {
+                        ATOMIC_ADD_I32(&ctrl[DS_HUNGRY], 1);
+                    }
+                    s_b[1] = (i32)ds_peek(&ctrl[DS_RUNNING]);
+                } else {
+                    if (waiting) {
+                        ATOMIC_ADD_I32(&ctrl[DS_HUNGRY], -1);
+                    }
+                    ATOMIC_ADD_I32(&ctrl[DS_RUNNING], 1);
+                }
+            }
+            BARRIER();
+            i64 pos = s_b[0];
+            i32 running = (i32)s_b[1];
+            BARRIER();
+            if (pos < 0) {
+                waiting = 1;
+                polls++;
+                if (polls >= idle_limit || running <= 0) {
+                    break;
+                }
+                continue;
+            }
+            waiting = 0;
+            /* Install the task as level 0. */
+            volatile GLOBAL const u64* t = (volatile GLOBAL const u64*)(slots + (size_t)(pos & (CAP - 1)) * TASKW);
+            u64 t0 = t[0], t1 = t[1], t2 = t[2];
+            i32 m = (i32)(t0 & 0xffffffffu);
+            i32 nd = (i32)(t0 >> 32);
+            for (i32 i = (i32)lid; i < m; i += LANES) {
+                base[i] = t[T_PAIRS + i];
+            }
+            for (i32 i = (i32)lid; i < nd * DW; i += LANES) {
+                ar[i] = t[T_DOMS + i];
+            }
+            if (lid == 0) {
+                fr[0] = (u64)(u32)nd;
+                fr[1] = t1;
+                fr[2] = (u64)((t2 & TASK_SKIP) ? 1 : 0) << 32;
+                for (int k = 0; k < W; k++) {
+                    fr[4 + k] = t[T_CAND + k];
+                }
+            }
+            GLOBAL_FENCE();
+            BARRIER();
+            if (lid == 0) {
+                ds_commit_pop(seq, CAP, (u32)pos);
+            }
+            active = 1;
+            taken++;
+            basem = m;
+            level = 0;
+            phase = (t2 & TASK_PARTIAL) ? PH_NEXT : (t2 & TASK_COUNTED) ? PH_ENTER_COUNTED : PH_ENTER;
+            polls = 0;
+            continue;
+        }
+        if (spent >= budget) {
+            break;
+        }
+
+        GLOBAL u64* h = fr + (size_t)level * FH;
+        const i32 nd = (i32)(h[0] & 0xffffffffu);
+        const i32 off = (i32)(h[0] >> 32);
+        GLOBAL u64* doms = ar + (size_t)off * DW;
+        const i32 m = basem + level;
+
+        if (phase == PH_NEXT) {
+            u64 cand[W];
+            for (int k = 0; k < W; k++) {
+                cand[k] = h[4 + k];
+            }
+            const u32 w = bits_first(cand);
+            const i32 skip = (i32)(h[2] >> 32);
+            if (w != NOVERT) {
+                /* Descend into v→w: each bidomain splits by adjacency to
+                   v (left) and w (right); parts with both sides non-empty
+                   make the child. */
+                const u32 v = (u32)(h[1] & 0xffffffffu);
+                const i32 chosen = (i32)(h[1] >> 32);
+                BARRIER();
+                if (lid == 0) {
+                    h[4 + (w >> 6)] = cand[w >> 6] & ~((u64)1 << (w & 63));
+                    h[2] = (u64)w | (u64)(u32)skip << 32;
+                }
+                GLOBAL const u64* av = adjg + (size_t)v * W;
+                GLOBAL const u64* aw = adjh + (size_t)w * W;
+                GLOBAL u64* out = ar + (size_t)(off + nd) * DW;
+                i32 made = 0;
+                for (i32 c = 0; c < nd; c += LANES) {
+                    const i32 i = c + (i32)lid;
+                    u64 ln[W], rn[W], la[W], ra[W];
+                    i32 cnt = 0;
+                    if (i < nd) {
+                        GLOBAL const u64* d = doms + (size_t)i * DW;
+                        u64 en = 0, ea = 0, fn = 0, fa = 0;
+                        for (int k = 0; k < W; k++) {
+                            u64 l = d[k], r = d[W + k];
+                            if (i == chosen && (u32)k == (w >> 6)) {
+                                r &= ~((u64)1 << (w & 63));
+                            }
+                            ln[k] = l & ~av[k];
+                            la[k] = l & av[k];
+                            rn[k] = r & ~aw[k];
+                            ra[k] = r & aw[k];
+                            en |= ln[k];
+                            ea |= la[k];
+                            fn |= rn[k];
+                            fa |= ra[k];
+                        }
+                        cnt = (en != 0 && fn != 0 ? 1 : 0) + (ea != 0 && fa != 0 ? 2 : 0);
+                    }
+                    i32 total;
+                    i32 at = ds_exscan_i32(s_i, cnt == 3 ? 2 : (cnt != 0 ? 1 : 0), &total);
+                    if (cnt & 1) {
+                        GLOBAL u64* o = out + (size_t)(made + at) * DW;
+                        for (int k = 0; k < W; k++) {
+                            o[k] = ln[k];
+                            o[W + k] = rn[k];
+                        }
+                        at++;
+                    }
+                    if (cnt & 2) {
+                        GLOBAL u64* o = out + (size_t)(made + at) * DW;
+                        for (int k = 0; k < W; k++) {
+                            o[k] = la[k];
+                            o[W + k] = ra[k];
+                        }
+                    }
+                    made += total;
+                }
+                if (lid == 0) {
+                    GLOBAL u64* c = h + FH;
+                    c[0] = (u64)(u32)made | (u64)(u32)(off + nd) << 32;
+                }
+                BARRIER();
+                level++;
+                phase = PH_ENTER_COUNTED;
+                continue;
+            }
+            if (skip) {
+                /* "v unmatched": the same bidomains, v already out of the
+                   chosen left set; a left set left empty goes. */
+                const i32 chosen = (i32)(h[1] >> 32);
+                GLOBAL u64* d = doms + (size_t)chosen * DW;
+                i32 left = 0;
+                for (int k = 0; k < W; k++) {
+                    left |= d[k] != 0;
+                }
+                BARRIER();
+                if (!left && chosen != nd - 1) {
+                    GLOBAL const u64* last = doms + (size_t)(nd - 1) * DW;
+                    for (i32 k = (i32)lid; k < DW; k += LANES) {
+                        d[k] = last[k];
+                    }
+                }
+                if (lid == 0) {
+                    h[0] = (u64)(u32)(left ? nd : nd - 1) | (u64)(u32)off << 32;
+                    h[2] = 0;
+                }
+                BARRIER();
+                phase = PH_ENTER;
+                continue;
+            }
+            /* Every child done: back to the parent. */
+            if (level == 0) {
+                active = 0;
+                if (lid == 0) {
+                    ATOMIC_ADD_I32(&ctrl[DS_RUNNING], -1);
+                }
+            } else {
+                level--;
+            }
+            phase = PH_NEXT;
+            continue;
+        }
+
+        /* Enter the node at this level. */
+        if (phase == PH_ENTER) {
+            nodes++;
+            spent++;
+        }
+        i32 inc = (i32)ds_peek(&ctrl[DS_INC]);
+        if (m > inc) {
+            /* A larger common subgraph: publish its certificate in this
+               worker's slot, then its size (the host reads the slot of
+               the largest size once the launch is over). */
+            for (i32 i = (i32)lid; i < m; i += LANES) {
+                u64 p = i < basem ? base[i] : (fr[(size_t)(i - basem) * FH + 1] & 0xffffffffu) |
+                                                   (fr[(size_t)(i - basem) * FH + 2] << 32);
+                cert[1 + i] = (u32)(p & 0xffffu) | (u32)((p >> 32) & 0xffffu) << 16;
+            }
+            GLOBAL_FENCE();
+            BARRIER();
+            if (lid == 0) {
+                cert[0] = (u32)m;
+                ATOMIC_MAX_I32(&ctrl[DS_INC], m);
+            }
+        }
+        const i32 best = frozen ? goal - 1 : ARBOR_MAX(inc, m);
+
+        /* Donation: while workers wait and the ring holds fewer tasks than
+           them, give away half of the untried children of the shallowest
+           node on the path that has any (the "v unmatched" branch goes with
+           the half given away, so the donor keeps the early candidates). */
+        if (level > 0) {
+            if (lid == 0) {
+                i32 hungry = (i32)ds_peek(&ctrl[DS_HUNGRY]);
+                s_b[2] = hungry > 0 && ds_queued(ctrl) < hungry;
+            }
+            BARRIER();
+            i32 give = (i32)s_b[2];
+            BARRIER();
+            if (give) {
+                i32 j = level;
+                for (i32 k = (i32)lid; k < level; k += LANES) {
+                    GLOBAL const u64* hk = fr + (size_t)k * FH;
+                    u64 any = hk[2] >> 32;
+                    for (int q = 0; q < W; q++) {
+                        any |= hk[4 + q];
+                    }
+                    if (any) {
+                        j = ARBOR_MIN(j, k);
+                        break;
+                    }
+                }
+                j = (i32)ds_min_u64(s_u, (u64)j);
+                if (j < level) {
+                    GLOBAL u64* hj = fr + (size_t)j * FH;
+                    if (lid == 0) {
+                        s_b[3] = ds_reserve_push(ctrl, seq, CAP);
+                    }
+                    BARRIER();
+                    i64 pos = s_b[3];
+                    if (pos >= 0) {
+                        u64 cand[W], givec[W];
+                        for (int k = 0; k < W; k++) {
+                            cand[k] = hj[4 + k];
+                            givec[k] = 0;
+                        }
+                        i32 skip = (i32)(hj[2] >> 32);
+                        i32 c = bits_count(cand);
+                        i32 gskip = skip;
+                        if (c >= 2) {
+                            /* keep the first (c+1)/2 candidates */
+                            i32 keep = (c + 1) / 2;
+                            for (int k = 0; k < W; k++) {
+                                u64 x = cand[k];
+                                while (x != 0) {
+                                    u64 low = x & (~x + 1);
+                                    x ^= low;
+                                    if (keep > 0) {
+                                        keep--;
+                                    } else {
+                                        givec[k] |= low;
+                                        cand[k] ^= low;
+                                    }
+                                }
+                            }
+                        } else if (c == 1 && !skip) {
+                            for (int k = 0; k < W; k++) {
+                                givec[k] = cand[k];
+                                cand[k] = 0;
+                            }
+                        }
+                        const i32 jnd = (i32)(hj[0] & 0xffffffffu);
+                        const i32 joff = (i32)(hj[0] >> 32);
+                        GLOBAL u64* t = slots + (size_t)(pos & (CAP - 1)) * TASKW;
+                        const i32 jm = basem + j;
+                        for (i32 i = (i32)lid; i < jm; i += LANES) {
+                            t[T_PAIRS + i] = i < basem ? base[i]
+                                                       : (fr[(size_t)(i - basem) * FH + 1] & 0xffffffffu) |
+                                                             (fr[(size_t)(i - basem) * FH + 2] << 32);
+                        }
+                        GLOBAL const u64* jd = ar + (size_t)joff * DW;
+                        for (i32 i = (i32)lid; i < jnd * DW; i += LANES) {
+                            t[T_DOMS + i] = jd[i];
+                        }
+                        BARRIER();
+                        if (lid == 0) {
+                            t[0] = (u64)(u32)jm | (u64)(u32)jnd << 32;
+                            t[1] = hj[1];
+                            t[2] = TASK_PARTIAL | (gskip ? TASK_SKIP : 0);
+                            t[3] = 0;
+                            for (int k = 0; k < W; k++) {
+                                t[T_CAND + k] = givec[k];
+                                hj[4 + k] = cand[k];
+                            }
+                            hj[2] &= 0xffffffffu; /* "v unmatched" always goes with the gift */
+                        }
+                        GLOBAL_FENCE();
+                        BARRIER();
+                        if (lid == 0) {
+                            ds_commit_push(seq, CAP, (u32)pos);
+                        }
+                        donated++;
+                    }
+                    BARRIER();
+                }
+            }
+        }
+
+        /* The bound, and the bidomain to branch on. */
+        i32 bsum = 0;
+        u64 kmin = ~(u64)0;
+        for (i32 i = (i32)lid; i < nd; i += LANES) {
+            GLOBAL const u64* d = doms + (size_t)i * DW;
+            u64 l[W];
+            i32 ls = 0, rs = 0;
+            for (int k = 0; k < W; k++) {
+                l[k] = d[k];
+                ls += POPCOUNT64(d[k]);
+                rs += POPCOUNT64(d[W + k]);
+            }
+            bsum += ARBOR_MIN(ls, rs);
+            kmin = ARBOR_MIN(kmin, dom_key(ls, rs, bits_first(l)));
+        }
+        const i32 bound = m + ds_sum_i32(s_i, bsum);
+        kmin = ds_min_u64(s_u, kmin);
+        if (bound <= best || bound < goal || nd == 0) {
+            /* Pruned (or a leaf): back to the parent's next child. */
+            if (level == 0) {
+                active = 0;
+                if (lid == 0) {
+                    ATOMIC_ADD_I32(&ctrl[DS_RUNNING], -1);
+                }
+            } else {
+                level--;
+            }
+            phase = PH_NEXT;
+            continue;
+        }
+        const u32 v = (u32)(kmin & 0xffffffffu);
+        /* Which bidomain holds v: the one whose left set has v's bit. */
+        i32 chosen = nd;
+        for (i32 i = (i32)lid; i < nd; i += LANES) {
+            if ((doms[(size_t)i * DW + (v >> 6)] >> (v & 63)) & 1) {
+                chosen = i;
+            }
+        }
+        chosen = (i32)ds_min_u64(s_u, (u64)chosen);
+        GLOBAL u64* cd = doms + (size_t)chosen * DW;
+        /* The candidates: the chosen right set, in increasing order. */
+        u64 rset[W];
+        for (int k = 0; k < W; k++) {
+            rset[k] = cd[W + k];
+        }
+        i32 nc = 0;
+        for (int k = 0; k < W; k++) {
+            u64 x = rset[k];
+            for (u32 b = lid; b < 64; b += LANES) {
+                if ((x >> b) & 1) {
+                    u64 below = b == 0 ? 0 : x & (((u64)1 << b) - 1);
+                    s_cw[nc + POPCOUNT64(below)] = (i32)(k * 64 + b);
+                }
+            }
+            nc += POPCOUNT64(x);
+        }
+        for (i32 j = (i32)lid; j < nc; j += LANES) {
+            s_cb[j] = 0;
+        }
+        for (i32 k = (i32)lid; k < 2 * W; k += LANES) {
+            s_keep[k] = 0;
+        }
+        BARRIER();
+        if (lid == 0) {
+            cd[v >> 6] &= ~((u64)1 << (v & 63));
+            h[1] = (u64)v | (u64)(u32)chosen << 32;
+            h[2] = (u64)1 << 32;
+        }
+        BARRIER();
+        nodes += nc;
+        spent += nc;
+        /* Each child's bound: one item per (child, bidomain). */
+        GLOBAL const u64* av = adjg + (size_t)v * W;
+        for (i32 x = (i32)lid; x < nc * nd; x += LANES) {
+            const i32 j = x / nd, i = x - j * nd;
+            const u32 w = (u32)s_cw[j];
+            GLOBAL const u64* aw = adjh + (size_t)w * W;
+            GLOBAL const u64* d = doms + (size_t)i * DW;
+            i32 lnc = 0, lac = 0, rnc = 0, rac = 0;
+            for (int k = 0; k < W; k++) {
+                u64 l = d[k], r = d[W + k];
+                if (i == chosen && (u32)k == (w >> 6)) {
+                    r &= ~((u64)1 << (w & 63));
+                }
+                lnc += POPCOUNT64(l & ~av[k]);
+                lac += POPCOUNT64(l & av[k]);
+                rnc += POPCOUNT64(r & ~aw[k]);
+                rac += POPCOUNT64(r & aw[k]);
+            }
+            LOCAL_ATOMIC_ADD_I32(&s_cb[j], ARBOR_MIN(lnc, rnc) + ARBOR_MIN(lac, rac));
+        }
+        BARRIER();
+        for (i32 j = (i32)lid; j < nc; j += LANES) {
+            const i32 cb = m + 1 + s_cb[j];
+            if (cb > best && cb >= goal) {
+                const u32 w = (u32)s_cw[j];
+                LOCAL_ATOMIC_OR_U32(&s_keep[w >> 5], 1u << (w & 31));
+            }
+        }
+        BARRIER();
+        if (lid == 0) {
+            for (int k = 0; k < W; k++) {
+                h[4 + k] = (u64)s_keep[2 * k] | (u64)s_keep[2 * k + 1] << 32;
+            }
+        }
+        BARRIER();
+        phase = PH_NEXT;
+    }
+
+    if (lid == 0) {
+        st[DS_W_NODES] = nodes;
+        st[DS_W_ACTIVE] = active;
+        st[DS_W_LEVEL] = level;
+        st[DS_W_PHASE] = phase;
+        st[DS_W_BASE] = basem;
+        st[DS_W_DONATED] = donated;
+        st[DS_W_TAKEN] = taken;
+        if (active) {
+            ATOMIC_ADD_I32(&ctrl[DS_RUNNING], -1);
+        } else if (waiting) {
+            ATOMIC_ADD_I32(&ctrl[DS_HUNGRY], -1);
+        }
+    }
+}
