@@ -89,6 +89,20 @@ func (r *Ring) Control(q backend.Queue) ([DSCtrlWords]uint32, error) {
 	return c, err
 }
 
+// RaiseIncumbent lifts the incumbent word to at least v (a solution found
+// elsewhere: the host, CPU threads). Only between launches.
+func (r *Ring) RaiseIncumbent(q backend.Queue, v int32) error {
+	ctrl, err := r.Control(q)
+	if err != nil {
+		return err
+	}
+	if int32(ctrl[DSInc]) >= v {
+		return nil
+	}
+	ctrl[DSInc] = uint32(v)
+	return backend.WriteSlice(q, r.Ctrl, ctrl[:])
+}
+
 // Queued is the number of tasks in a control block's ring.
 func Queued(ctrl [DSCtrlWords]uint32) int { return int(ctrl[DSTail] - ctrl[DSHead]) }
 

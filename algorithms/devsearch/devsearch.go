@@ -63,6 +63,11 @@ type Options struct {
 	// (default 200 ms) or more after the last call.
 	Progress         func(Status)
 	ProgressInterval time.Duration
+	// Between, when set, runs after each epoch with the device's
+	// incumbent. It returns the best incumbent known elsewhere (CPU
+	// threads searching beside the device), which the device then prunes
+	// with, and stop to end the search because it is settled elsewhere.
+	Between func(incumbent int) (elsewhere int, stop bool)
 	// Pool holds tasks (each the ring's TaskWords long) that did not fit
 	// in the ring; they are fed in as room appears.
 	Pool [][]uint64
@@ -131,6 +136,17 @@ func Run(ctx context.Context, q backend.Queue, k Kernel, workers int, opt Option
 			st.Tail = now.Sub(tailStart)
 		}
 		done := st.Active == 0 && st.Queued == 0 && st.Pooled == 0
+		if opt.Between != nil && !done {
+			better, stop := opt.Between(st.Incumbent)
+			if stop {
+				return st, true, nil
+			}
+			if better > st.Incumbent {
+				if err := ring.RaiseIncumbent(q, int32(better)); err != nil {
+					return st, false, fmt.Errorf("devsearch: raising the incumbent: %w", err)
+				}
+			}
+		}
 		if opt.Progress != nil && (done || now.Sub(lastProgress) >= every) {
 			opt.Progress(st)
 			lastProgress = now

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"runtime"
 	"sort"
 	"time"
 
@@ -26,7 +27,12 @@ const (
 	// the device search-tree layer); on the CPU backend it runs the
 	// kernel's Go twin.
 	EngineGPU Engine = "gpu"
-	// EngineHybrid is not built yet: see chooseEngine.
+	// EngineHybrid runs the device search and the CPU engine (all cores
+	// but one) side by side on the whole tree: they exchange incumbents
+	// after every epoch, so each prunes with the best either found, and
+	// the first to finish settles the answer. The CPU engine's order finds
+	// large solutions early on some pairs where the device's many workers
+	// search with a weak incumbent.
 	EngineHybrid Engine = "hybrid"
 )
 
@@ -67,9 +73,10 @@ func chooseEngine(g, h *core.Graph, opts Options) (Engine, string, error) {
 	switch e {
 	case EngineCPU:
 		return e, "asked for", nil
-	case EngineHybrid:
-		return "", "", errors.New("mcs: the hybrid engine is not built yet; use --engine gpu or cpu")
-	case EngineGPU:
+	case EngineGPU, EngineHybrid:
+		if e == EngineHybrid && opts.Goal > 0 {
+			return "", "", errors.New("mcs: a fixed goal compares trees; it takes --engine gpu or cpu, not hybrid")
+		}
 		if opts.Device == nil {
 			return "", "", errors.New("mcs: the gpu engine needs a device")
 		}
@@ -164,6 +171,14 @@ func solveDevice(ctx context.Context, g, h *core.Graph, opts Options, hybrid boo
 		return Result{}, fmt.Errorf("mcs: %s: %w", info, err)
 	}
 	lo := &loop{k: k, goal: goal, frozen: opts.Goal > 0}
+	var cpu *shared
+	cpuDone := make(chan int64, 1)
+	if hybrid {
+		cpu = newShared(0)
+		cpu.best.Store(int32(incSize))
+		threads := max(1, runtime.GOMAXPROCS(0)-1)
+		go func() { cpuDone <- p.runGoal(cpu, threads, 1) }()
+	}
 	dopt := devsearch.Options{NodeLimit: opts.NodeLimit, Pool: [][]uint64{rootTask(p, shape)}}
 	if opts.Timeout > 0 {
 		dopt.Deadline = start.Add(opts.Timeout)
@@ -171,10 +186,44 @@ func solveDevice(ctx context.Context, g, h *core.Graph, opts Options, hybrid boo
 	if opts.Progress != nil {
 		dopt.ProgressInterval = opts.ProgressInterval
 		dopt.Progress = func(s devsearch.Status) {
-			opts.Progress(Progress{Incumbent: max(s.Incumbent, incSize), Nodes: hostNodes + s.Nodes, Elapsed: time.Since(start)})
+			n, b := hostNodes+s.Nodes, max(s.Incumbent, incSize)
+			if cpu != nil {
+				n += cpu.nodes.Load()
+				b = max(b, int(cpu.best.Load()))
+			}
+			opts.Progress(Progress{Incumbent: b, Nodes: n, Elapsed: time.Since(start)})
+		}
+	}
+	var cpuNodes int64
+	cpuFinished := false
+	if hybrid {
+		dopt.Between = func(devInc int) (int, bool) {
+			select {
+			case cpuNodes = <-cpuDone:
+				cpuFinished = true
+				return 0, !cpu.stop.Load()
+			default:
+			}
+			for {
+				b := cpu.best.Load()
+				if int32(devInc) <= b || cpu.best.CompareAndSwap(b, int32(devInc)) {
+					break
+				}
+			}
+			return int(cpu.best.Load()), false
 		}
 	}
 	st, proven, err := devsearch.Run(ctx, q, lo, shape.Workers, dopt)
+	if hybrid {
+		if !cpuFinished {
+			cpu.halt()
+			cpuNodes = <-cpuDone
+		}
+		hostNodes += cpuNodes
+		if len(cpu.inc) > len(inc) {
+			inc = cpu.inc
+		}
+	}
 	if err != nil {
 		return Result{}, fmt.Errorf("mcs: %s: %w", info, err)
 	}
