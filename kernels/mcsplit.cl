@@ -333,11 +333,13 @@ KERNEL void mcsplit_epoch(GLOBAL const i32* RESTRICT shape, GLOBAL const u64* RE
         const i32 best = frozen ? goal - 1 : ARBOR_MAX(inc, m);
 
         /* Donation: while workers wait and the ring holds fewer tasks than
-           them, give away the next untried child of the shallowest node on
-           the path that has one, in the order the sequential search takes
-           them (giving half of the children, "v unmatched" included, made
-           the workers search late subtrees with a weak incumbent: up to 87
-           times the sequential node count on the H100). */
+           them, give away half of the untried children of the shallowest
+           node on the path that has any (the "v unmatched" branch goes with
+           the half given away, so the donor keeps the early candidates).
+           Measured on the H100 over 21 medium MIVIA pairs: giving only the
+           next child in the sequential order (as the CPU engine does) made
+           tasks so small that the node rate fell 2-5x and the sum of times
+           doubled, with no fewer nodes. */
         if (level > 0) {
             if (lid == 0) {
                 i32 hungry = (i32)ds_peek(&ctrl[DS_HUNGRY]);
@@ -374,21 +376,29 @@ KERNEL void mcsplit_epoch(GLOBAL const i32* RESTRICT shape, GLOBAL const u64* RE
                             givec[k] = 0;
                         }
                         i32 skip = (i32)(hj[2] >> 32);
-                        /* The next child in the sequential order: the
-                           smallest untried candidate, or once none is left,
-                           "v unmatched". */
-                        i32 gskip = 0;
-                        i32 found = 0;
-                        for (int k = 0; k < W; k++) {
-                            if (!found && cand[k] != 0) {
-                                givec[k] = cand[k] & (~cand[k] + 1);
-                                cand[k] ^= givec[k];
-                                found = 1;
+                        i32 c = bits_count(cand);
+                        i32 gskip = skip;
+                        if (c >= 2) {
+                            /* keep the first (c+1)/2 candidates */
+                            i32 keep = (c + 1) / 2;
+                            for (int k = 0; k < W; k++) {
+                                u64 x = cand[k];
+                                while (x != 0) {
+                                    u64 low = x & (~x + 1);
+                                    x ^= low;
+                                    if (keep > 0) {
+                                        keep--;
+                                    } else {
+                                        givec[k] |= low;
+                                        cand[k] ^= low;
+                                    }
+                                }
                             }
-                        }
-                        if (!found) {
-                            gskip = skip;
-                            skip = 0;
+                        } else if (c == 1 && !skip) {
+                            for (int k = 0; k < W; k++) {
+                                givec[k] = cand[k];
+                                cand[k] = 0;
+                            }
                         }
                         const i32 jnd = (i32)(hj[0] & 0xffffffffu);
                         const i32 joff = (i32)(hj[0] >> 32);
@@ -413,7 +423,7 @@ KERNEL void mcsplit_epoch(GLOBAL const i32* RESTRICT shape, GLOBAL const u64* RE
                                 t[T_CAND + k] = givec[k];
                                 hj[4 + k] = cand[k];
                             }
-                            hj[2] = (hj[2] & 0xffffffffu) | (u64)(u32)skip << 32;
+                            hj[2] &= 0xffffffffu; /* "v unmatched" always goes with the gift */
                         }
                         GLOBAL_FENCE();
                         BARRIER();

@@ -348,8 +348,8 @@ func (t *mcsTwin) run(budget int64, idleLimit, goal int32, frozen bool) {
 	}
 }
 
-// donate gives away the next untried child of the shallowest node above
-// level that has one, as the kernel does; false when the ring is full.
+// donate gives away half of the untried children of the shallowest node
+// above level that has any, as the kernel does; false when the ring is full.
 func (t *mcsTwin) donate(level, basem int) bool {
 	W := t.w
 	j := -1
@@ -371,12 +371,25 @@ func (t *mcsTwin) donate(level, basem int) bool {
 	cand := hj[4 : 4+W]
 	give := make([]uint64, W)
 	skip := hj[2] >> 32
-	gskip := uint64(0)
-	if w := firstBit(cand); w != mcsNoVertex {
-		give[w>>6] = 1 << (w & 63)
-		cand[w>>6] &^= give[w>>6]
-	} else {
-		gskip, skip = skip, 0
+	c := countBits(cand)
+	switch {
+	case c >= 2:
+		keep := (c + 1) / 2
+		for k := 0; k < W; k++ {
+			for x := cand[k]; x != 0; {
+				low := x & -x
+				x ^= low
+				if keep > 0 {
+					keep--
+				} else {
+					give[k] |= low
+					cand[k] ^= low
+				}
+			}
+		}
+	case c == 1 && skip == 0:
+		copy(give, cand)
+		clear(cand)
 	}
 	nd, off := int(hj[0]&0xffffffff), int(hj[0]>>32)
 	jm := basem + j
@@ -388,12 +401,12 @@ func (t *mcsTwin) donate(level, basem int) bool {
 	task[0] = uint64(jm) | uint64(nd)<<32
 	task[1] = hj[1]
 	task[2] = MCSTaskPartial
-	if gskip != 0 {
+	if skip != 0 {
 		task[2] |= MCSTaskSkip
 	}
 	task[3] = 0
 	copy(task[4:4+W], give)
-	hj[2] = hj[2]&0xffffffff | skip<<32
+	hj[2] &= 0xffffffff
 	t.ring.commitPush(pos)
 	return true
 }
