@@ -31,7 +31,7 @@ type worker struct {
 }
 
 func (p *problem) newWorker(sh *shared, parallel bool) *worker {
-	return &worker{p: p, sh: sh, parallel: parallel, recolour: !p.opts.NoRecolour,
+	return &worker{p: p, sh: sh, parallel: parallel, recolour: p.opts.Recolour,
 		q: make([]uint64, p.words), r: make([]uint64, p.words)}
 }
 
@@ -204,8 +204,9 @@ func (w *worker) colour(f *frame, kmin int) {
 // renumber is MCS's Re-NUMBER over bitset classes: each vertex v left in q
 // (it would open a colour class at or above the pruning threshold) goes
 // into a class k1 among the first n it has no neighbour in, or else into
-// one where it has exactly one neighbour x, provided x can move to another
-// class k2 in which it has no neighbour. A vertex placed this way leaves q
+// one where it has exactly one neighbour x, provided x can move to a later
+// class k2 < n in which it has no neighbour (later only, as in MCS: trying
+// every k2 found hardly more moves and cost 10% more time). A vertex placed this way leaves q
 // and is never branched on. Every class stays independent, so the colour
 // bound stays valid.
 func (w *worker) renumber(q []uint64, lo, n int) {
@@ -242,8 +243,8 @@ func (w *worker) place(v int, row []uint64, classes [][]uint64) bool {
 			return true
 		case 1:
 			rx := w.p.row(x)
-			for k2, c2 := range classes {
-				if k2 == k1 || intersects(c2, rx) {
+			for _, c2 := range classes[k1+1:] {
+				if intersects(c2, rx) {
 					continue
 				}
 				c1[x>>6] &^= 1 << (uint(x) & 63)
