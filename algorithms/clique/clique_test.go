@@ -90,9 +90,9 @@ func TestBruteForce(t *testing.T) {
 					want := bruteOmega(g, complement)
 					for _, threads := range []int{1, 2, 4} {
 						for _, re := range []bool{false, true} {
-							res := solve(t, g, Options{Threads: threads, Complement: complement, Recolour: re})
+							res := solve(t, g, Options{Threads: threads, Complement: complement, PlainColouring: !re})
 							if res.Size != want || !res.Proven {
-								t.Fatalf("%s complement=%v threads=%d recolour=%v: size %d proven %v, want %d",
+								t.Fatalf("%s complement=%v threads=%d tighten=%v: size %d proven %v, want %d",
 									g.Name, complement, threads, re, res.Size, res.Proven, want)
 							}
 							count++
@@ -106,19 +106,21 @@ func TestBruteForce(t *testing.T) {
 }
 
 // TestMediumRandom checks sequential against parallel, with and without
-// recolouring, on random graphs too large for brute force; the sizes must
+// the bound tightening, on random graphs too large for brute force; the sizes must
 // agree.
 func TestMediumRandom(t *testing.T) {
 	for _, c := range []struct {
 		n int
 		p float64
-	}{{60, 0.5}, {80, 0.7}, {100, 0.3}, {120, 0.6}, {70, 0.9}} {
-		g := core.GNP(c.n, c.p, uint64(c.n))
-		ref := solve(t, g, Options{Threads: 1})
-		for _, o := range []Options{{Threads: 1, Recolour: true}, {Threads: 2}, {Threads: 3, Recolour: true}} {
-			res := solve(t, g, o)
-			if res.Size != ref.Size || !res.Proven {
-				t.Fatalf("%s %+v: size %d, sequential plain colouring %d", g.Name, o, res.Size, ref.Size)
+	}{{60, 0.5}, {80, 0.7}, {100, 0.3}, {120, 0.6}, {70, 0.9}, {40, 0.8}, {90, 0.8}} {
+		for seed := uint64(0); seed < 4; seed++ {
+			g := core.GNP(c.n, c.p, seed)
+			ref := solve(t, g, Options{Threads: 1, PlainColouring: true})
+			for _, o := range []Options{{Threads: 1}, {Threads: 2}, {Threads: 3, PlainColouring: true}} {
+				res := solve(t, g, o)
+				if res.Size != ref.Size || !res.Proven {
+					t.Fatalf("%s %+v: size %d, sequential plain colouring %d", g.Name, o, res.Size, ref.Size)
+				}
 			}
 		}
 	}
@@ -393,8 +395,8 @@ func TestRealInstances(t *testing.T) {
 }
 
 // BenchmarkClique solves the easy real instances (all of them with
-// ARBOR_LONG=1), sequentially and on every core, with and without
-// recolouring: -bench Clique -benchtime 3x.
+// ARBOR_LONG=1), sequentially and on every core, with and without the
+// bound tightening: -bench Clique -benchtime 3x.
 func BenchmarkClique(b *testing.B) {
 	for _, in := range readOptima(b) {
 		if !easyInstances[in.name] && !long() {
@@ -403,11 +405,11 @@ func BenchmarkClique(b *testing.B) {
 		g, want := readInstance(b, in)
 		for _, threads := range []int{1, 0} {
 			for _, re := range []bool{false, true} {
-				label := fmt.Sprintf("%s/threads=%d/recolour=%v", in.name, threads, re)
+				label := fmt.Sprintf("%s/threads=%d/tighten=%v", in.name, threads, re)
 				b.Run(label, func(b *testing.B) {
 					var nodes int64
 					for b.Loop() {
-						res, err := Maximum(context.Background(), g, Options{Threads: threads, Complement: true, Recolour: re})
+						res, err := Maximum(context.Background(), g, Options{Threads: threads, Complement: true, PlainColouring: !re})
 						if err != nil || res.Size != want {
 							b.Fatalf("size %d, want %d: %v", res.Size, want, err)
 						}

@@ -13,11 +13,11 @@ import (
 // runClique is 'arbor clique': a maximum clique of a graph, or of its
 // complement (a maximum independent set of the graph).
 func runClique(e *env) error {
-	fs := newFlags(e, "clique", "GRAPH [--threads N] [--timeout D] [--complement] [--format F] [--json] [--verify] [--recolour]")
+	fs := newFlags(e, "clique", "GRAPH [--threads N] [--timeout D] [--complement] [--format F] [--json] [--verify] [--plain-colouring]")
 	threads := fs.Int("threads", 0, "worker threads: 1 runs the sequential engine; 0 uses every core")
 	timeout := fs.Duration("timeout", 0, "stop after `D` (e.g. 30s) and report the best clique found, unproven")
 	complement := fs.Bool("complement", false, "solve the complement graph (a maximum independent set of GRAPH)")
-	recolour := fs.Bool("recolour", false, "tighten the colouring bound by Re-NUMBER: fewer nodes, usually more time (see the package doc)")
+	plain := fs.Bool("plain-colouring", false, "use BBMC's colouring bound alone, without the Re-NUMBER and infra-chromatic tightening (for comparison)")
 	format := fs.String("format", "", "input format (default: detected); one of "+fmt.Sprint(core.Formats()))
 	asJSON := fs.Bool("json", false, "print the result as JSON")
 	verify := fs.Bool("verify", false, "check the clique independently against the input graph")
@@ -38,7 +38,7 @@ func runClique(e *env) error {
 	if err != nil {
 		return err
 	}
-	opts := clique.Options{Threads: *threads, Timeout: *timeout, Complement: *complement, Recolour: *recolour}
+	opts := clique.Options{Threads: *threads, Timeout: *timeout, Complement: *complement, PlainColouring: *plain}
 	prog := newProgress(e)
 	opts.Progress = func(p clique.Progress) {
 		prog.Update(fmt.Sprintf("incumbent %d  bound %d  nodes %d  %s", p.Incumbent, p.UpperBound, p.Nodes, rate(p.Nodes, p.Elapsed)))

@@ -35,8 +35,8 @@ func TestCliqueCommand(t *testing.T) {
 	if res.Size != 3 || !res.Proven || !res.Verified || len(res.Clique) != 3 || res.Threads < 1 {
 		t.Fatalf("--complement --json: %+v", res)
 	}
-	if code, out, _ := runCLI(t, "clique", g, "--timeout", "1m", "--format", "dimacs", "--recolour"); code != 0 || !strings.Contains(out, "clique 4 ") {
-		t.Fatalf("--timeout --format --recolour: exit %d, %q", code, out)
+	if code, out, _ := runCLI(t, "clique", g, "--timeout", "1m", "--format", "dimacs", "--plain-colouring"); code != 0 || !strings.Contains(out, "clique 4 ") {
+		t.Fatalf("--timeout --format --plain-colouring: exit %d, %q", code, out)
 	}
 }
 
