@@ -38,6 +38,11 @@ func runClique(e *env) error {
 	if err != nil {
 		return err
 	}
+	// A note such as "vertex 0 has no edges" matters here: with
+	// --complement such a vertex joins every clique.
+	for _, n := range g.Notes {
+		fmt.Fprintf(e.stderr, "arbor clique: %s: note: %s\n", pos[0], n)
+	}
 	opts := clique.Options{Threads: *threads, Timeout: *timeout, Complement: *complement, PlainColouring: *plain}
 	prog := newProgress(e)
 	opts.Progress = func(p clique.Progress) {
