@@ -94,9 +94,9 @@ type Result struct {
 	UpperBound int
 	Nodes      int64 // search nodes, all workers together
 	Elapsed    time.Duration
-	Proven     bool // false when stopped by timeout, node limit or cancellation
-	Threads    int  // workers that ran the search
-	Shared     int64
+	Proven     bool  // false when stopped by timeout, node limit or cancellation
+	Threads    int   // workers that ran the search
+	Shared     int64 // subtrees one worker gave to another (parallel engine)
 }
 
 // MaxVertices is the largest graph Maximum accepts: the engine keeps an
