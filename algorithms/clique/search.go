@@ -4,9 +4,9 @@ import "math/bits"
 
 // frame is one node of a worker's current path.
 type frame struct {
-	// p is the node's candidate set; a vertex leaves it once its branch
-	// has been handed out (explored here or given away), so p is always
-	// the candidate set of the next child's siblings still to come.
+	// p is the node's candidate set less the vertices whose branches have
+	// been handed out (explored here or given away): the next child's
+	// candidates are p ∩ N(v).
 	p []uint64
 	// u and k list the branching vertices in colour order and their
 	// colours; children are taken from the end, next being the index of
