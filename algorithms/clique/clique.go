@@ -11,19 +11,21 @@
 // cannot beat the incumbent. Vertices whose colour is too small to ever be
 // branched on are not even listed, as in BBMC.
 //
-// The bound is tightened, at nodes with at most 16 branching vertices, by
-// two MaxSAT-style inferences over the colour classes below the pruning
+// The bound is tightened, at nodes with at most 32 branching vertices, by
+// MaxSAT-style inferences over the colour classes below the pruning
 // threshold (the function tighten): MCS's Re-NUMBER (a vertex that would
 // be branched on moves into a lower class where it conflicts with one
 // vertex x only, x moving to a later lower class where it conflicts with
-// none) and BBMCX's infra-chromatic triples (a vertex with exactly one
+// none), BBMCX's infra-chromatic triples (a vertex with exactly one
 // neighbour in each of two classes, those two neighbours non-adjacent,
-// adds nothing to the bound of those classes). Every vertex so removed is
-// one branch fewer; a node whose branching set empties is pruned.
-// Options.PlainColouring switches it off. Measured on one core,
-// p_hat500-3 takes 21.8 M nodes in 37–41 s with plain colouring and 8.4 M
-// in 32 s with tightening; Re-NUMBER alone saved 43% of the nodes but cost
-// more time than it saved (47 s). See NOTES.md.
+// adds nothing to the bound of those classes) and, generalising the
+// triples, failed-literal detection by unit propagation over the classes
+// (as in Li and Quan's MaxSAT bounds). Every vertex so removed is one
+// branch fewer; a node whose branching set empties is pruned.
+// Options.PlainColouring switches it off. Measured on one core, p_hat500-3
+// takes 21.8 M nodes in 36–41 s with plain colouring and 4.5 M in 34 s
+// tightened; with two threads frb30-15-1 takes 114 M nodes in 179 s
+// tightened, 226 M in 212 s with Re-NUMBER and triples only. See NOTES.md.
 //
 // The first incumbent comes from the peeling order (its longest prefix
 // that is a clique) and a greedy (most candidate neighbours first) run

@@ -26,9 +26,12 @@ type worker struct {
 	clique   []int32  // the current clique C, search numbering
 	q, r     []uint64 // colouring scratch
 	classes  [][]uint64
-	frozen   []bool // tighten: classes serving an infra-chromatic triple
-	nodes    int64  // this worker's nodes
-	pending  int64  // nodes not yet added to the shared count
+	frozen   []bool   // tighten: classes serving an infra-chromatic triple
+	queued   []bool   // failedLiteral scratch
+	queue    []int32  // failedLiteral scratch: (class, forced vertex) pairs
+	s        []uint64 // failedLiteral scratch: candidates left
+	nodes    int64    // this worker's nodes
+	pending  int64    // nodes not yet added to the shared count
 }
 
 func (p *problem) newWorker(sh *shared, parallel bool) *worker {
@@ -206,7 +209,7 @@ func (w *worker) colour(f *frame, kmin int) {
 // tighten moves vertices out of q, the set that would be coloured at or
 // above the pruning threshold and branched on, without raising the bound
 // given by the n classes below the threshold. Each vertex v of q, in
-// order, is tried two ways:
+// order, is tried these ways:
 //
 //   - Re-NUMBER (Tomita's MCS): into a class k1 where it has no neighbour,
 //     or where it has exactly one neighbour x that can move to a later
@@ -219,9 +222,10 @@ func (w *worker) colour(f *frame, kmin int) {
 //     clique takes at most two vertices of {v} ∪ Ci ∪ Cj, no more than of
 //     Ci ∪ Cj alone, so v adds nothing to the bound. Such classes are then
 //     frozen: each serves one triple and is never changed again, so the
-//     triples' arguments add up.
+//     triples' arguments add up. failedLiteral generalises the triple to
+//     a chain of unit propagations.
 //
-// A vertex moved either way leaves q and is never branched on.
+// A vertex moved any of these ways leaves q and is never branched on.
 func (w *worker) tighten(q []uint64, lo, n int) {
 	words := w.p.words
 	classes := w.classes[:n]
@@ -285,6 +289,69 @@ func (w *worker) place(v int, classes [][]uint64, frozen []bool) bool {
 			single = append(single, int32(k1), int32(x))
 		}
 	}
+	return len(single) > 0 && w.failedLiteral(row, single, classes, frozen)
+}
+
+// failedLiteral extends the triple test to unit propagation (the failed
+// literal detection of Li and Quan's MaxSAT bounds): taking v forces x in
+// each class where v has one neighbour x; each forced vertex shrinks the
+// candidates of the other classes, which may become forced in turn. If a
+// class loses its last candidate, no clique takes a vertex from each of
+// {v} and the classes used, so v adds nothing to their bound: v leaves
+// the branching set and those classes are frozen, as for a triple.
+func (w *worker) failedLiteral(row []uint64, single []int32, classes [][]uint64, frozen []bool) bool {
+	n := len(classes)
+	if cap(w.queued) < n {
+		w.queued = make([]bool, n)
+	}
+	queued := w.queued[:n]
+	clear(queued)
+	if w.s == nil {
+		w.s = make([]uint64, w.p.words)
+	}
+	s := w.s
+	copy(s, row)
+	queue := append(w.queue[:0], single...) // pairs (class, its forced vertex)
+	for j := 0; j < len(single); j += 2 {
+		queued[single[j]] = true
+	}
+	defer func() { w.queue = queue[:0] }()
+	conflict := func(processed int, k int) bool {
+		for j := 0; j < processed; j += 2 {
+			frozen[queue[j]] = true
+		}
+		frozen[k] = true
+		return true
+	}
+	for i := 0; i < len(queue); i += 2 {
+		k, x := int(queue[i]), int(queue[i+1])
+		if !has(s, x) {
+			return conflict(i, k) // x is not adjacent to an earlier forced vertex
+		}
+		and(s, s, w.p.row(x))
+		for k2, c2 := range classes {
+			if frozen[k2] || queued[k2] {
+				continue
+			}
+			y, left := -1, 0
+			for j, c := range c2 {
+				if m := c & s[j]; m != 0 {
+					left += bits.OnesCount64(m)
+					if left > 1 {
+						break
+					}
+					y = j<<6 | bits.TrailingZeros64(m)
+				}
+			}
+			switch left {
+			case 0:
+				return conflict(i+2, k2)
+			case 1:
+				queued[k2] = true
+				queue = append(queue, int32(k2), int32(y))
+			}
+		}
+	}
 	return false
 }
 
@@ -307,12 +374,14 @@ func firstNonZero(b []uint64, from int) int {
 }
 
 // tightenMax is the largest branching set tighten is tried on. Each try
-// scans every class below the threshold for each vertex, about fifty times
-// the cost of colouring it, and a large set rarely shrinks enough to
-// matter. Measured on p_hat500-3 (one core): no limit 8.1 M nodes in
-// 44 s, 16 8.4 M in 32 s, 8 10.8 M in 34 s, 4 14.5 M in 35 s; plain
-// colouring 21.8 M in 37–41 s.
-const tightenMax = 16
+// scans every class below the threshold for each vertex, tens of times the
+// cost of colouring it, and a large set rarely shrinks enough to matter.
+// Measured on p_hat500-3 (one core) before failedLiteral: no limit 8.1 M
+// nodes in 44 s, 16 8.4 M in 32 s, 8 10.8 M in 34 s, 4 14.5 M in 35 s;
+// plain colouring 21.8 M in 36–41 s. With failedLiteral: 8 8.0 M in 36 s,
+// 16 5.2 M in 34 s, 32 4.5 M in 34 s; on frb30-15-1 (two threads) 32 took
+// 114 M nodes and 179 s against 226 M and 212 s without failedLiteral.
+const tightenMax = 32
 
 func count(b []uint64) int {
 	c := 0
