@@ -42,6 +42,7 @@ func commands() map[string]command {
 		"info":    {"read a graph file and describe it", runInfo},
 		"match":   {"handshaking weighted matching", runMatch},
 		"mcs":     {"maximum common induced subgraph (McSplit)", runMCS},
+		"clique":  {"maximum clique (bitset branch and bound), or of the complement", runClique},
 		"vc":      {"minimum vertex cover", runVC},
 		"verify":  {"check every kernel on every device against its CPU twin", runVerify},
 		"kernels": {"list kernel sources, or --dump the exact source a backend compiles", runKernels},

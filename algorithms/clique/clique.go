@@ -1,0 +1,174 @@
+// Package clique finds a maximum clique of a graph exactly, on the CPU, by
+// bitset branch and bound in the style of Tomita's MCS and San Segundo's
+// BBMC.
+//
+// The graph is held as a dense bit matrix, one row of uint64 words per
+// vertex, after renumbering the vertices by a degeneracy (minimum-width)
+// order: the vertex removed last from the min-degree peeling comes first.
+// Every search node colours its candidate set greedily, one colour class
+// at a time with word-parallel operations (BBMC), and branches on the
+// candidates in reverse colour order, stopping as soon as |C| + colour(v)
+// cannot beat the incumbent. Vertices whose colour is too small to ever be
+// branched on are not even listed, as in BBMC.
+//
+// The bound is tightened, at nodes with at most 32 branching vertices, by
+// MaxSAT-style inferences over the colour classes below the pruning
+// threshold (the function tighten): MCS's Re-NUMBER (a vertex that would
+// be branched on moves into a lower class where it conflicts with one
+// vertex x only, x moving to a later lower class where it conflicts with
+// none), BBMCX's infra-chromatic triples (a vertex with exactly one
+// neighbour in each of two classes, those two neighbours non-adjacent,
+// adds nothing to the bound of those classes) and, generalising the
+// triples, failed-literal detection by unit propagation over the classes
+// (as in Li and Quan's MaxSAT bounds). Every vertex so removed is one
+// branch fewer; a node whose branching set empties is pruned.
+// Options.PlainColouring switches it off. Measured on one core, p_hat500-3
+// takes 21.8 M nodes in 36–41 s with plain colouring and 4.5 M in 34 s
+// tightened; with two threads frb30-15-1 takes 114 M nodes in 179 s
+// tightened, 226 M in 212 s with Re-NUMBER and triples only. See NOTES.md.
+//
+// The first incumbent comes from the peeling order (its longest prefix
+// that is a clique) and a greedy (most candidate neighbours first) run
+// from the vertices of the densest core; if it reaches the degeneracy
+// bound (max core + 1) the search is skipped.
+//
+// The parallel engine runs the same search on every core with a shared
+// atomic incumbent. A worker that runs out of work says so; busy workers
+// then give away the next untried child of the shallowest node on their
+// path that still has one, named by the path of vertices chosen from the
+// root (the child's clique) together with its candidate set, so that the
+// receiver starts there without replaying anything. Sizes equal the
+// sequential engine's; node counts differ because the incumbent improves
+// at different moments.
+package clique
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"runtime"
+	"slices"
+	"time"
+
+	"github.com/arbor-gpu/arbor/core"
+)
+
+// Options says how to search. The zero value finds a maximum clique of the
+// graph itself on all cores, without limits.
+type Options struct {
+	// Threads is the number of worker goroutines: 1 runs the sequential
+	// engine, 0 (or less) uses every core (GOMAXPROCS).
+	Threads int
+	// Timeout stops the search after this long (0: no limit); the best
+	// clique found is returned, unproven.
+	Timeout time.Duration
+	// NodeLimit stops the search after about this many nodes (0: no
+	// limit); for benchmarks. The result is then unproven.
+	NodeLimit int64
+	// Complement solves on the complement graph: the answer is then a
+	// maximum independent set of g (DIMACS clique benchmarks are often
+	// distributed as the complement of the graph of interest).
+	Complement bool
+	// PlainColouring turns off the bound tightening (see the package
+	// doc), leaving BBMC's greedy colouring bound; for measurement.
+	PlainColouring bool
+	// Progress, when set, is called about every ProgressInterval (default
+	// 200 ms) from a separate goroutine while the search runs.
+	Progress         func(Progress)
+	ProgressInterval time.Duration
+}
+
+// Progress is a snapshot of a running search.
+type Progress struct {
+	Incumbent  int           // size of the largest clique found so far
+	UpperBound int           // the root bound (degeneracy + 1)
+	Nodes      int64         // search nodes so far (updated every 1024 nodes per worker)
+	Elapsed    time.Duration // since Maximum started
+}
+
+// Result is the answer of Maximum.
+type Result struct {
+	Size int
+	// Clique holds the clique's vertices as input vertex ids (0-based),
+	// sorted ascending.
+	Clique []int
+	// UpperBound is the root bound: one more than the degeneracy.
+	UpperBound int
+	Nodes      int64 // search nodes, all workers together
+	Elapsed    time.Duration
+	Proven     bool  // false when stopped by timeout, node limit or cancellation
+	Threads    int   // workers that ran the search
+	Shared     int64 // subtrees one worker gave to another (parallel engine)
+}
+
+// MaxVertices is the largest graph Maximum accepts: the engine keeps an
+// n×n bit matrix (512 MiB at this size), two of them while renumbering.
+const MaxVertices = 1 << 16
+
+// Maximum finds a maximum clique of g (of its complement with
+// opts.Complement). Arc directions are ignored: u and v are adjacent when
+// either arc is present; self-loops are ignored. Cancelling ctx (or
+// reaching opts.Timeout or opts.NodeLimit) returns the best clique found
+// so far with Proven false and a nil error.
+func Maximum(ctx context.Context, g *core.Graph, opts Options) (Result, error) {
+	start := time.Now()
+	if g == nil {
+		return Result{}, errors.New("clique: nil graph")
+	}
+	if g.N > MaxVertices {
+		return Result{}, fmt.Errorf("clique: %s has %d vertices; the dense bitset engine handles at most %d (it keeps an n×n bit matrix)",
+			g.Name, g.N, MaxVertices)
+	}
+	threads := opts.Threads
+	if threads <= 0 {
+		threads = runtime.GOMAXPROCS(0)
+	}
+	if opts.Timeout > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, opts.Timeout)
+		defer cancel()
+	}
+	p := newProblem(g, opts)
+	res := p.run(ctx, threads, start)
+	res.Elapsed = time.Since(start)
+	if err := Verify(g, res.Clique, opts.Complement); err != nil {
+		return res, fmt.Errorf("clique: internal error, the clique found is wrong: %w", err)
+	}
+	return res, nil
+}
+
+// Verify checks independently that clique is a clique of g (of its
+// complement when complement is set): vertex ids in range, none listed
+// twice, every pair adjacent (for the complement: no pair adjacent). An arc
+// in either direction makes two vertices adjacent, as in Maximum.
+func Verify(g *core.Graph, clique []int, complement bool) error {
+	if g == nil {
+		return errors.New("nil graph")
+	}
+	seen := make(map[int]bool, len(clique))
+	for _, v := range clique {
+		if v < 0 || v >= g.N {
+			return fmt.Errorf("vertex %d is outside [0,%d)", v, g.N)
+		}
+		if seen[v] {
+			return fmt.Errorf("vertex %d is listed twice", v)
+		}
+		seen[v] = true
+	}
+	adjacent := func(u, v int) bool {
+		_, uv := slices.BinarySearch(g.Neighbors(u), int32(v)) // rows are sorted
+		_, vu := slices.BinarySearch(g.Neighbors(v), int32(u))
+		return uv || vu
+	}
+	for i, u := range clique {
+		for _, v := range clique[i+1:] {
+			if a := adjacent(u, v); a == complement {
+				if complement {
+					return fmt.Errorf("vertices %d and %d are adjacent in the graph, so not in its complement", u, v)
+				}
+				return fmt.Errorf("vertices %d and %d are not adjacent", u, v)
+			}
+		}
+	}
+	return nil
+}

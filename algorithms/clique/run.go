@@ -1,0 +1,193 @@
+package clique
+
+import (
+	"context"
+	"slices"
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+// task is a subtree given from one worker to another: the clique chosen on
+// the path from the root and the candidate set that goes with it.
+type task struct {
+	clique []int32
+	p      []uint64
+}
+
+// shared is what the workers of one search share: the incumbent, the stop
+// flag, the node count and, in parallel, the queue of given-away subtrees.
+type shared struct {
+	// Read at every node by every worker, written rarely: kept on their own
+	// cache line, away from the node counter every worker adds to.
+	best   atomic.Int32 // size of inc
+	stop   atomic.Bool
+	hungry atomic.Int32 // waiting workers − queued subtrees: someone needs work
+	_      [52]byte
+
+	nodes atomic.Int64
+	limit int64
+	_     [48]byte
+
+	mu  sync.Mutex
+	inc []int32
+
+	qmu     sync.Mutex
+	cond    *sync.Cond
+	queue   []task
+	given   atomic.Int64
+	waiting int
+	workers int
+	done    bool
+}
+
+func newShared(limit int64) *shared {
+	sh := &shared{limit: limit}
+	sh.cond = sync.NewCond(&sh.qmu)
+	return sh
+}
+
+// offer makes c the incumbent if it is larger.
+func (sh *shared) offer(c []int32) {
+	sh.mu.Lock()
+	if int32(len(c)) > sh.best.Load() {
+		sh.inc = append(sh.inc[:0], c...)
+		sh.best.Store(int32(len(c)))
+	}
+	sh.mu.Unlock()
+}
+
+// halt asks every worker to stop and wakes the waiting ones.
+func (sh *shared) halt() {
+	sh.stop.Store(true)
+	sh.qmu.Lock()
+	sh.cond.Broadcast()
+	sh.qmu.Unlock()
+}
+
+func (sh *shared) updateHungry() { sh.hungry.Store(int32(sh.waiting - len(sh.queue))) }
+
+func (sh *shared) push(t task) {
+	sh.given.Add(1)
+	sh.qmu.Lock()
+	sh.queue = append(sh.queue, t)
+	sh.updateHungry()
+	sh.cond.Signal()
+	sh.qmu.Unlock()
+}
+
+// take waits for a subtree; it returns false when the search is over:
+// every worker waits and nothing is queued, or the search was stopped.
+func (sh *shared) take() (task, bool) {
+	sh.qmu.Lock()
+	defer sh.qmu.Unlock()
+	for len(sh.queue) == 0 && !sh.done && !sh.stop.Load() {
+		sh.waiting++
+		if sh.waiting == sh.workers {
+			sh.done = true
+			sh.cond.Broadcast()
+			return task{}, false
+		}
+		sh.updateHungry()
+		sh.cond.Wait()
+		sh.waiting--
+	}
+	if sh.done || sh.stop.Load() {
+		return task{}, false
+	}
+	t := sh.queue[0]
+	sh.queue = sh.queue[1:]
+	sh.updateHungry()
+	return t, true
+}
+
+// run searches from the root with the given number of workers.
+func (p *problem) run(ctx context.Context, threads int, start time.Time) Result {
+	sh := newShared(p.opts.NodeLimit)
+	sh.offer(p.init)
+	stopWatch := context.AfterFunc(ctx, sh.halt)
+	defer stopWatch()
+	if ctx.Err() != nil {
+		sh.halt()
+	}
+	if p.opts.Progress != nil {
+		quit := make(chan struct{})
+		var wg sync.WaitGroup
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			every := p.opts.ProgressInterval
+			if every <= 0 {
+				every = 200 * time.Millisecond
+			}
+			t := time.NewTicker(every)
+			defer t.Stop()
+			for {
+				select {
+				case <-quit:
+					return
+				case <-t.C:
+					p.opts.Progress(Progress{Incumbent: int(sh.best.Load()), UpperBound: p.ub,
+						Nodes: sh.nodes.Load(), Elapsed: time.Since(start)})
+				}
+			}
+		}()
+		defer func() { close(quit); wg.Wait() }()
+	}
+
+	root := task{p: make([]uint64, p.words)}
+	for v := 0; v < p.n; v++ {
+		root.p[v>>6] |= 1 << (uint(v) & 63)
+	}
+	var nodes int64
+	// The heuristic clique may already meet the degeneracy bound.
+	if p.n > 0 && int(sh.best.Load()) < p.ub && !sh.stop.Load() {
+		nodes = p.search(sh, threads, root)
+	}
+	res := Result{Size: len(sh.inc), UpperBound: p.ub, Nodes: nodes, Proven: !sh.stop.Load(),
+		Threads: threads, Shared: sh.given.Load(), Clique: make([]int, len(sh.inc))}
+	for i, v := range sh.inc {
+		res.Clique[i] = p.order[v]
+	}
+	slices.Sort(res.Clique)
+	return res
+}
+
+// search runs the workers over the tree under root and returns the nodes.
+func (p *problem) search(sh *shared, threads int, root task) int64 {
+	if threads <= 1 {
+		w := p.newWorker(sh, false)
+		w.start(root)
+		w.flush()
+		return w.nodes
+	}
+	sh.queue = []task{root}
+	sh.workers = threads
+	var wg sync.WaitGroup
+	var total atomic.Int64
+	for range threads {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			w := p.newWorker(sh, true)
+			for {
+				t, ok := sh.take()
+				if !ok {
+					break
+				}
+				w.start(t)
+			}
+			w.flush()
+			total.Add(w.nodes)
+		}()
+	}
+	wg.Wait()
+	return total.Load()
+}
+
+// start searches the subtree of t.
+func (w *worker) start(t task) {
+	w.clique = append(w.clique[:0], t.clique...)
+	copy(w.frame(0).p, t.p)
+	w.expand(0)
+}

@@ -1,0 +1,57 @@
+package main
+
+import (
+	"encoding/json"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// A DIMACS graph: K4 on 1–4, a path 4–5–6, and an isolated 7. Its maximum
+// clique is {1,2,3,4}; its complement's is 3 (e.g. {1,6,7}).
+const cliqueTestGraph = "c test\np edge 7 8\ne 1 2\ne 1 3\ne 1 4\ne 2 3\ne 2 4\ne 3 4\ne 4 5\ne 5 6\n"
+
+func TestCliqueCommand(t *testing.T) {
+	g := writeTemp(t, "g.clq", cliqueTestGraph)
+	for _, threads := range []string{"1", "2"} {
+		code, out, stderr := runCLI(t, "clique", g, "--threads", threads, "--verify")
+		if code != 0 || !strings.Contains(out, "clique 4  proven maximum, verified") || !strings.Contains(out, "vertices 1 2 3 4\n") {
+			t.Fatalf("threads %s: exit %d, out %q, stderr %q", threads, code, out, stderr)
+		}
+	}
+	code, out, stderr := runCLI(t, "clique", g, "--complement", "--json", "--verify")
+	var res struct {
+		Size     int     `json:"size"`
+		Proven   bool    `json:"proven"`
+		Nodes    int64   `json:"nodes"`
+		Seconds  float64 `json:"seconds"`
+		Threads  int     `json:"threads"`
+		Verified bool    `json:"verified"`
+		Clique   []int   `json:"clique"`
+	}
+	if code != 0 || json.Unmarshal([]byte(out), &res) != nil {
+		t.Fatalf("--json: exit %d, %q, stderr %q", code, out, stderr)
+	}
+	if res.Size != 3 || !res.Proven || !res.Verified || len(res.Clique) != 3 || res.Threads < 1 {
+		t.Fatalf("--complement --json: %+v", res)
+	}
+	if code, out, _ := runCLI(t, "clique", g, "--timeout", "1m", "--format", "dimacs", "--plain-colouring"); code != 0 || !strings.Contains(out, "clique 4 ") {
+		t.Fatalf("--timeout --format --plain-colouring: exit %d, %q", code, out)
+	}
+}
+
+func TestCliqueCommandErrors(t *testing.T) {
+	if code, _, _ := runCLI(t, "clique"); code != 2 {
+		t.Errorf("no argument: exit %d, want 2", code)
+	}
+	g := writeTemp(t, "g.clq", cliqueTestGraph)
+	if code, _, _ := runCLI(t, "clique", g, g); code != 2 {
+		t.Errorf("two graphs: exit %d, want 2", code)
+	}
+	if code, _, _ := runCLI(t, "clique", g, "--threads", "-1"); code != 2 {
+		t.Errorf("--threads -1: exit %d, want 2", code)
+	}
+	if code, _, stderr := runCLI(t, "clique", filepath.Join(t.TempDir(), "missing.clq")); code != 1 || stderr == "" {
+		t.Errorf("missing file: exit %d, stderr %q", code, stderr)
+	}
+}
