@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -70,5 +71,62 @@ func TestMCSCommand(t *testing.T) {
 	}
 	if code, _, stderr := runCLI(t, "mcs", gp, filepath.Join(dir, "missing")); code != 1 || !strings.Contains(stderr, "missing") {
 		t.Errorf("missing file: exit %d, stderr %q", code, stderr)
+	}
+}
+
+// TestMCSEngines runs the device engine through the CLI (the CPU backend
+// runs its twin) and the fixed-goal mode: the same tree, so the same node
+// count, on the CPU engine and the device engine.
+func TestMCSEngines(t *testing.T) {
+	g, h, planted, err := demoMCSPair()
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	paths := make([]string, 2)
+	for i, gr := range []*core.Graph{g, h} {
+		paths[i] = filepath.Join(dir, []string{"g.mivia", "h.mivia"}[i])
+		f, err := os.Create(paths[i])
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := core.WriteGraph(f, gr, core.FormatMIVIA); err != nil {
+			t.Fatal(err)
+		}
+		f.Close()
+	}
+	type result struct {
+		Size     int    `json:"size"`
+		Proven   bool   `json:"proven"`
+		Nodes    int64  `json:"nodes"`
+		Engine   string `json:"engine"`
+		Verified bool   `json:"verified"`
+	}
+	solve := func(args ...string) result {
+		t.Helper()
+		code, out, stderr := runCLI(t, append([]string{"mcs", paths[0], paths[1], "--verify", "--json"}, args...)...)
+		if code != 0 {
+			t.Fatalf("%v: exit %d: %s", args, code, stderr)
+		}
+		var r result
+		if err := json.Unmarshal([]byte(out), &r); err != nil {
+			t.Fatalf("not JSON: %v\n%s", err, out)
+		}
+		return r
+	}
+	gpu := solve("--engine", "gpu", "--backend", "cpu", "--workers", "3")
+	cpu := solve("--engine", "cpu", "--threads", "1")
+	if gpu.Engine != "gpu" || !gpu.Proven || !gpu.Verified || gpu.Size != cpu.Size || gpu.Size < planted {
+		t.Fatalf("gpu engine %+v, cpu engine %+v", gpu, cpu)
+	}
+	goal := fmt.Sprint(cpu.Size)
+	a := solve("--engine", "cpu", "--threads", "2", "--goal", goal)
+	b := solve("--engine", "gpu", "--backend", "cpu", "--goal", goal)
+	if a.Nodes != b.Nodes || a.Size != cpu.Size || b.Size != cpu.Size {
+		t.Fatalf("goal %s: cpu engine %+v, gpu engine %+v", goal, a, b)
+	}
+	if code, _, stderr := runCLI(t, "mcs", paths[0], paths[1], "--engine", "gpu", "--backend", "cpu", "--connected"); code == 0 ||
+		!strings.Contains(stderr, "does not support connected") {
+		t.Fatalf("--connected on the gpu engine: exit %d: %s", code, stderr)
 	}
 }
