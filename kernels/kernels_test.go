@@ -89,6 +89,8 @@ unsigned long long atomicCAS(unsigned long long*, unsigned long long, unsigned l
 int __popc(unsigned int); int __popcll(unsigned long long);
 struct int4 { int x, y, z, w; };
 int __shfl_up_sync(unsigned int, int, int); long long __shfl_xor_sync(unsigned int, long long, int);
+int __shfl_xor_sync(unsigned int, int, int); unsigned long long __shfl_xor_sync(unsigned int, unsigned long long, int);
+int __shfl_sync(unsigned int, int, int); void __threadfence(); unsigned int atomicOr(unsigned int*, unsigned int);
 unsigned int __ballot_sync(unsigned int, int); int __ffs(int);
 struct ulonglong2 { unsigned long long x, y; };
 `

@@ -33,6 +33,18 @@
    partial one is a node already expanded whose remaining children are the
    candidates and, with TASK_SKIP, "v unmatched": what a donor gives away. */
 
+/* The wrapper (mcsplit.go) defines these; the defaults serve
+   `arbor kernels --dump` and the syntax checks. */
+#ifndef LANES
+#define LANES 32
+#endif
+#ifndef W
+#define W 2
+#endif
+#ifndef MINPRODUCT
+#define MINPRODUCT 0
+#endif
+
 #include "devsearch.cl"
 
 #define DW (2 * W)
@@ -84,6 +96,20 @@ INLINE u64 dom_key(i32 ls, i32 rs, u32 minl)
    serves every pair with the same number of words: W, n1, NMIN, the ring
    capacity CAP, TASKW, ARENA, MAXDEPTH, MINPRODUCT (the Go twin reads
    them all from here). */
+/* leave_node goes back to the parent's next child; leaving the task's own
+   root ends the task (the worker is no longer running one). */
+INLINE i32 leave_node(GLOBAL u32* ctrl, i32 level, u32 lid, i32* active)
+{
+    if (level > 0) {
+        return level - 1;
+    }
+    *active = 0;
+    if (lid == 0) {
+        ATOMIC_ADD_I32(&ctrl[DS_RUNNING], -1);
+    }
+    return 0;
+}
+
 KERNEL void mcsplit_epoch(GLOBAL const i32* RESTRICT shape, GLOBAL const u64* RESTRICT adjg, GLOBAL const u64* RESTRICT adjh, GLOBAL u64* slots,
                           GLOBAL u32* seq, GLOBAL u32* ctrl, GLOBAL i64* wstate, GLOBAL u64* frames,
                           GLOBAL u64* arena, GLOBAL u64* paths, GLOBAL u32* certs, const i64 budget,
@@ -296,14 +322,7 @@ KERNEL void mcsplit_epoch(GLOBAL const i32* RESTRICT shape, GLOBAL const u64* RE
                 continue;
             }
             /* Every child done: back to the parent. */
-            if (level == 0) {
-                active = 0;
-                if (lid == 0) {
-                    ATOMIC_ADD_I32(&ctrl[DS_RUNNING], -1);
-                }
-            } else {
-                level--;
-            }
+            level = leave_node(ctrl, level, lid, &active);
             phase = PH_NEXT;
             continue;
         }
@@ -456,14 +475,7 @@ KERNEL void mcsplit_epoch(GLOBAL const i32* RESTRICT shape, GLOBAL const u64* RE
         kmin = ds_min_u64(s_u, kmin);
         if (bound <= best || bound < goal || nd == 0) {
             /* Pruned (or a leaf): back to the parent's next child. */
-            if (level == 0) {
-                active = 0;
-                if (lid == 0) {
-                    ATOMIC_ADD_I32(&ctrl[DS_RUNNING], -1);
-                }
-            } else {
-                level--;
-            }
+            level = leave_node(ctrl, level, lid, &active);
             phase = PH_NEXT;
             continue;
         }

@@ -97,6 +97,15 @@ func (t *mcsTwin) run(budget int64, idleLimit, goal int32, frozen bool) {
 		t.ring.add(DSRunning, 1)
 	}
 	W := t.w
+	// leave goes back to the parent's next child, or ends the task at its root.
+	leave := func() {
+		if level > 0 {
+			level--
+			return
+		}
+		active = false
+		t.ring.add(DSRunning, -1)
+	}
 	cw := make([]int, 0, t.n1)
 	cb := make([]int, t.n1)
 
@@ -228,12 +237,7 @@ func (t *mcsTwin) run(budget int64, idleLimit, goal int32, frozen bool) {
 				phase = mcsPhaseEnter
 				continue
 			}
-			if level == 0 {
-				active = false
-				t.ring.add(DSRunning, -1)
-			} else {
-				level--
-			}
+			leave()
 			phase = mcsPhaseNext
 			continue
 		}
@@ -279,12 +283,7 @@ func (t *mcsTwin) run(budget int64, idleLimit, goal int32, frozen bool) {
 			kmin = min(kmin, size<<32|uint64(firstBit(d[:W])))
 		}
 		if bound <= best || bound < int(goal) || nd == 0 {
-			if level == 0 {
-				active = false
-				t.ring.add(DSRunning, -1)
-			} else {
-				level--
-			}
+			leave()
 			phase = mcsPhaseNext
 			continue
 		}

@@ -318,12 +318,18 @@ func expandIncludes(name, body string, depth int) (string, error) {
 	return out, err
 }
 
-// Names lists the embedded kernel sources.
+// libraries are sources that only other sources include (#include "X.cl"):
+// no entry points, not built on their own.
+var libraries = map[string]bool{"devsearch": true}
+
+// Names lists the embedded kernel sources (the libraries they include aside).
 func Names() []string {
 	entries, _ := files.ReadDir(".")
 	var out []string
 	for _, e := range entries {
-		out = append(out, strings.TrimSuffix(e.Name(), ".cl"))
+		if name := strings.TrimSuffix(e.Name(), ".cl"); !libraries[name] {
+			out = append(out, name)
+		}
 	}
 	sort.Strings(out)
 	return out
