@@ -27,12 +27,13 @@ const (
 	// the device search-tree layer); on the CPU backend it runs the
 	// kernel's Go twin.
 	EngineGPU Engine = "gpu"
-	// EngineHybrid runs the device search and the CPU engine (all cores
-	// but one) side by side on the whole tree: they exchange incumbents
-	// after every epoch, so each prunes with the best either found, and
-	// the first to finish settles the answer. The CPU engine's order finds
-	// large solutions early on some pairs where the device's many workers
-	// search with a weak incumbent.
+	// EngineHybrid runs the device search and, on all cores but one, the
+	// CPU engine's McSplit↓ (goals from the root bound down) side by side:
+	// they exchange incumbents after every epoch, so each prunes with the
+	// best either found, and the first to finish settles the answer. The
+	// two strategies fail on different pairs: ↓ finds the optimum at once
+	// where the graphs are nearly isomorphic, which is where the device's
+	// thousands of workers search longest with a weak incumbent.
 	EngineHybrid Engine = "hybrid"
 )
 
@@ -182,7 +183,7 @@ func solveDevice(ctx context.Context, g, h *core.Graph, opts Options, hybrid boo
 		cpu = newShared(0)
 		cpu.best.Store(int32(incSize))
 		threads := max(1, runtime.GOMAXPROCS(0)-1)
-		go func() { cpuDone <- p.runGoal(cpu, threads, 1) }()
+		go func() { cpuDone <- p.searchDown(cpu, threads) }()
 	}
 	dopt := devsearch.Options{NodeLimit: opts.NodeLimit, Pool: [][]uint64{rootTask(p, shape)}}
 	if opts.Timeout > 0 {
@@ -295,4 +296,29 @@ func rootTask(p *problem[uint8], s kernels.MCSplitShape) []uint64 {
 	}
 	t[0] = uint64(len(p.doms)) << 32
 	return t
+}
+
+// searchDown is McSplit↓ on the CPU engine for the hybrid: searches with
+// goals from the root bound down, each a full search with sh's incumbent,
+// until one finds a solution of its goal (or sh's incumbent, raised by the
+// device, reaches it). Finishing proves the incumbent optimal.
+func (p *problem[C]) searchDown(sh *shared, threads int) int64 {
+	down := *p
+	down.opts.BigFirst = true
+	bound := 0
+	for _, d := range p.doms {
+		bound += int(min(d.ll, d.rl))
+	}
+	var nodes int64
+	for goal := bound; goal >= 1; goal-- {
+		sh.goal.Store(int32(goal))
+		if int(sh.best.Load()) >= goal {
+			break
+		}
+		nodes += down.runGoal(sh, threads, goal)
+		if int(sh.best.Load()) >= goal || sh.stop.Load() {
+			break
+		}
+	}
+	return nodes
 }
