@@ -18,7 +18,7 @@ import (
 type Engine string
 
 const (
-	// EngineAuto picks the device engine where it is measured to win (a
+	// EngineAuto picks the hybrid engine where it is measured to win (a
 	// CUDA GPU, a supported problem) and the CPU engine otherwise.
 	EngineAuto Engine = "auto"
 	// EngineCPU is the CPU engine: sequential with Threads 1, else parallel.
@@ -100,7 +100,12 @@ func chooseEngine(g, h *core.Graph, opts Options) (Engine, string, error) {
 		if why := deviceUnsupported(g, h, opts); why != "" {
 			return EngineCPU, "the device engine does not support " + why, nil
 		}
-		return EngineGPU, fmt.Sprintf("GPU %s", opts.Device.Info().Name), nil
+		if opts.Goal > 0 {
+			return EngineGPU, fmt.Sprintf("GPU %s (a fixed goal: the device alone)", opts.Device.Info().Name), nil
+		}
+		// Measured on the H100 over 21 medium MIVIA pairs: hybrid 9.4 s in
+		// sum, the device alone 40–51 s, 16 CPU threads over 90 s.
+		return EngineHybrid, fmt.Sprintf("GPU %s with the CPU's McSplit↓ beside it", opts.Device.Info().Name), nil
 	}
 	return "", "", fmt.Errorf("mcs: unknown engine %q", e)
 }
