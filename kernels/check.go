@@ -31,6 +31,7 @@ func Checks(dataDir string) []Check {
 	all = append(all, vecaddChecks()...)
 	all = append(all, primitiveChecks(dataDir)...)
 	all = append(all, cs314Checks(dataDir)...)
+	all = append(all, mcsplitChecks()...)
 	return all
 }
 

@@ -45,6 +45,14 @@
 #define MINPRODUCT 0
 #endif
 
+/* A worker of one work-item (CPU devices) needs no barriers, and without
+   them PoCL builds no work-item loops around them (whose analysis failed
+   with "Could not find a dominating alternative variable" for W > 1). */
+#if LANES == 1
+#undef BARRIER
+#define BARRIER()
+#endif
+
 #include "devsearch.cl"
 
 #define DW (2 * W)
@@ -239,7 +247,7 @@ KERNEL void mcsplit_epoch(GLOBAL const i32* RESTRICT shape, GLOBAL const u64* RE
                 const i32 chosen = (i32)(h[1] >> 32);
                 BARRIER();
                 if (lid == 0) {
-                    h[4 + (w >> 6)] = cand[w >> 6] & ~((u64)1 << (w & 63));
+                    h[4 + (w >> 6)] &= ~((u64)1 << (w & 63));
                     h[2] = (u64)w | (u64)(u32)skip << 32;
                 }
                 GLOBAL const u64* av = adjg + (size_t)v * W;
@@ -248,42 +256,44 @@ KERNEL void mcsplit_epoch(GLOBAL const i32* RESTRICT shape, GLOBAL const u64* RE
                 i32 made = 0;
                 for (i32 c = 0; c < nd; c += LANES) {
                     const i32 i = c + (i32)lid;
-                    u64 ln[W], rn[W], la[W], ra[W];
+                    /* Count the parts, scan, then compute them again to
+                       write them: no private array lives across the scan's
+                       barriers (PoCL's compiler fails on such arrays when
+                       W > 1). */
                     i32 cnt = 0;
+                    GLOBAL const u64* d = doms + (size_t)ARBOR_MIN(i, nd - 1) * DW;
                     if (i < nd) {
-                        GLOBAL const u64* d = doms + (size_t)i * DW;
                         u64 en = 0, ea = 0, fn = 0, fa = 0;
                         for (int k = 0; k < W; k++) {
                             u64 l = d[k], r = d[W + k];
                             if (i == chosen && (u32)k == (w >> 6)) {
                                 r &= ~((u64)1 << (w & 63));
                             }
-                            ln[k] = l & ~av[k];
-                            la[k] = l & av[k];
-                            rn[k] = r & ~aw[k];
-                            ra[k] = r & aw[k];
-                            en |= ln[k];
-                            ea |= la[k];
-                            fn |= rn[k];
-                            fa |= ra[k];
+                            en |= l & ~av[k];
+                            ea |= l & av[k];
+                            fn |= r & ~aw[k];
+                            fa |= r & aw[k];
                         }
                         cnt = (en != 0 && fn != 0 ? 1 : 0) + (ea != 0 && fa != 0 ? 2 : 0);
                     }
                     i32 total;
                     i32 at = ds_exscan_i32(s_i, cnt == 3 ? 2 : (cnt != 0 ? 1 : 0), &total);
-                    if (cnt & 1) {
-                        GLOBAL u64* o = out + (size_t)(made + at) * DW;
+                    if (cnt != 0) {
+                        GLOBAL u64* on = out + (size_t)(made + at) * DW;
+                        GLOBAL u64* oa = out + (size_t)(made + at + (cnt & 1)) * DW;
                         for (int k = 0; k < W; k++) {
-                            o[k] = ln[k];
-                            o[W + k] = rn[k];
-                        }
-                        at++;
-                    }
-                    if (cnt & 2) {
-                        GLOBAL u64* o = out + (size_t)(made + at) * DW;
-                        for (int k = 0; k < W; k++) {
-                            o[k] = la[k];
-                            o[W + k] = ra[k];
+                            u64 l = d[k], r = d[W + k];
+                            if (i == chosen && (u32)k == (w >> 6)) {
+                                r &= ~((u64)1 << (w & 63));
+                            }
+                            if (cnt & 1) {
+                                on[k] = l & ~av[k];
+                                on[W + k] = r & ~aw[k];
+                            }
+                            if (cnt & 2) {
+                                oa[k] = l & av[k];
+                                oa[W + k] = r & aw[k];
+                            }
                         }
                     }
                     made += total;
@@ -389,36 +399,6 @@ KERNEL void mcsplit_epoch(GLOBAL const i32* RESTRICT shape, GLOBAL const u64* RE
                     BARRIER();
                     i64 pos = s_b[3];
                     if (pos >= 0) {
-                        u64 cand[W], givec[W];
-                        for (int k = 0; k < W; k++) {
-                            cand[k] = hj[4 + k];
-                            givec[k] = 0;
-                        }
-                        i32 skip = (i32)(hj[2] >> 32);
-                        i32 c = bits_count(cand);
-                        i32 gskip = skip;
-                        if (c >= 2) {
-                            /* keep the first (c+1)/2 candidates */
-                            i32 keep = (c + 1) / 2;
-                            for (int k = 0; k < W; k++) {
-                                u64 x = cand[k];
-                                while (x != 0) {
-                                    u64 low = x & (~x + 1);
-                                    x ^= low;
-                                    if (keep > 0) {
-                                        keep--;
-                                    } else {
-                                        givec[k] |= low;
-                                        cand[k] ^= low;
-                                    }
-                                }
-                            }
-                        } else if (c == 1 && !skip) {
-                            for (int k = 0; k < W; k++) {
-                                givec[k] = cand[k];
-                                cand[k] = 0;
-                            }
-                        }
                         const i32 jnd = (i32)(hj[0] & 0xffffffffu);
                         const i32 joff = (i32)(hj[0] >> 32);
                         GLOBAL u64* t = slots + (size_t)(pos & (CAP - 1)) * TASKW;
@@ -432,11 +412,42 @@ KERNEL void mcsplit_epoch(GLOBAL const i32* RESTRICT shape, GLOBAL const u64* RE
                         for (i32 i = (i32)lid; i < jnd * DW; i += LANES) {
                             t[T_DOMS + i] = jd[i];
                         }
-                        BARRIER();
                         if (lid == 0) {
+                            /* Split the candidates: the donor keeps the first
+                               (c+1)/2; one lane does it, so that no private
+                               array lives across a barrier. The copies above
+                               read no word of level j's frame that it writes. */
+                            u64 cand[W], givec[W];
+                            for (int k = 0; k < W; k++) {
+                                cand[k] = hj[4 + k];
+                                givec[k] = 0;
+                            }
+                            const i32 skip = (i32)(hj[2] >> 32);
+                            const i32 c = bits_count(cand);
+                            if (c >= 2) {
+                                i32 keep = (c + 1) / 2;
+                                for (int k = 0; k < W; k++) {
+                                    u64 x = cand[k];
+                                    while (x != 0) {
+                                        u64 low = x & (~x + 1);
+                                        x ^= low;
+                                        if (keep > 0) {
+                                            keep--;
+                                        } else {
+                                            givec[k] |= low;
+                                            cand[k] ^= low;
+                                        }
+                                    }
+                                }
+                            } else if (c == 1 && !skip) {
+                                for (int k = 0; k < W; k++) {
+                                    givec[k] = cand[k];
+                                    cand[k] = 0;
+                                }
+                            }
                             t[0] = (u64)(u32)jm | (u64)(u32)jnd << 32;
                             t[1] = hj[1];
-                            t[2] = TASK_PARTIAL | (gskip ? TASK_SKIP : 0);
+                            t[2] = TASK_PARTIAL | (skip ? TASK_SKIP : 0);
                             t[3] = 0;
                             for (int k = 0; k < W; k++) {
                                 t[T_CAND + k] = givec[k];
