@@ -139,3 +139,39 @@ func miviaIfPresent(t *testing.T) (string, []miviaPair, bool) {
 	}
 	return dir, present, true
 }
+
+// TestDeviceMIVIA solves proven MIVIA pairs with the device engine on every
+// device and checks the size against expected.csv and the mapping with the
+// checker: a spread of the pairs under 0.05 s by default, every proven pair
+// under 5 s with ARBOR_LONG=1 (for the GPU machine).
+func TestDeviceMIVIA(t *testing.T) {
+	dir, pairs, ok := miviaIfPresent(t)
+	if !ok {
+		t.Skip("MIVIA pairs absent")
+	}
+	long := os.Getenv("ARBOR_LONG") == "1"
+	var pick []miviaPair
+	for _, p := range pairs {
+		if p.proven && (p.seconds < 0.05 || long && p.seconds < 5) {
+			pick = append(pick, p)
+		}
+	}
+	if !long && len(pick) > 24 {
+		step := len(pick) / 24
+		var spread []miviaPair
+		for i := 0; i < len(pick); i += step {
+			spread = append(spread, pick[i])
+		}
+		pick = spread
+	}
+	backendtest.ForEach(t, func(t *testing.T, dev backend.Device) {
+		for _, p := range pick {
+			g, h := readPair(t, dir, p)
+			res := solveChecked(t, g, h, deviceOpts(dev, Options{Workers: 0}))
+			if res.Size != p.size {
+				t.Errorf("%s: size %d, expected %d", p.g, res.Size, p.size)
+			}
+		}
+		t.Logf("%d proven pairs, sizes equal to expected.csv, mappings verified", len(pick))
+	})
+}
