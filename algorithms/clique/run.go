@@ -6,6 +6,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/arbor-gpu/arbor/internal/ticker"
 )
 
 // task is a subtree given from one worker to another: the clique chosen on
@@ -111,28 +113,10 @@ func (p *problem) run(ctx context.Context, threads int, start time.Time) Result 
 		sh.halt()
 	}
 	if p.opts.Progress != nil {
-		quit := make(chan struct{})
-		var wg sync.WaitGroup
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			every := p.opts.ProgressInterval
-			if every <= 0 {
-				every = 200 * time.Millisecond
-			}
-			t := time.NewTicker(every)
-			defer t.Stop()
-			for {
-				select {
-				case <-quit:
-					return
-				case <-t.C:
-					p.opts.Progress(Progress{Incumbent: int(sh.best.Load()), UpperBound: p.ub,
-						Nodes: sh.nodes.Load(), Elapsed: time.Since(start)})
-				}
-			}
-		}()
-		defer func() { close(quit); wg.Wait() }()
+		defer ticker.Every(p.opts.ProgressInterval, func() {
+			p.opts.Progress(Progress{Incumbent: int(sh.best.Load()), UpperBound: p.ub,
+				Nodes: sh.nodes.Load(), Elapsed: time.Since(start)})
+		})()
 	}
 
 	root := task{p: make([]uint64, p.words)}
