@@ -27,6 +27,27 @@ const (
 	DSWWords   = 8
 )
 
+// WorkerTotals sums the status words of a search's workers.
+type WorkerTotals struct {
+	Nodes   int64 // nodes counted, all launches together
+	Active  int   // workers holding a task
+	Donated int64 // tasks given away
+}
+
+// SumWorkers totals the status words (DSW*) of workers workers.
+func SumWorkers(status []int64, workers int) WorkerTotals {
+	var t WorkerTotals
+	for w := 0; w < workers; w++ {
+		s := status[w*DSWWords : (w+1)*DSWWords]
+		t.Nodes += s[DSWNodes]
+		t.Donated += s[DSWDonated]
+		if s[DSWActive] != 0 {
+			t.Active++
+		}
+	}
+	return t
+}
+
 // Ring is the device search layer's task ring: Capacity slots of TaskWords
 // uint64 words, one sequence word per slot, and the control block. Kernels
 // push and pop concurrently (devsearch.cl); the host seeds and drains it

@@ -55,7 +55,8 @@ func randomBitRows(rng *rand.Rand, n int, p float64) []uint64 {
 	return rows
 }
 
-// mcsplitFixedGoal searches the pair from a root with one bidomain (every
+// mcsplitFixedGoal searches the pair (its own short epoch loop: kernels
+// cannot import algorithms/devsearch, which drives the real searches) from a root with one bidomain (every
 // vertex on both sides) with the incumbent frozen at goal−1, and returns
 // the nodes counted and the size of the largest solution found.
 func mcsplitFixedGoal(dev backend.Device, n0, n1 int, g, h []uint64, goal int32, minProduct bool) (int64, int, error) {
@@ -101,15 +102,9 @@ func mcsplitFixedGoal(dev backend.Device, n0, n1 int, g, h []uint64, goal int32,
 		if err != nil {
 			return 0, 0, err
 		}
-		var nodes int64
-		active := 0
-		for i := 0; i < s.Workers; i++ {
-			nodes += st[i*DSWWords+DSWNodes]
-			active += int(st[i*DSWWords+DSWActive])
-		}
-		if active == 0 && Queued(ctrl) == 0 {
+		if tot := SumWorkers(st, s.Workers); tot.Active == 0 && Queued(ctrl) == 0 {
 			best, err := k.Best(q)
-			return nodes, len(best), err
+			return tot.Nodes, len(best), err
 		}
 	}
 	return 0, 0, fmt.Errorf("mcsplit check: not finished after %d launches", 1<<16)

@@ -115,15 +115,8 @@ func Run(ctx context.Context, q backend.Queue, k Kernel, workers int, opt Option
 		took := time.Since(t0)
 		st.Epochs++
 		st.Budget = budget
-		st.Nodes, st.Active, st.Donated = 0, 0, 0
-		for w := 0; w < workers; w++ {
-			s := ws[w*kernels.DSWWords : (w+1)*kernels.DSWWords]
-			st.Nodes += s[kernels.DSWNodes]
-			st.Donated += s[kernels.DSWDonated]
-			if s[kernels.DSWActive] != 0 {
-				st.Active++
-			}
-		}
+		tot := kernels.SumWorkers(ws, workers)
+		st.Nodes, st.Active, st.Donated = tot.Nodes, tot.Active, tot.Donated
 		st.Incumbent = int(int32(ctrl[kernels.DSInc]))
 		st.Queued = kernels.Queued(ctrl)
 		st.Pooled = len(pool)
