@@ -55,10 +55,11 @@ func randomBitRows(rng *rand.Rand, n int, p float64) []uint64 {
 	return rows
 }
 
-// mcsplitFixedGoal searches the pair (its own short epoch loop: kernels
-// cannot import algorithms/devsearch, which drives the real searches) from a root with one bidomain (every
+// mcsplitFixedGoal searches the pair from a root with one bidomain (every
 // vertex on both sides) with the incumbent frozen at goal−1, and returns
-// the nodes counted and the size of the largest solution found.
+// the nodes counted and the size of the largest solution found. It runs
+// its own short epoch loop: kernels cannot import algorithms/devsearch,
+// which drives the real searches.
 func mcsplitFixedGoal(dev backend.Device, n0, n1 int, g, h []uint64, goal int32, minProduct bool) (int64, int, error) {
 	q, err := dev.NewQueue()
 	if err != nil {
