@@ -129,6 +129,7 @@ KERNEL void mcsplit_epoch(GLOBAL const i32* RESTRICT shape, GLOBAL const u64* RE
     LOCAL i32 s_cb[64 * W]; /* their bounds, summed over bidomains */
     LOCAL u32 s_keep[2 * W]; /* the candidates that survive their bound */
     LOCAL i64 s_b[4];      /* lane 0's decisions, broadcast */
+    LOCAL i32 s_inc;       /* the incumbent as lane 0 read it */
 
     const i32 NMIN = shape[2];
     const u32 CAP = (u32)shape[3];
@@ -342,7 +343,16 @@ KERNEL void mcsplit_epoch(GLOBAL const i32* RESTRICT shape, GLOBAL const u64* RE
             nodes++;
             spent++;
         }
-        i32 inc = (i32)ds_peek(&ctrl[DS_INC]);
+        /* Lane 0 reads the incumbent for the whole worker: lanes reading it
+           themselves could see different values (another worker raising
+           it in between) and part of them would publish or prune, the
+           rest not. On the H100's OpenCL that left stale pairs in the
+           certificate (a vertex matched twice). */
+        if (lid == 0)
+            s_inc = (i32)ds_peek(&ctrl[DS_INC]);
+        BARRIER();
+        const i32 inc = s_inc;
+        BARRIER();
         if (m > inc) {
             /* A larger common subgraph: publish its certificate in this
                worker's slot, then its size (the host reads the slot of

@@ -120,7 +120,15 @@ typedef ulong u64;
 #define ATOMIC_CAS_U32(p, c, v) atomic_cmpxchg((volatile __global uint*)(p), (c), (v))
 #define LOCAL_ATOMIC_ADD_I32(p, v) atomic_add((volatile __local int*)(p), (v))
 #define LOCAL_ATOMIC_OR_U32(p, v) atomic_or((volatile __local uint*)(p), (v))
+#if ARBOR_NVIDIA
+/* NVIDIA's OpenCL compiles mem_fence to a work-group-scope fence
+   (membar.cta): a task one work-group writes into the ring and another
+   takes was then read half stale on the H100 (mappings with a vertex
+   matched twice), while CUDA's __threadfence (membar.gl) was right. */
+#define GLOBAL_FENCE() asm volatile("membar.gl;" ::: "memory")
+#else
 #define GLOBAL_FENCE() mem_fence(CLK_GLOBAL_MEM_FENCE)
+#endif
 #if ARBOR_ATOMICS64
 #define ATOMIC_ADD_U64(p, v) atom_add((volatile __global ulong*)(p), (v))
 #define ATOMIC_MIN_U64(p, v) atom_min((volatile __global ulong*)(p), (v))
@@ -341,7 +349,12 @@ func FeatureDefines(info backend.Info) map[string]string {
 	if info.Atomics64 {
 		a64 = "1"
 	}
+	nvidia := "0"
+	if strings.Contains(strings.ToUpper(info.Vendor), "NVIDIA") {
+		nvidia = "1"
+	}
 	return map[string]string{
+		"ARBOR_NVIDIA":         nvidia,
 		"ARBOR_ATOMICS64":      a64,
 		"ARBOR_MAX_WORK_GROUP": fmt.Sprint(info.MaxWorkGroup),
 		"ARBOR_LOCAL_MEMORY":   fmt.Sprint(info.LocalMemory),

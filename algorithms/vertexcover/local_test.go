@@ -1,0 +1,147 @@
+package vertexcover
+
+import (
+	"context"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/arbor-gpu/arbor/core"
+)
+
+// TestNuMVCIncremental runs many exchange steps and checks the scores, the
+// packed keys and the uncovered edges kept incrementally against a
+// recomputation from scratch.
+func TestNuMVCIncremental(t *testing.T) {
+	for seed := uint64(1); seed <= 4; seed++ {
+		g := gnp(t, 120, 0.3, seed)
+		ls := newNuMVC(g)
+		ls.forgetAt = int64(ls.m) * 3 // forget often
+		in := make([]bool, g.N)
+		ls.greedy(in)
+		ls.jump(in)
+		rand := xorshiftFrom(seed)
+		for step := 0; step < 20000; step++ {
+			if len(ls.unc) == 0 {
+				ls.tick()
+				ls.remove(ls.cList[ls.bestRemoval(-1, nil)])
+				continue
+			}
+			ls.exchange(rand)
+			if step%997 != 0 {
+				continue
+			}
+			keys := append([]int64(nil), ls.key...)
+			scores := append([]int64(nil), ls.score...)
+			unc := len(ls.unc)
+			ls.rescore()
+			if len(ls.unc) != unc {
+				t.Fatalf("seed %d step %d: %d uncovered edges kept, %d recomputed", seed, step, unc, len(ls.unc))
+			}
+			for p, v := range ls.cList {
+				if keys[p] != ls.key[p] {
+					t.Fatalf("seed %d step %d: key of %d is %x, recomputed %x", seed, step, v, keys[p], ls.key[p])
+				}
+				if ls.cPos[v] != int32(p) || !ls.inC[v] {
+					t.Fatalf("seed %d step %d: position of %d wrong", seed, step, v)
+				}
+			}
+			for v := range g.N {
+				if !ls.inC[v] && scores[v] != ls.score[v] {
+					t.Fatalf("seed %d step %d: score of %d is %d, recomputed %d", seed, step, v, scores[v], ls.score[v])
+				}
+			}
+			var sum int64
+			for e := range ls.m {
+				if ls.w[ls.ea[e]] != ls.w[ls.eb[e]] {
+					t.Fatalf("edge %d: weights %d and %d on its arcs", e, ls.w[ls.ea[e]], ls.w[ls.eb[e]])
+				}
+				sum += int64(ls.w[ls.ea[e]])
+			}
+			if sum != ls.totalW {
+				t.Fatalf("seed %d step %d: total weight %d kept, %d summed", seed, step, ls.totalW, sum)
+			}
+		}
+	}
+}
+
+// plantedRB builds a graph in the style of Xu's model RB (BHOSLIB): k
+// disjoint cliques of q vertices with random edges between cliques, none
+// between the planted vertices (one per clique), so that the minimum
+// cover is k·q − k.
+func plantedRB(t testing.TB, k, q int, p float64, seed uint64) *core.Graph {
+	rand := xorshiftFrom(seed)
+	planted := make([]int, k)
+	for i := range planted {
+		planted[i] = i*q + rand(q)
+	}
+	var edges [][2]int
+	for u := 0; u < k*q; u++ {
+		for v := u + 1; v < k*q; v++ {
+			switch {
+			case u/q == v/q:
+				edges = append(edges, [2]int{u, v})
+			case u == planted[u/q] && v == planted[v/q]:
+			case float64(rand(1<<20)) < p*(1<<20):
+				edges = append(edges, [2]int{u, v})
+			}
+		}
+	}
+	return fromEdges(t, k*q, edges)
+}
+
+func TestPartitionSearchPlanted(t *testing.T) {
+	for seed := uint64(1); seed <= 6; seed++ {
+		k, q := 10+int(seed), 6
+		g := plantedRB(t, k, q, 0.35, seed)
+		part, got := bestPartition(g)
+		if got != k {
+			t.Fatalf("seed %d: partition into %d cliques, want the %d planted ones", seed, got, k)
+		}
+		var stop atomic.Bool
+		cover := partitionSearch(g, part, k, seed, &stop, time.Now().Add(time.Minute))
+		if cover == nil {
+			t.Fatalf("seed %d: no cover of %d found", seed, g.N-k)
+		}
+		var list []int
+		for v, c := range cover {
+			if c {
+				list = append(list, v)
+			}
+		}
+		if err := Verify(g, list); err != nil {
+			t.Fatalf("seed %d: %v", seed, err)
+		}
+		if len(list) != g.N-k {
+			t.Fatalf("seed %d: cover of %d, want %d", seed, len(list), g.N-k)
+		}
+	}
+}
+
+// TestPartitionSearchStops: on a graph with no one-per-clique independent
+// set (two adjacent singleton cliques), the search returns nil once
+// stopped instead of running on.
+func TestPartitionSearchStops(t *testing.T) {
+	g := fromEdges(t, 2, [][2]int{{0, 1}})
+	part := []int32{0, 1}
+	var stop atomic.Bool
+	time.AfterFunc(50*time.Millisecond, func() { stop.Store(true) })
+	if c := partitionSearch(g, part, 2, 1, &stop, time.Now().Add(time.Minute)); c != nil {
+		t.Fatalf("found %v on a graph without one", c)
+	}
+}
+
+// TestSolvePlanted: the engine proves model-RB-style instances whose root
+// clique cover bound is the optimum.
+func TestSolvePlanted(t *testing.T) {
+	for seed := uint64(1); seed <= 3; seed++ {
+		g := plantedRB(t, 16, 8, 0.3, seed)
+		res, err := Solve(context.Background(), g, Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !res.Proven || len(res.Cover) != g.N-16 {
+			t.Fatalf("seed %d: cover %d proven %v, want %d proven", seed, len(res.Cover), res.Proven, g.N-16)
+		}
+	}
+}

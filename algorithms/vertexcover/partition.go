@@ -1,0 +1,251 @@
+package vertexcover
+
+import (
+	"slices"
+	"sync/atomic"
+	"time"
+
+	"github.com/arbor-gpu/arbor/core"
+)
+
+// A clique partition of the kernel gives its lower bound n − k (k
+// cliques: a clique of q vertices needs q − 1 of them in any cover). A
+// cover of exactly that size leaves one vertex of every clique out, and
+// those vertices are independent. When the incumbent is just above the
+// bound (BHOSLIB: the planted cliques give the optimum at the root), the
+// cover that closes the gap is therefore an assignment of one vertex to
+// each clique with no edge between the chosen vertices: a binary CSP.
+// partitionSearch looks for it by local search over such assignments,
+// with NuMVC's ingredients carried over: weights on the violated edges,
+// raised every step and forgotten now and then, and configuration
+// checking (a vertex that left its clique's choice returns only after a
+// neighbour changed). Every state already satisfies the cliques, so the
+// space is far smaller than NuMVC's over all covers of that size.
+
+// cliquePartition partitions g's vertices greedily into cliques, each
+// vertex joining the largest clique all of whose members it sees, in the
+// order given; it returns the clique of each vertex and the count.
+func cliquePartition(g *core.Graph, order []int32) ([]int32, int) {
+	part := make([]int32, g.N)
+	for i := range part {
+		part[i] = -1
+	}
+	var size, hits []int32
+	var touched []int32
+	for _, v := range order {
+		touched = touched[:0]
+		for _, u := range g.Neighbors(int(v)) {
+			if q := part[u]; q >= 0 {
+				if hits[q] == 0 {
+					touched = append(touched, q)
+				}
+				hits[q]++
+			}
+		}
+		best, bs := int32(-1), int32(0)
+		for _, q := range touched {
+			if hits[q] == size[q] && size[q] > bs {
+				best, bs = q, size[q]
+			}
+			hits[q] = 0
+		}
+		if best < 0 {
+			best = int32(len(size))
+			size = append(size, 0)
+			hits = append(hits, 0)
+		}
+		part[v] = best
+		size[best]++
+	}
+	return part, len(size)
+}
+
+// bestPartition is the better (fewer cliques) of the greedy partitions in
+// index order (generators such as BHOSLIB's number each planted clique
+// consecutively) and in ascending degree order.
+func bestPartition(g *core.Graph) ([]int32, int) {
+	order := make([]int32, g.N)
+	for v := range order {
+		order[v] = int32(v)
+	}
+	part, k := cliquePartition(g, order)
+	slices.SortStableFunc(order, func(a, b int32) int { return g.Degree(int(a)) - g.Degree(int(b)) })
+	if p2, k2 := cliquePartition(g, order); k2 < k {
+		part, k = p2, k2
+	}
+	return part, k
+}
+
+// partitionSearch looks for an independent set of g with one vertex in
+// each of the k cliques of part, until stop is set or the deadline
+// passes. It returns the cover (every vertex but the chosen ones, of size
+// n − k) or nil.
+func partitionSearch(g *core.Graph, part []int32, k int, seed uint64, stop *atomic.Bool, deadline time.Time) []bool {
+	n := g.N
+	// Cliques as lists, and the arcs between different cliques with
+	// their edge ids.
+	start := make([]int32, k+1)
+	for _, q := range part {
+		start[q+1]++
+	}
+	for q := 0; q < k; q++ {
+		start[q+1] += start[q]
+	}
+	members := make([]int32, n)
+	fill := slices.Clone(start[:k])
+	for v, q := range part {
+		members[fill[q]] = int32(v)
+		fill[q]++
+	}
+	off := make([]int32, n+1)
+	var adj, arcEdge []int32
+	var eu, ev []int32
+	edgeOf := make(map[[2]int32]int32)
+	for v := 0; v < n; v++ {
+		for _, u := range g.Neighbors(v) {
+			if part[u] == part[v] {
+				continue
+			}
+			key := [2]int32{min(int32(v), u), max(int32(v), u)}
+			e, ok := edgeOf[key]
+			if !ok {
+				e = int32(len(eu))
+				edgeOf[key] = e
+				eu, ev = append(eu, key[0]), append(ev, key[1])
+			}
+			adj = append(adj, u)
+			arcEdge = append(arcEdge, e)
+		}
+		off[v+1] = int32(len(adj))
+	}
+	m := len(eu)
+	w := make([]int32, m)
+	for e := range w {
+		w[e] = 1
+	}
+	in := make([]bool, n)
+	score := make([]int64, n) // weight of v's edges to chosen vertices
+	conf := make([]bool, n)
+	age := make([]int64, n)
+	viol, vPos := make([]int32, 0, m), make([]int32, m)
+	for v := range conf {
+		conf[v] = true
+	}
+	rand := xorshiftFrom(seed)
+	choose := func(v int32) {
+		in[v] = true
+		for i := off[v]; i < off[v+1]; i++ {
+			u, e := adj[i], arcEdge[i]
+			score[u] += int64(w[e])
+			conf[u] = true
+			if in[u] {
+				vPos[e] = int32(len(viol))
+				viol = append(viol, e)
+			}
+		}
+	}
+	unchoose := func(v int32) {
+		in[v] = false
+		for i := off[v]; i < off[v+1]; i++ {
+			u, e := adj[i], arcEdge[i]
+			score[u] -= int64(w[e])
+			conf[u] = true
+			if in[u] {
+				last := viol[len(viol)-1]
+				viol[vPos[e]] = last
+				vPos[last] = vPos[e]
+				viol = viol[:len(viol)-1]
+			}
+		}
+		conf[v] = false
+	}
+	// Greedy start: each clique, in random order, takes its member with
+	// the fewest edges to those already chosen.
+	qs := make([]int32, k)
+	for q := range qs {
+		qs[q] = int32(q)
+	}
+	for i := k - 1; i > 0; i-- {
+		j := rand(i + 1)
+		qs[i], qs[j] = qs[j], qs[i]
+	}
+	for _, q := range qs {
+		best := members[start[q]]
+		for _, v := range members[start[q]:start[q+1]] {
+			if score[v] < score[best] {
+				best = v
+			}
+		}
+		choose(best)
+	}
+	// bestIn is the member of q, other than its current choice, that
+	// configuration checking allows, with the fewest weighted conflicts,
+	// oldest on ties; -1 when none is allowed.
+	bestIn := func(q int32) int32 {
+		b := int32(-1)
+		for _, v := range members[start[q]:start[q+1]] {
+			if in[v] || !conf[v] {
+				continue
+			}
+			if b < 0 || score[v] < score[b] || (score[v] == score[b] && age[v] < age[b]) {
+				b = v
+			}
+		}
+		return b
+	}
+	totalW, forgetAt := int64(m), int64(m)*int64(max(n/2, 2))
+	for step := int64(1); len(viol) > 0; step++ {
+		if step&1023 == 0 && (stop.Load() || time.Now().After(deadline)) {
+			return nil
+		}
+		e := viol[rand(len(viol))]
+		a, c := eu[e], ev[e]
+		ba, bc := bestIn(part[a]), bestIn(part[c])
+		from, to := a, ba
+		switch {
+		case ba < 0 && bc < 0:
+			// Nothing allowed on either side: a random member of a's
+			// clique, so the search cannot stall.
+			q := part[a]
+			to = members[int(start[q])+rand(int(start[q+1]-start[q]))]
+			if to == a {
+				continue
+			}
+		case ba < 0:
+			from, to = c, bc
+		case bc >= 0:
+			da, dc := score[ba]-score[a], score[bc]-score[c]
+			if dc < da || (dc == da && age[bc] < age[ba]) {
+				from, to = c, bc
+			}
+		}
+		unchoose(from)
+		choose(to)
+		age[from], age[to] = step, step
+		for _, e := range viol {
+			w[e]++
+			score[eu[e]]++
+			score[ev[e]]++
+		}
+		totalW += int64(len(viol))
+		if totalW > forgetAt {
+			totalW = 0
+			clear(score)
+			for e := range w {
+				w[e] = max(1, w[e]*3/10)
+				totalW += int64(w[e])
+				if in[eu[e]] {
+					score[ev[e]] += int64(w[e])
+				}
+				if in[ev[e]] {
+					score[eu[e]] += int64(w[e])
+				}
+			}
+		}
+	}
+	cover := make([]bool, n)
+	for v := range cover {
+		cover[v] = !in[v]
+	}
+	return cover
+}
