@@ -29,8 +29,9 @@
 //
 // The first incumbent comes from the peeling order (its longest prefix
 // that is a clique) and a greedy (most candidate neighbours first) run
-// from the vertices of the densest core; if it reaches the degeneracy
-// bound (max core + 1) the search is skipped.
+// from the vertices of the densest core, or the caller's Options.Initial
+// when larger; if it reaches the root bound (the smaller of max core + 1
+// and a greedy colouring's colour count) the search is skipped.
 //
 // The parallel engine runs the same search on every core with a shared
 // atomic incumbent. A worker that runs out of work says so; busy workers
@@ -72,6 +73,15 @@ type Options struct {
 	// PlainColouring turns off the bound tightening (see the package
 	// doc), leaving BBMC's greedy colouring bound; for measurement.
 	PlainColouring bool
+	// Initial is a clique already known (input vertex ids, of the
+	// complement with Complement), e.g. a caller's heuristic answer: the
+	// search then only looks for larger cliques and returns Initial when
+	// there is none. It must be a clique; Maximum checks.
+	Initial []int
+	// UpperBound, when positive, is a bound on the clique number the
+	// caller has proven (e.g. vertex cover's lower bound on the
+	// complement): the search stops once the incumbent reaches it.
+	UpperBound int
 	// Progress, when set, is called about every ProgressInterval (default
 	// 200 ms) from a separate goroutine while the search runs.
 	Progress         func(Progress)
@@ -81,7 +91,7 @@ type Options struct {
 // Progress is a snapshot of a running search.
 type Progress struct {
 	Incumbent  int           // size of the largest clique found so far
-	UpperBound int           // the root bound (degeneracy + 1)
+	UpperBound int           // the root bound (see Result.UpperBound)
 	Nodes      int64         // search nodes so far (updated every 1024 nodes per worker)
 	Elapsed    time.Duration // since Maximum started
 }
@@ -92,7 +102,9 @@ type Result struct {
 	// Clique holds the clique's vertices as input vertex ids (0-based),
 	// sorted ascending.
 	Clique []int
-	// UpperBound is the root bound: one more than the degeneracy.
+	// UpperBound is a proven bound on the clique number: Size when
+	// Proven, else the smaller of the degeneracy bound (max core + 1)
+	// and the number of colours of a greedy colouring of the whole graph.
 	UpperBound int
 	Nodes      int64 // search nodes, all workers together
 	Elapsed    time.Duration
@@ -127,6 +139,11 @@ func Maximum(ctx context.Context, g *core.Graph, opts Options) (Result, error) {
 		var cancel context.CancelFunc
 		ctx, cancel = context.WithTimeout(ctx, opts.Timeout)
 		defer cancel()
+	}
+	if len(opts.Initial) > 0 {
+		if err := Verify(g, opts.Initial, opts.Complement); err != nil {
+			return Result{}, fmt.Errorf("clique: the initial clique of %s is not a clique: %w", g.Name, err)
+		}
 	}
 	p := newProblem(g, opts)
 	res := p.run(ctx, threads, start)

@@ -430,3 +430,55 @@ func BenchmarkClique(b *testing.B) {
 		}
 	}
 }
+
+// TestInitial gives the search a known clique: the answer stays maximum,
+// is never smaller than the given clique, and the bound is the size once
+// proven; a set that is not a clique is refused.
+func TestInitial(t *testing.T) {
+	for n := 2; n <= 18; n++ {
+		for _, p := range []float64{0.2, 0.5, 0.8} {
+			g := core.GNP(n, p, uint64(n)*31)
+			for _, complement := range []bool{false, true} {
+				want := bruteOmega(g, complement)
+				// Any clique will do as the initial one: grow one greedily.
+				init := []int{0}
+				for v := 1; v < n; v++ {
+					if Verify(g, append(init, v), complement) == nil {
+						init = append(init, v)
+					}
+				}
+				for _, threads := range []int{1, 2} {
+					res := solve(t, g, Options{Threads: threads, Complement: complement, Initial: init})
+					if res.Size != want || !res.Proven || res.UpperBound != want {
+						t.Fatalf("%s complement=%v: size %d proven %v bound %d, want %d", g.Name, complement, res.Size, res.Proven, res.UpperBound, want)
+					}
+				}
+			}
+		}
+	}
+	g := build(t, 3, [][2]int{{0, 1}}, "path")
+	if _, err := Maximum(context.Background(), g, Options{Initial: []int{0, 2}}); err == nil || !strings.Contains(err.Error(), "initial") {
+		t.Fatalf("err %v, want the initial clique refused", err)
+	}
+}
+
+// TestStoppedBound checks the bound of a stopped search: never below the
+// clique number, and at most the root colouring's count.
+func TestStoppedBound(t *testing.T) {
+	g := core.GNP(220, 0.94, 5) // complement of a sparse graph: minutes to prove
+	ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
+	defer cancel()
+	res, err := Maximum(ctx, g, Options{Threads: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Proven {
+		t.Skip("proven within 100 ms")
+	}
+	// The degeneracy bound is about 0.94 n here; the colouring (a clique
+	// cover of the sparse complement: mostly pairs) about n/2.
+	if res.UpperBound < res.Size || res.UpperBound > 3*g.N/4 {
+		t.Fatalf("size %d bound %d of %d vertices", res.Size, res.UpperBound, g.N)
+	}
+	t.Logf("size %d, bound %d", res.Size, res.UpperBound)
+}

@@ -13,8 +13,8 @@ type problem struct {
 	// the search order, input vertex order[i].
 	adj   []uint64
 	order []int
-	// ub is the degeneracy bound: no clique has more than maxcore+1
-	// vertices.
+	// ub is the root bound: the smaller of the degeneracy bound
+	// (maxcore+1) and a greedy colouring's colour count.
 	ub int
 	// init is the heuristic clique (search numbering) the search starts
 	// from.
@@ -70,8 +70,47 @@ func newProblem(g *core.Graph, opts Options) *problem {
 		}
 	}
 	p := &problem{n: n, words: words, adj: adj, order: order, ub: ub, opts: opts}
+	p.ub = min(p.ub, p.colours())
+	if opts.UpperBound > 0 {
+		p.ub = min(p.ub, opts.UpperBound)
+	}
 	p.init = p.greedy()
+	if len(opts.Initial) > len(p.init) {
+		p.init = p.init[:0]
+		for _, v := range opts.Initial {
+			p.init = append(p.init, int32(pos[v]))
+		}
+	}
 	return p
+}
+
+// colours is the number of colours of a greedy sequential colouring of the
+// whole graph in search order: a bound on the clique number that, unlike
+// the degeneracy bound, is tight on complements of sparse graphs (where a
+// caller such as vertex cover wants the bound when the search is stopped).
+func (p *problem) colours() int {
+	q := make([]uint64, p.words)
+	r := make([]uint64, p.words)
+	for v := 0; v < p.n; v++ {
+		q[v>>6] |= 1 << (uint(v) & 63)
+	}
+	k := 0
+	for lo := 0; lo < p.words; lo = firstNonZero(q, lo) {
+		k++
+		copy(r[lo:], q[lo:])
+		for wi := lo; wi < p.words; wi++ {
+			for r[wi] != 0 {
+				b := bits.TrailingZeros64(r[wi])
+				r[wi] &^= 1 << uint(b)
+				q[wi] &^= 1 << uint(b)
+				row := p.row(wi<<6 | b)
+				for j := wi; j < p.words; j++ {
+					r[j] &^= row[j]
+				}
+			}
+		}
+	}
+	return k
 }
 
 // peel returns a minimum-width (degeneracy) order, the vertex peeled last

@@ -128,12 +128,15 @@ func (p *problem) run(ctx context.Context, threads int, start time.Time) Result 
 	if p.n > 0 && int(sh.best.Load()) < p.ub && !sh.stop.Load() {
 		nodes = p.search(sh, threads, root)
 	}
-	res := Result{Size: len(sh.inc), UpperBound: p.ub, Nodes: nodes, Proven: !sh.stop.Load(),
+	res := Result{Size: len(sh.inc), UpperBound: p.ub, Nodes: nodes, Proven: !sh.stop.Load() || len(sh.inc) >= p.ub,
 		Threads: threads, Shared: sh.given.Load(), Clique: make([]int, len(sh.inc))}
 	for i, v := range sh.inc {
 		res.Clique[i] = p.order[v]
 	}
 	slices.Sort(res.Clique)
+	if res.Proven {
+		res.UpperBound = res.Size
+	}
 	return res
 }
 

@@ -2,8 +2,10 @@ package vertexcover
 
 import (
 	"context"
+	"encoding/csv"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -14,17 +16,26 @@ import (
 
 // BenchmarkInstances times Solve per instance. ARBOR_VC_BENCH lists the
 // files (paths relative to the shared data directory, comma-separated);
-// the default is a small spread. Each reports the cover and whether it was
-// proven; ARBOR_VC_TIMEOUT caps each solve (default 60s).
+// the default is a small spread, and "pace450" names the 28 PACE 2019
+// instances of at most 450 vertices (issue #17's 1 s set). Each reports
+// the cover, whether it was proven and whether the clique route settled
+// it (the engine's reason is logged with -v); ARBOR_VC_TIMEOUT caps each
+// solve (default 60s), ARBOR_VC_ENGINE picks the engine (default auto).
+//
+//	ARBOR_VC_BENCH=pace450 go test -run XXX -bench Instances -benchtime 1x ./algorithms/vertexcover/
 func BenchmarkInstances(b *testing.B) {
 	dir := dataset.Dir()
 	if dir == "" {
 		b.Skip("shared data not found")
 	}
 	list := os.Getenv("ARBOR_VC_BENCH")
-	if list == "" {
+	switch list {
+	case "":
 		list = "vc/pace2019/vc-exact_005.gr,vc/yamout2022/cop_hat300_1.txt,vc/bhoslib/frb30-15-1.mis,vc/yamout2022/Power-Grid.txt"
+	case "pace450":
+		list = pace450(b, dir)
 	}
+	engine := os.Getenv("ARBOR_VC_ENGINE")
 	timeout := time.Minute
 	if s := os.Getenv("ARBOR_VC_TIMEOUT"); s != "" {
 		d, err := time.ParseDuration(s)
@@ -43,7 +54,7 @@ func BenchmarkInstances(b *testing.B) {
 			var res Result
 			for i := 0; i < b.N; i++ {
 				ctx, cancel := context.WithTimeout(context.Background(), timeout)
-				res, err = Solve(ctx, g, Options{})
+				res, err = Solve(ctx, g, Options{Engine: engine})
 				cancel()
 				if err != nil {
 					b.Fatal(err)
@@ -51,11 +62,36 @@ func BenchmarkInstances(b *testing.B) {
 			}
 			b.ReportMetric(float64(len(res.Cover)), "cover")
 			b.ReportMetric(float64(res.Nodes), "nodes")
-			if res.Proven {
-				b.ReportMetric(1, "proven")
-			} else {
-				b.ReportMetric(0, "proven")
-			}
+			b.ReportMetric(boolMetric(res.Proven), "proven")
+			b.ReportMetric(boolMetric(strings.Contains(res.Engine, EngineClique)), "clique")
+			b.Logf("%s: engine %s: %s", filepath.Base(path), res.Engine, res.Why)
 		})
 	}
+}
+
+func boolMetric(x bool) float64 {
+	if x {
+		return 1
+	}
+	return 0
+}
+
+// pace450 lists the PACE 2019 instances with at most 450 vertices.
+func pace450(b *testing.B, dir string) string {
+	f, err := os.Open(filepath.Join(dir, "vc/pace2019/optima.csv"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer f.Close()
+	rows, err := csv.NewReader(f).ReadAll()
+	if err != nil {
+		b.Fatalf("vc/pace2019/optima.csv: %v", err)
+	}
+	var names []string
+	for _, r := range rows[1:] { // instance,n,m,min_vc
+		if n, err := strconv.Atoi(r[1]); err == nil && n <= 450 {
+			names = append(names, "vc/pace2019/"+r[0]+".gr")
+		}
+	}
+	return strings.Join(names, ",")
 }

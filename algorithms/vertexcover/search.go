@@ -27,8 +27,9 @@ type engine struct {
 	threads int
 	ls      time.Duration
 	seed    uint64
-	param   bool // parameterized: stop at the first cover under ub
-	mirrors bool // branch on v with its mirrors
+	param   bool        // parameterized: stop at the first cover under ub
+	mirrors bool        // branch on v with its mirrors
+	route   *denseRoute // the engine choice for kernels (dense.go); nil: branch only
 
 	best   atomic.Int64 // incumbent size: only covers smaller than it are wanted
 	halt   atomic.Bool  // this engine is done (target reached)
@@ -152,6 +153,12 @@ func (e *engine) run(top bool) ([]int32, bool) {
 	}
 	root := len(s.ops)
 	rootOps := slices.Clone(s.ops)
+	// Dense kernels go to the clique route (dense.go).
+	cover, proven, ok, waitClique := e.dense(s, rootOps, lb, top)
+	if ok {
+		return cover, proven
+	}
+	defer waitClique()
 	// The reduction-interleaved greedy: on large sparse kernels often the
 	// optimum (then the root bound proves it at once), and a far better
 	// start for the local search than a plain greedy.
@@ -643,6 +650,7 @@ func (w *worker) split(depth int) bool {
 		}
 		sub := newEngine(p.g, e.sh, e, ub, threads, ls, e.seed)
 		sub.mirrors = e.mirrors
+		sub.route = e.route
 		cover, _ := sub.run(w.top && depth == 0)
 		if cover == nil || e.stopped() {
 			s.undoTo(mark)

@@ -20,6 +20,15 @@
 // kernel exactly around the best cover (local search alone plateaus a
 // few above the optimum there). All workers share one tree (idle workers
 // are handed subtrees as op lists to replay) and one incumbent.
+//
+// Kernels (and components split off in the tree) of density at least
+// DenseThreshold are solved as n − ω of their complement by the clique
+// engine (algorithms/clique), given the greedy's independent set as its
+// first clique and the root lower bound as its bound; on the top-level
+// kernels it races branch and reduce, whose local search closes kernels
+// with a tight lower bound at once. Options.Engine forces either route;
+// Result.Engine and Result.Why say which settled the answer (dense.go,
+// NOTES.md).
 package vertexcover
 
 import (
@@ -57,6 +66,11 @@ type Options struct {
 	// Seed varies the local search; the exact search is deterministic with
 	// one thread.
 	Seed uint64
+	// Engine picks how kernel components are solved: EngineAuto (the
+	// default, "" too) by density against DenseThreshold, EngineBranch
+	// branch and reduce only, EngineClique the clique route on every
+	// component it can hold. See dense.go.
+	Engine string
 }
 
 // DefaultLocalSearch is the default local search budget.
@@ -86,6 +100,14 @@ type Result struct {
 	Nodes  int64
 	// Elapsed is the wall time of Solve.
 	Elapsed time.Duration
+	// Engine names what settled the answer: EngineBranch, EngineClique,
+	// or "branch+clique" when branch and reduce split the kernel and
+	// some components went to the clique route. Why says why, with the
+	// kernel's size and density; DenseThreshold is the density from
+	// which the auto engine takes the clique route.
+	Engine         string
+	Why            string
+	DenseThreshold float64
 }
 
 // Size is the cover's size, or -1 when there is none.
@@ -129,9 +151,14 @@ func Solve(ctx context.Context, g *core.Graph, opts Options) (Result, error) {
 	if opts.Parameterized && opts.K < g.N {
 		ub = opts.K + 1
 	}
+	route, err := newDenseRoute(opts.Engine)
+	if err != nil {
+		return Result{}, err
+	}
 	e := newEngine(g, sh, nil, ub, threads, ls, opts.Seed)
 	e.param = opts.Parameterized
 	e.mirrors = opts.Mirrors
+	e.route = route
 	if opts.Progress != nil {
 		every := opts.ProgressEvery
 		if every <= 0 {
@@ -159,7 +186,8 @@ func Solve(ctx context.Context, g *core.Graph, opts Options) (Result, error) {
 		}()
 	}
 	cover, proven := e.run(true)
-	res := Result{Proven: proven, LowerBound: int(e.rootLB.Load()), Kernel: e.kernel, Nodes: sh.nodes.Load(), Elapsed: time.Since(start)}
+	res := Result{Proven: proven, LowerBound: int(e.rootLB.Load()), Kernel: e.kernel, Nodes: sh.nodes.Load(), Elapsed: time.Since(start),
+		Engine: route.engine(), Why: route.explain(), DenseThreshold: route.threshold}
 	if cover != nil {
 		res.Cover = make([]int, len(cover))
 		for i, v := range cover {

@@ -15,7 +15,7 @@ import (
 // runVC is 'arbor vc': a minimum vertex cover, or with -k a cover of at
 // most K vertices or a proof that none exists.
 func runVC(e *env) error {
-	fs := newFlags(e, "vc", "GRAPH [-k K] [--threads N] [--timeout D] [--complement] [--format F] [--verify] [--json] [-o FILE]")
+	fs := newFlags(e, "vc", "GRAPH [-k K] [--threads N] [--timeout D] [--complement] [--engine E] [--format F] [--verify] [--json] [-o FILE]")
 	k := fs.Int("k", -1, "parameterized mode: find a cover of at most `K` vertices or prove none exists (-1: a minimum cover)")
 	threads := fs.Int("threads", 0, "worker threads (default: all cores)")
 	timeout := fs.Duration("timeout", 0, "stop after `D` (e.g. 30s) and report the best cover found, unproven")
@@ -25,6 +25,7 @@ func runVC(e *env) error {
 	asJSON := fs.Bool("json", false, "print the result as JSON")
 	out := fs.String("o", "", "write the cover to `FILE` in PACE solution format (s vc n k, then 1-based vertices)")
 	ls := fs.Duration("ls", 0, "local search budget for the initial cover (default 300ms; negative: none)")
+	engine := fs.String("engine", vertexcover.EngineAuto, "how kernel components are solved: auto (clique route on the complement from density "+fmt.Sprint(vertexcover.DenseThreshold)+", else branch and reduce), branch, or clique")
 	mirrors := fs.Bool("mirrors", false, "also take v's mirrors in the branch that takes v (rarely pays: see the package doc)")
 	pos, err := parse(fs, e.args)
 	if err != nil {
@@ -35,6 +36,11 @@ func runVC(e *env) error {
 	}
 	if *threads < 0 {
 		return usagef("--threads must be ≥ 0")
+	}
+	switch *engine {
+	case vertexcover.EngineAuto, vertexcover.EngineBranch, vertexcover.EngineClique:
+	default:
+		return usagef("--engine must be auto, branch or clique (got %q)", *engine)
 	}
 	if *k < -1 {
 		return usagef("-k must be ≥ 0 (got %d)", *k)
@@ -56,7 +62,7 @@ func runVC(e *env) error {
 		defer cancel()
 	}
 	prog := newProgress(e)
-	opts := vertexcover.Options{Parameterized: *k >= 0, K: *k, Threads: *threads, LocalSearch: *ls, Mirrors: *mirrors}
+	opts := vertexcover.Options{Parameterized: *k >= 0, K: *k, Threads: *threads, LocalSearch: *ls, Mirrors: *mirrors, Engine: *engine}
 	opts.Progress = func(p vertexcover.Progress) {
 		best := "-"
 		if p.Best >= 0 {
@@ -101,12 +107,15 @@ func runVC(e *env) error {
 			LowerBound int     `json:"lower_bound"`
 			Kernel     int     `json:"kernel"`
 			Nodes      int64   `json:"nodes"`
+			Engine     string  `json:"engine"`
+			Why        string  `json:"why"`
+			Threshold  float64 `json:"dense_threshold"`
 			Seconds    float64 `json:"seconds"`
 			Verified   bool    `json:"verified"`
 			Cover      []int   `json:"cover"`
 		}
 		jr := jsonResult{Graph: pos[0], N: g.N, M: g.Edges(), Size: res.Size(), Proven: res.Proven, Found: res.Cover != nil,
-			LowerBound: res.LowerBound, Kernel: res.Kernel, Nodes: res.Nodes, Seconds: res.Elapsed.Seconds(), Verified: verified != "", Cover: oneBased(res.Cover)}
+			LowerBound: res.LowerBound, Kernel: res.Kernel, Nodes: res.Nodes, Engine: res.Engine, Why: res.Why, Threshold: res.DenseThreshold, Seconds: res.Elapsed.Seconds(), Verified: verified != "", Cover: oneBased(res.Cover)}
 		if *k >= 0 {
 			jr.K = k
 		}
@@ -126,8 +135,8 @@ func runVC(e *env) error {
 	if res.Cover != nil {
 		size = fmt.Sprint(len(res.Cover))
 	}
-	fmt.Fprintf(e.stdout, "%s: n=%d m=%d  cover %s  %s  lower bound %d  kernel %d  nodes %d  %v",
-		pos[0], g.N, g.Edges(), size, status, res.LowerBound, res.Kernel, res.Nodes, res.Elapsed.Round(time.Millisecond))
+	fmt.Fprintf(e.stdout, "%s: n=%d m=%d  cover %s  %s  lower bound %d  kernel %d  nodes %d  %v  engine %s (%s)",
+		pos[0], g.N, g.Edges(), size, status, res.LowerBound, res.Kernel, res.Nodes, res.Elapsed.Round(time.Millisecond), res.Engine, res.Why)
 	if verified != "" {
 		fmt.Fprintf(e.stdout, "  %s", verified)
 	}

@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -64,6 +65,37 @@ func TestVCCommand(t *testing.T) {
 	}
 }
 
+// TestVCEngine runs each engine on the Petersen graph (no reduction
+// applies, density 1/3: the auto engine takes the clique route) and checks
+// that --json names it with its reason and the threshold.
+func TestVCEngine(t *testing.T) {
+	body := "p td 10 15\n"
+	for i := 0; i < 5; i++ {
+		body += fmt.Sprintf("%d %d\n%d %d\n%d %d\n", i+1, (i+1)%5+1, i+1, i+6, i+6, (i+2)%5+6)
+	}
+	g := writeTemp(t, "petersen.gr", body)
+	for _, c := range []struct{ flag, want string }{{"auto", "clique"}, {"branch", "branch"}, {"clique", "clique"}} {
+		code, out, stderr := runCLI(t, "vc", g, "--json", "--engine", c.flag)
+		var res struct {
+			Size      int     `json:"size"`
+			Proven    bool    `json:"proven"`
+			Kernel    int     `json:"kernel"`
+			Engine    string  `json:"engine"`
+			Why       string  `json:"why"`
+			Threshold float64 `json:"dense_threshold"`
+		}
+		if code != 0 || json.Unmarshal([]byte(out), &res) != nil {
+			t.Fatalf("--engine %s: exit %d, %q %q", c.flag, code, out, stderr)
+		}
+		if res.Size != 6 || !res.Proven || res.Kernel != 10 || res.Engine != c.want || res.Why == "" || res.Threshold <= 0 {
+			t.Fatalf("--engine %s: %+v, want a proven 6 by %s", c.flag, res, c.want)
+		}
+	}
+	if code, out, _ := runCLI(t, "vc", g, "--engine", "branch"); code != 0 || !strings.Contains(out, "engine branch") {
+		t.Fatalf("human output does not name the engine: %q", out)
+	}
+}
+
 func TestVCCommandErrors(t *testing.T) {
 	bad := writeTemp(t, "bad.gr", "p td 3 2\n1 2\n2 x\n")
 	if code, _, stderr := runCLI(t, "vc", bad); code != 1 || !strings.Contains(stderr, "bad.gr") {
@@ -73,6 +105,9 @@ func TestVCCommandErrors(t *testing.T) {
 		t.Errorf("no argument: exit %d, want 2", code)
 	}
 	g := writeTemp(t, "c5.gr", vcTestGraph)
+	if code, _, _ := runCLI(t, "vc", g, "--engine", "quantum"); code != 2 {
+		t.Errorf("--engine quantum: exit %d, want 2", code)
+	}
 	if code, _, _ := runCLI(t, "vc", g, "-k", "-5"); code != 2 {
 		t.Errorf("-k -5: exit %d, want 2", code)
 	}
