@@ -22,55 +22,25 @@ import (
 // neighbour changed). Every state already satisfies the cliques, so the
 // space is far smaller than NuMVC's over all covers of that size.
 
-// cliquePartition partitions g's vertices greedily into cliques, each
-// vertex joining the largest clique all of whose members it sees, in the
-// order given; it returns the clique of each vertex and the count.
-func cliquePartition(g *core.Graph, order []int32) ([]int32, int) {
-	part := make([]int32, g.N)
-	for i := range part {
-		part[i] = -1
-	}
-	var size, hits []int32
-	var touched []int32
-	for _, v := range order {
-		touched = touched[:0]
-		for _, u := range g.Neighbors(int(v)) {
-			if q := part[u]; q >= 0 {
-				if hits[q] == 0 {
-					touched = append(touched, q)
-				}
-				hits[q]++
-			}
-		}
-		best, bs := int32(-1), int32(0)
-		for _, q := range touched {
-			if hits[q] == size[q] && size[q] > bs {
-				best, bs = q, size[q]
-			}
-			hits[q] = 0
-		}
-		if best < 0 {
-			best = int32(len(size))
-			size = append(size, 0)
-			hits = append(hits, 0)
-		}
-		part[v] = best
-		size[best]++
-	}
-	return part, len(size)
-}
-
-// bestPartition is the better (fewer cliques) of the greedy partitions in
-// index order (generators such as BHOSLIB's number each planted clique
-// consecutively) and in ascending degree order.
+// bestPartition is the better (fewer cliques) of the greedy clique
+// partitions of the bound (cliqueCover) in index order (generators such
+// as BHOSLIB's number each planted clique consecutively) and in ascending
+// degree order: the clique of each vertex and the count.
 func bestPartition(g *core.Graph) ([]int32, int) {
-	order := make([]int32, g.N)
-	for v := range order {
-		order[v] = int32(v)
+	s := newState(g)
+	idx := make([]int32, g.N)
+	for v := range idx {
+		idx[v] = int32(v)
 	}
-	part, k := cliquePartition(g, order)
-	slices.SortStableFunc(order, func(a, b int32) int { return g.Degree(int(a)) - g.Degree(int(b)) })
-	if p2, k2 := cliquePartition(g, order); k2 < k {
+	take := func(order []int32) ([]int32, int) {
+		s.cliqueCover(order)
+		part, k := slices.Clone(s.cc.clique[:g.N]), s.cc.k
+		s.clearCliques(order)
+		return part, k
+	}
+	part, k := take(idx)
+	s.degreeOrder()
+	if p2, k2 := take(s.cc.order); k2 < k {
 		part, k = p2, k2
 	}
 	return part, k

@@ -253,11 +253,28 @@ func (e *engine) run(top bool) ([]int32, bool) {
 			}()
 		}
 		start(0, firstDone)
-		select {
-		case <-time.After(e.ls):
-		case <-improved:
-		case <-firstDone:
+		// The local search has the cores alone for e.ls, unless it ends or
+		// reaches the target first, or another route (the clique race of
+		// dense.go) settles the kernel meanwhile.
+		lsAlone := time.NewTimer(e.ls)
+		poll := time.NewTicker(5 * time.Millisecond)
+	alone:
+		for {
+			select {
+			case <-lsAlone.C:
+				break alone
+			case <-improved:
+				break alone
+			case <-firstDone:
+				break alone
+			case <-poll.C:
+				if e.stopped() {
+					break alone
+				}
+			}
 		}
+		lsAlone.Stop()
+		poll.Stop()
 		gap := e.best.Load() - int64(lb)
 		smallGap := gap*100 <= int64(lb) && s.nAlive >= 400
 		if e.threads < 4 && !smallGap {
