@@ -69,6 +69,11 @@ func (s *state) prune(best int64) bool {
 		}
 	}
 	s.clearCliques(order)
+	// A matching has at most nAlive/2 edges: when even that cannot
+	// prune, skip the matching.
+	if int64(s.cover+s.nAlive/2) < best {
+		return false
+	}
 	return int64(s.cover+s.matchingBound()) >= best
 }
 
@@ -104,6 +109,10 @@ func (s *state) rootLowerBound() int {
 func (s *state) degreeOrder() {
 	c := &s.cc
 	c.init(s.n)
+	if s.bits != nil {
+		s.bitDegreeOrder()
+		return
+	}
 	maxd := 0
 	for v := 0; v < s.n; v++ {
 		if s.alive[v] && int(s.deg[v]) > maxd {
@@ -156,6 +165,9 @@ func (s *state) clearCliques(order []int32) {
 func (s *state) cliqueCover(order []int32) int {
 	c := &s.cc
 	c.init(s.n)
+	if s.bits != nil {
+		return s.bitCliqueCover(order)
+	}
 	cliques := int32(0)
 	for _, v := range order {
 		c.touched = c.touched[:0]
