@@ -80,6 +80,9 @@ func (s *state) dominator(v int32) int32 {
 	if d > maxDominationDegree {
 		return -1
 	}
+	if s.bits != nil {
+		return s.bitDominator(v)
+	}
 	// A dominator sees all of N(v) but itself, so it is w, the
 	// lowest-degree neighbour, or a neighbour of w: mark N(w) and test only
 	// those candidates (on sparse graphs usually none).

@@ -593,19 +593,27 @@ func (w *worker) split(depth int) bool {
 			break
 		}
 	}
-	queue := append(w.buf[:0], first)
-	s.mark[first] = st
-	for h := 0; h < len(queue); h++ {
-		for _, u := range s.adj[queue[h]] {
-			if s.alive[u] && s.mark[u] != st {
-				s.mark[u] = st
-				queue = append(queue, u)
+	if s.bits != nil {
+		connected, queue := s.bitConnected(first, w.buf)
+		w.buf = queue[:0]
+		if connected {
+			return false
+		}
+	} else {
+		queue := append(w.buf[:0], first)
+		s.mark[first] = st
+		for h := 0; h < len(queue); h++ {
+			for _, u := range s.adj[queue[h]] {
+				if s.alive[u] && s.mark[u] != st {
+					s.mark[u] = st
+					queue = append(queue, u)
+				}
 			}
 		}
-	}
-	w.buf = queue[:0]
-	if len(queue) == s.nAlive {
-		return false
+		w.buf = queue[:0]
+		if len(queue) == s.nAlive {
+			return false
+		}
 	}
 	// Disconnected: collect every component.
 	id := make([]int32, s.n)

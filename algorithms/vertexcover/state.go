@@ -64,6 +64,10 @@ type state struct {
 	stampS       uint32
 	queueScratch []int32
 	cc           ccScratch
+
+	// bits mirrors adj and alive as bitsets on small graphs (≤
+	// maxBitsetVertices); nil otherwise.
+	bits *bitAdj
 }
 
 // newState makes the working graph of g (undirected, no self-loops).
@@ -82,6 +86,15 @@ func newState(g *core.Graph) *state {
 	}
 	s.m /= 2
 	s.nAlive = n
+	if n <= maxBitsetVertices {
+		s.bits = newBitAdj(n)
+		for v := 0; v < n; v++ {
+			s.bits.setAlive(int32(v), true)
+			for _, u := range s.adj[v] {
+				s.bits.set(int32(v), u)
+			}
+		}
+	}
 	return s
 }
 
@@ -107,6 +120,9 @@ func (s *state) clearQueue() {
 // frozen until it is restored.
 func (s *state) remove(v int32) {
 	s.alive[v] = false
+	if s.bits != nil {
+		s.bits.setAlive(v, false)
+	}
 	s.nAlive--
 	s.m -= int(s.deg[v])
 	for _, u := range s.adj[v] {
@@ -124,6 +140,9 @@ func (s *state) restore(v int32) {
 		}
 	}
 	s.alive[v] = true
+	if s.bits != nil {
+		s.bits.setAlive(v, true)
+	}
 	s.nAlive++
 	s.m += int(s.deg[v])
 }
@@ -159,6 +178,10 @@ func (s *state) fold(v, a, b int32) {
 			// y is not adjacent to v already: v's only live
 			// neighbours were a and b.
 			s.mark[y] = st
+			if s.bits != nil {
+				s.bits.set(v, y)
+				s.bits.set(y, v)
+			}
 			s.adj[v] = append(s.adj[v], y)
 			s.adj[y] = append(s.adj[y], v)
 			s.deg[y]++
@@ -174,6 +197,10 @@ func (s *state) fold(v, a, b int32) {
 func (s *state) unfold(o op) {
 	for i := len(s.appended) - 1; i >= int(o.appStart); i-- {
 		y := s.appended[i]
+		if s.bits != nil {
+			s.bits.unset(o.v, y)
+			s.bits.unset(y, o.v)
+		}
 		s.adj[y] = s.adj[y][:len(s.adj[y])-1]
 		s.deg[y]--
 	}
