@@ -27,9 +27,11 @@ type engine struct {
 	threads int
 	ls      time.Duration
 	seed    uint64
-	param   bool        // parameterized: stop at the first cover under ub
-	mirrors bool        // branch on v with its mirrors
-	route   *denseRoute // the engine choice for kernels (dense.go); nil: branch only
+	param   bool // parameterized: stop at the first cover under ub
+	mirrors bool // branch on v with its mirrors
+	// noPacking: no packing constraints (packing.go), for tests
+	noPacking bool
+	route     *denseRoute // the engine choice for kernels (dense.go); nil: branch only
 
 	best   atomic.Int64 // incumbent size: only covers smaller than it are wanted
 	halt   atomic.Bool  // this engine is done (target reached)
@@ -381,6 +383,12 @@ type worker struct {
 	nodes  int64
 	buf    []int32
 	nbs    [][]int32
+
+	// packing constraints on the path (packing.go)
+	pack     []packing
+	packMem  []int32
+	packVer  []int32
+	packLeft []int32
 }
 
 func (w *worker) loop() {
@@ -459,6 +467,18 @@ func (w *worker) search(depth int) {
 	if !s.reduce(w.budget) {
 		return
 	}
+	for {
+		ok, changed := w.applyPacking()
+		if !ok {
+			return
+		}
+		if !changed {
+			break
+		}
+		if !s.reduce(w.budget) {
+			return
+		}
+	}
 	if s.m == 0 {
 		e.offer(s)
 		return
@@ -469,7 +489,7 @@ func (w *worker) search(depth int) {
 	if w.split(depth) {
 		return
 	}
-	v := s.maxDegree()
+	v := s.branchVertex()
 	mark := len(s.ops)
 	// Child 1 takes v and its mirrors, child 2 takes N(v); when another
 	// worker is idle it gets child 2.
@@ -493,12 +513,17 @@ func (w *worker) search(depth int) {
 		}
 		nb = nil
 	}
+	np, nm := len(w.pack), len(w.packMem)
 	if 1+len(mirrors) <= w.budget() {
 		s.take(v)
 		for _, u := range mirrors {
 			s.take(u)
 		}
+		if nb != nil && !e.noPacking {
+			w.addPacking(nb)
+		}
 		w.search(depth + 1)
+		w.pack, w.packMem, w.packVer = w.pack[:np], w.packMem[:nm], w.packVer[:nm]
 		s.undoTo(mark)
 	}
 	if nb == nil || e.stopped() || len(nb) > w.budget() {
@@ -507,7 +532,25 @@ func (w *worker) search(depth int) {
 	for _, u := range nb {
 		s.take(u)
 	}
+	if !e.mirrors && !e.noPacking {
+		for _, u := range nb {
+			w.buf = w.buf[:0]
+			for _, x := range s.adj[u] {
+				if s.alive[x] && x != v {
+					w.buf = append(w.buf, x)
+				}
+			}
+			if len(w.buf) == 0 {
+				// N[u] ⊆ N[v]: some cover in the first child is as good.
+				w.pack, w.packMem, w.packVer = w.pack[:np], w.packMem[:nm], w.packVer[:nm]
+				s.undoTo(mark)
+				return
+			}
+			w.addPacking(w.buf)
+		}
+	}
 	w.search(depth + 1)
+	w.pack, w.packMem, w.packVer = w.pack[:np], w.packMem[:nm], w.packVer[:nm]
 	s.undoTo(mark)
 }
 
@@ -675,6 +718,7 @@ func (w *worker) split(depth int) bool {
 		}
 		sub := newEngine(p.g, e.sh, e, ub, threads, ls, e.seed)
 		sub.mirrors = e.mirrors
+		sub.noPacking = e.noPacking
 		sub.route = e.route
 		cover, _ := sub.run(w.top && depth == 0)
 		if cover == nil || e.stopped() {

@@ -65,6 +65,12 @@ type state struct {
 	queueScratch []int32
 	cc           ccScratch
 
+	// inCover[v]: v left the graph by a take (so is in the cover of the
+	// graph it was taken from); folds[v]: folds now applied with v as the
+	// merged vertex. The packing constraints (packing.go) read both.
+	inCover []bool
+	folds   []int32
+
 	// bits mirrors adj and alive as bitsets on small graphs (≤
 	// maxBitsetVertices); nil otherwise.
 	bits *bitAdj
@@ -74,7 +80,7 @@ type state struct {
 func newState(g *core.Graph) *state {
 	n := g.N
 	s := &state{n: n, adj: make([][]int32, n), alive: make([]bool, n), deg: make([]int32, n),
-		inQ: make([]bool, n), mark: make([]uint32, n), mark2: make([]uint32, n), seen: make([]uint32, n)}
+		inQ: make([]bool, n), inCover: make([]bool, n), folds: make([]int32, n), mark: make([]uint32, n), mark2: make([]uint32, n), seen: make([]uint32, n)}
 	for v := 0; v < n; v++ {
 		o, e := g.Offsets[v], g.Offsets[v+1]
 		// The full slice expression caps each list so a fold's append
@@ -150,6 +156,7 @@ func (s *state) restore(v int32) {
 func (s *state) take(v int32) {
 	s.ops = append(s.ops, op{kind: opTake, v: v})
 	s.remove(v)
+	s.inCover[v] = true
 	s.cover++
 }
 
@@ -165,6 +172,7 @@ func (s *state) drop(v int32) {
 func (s *state) fold(v, a, b int32) {
 	o := op{kind: opFold, v: v, a: a, b: b, oldLen: int32(len(s.adj[v])), appStart: int32(len(s.appended))}
 	s.ops = append(s.ops, o)
+	s.folds[v]++
 	s.remove(a)
 	s.remove(b)
 	s.stamp++
@@ -210,6 +218,7 @@ func (s *state) unfold(o op) {
 	s.adj[o.v] = s.adj[o.v][:o.oldLen]
 	s.restore(o.b)
 	s.restore(o.a)
+	s.folds[o.v]--
 	s.cover--
 }
 
@@ -222,6 +231,7 @@ func (s *state) undoTo(mark int) {
 		switch o.kind {
 		case opTake:
 			s.restore(o.v)
+			s.inCover[o.v] = false
 			s.cover--
 		case opDrop:
 			s.restore(o.v)

@@ -9,8 +9,10 @@
 // rule. The lower bound is a greedy clique cover raised by unit
 // propagation over its cliques (MaxSAT-style reasoning: each disjoint set
 // of cliques no independent set can hit all of adds one), else a matching.
-// Branching is on a maximum-degree vertex v, ties to the smallest index:
-// "v in the cover", then "N(v) in the cover". Mirror branching is
+// Branching is on a maximum-degree vertex v, ties to the fewest edges
+// among its neighbours, then the smallest index: "v in the cover", then
+// "N(v) in the cover"; each branch adds Akiba and Iwata's packing
+// constraints, which prune and force vertices below (packing.go). Mirror branching is
 // available (Options.Mirrors) but off: at maximum-degree vertices of the
 // benchmark graphs it almost never finds a mirror. Components are solved
 // separately once the graph splits. The first incumbent comes from a
@@ -74,6 +76,9 @@ type Options struct {
 	// branch and reduce only, EngineClique the clique route on every
 	// component it can hold. See dense.go.
 	Engine string
+
+	// noPacking turns the packing constraints off (tests compare).
+	noPacking bool
 }
 
 // DefaultLocalSearch is the default local search budget.
@@ -161,6 +166,7 @@ func Solve(ctx context.Context, g *core.Graph, opts Options) (Result, error) {
 	e := newEngine(g, sh, nil, ub, threads, ls, opts.Seed)
 	e.param = opts.Parameterized
 	e.mirrors = opts.Mirrors
+	e.noPacking = opts.noPacking
 	e.route = route
 	if opts.Progress != nil {
 		every := opts.ProgressEvery
