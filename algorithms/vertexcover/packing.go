@@ -49,6 +49,7 @@ func (w *worker) addPacking(members []int32) {
 // reductions run again).
 func (w *worker) applyPacking() (ok, changed bool) {
 	s := w.s
+	w.pair, w.pairScore = -1, -1<<20
 	for i := len(w.pack) - 1; i >= 0; i-- {
 		c := w.pack[i]
 		left := w.packLeft[:0]
@@ -88,6 +89,21 @@ func (w *worker) applyPacking() (ok, changed bool) {
 		if u := s.commonNeighbor(left, w.packMem[c.start:c.end]); u >= 0 {
 			s.take(u)
 			return true, true
+		}
+		if len(left) <= 3 {
+			// A constraint with two or three members left: branching on
+			// its member of largest degree fixes much in both children
+			// (out of the cover: its neighbours are taken; in: the
+			// constraint shrinks, or forces the last member out).
+			a := left[0]
+			for _, y := range left[1:] {
+				if s.deg[y] > s.deg[a] {
+					a = y
+				}
+			}
+			if score := s.deg[a] - 1000*int32(len(left)); score > w.pairScore {
+				w.pair, w.pairScore = a, score
+			}
 		}
 	}
 	return true, false
