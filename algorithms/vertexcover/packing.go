@@ -21,8 +21,9 @@ import "math/bits"
 // A member that leaves the graph without being taken (dropped, or folded
 // away) satisfies the constraint; one whose id a fold reuses as the merged
 // vertex no longer means the same vertex, which retires the constraint.
-// Dropping a constraint only widens the search, so constraints are not
-// carried into donated tasks or split components.
+// Dropping a constraint only widens the search, so split components
+// start without them; donated tasks carry the path's constraints (without
+// them 2 threads searched 13% more nodes than one on vc-exact_031).
 //
 // At a node a constraint with every member taken prunes it; with one
 // member left, that member is out of the cover (its neighbours are taken);

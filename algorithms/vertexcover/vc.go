@@ -9,11 +9,12 @@
 // rule. The lower bound is a greedy clique cover raised by unit
 // propagation over its cliques (MaxSAT-style reasoning: each disjoint set
 // of cliques no independent set can hit all of adds one), else a matching.
-// Branching is on a maximum-degree vertex v, ties to the fewest edges
-// among its neighbours, then the smallest index: "v in the cover", then
-// "N(v) in the cover"; each branch adds Akiba and Iwata's packing
-// constraints, which prune and force vertices below (packing.go). Mirror branching is
-// available (Options.Mirrors) but off: at maximum-degree vertices of the
+// Branching is on v, a member of largest degree of a packing constraint
+// with two or three members left when there is one, else a
+// maximum-degree vertex with the fewest edges among its neighbours
+// (smallest index on ties): "v in the cover", then "N(v) in the cover";
+// each branch adds Akiba and Iwata's packing constraints, which prune and
+// force vertices below (packing.go). Mirror branching is available (Options.Mirrors) but off: at maximum-degree vertices of the
 // benchmark graphs it almost never finds a mirror. Components are solved
 // separately once the graph splits. The first incumbent comes from a
 // minimum-degree greedy interleaved with the reductions; an NuMVC-style
