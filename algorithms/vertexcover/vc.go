@@ -44,10 +44,10 @@ import (
 	"io"
 	"runtime"
 	"slices"
-	"sync"
 	"time"
 
 	"github.com/arbor-gpu/arbor/core"
+	"github.com/arbor-gpu/arbor/internal/ticker"
 )
 
 // Options control Solve. The zero value finds a minimum cover on all cores.
@@ -170,30 +170,8 @@ func Solve(ctx context.Context, g *core.Graph, opts Options) (Result, error) {
 	e.noPacking = opts.noPacking
 	e.route = route
 	if opts.Progress != nil {
-		every := opts.ProgressEvery
-		if every <= 0 {
-			every = 200 * time.Millisecond
-		}
-		done := make(chan struct{})
-		var wg sync.WaitGroup
-		defer func() {
-			close(done)
-			wg.Wait() // no call after Solve returns
-		}()
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			t := time.NewTicker(every)
-			defer t.Stop()
-			for {
-				select {
-				case <-done:
-					return
-				case <-t.C:
-					opts.Progress(e.progress())
-				}
-			}
-		}()
+		stop := ticker.Every(opts.ProgressEvery, func() { opts.Progress(e.progress()) })
+		defer stop() // no call after Solve returns
 	}
 	cover, proven := e.run(true)
 	res := Result{Proven: proven, LowerBound: int(e.rootLB.Load()), Kernel: e.kernel, Nodes: sh.nodes.Load(), Elapsed: time.Since(start),
