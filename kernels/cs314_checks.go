@@ -58,10 +58,10 @@ func cs314Checks(dataDir string) []Check {
 				Check{Kernel: "markFilterEdges+exclusivePrefixSum+packGraph", Case: cse, Size: arcs, Run: func(dev backend.Device) ([]Output, error) {
 					return in.run(dev, threads, in.filterOutputs)
 				}},
-				Check{Kernel: "matchArgmax+matchHandshake+matchMarkTiles+scan+matchPackTiles", Case: cse, Size: arcs, Run: func(dev backend.Device) ([]Output, error) {
+				Check{Kernel: "matchSources+matchArgmax+matchHandshake+matchMarkTiles+scan+matchPackTiles", Case: cse, Size: arcs, Run: func(dev backend.Device) ([]Output, error) {
 					return in.fastPasses(dev, threads, false)
 				}},
-				Check{Kernel: "matchArgmax+matchHandshake+matchFilter", Case: cse, Size: arcs, Run: func(dev backend.Device) ([]Output, error) {
+				Check{Kernel: "matchSources+matchArgmax+matchHandshake+matchFilter", Case: cse, Size: arcs, Run: func(dev backend.Device) ([]Output, error) {
 					return in.fastPasses(dev, threads, true)
 				}},
 			)
@@ -505,7 +505,31 @@ func (in *cs314Case) fastPasses(dev backend.Device, threads int, lookback bool) 
 	_, _, tiles := f.Tiles(bound)
 	bs := backend.NewBuffers(dev, q)
 	defer bs.Free()
-	p := &MatchPass{Src: backend.Upload(bs, in.src), Keys: backend.Upload(bs, keys),
+	// The sources come from the CSR offsets through matchSources, as the
+	// engine builds them.
+	offsets := make([]int32, n+1)
+	for _, u := range in.src {
+		offsets[u+1]++
+	}
+	for v := range n {
+		offsets[v+1] += offsets[v]
+	}
+	src := backend.AllocIn[int32](bs, m)
+	offBuf := backend.Upload(bs, offsets)
+	if err := bs.Err(); err != nil {
+		return nil, err
+	}
+	if err := f.Sources(q, offBuf, src, n, m); err != nil {
+		return nil, err
+	}
+	gotSrc := make([]int32, m)
+	if err := backend.ReadSlice(q, src, gotSrc); err != nil {
+		return nil, err
+	}
+	if i := slices.Compare(gotSrc, in.src); i != 0 {
+		return nil, fmt.Errorf("matchSources: sources differ from the input's")
+	}
+	p := &MatchPass{Src: src, Keys: backend.Upload(bs, keys),
 		NewSrc: backend.AllocIn[int32](bs, m), NewKeys: backend.AllocIn[uint64](bs, m),
 		Best:  backend.Upload(bs, make([]uint64, n)),
 		Match: backend.Upload(bs, minus), Matched: backend.Upload(bs, make([]uint32, MatchedWords(n))),
@@ -528,7 +552,7 @@ func (in *cs314Case) fastPasses(dev backend.Device, threads int, lookback bool) 
 	if err := backend.ReadSlice(q, p.Best, bestV); err != nil {
 		return nil, err
 	}
-	out := []Output{Widen("best", p.current(bestV, p.Tag))}
+	out := []Output{Widen("sources", gotSrc), Widen("best", p.current(bestV, p.Tag))}
 	for pass := 1; pass <= 2; pass++ {
 		name := func(s string) string { return fmt.Sprintf("pass %d: %s", pass, s) }
 		p.Slot = pass - 1

@@ -283,6 +283,35 @@ KERNEL void KERNEL_BOUNDS(256, 4) matchArgmax(GLOBAL const i32* RESTRICT src, GL
     }
 }
 
+/* matchSources expands the input's CSR offsets (n + 1 of them) into the
+   per-arc source array: src[a] is the vertex u with offsets[u] <= a <
+   offsets[u + 1]. The host uploads offsets and keys only (the keys already
+   name the destinations), so the per-arc sources cost no transfer. Work-item
+   t takes arcs t, t + nthreads, …; each search starts at the previous
+   answer, since the arcs rise. */
+KERNEL void matchSources(GLOBAL const i32* RESTRICT offsets, GLOBAL i32* RESTRICT src, const i32 n,
+                         const i32 numArcs, const i32 nthreads)
+{
+    i64 t = (i64)get_global_id(0);
+    if (t >= nthreads) {
+        return;
+    }
+    i32 lo = 0;
+    for (i64 a = t; a < numArcs; a += nthreads) {
+        /* Invariant: offsets[lo] <= a < offsets[hi] (offsets[n] = numArcs). */
+        i32 hi = n;
+        while (hi - lo > 1) {
+            i32 mid = lo + (hi - lo) / 2;
+            if ((i64)offsets[mid] <= a) {
+                lo = mid;
+            } else {
+                hi = mid;
+            }
+        }
+        src[a] = lo;
+    }
+}
+
 /* The handshake: v is matched to its strongest neighbour s when s's
    strongest neighbour is v. Only best is read and only match[v] and v's
    matched bit written, so one launch finds every pair.

@@ -9,7 +9,7 @@ import (
 )
 
 // MatchFastKernelNames are the entry points of match_fast.cl.
-var MatchFastKernelNames = []string{"matchArgmax", "matchHandshake", "matchMarkTiles", "matchPackTiles", "matchFilter"}
+var MatchFastKernelNames = []string{"matchArgmax", "matchSources", "matchHandshake", "matchMarkTiles", "matchPackTiles", "matchFilter"}
 
 // MatchKey packs an arc's weight rank and neighbour into the key the fast
 // matching kernels take the max of: a higher rank wins, then a smaller
@@ -85,6 +85,19 @@ func (f *MatchFast) launch(q backend.Queue, name string, n int, args ...backend.
 		return fmt.Errorf("%s: %w", name, err)
 	}
 	return nil
+}
+
+// Sources writes into src (numArcs int32) each arc's source vertex from the
+// n+1 CSR offsets (offsets[0] = 0, offsets[n] = numArcs, non-decreasing).
+func (f *MatchFast) Sources(q backend.Queue, offsets, src backend.Buffer, n, numArcs int) error {
+	if n == 0 || numArcs == 0 {
+		return nil
+	}
+	if n > math.MaxInt32-1 {
+		return fmt.Errorf("matchSources: %d vertices exceed the kernels' 32-bit sizes", n)
+	}
+	return f.launch(q, "matchSources", numArcs, backend.Buf(offsets), backend.Buf(src), backend.I32(int32(n)),
+		backend.I32(int32(numArcs)))
 }
 
 // Argmax sets p.Best[v] to the max key of each source's segment of the

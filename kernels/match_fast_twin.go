@@ -2,6 +2,7 @@ package kernels
 
 import (
 	"math/bits"
+	"slices"
 	"runtime"
 	"sync/atomic"
 
@@ -11,6 +12,7 @@ import (
 // The Go twins of match_fast.cl, argument for argument.
 
 func init() {
+	cpu.RegisterTwin("matchSources", matchSourcesTwin)
 	cpu.RegisterTwin("matchArgmax", matchArgmaxTwin)
 	cpu.RegisterTwin("matchHandshake", matchHandshakeTwin)
 	cpu.RegisterTwin("matchMarkTiles", matchMarkTilesTwin)
@@ -29,6 +31,30 @@ func atomicMaxU64(p *uint64, v uint64) {
 		old := atomic.LoadUint64(p)
 		if old >= v || atomic.CompareAndSwapUint64(p, old, v) {
 			return
+		}
+	}
+}
+
+// matchSourcesTwin: offsets, src, n, numArcs, nthreads. The group's
+// work-items t = g0 … g0+size-1 take arcs t + k·nthreads; for each k they
+// cover one run of consecutive arcs, so the twin searches once per run and
+// walks the offsets along it (the kernel searches per arc; the result, a
+// function of the offsets alone, is the same).
+func matchSourcesTwin(g *cpu.Group) {
+	offsets, src := g.I32s(0), g.I32s(1)
+	n, m, nt := int(g.I32(2)), int(g.I32(3)), int(g.I32(4))
+	g0 := g.ID[0] * g.Size[0]
+	g1 := min(g0+g.Size[0], nt)
+	for base := 0; base+g0 < m; base += nt {
+		lo, hi := base+g0, min(base+g1, m)
+		// The last vertex whose offset is ≤ lo.
+		u, _ := slices.BinarySearch(offsets[:n+1], int32(lo)+1)
+		u--
+		for a := lo; a < hi; a++ {
+			for int(offsets[u+1]) <= a {
+				u++
+			}
+			src[a] = int32(u)
 		}
 	}
 }

@@ -2,6 +2,7 @@ package matching
 
 import (
 	"fmt"
+	"math"
 
 	"github.com/arbor-gpu/arbor/backend"
 	"github.com/arbor-gpu/arbor/kernels"
@@ -38,13 +39,21 @@ func runFast(s *session, in *Input, opt Options, res *Result) error {
 	f.Threads = opt.Threads
 	q, clock, bs := s.q, s.clock, s.bs
 	m, n := in.Arcs(), in.N
-	p, err := uploadPass(bs, q, in, batch+1, opt.tagBits)
+	p, offsets, err := allocPass(bs, in, batch+1, opt.tagBits)
 	if err != nil {
+		return err
+	}
+	s.wall.mark("setup")
+	if err := uploadPass(f, q, p, offsets, in); err != nil {
 		return err
 	}
 	if err := clock.end("upload"); err != nil {
 		return err
 	}
+	if err := q.Finish(); err != nil {
+		return err
+	}
+	s.wall.mark("upload")
 	if m > 0 {
 		if err := f.Argmax(q, p, m); err != nil {
 			return err
@@ -63,6 +72,10 @@ func runFast(s *session, in *Input, opt Options, res *Result) error {
 		res.ArcsProcessed = int64(m)
 		res.ArcsPerPass = []int{m}
 	}
+	if err := q.Finish(); err != nil {
+		return err
+	}
+	s.wall.mark("loop")
 	res.Mate = make(Matching, n)
 	if opt.StrongOnly {
 		b := make([]uint64, n)
@@ -78,41 +91,60 @@ func runFast(s *session, in *Input, opt Options, res *Result) error {
 	} else if err := backend.ReadSlice(q, p.Match, res.Mate); err != nil {
 		return err
 	}
-	return clock.end("download")
+	if err := clock.end("download"); err != nil {
+		return err
+	}
+	s.wall.mark("download")
+	return nil
 }
 
-// uploadPass puts the input's arcs on the device as the first pass's
-// MatchPass: src and keys, room for the kept arcs, best and the matched
-// bits zeroed, every match -1, and slots int64 counts (zero). best's tags
-// take every bit the ranks leave, or tagBits when it is lower and above 0.
-func uploadPass(bs *backend.Buffers, q backend.Queue, in *Input, slots, tagBits int) (*kernels.MatchPass, error) {
+// allocPass allocates the first pass's MatchPass for the input and the
+// buffer for its offsets: src and keys, room for the kept arcs, best,
+// match, the matched bits and slots int64 counts. best's tags take every
+// bit the ranks leave, or tagBits when it is lower and above 0.
+func allocPass(bs *backend.Buffers, in *Input, slots, tagBits int) (*kernels.MatchPass, backend.Buffer, error) {
 	m, n := in.Arcs(), in.N
-	keys := make([]uint64, m)
-	maxRank := int32(1)
-	for i := range keys {
-		keys[i] = kernels.MatchKey(in.Rank[i], in.Dst[i])
-		maxRank = max(maxRank, in.Rank[i])
-	}
-	p := &kernels.MatchPass{Src: backend.Upload(bs, in.Src), Keys: backend.Upload(bs, keys),
+	p := &kernels.MatchPass{Src: bs.Alloc(4 * m), Keys: bs.Alloc(8 * m),
 		NewSrc: bs.Alloc(4 * m), NewKeys: bs.Alloc(8 * m), Best: bs.Alloc(8 * n),
-		Match: backend.Upload(bs, minusOnes(n)), Matched: bs.Alloc(4 * kernels.MatchedWords(n)),
-		Counts: backend.Upload(bs, make([]int64, slots)), MaxArcs: m, N: n,
-		TagBits: kernels.MatchTagBits(maxRank), Tag: 1}
+		Match: bs.Alloc(4 * n), Matched: bs.Alloc(4 * kernels.MatchedWords(n)),
+		Counts: bs.Alloc(8 * slots), MaxArcs: m, N: n,
+		TagBits: kernels.MatchTagBits(in.MaxRank), Tag: 1}
+	offsets := bs.Alloc(4 * (n + 1))
 	if tagBits > 0 {
 		p.TagBits = min(p.TagBits, tagBits)
 	}
-	if err := bs.Err(); err != nil {
-		return nil, err
+	return p, offsets, bs.Err()
+}
+
+// uploadPass puts the input on the device as the first pass: the offsets
+// and keys are written as they are (8 bytes an arc, no host work per arc),
+// matchSources expands the offsets into src, best and the matched bits are
+// zeroed, every match set to -1 and the counts to 0.
+func uploadPass(f *kernels.MatchFast, q backend.Queue, p *kernels.MatchPass, offsets backend.Buffer, in *Input) error {
+	m, n := in.Arcs(), in.N
+	if err := backend.WriteSlice(q, offsets, in.Offsets); err != nil {
+		return err
+	}
+	if m > 0 {
+		if err := backend.WriteSlice(q, p.Keys, in.Keys); err != nil {
+			return err
+		}
+		if err := f.Sources(q, offsets, p.Src, n, m); err != nil {
+			return err
+		}
 	}
 	if n > 0 {
 		if err := q.Fill(p.Best, 0, 8*n, 0); err != nil {
-			return nil, err
+			return err
 		}
 		if err := q.Fill(p.Matched, 0, 4*kernels.MatchedWords(n), 0); err != nil {
-			return nil, err
+			return err
+		}
+		if err := q.Fill(p.Match, 0, 4*n, math.MaxUint32); err != nil {
+			return err
 		}
 	}
-	return p, nil
+	return q.Fill(p.Counts, 0, p.Counts.Size(), 0)
 }
 
 // batch is the number of passes queued between two reads of the arc

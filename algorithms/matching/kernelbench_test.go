@@ -27,7 +27,7 @@ func BenchmarkPass1Kernels(b *testing.B) {
 		for _, be := range benchBackends() {
 			b.Run(fmt.Sprintf("%s/%s", bg.name, be), func(b *testing.B) {
 				if in == nil {
-					in = benchInput(bg.make())
+					in = benchInput(b, bg.make())
 				}
 				dev, err := backend.OpenBackend(be, 0)
 				if err != nil {
@@ -70,8 +70,11 @@ func pass1Kernels(b *testing.B, dev backend.Device, in *Input) error {
 	m, n := in.Arcs(), in.N
 	bs := backend.NewBuffers(dev, q)
 	defer bs.Free()
-	p, err := uploadPass(bs, q, in, 2, 0)
+	p, offsets, err := allocPass(bs, in, 2, 0)
 	if err != nil {
+		return err
+	}
+	if err := uploadPass(f, q, p, offsets, in); err != nil {
 		return err
 	}
 	if err := backend.WriteSlice(q, p.Counts, []int64{int64(m)}); err != nil {

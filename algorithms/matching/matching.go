@@ -19,8 +19,6 @@ package matching
 import (
 	"context"
 	"fmt"
-	"math"
-	"slices"
 	"time"
 
 	"github.com/arbor-gpu/arbor/backend"
@@ -140,169 +138,14 @@ type Result struct {
 	// PassTimes is each pass's device time (the first includes the first
 	// strongest-neighbour step).
 	PassTimes []time.Duration `json:"pass_ns"`
+	// Wall splits Run's wall-clock time into what the caller waits for:
+	// setup (queue, kernels, buffers), upload (the input to the device,
+	// ready for the kernels), loop (the passes, host waits included),
+	// download (the result back) and total (pairs and weight on the host),
+	// plus release (freeing the buffers); WallTotal is their sum.
+	Wall      []Phase         `json:"wall"`
+	WallTotal time.Duration   `json:"wall_ns"`
 	Device    backend.Info    `json:"device"`
-}
-
-// Input is a graph prepared for the kernels: its arcs grouped by source
-// (sorted by source, then destination), both arcs of every undirected edge,
-// with integer ranks that order the weights exactly.
-type Input struct {
-	N        int
-	Src, Dst []int32
-	Rank     []int32 // rank ≥ 1; a higher rank is a stronger edge
-	Weight   []float64
-	Tie      Tie
-}
-
-// Prepare turns g into kernel input. Weights are mapped to ranks: with
-// TieIndex, equal weights get equal ranks (rank = 1 + the number of
-// distinct smaller weights) and the kernels break ties by index; with
-// TieHashed, every edge gets its own rank in the hashed strength order.
-func Prepare(g *core.Graph, tie Tie) (*Input, error) {
-	if g.Directed {
-		return nil, fmt.Errorf("matching: %s is directed; matching needs an undirected graph", g.Name)
-	}
-	if int64(len(g.Adj)) >= math.MaxInt32-1 {
-		return nil, fmt.Errorf("matching: %s has %d arcs; the kernels index arcs with 32-bit integers", g.Name, len(g.Adj))
-	}
-	in := &Input{N: g.N, Tie: tie}
-	in.Src = make([]int32, 0, len(g.Adj))
-	in.Dst = make([]int32, 0, len(g.Adj))
-	in.Weight = make([]float64, 0, len(g.Adj))
-	for u := 0; u < g.N; u++ {
-		for a := g.Offsets[u]; a < g.Offsets[u+1]; a++ {
-			v := g.Adj[a]
-			if int(v) == u {
-				continue // a self-loop matches nothing
-			}
-			w := 1.0
-			if g.Weights != nil {
-				w = g.Weights[a]
-				if math.IsNaN(w) {
-					return nil, fmt.Errorf("matching: %s: edge (%d,%d) has weight NaN", g.Name, u, v)
-				}
-			}
-			in.Src = append(in.Src, int32(u))
-			in.Dst = append(in.Dst, v)
-			in.Weight = append(in.Weight, w)
-		}
-	}
-	in.Rank = make([]int32, len(in.Src))
-	if tie == TieHashed {
-		in.rankHashed()
-	} else {
-		in.rankByWeight()
-	}
-	return in, nil
-}
-
-// Arcs is the number of arcs (twice the edges).
-func (in *Input) Arcs() int { return len(in.Src) }
-
-func (in *Input) rankByWeight() {
-	distinct := slices.Clone(in.Weight)
-	slices.Sort(distinct)
-	distinct = slices.Compact(distinct)
-	if len(distinct) == 1 {
-		for i := range in.Rank {
-			in.Rank[i] = 1
-		}
-		return
-	}
-	for i, w := range in.Weight {
-		r, _ := slices.BinarySearch(distinct, w)
-		in.Rank[i] = int32(r + 1)
-	}
-}
-
-// pairHash mixes an edge's endpoints (splitmix64's finaliser): the hashed
-// tie-break's secondary key.
-func pairHash(u, v int32) uint64 {
-	if u > v {
-		u, v = v, u
-	}
-	x := uint64(uint32(u))<<32 | uint64(uint32(v))
-	x += 0x9e3779b97f4a7c15
-	x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9
-	x = (x ^ (x >> 27)) * 0x94d049bb133111eb
-	return x ^ (x >> 31)
-}
-
-// stronger reports whether edge {a1,a2} of weight wa comes before {b1,b2} of
-// weight wb in the greedy order for tie: heavier first; on equal weights,
-// TieIndex takes the smaller endpoints first, TieHashed the larger hash first
-// (then the smaller endpoints).
-func stronger(tie Tie, wa float64, a1, a2 int32, wb float64, b1, b2 int32) bool {
-	if wa != wb {
-		return wa > wb
-	}
-	if tie == TieHashed {
-		if ha, hb := pairHash(a1, a2), pairHash(b1, b2); ha != hb {
-			return ha > hb
-		}
-	}
-	amin, amax := min(a1, a2), max(a1, a2)
-	bmin, bmax := min(b1, b2), max(b1, b2)
-	if amin != bmin {
-		return amin < bmin
-	}
-	return amax < bmax
-}
-
-// rankHashed gives every edge a distinct rank in the hashed strength order.
-// Both arcs of an edge share it, so the kernels' index tie-break is never
-// used.
-func (in *Input) rankHashed() {
-	type edge struct {
-		w    float64
-		h    uint64
-		u, v int32
-		arc  int32
-	}
-	var edges []edge // one per edge: its arc u→v with u < v
-	for i := range in.Src {
-		if u, v := in.Src[i], in.Dst[i]; u < v {
-			edges = append(edges, edge{in.Weight[i], pairHash(u, v), u, v, int32(i)})
-		}
-	}
-	// Ascending rank = weakest first: the reverse of the greedy order
-	// (stronger), with the hashes computed once.
-	slices.SortFunc(edges, func(a, b edge) int {
-		switch {
-		case a.w != b.w:
-			return cmpOrder(a.w < b.w)
-		case a.h != b.h:
-			return cmpOrder(a.h < b.h)
-		case a.u != b.u:
-			return cmpOrder(a.u > b.u)
-		case a.v != b.v:
-			return cmpOrder(a.v > b.v)
-		}
-		return 0
-	})
-	for r, e := range edges {
-		in.Rank[e.arc] = int32(r + 1)
-	}
-	// The reverse arcs v→u (v > u) take the rank of u→v, found by binary
-	// search in u's segment (arcs are sorted by source, then destination).
-	for i := range in.Src {
-		if in.Src[i] > in.Dst[i] {
-			u, v := in.Dst[i], in.Src[i]
-			lo, _ := slices.BinarySearch(in.Src, u)
-			hi, _ := slices.BinarySearch(in.Src, u+1)
-			off, _ := slices.BinarySearch(in.Dst[lo:hi], v)
-			k := lo + off
-			in.Rank[i] = in.Rank[k]
-		}
-	}
-}
-
-// cmpOrder is -1 when less holds, else 1 (ties are resolved before).
-func cmpOrder(less bool) int {
-	if less {
-		return -1
-	}
-	return 1
 }
 
 // Handshake runs the handshaking matching of g on dev.
@@ -333,15 +176,16 @@ func Run(dev backend.Device, in *Input, opt Options) (*Result, error) {
 	}
 	res := &Result{Vertices: in.N, Edges: in.Arcs() / 2, Engine: opt.Engine, Tie: opt.Tie.String(),
 		Threads: opt.Threads, StrongOnly: opt.StrongOnly, Device: dev.Info()}
+	wall := newWallClock()
 	if opt.Engine == EngineFast {
 		res.Filter = opt.Filter
 	}
 	var err error
 	switch opt.Engine {
 	case EngineSpec:
-		err = runEngine(dev, res, specLoopPhases, func(s *session) error { return runSpec(s, in, opt, res) })
+		err = runEngine(dev, res, wall, specLoopPhases, func(s *session) error { return runSpec(s, in, opt, res) })
 	case EngineFast:
-		err = runEngine(dev, res, loopPhases, func(s *session) error { return runFast(s, in, opt, res) })
+		err = runEngine(dev, res, wall, loopPhases, func(s *session) error { return runFast(s, in, opt, res) })
 	default:
 		return nil, fmt.Errorf("matching: unknown engine %q (spec or fast)", opt.Engine)
 	}
@@ -351,20 +195,9 @@ func Run(dev backend.Device, in *Input, opt Options) (*Result, error) {
 	if !opt.StrongOnly {
 		res.Pairs, res.Weight = in.total(res.Mate)
 	}
+	wall.mark("total")
+	res.Wall, res.WallTotal = wall.phases, wall.sum()
 	return res, nil
-}
-
-// total counts the pairs of mate and sums their original weights (in
-// float64, from the input, not the ranks).
-func (in *Input) total(mate Matching) (pairs int, weight float64) {
-	for i := range in.Src {
-		u, v := in.Src[i], in.Dst[i]
-		if u < v && mate[u] == v {
-			pairs++
-			weight += in.Weight[i]
-		}
-	}
-	return pairs, weight
 }
 
 // session is what an engine runs with: the device, one queue, the phase
@@ -373,14 +206,47 @@ type session struct {
 	dev   backend.Device
 	q     backend.Queue
 	clock *phaseClock
+	wall  *wallClock
 	bs    *backend.Buffers
+}
+
+// wallClock splits a run's wall-clock time into named phases: what the
+// caller waits for, where the phase clock measures the device.
+type wallClock struct {
+	last   time.Time
+	phases []Phase
+}
+
+func newWallClock() *wallClock { return &wallClock{last: time.Now()} }
+
+// mark ends phase name (it began at the previous mark), adding to an
+// earlier phase of the same name.
+func (w *wallClock) mark(name string) {
+	now := time.Now()
+	d := now.Sub(w.last)
+	w.last = now
+	for i := range w.phases {
+		if w.phases[i].Name == name {
+			w.phases[i].Time += d
+			return
+		}
+	}
+	w.phases = append(w.phases, Phase{name, d})
+}
+
+func (w *wallClock) sum() time.Duration {
+	var d time.Duration
+	for _, p := range w.phases {
+		d += p.Time
+	}
+	return d
 }
 
 // runEngine runs engine in a new session, waits for its queue and books
 // the phase times into res: Loop is the sum of the loop phases. The
 // engines end with a blocking read of the result, so no launch of the
 // kernels they release is still queued when they return.
-func runEngine(dev backend.Device, res *Result, loop []string, engine func(*session) error) error {
+func runEngine(dev backend.Device, res *Result, wall *wallClock, loop []string, engine func(*session) error) error {
 	q, err := dev.NewQueue()
 	if err != nil {
 		return err
@@ -393,7 +259,7 @@ func runEngine(dev backend.Device, res *Result, loop []string, engine func(*sess
 	defer clock.release()
 	bs := backend.NewBuffers(dev, q)
 	defer bs.Free()
-	if err := engine(&session{dev: dev, q: q, clock: clock, bs: bs}); err != nil {
+	if err := engine(&session{dev: dev, q: q, clock: clock, wall: wall, bs: bs}); err != nil {
 		return err
 	}
 	if err := q.Finish(); err != nil {
@@ -404,6 +270,8 @@ func runEngine(dev backend.Device, res *Result, loop []string, engine func(*sess
 	}
 	res.Phases = clock.phases()
 	res.Loop = clock.sum(loop...)
+	bs.Free()
+	wall.mark("release")
 	return nil
 }
 

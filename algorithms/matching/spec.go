@@ -37,7 +37,8 @@ func runSpec(s *session, in *Input, opt Options, res *Result) error {
 	c.Threads = opt.Threads
 	q, clock, bs := s.q, s.clock, s.bs
 	m, n := in.Arcs(), in.N
-	src, dst, wgt := backend.Upload(bs, in.Src), backend.Upload(bs, in.Dst), backend.Upload(bs, in.Rank)
+	srcs, dsts, ranks := in.columns()
+	src, dst, wgt := backend.Upload(bs, srcs), backend.Upload(bs, dsts), backend.Upload(bs, ranks)
 	arcBytes := 4 * (m + 1)
 	t1, t2, t3, t4 := bs.Alloc(arcBytes), bs.Alloc(arcBytes), bs.Alloc(arcBytes), bs.Alloc(arcBytes)
 	changes := bs.Alloc(4)

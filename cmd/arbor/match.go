@@ -175,10 +175,12 @@ func verifyStrong(g *core.Graph, in *matching.Input, strong matching.Matching) e
 	for v := range want {
 		want[v] = -1
 	}
-	for i, u := range in.Src {
-		d, r := in.Dst[i], in.Rank[i]
-		if want[u] == -1 || r > rank[u] || (r == rank[u] && d < want[u]) {
-			want[u], rank[u] = d, r
+	for u := range g.N {
+		for a := int(in.Offsets[u]); a < int(in.Offsets[u+1]); a++ {
+			d, r := in.Dst(a), in.Rank(a)
+			if want[u] == -1 || r > rank[u] || (r == rank[u] && d < want[u]) {
+				want[u], rank[u] = d, r
+			}
 		}
 	}
 	for v := range want {

@@ -1,0 +1,62 @@
+package par
+
+import (
+	"cmp"
+	"math/rand/v2"
+	"slices"
+	"sync/atomic"
+	"testing"
+)
+
+func TestPiecesCoverOnce(t *testing.T) {
+	for _, n := range []int{0, 1, 2, 7, 100, 1001} {
+		for k := 1; k <= 9; k++ {
+			seen := make([]int32, n)
+			Pieces(n, k, func(_, lo, hi int) {
+				for i := lo; i < hi; i++ {
+					atomic.AddInt32(&seen[i], 1)
+				}
+			})
+			for i, c := range seen {
+				if c != 1 {
+					t.Fatalf("n=%d k=%d: element %d visited %d times", n, k, i, c)
+				}
+			}
+		}
+	}
+}
+
+func TestSortPiecesEqualsSort(t *testing.T) {
+	r := rand.New(rand.NewPCG(1, 2))
+	for _, n := range []int{0, 1, 2, 3, 10, 257, 5000} {
+		for k := 1; k <= 9; k++ {
+			s := make([]int, n)
+			for i := range s {
+				s[i] = r.IntN(n/3 + 1) // many duplicates
+			}
+			want := slices.Clone(s)
+			slices.Sort(want)
+			sortPieces(s, k, cmp.Compare[int])
+			if !slices.Equal(s, want) {
+				t.Fatalf("n=%d k=%d: %v, want %v", n, k, s, want)
+			}
+		}
+	}
+}
+
+func TestCopyAndFill(t *testing.T) {
+	src := make([]uint32, 3<<20+5)
+	for i := range src {
+		src[i] = uint32(i * 7)
+	}
+	dst := make([]uint32, len(src))
+	if n := Copy(dst, src); n != len(src) || !slices.Equal(dst, src) {
+		t.Fatalf("Copy: %d elements, equal %v", n, slices.Equal(dst, src))
+	}
+	Fill(dst, 9)
+	for i, v := range dst {
+		if v != 9 {
+			t.Fatalf("Fill: element %d is %d", i, v)
+		}
+	}
+}
