@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/arbor-gpu/arbor/backend"
+	"github.com/arbor-gpu/arbor/internal/par"
 	"github.com/klauspost/cpuid/v2"
 )
 
@@ -106,8 +107,10 @@ func (d *Device) Info() backend.Info { return d.info }
 func (d *Device) Close() error       { return nil }
 
 type buffer struct {
-	data  []byte
-	freed bool
+	data    []byte
+	freed   bool
+	release func() error // returns mapped memory (nil: Go memory)
+	cleanup runtime.Cleanup
 }
 
 func (b *buffer) Size() int { return len(b.data) }
@@ -117,16 +120,36 @@ func (b *buffer) Free() error {
 	}
 	b.freed = true
 	b.data = nil
+	if b.release != nil {
+		b.cleanup.Stop()
+		if err := b.release(); err != nil {
+			return fmt.Errorf("cpu: free: %w", err)
+		}
+	}
 	return nil
+}
+
+// goBytes is bytes zeroed bytes of Go memory, backed by uint64s so that
+// every typed view is aligned.
+func goBytes(bytes int) []byte {
+	words := make([]uint64, (bytes+7)/8)
+	return view[byte](backend.Bytes(words))[:bytes]
 }
 
 func (d *Device) Alloc(bytes int) (backend.Buffer, error) {
 	if bytes <= 0 {
 		return nil, fmt.Errorf("cpu: alloc of %d bytes", bytes)
 	}
-	// Back the bytes by uint64s so every typed view is aligned.
-	words := make([]uint64, (bytes+7)/8)
-	return &buffer{data: view[byte](backend.Bytes(words))[:bytes]}, nil
+	data, release, err := allocBytes(bytes)
+	if err != nil {
+		return nil, err
+	}
+	b := &buffer{data: data, release: release}
+	if release != nil {
+		// A buffer dropped without Free still returns its mapping.
+		b.cleanup = runtime.AddCleanup(b, func(release func() error) { _ = release() }, release)
+	}
+	return b, nil
 }
 
 type program struct {
@@ -207,7 +230,7 @@ func (q *Queue) Write(dst backend.Buffer, off int, src []byte) error {
 	if err := span(b, off, len(src), "write"); err != nil {
 		return err
 	}
-	copy(b.data[off:], src)
+	par.Copy(b.data[off:], src)
 	return nil
 }
 
@@ -219,7 +242,7 @@ func (q *Queue) Read(src backend.Buffer, off int, dst []byte) error {
 	if err := span(b, off, len(dst), "read"); err != nil {
 		return err
 	}
-	copy(dst, b.data[off:])
+	par.Copy(dst, b.data[off:])
 	return nil
 }
 
@@ -238,7 +261,7 @@ func (q *Queue) Copy(dst backend.Buffer, doff int, src backend.Buffer, soff, n i
 	if err := span(d, doff, n, "copy destination"); err != nil {
 		return err
 	}
-	copy(d.data[doff:doff+n], s.data[soff:soff+n])
+	par.Copy(d.data[doff:doff+n], s.data[soff:soff+n])
 	return nil
 }
 
@@ -253,10 +276,7 @@ func (q *Queue) Fill(dst backend.Buffer, off, n int, value uint32) error {
 	if off%4 != 0 || n%4 != 0 {
 		return fmt.Errorf("cpu: fill [%d, %d) is not 4-byte aligned", off, off+n)
 	}
-	words := view[uint32](b.data[off : off+n])
-	for i := range words {
-		words[i] = value
-	}
+	par.Fill(view[uint32](b.data[off:off+n]), value)
 	return nil
 }
 

@@ -2,8 +2,8 @@ package kernels
 
 import (
 	"math/bits"
-	"slices"
 	"runtime"
+	"slices"
 	"sync/atomic"
 
 	"github.com/arbor-gpu/arbor/cpu"

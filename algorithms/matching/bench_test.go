@@ -40,6 +40,8 @@ import (
 //	filter-floor-%  the same without the first pass's strongest-neighbour
 //	           read (the measure of the earlier notes: every pass one read)
 //	mate-hash  FNV-1a of the output; equal across backends (checked here too)
+//	w-setup-ms, w-upload-ms, w-loop-ms, w-download-ms, w-total-ms,
+//	w-release-ms: Run's wall-clock split (Result.Wall) of the last run
 //	argmax-ms, hs-ms, filter-ms, mark-ms, scan-ms, pack-ms: the device time
 //	           of each phase summed over the passes (device events around
 //	           each launch; a phase's time includes any wait for the host
@@ -282,6 +284,10 @@ func benchRun(b *testing.B, be, graph string, g *core.Graph, in *Input, opt Opti
 	b.ReportMetric(100*(floor/bw)/loopS, "floor-%")
 	b.ReportMetric(100*(filterFloor/bw)/loopS, "filter-floor-%")
 	b.ReportMetric(float64(h%1000003), "mate-hash")
+	// The wall-clock split of the last run (what the caller waits for).
+	for _, p := range res.Wall {
+		b.ReportMetric(p.Time.Seconds()*1e3, "w-"+p.Name+"-ms")
+	}
 	// The device time per phase (of the last run), summed over the passes.
 	for _, p := range res.Phases {
 		if unit, ok := phaseUnits[p.Name]; ok {

@@ -1,6 +1,7 @@
 package matching
 
 import (
+	"cmp"
 	"fmt"
 	"math"
 	"slices"
@@ -216,13 +217,23 @@ func (in *Input) rankByWeight() {
 		in.setRanks(func(a int) int32 { return int32(in.Weight[a]-all.lo) + 1 })
 		return
 	}
-	distinct := slices.Clone(in.Weight)
-	par.Sort(distinct)
-	distinct = slices.Compact(distinct)
-	in.setRanks(func(a int) int32 {
-		r, _ := slices.BinarySearch(distinct, in.Weight[a])
-		return int32(r + 1)
-	})
+	// Rank by sorting the edges on their weights, as integers that order
+	// like them (float comparisons pay for NaN checks at every step).
+	rankEdges(in, func(_, _ int32, a int) uint64 { return orderedBits(in.Weight[a]) }, cmp.Compare[uint64])
+}
+
+// orderedBits maps a float64 (not NaN) to a uint64 of the same order:
+// negative numbers have every bit flipped, others the sign bit set, and
+// -0 is +0.
+func orderedBits(w float64) uint64 {
+	if w == 0 {
+		w = 0
+	}
+	b := math.Float64bits(w)
+	if b>>63 != 0 {
+		return ^b
+	}
+	return b | 1<<63
 }
 
 // pairHash mixes an edge's endpoints (splitmix64's finaliser): the hashed
@@ -263,29 +274,15 @@ func stronger(tie Tie, wa float64, a1, a2 int32, wb float64, b1, b2 int32) bool 
 // Both arcs of an edge share it, so the kernels' index tie-break is never
 // used.
 func (in *Input) rankHashed() {
-	type edge struct {
-		w    float64
-		h    uint64
+	type strength struct {
+		w, h uint64
 		u, v int32
-		arc  int32
 	}
-	// One per edge: its arc u→v with u < v, gathered per piece of vertices.
-	k := par.Workers(in.N, vertexPiece)
-	parts := make([][]edge, k)
-	par.Pieces(in.N, k, func(i, lo, hi int) {
-		for u := lo; u < hi; u++ {
-			for a := in.Offsets[u]; a < in.Offsets[u+1]; a++ {
-				if v := in.Dst(int(a)); int32(u) < v {
-					parts[i] = append(parts[i], edge{in.Weight[a], pairHash(int32(u), v), int32(u), v, a})
-				}
-			}
-		}
-	})
-	edges := slices.Concat(parts...)
-	parts = nil
 	// Ascending rank = weakest first: the reverse of the greedy order
 	// (stronger), with the hashes computed once.
-	par.SortFunc(edges, func(a, b edge) int {
+	rankEdges(in, func(u, v int32, a int) strength {
+		return strength{orderedBits(in.Weight[a]), pairHash(u, v), u, v}
+	}, func(a, b strength) int {
 		switch {
 		case a.w != b.w:
 			return cmpOrder(a.w < b.w)
@@ -298,12 +295,59 @@ func (in *Input) rankHashed() {
 		}
 		return 0
 	})
-	rank := make([]int32, in.Arcs())
-	par.Range(len(edges), 1<<16, func(lo, hi int) {
-		for r := lo; r < hi; r++ {
-			rank[edges[r].arc] = int32(r + 1)
+}
+
+// rankEdges ranks the edges by key (computed for each edge's arc u→v with
+// u < v) in the order of compare: rank 1 for the least key, equal keys
+// equal ranks, one more for each larger distinct key. Both arcs of an edge
+// get its rank. The edges are sorted once, on all cores; ranks are then
+// handed out along the sorted order by pieces (each piece's first rank is
+// one plus the number of distinct keys before it).
+func rankEdges[K any](in *Input, key func(u, v int32, a int) K, compare func(a, b K) int) {
+	type item struct {
+		k   K
+		arc int32
+	}
+	k := par.Workers(in.N, vertexPiece)
+	parts := make([][]item, k)
+	par.Pieces(in.N, k, func(i, lo, hi int) {
+		for u := lo; u < hi; u++ {
+			for a := in.Offsets[u]; a < in.Offsets[u+1]; a++ {
+				if v := in.Dst(int(a)); int32(u) < v {
+					parts[i] = append(parts[i], item{key(int32(u), v, int(a)), a})
+				}
+			}
 		}
 	})
+	items := slices.Concat(parts...)
+	parts = nil
+	par.SortFunc(items, func(a, b item) int { return compare(a.k, b.k) })
+	// starts[i]: the distinct keys that begin in piece i.
+	k = par.Workers(len(items), 1<<16)
+	starts := make([]int32, k+1)
+	par.Pieces(len(items), k, func(i, lo, hi int) {
+		var c int32
+		for j := lo; j < hi; j++ {
+			if j == 0 || compare(items[j-1].k, items[j].k) != 0 {
+				c++
+			}
+		}
+		starts[i+1] = c
+	})
+	for i := range k {
+		starts[i+1] += starts[i]
+	}
+	rank := make([]int32, in.Arcs())
+	par.Pieces(len(items), k, func(i, lo, hi int) {
+		r := starts[i]
+		for j := lo; j < hi; j++ {
+			if j == 0 || compare(items[j-1].k, items[j].k) != 0 {
+				r++
+			}
+			rank[items[j].arc] = r
+		}
+	})
+	items = nil
 	// The reverse arcs v→u (v > u) take the rank of u→v.
 	par.Range(in.N, vertexPiece, func(lo, hi int) {
 		for v := lo; v < hi; v++ {

@@ -143,9 +143,9 @@ type Result struct {
 	// ready for the kernels), loop (the passes, host waits included),
 	// download (the result back) and total (pairs and weight on the host),
 	// plus release (freeing the buffers); WallTotal is their sum.
-	Wall      []Phase         `json:"wall"`
-	WallTotal time.Duration   `json:"wall_ns"`
-	Device    backend.Info    `json:"device"`
+	Wall      []Phase       `json:"wall"`
+	WallTotal time.Duration `json:"wall_ns"`
+	Device    backend.Info  `json:"device"`
 }
 
 // Handshake runs the handshaking matching of g on dev.

@@ -3,6 +3,7 @@ package matching
 import (
 	"bufio"
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -198,6 +199,8 @@ func TestGenerated(t *testing.T) {
 		randomGraph(2000, 9000, 1000000, false, 6),
 		randomGraph(3000, 20000, 1, true, 7),
 		randomGraph(3000, 20000, 5, true, 8),
+		realGraph(500, 4000, rankValueSets[0], 9),
+		realGraph(500, 4000, rankValueSets[1], 10),
 	}
 	backendtest.ForEach(t, func(t *testing.T, dev backend.Device) {
 		for _, g := range graphs {
@@ -241,4 +244,99 @@ func TestVerifyRejects(t *testing.T) {
 			t.Errorf("%s: Verify = %v", tc.name, err)
 		}
 	}
+}
+
+// realGraph is a random graph whose weights come from vals (reals,
+// negatives, both zeros, integers too far apart to rank by value).
+func realGraph(n, m int, vals []float64, seed uint64) *core.Graph {
+	rng := rand.New(rand.NewPCG(seed, 7))
+	b := core.NewBuilder(n, false)
+	b.HasWeights = true
+	for i := 0; i < m; i++ {
+		b.Add(core.Edge{U: int32(rng.IntN(n)), V: int32(rng.IntN(n)), Weight: vals[rng.IntN(len(vals))]})
+	}
+	g, err := b.Build()
+	if err != nil {
+		panic(err)
+	}
+	g.Name = fmt.Sprintf("real(n=%d,m=%d,%d values)", n, m, len(vals))
+	return g
+}
+
+var rankValueSets = [][]float64{
+	{-1.5, math.Copysign(0, -1), 0, 0.25, 3.75, -1e-300, 1e300, 7},
+	{1, 1e9, 5e8, 3, 2e9}, // integers beyond intRankSpan apart: sorted, not ranked by value
+	{2, 5, 11},            // integers ranked by value
+}
+
+// TestPrepareRanks: ranks order the arcs exactly as their weights do
+// (equal weights, -0 and +0 included, equal ranks), both arcs of an edge
+// share theirs, hashed ties give every edge its own, and the keys name the
+// graph's arcs in order.
+func TestPrepareRanks(t *testing.T) {
+	for i, vals := range rankValueSets {
+		g := realGraph(400, 3000, vals, uint64(i))
+		for _, tie := range []Tie{TieIndex, TieHashed} {
+			in, err := Prepare(g, tie)
+			if err != nil {
+				t.Fatal(err)
+			}
+			src := in.Sources()
+			type arc struct {
+				u, v int32
+				w    float64
+				r    int32
+			}
+			var arcs []arc
+			rankOf := map[[2]int32]int32{}
+			for a := range in.Arcs() {
+				u, v := src[a], in.Dst(a)
+				if want := g.ArcIndex(int(u), int(v)); want < 0 || g.Weights[want] != in.Weight[a] {
+					t.Fatalf("%s: arc %d (%d→%d, weight %g) is not the graph's", g.Name, a, u, v, in.Weight[a])
+				}
+				arcs = append(arcs, arc{u, v, in.Weight[a], in.Rank(a)})
+				rankOf[[2]int32{u, v}] = in.Rank(a)
+				if in.Rank(a) < 1 || in.Rank(a) > in.MaxRank {
+					t.Fatalf("%s: rank %d outside [1, %d]", g.Name, in.Rank(a), in.MaxRank)
+				}
+			}
+			if len(arcs) != g.Arcs()-countLoops(g) {
+				t.Fatalf("%s: %d arcs, the graph has %d without loops", g.Name, len(arcs), g.Arcs()-countLoops(g))
+			}
+			for _, a := range arcs {
+				if rankOf[[2]int32{a.v, a.u}] != a.r {
+					t.Fatalf("%s %s: arcs of {%d,%d} ranked %d and %d", g.Name, tie, a.u, a.v, a.r, rankOf[[2]int32{a.v, a.u}])
+				}
+			}
+			for x := 0; x < len(arcs); x += 7 {
+				for y := 0; y < len(arcs); y += 13 {
+					a, b := arcs[x], arcs[y]
+					if a.u > a.v || b.u > b.v {
+						continue
+					}
+					same := a.u == b.u && a.v == b.v
+					switch {
+					case tie == TieIndex && (a.w < b.w) != (a.r < b.r), tie == TieIndex && (a.w == b.w) != (a.r == b.r):
+						t.Fatalf("%s: weights %g, %g ranked %d, %d", g.Name, a.w, b.w, a.r, b.r)
+					case tie == TieHashed && !same && a.r == b.r:
+						t.Fatalf("%s hashed: edges {%d,%d} and {%d,%d} share rank %d", g.Name, a.u, a.v, b.u, b.v, a.r)
+					case tie == TieHashed && stronger(tie, a.w, a.u, a.v, b.w, b.u, b.v) != (a.r > b.r) && !same:
+						t.Fatalf("%s hashed: ranks %d, %d disagree with the strength order", g.Name, a.r, b.r)
+					}
+				}
+			}
+		}
+	}
+}
+
+func countLoops(g *core.Graph) int {
+	c := 0
+	for u := range g.N {
+		for _, v := range g.Neighbors(u) {
+			if int(v) == u {
+				c++
+			}
+		}
+	}
+	return c
 }

@@ -36,16 +36,17 @@ type command struct {
 // commands is the table of subcommands; each lives in its own file.
 func commands() map[string]command {
 	return map[string]command{
-		"devices": {"list every backend, its devices and capabilities, or why it is absent", runDevices},
-		"demo":    {"run the algorithms on embedded sample data with the auto-selected backend", runDemo},
-		"version": {"print Arbor's version", runVersion},
-		"info":    {"read a graph file and describe it", runInfo},
-		"match":   {"handshaking weighted matching", runMatch},
-		"mcs":     {"maximum common induced subgraph (McSplit)", runMCS},
-		"clique":  {"maximum clique (bitset branch and bound), or of the complement", runClique},
-		"vc":      {"minimum vertex cover", runVC},
-		"verify":  {"check every kernel on every device against its CPU twin", runVerify},
-		"kernels": {"list kernel sources, or --dump the exact source a backend compiles", runKernels},
+		"devices":  {"list every backend, its devices and capabilities, or why it is absent", runDevices},
+		"demo":     {"run the algorithms on embedded sample data with the auto-selected backend", runDemo},
+		"version":  {"print Arbor's version", runVersion},
+		"info":     {"read a graph file and describe it", runInfo},
+		"generate": {"write a generated graph (R-MAT, G(n,p)) to a file", runGenerate},
+		"match":    {"handshaking weighted matching", runMatch},
+		"mcs":      {"maximum common induced subgraph (McSplit)", runMCS},
+		"clique":   {"maximum clique (bitset branch and bound), or of the complement", runClique},
+		"vc":       {"minimum vertex cover", runVC},
+		"verify":   {"check every kernel on every device against its CPU twin", runVerify},
+		"kernels":  {"list kernel sources, or --dump the exact source a backend compiles", runKernels},
 	}
 }
 

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strconv"
 	"strings"
 	"time"
 
@@ -53,49 +54,39 @@ func runMatch(e *env) error {
 		return usagef("--tie must be index or hashed, got %q", *tie)
 	}
 
-	t0 := time.Now()
+	clock := &cliClock{last: time.Now()}
 	g, err := core.ReadGraph(pos[0], core.ReadOptions{Format: *format})
 	if err != nil {
 		return err
 	}
-	readTime := time.Since(t0)
+	clock.mark("read")
+	var fileBytes int64
+	if st, err := os.Stat(pos[0]); err == nil {
+		fileBytes = st.Size()
+	}
 	dev, choice, err := df.open(e, *asJSON)
 	if err != nil {
 		return err
 	}
 	defer dev.Close()
-	t1 := time.Now()
+	clock.mark("open")
 	in, err := matching.Prepare(g, opt.Tie)
 	if err != nil {
 		return err
 	}
-	prepTime := time.Since(t1)
+	clock.mark("prepare")
 	res, err := matching.Run(dev, in, opt)
 	if err != nil {
 		return err
 	}
-	total := time.Since(t1)
+	clock.add(res.Wall)
 	verified := ""
 	if *verify {
-		if opt.StrongOnly {
-			if err := verifyStrong(g, in, res.Mate); err != nil {
-				return fmt.Errorf("verify: %w", err)
-			}
-		} else {
-			if err := res.Mate.Verify(g); err != nil {
-				return fmt.Errorf("verify: not a matching: %w", err)
-			}
-			if u, v, ok := res.Mate.Maximal(g); !ok {
-				return fmt.Errorf("verify: not maximal: edge {%d,%d} has both ends free", u, v)
-			}
-			want := matching.Greedy(g, opt.Tie)
-			for v := range want {
-				if want[v] != res.Mate[v] {
-					return fmt.Errorf("verify: vertex %d matched to %d, sequential greedy says %d", v, res.Mate[v], want[v])
-				}
-			}
+		if err := verifyMatch(g, in, res, opt); err != nil {
+			return err
 		}
 		verified = "ok"
+		clock.mark("verify")
 	}
 
 	var w io.Writer = e.stdout
@@ -108,26 +99,27 @@ func runMatch(e *env) error {
 		w = f
 	}
 	if !*asJSON || *outPath != "" {
-		bw := bufio.NewWriterSize(w, 1<<16)
-		for _, p := range res.Mate {
-			fmt.Fprintln(bw, p)
-		}
-		if err := bw.Flush(); err != nil {
+		if err := writeMates(w, res.Mate); err != nil {
 			return fmt.Errorf("write result: %w", err)
 		}
+		clock.mark("write")
 	}
 	if *asJSON {
 		out := struct {
 			Graph     string           `json:"graph"`
 			Format    string           `json:"format"`
+			Bytes     int64            `json:"bytes"`
 			Result    *matching.Result `json:"result"`
 			Mate      []int32          `json:"mate,omitempty"`
+			Time      []matching.Phase `json:"time"` // every phase, file to output
+			ReadMBs   float64          `json:"read_mb_per_s"`
 			ReadNS    time.Duration    `json:"read_ns"`
 			PrepareNS time.Duration    `json:"prepare_ns"`
-			TotalNS   time.Duration    `json:"total_ns"`
+			TotalNS   time.Duration    `json:"total_ns"` // prepare and Run
 			Chosen    string           `json:"chosen"`
 			Verified  string           `json:"verified,omitempty"`
-		}{g.Name, g.Format, res, nil, readTime, prepTime, total, choice.Why, verified}
+		}{g.Name, g.Format, fileBytes, res, nil, clock.phases, mbPerS(fileBytes, clock.get("read")),
+			clock.get("read"), clock.get("prepare"), clock.get("prepare") + res.WallTotal, choice.Why, verified}
 		if *outPath == "" {
 			out.Mate = res.Mate
 		}
@@ -135,12 +127,95 @@ func runMatch(e *env) error {
 		enc.SetIndent("", "  ")
 		return enc.Encode(out)
 	}
-	fmt.Fprintln(e.stderr, matchSummary(g, res, readTime, prepTime, total, verified))
+	fmt.Fprintln(e.stderr, matchSummary(g, res, clock, fileBytes, verified))
 	return nil
 }
 
+// verifyMatch checks a result independently: --strong-only entries against
+// the graph's heaviest neighbours, a matching by the checker, for
+// maximality and against sequential greedy.
+func verifyMatch(g *core.Graph, in *matching.Input, res *matching.Result, opt matching.Options) error {
+	if opt.StrongOnly {
+		if err := verifyStrong(g, in, res.Mate); err != nil {
+			return fmt.Errorf("verify: %w", err)
+		}
+		return nil
+	}
+	if err := res.Mate.Verify(g); err != nil {
+		return fmt.Errorf("verify: not a matching: %w", err)
+	}
+	if u, v, ok := res.Mate.Maximal(g); !ok {
+		return fmt.Errorf("verify: not maximal: edge {%d,%d} has both ends free", u, v)
+	}
+	want := matching.Greedy(g, opt.Tie)
+	for v := range want {
+		if want[v] != res.Mate[v] {
+			return fmt.Errorf("verify: vertex %d matched to %d, sequential greedy says %d", v, res.Mate[v], want[v])
+		}
+	}
+	return nil
+}
+
+// writeMates writes one partner per line.
+func writeMates(w io.Writer, mate matching.Matching) error {
+	bw := bufio.NewWriterSize(w, 1<<16)
+	buf := make([]byte, 0, 16)
+	for _, p := range mate {
+		buf = strconv.AppendInt(buf[:0], int64(p), 10)
+		buf = append(buf, '\n')
+		if _, err := bw.Write(buf); err != nil {
+			return err
+		}
+	}
+	return bw.Flush()
+}
+
+// cliClock splits a command's wall-clock time into named phases, in order.
+type cliClock struct {
+	last   time.Time
+	phases []matching.Phase
+}
+
+// mark ends phase name, begun at the previous mark.
+func (c *cliClock) mark(name string) {
+	now := time.Now()
+	c.phases = append(c.phases, matching.Phase{Name: name, Time: now.Sub(c.last)})
+	c.last = now
+}
+
+// add appends phases timed elsewhere that end now.
+func (c *cliClock) add(ps []matching.Phase) {
+	c.phases = append(c.phases, ps...)
+	c.last = time.Now()
+}
+
+func (c *cliClock) get(name string) time.Duration {
+	for _, p := range c.phases {
+		if p.Name == name {
+			return p.Time
+		}
+	}
+	return 0
+}
+
+func (c *cliClock) sum() time.Duration {
+	var d time.Duration
+	for _, p := range c.phases {
+		d += p.Time
+	}
+	return d
+}
+
+// mbPerS is bytes per second in MB/s (0 when unknown).
+func mbPerS(bytes int64, d time.Duration) float64 {
+	if bytes <= 0 || d <= 0 {
+		return 0
+	}
+	return float64(bytes) / 1e6 / d.Seconds()
+}
+
 // matchSummary is the human summary on stderr.
-func matchSummary(g *core.Graph, res *matching.Result, read, prep, total time.Duration, verified string) string {
+func matchSummary(g *core.Graph, res *matching.Result, clock *cliClock, fileBytes int64, verified string) string {
 	var sb strings.Builder
 	what := fmt.Sprintf("%d pairs, weight %.6g", res.Pairs, res.Weight)
 	if res.StrongOnly {
@@ -155,12 +230,22 @@ func matchSummary(g *core.Graph, res *matching.Result, read, prep, total time.Du
 	if verified != "" {
 		sb.WriteString("; verified")
 	}
-	fmt.Fprintf(&sb, "\n  time: read %v, prepare %v", read.Round(time.Microsecond), prep.Round(time.Microsecond))
-	for _, p := range res.Phases {
-		fmt.Fprintf(&sb, ", %s %v", p.Name, p.Time.Round(time.Microsecond))
+	sb.WriteString("\n  time:")
+	for i, p := range clock.phases {
+		if i > 0 {
+			sb.WriteString(",")
+		}
+		fmt.Fprintf(&sb, " %s %v", p.Name, p.Time.Round(time.Microsecond))
+		if p.Name == "read" && fileBytes > 0 {
+			fmt.Fprintf(&sb, " (%.0f MB/s)", mbPerS(fileBytes, p.Time))
+		}
 	}
-	fmt.Fprintf(&sb, "; device loop %v (%s arcs), total %v", res.Loop.Round(time.Microsecond),
-		rate(res.ArcsProcessed, res.Loop), total.Round(time.Microsecond))
+	fmt.Fprintf(&sb, "; all %v", clock.sum().Round(time.Microsecond))
+	fmt.Fprintf(&sb, "\n  device:")
+	for _, p := range res.Phases {
+		fmt.Fprintf(&sb, " %s %v,", p.Name, p.Time.Round(time.Microsecond))
+	}
+	fmt.Fprintf(&sb, " loop %v (%s arcs)", res.Loop.Round(time.Microsecond), rate(res.ArcsProcessed, res.Loop))
 	return sb.String()
 }
 

@@ -1,0 +1,111 @@
+package main
+
+import (
+	"bufio"
+	"fmt"
+	"os"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/arbor-gpu/arbor/core"
+)
+
+const generateSynopsis = "rmat|gnp [--scale S --edge-factor F] [--n N --degree D] [--weights int:LO:HI|real:LO:HI] [--seed S] [--format F] -o FILE"
+
+// runGenerate writes a generated graph: the large inputs that benchmarks
+// and the reading-speed checks need, made on the machine that reads them
+// instead of shipped.
+func runGenerate(e *env) error {
+	fs := newFlags(e, "generate", generateSynopsis)
+	scale := fs.Int("scale", 20, "rmat: 2^scale vertices")
+	edgeFactor := fs.Int("edge-factor", 16, "rmat: edges generated per vertex (repeats and self-loops are dropped)")
+	n := fs.Int("n", 1000, "gnp: vertices")
+	degree := fs.Float64("degree", 16, "gnp: expected degree")
+	weights := fs.String("weights", "", "edge weights: int:LO:HI or real:LO:HI (default none: pattern)")
+	seed := fs.Uint64("seed", 1, "random seed")
+	format := fs.String("format", core.FormatMTX, "output format: "+strings.Join(core.Formats(), ", "))
+	out := fs.String("o", "", "output file (required)")
+	pos, err := parse(fs, e.args)
+	if err != nil {
+		return err
+	}
+	if len(pos) != 1 {
+		return usagef("generate takes one model, rmat or gnp (usage: arbor generate %s)", generateSynopsis)
+	}
+	if *out == "" {
+		return usagef("generate needs -o FILE")
+	}
+	var g *core.Graph
+	switch pos[0] {
+	case "rmat":
+		if *scale < 1 || *scale > 30 || *edgeFactor < 1 {
+			return usagef("rmat needs 1 ≤ --scale ≤ 30 and --edge-factor ≥ 1, got %d and %d", *scale, *edgeFactor)
+		}
+		g = core.RMAT(*scale, *edgeFactor, 0.57, 0.19, 0.19, *seed)
+	case "gnp":
+		if *n < 2 || *degree < 0 || *degree > float64(*n-1) {
+			return usagef("gnp needs --n ≥ 2 and 0 ≤ --degree ≤ n-1, got %d and %g", *n, *degree)
+		}
+		g = core.GNP(*n, *degree/float64(*n-1), *seed)
+	default:
+		return usagef("unknown model %q: rmat or gnp", pos[0])
+	}
+	if *weights != "" {
+		if err := setGeneratedWeights(g, *weights, *seed); err != nil {
+			return err
+		}
+	}
+	t0 := time.Now()
+	f, err := os.Create(*out)
+	if err != nil {
+		return err
+	}
+	bw := bufio.NewWriterSize(f, 1<<20)
+	if err := core.WriteGraph(bw, g, *format); err != nil {
+		f.Close()
+		return err
+	}
+	if err := bw.Flush(); err != nil {
+		f.Close()
+		return fmt.Errorf("write %s: %w", *out, err)
+	}
+	if err := f.Close(); err != nil {
+		return fmt.Errorf("write %s: %w", *out, err)
+	}
+	st, err := os.Stat(*out)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(e.stderr, "generate: %s: %d vertices, %d edges, %.1f MB in %v\n", *out, g.N, g.Edges(),
+		float64(st.Size())/1e6, time.Since(t0).Round(time.Millisecond))
+	return nil
+}
+
+// setGeneratedWeights parses int:LO:HI or real:LO:HI and sets g's weights.
+func setGeneratedWeights(g *core.Graph, spec string, seed uint64) error {
+	parts := strings.Split(spec, ":")
+	bad := usagef("--weights must be int:LO:HI or real:LO:HI with LO ≤ HI, got %q", spec)
+	if len(parts) != 3 {
+		return bad
+	}
+	switch parts[0] {
+	case "int":
+		lo, err1 := strconv.ParseInt(parts[1], 10, 64)
+		hi, err2 := strconv.ParseInt(parts[2], 10, 64)
+		if err1 != nil || err2 != nil || lo > hi {
+			return bad
+		}
+		core.RandomIntWeights(g, lo, hi, seed)
+	case "real":
+		lo, err1 := strconv.ParseFloat(parts[1], 64)
+		hi, err2 := strconv.ParseFloat(parts[2], 64)
+		if err1 != nil || err2 != nil || !(lo <= hi) {
+			return bad
+		}
+		core.RandomRealWeights(g, lo, hi, seed)
+	default:
+		return bad
+	}
+	return nil
+}
