@@ -29,8 +29,7 @@ type Device struct {
 	// Owned by the executor's thread: the kernel parameter block and the
 	// pinned staging buffers with their events (allocated on first use).
 	params   *raw.Params
-	staging  [2]raw.HostMem
-	stageEv  [2]raw.Event
+	stage    staging
 	closeErr error
 
 	stats     buildStats
@@ -51,7 +50,8 @@ func openDevice(st *state, ordinal int) (*Device, error) {
 	if err != nil {
 		return nil, fmt.Errorf("cuda: %s: %w", info.Name, err)
 	}
-	d := &Device{st: st, api: st.api, info: info, lim: lim, target: t, params: raw.NewParams(maxParams)}
+	d := &Device{st: st, api: st.api, info: info, lim: lim, target: t, params: raw.NewParams(maxParams),
+		stage: defaultStaging()}
 	d.dev, _ = st.api.DeviceGet(ordinal)
 	setup := func() error {
 		ctx, r := d.api.PrimaryCtxRetain(d.dev)
@@ -82,11 +82,8 @@ func (d *Device) teardown() {
 		}
 	}
 	keep("cuCtxSynchronize", d.api.CtxSynchronize())
-	for i := range d.staging {
-		if d.stageEv[i] != 0 {
-			keep("cuEventDestroy", d.api.EventDestroy(d.stageEv[i]))
-		}
-		keep("cuMemFreeHost", d.api.MemFreeHost(d.staging[i]))
+	for _, err := range d.freeStaging() {
+		errs = append(errs, err)
 	}
 	d.api.CtxSetCurrent(0)
 	keep("cuDevicePrimaryCtxRelease", d.api.PrimaryCtxRelease(d.dev))

@@ -124,7 +124,9 @@ func TestRoundTrip(t *testing.T) {
 	d := openCUDA(t)
 	q := newQueue(t, d)
 	rng := rand.New(rand.NewPCG(3, 4))
-	for _, n := range []int{1, 3, 4096, stagingThreshold, stagingThreshold + 1, 2*stagingChunk + 1, 3*stagingChunk + 12345} {
+	chunk, nb := defaultStaging().chunk, len(defaultStaging().bufs)
+	// Past every buffer, so that each is refilled, and not a multiple of them.
+	for _, n := range []int{1, 3, 4096, stagingThreshold, stagingThreshold + 1, 2*chunk + 1, (nb+1)*chunk + 12345} {
 		const off = 13
 		src := make([]byte, n)
 		for i := range src {

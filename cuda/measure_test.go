@@ -2,6 +2,7 @@ package cuda
 
 import (
 	"fmt"
+	"os"
 	"testing"
 	"time"
 
@@ -79,7 +80,8 @@ func transferBandwidth(t testing.TB, d *Device, size, reps int) (h2d, d2h float6
 // pinnedDMA times the raw DMA from and to a pinned staging buffer with
 // events: the link's speed, without the copy between Go and pinned memory.
 func pinnedDMA(t testing.TB, d *Device, reps int) (h2d, d2h float64) {
-	b := alloc(t, d, stagingChunk).(*buffer)
+	chunk := d.stage.chunk
+	b := alloc(t, d, chunk).(*buffer)
 	q := newQueue(t, d).(*queue)
 	var msUp, msDown float32
 	err := d.do(func() error {
@@ -92,7 +94,7 @@ func pinnedDMA(t testing.TB, d *Device, reps int) (h2d, d2h float64) {
 			ev[i], _ = api.EventCreate()
 			defer api.EventDestroy(ev[i])
 		}
-		stage := d.staging[0].Bytes()
+		stage := d.stage.bufs[0].Bytes()
 		api.MemcpyHtoDAsync(b.ptr, stage, q.stream) // warm-up
 		api.EventRecord(ev[0], q.stream)
 		for i := 0; i < reps; i++ {
@@ -113,7 +115,7 @@ func pinnedDMA(t testing.TB, d *Device, reps int) (h2d, d2h float64) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	bytes := float64(stagingChunk) * float64(reps)
+	bytes := float64(chunk) * float64(reps)
 	return bytes / (float64(msUp) / 1e3), bytes / (float64(msDown) / 1e3)
 }
 
@@ -253,8 +255,8 @@ func TestMeasure(t *testing.T) {
 		fmt.Sprintf("MEASURE d2d-copy-1GiB   %8.1f GB/s copied (%.1f GB/s read+write)", d2d/1e9, 2*d2d/1e9),
 		fmt.Sprintf("MEASURE h2d-write-256M  %8.1f GB/s (Queue.Write from Go memory, pinned staging)", h2d/1e9),
 		fmt.Sprintf("MEASURE d2h-read-256M   %8.1f GB/s (Queue.Read into Go memory, pinned staging)", d2h/1e9),
-		fmt.Sprintf("MEASURE h2d-pinned-dma  %8.1f GB/s (16 MiB DMA from pinned memory, events)", ph2d/1e9),
-		fmt.Sprintf("MEASURE d2h-pinned-dma  %8.1f GB/s (16 MiB DMA to pinned memory, events)", pd2h/1e9),
+		fmt.Sprintf("MEASURE h2d-pinned-dma  %8.1f GB/s (one staging buffer's DMA from pinned memory, events)", ph2d/1e9),
+		fmt.Sprintf("MEASURE d2h-pinned-dma  %8.1f GB/s (one staging buffer's DMA to pinned memory, events)", pd2h/1e9),
 		fmt.Sprintf("MEASURE launch-call     %8.2f µs per Launch call, back to back (host side: checked, then posted to the executor)", us(perCall)),
 		fmt.Sprintf("MEASURE launch-stream   %8.2f µs per empty kernel, device time between events over 20000 back-to-back launches", us(perKernel)),
 		fmt.Sprintf("MEASURE launch-raw      %8.2f µs per cuLaunchKernel called in a loop on the executor's thread (driver cost)", us(rawCall)),
@@ -295,4 +297,37 @@ func BenchmarkLaunch(b *testing.B) {
 	b.ReportMetric(float64(perCall)/1e3, "µs/launch")
 	b.ReportMetric(float64(perKernel)/1e3, "µs/kernel")
 	b.ReportMetric(float64(trip)/1e3, "µs/roundtrip")
+}
+
+// TestStagingSweep (ARBOR_STAGING_SWEEP=1) times Write and Read of 2 GiB of
+// Go memory, the size a 10^8-edge matching uploads, for each shape of the
+// staging set: the measurement behind defaultStaging.
+func TestStagingSweep(t *testing.T) {
+	if os.Getenv("ARBOR_STAGING_SWEEP") == "" {
+		t.Skip("set ARBOR_STAGING_SWEEP=1 to sweep the staging shapes")
+	}
+	d := openCUDA(t)
+	var lines []string
+	for _, chunk := range []int{16 << 20, 32 << 20, 64 << 20} {
+		for _, nb := range []int{2, 4} {
+			for _, copiers := range []int{8, 16} {
+				err := d.do(func() error {
+					if errs := d.freeStaging(); len(errs) > 0 {
+						return errs[0]
+					}
+					d.stage = staging{chunk: chunk, copiers: copiers, bufs: make([]raw.HostMem, nb), events: make([]raw.Event, nb)}
+					return nil
+				})
+				if err != nil {
+					t.Fatal(err)
+				}
+				h2d, d2h := transferBandwidth(t, d, 2<<30, 3)
+				lines = append(lines, fmt.Sprintf("STAGING chunk %3d MiB  buffers %d  copiers %2d: write %5.1f GB/s  read %5.1f GB/s",
+					chunk>>20, nb, copiers, h2d/1e9, d2h/1e9))
+			}
+		}
+	}
+	for _, l := range lines {
+		t.Log(l)
+	}
 }

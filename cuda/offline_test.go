@@ -231,13 +231,13 @@ func TestInvertVersionOrder(t *testing.T) {
 }
 
 func TestParallelCopy(t *testing.T) {
-	for _, n := range []int{0, 1, copyPiece - 1, copyPiece + 1, 3*copyPiece + 17, stagingChunk} {
+	for _, n := range []int{0, 1, copyPiece - 1, copyPiece + 1, 3*copyPiece + 17, 32 << 20} {
 		src := make([]byte, n)
 		for i := range src {
 			src[i] = byte(i*7 + i>>8)
 		}
 		dst := make([]byte, n)
-		parallelCopy(dst, src)
+		parallelCopy(dst, src, 5)
 		if !slices.Equal(dst, src) {
 			t.Fatalf("n=%d: copy differs", n)
 		}

@@ -1,67 +1,65 @@
 #!/usr/bin/env bash
-# Handshaking matching benchmark on the GPU machine (issue 7). Runs from the
-# repo root with the binaries built here by scripts/build-dev.sh:
-#   .dev/algorithms_matching.test  (the benchmark; it generates its graphs)
-# R-MAT (edge factor 16) and G(n,p) graphs from 1e5 to 1e8 edges, fast engine
-# (spec up to 1e6 edges), on cuda and on the cpu backend (all cores); the
-# benchmark itself fails if any backend's matching differs from the first
-# one's, and checks every matching with the independent checker.
-# Prints a table: graph, engine, edges, backend, passes, device-loop ms,
-# end-to-end ms, edges/s (end to end), first-pass edges/s, loop GB/s (byte
-# model), measured copy GB/s, % of the copy-bandwidth floor (floor%: every
-# pass reads its arcs once and writes the kept ones, and the first pass
-# also reads them for its strongest neighbours; filt%: without that read),
-# and the CPU/CUDA loop-time ratio, then each engine's device time per phase.
-# ARBOR_BENCH_TIME (default 1x) sets the runs per benchmark (e.g. 3x).
-# Budget: ≤ 6 minutes (guarded by timeouts).
+# Matching end to end on the GPU machine (issue 18): the checks of the
+# matching kernels and engine on CUDA and NVIDIA OpenCL, Run's wall-clock
+# split on rmat-s23 (CUDA and the 16-core CPU backend, after a warm-up),
+# and `arbor match` from a generated ≥10^8-edge Matrix Market file to the
+# written output on both, with the outputs compared.
+#
+#   scripts/gpu/match.sh [checks|bench|cli]...   (default: all three)
+#
+# Needs .dev/arbor, .dev/algorithms_matching.test and .dev/tests.test
+# (scripts/build-dev.sh ./algorithms/matching ./tests). Prints a table last.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
-BIN=.dev/algorithms_matching.test
-[ -x "$BIN" ] || { echo "match.sh: $BIN missing (run scripts/build-dev.sh)"; exit 1; }
-MAX=${ARBOR_BENCH_MAX_EDGES:-1e8}
-LOG=$(mktemp)
-nproc; nvidia-smi --query-gpu=name,memory.total --format=csv,noheader 2>/dev/null || true
-ARBOR_BENCH_MAX_EDGES=$MAX ARBOR_BENCH_BACKENDS=${ARBOR_BENCH_BACKENDS:-cuda,cpu} \
-	timeout 230 "$BIN" -test.run '^$' -test.bench 'BenchmarkHandshake' -test.benchtime "${ARBOR_BENCH_TIME:-1x}" -test.timeout 235s 2>&1 | tee "$LOG"
-rc=${PIPESTATUS[0]}
+root=$PWD
+OUT=${OUT:-/tmp/arbor-out}
+mkdir -p "$OUT"
+export ARBOR_CACHE_DIR=${ARBOR_CACHE_DIR:-/tmp/arbor-match-cache}
+steps=${*:-checks bench cli}
+table=()
+
+for step in $steps; do
+	case $step in
+	checks)
+		for be in cuda opencl; do
+			(cd algorithms/matching && ARBOR_TEST_BACKENDS=$be timeout 300 "$root/.dev/algorithms_matching.test" \
+				-test.run 'TestGenerated|TestPrepareRanks|TestReferenceOutputs' 2>&1 | tail -3) | tee "$OUT/match-check-$be.log"
+			table+=("checks $be: $(tail -1 "$OUT/match-check-$be.log")")
+			(cd tests && ARBOR_TEST_BACKENDS=$be timeout 300 "$root/.dev/tests.test" -test.run 'TestKernelChecks' \
+				2>&1 | tail -3) | tee "$OUT/kernel-check-$be.log"
+			table+=("kernel checks $be: $(tail -1 "$OUT/kernel-check-$be.log")")
+		done
+		;;
+	bench)
+		(cd algorithms/matching && ARBOR_BENCH_MAX_EDGES=1.4e8 ARBOR_BENCH_BACKENDS=cuda,cpu timeout 580 \
+			"$root/.dev/algorithms_matching.test" -test.run XXX -test.bench 'Handshake/rmat-s23/(cuda|cpu)/fast$' \
+			-test.benchtime 3x 2>&1) | tee "$OUT/match-bench.log"
+		while read -r line; do
+			name=$(echo "$line" | awk '{print $1}')
+			pick() { echo "$line" | grep -o "[0-9.e+]* $1" | awk '{print $1}'; }
+			table+=("$(printf '%-40s e2e %8s ms  loop %8s ms  setup %s upload %s loop %s download %s total %s release %s' \
+				"$name" "$(pick e2e-ms)" "$(pick loop-ms)" "$(pick w-setup-ms)" "$(pick w-upload-ms)" "$(pick w-loop-ms)" \
+				"$(pick w-download-ms)" "$(pick w-total-ms)" "$(pick w-release-ms)")")
+		done < <(grep '^BenchmarkHandshake' "$OUT/match-bench.log")
+		;;
+	cli)
+		big=/tmp/arbor-big.mtx
+		if [ ! -s $big ]; then
+			timeout 400 .dev/arbor generate rmat --scale 23 --edge-factor 16 --weights real:0:1 -o $big 2>&1 | tee "$OUT/generate.log"
+		fi
+		ls -la $big
+		for be in cuda cpu; do
+			timeout 300 .dev/arbor match $big --backend $be --json -o /tmp/arbor-mate-$be.txt > "$OUT/cli-$be.json" 2> "$OUT/cli-$be.err"
+			table+=("cli $be: rc $? $(python3 -c "
+import json,sys
+d=json.load(open('$OUT/cli-$be.json'))
+print('read %.0f MB/s;' % d['read_mb_per_s'], ', '.join('%s %.0f ms' % (p['name'], p['ns']/1e6) for p in d['time']), '; pairs', d['result']['pairs'])
+" 2>&1)")
+		done
+		if cmp -s /tmp/arbor-mate-cuda.txt /tmp/arbor-mate-cpu.txt; then table+=("cli: cuda and cpu outputs identical"); else table+=("cli: OUTPUTS DIFFER"); fi
+		;;
+	esac
+done
 echo
-echo "=== match benchmark (rc=$rc)"
-awk '
-/^BenchmarkHandshake\// {
-	split($1, p, "/"); g = p[2]; be = p[3]; eng = p[4]; sub(/-[0-9]+$/, "", eng)
-	delete v
-	for (i = 3; i < NF; i += 2) v[$(i+1)] = $i
-	key = g "/" eng
-	if (!(key in seen)) { order[++n] = key; seen[key] = 1 }
-	row[key, be] = sprintf("%-14s %-8s %11d %-7s %6d %10.2f %10.2f %12.3g %12.3g %8.1f %8.1f %7.1f %6.1f", g, eng, v["edges"], be, v["passes"], v["loop-ms"], v["e2e-ms"], v["edges/s"], v["pass1-edges/s"], v["GB/s"], v["copy-GB/s"], v["floor-%"], v["filter-floor-%"])
-	loop[key, be] = v["loop-ms"]
-	phase[key, be] = sprintf("%-14s %-8s %-7s %9.2f %9.2f %9.2f %9.2f %9.2f %9.2f", g, eng, be, v["argmax-ms"], v["hs-ms"], v["filter-ms"], v["mark-ms"], v["scan-ms"], v["pack-ms"])
-	bes[be] = 1
-}
-END {
-	printf "%-14s %-8s %11s %-7s %6s %10s %10s %12s %12s %8s %8s %7s %6s\n", "graph", "eng", "edges", "backend", "passes", "loop-ms", "e2e-ms", "edges/s", "pass1-e/s", "GB/s", "copyGB/s", "floor%", "filt%"
-	for (k = 1; k <= n; k++) {
-		key = order[k]
-		for (be in bes) if ((key, be) in row) print row[key, be]
-		if (((key, "cuda") in loop) && ((key, "cpu") in loop) && loop[key, "cuda"] > 0)
-			printf "%-14s %-8s cpu/cuda loop-time ratio: %.1fx\n", "", "", loop[key, "cpu"] / loop[key, "cuda"]
-	}
-	print ""
-	print "device time per phase, summed over the passes (ms; filter and pack include the next argmax)"
-	printf "%-14s %-8s %-7s %9s %9s %9s %9s %9s %9s\n", "graph", "eng", "backend", "argmax", "handshake", "filter", "mark", "scan", "pack"
-	for (k = 1; k <= n; k++)
-		for (be in bes) if ((order[k], be) in phase) print phase[order[k], be]
-}' "$LOG"
-if grep -q "output differs" "$LOG"; then echo "MISMATCH between backends"; else echo "outputs identical across backends (mate hashes checked in the benchmark)"; fi
-# Each kernel alone on the first pass of the graphs from 1e7 edges (CUDA):
-# device time and bandwidth by the byte model.
-echo
-echo "first-pass kernels alone (CUDA; ms and GB/s by the byte model)"
-ARBOR_BENCH_MAX_EDGES=$MAX ARBOR_BENCH_BACKENDS=cuda timeout 120 "$BIN" -test.run '^$' -test.bench 'BenchmarkPass1Kernels' \
-	-test.benchtime 1x 2>&1 | awk '/^BenchmarkPass1Kernels\// {
-	delete v; for (i = 3; i < NF; i += 2) v[$(i+1)] = $i
-	split($1, p, "/"); printf "%-14s", p[2]
-	for (k in v) if (k ~ /-ms$/) { n = k; sub(/-ms$/, "", n); printf "  %s %.3f ms (%.0f GB/s)", n, v[k], v[n "-GB/s"] }
-	printf "\n" }'
-rm -f "$LOG"
-exit $rc
+echo "== summary"
+printf '%s\n' "${table[@]}"
