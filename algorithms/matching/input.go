@@ -4,7 +4,6 @@ import (
 	"cmp"
 	"fmt"
 	"math"
-	"slices"
 
 	"github.com/arbor-gpu/arbor/core"
 	"github.com/arbor-gpu/arbor/internal/par"
@@ -308,19 +307,36 @@ func rankEdges[K any](in *Input, key func(u, v int32, a int) K, compare func(a, 
 		k   K
 		arc int32
 	}
+	// The edges of each piece of vertices, counted, then written in place.
 	k := par.Workers(in.N, vertexPiece)
-	parts := make([][]item, k)
-	par.Pieces(in.N, k, func(i, lo, hi int) {
-		for u := lo; u < hi; u++ {
-			for a := in.Offsets[u]; a < in.Offsets[u+1]; a++ {
-				if v := in.Dst(int(a)); int32(u) < v {
-					parts[i] = append(parts[i], item{key(int32(u), v, int(a)), a})
-				}
+	base := make([]int, k+1)
+	upper := func(u int, fn func(v int32, a int)) {
+		for a := int(in.Offsets[u]); a < int(in.Offsets[u+1]); a++ {
+			if v := in.Dst(a); int32(u) < v {
+				fn(v, a)
 			}
 		}
+	}
+	par.Pieces(in.N, k, func(i, lo, hi int) {
+		c := 0
+		for u := lo; u < hi; u++ {
+			upper(u, func(int32, int) { c++ })
+		}
+		base[i+1] = c
 	})
-	items := slices.Concat(parts...)
-	parts = nil
+	for i := range k {
+		base[i+1] += base[i]
+	}
+	items := make([]item, base[k])
+	par.Pieces(in.N, k, func(i, lo, hi int) {
+		j := base[i]
+		for u := lo; u < hi; u++ {
+			upper(u, func(v int32, a int) {
+				items[j] = item{key(int32(u), v, a), int32(a)}
+				j++
+			})
+		}
+	})
 	par.SortFunc(items, func(a, b item) int { return compare(a.k, b.k) })
 	// starts[i]: the distinct keys that begin in piece i.
 	k = par.Workers(len(items), 1<<16)

@@ -107,6 +107,10 @@ func sortPieces[T any](s []T, k int, cmp func(a, b T) int) {
 	src, dst := s, tmp
 	for len(bounds) > 2 {
 		var next []int
+		pairs := (len(bounds) - 1) / 2
+		// The cores not needed for one merge each split the merges: the
+		// last round is one merge over the whole slice.
+		per := max(1, k/max(pairs, 1))
 		var wg sync.WaitGroup
 		for i := 0; i+1 < len(bounds); i += 2 {
 			lo := bounds[i]
@@ -124,7 +128,7 @@ func sortPieces[T any](s []T, k int, cmp func(a, b T) int) {
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
-				merge(dst[lo:hi], src[lo:mid], src[mid:hi], cmp)
+				mergeSplit(dst[lo:hi], src[lo:mid], src[mid:hi], cmp, per)
 			}()
 		}
 		next = append(next, len(s))
@@ -135,6 +139,35 @@ func sortPieces[T any](s []T, k int, cmp func(a, b T) int) {
 	if &src[0] != &s[0] {
 		Copy(s, src)
 	}
+}
+
+// mergeSplit is merge on up to parts goroutines: a is cut into parts
+// equal runs, and each run's first element finds where it goes in b (the
+// first element of b not less than it, so that ties still come from a
+// first); the pieces between the cuts merge independently.
+func mergeSplit[T any](out, a, b []T, cmp func(a, b T) int, parts int) {
+	if parts <= 1 || len(a) < 2*sortPiece {
+		merge(out, a, b, cmp)
+		return
+	}
+	ia := make([]int, parts+1)
+	ib := make([]int, parts+1)
+	ia[parts], ib[parts] = len(a), len(b)
+	for p := 1; p < parts; p++ {
+		ia[p] = p * len(a) / parts
+		x := a[ia[p]]
+		ib[p], _ = slices.BinarySearchFunc(b, x, func(e, t T) int {
+			if cmp(e, t) < 0 {
+				return -1
+			}
+			return 1
+		})
+		ib[p] = max(ib[p], ib[p-1])
+	}
+	Pieces(parts, parts, func(p, _, _ int) {
+		o := ia[p] + ib[p]
+		merge(out[o:o+(ia[p+1]-ia[p])+(ib[p+1]-ib[p])], a[ia[p]:ia[p+1]], b[ib[p]:ib[p+1]], cmp)
+	})
 }
 
 // merge writes the merge of the sorted a and b into out (len(a)+len(b)),

@@ -60,3 +60,36 @@ func TestCopyAndFill(t *testing.T) {
 		}
 	}
 }
+
+// TestMergeSplit: a merge cut into pieces equals the plain merge, ties
+// taken from the first run, whatever the number of pieces.
+func TestMergeSplit(t *testing.T) {
+	type kv struct{ k, from int }
+	r := rand.New(rand.NewPCG(5, 6))
+	for _, n := range []int{3 * sortPiece, 5*sortPiece + 7} {
+		a, b := make([]kv, n), make([]kv, n/3)
+		for i := range a {
+			a[i] = kv{r.IntN(1000), 0}
+		}
+		for i := range b {
+			b[i] = kv{r.IntN(1000), 1}
+		}
+		byKey := func(x, y kv) int { return cmp.Compare(x.k, y.k) }
+		slices.SortStableFunc(a, byKey)
+		slices.SortStableFunc(b, byKey)
+		want := make([]kv, len(a)+len(b))
+		merge(want, a, b, byKey)
+		for i := 1; i < len(want); i++ {
+			if want[i-1].k == want[i].k && want[i-1].from > want[i].from {
+				t.Fatalf("merge took a tie from the second run first")
+			}
+		}
+		for parts := 1; parts <= 6; parts++ {
+			got := make([]kv, len(want))
+			mergeSplit(got, a, b, byKey, parts)
+			if !slices.Equal(got, want) {
+				t.Fatalf("n=%d parts=%d: differs from the plain merge", n, parts)
+			}
+		}
+	}
+}
