@@ -280,4 +280,3 @@ func (t *tailBuffer) Bytes() []byte {
 	}
 	return t.b
 }
-

@@ -194,7 +194,7 @@ func largeMatchSuite(o SuiteOptions) ([]Instance, error) {
 		return nil, err
 	}
 	type gen struct {
-		name string
+		name  string
 		build func() *core.Graph
 	}
 	var gens []gen
