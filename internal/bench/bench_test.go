@@ -397,24 +397,24 @@ func sampleResults() []Result {
 
 func TestSummaryAndReport(t *testing.T) {
 	sum := Summarise(sampleResults())
-	if len(sum.Series) != 4 {
+	if len(sum.Series) != 4 || len(sum.Speedups) != 2 {
 		t.Fatalf("%d series: %+v", len(sum.Series), sum.Series)
 	}
 	a, p := sum.Series[0], sum.Series[1]
-	if a.Series != "arbor:auto" || a.Solved != 2 || a.Wrong != 0 || a.Mean != 1.25 || a.Median != 1.25 || a.GeoMean != 1 {
+	if a.Series != "vc arbor:auto" || a.Solved != 2 || a.Wrong != 0 || a.Mean != 1.25 || a.Median != 1.25 || a.GeoMean != 1 {
 		t.Errorf("arbor: %+v", a)
 	}
-	if p.Series != "peer" || p.Solved != 1 || p.Wrong != 1 {
+	if p.Series != "vc peer" || p.Solved != 1 || p.Wrong != 1 {
 		t.Errorf("peer: %+v", p)
 	}
-	if sp := sum.Speedups[0]; sp.A != "arbor:auto" || sp.B != "peer" || sp.Common != 1 || sp.AFaster != 1 || sp.GeoMean != 2 {
+	if sp := sum.Speedups[0]; sp.A != "vc arbor:auto" || sp.B != "vc peer" || sp.Common != 1 || sp.AFaster != 1 || sp.GeoMean != 2 {
 		t.Errorf("speedup: %+v", sp)
 	}
 	var md bytes.Buffer
 	if err := WriteMarkdown(&md, sum); err != nil {
 		t.Fatal(err)
 	}
-	if !strings.Contains(md.String(), "| arbor:auto | 2 | 2 | 0 | 0 | 0 | 1.25 | 1.25 | 1 |") || !strings.Contains(md.String(), "| arbor:auto | peer | 1 | 1 | 2.00× |") {
+	if !strings.Contains(md.String(), "| vc arbor:auto | 2 | 2 | 0 | 0 | 0 | 1.25 | 1.25 | 1 |") || !strings.Contains(md.String(), "| vc arbor:auto | vc peer | 1 | 1 | 2.00× |") {
 		t.Errorf("markdown:\n%s", md.String())
 	}
 }
@@ -460,7 +460,7 @@ func TestSaveReadPlot(t *testing.T) {
 		names[filepath.Base(f)] = true
 		checkSVG(t, f)
 	}
-	for _, want := range []string{"solved.svg", "scatter-arbor_auto-vs-peer.svg", "match-throughput.svg"} {
+	for _, want := range []string{"solved.svg", "scatter-vc_arbor_auto-vs-vc_peer.svg", "match-throughput.svg"} {
 		if !names[want] {
 			t.Errorf("no %s among %v", want, files)
 		}

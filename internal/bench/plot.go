@@ -35,7 +35,14 @@ func WritePlots(dir string, rs []Result) ([]string, error) {
 	if err := save(p, filepath.Join(dir, "solved.svg"), &files); err != nil {
 		return files, err
 	}
+	kindOf := map[string]Kind{}
+	for _, r := range rs {
+		kindOf[r.Series()] = r.Kind
+	}
 	for _, b := range order[min(1, len(order)):] {
+		if kindOf[b] != kindOf[order[0]] {
+			continue
+		}
 		p, err := scatter(rs, order[0], b)
 		if err != nil {
 			return files, err
@@ -74,16 +81,18 @@ func fileSafe(s string) string {
 	}, s)
 }
 
-// logAxis sets a log scale on a, with a range that holds lo..hi
-// (log scales cannot show 0 or an empty range).
+// logAxis sets a log scale on a, with a range that holds lo..hi widened
+// to whole decades: LogTicks labels only powers of ten, and a range inside
+// one decade would show none (log scales cannot show 0 either).
 func logAxis(a *plot.Axis, lo, hi float64) {
 	a.Scale = plot.LogScale{}
 	a.Tick.Marker = plot.LogTicks{Prec: -1}
 	lo, hi = math.Max(lo, minTime), math.Max(hi, minTime)
-	if !(hi > lo) {
-		lo, hi = lo/10, lo*10
+	a.Min = math.Pow(10, math.Floor(math.Log10(lo)))
+	a.Max = math.Pow(10, math.Ceil(math.Log10(hi)))
+	if a.Max <= a.Min {
+		a.Max = a.Min * 10
 	}
-	a.Min, a.Max = lo/1.5, hi*1.5
 }
 
 // cactus is the cumulative count of instances solved within each time,

@@ -82,8 +82,15 @@ func Summarise(rs []Result) Summary {
 		st.Mean, st.Median, st.GeoMean = mean(ts), median(ts), geoMean(ts)
 		sum.Series = append(sum.Series, st)
 	}
+	kindOf := map[string]Kind{}
+	for _, r := range rs {
+		kindOf[r.Series()] = r.Kind
+	}
 	for i, a := range order {
 		for _, b := range order[i+1:] {
+			if kindOf[a] != kindOf[b] {
+				continue // no instance in common
+			}
 			sp := Speedup{A: a, B: b}
 			var ratios []float64
 			for in, ta := range times[a] {

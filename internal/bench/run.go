@@ -52,10 +52,14 @@ type Result struct {
 	// or other runs and agreed, no when wrong, - when there was nothing
 	// to check it against.
 	AnswerOK string `json:"answer_ok"`
-	Known    int    `json:"known"`    // the known answer, -1 unknown
-	Edges    int    `json:"edges"`    // matching: the graph's edges
-	PeakMem  int64  `json:"peak_mem"` // bytes: maximum resident set
-	Note     string `json:"note"`
+	Known    int    `json:"known"` // the known answer, -1 unknown
+	Edges    int    `json:"edges"` // matching: the graph's edges
+	// PeakMem is the run's maximum resident set in bytes, from the
+	// kernel's accounting at exit; it is never below the bench process's
+	// own resident memory when the run started (tens of MB), which Linux
+	// counts in a child's peak (see resetPeak).
+	PeakMem int64  `json:"peak_mem"`
+	Note    string `json:"note"`
 
 	// checked says the solution itself was checked against the graphs
 	// (arbor's --verify, or the bench on a peer's cover or mapping), so
@@ -66,9 +70,10 @@ type Result struct {
 // Solved says the run counts as solving its instance.
 func (r Result) Solved() bool { return r.Status == StatusOK && r.Proven }
 
-// Series names the configuration a run belongs to, for tables and plots.
+// Series names the configuration a run belongs to, for tables and plots:
+// the kind first, so that one list of mixed kinds keeps them apart.
 func (r Result) Series() string {
-	s := r.Engine
+	s := string(r.Kind) + " " + r.Engine
 	if r.Backend != "" && r.Backend != "-" && r.Backend != "cpu" && r.Backend != "auto" {
 		s += "@" + r.Backend
 	}
