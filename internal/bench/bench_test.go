@@ -14,6 +14,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/arbor-gpu/arbor/internal/dataset"
 )
 
 // The runner's tests re-execute this test binary as a fake arbor: with
@@ -66,6 +68,14 @@ func fakeArbor(args []string, stdout, stderr io.Writer) int {
 			time.Sleep(time.Minute)
 		case "crash":
 			panic("fake arbor crashes as asked")
+		case "alloc": // MiB, touched, then held a while
+			n, _ := strconv.Atoi(f[1])
+			b := make([]byte, n<<20)
+			for i := range b {
+				b[i] = 1
+			}
+			time.Sleep(3 * time.Second)
+			out["nodes"] = int(b[len(b)-1])
 		case "fail":
 			fmt.Fprintln(stderr, "arbor: "+strings.Join(f[1:], " "))
 			return 1
@@ -152,6 +162,9 @@ func TestRunStatuses(t *testing.T) {
 		}
 	}
 	m := byInstance(rs)
+	if r := m["crash"][0]; !strings.Contains(r.Note, "panic: fake arbor crashes") {
+		t.Errorf("crash note %q", r.Note)
+	}
 	if r := m["right"][0]; !r.Solved() || r.AnswerOK != "yes" || r.Size != 3 || r.Device != "cpu" || r.PeakMem <= 0 {
 		t.Errorf("right: %+v", r)
 	}
@@ -172,6 +185,37 @@ func TestRunStatuses(t *testing.T) {
 	last := seen[len(seen)-1]
 	if last.Done != len(ins) || last.Total != len(ins) || last.Solved != 2 || last.Wrong != 4 {
 		t.Errorf("last progress %+v", last)
+	}
+}
+
+// TestMemoryCap: an arbor child past --mem-limit dies of its own address
+// space cap; a peer (which sets no limit on itself) is killed by the
+// parent's watch on its resident memory. Both are memout, and the suite
+// goes on.
+func TestMemoryCap(t *testing.T) {
+	dir := t.TempDir()
+	c := fakeConfig(t)
+	c.Timeout, c.MemLimit = 20*time.Second, 64<<20
+	exe := c.Exe[0]
+	big := vcInstance(dir, "big", "alloc 512\nsize 3\n", 3)
+	c.Peers = []Peer{{Name: "hog", Template: "'" + exe + "' vc {gr}"}}
+	rs, err := Run(context.Background(), c, []Instance{big, vcInstance(dir, "small", "size 3\n", 3)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rs) != 4 {
+		t.Fatalf("%d rows: %+v", len(rs), rs)
+	}
+	for _, r := range rs[:2] {
+		if r.Status != StatusMemout {
+			t.Errorf("%s by %s: status %s (%s), want memout", r.Instance, r.Engine, r.Status, r.Note)
+		}
+	}
+	if !strings.Contains(rs[0].Note, "out of memory") {
+		t.Errorf("arbor child's note %q does not say why", rs[0].Note)
+	}
+	if rs[2].Status != StatusOK || rs[3].Status != StatusOK {
+		t.Errorf("after the memouts: %+v", rs[2:])
 	}
 }
 
@@ -562,5 +606,67 @@ func TestSpread(t *testing.T) {
 	}
 	if len(spread(in, 0)) != 10 || len(spread(in, 20)) != 10 {
 		t.Error("limit 0 or above the count must keep all")
+	}
+}
+
+// TestSuitesOnData builds every named suite from the shared data (no
+// runs) and checks their sizes and known answers against the data README.
+func TestSuitesOnData(t *testing.T) {
+	data := dataset.Dir()
+	if data == "" || dataset.Path("mcs/mivia") == "" || dataset.Path("vc/pace2019") == "" {
+		t.Skipf("shared data not found ($%s, ../shared/data beside the checkout); skipping", dataset.EnvDir)
+	}
+	o := SuiteOptions{Data: data, Limit: -1, GenDir: t.TempDir()}
+	count := func(name string) []Instance {
+		t.Helper()
+		ins, err := Suite(name, o)
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		return ins
+	}
+	easy := count("mcs-easy")
+	if len(easy) != 20 {
+		t.Errorf("mcs-easy: %d pairs, want the default sample of 20", len(easy))
+	}
+	for _, in := range easy {
+		if in.Kind != KindMCS || len(in.Files) != 2 || !in.Known.Proven || in.Known.Nodes <= 0 {
+			t.Errorf("mcs-easy: %+v", in)
+		}
+	}
+	for _, in := range count("mcs-hard") {
+		if in.Known.Size <= 0 {
+			t.Errorf("mcs-hard: %+v", in)
+		}
+	}
+	if n := len(count("vc-small")); n != 28 {
+		t.Errorf("vc-small: %d instances, want the 28 PACE ones of ≤ 450 vertices", n)
+	}
+	if ins := count("vc-pace"); len(ins) != 100 || ins[0].Known.Size != 2586 {
+		t.Errorf("vc-pace: %d instances, first %+v", len(ins), ins[0])
+	}
+	if dataset.Path("vc/bhoslib") != "" {
+		ins := count("vc-bhoslib")
+		if ins[0].Name != "frb30-15-1.mis" || ins[0].Known.Size != 420 || ins[len(ins)-1].Name != "frb100-40.mis" || ins[len(ins)-1].Known.Size != 3900 {
+			t.Errorf("vc-bhoslib: first %+v last %+v", ins[0], ins[len(ins)-1])
+		}
+	}
+	if dataset.Path("clique") != "" {
+		for _, in := range count("clique-dimacs") {
+			if in.Kind != KindClique || in.Args[0] != "--complement" || in.Known.Size <= 0 {
+				t.Errorf("clique-dimacs: %+v", in)
+			}
+		}
+	}
+	if dataset.Path("matching/cs314") != "" {
+		for _, in := range count("match-cs314") {
+			if in.Known.Mate == "" || in.Known.Size <= 0 {
+				t.Errorf("match-cs314: %+v", in)
+			}
+		}
+	}
+	o.Limit = 3
+	if n := len(count("mcs-medium")); n != 3 {
+		t.Errorf("mcs-medium --limit 3: %d", n)
 	}
 }

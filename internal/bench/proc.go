@@ -242,10 +242,18 @@ func exitInfo(st *os.ProcessState) (signaled bool, desc string) {
 	return false, fmt.Sprintf("exit status %d", st.ExitCode())
 }
 
-// lastLine is the last non-empty line of b, shortened.
-func lastLine(b []byte) string {
+// keyLine is the line of a child's stderr that says why it failed: a Go
+// runtime's "fatal error:" or "panic:" line (the stack trace follows it),
+// else the last non-empty line; shortened.
+func keyLine(b []byte) string {
 	lines := strings.Split(strings.TrimSpace(string(b)), "\n")
 	s := strings.TrimSpace(lines[len(lines)-1])
+	for _, l := range lines {
+		if strings.HasPrefix(l, "fatal error:") || strings.HasPrefix(l, "panic:") {
+			s = strings.TrimSpace(l)
+			break
+		}
+	}
 	if len(s) > 300 {
 		s = s[:300] + "…"
 	}

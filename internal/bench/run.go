@@ -320,7 +320,7 @@ func classify(r *Result, p proc, arbor bool, parse func([]byte) (Answer, error))
 	if !p.state.Success() {
 		signaled, desc := exitInfo(p.state)
 		msg := string(p.stderr)
-		last := lastLine(p.stderr)
+		last := keyLine(p.stderr)
 		switch {
 		case strings.Contains(msg, "out of memory") || strings.Contains(msg, "cannot allocate memory"):
 			r.Status = StatusMemout
