@@ -213,7 +213,7 @@ func Run(ctx context.Context, c Config, ins []Instance) ([]Result, error) {
 			report(i, in.Name, "arbor:"+rc.engine)
 			r, err := runArbor(ctx, c, in, rc)
 			if err != nil {
-				return all, err
+				return interrupted(all, in, rows, err)
 			}
 			rows = append(rows, r)
 		}
@@ -221,7 +221,7 @@ func Run(ctx context.Context, c Config, ins []Instance) ([]Result, error) {
 			report(i, in.Name, p.Name)
 			r, err := runPeer(ctx, c, in, p, v)
 			if err != nil {
-				return all, err
+				return interrupted(all, in, rows, err)
 			}
 			rows = append(rows, r)
 		}
@@ -241,6 +241,12 @@ func Run(ctx context.Context, c Config, ins []Instance) ([]Result, error) {
 		report(i+1, "", "")
 	}
 	return all, nil
+}
+
+// interrupted keeps the finished runs of the instance under way.
+func interrupted(all []Result, in Instance, rows []Result, err error) ([]Result, error) {
+	crossCheck(in, rows)
+	return append(all, rows...), err
 }
 
 func newResult(in Instance) Result {
