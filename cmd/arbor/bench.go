@@ -34,7 +34,7 @@ func runBench(e *env) error {
 	memLimit := fs.String("mem-limit", "", "memory cap per run, e.g. 4G (default: none)")
 	out := fs.String("out", "bench-out", "folder for results.csv, results.json and the SVG plots")
 	data := fs.String("data", "", "the shared data folder (default $"+dataset.EnvDir+", else ../shared/data beside the checkout)")
-	limit := fs.Int("limit", -1, "at most N instances, spread over the suite (0: all; default: the suite's own, 20 for mcs-easy, 4 for match-large)")
+	limit := fs.Int("limit", -1, "at most N instances, spread over a suite (0: all; default: the suite's own, 20 for mcs-easy, 4 for match-large); of a list, the first N")
 	asJSON := fs.Bool("json", false, "print the results and summary as JSON on stdout instead of the Markdown table")
 	var compares, regexes, formats multiFlag
 	fs.Var(&compares, "compare", "`NAME='command template'`: also run another solver; {g} {h} (mcs pair), {gr} (the instance file; <{gr} for standard input) and {timeout} (seconds) are substituted (repeatable)")

@@ -29,7 +29,7 @@ const (
 	KindMatch  Kind = "match"  // handshaking (greedy) weighted matching
 )
 
-// Kinds lists the kinds in a fixed order (for messages).
+// kinds lists the kinds in a fixed order.
 var kinds = []Kind{KindMCS, KindVC, KindClique, KindMatch}
 
 func parseKind(s string) (Kind, bool) {
@@ -79,7 +79,7 @@ type Known struct {
 	Mate string
 }
 
-// Unknown is the Known of an instance without a reference answer.
+// unknown is the Known of an instance without a reference answer.
 var unknown = Known{Size: -1}
 
 // Instance is one problem to solve.

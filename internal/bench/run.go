@@ -144,7 +144,7 @@ func EngineNames() []string {
 	return out
 }
 
-// run is one arbor configuration.
+// runConfig is one arbor configuration: engine, backend and threads.
 type runConfig struct {
 	engine, backend string
 	threads         int
@@ -226,6 +226,7 @@ func Run(ctx context.Context, c Config, ins []Instance) ([]Result, error) {
 			rows = append(rows, r)
 		}
 		crossCheck(in, rows)
+		shareEdges(rows)
 		for _, r := range rows {
 			switch {
 			case r.Status == StatusWrong:
@@ -241,6 +242,20 @@ func Run(ctx context.Context, c Config, ins []Instance) ([]Result, error) {
 		report(i+1, "", "")
 	}
 	return all, nil
+}
+
+// shareEdges gives every run of an instance the edge count one of them
+// reported (peers report none), for the throughput plot.
+func shareEdges(rows []Result) {
+	edges := 0
+	for _, r := range rows {
+		edges = max(edges, r.Edges)
+	}
+	for i := range rows {
+		if rows[i].Edges == 0 {
+			rows[i].Edges = edges
+		}
+	}
 }
 
 // interrupted keeps the finished runs of the instance under way.
@@ -387,7 +402,7 @@ func wrongf(r *Result, format string, args ...any) {
 }
 
 // checkKnown compares an answer with the instance's known one. rc is the
-// arbor configuration (nil engine for peers).
+// arbor configuration (the zero one for peers).
 func checkKnown(in Instance, r *Result, a Answer, rc runConfig) {
 	k := in.Known
 	if r.Status == StatusWrong {
