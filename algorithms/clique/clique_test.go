@@ -2,11 +2,9 @@ package clique
 
 import (
 	"context"
-	"encoding/csv"
 	"fmt"
 	"math/rand/v2"
 	"os"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
@@ -319,29 +317,13 @@ var easyInstances = map[string]bool{"cop_hat300_1": true, "cop_hat300-2": true, 
 
 func readOptima(tb testing.TB) []realInstance {
 	tb.Helper()
-	dir := dataset.Require(tb, "clique")
-	f, err := os.Open(filepath.Join(dir, "optima.csv"))
+	rows, err := dataset.ReadCliqueOptima(dataset.Require(tb, "clique"))
 	if err != nil {
 		tb.Fatal(err)
 	}
-	defer f.Close()
-	rows, err := csv.NewReader(f).ReadAll()
-	if err != nil {
-		tb.Fatalf("optima.csv: %v", err)
-	}
-	var out []realInstance
-	for i, r := range rows[1:] {
-		if len(r) != 3 {
-			tb.Fatalf("optima.csv:%d: %d fields, want 3", i+2, len(r))
-		}
-		n, err1 := strconv.Atoi(r[1])
-		omega, err2 := strconv.Atoi(r[2])
-		if err1 != nil || err2 != nil {
-			tb.Fatalf("optima.csv:%d: %v %v", i+2, err1, err2)
-		}
-		p := filepath.Join(dir, r[0])
-		name := strings.TrimSuffix(filepath.Base(p), filepath.Ext(p))
-		out = append(out, realInstance{p, name, n, omega})
+	out := make([]realInstance, len(rows))
+	for i, r := range rows {
+		out[i] = realInstance{r.Path, r.Name, r.N, r.Omega}
 	}
 	return out
 }

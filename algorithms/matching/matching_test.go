@@ -1,14 +1,11 @@
 package matching
 
 import (
-	"bufio"
 	"fmt"
 	"math"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
-	"strconv"
-	"strings"
 	"testing"
 
 	"github.com/arbor-gpu/arbor/backend"
@@ -37,23 +34,9 @@ func readGraph(t testing.TB, path string) *core.Graph {
 // readLines reads one integer per line (the reference outputs).
 func readLines(t testing.TB, path string) []int32 {
 	t.Helper()
-	f, err := os.Open(path)
+	out, err := dataset.ReadInts(path)
 	if err != nil {
 		t.Fatal(err)
-	}
-	defer f.Close()
-	var out []int32
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		s := strings.TrimSpace(sc.Text())
-		if s == "" {
-			continue
-		}
-		v, err := strconv.Atoi(s)
-		if err != nil {
-			t.Fatalf("%s: %v", path, err)
-		}
-		out = append(out, int32(v))
 	}
 	return out
 }

@@ -26,11 +26,11 @@ func BenchmarkMIVIA(b *testing.B) {
 	for _, name := range benchPairs {
 		var p miviaPair
 		for _, q := range pairs {
-			if q.g == name {
+			if q.G == name {
 				p = q
 			}
 		}
-		if p.g == "" {
+		if p.G == "" {
 			b.Fatalf("%s not in expected.csv", name)
 		}
 		g, h := readPair(b, dir, p)
@@ -66,15 +66,15 @@ func BenchmarkMIVIADirected(b *testing.B) {
 	dir, pairs := readExpected(b)
 	var p miviaPair
 	for _, q := range pairs {
-		if q.g == "mcs10_r01_s30.A02" {
+		if q.G == "mcs10_r01_s30.A02" {
 			p = q
 		}
 	}
-	g, err := core.ReadGraph(filepath.Join(dir, p.g), core.ReadOptions{Directed: true})
+	g, err := core.ReadGraph(filepath.Join(dir, p.G), core.ReadOptions{Directed: true})
 	if err != nil {
 		b.Fatal(err)
 	}
-	h, err := core.ReadGraph(filepath.Join(dir, p.h), core.ReadOptions{Directed: true})
+	h, err := core.ReadGraph(filepath.Join(dir, p.H), core.ReadOptions{Directed: true})
 	if err != nil {
 		b.Fatal(err)
 	}

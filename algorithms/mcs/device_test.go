@@ -69,9 +69,9 @@ func TestDeviceFixedGoal(t *testing.T) {
 	}
 	if dir, pairs, ok := miviaIfPresent(t); ok {
 		for _, p := range pairs {
-			if p.proven && p.seconds > 0.005 && p.seconds < 0.02 && len(cases) < 7 {
+			if p.Proven && p.Seconds > 0.005 && p.Seconds < 0.02 && len(cases) < 7 {
 				g, h := readPair(t, dir, p)
-				cases = append(cases, instance{p.g, g, h})
+				cases = append(cases, instance{p.G, g, h})
 			}
 		}
 	}
@@ -131,8 +131,8 @@ func miviaIfPresent(t *testing.T) (string, []miviaPair, bool) {
 	_, pairs := readExpected(t)
 	var present []miviaPair
 	for _, p := range pairs {
-		_, e1 := os.Stat(filepath.Join(dir, p.g))
-		_, e2 := os.Stat(filepath.Join(dir, p.h))
+		_, e1 := os.Stat(filepath.Join(dir, p.G))
+		_, e2 := os.Stat(filepath.Join(dir, p.H))
 		if e1 == nil && e2 == nil {
 			present = append(present, p)
 		}
@@ -159,7 +159,7 @@ func TestDeviceMIVIA(t *testing.T) {
 	long := os.Getenv("ARBOR_LONG") == "1" || os.Getenv("ARBOR_MIVIA_ALL") == "1"
 	var pick []miviaPair
 	for _, p := range pairs {
-		if p.proven && (p.seconds < 0.05 || long && p.seconds < 5) {
+		if p.Proven && (p.Seconds < 0.05 || long && p.Seconds < 5) {
 			pick = append(pick, p)
 		}
 	}
@@ -179,8 +179,8 @@ func TestDeviceMIVIA(t *testing.T) {
 				o.Engine, o.Workers = EngineHybrid, 0
 			}
 			res := solveChecked(t, g, h, o)
-			if res.Size != p.size {
-				t.Errorf("%s: size %d, expected %d", p.g, res.Size, p.size)
+			if res.Size != p.Size {
+				t.Errorf("%s: size %d, expected %d", p.G, res.Size, p.Size)
 			}
 		}
 		t.Logf("%d proven pairs, sizes equal to expected.csv, mappings verified", len(pick))

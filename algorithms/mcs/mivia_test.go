@@ -1,7 +1,6 @@
 package mcs
 
 import (
-	"encoding/csv"
 	"flag"
 	"os"
 	"path/filepath"
@@ -15,52 +14,25 @@ import (
 
 var allMIVIA = flag.Bool("mcs.all", false, "check every proven MIVIA pair under 0.5 s, not a sample (also ARBOR_LONG=1)")
 
-type miviaPair struct {
-	g, h    string
-	n, size int
-	nodes   int64
-	seconds float64
-	proven  bool
-}
+type miviaPair = dataset.MIVIAPair
 
 func readExpected(tb testing.TB) (string, []miviaPair) {
 	tb.Helper()
 	dir := dataset.Require(tb, "mcs/mivia")
-	f, err := os.Open(filepath.Join(dir, "expected.csv"))
+	pairs, err := dataset.ReadMIVIA(dir)
 	if err != nil {
 		tb.Fatal(err)
 	}
-	defer f.Close()
-	rows, err := csv.NewReader(f).ReadAll()
-	if err != nil {
-		tb.Fatalf("expected.csv: %v", err)
-	}
-	var out []miviaPair
-	for i, r := range rows[1:] {
-		if len(r) != 7 {
-			tb.Fatalf("expected.csv:%d: %d fields, want 7", i+2, len(r))
-		}
-		n, err1 := strconv.Atoi(r[2])
-		size, err2 := strconv.Atoi(r[3])
-		nodes, err3 := strconv.ParseInt(r[4], 10, 64)
-		secs, err4 := strconv.ParseFloat(r[5], 64)
-		for _, err := range []error{err1, err2, err3, err4} {
-			if err != nil {
-				tb.Fatalf("expected.csv:%d: %v", i+2, err)
-			}
-		}
-		out = append(out, miviaPair{r[0], r[1], n, size, nodes, secs, r[6] == "yes"})
-	}
-	return dir, out
+	return dir, pairs
 }
 
 func readPair(tb testing.TB, dir string, p miviaPair) (*core.Graph, *core.Graph) {
 	tb.Helper()
-	g, err := core.ReadGraph(filepath.Join(dir, p.g), core.ReadOptions{})
+	g, err := core.ReadGraph(filepath.Join(dir, p.G), core.ReadOptions{})
 	if err != nil {
 		tb.Fatal(err)
 	}
-	h, err := core.ReadGraph(filepath.Join(dir, p.h), core.ReadOptions{})
+	h, err := core.ReadGraph(filepath.Join(dir, p.H), core.ReadOptions{})
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -75,7 +47,7 @@ func TestMIVIA(t *testing.T) {
 	dir, pairs := readExpected(t)
 	var easy []miviaPair
 	for _, p := range pairs {
-		if p.proven && p.seconds < 0.5 {
+		if p.Proven && p.Seconds < 0.5 {
 			easy = append(easy, p)
 		}
 	}
@@ -87,18 +59,18 @@ func TestMIVIA(t *testing.T) {
 	checked := 0
 	for i := 0; i < len(easy); i += step {
 		p := easy[i]
-		if !all && p.seconds > 0.1 {
+		if !all && p.Seconds > 0.1 {
 			// Keep the default run quick: the next pair of the stride instead.
 			continue
 		}
 		g, h := readPair(t, dir, p)
 		res := solveChecked(t, g, h, Options{Threads: 1})
-		if res.Size != p.size || res.Nodes != p.nodes {
-			t.Errorf("%s/%s: size %d nodes %d, original McSplit size %d nodes %d", p.g, p.h, res.Size, res.Nodes, p.size, p.nodes)
+		if res.Size != p.Size || res.Nodes != p.Nodes {
+			t.Errorf("%s/%s: size %d nodes %d, original McSplit size %d nodes %d", p.G, p.H, res.Size, res.Nodes, p.Size, p.Nodes)
 		}
 		par := solveChecked(t, g, h, Options{Threads: 2})
-		if par.Size != p.size {
-			t.Errorf("%s/%s: parallel size %d, want %d", p.g, p.h, par.Size, p.size)
+		if par.Size != p.Size {
+			t.Errorf("%s/%s: parallel size %d, want %d", p.G, p.H, par.Size, p.Size)
 		}
 		checked++
 	}
@@ -118,18 +90,18 @@ func TestMIVIANamed(t *testing.T) {
 	for _, name := range strings.Split(names, ",") {
 		var p miviaPair
 		for _, q := range pairs {
-			if q.g == name {
+			if q.G == name {
 				p = q
 			}
 		}
-		if p.g == "" {
+		if p.G == "" {
 			t.Fatalf("%s not in expected.csv", name)
 		}
 		g, h := readPair(t, dir, p)
 		res := solveChecked(t, g, h, Options{Threads: 1})
 		t.Logf("%s: size %d nodes %d in %v (%.2f M nodes/s); expected size %d nodes %d proven %v",
-			name, res.Size, res.Nodes, res.Elapsed, float64(res.Nodes)/res.Elapsed.Seconds()/1e6, p.size, p.nodes, p.proven)
-		if p.proven && (res.Size != p.size || res.Nodes != p.nodes) {
+			name, res.Size, res.Nodes, res.Elapsed, float64(res.Nodes)/res.Elapsed.Seconds()/1e6, p.Size, p.Nodes, p.Proven)
+		if p.Proven && (res.Size != p.Size || res.Nodes != p.Nodes) {
 			t.Errorf("%s: mismatch", name)
 		}
 		if th, _ := strconv.Atoi(os.Getenv("ARBOR_MCS_THREADS")); th > 1 {

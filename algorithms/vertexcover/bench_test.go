@@ -2,7 +2,6 @@ package vertexcover
 
 import (
 	"context"
-	"encoding/csv"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -78,20 +77,16 @@ func boolMetric(x bool) float64 {
 
 // pace450 lists the PACE 2019 instances with at most 450 vertices.
 func pace450(b *testing.B, dir string) string {
-	f, err := os.Open(filepath.Join(dir, "vc/pace2019/optima.csv"))
+	rows, err := dataset.ReadOptima(filepath.Join(dir, "vc/pace2019"), "optima.csv", "instance", "min_vc", ".gr", func(r dataset.Row) bool {
+		n, err := strconv.Atoi(r.Fields["n"])
+		return err == nil && n <= 450
+	})
 	if err != nil {
 		b.Fatal(err)
 	}
-	defer f.Close()
-	rows, err := csv.NewReader(f).ReadAll()
-	if err != nil {
-		b.Fatalf("vc/pace2019/optima.csv: %v", err)
-	}
 	var names []string
-	for _, r := range rows[1:] { // instance,n,m,min_vc
-		if n, err := strconv.Atoi(r[1]); err == nil && n <= 450 {
-			names = append(names, "vc/pace2019/"+r[0]+".gr")
-		}
+	for _, r := range rows {
+		names = append(names, "vc/pace2019/"+filepath.Base(r.Path))
 	}
 	return strings.Join(names, ",")
 }

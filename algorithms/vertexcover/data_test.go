@@ -2,7 +2,6 @@ package vertexcover
 
 import (
 	"context"
-	"encoding/csv"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -25,31 +24,15 @@ type instance struct {
 	opt  int
 }
 
-func readOptima(t *testing.T, dir, csvName, fileCol, optCol, ext string, keep func(row map[string]string) bool) []instance {
+func readOptima(t *testing.T, dir, csvName, fileCol, optCol, ext string, keep func(row dataset.Row) bool) []instance {
 	t.Helper()
-	f, err := os.Open(filepath.Join(dir, csvName))
+	rows, err := dataset.ReadOptima(dir, csvName, fileCol, optCol, ext, keep)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer f.Close()
-	rows, err := csv.NewReader(f).ReadAll()
-	if err != nil {
-		t.Fatalf("%s: %v", csvName, err)
-	}
-	var out []instance
-	for _, r := range rows[1:] {
-		row := map[string]string{}
-		for i, h := range rows[0] {
-			row[h] = r[i]
-		}
-		if keep != nil && !keep(row) {
-			continue
-		}
-		opt, err := strconv.Atoi(row[optCol])
-		if err != nil {
-			t.Fatalf("%s: bad optimum %q", csvName, row[optCol])
-		}
-		out = append(out, instance{filepath.Join(dir, row[fileCol]+ext), opt})
+	out := make([]instance, len(rows))
+	for i, r := range rows {
+		out[i] = instance{r.Path, r.Opt}
 	}
 	return out
 }
@@ -112,8 +95,8 @@ func TestYamout(t *testing.T) {
 
 func TestPACE(t *testing.T) {
 	dir := dataset.Require(t, "vc/pace2019")
-	all := readOptima(t, dir, "optima.csv", "instance", "min_vc", ".gr", func(r map[string]string) bool {
-		n, _ := strconv.Atoi(r["n"])
+	all := readOptima(t, dir, "optima.csv", "instance", "min_vc", ".gr", func(r dataset.Row) bool {
+		n, _ := strconv.Atoi(r.Fields["n"])
 		return n <= 450
 	})
 	if len(all) != 28 {

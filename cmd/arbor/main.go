@@ -14,6 +14,8 @@ import (
 	"sort"
 	"strings"
 	"syscall"
+
+	"github.com/arbor-gpu/arbor/internal/bench"
 )
 
 // version is set at link time (-ldflags "-X main.version=...").
@@ -36,6 +38,7 @@ type command struct {
 // commands is the table of subcommands; each lives in its own file.
 func commands() map[string]command {
 	return map[string]command{
+		"bench":    {"time and check engines (and other solvers) on instance suites; plots and a summary", runBench},
 		"devices":  {"list every backend, its devices and capabilities, or why it is absent", runDevices},
 		"demo":     {"run the algorithms on embedded sample data with the auto-selected backend", runDemo},
 		"version":  {"print Arbor's version", runVersion},
@@ -58,6 +61,12 @@ func (u usageError) Error() string { return u.msg }
 func usagef(format string, a ...any) error { return usageError{fmt.Sprintf(format, a...)} }
 
 func main() {
+	// A child of 'arbor bench' caps its own memory (the parent cannot
+	// without cgo); nothing happens outside a bench run.
+	if err := bench.ApplyChildLimits(); err != nil {
+		fmt.Fprintf(os.Stderr, "arbor: %v\n", err)
+		os.Exit(1)
+	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	os.Exit(run(ctx, os.Args[1:], os.Stdout, os.Stderr))

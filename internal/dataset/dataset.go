@@ -1,5 +1,6 @@
 // Package dataset finds the shared benchmark data (../shared/data beside the
-// checkout) for tests and benchmarks, which skip when it is absent.
+// checkout) for tests and benchmarks, which skip when it is absent, and for
+// 'arbor bench' and 'arbor verify'; readers.go reads its answer files.
 //
 // .dev/data is the fallback for the GPU machine, which gets only a subset
 // (the files scripts/gpu/*.sh name). Tests that enumerate a whole set (every

@@ -1,0 +1,301 @@
+package main
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/arbor-gpu/arbor/internal/bench"
+	"github.com/arbor-gpu/arbor/internal/dataset"
+	"github.com/arbor-gpu/arbor/internal/ticker"
+)
+
+const benchSynopsis = "SUITE|LIST [--engines E,…] [--backends B,…] [--threads N,…] [--timeout T] [--mem-limit M] [--out DIR] [--compare NAME='command {gr}' …] [--compare-regex NAME='size=(\\d+)' …] [--data DIR] [--limit N] [--json]\n       arbor bench report DIR"
+
+// runBench is 'arbor bench': every instance of a suite solved by each
+// engine configuration (and each --compare peer) in its own process,
+// every answer checked, results and plots written to --out.
+func runBench(e *env) error {
+	if len(e.args) > 0 && e.args[0] == "report" {
+		return runBenchReport(e, e.args[1:])
+	}
+	fs := newFlags(e, "bench", benchSynopsis)
+	engines := fs.String("engines", "", "comma-separated engines; each kind runs those it has ("+strings.Join(bench.EngineNames(), ", ")+"; default: each command's default)")
+	backends := fs.String("backends", "", "comma-separated backends for the device engines (mcs, match): auto, cuda, opencl, cpu (default auto)")
+	threads := fs.String("threads", "", "comma-separated thread counts for mcs, vc and clique (0: all cores; default 0). mcs with 1 on the CPU engine is checked against the original McSplit's node counts")
+	timeout := fs.Duration("timeout", time.Minute, "time limit per run (the child is killed a grace period later)")
+	memLimit := fs.String("mem-limit", "", "memory cap per run, e.g. 4G (default: none)")
+	out := fs.String("out", "bench-out", "folder for results.csv, results.json and the SVG plots")
+	data := fs.String("data", "", "the shared data folder (default $"+dataset.EnvDir+", else ../shared/data beside the checkout)")
+	limit := fs.Int("limit", -1, "at most N instances, spread over a suite (0: all; default: the suite's own, 20 for mcs-easy, 4 for match-large); of a list, the first N")
+	asJSON := fs.Bool("json", false, "print the results and summary as JSON on stdout instead of the Markdown table")
+	var compares, regexes, formats multiFlag
+	fs.Var(&compares, "compare", "`NAME='command template'`: also run another solver; {g} {h} (mcs pair), {gr} (the instance file; <{gr} for standard input) and {timeout} (seconds) are substituted (repeatable)")
+	fs.Var(&regexes, "compare-regex", "`NAME='regexp'`: read peer NAME's answer size from the regexp's first group (repeatable)")
+	fs.Var(&formats, "compare-format", "`NAME=FORMAT`: peer NAME's output is pace, mcsplit or json (default: detected) (repeatable)")
+	pos, err := parse(fs, e.args)
+	if err != nil {
+		return err
+	}
+	if len(pos) != 1 {
+		return usagef("bench needs one suite or list file (got %d arguments); suites:\n  %s", len(pos), strings.Join(bench.SuiteNames(), "\n  "))
+	}
+	cfg := bench.Config{Timeout: *timeout, Warn: e.stderr}
+	if *timeout < 0 {
+		return usagef("--timeout must be ≥ 0")
+	}
+	if cfg.Engines, err = engineList(*engines); err != nil {
+		return err
+	}
+	cfg.Backends = splitList(*backends)
+	if cfg.Threads, err = intList(*threads); err != nil {
+		return err
+	}
+	if *memLimit != "" {
+		if cfg.MemLimit, err = parseBytes(*memLimit); err != nil {
+			return usagef("--mem-limit: %v", err)
+		}
+	}
+	if cfg.Peers, err = peers(compares, regexes, formats); err != nil {
+		return err
+	}
+	dataDir := *data
+	if dataDir == "" {
+		dataDir = dataset.Dir()
+	}
+	ins, err := instances(pos[0], bench.SuiteOptions{Data: dataDir, Limit: *limit, GenDir: filepath.Join(*out, "instances")})
+	if err != nil {
+		return err
+	}
+
+	// Progress: the bench reports at each run; a ticker redraws the line
+	// so the elapsed time moves during a long run.
+	prog := newProgress(e)
+	var mu sync.Mutex
+	var cur bench.Progress
+	cfg.Progress = func(p bench.Progress) { mu.Lock(); cur = p; mu.Unlock() }
+	stop := ticker.Every(0, func() {
+		mu.Lock()
+		p := cur
+		mu.Unlock()
+		line := fmt.Sprintf("instance %d of %d  solved %d  wrong %d", min(p.Done+1, p.Total), p.Total, p.Solved, p.Wrong)
+		if p.Instance != "" {
+			line += "  " + p.Instance + " (" + p.What + ")"
+		}
+		prog.Update(line)
+	})
+	results, runErr := bench.Run(e.ctx, cfg, ins)
+	stop()
+	prog.Done()
+
+	// Whatever ran is saved, interrupted or not.
+	if err := bench.Save(*out, results); err != nil {
+		return err
+	}
+	plots, err := bench.WritePlots(*out, results)
+	if err != nil {
+		return err
+	}
+	sum := bench.Summarise(results)
+	if *asJSON {
+		enc := json.NewEncoder(e.stdout)
+		enc.SetIndent("", "  ")
+		if results == nil {
+			results = []bench.Result{}
+		}
+		if err := enc.Encode(struct {
+			Results []bench.Result `json:"results"`
+			Summary bench.Summary  `json:"summary"`
+		}{results, sum}); err != nil {
+			return err
+		}
+	} else if err := bench.WriteMarkdown(e.stdout, sum); err != nil {
+		return err
+	}
+	fmt.Fprintf(e.stderr, "arbor bench: %d runs on %d instances; wrote %s, %s and %d plots\n", len(results), len(ins),
+		filepath.Join(*out, bench.CSVName), filepath.Join(*out, bench.JSONName), len(plots))
+	if runErr != nil {
+		return fmt.Errorf("stopped after %d runs: %w", len(results), runErr)
+	}
+	wrong := 0
+	for _, r := range results {
+		if r.Status == bench.StatusWrong {
+			wrong++
+		}
+	}
+	if wrong > 0 {
+		return fmt.Errorf("%d wrong answer(s): see the status=wrong rows of %s", wrong, filepath.Join(*out, bench.CSVName))
+	}
+	return nil
+}
+
+// runBenchReport is 'arbor bench report DIR': the plots redrawn and the
+// summary printed from DIR/results.csv.
+func runBenchReport(e *env, args []string) error {
+	fs := newFlags(e, "bench report", "DIR")
+	pos, err := parse(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(pos) != 1 {
+		return usagef("bench report needs the folder of a bench run (got %d arguments)", len(pos))
+	}
+	results, err := bench.ReadCSV(filepath.Join(pos[0], bench.CSVName))
+	if err != nil {
+		return err
+	}
+	if _, err := bench.WritePlots(pos[0], results); err != nil {
+		return err
+	}
+	return bench.WriteMarkdown(e.stdout, bench.Summarise(results))
+}
+
+// instances builds a named suite, or reads arg as a CSV list.
+func instances(arg string, o bench.SuiteOptions) ([]bench.Instance, error) {
+	if bench.IsSuite(arg) {
+		return bench.Suite(arg, o)
+	}
+	if _, err := os.Stat(arg); err != nil {
+		return nil, usagef("%q is neither a suite nor a list file (%v); suites:\n  %s", arg, err, strings.Join(bench.SuiteNames(), "\n  "))
+	}
+	ins, err := bench.ReadList(arg)
+	if err != nil {
+		return nil, err
+	}
+	if o.Limit > 0 && o.Limit < len(ins) {
+		ins = ins[:o.Limit]
+	}
+	return ins, nil
+}
+
+// multiFlag collects a repeatable flag's values.
+type multiFlag []string
+
+func (m *multiFlag) String() string     { return strings.Join(*m, " ") }
+func (m *multiFlag) Set(v string) error { *m = append(*m, v); return nil }
+
+// nameValue splits NAME=VALUE.
+func nameValue(flagName, s string) (string, string, error) {
+	name, value, ok := strings.Cut(s, "=")
+	name = strings.TrimSpace(name)
+	if !ok || name == "" || value == "" {
+		return "", "", usagef("--%s %q: want NAME=VALUE", flagName, s)
+	}
+	return name, value, nil
+}
+
+func peers(compares, regexes, formats []string) ([]bench.Peer, error) {
+	var out []bench.Peer
+	index := map[string]int{}
+	for _, c := range compares {
+		name, tmpl, err := nameValue("compare", c)
+		if err != nil {
+			return nil, err
+		}
+		if _, dup := index[name]; dup {
+			return nil, usagef("--compare: %s given twice", name)
+		}
+		if strings.HasPrefix(name, "arbor:") {
+			return nil, usagef("--compare: the name %s is kept for arbor's own engines", name)
+		}
+		index[name] = len(out)
+		out = append(out, bench.Peer{Name: name, Template: tmpl})
+	}
+	for _, r := range regexes {
+		name, expr, err := nameValue("compare-regex", r)
+		if err != nil {
+			return nil, err
+		}
+		i, ok := index[name]
+		if !ok {
+			return nil, usagef("--compare-regex: no --compare named %s", name)
+		}
+		re, err := regexp.Compile(expr)
+		if err != nil {
+			return nil, usagef("--compare-regex %s: %v", name, err)
+		}
+		if re.NumSubexp() < 1 {
+			return nil, usagef("--compare-regex %s: %q has no group to read the size from, e.g. 'size=(\\d+)'", name, expr)
+		}
+		out[i].Regex, out[i].Format = re, bench.FormatRegex
+	}
+	for _, f := range formats {
+		name, format, err := nameValue("compare-format", f)
+		if err != nil {
+			return nil, err
+		}
+		i, ok := index[name]
+		if !ok {
+			return nil, usagef("--compare-format: no --compare named %s", name)
+		}
+		switch bench.Format(format) {
+		case bench.FormatPACE, bench.FormatMcSplit, bench.FormatJSON:
+			out[i].Format = bench.Format(format)
+		default:
+			return nil, usagef("--compare-format %s: %q: want pace, mcsplit or json", name, format)
+		}
+	}
+	return out, nil
+}
+
+func splitList(s string) []string {
+	var out []string
+	for _, f := range strings.Split(s, ",") {
+		if f = strings.TrimSpace(f); f != "" {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+func engineList(s string) ([]string, error) {
+	list := splitList(s)
+	known := bench.EngineNames()
+	for _, e := range list {
+		ok := false
+		for _, k := range known {
+			ok = ok || k == e
+		}
+		if !ok {
+			return nil, usagef("--engines: unknown engine %q (want some of %s)", e, strings.Join(known, ", "))
+		}
+	}
+	return list, nil
+}
+
+func intList(s string) ([]int, error) {
+	var out []int
+	for _, f := range splitList(s) {
+		v, err := strconv.Atoi(f)
+		if err != nil || v < 0 {
+			return nil, usagef("--threads: %q is not a count ≥ 0", f)
+		}
+		out = append(out, v)
+	}
+	return out, nil
+}
+
+// parseBytes reads a size such as 512M, 4G, 1.5GiB or a plain byte count
+// (binary units: K is 1024).
+func parseBytes(s string) (int64, error) {
+	t := strings.TrimSuffix(strings.TrimSuffix(strings.ToUpper(strings.TrimSpace(s)), "B"), "I")
+	mult := int64(1)
+	if n := len(t); n > 0 {
+		if i := strings.IndexByte("KMGT", t[n-1]); i >= 0 {
+			mult = int64(1) << (10 * (i + 1))
+			t = t[:n-1]
+		}
+	}
+	v, err := strconv.ParseFloat(strings.TrimSpace(t), 64)
+	if err != nil || v <= 0 {
+		return 0, errors.New("want a positive size such as 512M or 4G, got " + strconv.Quote(s))
+	}
+	return int64(v * float64(mult)), nil
+}
