@@ -93,3 +93,30 @@ func TestMergeSplit(t *testing.T) {
 		}
 	}
 }
+
+// TestSortByKey: the radix sort equals a stable sort by key for any number
+// of pieces, with keys that share some digits and differ in others.
+func TestSortByKey(t *testing.T) {
+	type kv struct {
+		k   uint64
+		pos int
+	}
+	r := rand.New(rand.NewPCG(8, 9))
+	for _, n := range []int{0, 1, 2, 1000, 70000} {
+		for _, mask := range []uint64{^uint64(0), 0xff00ff0000000fff, 0x8000000000000001, 0} {
+			s := make([]kv, n)
+			for i := range s {
+				s[i] = kv{r.Uint64()&mask | 1<<40, i}
+			}
+			want := slices.Clone(s)
+			slices.SortStableFunc(want, func(a, b kv) int { return cmp.Compare(a.k, b.k) })
+			for _, k := range []int{1, 3, 8} {
+				got := slices.Clone(s)
+				sortByKey(got, func(x kv) uint64 { return x.k }, k)
+				if !slices.Equal(got, want) {
+					t.Fatalf("n=%d mask=%x k=%d: differs from the stable sort", n, mask, k)
+				}
+			}
+		}
+	}
+}
