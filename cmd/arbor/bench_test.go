@@ -3,7 +3,6 @@ package main
 import (
 	"bytes"
 	"context"
-	"encoding/csv"
 	"encoding/xml"
 	"fmt"
 	"io"
@@ -35,22 +34,13 @@ func TestMain(m *testing.M) {
 // readResults reads results.csv as maps keyed by column.
 func readResults(t *testing.T, dir string) []map[string]string {
 	t.Helper()
-	f, err := os.Open(filepath.Join(dir, "results.csv"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	recs, err := csv.NewReader(f).ReadAll()
+	rows, err := dataset.ReadCSV(filepath.Join(dir, "results.csv"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	var out []map[string]string
-	for _, r := range recs[1:] {
-		m := map[string]string{}
-		for i, h := range recs[0] {
-			m[h] = r[i]
-		}
-		out = append(out, m)
+	for _, r := range rows {
+		out = append(out, r.Fields)
 	}
 	return out
 }
