@@ -24,7 +24,11 @@ type engine struct {
 	g       *core.Graph
 	sh      *shared
 	parent  *engine
-	threads int
+	threads int // the cores this engine may use
+	// workers is the tree's share of them, set when the search starts (the
+	// rest may run local searches beside it): the pool counts idle workers
+	// against it.
+	workers int
 	ls      time.Duration
 	seed    uint64
 	param   bool // parameterized: stop at the first cover under ub
@@ -350,9 +354,8 @@ func (e *engine) run(top bool) ([]int32, bool) {
 		return e.cover, !e.sh.stop.Load()
 	}
 	e.tasks = append(e.tasks, task{ops: nil, depth: 0})
-	// The pool's termination counts idle workers against e.threads.
-	e.threads = treeThreads
-	threads := e.threads
+	e.workers = treeThreads
+	threads := e.workers
 	var wg sync.WaitGroup
 	for t := 0; t < threads; t++ {
 		ws := s
@@ -440,7 +443,7 @@ func (e *engine) take() (task, bool) {
 		}
 		e.idle++
 		e.hungry.Add(1)
-		if e.idle == e.threads {
+		if e.idle == e.workers {
 			e.done = true
 			e.cond.Broadcast()
 			return task{}, false
@@ -531,7 +534,7 @@ func (w *worker) search(depth int) {
 		return e.mirrors || e.noPacking || w.neighborPacking(v, nb)
 	}
 	donated := false
-	if e.threads > 1 && depth < maxDonateDepth && e.hungry.Load() > 0 {
+	if e.workers > 1 && depth < maxDonateDepth && e.hungry.Load() > 0 {
 		// The task carries the path's constraints: without them the
 		// 2-thread searches took ~13% more nodes than one thread.
 		if len(nb) <= w.budget() && takeNeighbors() {
@@ -738,7 +741,7 @@ func (w *worker) split(depth int) bool {
 		if w.top && depth == 0 {
 			// Local search time in proportion to the part's size; tiny
 			// parts are left to the exact search.
-			threads = e.threads
+			threads = e.workers
 			if p.g.N >= 64 {
 				ls = max(time.Millisecond, time.Duration(int64(e.ls)*int64(p.g.N)/int64(total)))
 			}
