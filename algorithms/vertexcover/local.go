@@ -126,27 +126,36 @@ type nuMVC struct {
 
 const ageLimit = 1<<32 - 1
 
+// numberEdges numbers the edges of a symmetric CSR graph whose neighbour
+// lists ascend: edge e is the e-th arc u→v with u < v in arc order, with
+// endpoints eu[e] < ev[e]; arcEdge maps every arc, both directions, to its
+// edge.
+func numberEdges[O int | int32](off []O, adj []int32) (arcEdge, eu, ev []int32) {
+	n := len(off) - 1
+	arcEdge = make([]int32, len(adj))
+	for u := 0; u < n; u++ {
+		for i := off[u]; i < off[u+1]; i++ {
+			if v := adj[i]; int32(u) < v {
+				arcEdge[i] = int32(len(eu))
+				eu, ev = append(eu, int32(u)), append(ev, v)
+			}
+		}
+	}
+	for u := 0; u < n; u++ {
+		for i := off[u]; i < off[u+1]; i++ {
+			if v := adj[i]; int32(u) > v {
+				j, _ := slices.BinarySearch(adj[off[v]:off[v+1]], int32(u))
+				arcEdge[i] = arcEdge[int(off[v])+j]
+			}
+		}
+	}
+	return arcEdge, eu, ev
+}
+
 func newNuMVC(g *core.Graph) *nuMVC {
 	n := g.N
-	ls := &nuMVC{g: g, n: n, arcEdge: make([]int32, len(g.Adj)), tabu: -1}
-	for u := 0; u < n; u++ {
-		for i := g.Offsets[u]; i < g.Offsets[u+1]; i++ {
-			v := g.Adj[i]
-			if int32(u) < v {
-				ls.arcEdge[i] = int32(len(ls.eu))
-				ls.eu = append(ls.eu, int32(u))
-				ls.ev = append(ls.ev, v)
-			}
-		}
-	}
-	for u := 0; u < n; u++ {
-		for i := g.Offsets[u]; i < g.Offsets[u+1]; i++ {
-			v := g.Adj[i]
-			if int32(u) > v {
-				ls.arcEdge[i] = ls.arcEdge[g.ArcIndex(int(v), u)]
-			}
-		}
-	}
+	ls := &nuMVC{g: g, n: n, tabu: -1}
+	ls.arcEdge, ls.eu, ls.ev = numberEdges(g.Offsets, g.Adj)
 	m := len(ls.eu)
 	ls.m = m
 	ls.ea, ls.eb = make([]int32, m), make([]int32, m)

@@ -67,27 +67,18 @@ func partitionSearch(g *core.Graph, part []int32, k int, seed uint64, stop *atom
 		members[fill[q]] = int32(v)
 		fill[q]++
 	}
+	// The graph between the parts (edges inside a part are implied).
 	off := make([]int32, n+1)
-	var adj, arcEdge []int32
-	var eu, ev []int32
-	edgeOf := make(map[[2]int32]int32)
+	var adj []int32
 	for v := 0; v < n; v++ {
 		for _, u := range g.Neighbors(v) {
-			if part[u] == part[v] {
-				continue
+			if part[u] != part[v] {
+				adj = append(adj, u)
 			}
-			key := [2]int32{min(int32(v), u), max(int32(v), u)}
-			e, ok := edgeOf[key]
-			if !ok {
-				e = int32(len(eu))
-				edgeOf[key] = e
-				eu, ev = append(eu, key[0]), append(ev, key[1])
-			}
-			adj = append(adj, u)
-			arcEdge = append(arcEdge, e)
 		}
 		off[v+1] = int32(len(adj))
 	}
+	arcEdge, eu, ev := numberEdges(off, adj)
 	m := len(eu)
 	w := make([]int32, m)
 	for e := range w {
