@@ -36,6 +36,7 @@ func runBench(e *env) error {
 	data := fs.String("data", "", "the shared data folder (default $"+dataset.EnvDir+", else ../shared/data beside the checkout)")
 	limit := fs.Int("limit", -1, "at most N instances, spread over a suite (0: all; default: the suite's own, 20 for mcs-easy, 4 for match-large); of a list, the first N")
 	asJSON := fs.Bool("json", false, "print the results and summary as JSON on stdout instead of the Markdown table")
+	rerun := fs.Bool("rerun", false, "run everything again; by default the runs already in --out's results.csv are kept and skipped")
 	var compares, regexes, formats multiFlag
 	fs.Var(&compares, "compare", "`NAME='command template'`: also run another solver; {g} {h} (mcs pair), {gr} (the instance file; <{gr} for standard input) and {timeout} (seconds) are substituted (repeatable)")
 	fs.Var(&regexes, "compare-regex", "`NAME='regexp'`: read peer NAME's answer size from the regexp's first group (repeatable)")
@@ -73,6 +74,16 @@ func runBench(e *env) error {
 	ins, err := instances(pos[0], bench.SuiteOptions{Data: dataDir, Limit: *limit, GenDir: filepath.Join(*out, "instances")})
 	if err != nil {
 		return err
+	}
+
+	// Resuming: the rows of an earlier run into the same folder stand.
+	if prev := filepath.Join(*out, bench.CSVName); !*rerun {
+		if _, err := os.Stat(prev); err == nil {
+			if cfg.Done, err = bench.ReadCSV(prev); err != nil {
+				return fmt.Errorf("resuming from %s (or give --rerun): %w", prev, err)
+			}
+			fmt.Fprintf(e.stderr, "arbor bench: resuming: %d finished runs in %s are kept (--rerun runs them again)\n", len(cfg.Done), prev)
+		}
 	}
 
 	// Progress: the bench reports at each run; a ticker redraws the line

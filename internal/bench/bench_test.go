@@ -670,3 +670,48 @@ func TestSuitesOnData(t *testing.T) {
 		t.Errorf("mcs-medium --limit 3: %d", n)
 	}
 }
+
+// TestResume: the rows of an earlier run are kept and their runs not
+// repeated (a peer that counts its calls is not called again); a run
+// missing from them is made.
+func TestResume(t *testing.T) {
+	dir := t.TempDir()
+	c := fakeConfig(t)
+	gr := writeTestFile(t, dir, "path.gr", "c size 1\np td 3 2\n1 2\n2 3\n")
+	calls := filepath.Join(dir, "calls")
+	counter := writeTestFile(t, dir, "count.sh", "#!/bin/sh\necho x >> '"+calls+"'\nprintf 's vc 3 1\\n2\\n'\n")
+	in := Instance{Name: "path", Kind: KindVC, Files: []string{gr}, Known: Known{Size: 1, Proven: true}}
+	c.Peers = []Peer{{Name: "count", Template: counter + " {gr}"}}
+	first, err := Run(context.Background(), c, []Instance{in})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(first) != 2 {
+		t.Fatalf("%d rows, want arbor's and the peer's", len(first))
+	}
+	out := filepath.Join(dir, "out")
+	if err := Save(out, first); err != nil {
+		t.Fatal(err)
+	}
+	done, err := ReadCSV(filepath.Join(out, CSVName))
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.Done = done
+	c.Threads = []int{0, 1} // one new configuration
+	again, err := Run(context.Background(), c, []Instance{in})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n, _ := os.ReadFile(calls); strings.Count(string(n), "x") != 1 {
+		t.Errorf("the peer ran %d times; its first row should have been kept", strings.Count(string(n), "x"))
+	}
+	if len(again) != 3 {
+		t.Fatalf("%d rows, want the 2 kept and 1 new", len(again))
+	}
+	for _, r := range again {
+		if r.Status != StatusOK {
+			t.Errorf("%s: status %s (%s)", r.Series(), r.Status, r.Note)
+		}
+	}
+}

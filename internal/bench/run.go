@@ -112,7 +112,19 @@ type Config struct {
 	Progress func(Progress)
 	// Warn receives the loud reports: wrong answers, crashes.
 	Warn io.Writer
+	// Done holds the rows of an earlier run of the suite (its
+	// results.csv): a run with the same instance, engine, backend and
+	// threads is not repeated, its row is kept.
+	Done []Result
 }
+
+// runKey names one run of an instance: what makes two rows the same run.
+type runKey struct {
+	instance, engine, backend string
+	threads                   int
+}
+
+func keyOf(r Result) runKey { return runKey{r.Instance, r.Engine, r.Backend, r.Threads} }
 
 // Progress is where a suite stands.
 type Progress struct {
@@ -200,6 +212,15 @@ func Run(ctx context.Context, c Config, ins []Instance) ([]Result, error) {
 		c.Warn = io.Discard
 	}
 	var all []Result
+	done := map[runKey]Result{}
+	for _, r := range c.Done {
+		done[keyOf(r)] = r
+	}
+	// reuse returns the earlier row of the run r would be, if any.
+	reuse := func(r Result) (Result, bool) {
+		old, ok := done[keyOf(r)]
+		return old, ok
+	}
 	solved, wrong := 0, 0
 	report := func(done int, in, what string) {
 		if c.Progress != nil {
@@ -210,6 +231,12 @@ func Run(ctx context.Context, c Config, ins []Instance) ([]Result, error) {
 		var rows []Result
 		v := &verifier{in: in}
 		for _, rc := range configs(in.Kind, c) {
+			r := newResult(in)
+			r.Engine, r.Backend, r.Threads = "arbor:"+rc.engine, rc.backend, rc.threads
+			if old, ok := reuse(r); ok {
+				rows = append(rows, old)
+				continue
+			}
 			report(i, in.Name, "arbor:"+rc.engine)
 			r, err := runArbor(ctx, c, in, rc)
 			if err != nil {
@@ -218,6 +245,12 @@ func Run(ctx context.Context, c Config, ins []Instance) ([]Result, error) {
 			rows = append(rows, r)
 		}
 		for _, p := range c.Peers {
+			r := newResult(in)
+			r.Engine, r.Backend = p.Name, "-"
+			if old, ok := reuse(r); ok {
+				rows = append(rows, old)
+				continue
+			}
 			report(i, in.Name, p.Name)
 			r, err := runPeer(ctx, c, in, p, v)
 			if err != nil {
