@@ -178,6 +178,10 @@ func configs(kind Kind, c Config) []runConfig {
 	}
 	var out []runConfig
 	for _, e := range engines {
+		threads := threads
+		if kind == KindMCS && e == "gpu" {
+			threads = []int{0} // the device engine takes no thread count
+		}
 		backends := []string{"cpu"}
 		if kind == KindMatch || (kind == KindMCS && e != "cpu") {
 			backends = c.Backends
