@@ -90,7 +90,7 @@ func ReadGraph(path string, opts ReadOptions) (*Graph, error) {
 	if err != nil {
 		return nil, err // already names the path
 	}
-	return parseBytes(data, path, opts)
+	return parseBytes(data, path, opts, defaultParallelism())
 }
 
 // ParseGraph reads a graph from r; name is used in errors and for format
@@ -100,7 +100,7 @@ func ParseGraph(r io.Reader, name string, opts ReadOptions) (*Graph, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}
-	return parseBytes(data, name, opts)
+	return parseBytes(data, name, opts, defaultParallelism())
 }
 
 // DetectFormat names the format of a file from its first bytes and name;
@@ -202,7 +202,9 @@ func looksBinary(b []byte) bool {
 	return false
 }
 
-func parseBytes(data []byte, name string, opts ReadOptions) (*Graph, error) {
+// parseBytes reads a graph from data; par spreads the Matrix Market and
+// edge-list readers over goroutines (the graph does not depend on it).
+func parseBytes(data []byte, name string, opts ReadOptions, par parallelism) (*Graph, error) {
 	if len(data) == 0 {
 		return nil, &FormatError{File: name, Offset: -1, Msg: "file is empty"}
 	}
@@ -236,7 +238,7 @@ func parseBytes(data []byte, name string, opts ReadOptions) (*Graph, error) {
 	case FormatMIVIA:
 		g, err = readMIVIA(data, name, opts.Directed)
 	case FormatMTX:
-		g, err = readMTX(t, opts.Directed, limit)
+		g, err = readMTX(t, opts.Directed, limit, par)
 	case FormatDIMACS:
 		g, err = readDIMACS(t, limit)
 	case FormatPACE:
@@ -250,7 +252,7 @@ func parseBytes(data []byte, name string, opts ReadOptions) (*Graph, error) {
 		}
 		format = FormatEdgeList
 		t.format = format
-		g, err = readEdgeList(t, base, limit)
+		g, err = readEdgeList(t, base, limit, par)
 	case FormatLAD, FormatVertexLabelledLAD, FormatLabelledLAD:
 		g, err = readLAD(t, opts.Directed, format != FormatLAD, format == FormatLabelledLAD, limit)
 	default:

@@ -1,0 +1,214 @@
+package core
+
+import (
+	"runtime"
+	"sync"
+	"sync/atomic"
+)
+
+// parallelism says how a reader spreads its work over goroutines. The
+// readers take it as a parameter so that tests can make small inputs take
+// the parallel paths, with many chunks cut at awkward places; the result
+// never depends on it.
+type parallelism struct {
+	workers  int // goroutines at once; < 2 runs everything in the caller
+	chunks   int // pieces a file's body is cut into for parsing
+	minBytes int // a body shorter than this is parsed in one piece
+	minEdges int // fewer edges are built into CSR by the sequential buildCSR
+}
+
+// defaultParallelism uses every CPU the runtime may: four body chunks per
+// worker even out lines of different lengths and workers that the OS
+// delays. Below 1 MiB (a few tens of thousands of lines) goroutines cost
+// more than they save.
+func defaultParallelism() parallelism {
+	w := runtime.GOMAXPROCS(0)
+	return parallelism{workers: w, chunks: 4 * w, minBytes: 1 << 20, minEdges: 1 << 16}
+}
+
+// parallelFor runs body(0..n-1) on up to workers goroutines, handing out
+// indices in order; with workers < 2 it runs them in the caller.
+func parallelFor(workers, n int, body func(i int)) {
+	if workers < 2 || n < 2 {
+		for i := range n {
+			body(i)
+		}
+		return
+	}
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range min(workers, n) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				i := int(next.Add(1) - 1)
+				if i >= n {
+					return
+				}
+				body(i)
+			}
+		}()
+	}
+	wg.Wait()
+}
+
+// chunkStream yields edges stored in chunks, chunk after chunk.
+func chunkStream(src, dst [][]int32) edgeStream {
+	return func(yield func(u, v int32)) {
+		for k, s := range src {
+			d := dst[k]
+			for i, u := range s {
+				yield(u, d[i])
+			}
+		}
+	}
+}
+
+// buildCSRChunks is buildCSR for edges stored in chunks (src[k], dst[k];
+// chunk k's edges follow chunk k-1's in input order, and w and lab are
+// indexed by that order). It gives exactly buildCSR's graph and dupInfo,
+// bit for bit, using par.workers goroutines when there are at least
+// par.minEdges edges.
+//
+// Degrees are counted and arcs placed with atomic cursors, so the order of
+// arcs within a segment depends on scheduling; that is harmless because
+// sortSegments then orders each segment by target and, with a payload, by
+// input index (perm): a total order, the same as the sequential build's.
+// mergeDuplicates' first/last-wins rule only looks at that order.
+func buildCSRChunks(n int, src, dst [][]int32, w []float64, lab []int32, o csrOptions, par parallelism) (*Graph, dupInfo) {
+	base := make([]int, len(src)+1) // input index of each chunk's first edge
+	for k, s := range src {
+		base[k+1] = base[k] + len(s)
+	}
+	if par.workers < 2 || base[len(src)] < par.minEdges {
+		return buildCSR(n, chunkStream(src, dst), w, lab, o)
+	}
+	g := &Graph{N: n, Directed: o.directed}
+	cur := make([]atomic.Int64, n+1)
+	parallelFor(par.workers, len(src), func(k int) {
+		d := dst[k]
+		for i, u := range src[k] {
+			cur[u].Add(1)
+			if v := d[i]; !o.directed && u != v {
+				cur[v].Add(1)
+			}
+		}
+	})
+	off := make([]int, n+1)
+	for v := range n {
+		c := cur[v].Load()
+		cur[v].Store(int64(off[v])) // now v's placement cursor
+		off[v+1] = off[v] + int(c)
+	}
+	total := off[n]
+	adj := make([]int32, total)
+	payload := w != nil || lab != nil
+	var perm []uint32
+	if payload {
+		perm = make([]uint32, total)
+	}
+	parallelFor(par.workers, len(src), func(k int) {
+		d := dst[k]
+		for i, u := range src[k] {
+			v := d[i]
+			p := cur[u].Add(1) - 1
+			adj[p] = v
+			if payload {
+				perm[p] = uint32(base[k] + i)
+			}
+			if !o.directed && u != v {
+				q := cur[v].Add(1) - 1
+				adj[q] = u
+				if payload {
+					perm[q] = uint32(base[k] + i)
+				}
+			}
+		}
+	})
+	cur = nil
+	sortSegments(off, adj, perm)
+	adj, perm, dup := mergeDuplicatesParallel(off, adj, perm, o, par.workers)
+	g.Offsets, g.Adj = off, adj
+	arcs := len(adj)
+	// Gathering the payload is random access into w and lab: split it.
+	const span = 1 << 16
+	if w != nil {
+		g.Weights = make([]float64, arcs)
+		parallelFor(par.workers, (arcs+span-1)/span, func(s int) {
+			for i := s * span; i < min((s+1)*span, arcs); i++ {
+				g.Weights[i] = w[perm[i]]
+			}
+		})
+	}
+	if lab != nil {
+		g.EdgeLabels = make([]int32, arcs)
+		parallelFor(par.workers, (arcs+span-1)/span, func(s int) {
+			for i := s * span; i < min((s+1)*span, arcs); i++ {
+				g.EdgeLabels[i] = lab[perm[i]]
+			}
+		})
+	}
+	return g, dup
+}
+
+// mergeDuplicatesParallel is mergeDuplicates over vertex ranges of similar
+// arc counts, each merged in place by its own goroutine. When some range
+// shrank, the ranges are then copied together into new arrays (also in
+// parallel); off is rewritten either way. perm is returned compacted.
+func mergeDuplicatesParallel(off []int, adj []int32, perm []uint32, o csrOptions, workers int) ([]int32, []uint32, dupInfo) {
+	n := len(off) - 1
+	// Vertex ranges [cut[j], cut[j+1]) of about total/(4·workers) arcs.
+	per := len(adj)/(4*workers) + 1
+	cut := []int{0}
+	for lo := 0; lo < n; {
+		hi := lo + 1
+		for hi < n && off[hi]-off[lo] < per {
+			hi++
+		}
+		cut = append(cut, hi)
+		lo = hi
+	}
+	ranges := len(cut) - 1
+	start := make([]int, ranges+1) // old offsets at the cuts
+	for j, c := range cut {
+		start[j] = off[c]
+	}
+	end := make([]int, ranges) // where each range's kept arcs end
+	dups := make([]dupInfo, ranges)
+	parallelFor(workers, ranges, func(j int) {
+		end[j], dups[j] = mergeRange(off, adj, perm, o, cut[j], cut[j+1], start[j+1])
+	})
+	var dup dupInfo
+	shrunk := false
+	for j, d := range dups {
+		if d.count > 0 && dup.count == 0 {
+			dup.u, dup.v = d.u, d.v
+		}
+		dup.count += d.count
+		shrunk = shrunk || end[j] != start[j+1]
+	}
+	if !shrunk {
+		return adj, perm, dup
+	}
+	to := make([]int, ranges+1) // new offsets at the cuts
+	for j := range ranges {
+		to[j+1] = to[j] + end[j] - start[j]
+	}
+	na := make([]int32, to[ranges])
+	var np []uint32
+	if perm != nil {
+		np = make([]uint32, to[ranges])
+	}
+	parallelFor(workers, ranges, func(j int) {
+		copy(na[to[j]:to[j+1]], adj[start[j]:end[j]])
+		if perm != nil {
+			copy(np[to[j]:to[j+1]], perm[start[j]:end[j]])
+		}
+		for v := cut[j]; v < cut[j+1]; v++ {
+			off[v] += to[j] - start[j]
+		}
+	})
+	off[n] = to[ranges]
+	return na, np, dup
+}
