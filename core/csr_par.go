@@ -71,22 +71,156 @@ func chunkStream(src, dst [][]int32) edgeStream {
 // bit for bit, using par.workers goroutines when there are at least
 // par.minEdges edges.
 //
-// Degrees are counted and arcs placed with atomic cursors, so the order of
-// arcs within a segment depends on scheduling; that is harmless because
-// sortSegments then orders each segment by target and, with a payload, by
-// input index (perm): a total order, the same as the sequential build's.
-// mergeDuplicates' first/last-wins rule only looks at that order.
+// The chunks are grouped into runs of about equal edge counts, one per
+// goroutine. Each group counts degrees into its own array; a prefix sum
+// over (vertex, group) turns the counts into cursors, so group g places
+// its arcs of v after those of groups < g: every segment holds its arcs in
+// input order, as the sequential build places them, with no atomics.
+// Where the per-group arrays would outweigh the graph (many vertices, few
+// edges) the groups share atomic cursors instead (placeAtomic).
 func buildCSRChunks(n int, src, dst [][]int32, w []float64, lab []int32, o csrOptions, par parallelism) (*Graph, dupInfo) {
 	base := make([]int, len(src)+1) // input index of each chunk's first edge
 	for k, s := range src {
 		base[k+1] = base[k] + len(s)
 	}
-	if par.workers < 2 || base[len(src)] < par.minEdges {
+	edges := base[len(src)]
+	if par.workers < 2 || edges < par.minEdges {
 		return buildCSR(n, chunkStream(src, dst), w, lab, o)
 	}
+	arcs := 2 * edges // at most; the exact count is known after counting
+	if o.directed {
+		arcs = edges
+	}
+	// Groups: runs of whole chunks, cut where the input index passes
+	// multiples of edges/groups.
+	groups := min(par.workers, len(src))
+	if n > 0 {
+		groups = min(groups, 2*arcs/n) // 4n bytes per group ≤ 8 bytes per arc
+	}
+	if arcs >= 1<<32 {
+		groups = 0 // uint32 cursors would overflow
+	}
 	g := &Graph{N: n, Directed: o.directed}
+	payload := w != nil || lab != nil
+	var off []int
+	var adj []int32
+	var perm []uint32
+	alloc := func(total int) ([]int32, []uint32) {
+		adj = make([]int32, total)
+		if payload {
+			perm = make([]uint32, total)
+		}
+		return adj, perm
+	}
+	if groups < 2 {
+		off = placeAtomic(n, src, dst, base, o, par.workers, alloc)
+	} else {
+		first := make([]int, groups+1) // chunks of group j: first[j]..first[j+1]-1
+		for j, k := 1, 0; j <= groups; j++ {
+			for k < len(src) && (j == groups || base[k] < j*edges/groups) {
+				k++
+			}
+			first[j] = k
+		}
+		cnt := make([]uint32, groups*n)
+		parallelFor(par.workers, groups, func(j int) {
+			c := cnt[j*n : (j+1)*n]
+			for k := first[j]; k < first[j+1]; k++ {
+				d := dst[k]
+				for i, u := range src[k] {
+					c[u]++
+					if v := d[i]; !o.directed && u != v {
+						c[v]++
+					}
+				}
+			}
+		})
+		// Degrees, their prefix sum, then each group's cursor per vertex;
+		// the two passes over cnt go by vertex ranges, in parallel.
+		off = make([]int, n+1)
+		const span = 1 << 14
+		spans := (n + span - 1) / span
+		parallelFor(par.workers, spans, func(s int) {
+			for v := s * span; v < min((s+1)*span, n); v++ {
+				d := 0
+				for j := range groups {
+					d += int(cnt[j*n+v])
+				}
+				off[v+1] = d
+			}
+		})
+		for v := range n {
+			off[v+1] += off[v]
+		}
+		parallelFor(par.workers, spans, func(s int) {
+			for v := s * span; v < min((s+1)*span, n); v++ {
+				p := uint32(off[v])
+				for j := range groups {
+					c := cnt[j*n+v]
+					cnt[j*n+v] = p
+					p += c
+				}
+			}
+		})
+		alloc(off[n])
+		parallelFor(par.workers, groups, func(j int) {
+			cur := cnt[j*n : (j+1)*n]
+			for k := first[j]; k < first[j+1]; k++ {
+				d := dst[k]
+				for i, u := range src[k] {
+					v := d[i]
+					p := cur[u]
+					cur[u] = p + 1
+					adj[p] = v
+					if payload {
+						perm[p] = uint32(base[k] + i)
+					}
+					if !o.directed && u != v {
+						q := cur[v]
+						cur[v] = q + 1
+						adj[q] = u
+						if payload {
+							perm[q] = uint32(base[k] + i)
+						}
+					}
+				}
+			}
+		})
+	}
+	sortSegments(off, adj, perm)
+	adj, perm, dup := mergeDuplicatesParallel(off, adj, perm, o, par.workers)
+	g.Offsets, g.Adj = off, adj
+	kept := len(adj)
+	// Gathering the payload is random access into w and lab: split it.
+	const span = 1 << 16
+	if w != nil {
+		g.Weights = make([]float64, kept)
+		parallelFor(par.workers, (kept+span-1)/span, func(s int) {
+			for i := s * span; i < min((s+1)*span, kept); i++ {
+				g.Weights[i] = w[perm[i]]
+			}
+		})
+	}
+	if lab != nil {
+		g.EdgeLabels = make([]int32, kept)
+		parallelFor(par.workers, (kept+span-1)/span, func(s int) {
+			for i := s * span; i < min((s+1)*span, kept); i++ {
+				g.EdgeLabels[i] = lab[perm[i]]
+			}
+		})
+	}
+	return g, dup
+}
+
+// placeAtomic counts degrees and places arcs for buildCSRChunks with one
+// atomic cursor per vertex: the order of arcs within a segment then
+// depends on scheduling, which sortSegments undoes, since it orders each
+// segment by target and, with a payload, by input index (perm), a total
+// order. It gets adj and perm from alloc, given the arc count, and
+// returns the offsets.
+func placeAtomic(n int, src, dst [][]int32, base []int, o csrOptions, workers int, alloc func(int) ([]int32, []uint32)) []int {
 	cur := make([]atomic.Int64, n+1)
-	parallelFor(par.workers, len(src), func(k int) {
+	parallelFor(workers, len(src), func(k int) {
 		d := dst[k]
 		for i, u := range src[k] {
 			cur[u].Add(1)
@@ -101,55 +235,26 @@ func buildCSRChunks(n int, src, dst [][]int32, w []float64, lab []int32, o csrOp
 		cur[v].Store(int64(off[v])) // now v's placement cursor
 		off[v+1] = off[v] + int(c)
 	}
-	total := off[n]
-	adj := make([]int32, total)
-	payload := w != nil || lab != nil
-	var perm []uint32
-	if payload {
-		perm = make([]uint32, total)
-	}
-	parallelFor(par.workers, len(src), func(k int) {
+	a, pm := alloc(off[n])
+	parallelFor(workers, len(src), func(k int) {
 		d := dst[k]
 		for i, u := range src[k] {
 			v := d[i]
 			p := cur[u].Add(1) - 1
-			adj[p] = v
-			if payload {
-				perm[p] = uint32(base[k] + i)
+			a[p] = v
+			if pm != nil {
+				pm[p] = uint32(base[k] + i)
 			}
 			if !o.directed && u != v {
 				q := cur[v].Add(1) - 1
-				adj[q] = u
-				if payload {
-					perm[q] = uint32(base[k] + i)
+				a[q] = u
+				if pm != nil {
+					pm[q] = uint32(base[k] + i)
 				}
 			}
 		}
 	})
-	cur = nil
-	sortSegments(off, adj, perm)
-	adj, perm, dup := mergeDuplicatesParallel(off, adj, perm, o, par.workers)
-	g.Offsets, g.Adj = off, adj
-	arcs := len(adj)
-	// Gathering the payload is random access into w and lab: split it.
-	const span = 1 << 16
-	if w != nil {
-		g.Weights = make([]float64, arcs)
-		parallelFor(par.workers, (arcs+span-1)/span, func(s int) {
-			for i := s * span; i < min((s+1)*span, arcs); i++ {
-				g.Weights[i] = w[perm[i]]
-			}
-		})
-	}
-	if lab != nil {
-		g.EdgeLabels = make([]int32, arcs)
-		parallelFor(par.workers, (arcs+span-1)/span, func(s int) {
-			for i := s * span; i < min((s+1)*span, arcs); i++ {
-				g.EdgeLabels[i] = lab[perm[i]]
-			}
-		})
-	}
-	return g, dup
+	return off
 }
 
 // mergeDuplicatesParallel is mergeDuplicates over vertex ranges of similar

@@ -151,7 +151,7 @@ func readMTX(t *textReader, directed bool, limit int, par parallelism) (*Graph, 
 		g.Weights = ones(len(g.Adj), par.workers)
 	}
 	if asDirected && !directed {
-		g = symmetrise(g)
+		g = symmetrise(g, par)
 	}
 	g.IntWeights = fieldKind != "real" && fieldKind != "double"
 	g.Base = 1
@@ -163,44 +163,83 @@ func readMTX(t *textReader, directed bool, limit int, par parallelism) (*Graph, 
 
 // symmetrise turns a directed graph into the undirected graph with an edge
 // {u,v} wherever u→v or v→u exists. An edge present both ways keeps the
-// payload of arc u→v with u < v.
-func symmetrise(d *Graph) *Graph {
-	type arc = int // index into d.Adj
-	var idx []uint32
-	payload := d.Weights != nil || d.EdgeLabels != nil
-	stream := func(yield func(u, v int32)) {
-		// Arcs with u<v first, in order, then those with u>v: so the
-		// first occurrence of {u,v} is u→v with u<v when it exists.
-		for pass := 0; pass < 2; pass++ {
-			for u := 0; u < d.N; u++ {
-				for i := d.Offsets[u]; i < d.Offsets[u+1]; i++ {
-					v := d.Adj[i]
-					if (pass == 0) == (int32(u) < v) {
-						yield(int32(u), v)
-					}
+// payload of arc u→v with u < v: the arcs with u < v go in first, in CSR
+// order, then the others (u ≥ v), so that buildCSR's first-wins rule picks
+// it. Both halves are cut by vertex ranges into chunks that par's workers
+// fill at once.
+func symmetrise(d *Graph, par parallelism) *Graph {
+	n := d.N
+	// Vertex ranges [cut[r], cut[r+1]) of similar arc counts.
+	per := len(d.Adj)/(4*max(par.workers, 1)) + 1
+	cut := []int{0}
+	for lo := 0; lo < n; {
+		hi := lo + 1
+		for hi < n && d.Offsets[hi]-d.Offsets[lo] < per {
+			hi++
+		}
+		cut = append(cut, hi)
+		lo = hi
+	}
+	ranges := len(cut) - 1
+	low := make([]int, ranges) // arcs u→v with u < v in each range
+	parallelFor(par.workers, ranges, func(r int) {
+		for u := cut[r]; u < cut[r+1]; u++ {
+			for _, v := range d.Adj[d.Offsets[u]:d.Offsets[u+1]] {
+				if int32(u) < v {
+					low[r]++
 				}
 			}
 		}
+	})
+	// Chunk r holds range r's arcs with u < v, chunk ranges+r its others.
+	src := make([][]int32, 2*ranges)
+	dst := make([][]int32, 2*ranges)
+	at := make([]int, 2*ranges+1) // input index of each chunk's first arc
+	for c := range 2 * ranges {
+		var size int
+		if c < ranges {
+			size = low[c]
+		} else {
+			r := c - ranges
+			size = d.Offsets[cut[r+1]] - d.Offsets[cut[r]] - low[r]
+		}
+		at[c+1] = at[c] + size
 	}
 	var w []float64
 	var lab []int32
-	if payload {
-		idx = make([]uint32, 0, len(d.Adj))
-		stream(func(u, v int32) { idx = append(idx, uint32(d.ArcIndex(int(u), int(v)))) })
-		if d.Weights != nil {
-			w = make([]float64, len(idx))
-			for k, i := range idx {
-				w[k] = d.Weights[arc(i)]
-			}
-		}
-		if d.EdgeLabels != nil {
-			lab = make([]int32, len(idx))
-			for k, i := range idx {
-				lab[k] = d.EdgeLabels[arc(i)]
-			}
-		}
+	if d.Weights != nil {
+		w = make([]float64, len(d.Adj))
 	}
-	g, _ := buildCSR(d.N, stream, w, lab, csrOptions{})
+	if d.EdgeLabels != nil {
+		lab = make([]int32, len(d.Adj))
+	}
+	parallelFor(par.workers, 2*ranges, func(c int) {
+		r, pass := c, 0
+		if c >= ranges {
+			r, pass = c-ranges, 1
+		}
+		s := make([]int32, 0, at[c+1]-at[c])
+		t := make([]int32, 0, at[c+1]-at[c])
+		k := at[c]
+		for u := cut[r]; u < cut[r+1]; u++ {
+			for i := d.Offsets[u]; i < d.Offsets[u+1]; i++ {
+				v := d.Adj[i]
+				if (pass == 0) != (int32(u) < v) {
+					continue
+				}
+				s, t = append(s, int32(u)), append(t, v)
+				if w != nil {
+					w[k] = d.Weights[i]
+				}
+				if lab != nil {
+					lab[k] = d.EdgeLabels[i]
+				}
+				k++
+			}
+		}
+		src[c], dst[c] = s, t
+	})
+	g, _ := buildCSRChunks(n, src, dst, w, lab, csrOptions{}, par)
 	g.VertexLabels = d.VertexLabels
 	g.IntWeights = d.IntWeights
 	g.Name, g.Format, g.Base, g.Notes = d.Name, d.Format, d.Base, d.Notes

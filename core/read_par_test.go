@@ -287,3 +287,39 @@ func TestBuildCSRChunksSameGraph(t *testing.T) {
 		}
 	}
 }
+
+// symmetrise keeps every edge once, with the payload of arc u→v, u < v,
+// when both arcs exist, whatever the parallelism.
+func TestSymmetrise(t *testing.T) {
+	r := rand.New(rand.NewPCG(9, 10))
+	for range 200 {
+		n := 1 + r.IntN(30)
+		b := NewBuilder(n, true)
+		b.HasWeights, b.HasEdgeLabels, b.AllowSelfLoops = true, true, true
+		for range r.IntN(4 * n) {
+			b.Add(Edge{U: int32(r.IntN(n)), V: int32(r.IntN(n)), Weight: float64(r.IntN(100)), Label: int32(r.IntN(100))})
+		}
+		d, err := b.Build()
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := NewBuilder(n, false)
+		want.HasWeights, want.HasEdgeLabels, want.AllowSelfLoops = true, true, true
+		for u := range n {
+			for i := d.Offsets[u]; i < d.Offsets[u+1]; i++ {
+				v := int(d.Adj[i])
+				if u <= v || !d.HasEdge(v, u) { // else {v,u} comes with v's arc
+					want.Add(Edge{U: int32(u), V: int32(v), Weight: d.Weights[i], Label: d.EdgeLabels[i]})
+				}
+			}
+		}
+		wg, _ := want.Build()
+		for _, par := range []parallelism{sequential, manyChunks(0)} {
+			g := symmetrise(d, par)
+			if !reflect.DeepEqual(g.Offsets, wg.Offsets) || !reflect.DeepEqual(g.Adj, wg.Adj) ||
+				!reflect.DeepEqual(g.Weights, wg.Weights) || !reflect.DeepEqual(g.EdgeLabels, wg.EdgeLabels) {
+				t.Fatalf("%+v: symmetrise gives\n%+v\nwant\n%+v", par, g, wg)
+			}
+		}
+	}
+}
