@@ -86,11 +86,48 @@ func canonicalFormat(f string) (string, bool) {
 // line of one number (LAD) or two (edge list). Graph.Format, Base and
 // Notes say what was decided.
 func ReadGraph(path string, opts ReadOptions) (*Graph, error) {
-	data, err := os.ReadFile(path)
+	par := defaultParallelism()
+	data, err := readFile(path, par.workers, 16<<20)
 	if err != nil {
 		return nil, err // already names the path
 	}
-	return parseBytes(data, path, opts, defaultParallelism())
+	return parseBytes(data, path, opts, par)
+}
+
+// readFile is os.ReadFile, but a regular file of 4 pieces or more is read
+// piece by piece by up to workers goroutines at once: from the page cache
+// one read(2) copies a few GB/s on one core, a fifth of the time of a
+// parallel parse at 1 GB/s.
+func readFile(path string, workers int, piece int64) ([]byte, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	size := st.Size()
+	if workers < 2 || size < 4*piece || !st.Mode().IsRegular() || size != int64(int(size)) {
+		return os.ReadFile(path)
+	}
+	data := make([]byte, size)
+	pieces := int((size + piece - 1) / piece)
+	errs := make([]error, pieces)
+	parallelFor(workers, pieces, func(i int) {
+		lo := int64(i) * piece
+		_, errs[i] = f.ReadAt(data[lo:min(lo+piece, size)], lo)
+	})
+	for _, err := range errs {
+		if err == io.EOF {
+			return nil, fmt.Errorf("%s: the file shrank while being read", path)
+		}
+		if err != nil {
+			return nil, err
+		}
+	}
+	return data, nil
 }
 
 // ParseGraph reads a graph from r; name is used in errors and for format

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
+	"os"
 	"reflect"
 	"strconv"
 	"strings"
@@ -321,5 +322,25 @@ func TestSymmetrise(t *testing.T) {
 				t.Fatalf("%+v: symmetrise gives\n%+v\nwant\n%+v", par, g, wg)
 			}
 		}
+	}
+}
+
+func TestReadFilePieces(t *testing.T) {
+	path := t.TempDir() + "/f"
+	data := make([]byte, 1000)
+	for i := range data {
+		data[i] = byte(i * 7)
+	}
+	if err := os.WriteFile(path, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, piece := range []int64{1, 7, 250, 1000, 4096} {
+		got, err := readFile(path, 3, piece)
+		if err != nil || !bytes.Equal(got, data) {
+			t.Fatalf("piece %d: %v, %d bytes differ", piece, err, len(got))
+		}
+	}
+	if _, err := readFile(path+"x", 3, 1); err == nil || !strings.Contains(err.Error(), path+"x") {
+		t.Fatalf("missing file: %v", err)
 	}
 }
