@@ -65,27 +65,31 @@ func chunkStream(src, dst [][]int32) edgeStream {
 	}
 }
 
-// buildCSRChunks is buildCSR for edges stored in chunks (src[k], dst[k];
-// chunk k's edges follow chunk k-1's in input order, and w and lab are
-// indexed by that order). It gives exactly buildCSR's graph and dupInfo,
-// bit for bit, using par.workers goroutines when there are at least
-// par.minEdges edges.
+// buildCSRChunks is buildCSR for edges stored in chunks: src[k], dst[k]
+// and, when not nil, the payloads w[k] and lab[k], chunk k's edges
+// following chunk k-1's in input order. It gives exactly buildCSR's graph
+// and dupInfo, bit for bit, using par.workers goroutines when there are at
+// least par.minEdges edges.
 //
 // The chunks are grouped into runs of about equal edge counts, one per
 // goroutine. Each group counts degrees into its own array; a prefix sum
 // over (vertex, group) turns the counts into cursors, so group g places
 // its arcs of v after those of groups < g: every segment holds its arcs in
-// input order, as the sequential build places them, with no atomics.
+// input order, as the sequential build places them, with no atomics. The
+// payload is placed with the arcs, and perm holds each arc's position:
+// within a segment positions rank arcs as input indices do, so sorting and
+// merging by them decide as buildCSR does, and the final gather of the
+// payload reads near where it writes instead of all over the input.
 // Where the per-group arrays would outweigh the graph (many vertices, few
 // edges) the groups share atomic cursors instead (placeAtomic).
-func buildCSRChunks(n int, src, dst [][]int32, w []float64, lab []int32, o csrOptions, par parallelism) (*Graph, dupInfo) {
+func buildCSRChunks(n int, src, dst [][]int32, w [][]float64, lab [][]int32, o csrOptions, par parallelism) (*Graph, dupInfo) {
 	base := make([]int, len(src)+1) // input index of each chunk's first edge
 	for k, s := range src {
 		base[k+1] = base[k] + len(s)
 	}
 	edges := base[len(src)]
 	if par.workers < 2 || edges < par.minEdges {
-		return buildCSR(n, chunkStream(src, dst), w, lab, o)
+		return buildCSR(n, chunkStream(src, dst), concat(w, par.workers), concat(lab, par.workers), o)
 	}
 	arcs := 2 * edges // at most; the exact count is known after counting
 	if o.directed {
@@ -105,15 +109,17 @@ func buildCSRChunks(n int, src, dst [][]int32, w []float64, lab []int32, o csrOp
 	var off []int
 	var adj []int32
 	var perm []uint32
-	alloc := func(total int) ([]int32, []uint32) {
-		adj = make([]int32, total)
-		if payload {
-			perm = make([]uint32, total)
-		}
-		return adj, perm
-	}
+	var from []float64 // where the weights are gathered from: perm indexes it
+	var fromLab []int32
 	if groups < 2 {
-		off = placeAtomic(n, src, dst, base, o, par.workers, alloc)
+		from, fromLab = concat(w, par.workers), concat(lab, par.workers)
+		off = placeAtomic(n, src, dst, base, o, par.workers, func(total int) ([]int32, []uint32) {
+			adj = make([]int32, total)
+			if payload {
+				perm = make([]uint32, total)
+			}
+			return adj, perm
+		})
 	} else {
 		first := make([]int, groups+1) // chunks of group j: first[j]..first[j+1]-1
 		for j, k := 1, 0; j <= groups; j++ {
@@ -162,7 +168,17 @@ func buildCSRChunks(n int, src, dst [][]int32, w []float64, lab []int32, o csrOp
 				}
 			}
 		})
-		alloc(off[n])
+		total := off[n]
+		adj = make([]int32, total)
+		if payload {
+			perm = make([]uint32, total)
+		}
+		if w != nil {
+			from = make([]float64, total)
+		}
+		if lab != nil {
+			fromLab = make([]int32, total)
+		}
 		parallelFor(par.workers, groups, func(j int) {
 			cur := cnt[j*n : (j+1)*n]
 			for k := first[j]; k < first[j+1]; k++ {
@@ -172,15 +188,19 @@ func buildCSRChunks(n int, src, dst [][]int32, w []float64, lab []int32, o csrOp
 					p := cur[u]
 					cur[u] = p + 1
 					adj[p] = v
-					if payload {
-						perm[p] = uint32(base[k] + i)
-					}
+					q := p
 					if !o.directed && u != v {
-						q := cur[v]
+						q = cur[v]
 						cur[v] = q + 1
 						adj[q] = u
-						if payload {
-							perm[q] = uint32(base[k] + i)
+					}
+					if payload {
+						perm[p], perm[q] = p, q
+						if w != nil {
+							from[p], from[q] = w[k][i], w[k][i]
+						}
+						if lab != nil {
+							fromLab[p], fromLab[q] = lab[k][i], lab[k][i]
 						}
 					}
 				}
@@ -191,13 +211,12 @@ func buildCSRChunks(n int, src, dst [][]int32, w []float64, lab []int32, o csrOp
 	adj, perm, dup := mergeDuplicatesParallel(off, adj, perm, o, par.workers)
 	g.Offsets, g.Adj = off, adj
 	kept := len(adj)
-	// Gathering the payload is random access into w and lab: split it.
 	const span = 1 << 16
 	if w != nil {
 		g.Weights = make([]float64, kept)
 		parallelFor(par.workers, (kept+span-1)/span, func(s int) {
 			for i := s * span; i < min((s+1)*span, kept); i++ {
-				g.Weights[i] = w[perm[i]]
+				g.Weights[i] = from[perm[i]]
 			}
 		})
 	}
@@ -205,11 +224,29 @@ func buildCSRChunks(n int, src, dst [][]int32, w []float64, lab []int32, o csrOp
 		g.EdgeLabels = make([]int32, kept)
 		parallelFor(par.workers, (kept+span-1)/span, func(s int) {
 			for i := s * span; i < min((s+1)*span, kept); i++ {
-				g.EdgeLabels[i] = lab[perm[i]]
+				g.EdgeLabels[i] = fromLab[perm[i]]
 			}
 		})
 	}
 	return g, dup
+}
+
+// concat joins chunks into one slice (nil for nil), copying them in
+// parallel; a single chunk is returned as it is.
+func concat[T any](chunks [][]T, workers int) []T {
+	if chunks == nil {
+		return nil
+	}
+	if len(chunks) == 1 {
+		return chunks[0]
+	}
+	at := make([]int, len(chunks)+1)
+	for k, c := range chunks {
+		at[k+1] = at[k] + len(c)
+	}
+	all := make([]T, at[len(chunks)])
+	parallelFor(workers, len(chunks), func(k int) { copy(all[at[k]:], chunks[k]) })
+	return all
 }
 
 // placeAtomic counts degrees and places arcs for buildCSRChunks with one

@@ -112,19 +112,12 @@ func readMTX(t *textReader, directed bool, limit int, par parallelism) (*Graph, 
 	for i, b := range body {
 		src[i], dst[i] = b.src, b.dst
 	}
-	var w []float64
+	var w [][]float64
 	if fieldKind != "pattern" {
-		// One array of values in input order, as buildCSRChunks indexes
-		// them; each piece copies its own part.
-		w = make([]float64, edges)
-		at := make([]int, len(body)+1)
+		w = make([][]float64, len(body))
 		for i, b := range body {
-			at[i+1] = at[i] + len(b.w)
+			w[i] = b.w
 		}
-		parallelFor(par.workers, len(body), func(i int) {
-			copy(w[at[i]:], body[i].w)
-			body[i].w = nil
-		})
 	}
 	entryLine := func(r *textReader, l []byte) (int64, int64, bool) {
 		if r.line <= sizeLine {
@@ -205,22 +198,30 @@ func symmetrise(d *Graph, par parallelism) *Graph {
 		}
 		at[c+1] = at[c] + size
 	}
-	var w []float64
-	var lab []int32
+	var w [][]float64
+	var lab [][]int32
 	if d.Weights != nil {
-		w = make([]float64, len(d.Adj))
+		w = make([][]float64, 2*ranges)
 	}
 	if d.EdgeLabels != nil {
-		lab = make([]int32, len(d.Adj))
+		lab = make([][]int32, 2*ranges)
 	}
 	parallelFor(par.workers, 2*ranges, func(c int) {
 		r, pass := c, 0
 		if c >= ranges {
 			r, pass = c-ranges, 1
 		}
-		s := make([]int32, 0, at[c+1]-at[c])
-		t := make([]int32, 0, at[c+1]-at[c])
-		k := at[c]
+		size := at[c+1] - at[c]
+		s := make([]int32, 0, size)
+		t := make([]int32, 0, size)
+		var cw []float64
+		var cl []int32
+		if w != nil {
+			cw = make([]float64, 0, size)
+		}
+		if lab != nil {
+			cl = make([]int32, 0, size)
+		}
 		for u := cut[r]; u < cut[r+1]; u++ {
 			for i := d.Offsets[u]; i < d.Offsets[u+1]; i++ {
 				v := d.Adj[i]
@@ -229,15 +230,20 @@ func symmetrise(d *Graph, par parallelism) *Graph {
 				}
 				s, t = append(s, int32(u)), append(t, v)
 				if w != nil {
-					w[k] = d.Weights[i]
+					cw = append(cw, d.Weights[i])
 				}
 				if lab != nil {
-					lab[k] = d.EdgeLabels[i]
+					cl = append(cl, d.EdgeLabels[i])
 				}
-				k++
 			}
 		}
 		src[c], dst[c] = s, t
+		if w != nil {
+			w[c] = cw
+		}
+		if lab != nil {
+			lab[c] = cl
+		}
 	})
 	g, _ := buildCSRChunks(n, src, dst, w, lab, csrOptions{}, par)
 	g.VertexLabels = d.VertexLabels

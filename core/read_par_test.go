@@ -282,7 +282,19 @@ func TestBuildCSRChunksSameGraph(t *testing.T) {
 				break
 			}
 		}
-		got, gotDup := buildCSRChunks(n, cs, cd, w, lab, o, manyChunks(0))
+		var cw [][]float64
+		var cl [][]int32
+		at := 0
+		for k := range cs {
+			if w != nil {
+				cw = append(cw, w[at:at+len(cs[k])])
+			}
+			if lab != nil {
+				cl = append(cl, lab[at:at+len(cs[k])])
+			}
+			at += len(cs[k])
+		}
+		got, gotDup := buildCSRChunks(n, cs, cd, cw, cl, o, manyChunks(0))
 		if !reflect.DeepEqual(want, got) || wantDup != gotDup {
 			t.Fatalf("n=%d m=%d %+v:\nbuildCSR       %+v %+v\nbuildCSRChunks %+v %+v", n, m, o, want, wantDup, got, gotDup)
 		}
