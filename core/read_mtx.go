@@ -89,7 +89,7 @@ func readMTX(t *textReader, directed bool, limit int, par parallelism) (*Graph, 
 	// entries than are left of the announced nnz, holds the first error of
 	// the file. That piece is parsed again knowing how many entries are
 	// left, so that the error is the one the file gives read in order.
-	entries, diag, edges, line := int64(0), 0, 0, sizeLine
+	entries, diag, line := int64(0), 0, sizeLine
 	for i := range body {
 		b := &body[i]
 		if b.err != nil || entries+b.entries > nnz {
@@ -100,7 +100,6 @@ func readMTX(t *textReader, directed bool, limit int, par parallelism) (*Graph, 
 		}
 		entries += b.entries
 		diag += b.diag
-		edges += len(b.src)
 		line += b.lines
 	}
 	t.pos, t.line = len(t.data), line
@@ -140,11 +139,11 @@ func readMTX(t *textReader, directed bool, limit int, par parallelism) (*Graph, 
 		}
 		return nil, t.errAt(second, "%s repeats the one on line %d", what, first)
 	}
-	if fieldKind == "pattern" {
-		g.Weights = ones(len(g.Adj), par.workers)
-	}
 	if asDirected && !directed {
 		g = symmetrise(g, par)
+	}
+	if fieldKind == "pattern" {
+		g.Weights = ones(len(g.Adj), par.workers)
 	}
 	g.IntWeights = fieldKind != "real" && fieldKind != "double"
 	g.Base = 1
