@@ -99,15 +99,33 @@ func buildCSR(n int, each edgeStream, w []float64, lab []int32, o csrOptions) (*
 // alongside). With lastWins a merged run keeps its last perm entry.
 func mergeDuplicates(off []int, adj []int32, perm []uint32, o csrOptions) ([]int32, dupInfo) {
 	n := len(off) - 1
+	wp, dup := mergeRange(off, adj, perm, o, 0, n, off[n])
+	off[n] = wp
+	if len(adj)-wp > wp/8 { // many merged: give the slack back
+		adj = slices.Clone(adj[:wp])
+	} else {
+		adj = adj[:wp:wp]
+	}
+	return adj, dup
+}
+
+// mergeRange merges the segments of vertices lo..hi-1, which end at end
+// (the old off[hi], passed in because a concurrent mergeRange of the next
+// range may be rewriting off[hi]). Kept arcs are packed from off[lo] on;
+// off[lo..hi-1] become their new starts and the returned wp their end.
+// dup.u, dup.v is the range's first duplicate in vertex order.
+func mergeRange(off []int, adj []int32, perm []uint32, o csrOptions, lo, hi, end int) (wp int, dup dupInfo) {
 	payload := perm != nil
-	var dup dupInfo
-	wp := 0
-	start := 0
-	for v := 0; v < n; v++ {
-		end := off[v+1]
+	wp = off[lo]
+	start := wp
+	for v := lo; v < hi; v++ {
+		segEnd := end
+		if v+1 < hi {
+			segEnd = off[v+1]
+		}
 		off[v] = wp
 		segStart := wp
-		for i := start; i < end; i++ {
+		for i := start; i < segEnd; i++ {
 			t := adj[i]
 			if wp > segStart && adj[wp-1] == t {
 				if o.directed || int(t) >= v {
@@ -127,15 +145,9 @@ func mergeDuplicates(off []int, adj []int32, perm []uint32, o csrOptions) ([]int
 			}
 			wp++
 		}
-		start = end
+		start = segEnd
 	}
-	off[n] = wp
-	if len(adj)-wp > wp/8 { // many merged: give the slack back
-		adj = slices.Clone(adj[:wp])
-	} else {
-		adj = adj[:wp:wp]
-	}
-	return adj, dup
+	return wp, dup
 }
 
 // sortSegments sorts each vertex's arcs by target; with perm, equal

@@ -3,6 +3,7 @@ package core
 import (
 	"bytes"
 	"errors"
+	"reflect"
 	"strings"
 	"testing"
 )
@@ -15,6 +16,7 @@ import (
 
 func fuzzRead(t *testing.T, format string, data []byte, directed bool) {
 	opts := ReadOptions{Format: format, Directed: directed}
+	samePieces(t, data, opts)
 	g, err := ParseGraph(bytes.NewReader(data), "fuzz", opts)
 	if err != nil {
 		if g != nil {
@@ -52,6 +54,22 @@ func fuzzRead(t *testing.T, format string, data []byte, directed bool) {
 	}
 }
 
+// samePieces checks that reading data in many pieces, on several
+// goroutines (the Matrix Market and edge-list readers), gives what reading
+// it in one piece gives: the same graph or the same first error.
+func samePieces(t *testing.T, data []byte, opts ReadOptions) {
+	g1, err1 := parseBytes(data, "fuzz", opts, sequential)
+	for _, chunks := range []int{2, 3 + len(data)%17} {
+		g2, err2 := parseBytes(data, "fuzz", opts, manyChunks(chunks))
+		if !reflect.DeepEqual(err1, err2) {
+			t.Fatalf("%d pieces: error %v, in one piece %v", chunks, err2, err1)
+		}
+		if !reflect.DeepEqual(g1, g2) {
+			t.Fatalf("%d pieces: graph %+v, in one piece %+v", chunks, g2, g1)
+		}
+	}
+}
+
 func addSeeds(f *testing.F, seeds ...string) {
 	for _, s := range seeds {
 		f.Add([]byte(s), false)
@@ -77,7 +95,8 @@ func FuzzReadPACE(f *testing.F) {
 }
 
 func FuzzReadEdgeList(f *testing.F) {
-	addSeeds(f, "4 2\n0 1\n2 3\n", "# c\n4 2\n1 2\n3 4\n", "4 2\n1 2\n2 3\n", "3 2\n0 1\n1 3\n", "3 1\n-1 2\n")
+	addSeeds(f, "4 2\n0 1\n2 3\n", "# c\n4 2\n1 2\n3 4\n", "4 2\n1 2\n2 3\n", "3 2\n0 1\n1 3\n", "3 1\n-1 2\n",
+		"# c\n5 4\r\n0 1\r\n\n% c\n1 2 \n\t2 3\n1 0\n", "5 3\n1 2\n2 3\n3 4", "3 2\n0 1\n1 x\n1 3\n")
 	f.Fuzz(func(t *testing.T, data []byte, directed bool) { fuzzRead(t, FormatEdgeList, data, directed) })
 }
 
@@ -85,7 +104,9 @@ func FuzzReadMTX(f *testing.F) {
 	addSeeds(f, "%%MatrixMarket matrix coordinate real symmetric\n% c\n3 3 3\n2 1 1.5\n3 2 -2\n3 3 9\n",
 		"%%MatrixMarket matrix coordinate integer general\n3 3 3\n1 2 4\n2 1 7\n3 1 2\n",
 		"%%MatrixMarket matrix coordinate pattern symmetric\n2 2 1\n2 1\n",
-		"%%MatrixMarket matrix coordinate real general\n3 3 2\n1 2 1\n1 2 5\n")
+		"%%MatrixMarket matrix coordinate real general\n3 3 2\n1 2 1\n1 2 5\n",
+		"%%MatrixMarket matrix coordinate integer symmetric\n4 4 4\r\n2 1 3\r\n% c\n\n3 1 -2 \n4 4 1\n \t4 2\t5",
+		"%%MatrixMarket matrix coordinate pattern general\n3 3 2\n1 2\n2 1\n3 1\n")
 	f.Fuzz(func(t *testing.T, data []byte, directed bool) { fuzzRead(t, FormatMTX, data, directed) })
 }
 
@@ -103,6 +124,7 @@ func FuzzReadDetect(f *testing.F) {
 	addSeeds(f, "p edge 3 1\ne 1 2\n", "p td 2 1\n1 2\n", "2 1\n0 1\n", "2\n1 1\n1 0\n",
 		"%%MatrixMarket matrix coordinate pattern general\n2 2 1\n1 2\n", words(2, 0, 0, 1, 1, 0, 0))
 	f.Fuzz(func(t *testing.T, data []byte, directed bool) {
+		samePieces(t, data, ReadOptions{Directed: directed})
 		g, err := ParseGraph(bytes.NewReader(data), "fuzz", ReadOptions{Directed: directed})
 		if err != nil {
 			if g != nil || !strings.HasPrefix(err.Error(), "fuzz") {

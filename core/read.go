@@ -86,11 +86,48 @@ func canonicalFormat(f string) (string, bool) {
 // line of one number (LAD) or two (edge list). Graph.Format, Base and
 // Notes say what was decided.
 func ReadGraph(path string, opts ReadOptions) (*Graph, error) {
-	data, err := os.ReadFile(path)
+	par := defaultParallelism()
+	data, err := readFile(path, par.workers, 16<<20)
 	if err != nil {
 		return nil, err // already names the path
 	}
-	return parseBytes(data, path, opts)
+	return parseBytes(data, path, opts, par)
+}
+
+// readFile is os.ReadFile, but a regular file of 4 pieces or more is read
+// piece by piece by up to workers goroutines at once: from the page cache
+// one read(2) copies a few GB/s on one core, a fifth of the time of a
+// parallel parse at 1 GB/s.
+func readFile(path string, workers int, piece int64) ([]byte, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	size := st.Size()
+	if workers < 2 || size < 4*piece || !st.Mode().IsRegular() || size != int64(int(size)) {
+		return os.ReadFile(path)
+	}
+	data := make([]byte, size)
+	pieces := int((size + piece - 1) / piece)
+	errs := make([]error, pieces)
+	parallelFor(workers, pieces, func(i int) {
+		lo := int64(i) * piece
+		_, errs[i] = f.ReadAt(data[lo:min(lo+piece, size)], lo)
+	})
+	for _, err := range errs {
+		if err == io.EOF {
+			return nil, fmt.Errorf("%s: the file shrank while being read", path)
+		}
+		if err != nil {
+			return nil, err
+		}
+	}
+	return data, nil
 }
 
 // ParseGraph reads a graph from r; name is used in errors and for format
@@ -100,7 +137,7 @@ func ParseGraph(r io.Reader, name string, opts ReadOptions) (*Graph, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}
-	return parseBytes(data, name, opts)
+	return parseBytes(data, name, opts, defaultParallelism())
 }
 
 // DetectFormat names the format of a file from its first bytes and name;
@@ -202,7 +239,9 @@ func looksBinary(b []byte) bool {
 	return false
 }
 
-func parseBytes(data []byte, name string, opts ReadOptions) (*Graph, error) {
+// parseBytes reads a graph from data; par spreads the Matrix Market and
+// edge-list readers over goroutines (the graph does not depend on it).
+func parseBytes(data []byte, name string, opts ReadOptions, par parallelism) (*Graph, error) {
 	if len(data) == 0 {
 		return nil, &FormatError{File: name, Offset: -1, Msg: "file is empty"}
 	}
@@ -236,7 +275,7 @@ func parseBytes(data []byte, name string, opts ReadOptions) (*Graph, error) {
 	case FormatMIVIA:
 		g, err = readMIVIA(data, name, opts.Directed)
 	case FormatMTX:
-		g, err = readMTX(t, opts.Directed, limit)
+		g, err = readMTX(t, opts.Directed, limit, par)
 	case FormatDIMACS:
 		g, err = readDIMACS(t, limit)
 	case FormatPACE:
@@ -250,7 +289,7 @@ func parseBytes(data []byte, name string, opts ReadOptions) (*Graph, error) {
 		}
 		format = FormatEdgeList
 		t.format = format
-		g, err = readEdgeList(t, base, limit)
+		g, err = readEdgeList(t, base, limit, par)
 	case FormatLAD, FormatVertexLabelledLAD, FormatLabelledLAD:
 		g, err = readLAD(t, opts.Directed, format != FormatLAD, format == FormatLabelledLAD, limit)
 	default:

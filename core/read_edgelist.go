@@ -16,58 +16,18 @@ import "fmt"
 //
 // Self-loops are errors; a repeated edge is merged and counted in
 // Graph.Repeated (M counts records, as in PACE files).
-func readEdgeList(t *textReader, base int, limit int) (*Graph, error) {
+func readEdgeList(t *textReader, base int, limit int, par parallelism) (*Graph, error) {
 	var n, m int64 = -1, 0
-	var sink *edgeSink
-	lo, hi := int64(0), int64(0) // range allowed while reading
-	minV, maxV := int64(maxInt), int64(-1)
-	line0, lineN := 0, 0 // first lines with vertex 0 and with vertex N
-	addEdge := func(u, v int64) error {
-		if u < lo || u > hi {
-			return t.rangeErr(u, lo, hi)
-		}
-		if v < lo || v > hi {
-			return t.rangeErr(v, lo, hi)
-		}
-		if u == v {
-			return t.errf("self-loop on vertex %d; expected a simple graph", u)
-		}
-		if int64(len(sink.src)) >= m {
-			return t.errf("more edges than the %d the header announced", m)
-		}
-		if (u == 0 || v == 0) && line0 == 0 {
-			line0 = t.line
-		}
-		if (u == n || v == n) && lineN == 0 {
-			lineN = t.line
-		}
-		minV = min(minV, u, v)
-		maxV = max(maxV, u, v)
-		sink.add(u, v)
-		return nil
-	}
-	for {
-		l, ok, err := t.nextCareful(n >= 0, 0, addEdge)
-		if err != nil {
-			return nil, err
-		}
+	for n < 0 {
+		l, ok := t.next()
 		if !ok {
-			break
+			return nil, t.errEOF("no header line 'N M'")
 		}
 		if c := firstNonSpace(l); c == 0 || c == '#' || c == '%' {
 			continue
 		}
-		if n >= 0 {
-			u, v, err := t.edgeLine(l, lo, hi, "'U V'")
-			if err != nil {
-				return nil, err
-			}
-			if err := addEdge(u, v); err != nil {
-				return nil, err
-			}
-			continue
-		}
 		var rest []byte
+		var err error
 		if n, rest, err = t.countField(l, "vertex count N in the header 'N M'", int64(limit)); err != nil {
 			return nil, err
 		}
@@ -77,21 +37,43 @@ func readEdgeList(t *textReader, base int, limit int) (*Graph, error) {
 		if err := t.endOfLine(rest, "the header 'N M'"); err != nil {
 			return nil, err
 		}
-		sink = newEdgeSink(m, len(t.data))
-		switch base {
-		case 0:
-			lo, hi = 0, n-1
-		case 1:
-			lo, hi = 1, n
-		default:
-			lo, hi = 0, n
+	}
+	lo, hi := int64(0), n // range allowed while reading
+	switch base {
+	case 0:
+		hi = n - 1
+	case 1:
+		lo = 1
+	}
+	parse := func(c *textReader, room int64) edgeListBody { return parseEdgeListBody(c, lo, hi, n, room, m) }
+	body := parseChunks(t, par, func(c *textReader) edgeListBody { return parse(c, m) })
+	// As readMTX: the first piece with an error or too many edges is read
+	// again with the room the header leaves it, for the file's first error.
+	edges := int64(0)
+	minV, maxV := int64(maxInt), int64(-1)
+	line0, lineN := 0, 0 // first lines with vertex 0 and with vertex N
+	line := t.line
+	for i := range body {
+		b := &body[i]
+		if b.err != nil || edges+b.edges() > m {
+			*b = parse(&textReader{name: t.name, format: t.format, data: b.data}, m-edges)
+			if b.err != nil {
+				return nil, shiftLine(b.err, line)
+			}
 		}
+		if b.line0 > 0 && line0 == 0 {
+			line0 = line + b.line0
+		}
+		if b.lineN > 0 && lineN == 0 {
+			lineN = line + b.lineN
+		}
+		minV, maxV = min(minV, b.minV), max(maxV, b.maxV)
+		edges += b.edges()
+		line += b.lines
 	}
-	if n < 0 {
-		return nil, t.errEOF("no header line 'N M'")
-	}
-	if int64(len(sink.src)) != m {
-		return nil, t.errEOF("the header announced %d edges, the file has %d", m, len(sink.src))
+	t.pos, t.line = len(t.data), line
+	if edges != m {
+		return nil, t.errEOF("the header announced %d edges, the file has %d", m, edges)
 	}
 	var notes []string
 	if base < 0 {
@@ -108,17 +90,89 @@ func readEdgeList(t *textReader, base int, limit int) (*Graph, error) {
 			notes = append(notes, fmt.Sprintf("vertex 0 has no edges: the file looks 1-based with a spare vertex 0; kept as numbered, N=%d as the header says", n))
 		}
 	}
-	if base == 1 {
-		for i := range sink.src {
-			sink.src[i]--
-			sink.dst[i]--
-		}
+	src := make([][]int32, len(body))
+	dst := make([][]int32, len(body))
+	for i, b := range body {
+		src[i], dst[i] = b.src, b.dst
 	}
-	g, dup := buildCSR(int(n), arrayStream(sink.src, sink.dst), nil, nil, csrOptions{})
+	if base == 1 {
+		parallelFor(par.workers, len(body), func(i int) {
+			for j := range src[i] {
+				src[i][j]--
+				dst[i][j]--
+			}
+		})
+	}
+	g, dup := buildCSRChunks(int(n), src, dst, nil, nil, csrOptions{}, par)
 	g.Base = base
 	g.Notes = notes
 	noteRepeats(g, dup, base)
 	return g, nil
+}
+
+// edgeListBody is what parsing a piece of an edge list's body found.
+type edgeListBody struct {
+	data         []byte  // the piece
+	src, dst     []int32 // edges as numbered in the file, in file order
+	minV, maxV   int64   // smallest and largest vertex (maxInt, -1 if none)
+	line0, lineN int     // first lines of the piece with vertex 0, vertex N
+	lines        int     // lines read
+	err          error   // the first error, at a line of the piece
+}
+
+func (b *edgeListBody) edges() int64 { return int64(len(b.src)) }
+
+// parseEdgeListBody reads the edge lines of c until its end or the first
+// error: vertices in [lo, hi], no self-loops, and room edges at most (one
+// more is "more edges than the m the header announced"). n is the header's
+// N, whose first occurrence is noted for the numbering detection.
+func parseEdgeListBody(c *textReader, lo, hi, n, room, m int64) (b edgeListBody) {
+	b.data = c.data
+	size := lineCap(c.data, room)
+	b.src, b.dst = make([]int32, 0, size), make([]int32, 0, size)
+	b.minV, b.maxV = maxInt, -1
+	defer func() { b.lines = c.line }()
+	add := func(u, v int64) error {
+		if u < lo || u > hi {
+			return c.rangeErr(u, lo, hi)
+		}
+		if v < lo || v > hi {
+			return c.rangeErr(v, lo, hi)
+		}
+		if u == v {
+			return c.errf("self-loop on vertex %d; expected a simple graph", u)
+		}
+		if b.edges() >= room {
+			return c.errf("more edges than the %d the header announced", m)
+		}
+		if (u == 0 || v == 0) && b.line0 == 0 {
+			b.line0 = c.line
+		}
+		if (u == n || v == n) && b.lineN == 0 {
+			b.lineN = c.line
+		}
+		b.minV = min(b.minV, u, v)
+		b.maxV = max(b.maxV, u, v)
+		b.src = append(b.src, int32(u))
+		b.dst = append(b.dst, int32(v))
+		return nil
+	}
+	for {
+		l, ok, err := c.nextCareful(true, 0, add)
+		if b.err = err; err != nil || !ok {
+			return b
+		}
+		if ch := firstNonSpace(l); ch == 0 || ch == '#' || ch == '%' {
+			continue
+		}
+		u, v, err := c.edgeLine(l, lo, hi, "'U V'")
+		if err == nil {
+			err = add(u, v)
+		}
+		if b.err = err; err != nil {
+			return b
+		}
+	}
 }
 
 func firstNonSpace(l []byte) byte {
