@@ -2,6 +2,7 @@ package core
 
 import (
 	"bytes"
+	"compress/gzip"
 	"fmt"
 	"io"
 	"os"
@@ -91,7 +92,31 @@ func ReadGraph(path string, opts ReadOptions) (*Graph, error) {
 	if err != nil {
 		return nil, err // already names the path
 	}
+	if data, opts, err = gunzip(data, path, opts); err != nil {
+		return nil, err
+	}
 	return parseBytes(data, path, opts, par)
+}
+
+// gunzip decompresses gzip data (recognised by its magic bytes, whatever
+// the name) and, unless a format was forced, detects the format from the
+// content and the name without its .gz. Other data is returned as it is.
+func gunzip(data []byte, name string, opts ReadOptions) ([]byte, ReadOptions, error) {
+	if len(data) < 2 || data[0] != 0x1f || data[1] != 0x8b {
+		return data, opts, nil
+	}
+	zr, err := gzip.NewReader(bytes.NewReader(data))
+	if err != nil {
+		return nil, opts, fmt.Errorf("%s: %w", name, err)
+	}
+	out, err := io.ReadAll(zr)
+	if err != nil {
+		return nil, opts, fmt.Errorf("%s: decompressing: %w", name, err)
+	}
+	if opts.Format == "" {
+		opts.Format = DetectFormat(strings.TrimSuffix(strings.TrimSuffix(name, ".gz"), ".GZ"), out)
+	}
+	return out, opts, nil
 }
 
 // readFile is os.ReadFile, but a regular file of 4 pieces or more is read
@@ -136,6 +161,9 @@ func ParseGraph(r io.Reader, name string, opts ReadOptions) (*Graph, error) {
 	data, err := io.ReadAll(r)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", name, err)
+	}
+	if data, opts, err = gunzip(data, name, opts); err != nil {
+		return nil, err
 	}
 	return parseBytes(data, name, opts, defaultParallelism())
 }

@@ -2,6 +2,9 @@ package core
 
 import (
 	"bytes"
+	"compress/gzip"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -186,5 +189,55 @@ func TestMaxVertices(t *testing.T) {
 	}
 	if g := parse(t, "x.gr", "p td 100 0\n", ReadOptions{MaxVertices: 100}); g.N != 100 {
 		t.Fatal("MaxVertices off by one")
+	}
+}
+
+// TestReadGzip: a gzip-compressed file reads as the file itself, its format
+// detected from the content or the name without .gz; a broken one is an
+// error naming it.
+func TestReadGzip(t *testing.T) {
+	dir := t.TempDir()
+	files := map[string]string{
+		"g.mtx":  "%%MatrixMarket matrix coordinate real symmetric\n3 3 2\n2 1 0.5\n3 2 1.5\n",
+		"g.clq":  "p edge 3 2\ne 1 2\ne 2 3\n",
+		"g.txt":  "3 2\n0 1\n1 2\n",
+		"g.lad":  "3\n1 1\n2 0 2\n1 1\n",
+		"g.mivi": "", // written below: MIVIA binary, detected from the content
+	}
+	mivia := []byte{3, 0, 0, 0, 0, 0, 0, 0, 1, 0, 1, 0, 0, 0, 0, 0, 0, 0} // N=3, labels, 0→1, no other arcs
+	for name, text := range files {
+		plain := filepath.Join(dir, name)
+		data := []byte(text)
+		if text == "" {
+			data = mivia
+		}
+		if err := os.WriteFile(plain, data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		var zb bytes.Buffer
+		zw := gzip.NewWriter(&zb)
+		zw.Write(data)
+		zw.Close()
+		gz := plain + ".gz"
+		if err := os.WriteFile(gz, zb.Bytes(), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		want, err := ReadGraph(plain, ReadOptions{})
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		got, err := ReadGraph(gz, ReadOptions{})
+		if err != nil {
+			t.Fatalf("%s.gz: %v", name, err)
+		}
+		if got.Format != want.Format || !slices.Equal(got.Offsets, want.Offsets) || !slices.Equal(got.Adj, want.Adj) ||
+			!slices.Equal(got.Weights, want.Weights) {
+			t.Errorf("%s.gz reads as %s %v, the plain file as %s %v", name, got.Format, got.Adj, want.Format, want.Adj)
+		}
+	}
+	broken := filepath.Join(dir, "broken.mtx.gz")
+	os.WriteFile(broken, []byte{0x1f, 0x8b, 8, 0, 1, 2}, 0o644)
+	if _, err := ReadGraph(broken, ReadOptions{}); err == nil || !strings.Contains(err.Error(), broken) {
+		t.Errorf("broken gzip: error %v, want one naming %s", err, broken)
 	}
 }

@@ -310,10 +310,17 @@ func bhoslibSuite(o SuiteOptions) ([]Instance, error) {
 	if err != nil {
 		return nil, err
 	}
+	// The files as they are, or gzip-compressed (the GPU machine gets them
+	// so: the device tool carries 64 MiB).
 	files, err := filepath.Glob(filepath.Join(dir, "frb*.mis"))
 	if err != nil {
 		return nil, err
 	}
+	gz, err := filepath.Glob(filepath.Join(dir, "frb*.mis.gz"))
+	if err != nil {
+		return nil, err
+	}
+	files = append(files, gz...)
 	// Smallest families first, so a --limit sample spans the sizes.
 	sort.Slice(files, func(i, j int) bool {
 		a, _ := dataset.BHOSLIBMinCover(files[i])
@@ -329,7 +336,8 @@ func bhoslibSuite(o SuiteOptions) ([]Instance, error) {
 		if !ok {
 			continue
 		}
-		out = append(out, Instance{Name: filepath.Base(f), Kind: KindVC, Files: []string{f}, Known: Known{Size: opt, Proven: true}})
+		name := strings.TrimSuffix(filepath.Base(f), ".gz")
+		out = append(out, Instance{Name: name, Kind: KindVC, Files: []string{f}, Known: Known{Size: opt, Proven: true}})
 	}
 	return out, nil
 }

@@ -192,7 +192,8 @@ func (c CliqueInstance) OmegaFor(n int, vertex0Isolated bool) (int, error) {
 // BHOSLIBMinCover is the minimum vertex cover of the BHOSLIB instance
 // frbN-K-i (or frbN-K), known by construction: n − N with n = N·K.
 func BHOSLIBMinCover(name string) (int, bool) {
-	base := strings.TrimSuffix(filepath.Base(name), filepath.Ext(name))
+	base := strings.TrimSuffix(filepath.Base(name), ".gz")
+	base = strings.TrimSuffix(base, filepath.Ext(base))
 	rest, ok := strings.CutPrefix(base, "frb")
 	if !ok {
 		return 0, false

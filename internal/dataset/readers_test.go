@@ -55,7 +55,7 @@ func TestReadOptimaAndInts(t *testing.T) {
 }
 
 func TestBHOSLIBAndOmega(t *testing.T) {
-	for name, want := range map[string]int{"frb30-15-1.mis": 420, "frb100-40.mis": 3900} {
+	for name, want := range map[string]int{"frb30-15-1.mis": 420, "frb100-40.mis": 3900, "frb53-24-1.mis.gz": 1219} {
 		if got, ok := BHOSLIBMinCover(name); !ok || got != want {
 			t.Errorf("%s: %d %v, want %d", name, got, ok, want)
 		}
