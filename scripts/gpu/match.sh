@@ -5,7 +5,7 @@
 # and `arbor match` from a generated ≥10^8-edge Matrix Market file to the
 # written output on both, with the outputs compared.
 #
-#   scripts/gpu/match.sh [checks|bench|cli]...   (default: all three)
+#   scripts/gpu/match.sh [checks|bench|cli|read]...   (default: checks bench cli)
 #
 # Needs .dev/arbor, .dev/algorithms_matching.test and .dev/tests.test
 # (scripts/build-dev.sh ./algorithms/matching ./tests). Prints a table last.
@@ -57,6 +57,12 @@ print('read %.0f MB/s;' % d['read_mb_per_s'], ', '.join('%s %.0f ms' % (p['name'
 " 2>&1)")
 		done
 		if cmp -s /tmp/arbor-mate-cuda.txt /tmp/arbor-mate-cpu.txt; then table+=("cli: cuda and cpu outputs identical"); else table+=("cli: OUTPUTS DIFFER"); fi
+		;;
+	read)
+		# core's reader alone: 10^8 Matrix Market entries, 1 and 16 cores.
+		(cd core && ARBOR_BENCH_READ_EDGES=1e8 timeout 500 "$root/.dev/core.test" -test.run XXX -test.bench "ReadLarge/mtx-real" \
+			-test.cpu 16,1 -test.benchtime 1x 2>&1) | tee "$OUT/read-bench.log"
+		while read -r line; do table+=("$line"); done < <(grep '^BenchmarkReadLarge' "$OUT/read-bench.log")
 		;;
 	esac
 done
