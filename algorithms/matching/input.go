@@ -1,7 +1,6 @@
 package matching
 
 import (
-	"cmp"
 	"fmt"
 	"math"
 
@@ -216,10 +215,50 @@ func (in *Input) rankByWeight() {
 		in.setRanks(func(a int) int32 { return int32(in.Weight[a]-all.lo) + 1 })
 		return
 	}
-	// Rank by sorting the edges on their weights, as integers that order
-	// like them (float comparisons pay for NaN checks at every step).
-	rankEdges(in, func(_, _ int32, a int) uint64 { return orderedBits(in.Weight[a]) }, cmp.Compare[uint64],
-		func(k uint64) uint64 { return k })
+	// Rank by sorting the arcs on their weights, as integers that order
+	// like them (float comparisons pay for NaN checks at every step), with
+	// a radix sort of flat arrays: both arcs of an edge carry its weight,
+	// so sorting them all spares a search for each reverse arc.
+	keys, arcs := make([]uint64, m), make([]int32, m)
+	par.Range(m, 1<<16, func(lo, hi int) {
+		for a := lo; a < hi; a++ {
+			keys[a], arcs[a] = orderedBits(in.Weight[a]), int32(a)
+		}
+	})
+	par.SortPairs(keys, arcs)
+	rank := make([]int32, m)
+	denseRanks(m, func(j int) bool { return keys[j-1] == keys[j] }, func(j int, r int32) { rank[arcs[j]] = r })
+	in.setRanks(func(a int) int32 { return rank[a] })
+}
+
+// denseRanks hands out ranks along a sorted sequence of n items, on all
+// cores: 1 for the first, the same rank while same(j) (item j equals item
+// j-1), one more at each new value; set(j, r) receives them. Each piece's
+// first rank is one plus the number of new values before it.
+func denseRanks(n int, same func(j int) bool, set func(j int, r int32)) {
+	k := par.Workers(n, 1<<16)
+	starts := make([]int32, k+1)
+	par.Pieces(n, k, func(i, lo, hi int) {
+		var c int32
+		for j := lo; j < hi; j++ {
+			if j == 0 || !same(j) {
+				c++
+			}
+		}
+		starts[i+1] = c
+	})
+	for i := range k {
+		starts[i+1] += starts[i]
+	}
+	par.Pieces(n, k, func(i, lo, hi int) {
+		r := starts[i]
+		for j := lo; j < hi; j++ {
+			if j == 0 || !same(j) {
+				r++
+			}
+			set(j, r)
+		}
+	})
 }
 
 // orderedBits maps a float64 (not NaN) to a uint64 of the same order:
@@ -294,19 +333,14 @@ func (in *Input) rankHashed() {
 			return cmpOrder(a.v > b.v)
 		}
 		return 0
-	}, nil)
+	})
 }
 
 // rankEdges ranks the edges by key (computed from the edge's endpoints u < v
-// and one of its arcs) in the order of compare: rank 1 for the least key, equal keys
-// equal ranks, one more for each larger distinct key. Both arcs of an edge
-// get its rank. The edges are sorted once, on all cores; ranks are then
-// handed out along the sorted order by pieces (each piece's first rank is
-// one plus the number of distinct keys before it).
-//
-// When radix is given, it maps keys to integers of the same order and the
-// edges are radix sorted (several times faster than comparing).
-func rankEdges[K any](in *Input, key func(u, v int32, a int) K, compare func(a, b K) int, radix func(K) uint64) {
+// and its arc u→v) in the order of compare: rank 1 for the least key, equal
+// keys equal ranks, one more for each larger distinct key. Both arcs of an
+// edge get its rank. The edges are sorted once, on all cores.
+func rankEdges[K any](in *Input, key func(u, v int32, a int) K, compare func(a, b K) int) {
 	type item struct {
 		k   K
 		arc int32
@@ -314,13 +348,9 @@ func rankEdges[K any](in *Input, key func(u, v int32, a int) K, compare func(a, 
 	// The edges of each piece of vertices, counted, then written in place.
 	k := par.Workers(in.N, vertexPiece)
 	base := make([]int, k+1)
-	// Radix sorting is cheap enough to sort both arcs of every edge, which
-	// spares the search for each reverse arc (a cache miss or more each);
-	// otherwise only the arcs u→v with u < v are sorted.
-	both := radix != nil
 	upper := func(u int, fn func(v int32, a int)) {
 		for a := int(in.Offsets[u]); a < int(in.Offsets[u+1]); a++ {
-			if v := in.Dst(a); int32(u) < v || both {
+			if v := in.Dst(a); int32(u) < v {
 				fn(v, a)
 			}
 		}
@@ -340,48 +370,18 @@ func rankEdges[K any](in *Input, key func(u, v int32, a int) K, compare func(a, 
 		j := base[i]
 		for u := lo; u < hi; u++ {
 			upper(u, func(v int32, a int) {
-				lo, hi := min(int32(u), v), max(int32(u), v)
-				items[j] = item{key(lo, hi, a), int32(a)}
+				items[j] = item{key(int32(u), v, a), int32(a)}
 				j++
 			})
 		}
 	})
-	if radix != nil {
-		par.SortByKey(items, func(it item) uint64 { return radix(it.k) })
-	} else {
-		par.SortFunc(items, func(a, b item) int { return compare(a.k, b.k) })
-	}
-	// starts[i]: the distinct keys that begin in piece i.
-	k = par.Workers(len(items), 1<<16)
-	starts := make([]int32, k+1)
-	par.Pieces(len(items), k, func(i, lo, hi int) {
-		var c int32
-		for j := lo; j < hi; j++ {
-			if j == 0 || compare(items[j-1].k, items[j].k) != 0 {
-				c++
-			}
-		}
-		starts[i+1] = c
-	})
-	for i := range k {
-		starts[i+1] += starts[i]
-	}
+	par.SortFunc(items, func(a, b item) int { return compare(a.k, b.k) })
 	rank := make([]int32, in.Arcs())
-	par.Pieces(len(items), k, func(i, lo, hi int) {
-		r := starts[i]
-		for j := lo; j < hi; j++ {
-			if j == 0 || compare(items[j-1].k, items[j].k) != 0 {
-				r++
-			}
-			rank[items[j].arc] = r
-		}
-	})
+	denseRanks(len(items), func(j int) bool { return compare(items[j-1].k, items[j].k) == 0 },
+		func(j int, r int32) { rank[items[j].arc] = r })
 	items = nil
 	// The reverse arcs v→u (v > u) take the rank of u→v.
 	par.Range(in.N, vertexPiece, func(lo, hi int) {
-		if both {
-			return
-		}
 		for v := lo; v < hi; v++ {
 			for a := in.Offsets[v]; a < in.Offsets[v+1]; a++ {
 				if u := in.Dst(int(a)); u < int32(v) {

@@ -5,7 +5,6 @@
 package par
 
 import (
-	"cmp"
 	"runtime"
 	"slices"
 	"sync"
@@ -187,6 +186,3 @@ func merge[T any](out, a, b []T, cmp func(a, b T) int) {
 	k += copy(out[k:], a[i:])
 	copy(out[k:], b[j:])
 }
-
-// Sort sorts s in ascending order on several cores.
-func Sort[T cmp.Ordered](s []T) { SortFunc(s, cmp.Compare[T]) }

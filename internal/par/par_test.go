@@ -94,27 +94,29 @@ func TestMergeSplit(t *testing.T) {
 	}
 }
 
-// TestSortByKey: the radix sort equals a stable sort by key for any number
-// of pieces, with keys that share some digits and differ in others.
-func TestSortByKey(t *testing.T) {
-	type kv struct {
-		k   uint64
-		pos int
-	}
-	r := rand.New(rand.NewPCG(8, 9))
-	for _, n := range []int{0, 1, 2, 1000, 70000} {
-		for _, mask := range []uint64{^uint64(0), 0xff00ff0000000fff, 0x8000000000000001, 0} {
-			s := make([]kv, n)
-			for i := range s {
-				s[i] = kv{r.Uint64()&mask | 1<<40, i}
+// TestSortPairs: the flat-array radix sort equals a stable sort of the pairs.
+func TestSortPairs(t *testing.T) {
+	r := rand.New(rand.NewPCG(10, 11))
+	for _, n := range []int{0, 1, 5, 3000, 70000} {
+		for _, mask := range []uint64{^uint64(0), 0x00ff0000ff00000f, 0} {
+			keys, vals := make([]uint64, n), make([]int32, n)
+			type kv struct {
+				k uint64
+				v int32
 			}
-			want := slices.Clone(s)
+			want := make([]kv, n)
+			for i := range keys {
+				keys[i], vals[i] = r.Uint64()&mask|1<<63, int32(i)
+				want[i] = kv{keys[i], vals[i]}
+			}
 			slices.SortStableFunc(want, func(a, b kv) int { return cmp.Compare(a.k, b.k) })
-			for _, k := range []int{1, 3, 8} {
-				got := slices.Clone(s)
-				sortByKey(got, func(x kv) uint64 { return x.k }, k)
-				if !slices.Equal(got, want) {
-					t.Fatalf("n=%d mask=%x k=%d: differs from the stable sort", n, mask, k)
+			for _, k := range []int{1, 4} {
+				gk, gv := slices.Clone(keys), slices.Clone(vals)
+				sortPairs(gk, gv, k)
+				for i := range want {
+					if gk[i] != want[i].k || gv[i] != want[i].v {
+						t.Fatalf("n=%d mask=%x k=%d: position %d differs", n, mask, k, i)
+					}
 				}
 			}
 		}

@@ -1,26 +1,26 @@
 package par
 
-// SortByKey sorts s by the uint64 key of each element, on all cores: a
-// least-significant-digit radix sort, 8 bits a pass, that skips the digits
-// every key shares. It is stable, and needs a scratch copy of s. For 10^8
-// elements it takes a fraction of a comparison sort's time: each pass
-// reads and writes s once, sequentially per core.
-func SortByKey[T any](s []T, key func(T) uint64) {
-	sortByKey(s, key, Workers(len(s), sortPiece))
+// SortPairs sorts keys ascending and permutes vals alongside (equal keys
+// keep their order), on all cores: a least-significant-digit radix sort, 8
+// bits a pass, that skips the digits every key shares. Each pass reads and
+// writes the arrays once, sequentially per core; for 10^8 pairs that is a
+// fraction of a comparison sort's time. It needs a scratch copy of both.
+func SortPairs(keys []uint64, vals []int32) {
+	sortPairs(keys, vals, Workers(len(keys), sortPiece))
 }
 
-func sortByKey[T any](s []T, key func(T) uint64, k int) {
-	if len(s) < 2 {
+func sortPairs(keys []uint64, vals []int32, k int) {
+	n := len(keys)
+	if n < 2 {
 		return
 	}
-	k = max(1, min(k, len(s)))
-	// Which digits differ between keys: OR of (key XOR first key).
-	first := key(s[0])
+	k = max(1, min(k, n))
+	first := keys[0]
 	diffs := make([]uint64, k)
-	Pieces(len(s), k, func(i, lo, hi int) {
+	Pieces(n, k, func(i, lo, hi int) {
 		var d uint64
-		for _, x := range s[lo:hi] {
-			d |= key(x) ^ first
+		for _, x := range keys[lo:hi] {
+			d |= x ^ first
 		}
 		diffs[i] = d
 	})
@@ -28,21 +28,20 @@ func sortByKey[T any](s []T, key func(T) uint64, k int) {
 	for _, d := range diffs {
 		diff |= d
 	}
-	src, dst := s, make([]T, len(s))
+	srcK, dstK := keys, make([]uint64, n)
+	srcV, dstV := vals, make([]int32, n)
 	counts := make([][256]int, k)
 	for shift := uint(0); shift < 64; shift += 8 {
 		if (diff>>shift)&0xff == 0 {
 			continue
 		}
-		Pieces(len(src), k, func(i, lo, hi int) {
+		Pieces(n, k, func(i, lo, hi int) {
 			c := &counts[i]
 			*c = [256]int{}
-			for _, x := range src[lo:hi] {
-				c[(key(x)>>shift)&0xff]++
+			for _, x := range srcK[lo:hi] {
+				c[(x>>shift)&0xff]++
 			}
 		})
-		// Piece i's first slot for digit d: every smaller digit, then d
-		// in the pieces before i (which keeps the sort stable).
 		at := 0
 		for d := range 256 {
 			for i := range k {
@@ -51,17 +50,21 @@ func sortByKey[T any](s []T, key func(T) uint64, k int) {
 				at += c
 			}
 		}
-		Pieces(len(src), k, func(i, lo, hi int) {
+		Pieces(n, k, func(i, lo, hi int) {
 			c := &counts[i]
-			for _, x := range src[lo:hi] {
-				d := (key(x) >> shift) & 0xff
-				dst[c[d]] = x
-				c[d]++
+			for j := lo; j < hi; j++ {
+				x := srcK[j]
+				d := (x >> shift) & 0xff
+				p := c[d]
+				dstK[p], dstV[p] = x, srcV[j]
+				c[d] = p + 1
 			}
 		})
-		src, dst = dst, src
+		srcK, dstK = dstK, srcK
+		srcV, dstV = dstV, srcV
 	}
-	if &src[0] != &s[0] {
-		Copy(s, src)
+	if &srcK[0] != &keys[0] {
+		Copy(keys, srcK)
+		Copy(vals, srcV)
 	}
 }
