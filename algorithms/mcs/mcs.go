@@ -108,6 +108,15 @@ type Options struct {
 	// Workers is the device engine's number of workers (work-groups);
 	// 0 sizes it from the device.
 	Workers int
+	// PlainOrder (SolveMany) searches the graphs in the given order instead
+	// of GraphOrder's oscillating size rule.
+	PlainOrder bool
+	// Approximate (SolveMany) intersects the graphs one at a time instead
+	// of searching them together: linear in the number of graphs, never
+	// proven. Keep is how many maximum solutions each step hands on
+	// (0 counts as 1).
+	Approximate bool
+	Keep        int
 	// Progress, when set, is called about every ProgressInterval (default
 	// 200 ms) from a separate goroutine while the search runs.
 	Progress         func(Progress)
