@@ -59,6 +59,10 @@ func deviceUnsupported(g, h *core.Graph, opts Options) string {
 		return "connected subgraphs"
 	case opts.BigFirst:
 		return "McSplit↓ (big-first)"
+	case opts.DeadEnd > 0:
+		return "dead-end target raising"
+	case opts.Restarts:
+		return "restarts"
 	case g.N > kernels.MCSplitMaxVertices || h.N > kernels.MCSplitMaxVertices:
 		return fmt.Sprintf("graphs over %d vertices (these have %d and %d)", kernels.MCSplitMaxVertices, g.N, h.N)
 	}

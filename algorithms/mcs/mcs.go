@@ -108,6 +108,25 @@ type Options struct {
 	// Workers is the device engine's number of workers (work-groups);
 	// 0 sizes it from the device.
 	Workers int
+	// BlockOrder (heuristic h1) orders each graph's vertices by connected
+	// component, border first, then breadth-first (see blockOrder) instead
+	// of by degree. Exact either way; node counts then differ from the
+	// original McSplit's.
+	BlockOrder bool
+	// DeadEnd (heuristic h2), when above 0, gives up the plain search after
+	// that many nodes without a better incumbent and instead raises the
+	// target: searches that prune every node unable to reach a goal above
+	// the incumbent (by one, or doubling the step with DoubleRaise), then
+	// binary search between the largest size found and the smallest goal
+	// proven out of reach. Exact: every goal search is complete.
+	DeadEnd     int64
+	DoubleRaise bool
+	// Restarts (heuristic h3, sequential engine only) explores the root's
+	// children in a random order (seeded by Seed) with a node budget per
+	// child that doubles every round, recording the children finished, so
+	// that the search stays complete: a child is skipped once finished.
+	Restarts bool
+	Seed     uint64
 	// PlainOrder (SolveMany) searches the graphs in the given order instead
 	// of GraphOrder's oscillating size rule.
 	PlainOrder bool
@@ -151,6 +170,8 @@ type Result struct {
 	// the workers idle to the end, and the CPU threads of the hybrid.
 	Epochs int
 	Tail   time.Duration
+	// Targets counts the target searches of Options.DeadEnd's second phase.
+	Targets int
 }
 
 // maxVertices bounds the graphs Solve accepts: McSplit keeps an n×n
@@ -184,6 +205,15 @@ func Solve(ctx context.Context, g, h *core.Graph, opts Options) (Result, error) 
 	}
 	if opts.Goal > 0 && opts.BigFirst {
 		return Result{}, errors.New("mcs: a fixed goal (Goal) and BigFirst exclude each other")
+	}
+	if (opts.DeadEnd > 0 || opts.Restarts) && (opts.Goal > 0 || opts.BigFirst) {
+		return Result{}, errors.New("mcs: dead-end raising and restarts exclude a fixed goal and BigFirst")
+	}
+	if opts.DeadEnd < 0 {
+		return Result{}, fmt.Errorf("mcs: dead-end %d: want ≥ 0", opts.DeadEnd)
+	}
+	if opts.Restarts && (opts.Threads != 1 || opts.DeadEnd > 0) {
+		return Result{}, errors.New("mcs: restarts run on the sequential engine (Threads 1), without dead-end raising")
 	}
 	engine, why, err := chooseEngine(g, h, opts)
 	if err != nil {
