@@ -1,9 +1,12 @@
 package mcs
 
 import (
+	"context"
 	"math/rand/v2"
 	"os"
 	"testing"
+
+	"github.com/arbor-gpu/arbor/core"
 )
 
 // heuristicConfigs are the pair engine's optional heuristics, each of
@@ -82,4 +85,59 @@ func TestHeuristicsMIVIA(t *testing.T) {
 			}
 		}
 	}
+}
+
+// TestPortfolio checks the portfolio against the sequential engine on
+// random pairs (every option set) and MIVIA pairs: the same size, the
+// mapping verified, proven. Threads 5 runs all five CPU configurations.
+func TestPortfolio(t *testing.T) {
+	rng := rand.New(rand.NewPCG(33, 34))
+	for _, os := range optionSets {
+		if os.opts.BigFirst {
+			continue
+		}
+		for c := 0; c < 3; c++ {
+			n0, n1 := 8+rng.IntN(10), 8+rng.IntN(10)
+			p := 0.2 + 0.6*rng.Float64()
+			g := randomGraph(t, rng, n0, p, os.directed, os.vl, os.el, os.loops)
+			h := randomGraph(t, rng, n1, p, os.directed, os.vl, os.el, os.loops)
+			o := os.opts
+			o.Threads = 1
+			want := solveChecked(t, g, h, o)
+			for _, threads := range []int{2, 5} {
+				o.Threads, o.Engine = threads, EnginePortfolio
+				res := solveChecked(t, g, h, o)
+				if res.Size != want.Size || res.Engine != EnginePortfolio {
+					t.Fatalf("%s case %d threads %d: portfolio size %d (%s), sequential %d", os.name, c, threads, res.Size, res.Engine, want.Size)
+				}
+			}
+		}
+	}
+	dir, pairs := readExpected(t)
+	checked := 0
+	for i := 0; i < len(pairs) && checked < 8; i += 97 {
+		p := pairs[i]
+		if !p.proven || p.seconds > 0.05 {
+			continue
+		}
+		g, h := readPair(t, dir, p)
+		res := solveChecked(t, g, h, Options{Engine: EnginePortfolio, Threads: 5})
+		if res.Size != p.size {
+			t.Errorf("%s/%s: portfolio size %d, want %d (%s)", p.g, p.h, res.Size, p.size, res.Why)
+		}
+		checked++
+	}
+	if _, err := Solve(context.Background(), pairsGraph(t), pairsGraph(t), Options{Engine: EnginePortfolio, Goal: 2}); err == nil {
+		t.Error("portfolio with a fixed goal accepted")
+	}
+}
+
+func pairsGraph(t *testing.T) *core.Graph {
+	b := core.NewBuilder(3, false)
+	b.AddEdge(0, 1)
+	g, err := b.Build()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return g
 }

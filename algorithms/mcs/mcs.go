@@ -212,15 +212,24 @@ func Solve(ctx context.Context, g, h *core.Graph, opts Options) (Result, error) 
 	if opts.DeadEnd < 0 {
 		return Result{}, fmt.Errorf("mcs: dead-end %d: want ≥ 0", opts.DeadEnd)
 	}
-	if opts.Restarts && (opts.Threads != 1 || opts.DeadEnd > 0) {
+	if opts.Restarts && (opts.Threads != 1 || opts.DeadEnd > 0) && opts.Engine != EnginePortfolio {
 		return Result{}, errors.New("mcs: restarts run on the sequential engine (Threads 1), without dead-end raising")
 	}
 	engine, why, err := chooseEngine(g, h, opts)
 	if err != nil {
 		return Result{}, err
 	}
+	if engine == EnginePortfolio {
+		res, err := solvePortfolio(ctx, g, h, opts, start)
+		if err != nil {
+			return Result{}, err
+		}
+		res.Engine = engine
+		res.Elapsed = time.Since(start)
+		return res, nil
+	}
 	if engine == EngineGPU || engine == EngineHybrid {
-		res, err := solveDevice(ctx, g, h, opts, engine == EngineHybrid, start)
+		res, err := solveDevice(ctx, g, h, opts, engine == EngineHybrid, start, nil)
 		if err != nil {
 			return Result{}, err
 		}

@@ -127,3 +127,55 @@ func trimFamily(names []string, f string) []string {
 	}
 	return out
 }
+
+// TestMeasureHeuristics: the pair engine's heuristics on medium MIVIA
+// pairs (the original took 5–60 s), sequential, each under the limit.
+func TestMeasureHeuristics(t *testing.T) {
+	dir, limit := measureSetup(t)
+	_, pairs := readExpected(t)
+	var medium []miviaPair
+	for _, p := range pairs {
+		if p.proven && p.seconds >= 5 && p.seconds <= 60 {
+			medium = append(medium, p)
+		}
+	}
+	count := 6
+	if s, err := strconv.Atoi(os.Getenv("ARBOR_MCS_PAIRS_N")); err == nil && s > 0 {
+		count = s
+	}
+	configs := []struct {
+		name string
+		opts Options
+	}{
+		{"default", Options{}},
+		{"h1 block order", Options{BlockOrder: true}},
+		{"h2 dead end 10^6, +1", Options{DeadEnd: 1e6}},
+		{"h2 dead end 10^6, doubling", Options{DeadEnd: 1e6, DoubleRaise: true}},
+		{"h3 restarts", Options{Restarts: true, Seed: 1}},
+	}
+	var sb strings.Builder
+	sb.WriteString("| pair | original s | config | size | nodes | seconds |\n|---|---|---|---|---|---|\n")
+	for i := 0; i < count && len(medium) > 0; i++ {
+		p := medium[i*len(medium)/count]
+		g, h := readPair(t, dir, p)
+		for _, c := range configs {
+			o := c.opts
+			o.Threads, o.Timeout = 1, limit
+			res, err := Solve(context.Background(), g, h, o)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := Verify(g, h, res.Mapping, o); err != nil {
+				t.Fatal(err)
+			}
+			cell := fmt.Sprint(res.Size)
+			if !res.Proven {
+				cell = "≥" + cell
+			} else if res.Size != p.size {
+				t.Errorf("%s %s: size %d, want %d", p.g, c.name, res.Size, p.size)
+			}
+			fmt.Fprintf(&sb, "| %s | %.1f | %s | %s | %d | %.2f |\n", strings.TrimSuffix(p.g, ".A00"), p.seconds, c.name, cell, res.Nodes, res.Elapsed.Seconds())
+		}
+	}
+	t.Log("\n" + sb.String())
+}

@@ -152,11 +152,34 @@ func appendOp(path []op, o op) []op {
 
 // run solves the prepared problem with the given number of workers.
 func (p *problem[C]) run(ctx context.Context, threads int, start time.Time) Result {
+	return p.runShared(ctx, p.newShared(), threads, start)
+}
+
+// newShared makes the shared state of one Solve of p.
+func (p *problem[C]) newShared() *shared {
 	sh := newShared(p.opts.NodeLimit)
 	if p.opts.Goal > 0 {
 		sh.frozen = true
 		sh.best.Store(int32(p.opts.Goal - 1))
 	}
+	return sh
+}
+
+// raise lifts the incumbent size to b, found elsewhere (the portfolio):
+// the search prunes with it, and inc keeps this search's own best.
+func (sh *shared) raise(b int32) {
+	if sh.frozen || b <= sh.best.Load() {
+		return
+	}
+	sh.mu.Lock()
+	if b > sh.best.Load() {
+		sh.best.Store(b)
+	}
+	sh.mu.Unlock()
+}
+
+// runShared is run with the shared state made by the caller.
+func (p *problem[C]) runShared(ctx context.Context, sh *shared, threads int, start time.Time) Result {
 	stopWatch := context.AfterFunc(ctx, sh.halt)
 	defer stopWatch()
 	if ctx.Err() != nil {

@@ -13,7 +13,7 @@ import (
 // runMCS is 'arbor mcs': a maximum common induced subgraph of two or more
 // graphs.
 func runMCS(e *env) error {
-	fs := newFlags(e, "mcs", "G1 G2 [G3 …] [--plain-order] [--approximate [--keep K]] [--threads N] [--connected] [--directed] [--vertex-labels] [--edge-labels] [--big-first] [--heuristic min_max|min_product] [--engine auto|cpu|gpu] [--goal K] [--workers N] [--backend B] [--device D] [--timeout D] [--format F] [--json] [--verify]")
+	fs := newFlags(e, "mcs", "G1 G2 [G3 …] [--plain-order] [--approximate [--keep K]] [--threads N] [--connected] [--directed] [--vertex-labels] [--edge-labels] [--big-first] [--heuristic min_max|min_product] [--block-order] [--dead-end N [--double-raise]] [--restarts [--seed S]] [--engine auto|cpu|gpu|hybrid|portfolio] [--goal K] [--workers N] [--backend B] [--device D] [--timeout D] [--format F] [--json] [--verify]")
 	threads := fs.Int("threads", 0, "worker threads: 1 runs the sequential engine (node counts equal the original McSplit's); 0 uses every core")
 	connected := fs.Bool("connected", false, "find a maximum common connected induced subgraph")
 	directed := fs.Bool("directed", false, "read the graphs as directed and respect arc directions")
@@ -23,11 +23,16 @@ func runMCS(e *env) error {
 	heuristic := fs.String("heuristic", "min_max", "branching heuristic: min_max or min_product")
 	timeout := fs.Duration("timeout", 0, "stop after `D` (e.g. 30s) and report the best found, unproven")
 	format := fs.String("format", "", "input format (default: detected); one of "+fmt.Sprint(core.Formats()))
-	engineName := fs.String("engine", "auto", "where to search: cpu, gpu (the device search on --backend/--device; the CPU backend runs its Go twin) or auto (gpu on a GPU that supports the options, else cpu)")
+	engineName := fs.String("engine", "auto", "where to search: cpu, gpu (the device search on --backend/--device; the CPU backend runs its Go twin), hybrid, portfolio (several CPU configurations and the device at once, sharing the incumbent; the first proof wins) or auto (gpu on a GPU that supports the options, else cpu)")
 	goal := fs.Int("goal", 0, "fixed-incumbent mode: prune as if a solution of K−1 vertices were known, never raising it (the same tree on every engine and device: node counts compare); reports a solution of ≥ K or none")
 	workers := fs.Int("workers", 0, "device engine workers (work-groups); 0 sizes it from the device")
 	var df deviceFlags
 	df.register(fs)
+	blockOrder := fs.Bool("block-order", false, "heuristic h1: order vertices by component, border, then breadth-first instead of by degree (exact; node counts differ)")
+	deadEnd := fs.Int64("dead-end", 0, "heuristic h2: after `N` nodes without a better incumbent, search for larger targets, then binary search back down (exact); 0: off")
+	doubleRaise := fs.Bool("double-raise", false, "--dead-end: double the target's step at every dead end instead of adding one")
+	restarts := fs.Bool("restarts", false, "heuristic h3 (--threads 1): the root's children in a random order, under node budgets that double, the finished ones recorded (exact)")
+	seed := fs.Uint64("seed", 1, "--restarts: random seed")
 	plainOrder := fs.Bool("plain-order", false, "three or more graphs: search them in the given order, not smallest, largest, second smallest, …")
 	approx := fs.Bool("approximate", false, "intersect the graphs one at a time (MCS of G1 and G2, then of that and G3, …): fast, never proven")
 	keep := fs.Int("keep", 1, "--approximate: how many maximum solutions each step hands on")
@@ -69,6 +74,10 @@ func runMCS(e *env) error {
 		EdgeLabels: *elabels, BigFirst: *bigFirst, Heuristic: h, Timeout: *timeout,
 		Engine: engine, Goal: *goal, Workers: *workers,
 		PlainOrder: *plainOrder, Approximate: *approx, Keep: *keep,
+		BlockOrder: *blockOrder, DeadEnd: *deadEnd, DoubleRaise: *doubleRaise, Restarts: *restarts, Seed: *seed,
+	}
+	if *deadEnd < 0 {
+		return usagef("--dead-end must be ≥ 0")
 	}
 	if len(graphs) > 2 || *approx {
 		return runMCSMany(e, pos, graphs, opts, *asJSON, *verify)
@@ -80,7 +89,11 @@ func runMCS(e *env) error {
 			if engine == mcs.EngineGPU {
 				return err
 			}
-			fmt.Fprintf(e.stderr, "arbor: no device (%v): the CPU engine runs\n", err)
+			what := "the CPU engine runs"
+			if engine == mcs.EnginePortfolio {
+				what = "the portfolio runs on the CPU only"
+			}
+			fmt.Fprintf(e.stderr, "arbor: no device (%v): %s\n", err, what)
 		} else {
 			defer dev.Close()
 			opts.Device = dev
@@ -122,6 +135,7 @@ func runMCS(e *env) error {
 			Epochs   int      `json:"epochs,omitempty"`
 			TailSecs float64  `json:"tail_seconds,omitempty"`
 			Shared   int64    `json:"shared"`
+			Targets  int      `json:"targets,omitempty"`
 			Verified bool     `json:"verified"`
 			Mapping  [][2]int `json:"mapping"`
 			// The shape of the multi-graph output, for readers of both.
@@ -137,7 +151,7 @@ func runMCS(e *env) error {
 			cols[0][i], cols[1][i] = pr[0], pr[1]
 		}
 		return json.NewEncoder(e.stdout).Encode(jsonResult{G: pos[0], H: pos[1], NG: g0.N, NH: g1.N, Size: res.Size,
-			Files: pos, Columns: cols,
+			Files: pos, Columns: cols, Targets: res.Targets,
 			Proven: res.Proven, Nodes: res.Nodes, Seconds: res.Elapsed.Seconds(), Threads: res.Threads, Verified: *verify, Mapping: m,
 			Engine: string(res.Engine), Why: res.Why, Device: res.Device, Goal: *goal, Epochs: res.Epochs,
 			TailSecs: res.Tail.Seconds(), Shared: res.Shared})

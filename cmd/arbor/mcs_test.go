@@ -225,3 +225,72 @@ func TestMCSMany(t *testing.T) {
 		t.Errorf("missing third file: exit %d, stderr %q", code, stderr)
 	}
 }
+
+// TestMCSHeuristics runs the heuristic flags and the portfolio through
+// the CLI: each must find the default's size, verified and proven.
+func TestMCSHeuristics(t *testing.T) {
+	g, h, _, err := demoMCSPair()
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	paths := make([]string, 2)
+	for i, gr := range []*core.Graph{g, h} {
+		paths[i] = filepath.Join(dir, []string{"g.mivia", "h.mivia"}[i])
+		f, err := os.Create(paths[i])
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := core.WriteGraph(f, gr, core.FormatMIVIA); err != nil {
+			t.Fatal(err)
+		}
+		if err := f.Close(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	type result struct {
+		Size     int    `json:"size"`
+		Proven   bool   `json:"proven"`
+		Verified bool   `json:"verified"`
+		Engine   string `json:"engine"`
+		Why      string `json:"why"`
+	}
+	solve := func(args ...string) result {
+		t.Helper()
+		code, out, stderr := runCLI(t, append([]string{"mcs", paths[0], paths[1], "--verify", "--json"}, args...)...)
+		if code != 0 {
+			t.Fatalf("%v: exit %d: %s", args, code, stderr)
+		}
+		var r result
+		if err := json.Unmarshal([]byte(out), &r); err != nil {
+			t.Fatalf("not JSON: %v\n%s", err, out)
+		}
+		return r
+	}
+	want := solve("--engine", "cpu", "--threads", "1")
+	for _, args := range [][]string{
+		{"--engine", "cpu", "--block-order"},
+		{"--engine", "cpu", "--dead-end", "1000", "--double-raise"},
+		{"--engine", "cpu", "--threads", "1", "--restarts", "--seed", "3"},
+		{"--engine", "portfolio", "--threads", "3"},
+	} {
+		r := solve(args...)
+		if r.Size != want.Size || !r.Proven || !r.Verified {
+			t.Errorf("%v: %+v, want size %d", args, r, want.Size)
+		}
+		if args[1] == "portfolio" && (r.Engine != "portfolio" || !strings.Contains(r.Why, "proved it first")) {
+			t.Errorf("%v: engine %q why %q", args, r.Engine, r.Why)
+		}
+	}
+	for _, bad := range [][]string{
+		{"mcs", paths[0], paths[1], "--dead-end", "-1"},
+		{"mcs", paths[0], paths[1], "--engine", "nope"},
+	} {
+		if code, _, _ := runCLI(t, bad...); code != 2 {
+			t.Errorf("arbor %v: exit %d, want 2", bad, code)
+		}
+	}
+	if code, _, stderr := runCLI(t, "mcs", paths[0], paths[1], "--restarts", "--threads", "2"); code == 0 || !strings.Contains(stderr, "restarts") {
+		t.Errorf("--restarts with 2 threads: exit %d, stderr %q", code, stderr)
+	}
+}
