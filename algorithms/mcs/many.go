@@ -614,13 +614,14 @@ func (w *manyWorker[C]) splitFirst(lv *level, split []int32, row []C) {
 		a := 0
 		minA, minN := int32(noVertex), int32(noVertex)
 		for j, x := range seg {
-			if row[x] != 0 {
-				seg[j], seg[a] = seg[a], x
-				a++
-				minA = min(minA, x)
-			} else {
-				minN = min(minN, x)
-			}
+			// Branch-free, as splitLeft: entries are exactly 0 or 1.
+			b := int32(row[x])
+			seg[j] = seg[a]
+			seg[a] = x
+			a += int(b)
+			mask := -b
+			minA = min(minA, x|(^mask&noVertex))
+			minN = min(minN, x|(mask&noVertex))
 		}
 		split[i*k] = int32(a)
 		lv.cs[i].minA, lv.cs[i].minN = minA, minN
@@ -635,10 +636,9 @@ func (w *manyWorker[C]) splitOther(lv *level, split []int32, j int, row []C) {
 		seg := w.sets[j][s.lo : s.lo+s.n]
 		a := 0
 		for t, x := range seg {
-			if row[x] != 0 {
-				seg[t], seg[a] = seg[a], x
-				a++
-			}
+			seg[t] = seg[a]
+			seg[a] = x
+			a += int(row[x])
 		}
 		split[i*k+j] = int32(a)
 	}
