@@ -325,3 +325,26 @@ func TestGraphOrder(t *testing.T) {
 		t.Errorf("equal sizes: order %v, want %v", got, want)
 	}
 }
+
+// TestManyParallel checks the parallel multi-graph search against the
+// sequential one on triples big enough for the root's children to be
+// spread over the workers, under every option set.
+func TestManyParallel(t *testing.T) {
+	rng := rand.New(rand.NewPCG(37, 38))
+	for _, i := range manyOptionSets() {
+		os := optionSets[i]
+		for c := 0; c < 3; c++ {
+			graphs := make([]*core.Graph, 3)
+			for j := range graphs {
+				graphs[j] = randomGraph(t, rng, 9+rng.IntN(4), 0.2+0.6*rng.Float64(), os.directed, os.vl, os.el, os.loops)
+			}
+			o := os.opts
+			o.Threads = 1
+			seq := solveManyChecked(t, graphs, o)
+			o.Threads = 4
+			if par := solveManyChecked(t, graphs, o); par.Size != seq.Size {
+				t.Fatalf("%s case %d: parallel size %d, sequential %d", os.name, c, par.Size, seq.Size)
+			}
+		}
+	}
+}
