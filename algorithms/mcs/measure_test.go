@@ -108,8 +108,11 @@ func TestMeasureApproximate(t *testing.T) {
 			if _, err := os.Stat(filepath.Join(dir, set[0])); err != nil {
 				continue
 			}
-			gs := readNamed(t, dir, set...)
 			label := f + " " + strings.Join(trimFamily(set, f), ",")
+			if only := os.Getenv("ARBOR_MCS_ONLY"); only != "" && !strings.Contains(only, label) {
+				continue // ARBOR_MCS_ONLY: a ;-separated list of labels to run
+			}
+			gs := readNamed(t, dir, set...)
 			ex, exCell := measureMany(t, gs, Options{Threads: 1, Timeout: limit})
 			a1, c1 := measureMany(t, gs, Options{Threads: 1, Timeout: limit, Approximate: true, Keep: 1})
 			a4, c4 := measureMany(t, gs, Options{Threads: 1, Timeout: limit, Approximate: true, Keep: 4})
