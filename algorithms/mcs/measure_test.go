@@ -150,11 +150,22 @@ func TestMeasureHeuristics(t *testing.T) {
 		name string
 		opts Options
 	}{
-		{"default", Options{}},
-		{"h1 block order", Options{BlockOrder: true}},
-		{"h2 dead end 10^6, +1", Options{DeadEnd: 1e6}},
-		{"h2 dead end 10^6, doubling", Options{DeadEnd: 1e6, DoubleRaise: true}},
-		{"h3 restarts", Options{Restarts: true, Seed: 1}},
+		{"default", Options{Threads: 1}},
+		{"h1 block order", Options{Threads: 1, BlockOrder: true}},
+		{"h2 dead end 10^6, +1", Options{Threads: 1, DeadEnd: 1e6}},
+		{"h2 dead end 10^6, doubling", Options{Threads: 1, DeadEnd: 1e6, DoubleRaise: true}},
+		{"h3 restarts", Options{Threads: 1, Restarts: true, Seed: 1}},
+	}
+	if os.Getenv("ARBOR_MCS_PORTFOLIO") == "1" {
+		// The portfolio against the parallel engine on the same cores.
+		configs = configs[:0]
+		configs = append(configs, struct {
+			name string
+			opts Options
+		}{"cpu, 2 threads", Options{Threads: 2}}, struct {
+			name string
+			opts Options
+		}{"portfolio, 2 threads", Options{Threads: 2, Engine: EnginePortfolio}})
 	}
 	var sb strings.Builder
 	sb.WriteString("| pair | original s | config | size | nodes | seconds |\n|---|---|---|---|---|---|\n")
@@ -163,7 +174,7 @@ func TestMeasureHeuristics(t *testing.T) {
 		g, h := readPair(t, dir, p)
 		for _, c := range configs {
 			o := c.opts
-			o.Threads, o.Timeout = 1, limit
+			o.Timeout = limit
 			res, err := Solve(context.Background(), g, h, o)
 			if err != nil {
 				t.Fatal(err)
@@ -176,6 +187,9 @@ func TestMeasureHeuristics(t *testing.T) {
 				cell = "≥" + cell
 			} else if res.Size != p.size {
 				t.Errorf("%s %s: size %d, want %d", p.g, c.name, res.Size, p.size)
+			}
+			if res.Engine == EnginePortfolio {
+				cell += " (" + strings.SplitN(res.Why, ",", 2)[0] + ")"
 			}
 			fmt.Fprintf(&sb, "| %s | %.1f | %s | %s | %d | %.2f |\n", strings.TrimSuffix(p.g, ".A00"), p.seconds, c.name, cell, res.Nodes, res.Elapsed.Seconds())
 		}
