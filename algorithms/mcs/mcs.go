@@ -19,6 +19,13 @@
 // their path, named by the path of decisions from the root, which the
 // receiving worker replays. Sizes equal the sequential engine's; node
 // counts differ because the incumbent improves at different moments.
+//
+// SolveMany extends the search to k ≥ 2 graphs (many.go; for k = 2 it is
+// the sequential engine's tree, node for node) and, with
+// Options.Approximate, intersects them one at a time instead (approx.go).
+// Options.BlockOrder, DeadEnd and Restarts are optional exact heuristics,
+// and EnginePortfolio runs several configurations side by side
+// (portfolio.go); NOTES.md has their measurements.
 package mcs
 
 import (
