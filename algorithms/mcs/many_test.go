@@ -348,3 +348,35 @@ func TestManyParallel(t *testing.T) {
 		}
 	}
 }
+
+// TestManyApproximateCarries checks that the approximation's induced
+// subgraphs keep labels, arc directions and self-loops: (G, G, G) must
+// come out whole, and (G, H, G) a verified common subgraph of at most
+// mcs(G, H), under every option set.
+func TestManyApproximateCarries(t *testing.T) {
+	rng := rand.New(rand.NewPCG(39, 40))
+	for _, i := range manyOptionSets() {
+		os := optionSets[i]
+		for c := 0; c < 4; c++ {
+			g := randomGraph(t, rng, 4+rng.IntN(6), 0.2+0.6*rng.Float64(), os.directed, os.vl, os.el, os.loops)
+			h := randomGraph(t, rng, 4+rng.IntN(6), 0.2+0.6*rng.Float64(), os.directed, os.vl, os.el, os.loops)
+			o := os.opts
+			o.Threads, o.Approximate, o.Keep = 1, true, 2
+			whole := g.N
+			if os.opts.Connected {
+				// A disconnected G has no connected common subgraph of |G|.
+				whole = solveChecked(t, g, g, Options{Threads: 1, Connected: true, Directed: o.Directed,
+					VertexLabels: o.VertexLabels, EdgeLabels: o.EdgeLabels}).Size
+			}
+			if res := solveManyChecked(t, []*core.Graph{g, g, g}, o); res.Size != whole {
+				t.Fatalf("%s case %d: approximate (G,G,G) size %d, want %d", os.name, c, res.Size, whole)
+			}
+			pair := os.opts
+			pair.Threads = 1
+			want := solveChecked(t, g, h, pair).Size
+			if res := solveManyChecked(t, []*core.Graph{g, h, g}, o); res.Size > want {
+				t.Fatalf("%s case %d: approximate (G,H,G) size %d above mcs(G,H) %d", os.name, c, res.Size, want)
+			}
+		}
+	}
+}
