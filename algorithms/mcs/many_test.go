@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/arbor-gpu/arbor/core"
 )
@@ -378,5 +379,45 @@ func TestManyApproximateCarries(t *testing.T) {
 				t.Fatalf("%s case %d: approximate (G,H,G) size %d above mcs(G,H) %d", os.name, c, res.Size, want)
 			}
 		}
+	}
+}
+
+// TestManyStop checks that a node limit and a cancelled context stop the
+// multi-graph search with a verified, unproven answer, sequential and
+// parallel, and that progress is reported.
+func TestManyStop(t *testing.T) {
+	rng := rand.New(rand.NewPCG(41, 42))
+	graphs := make([]*core.Graph, 3)
+	for j := range graphs {
+		graphs[j] = randomGraph(t, rng, 40, 0.3, false, 0, 0, 0)
+	}
+	stopped := func(opts Options) MultiResult {
+		t.Helper()
+		res, err := SolveMany(context.Background(), graphs, opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := VerifyMany(graphs, res.Tuples, opts); err != nil || res.Size != len(res.Tuples) {
+			t.Fatalf("size %d, %d tuples: %v", res.Size, len(res.Tuples), err)
+		}
+		return res
+	}
+	for _, threads := range []int{1, 2} {
+		res := stopped(Options{Threads: threads, NodeLimit: 20000})
+		if res.Proven || res.Nodes < 20000 {
+			t.Errorf("threads %d, node limit: proven %v after %d nodes", threads, res.Proven, res.Nodes)
+		}
+		ctx, cancel := context.WithCancel(context.Background())
+		cancel()
+		r, err := SolveMany(ctx, graphs, Options{Threads: threads})
+		if err != nil || r.Proven {
+			t.Errorf("threads %d, cancelled: proven %v, error %v", threads, r.Proven, err)
+		}
+	}
+	calls := 0
+	stopped(Options{Threads: 1, NodeLimit: 3_000_000, ProgressInterval: time.Millisecond,
+		Progress: func(Progress) { calls++ }})
+	if calls == 0 {
+		t.Error("no progress reported")
 	}
 }
