@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/arbor-gpu/arbor/algorithms/mcs"
+	"github.com/arbor-gpu/arbor/backend"
 	"github.com/arbor-gpu/arbor/core"
 )
 
@@ -97,6 +98,14 @@ func runMCS(e *env) error {
 		} else {
 			defer dev.Close()
 			opts.Device = dev
+			// A CPU device runs the kernel's Go twin on the cores the
+			// portfolio's CPU searches use: only when named with --backend.
+			if engine == mcs.EnginePortfolio && dev.Info().Type != backend.TypeGPU && df.backend == "" {
+				opts.Device = nil
+				if !*asJSON {
+					fmt.Fprintf(e.stderr, "arbor: the portfolio leaves %s out: not a GPU (name its backend with --backend to include it)\n", dev.Info())
+				}
+			}
 		}
 	}
 	prog := newProgress(e)
