@@ -45,6 +45,7 @@ type MultiResult struct {
 	Proven      bool
 	Approximate bool
 	Threads     int
+	Shared      int64 // subtrees one worker gave to another (parallel)
 	// Order is the order the graphs were searched in (input indices).
 	Order []int
 }
@@ -310,8 +311,8 @@ type manyShared struct {
 	keep int
 	sols [][]int32 // up to keep solutions of size best, flat tuples
 	full atomic.Bool
-	// Parallel: the next child of the root to hand out.
-	ticket atomic.Int64
+	// Work sharing (parallel): given-away subtrees, named by their paths.
+	q workQueue
 }
 
 // offer records cur (flat tuples of k) when it beats the incumbent or,
@@ -355,11 +356,12 @@ func sameFirst(a, b []int32, k int) bool {
 
 func (p *manyProblem[C]) run(ctx context.Context, threads, keep int, order []int) (MultiResult, [][][]int) {
 	sh := &manyShared{limit: p.opts.NodeLimit, keep: keep}
+	sh.q.init(&sh.stop)
 	sh.full.Store(keep <= 1)
-	stopWatch := context.AfterFunc(ctx, func() { sh.stop.Store(true) })
+	stopWatch := context.AfterFunc(ctx, sh.q.halt)
 	defer stopWatch()
 	if ctx.Err() != nil {
-		sh.stop.Store(true)
+		sh.q.halt()
 	}
 	start := time.Now()
 	if p.opts.Progress != nil {
@@ -369,25 +371,32 @@ func (p *manyProblem[C]) run(ctx context.Context, threads, keep int, order []int
 	}
 	var nodes int64
 	if threads <= 1 {
-		w := p.newWorker(sh, false, true)
-		w.searchRoot()
+		w := p.newWorker(sh, false)
+		w.rebuild(nil)
+		w.search(0)
 		w.flush()
 		nodes = w.nodes
 	} else {
-		// Every worker walks the root node's loop itself (it is
-		// deterministic) and takes the root's children by ticket, so each
-		// child subtree is searched by exactly one worker, with the
-		// incumbent shared. Simple, and balanced enough when the root has
-		// many children, which k graphs give it (a product of class
-		// sizes); a worker stuck in one huge subtree is not helped.
+		// As the pair engine: a worker out of work waits on the queue,
+		// and busy workers give away not-yet-started children of the
+		// shallowest node on their path (see donate), which the taker
+		// rebuilds from the path.
+		sh.q.start(threads)
 		var wg sync.WaitGroup
 		var total atomic.Int64
 		for t := 0; t < threads; t++ {
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
-				w := p.newWorker(sh, true, t == 0)
-				w.searchRoot()
+				w := p.newWorker(sh, true)
+				for {
+					task, ok := sh.q.take()
+					if !ok {
+						break
+					}
+					w.rebuild(task)
+					w.search(0)
+				}
 				w.flush()
 				total.Add(w.nodes)
 			}()
@@ -395,7 +404,7 @@ func (p *manyProblem[C]) run(ctx context.Context, threads, keep int, order []int
 		wg.Wait()
 		nodes = total.Load()
 	}
-	res := MultiResult{Size: int(sh.best.Load()), Nodes: nodes, Proven: !sh.stop.Load(), Threads: threads, Order: order}
+	res := MultiResult{Size: int(sh.best.Load()), Nodes: nodes, Proven: !sh.stop.Load(), Threads: threads, Order: order, Shared: sh.q.given.Load()}
 	var all [][][]int
 	for _, sol := range sh.sols {
 		all = append(all, p.tuples(sol, order))
@@ -436,13 +445,25 @@ type manyWorker[C cell] struct {
 	nodes     int64
 	published int64
 	stopped   bool
-	// Parallel: root children are handed out by ticket.
-	par       bool
-	countRoot bool // count the root loop's nodes (one worker of many)
-	idx, mine int64
+	// Work sharing (parallel): the path of ops from the root (k entries
+	// each: v and the tuple's other vertices, or v and −1s for "v
+	// unmatched"), each depth's node, and each depth×k+level's next
+	// candidate index.
+	par    bool
+	path   []int32
+	frames []manyFrame
+	next   []int
 }
 
-func (p *manyProblem[C]) newWorker(sh *manyShared, par, countRoot bool) *manyWorker[C] {
+// manyFrame is a search node whose children are being explored.
+type manyFrame struct {
+	v         int32
+	row       int  // its tuple's row in cur
+	pathLen   int  // length of the path naming the node
+	skipGiven bool // the "v unmatched" continuation was given away
+}
+
+func (p *manyProblem[C]) newWorker(sh *manyShared, par bool) *manyWorker[C] {
 	minN := p.n[0]
 	for _, n := range p.n {
 		minN = min(minN, n)
@@ -450,20 +471,16 @@ func (p *manyProblem[C]) newWorker(sh *manyShared, par, countRoot bool) *manyWor
 	depth := minN + 2
 	w := &manyWorker[C]{p: p, sh: sh, sets: make([][]int32, p.k),
 		levels: make([]level, depth), splits: make([][]int32, depth), cands: make([][]int32, depth*p.k),
-		groups: make([][]group[C], p.k), los: make([]int32, p.k), lens: make([]int32, p.k), par: par, countRoot: countRoot}
+		groups: make([][]group[C], p.k), los: make([]int32, p.k), lens: make([]int32, p.k), par: par,
+		frames: make([]manyFrame, depth), next: make([]int, depth*p.k)}
 	for j := range w.sets {
 		w.sets[j] = slices.Clone(p.sets[j])
-	}
-	if par {
-		w.mine = sh.ticket.Add(1) - 1
 	}
 	return w
 }
 
-func (w *manyWorker[C]) tick(depth int) bool {
-	if depth > 0 || !w.par || w.countRoot {
-		w.nodes++
-	}
+func (w *manyWorker[C]) tick() bool {
+	w.nodes++
 	if w.nodes&1023 != 0 {
 		return w.stopped
 	}
@@ -474,7 +491,7 @@ func (w *manyWorker[C]) poll() bool {
 	total := w.sh.nodes.Add(w.nodes - w.published)
 	w.published = w.nodes
 	if w.sh.limit > 0 && total >= w.sh.limit {
-		w.sh.stop.Store(true)
+		w.sh.q.halt()
 	}
 	if w.sh.stop.Load() {
 		w.stopped = true
@@ -487,22 +504,20 @@ func (w *manyWorker[C]) flush() {
 	w.published = w.nodes
 }
 
-func (w *manyWorker[C]) searchRoot() {
-	r := &w.levels[0]
-	r.cs = append(r.cs[:0], w.p.root.cs...)
-	r.sp = append(r.sp[:0], w.p.root.sp...)
-	w.search(0)
-}
-
 // search explores the node whose classes are w.levels[depth]; as in the
 // pair engine, the "v unmatched" tail call is the next turn of the loop.
 func (w *manyWorker[C]) search(depth int) {
 	p := w.p
 	k := p.k
 	lv := &w.levels[depth]
+	pathLen := len(w.path)
+	defer func() { w.path = w.path[:pathLen] }()
 	for {
-		if w.tick(depth) {
+		if w.tick() {
 			return
+		}
+		if w.par && w.sh.q.hungry.Load() > 0 {
+			w.donate(depth)
 		}
 		m := int32(len(w.cur) / k)
 		best := w.sh.best.Load()
@@ -546,15 +561,24 @@ func (w *manyWorker[C]) search(depth int) {
 			w.cands[depth*k+j] = cs
 			s.n--
 		}
+		f := &w.frames[depth]
+		*f = manyFrame{v: v, row: len(w.cur) / k, pathLen: len(w.path)}
 		w.cur = append(w.cur, make([]int32, k)...)
 		w.cur[len(w.cur)-k] = v
+		w.next[depth*k+1] = 0
 		w.branch(depth, chosen, 1, m)
 		w.cur = w.cur[:len(w.cur)-k]
 		for j := 1; j < k; j++ {
 			lv.sp[chosen*k+j].n++
 		}
-		if w.stopped {
+		if w.stopped || f.skipGiven {
 			return
+		}
+		if w.par {
+			w.path = append(w.path, v)
+			for j := 1; j < k; j++ {
+				w.path = append(w.path, -1)
+			}
 		}
 		// The branch where v stays unmatched.
 		if s0.n == 0 {
@@ -652,7 +676,12 @@ func (w *manyWorker[C]) branch(depth, chosen, j int, m int32) {
 	lv := &w.levels[depth]
 	split := w.splits[depth]
 	s := &lv.sp[chosen*k+j]
-	for _, x := range w.cands[depth*k+j] {
+	cands := w.cands[depth*k+j]
+	// An index loop on w.next: donate may take candidates of the
+	// innermost level from under it.
+	for w.next[depth*k+j] < len(cands) {
+		x := cands[w.next[depth*k+j]]
+		w.next[depth*k+j]++
 		// Move x just past the end of its set, out of the children's view.
 		seg := w.sets[j][s.lo : s.lo+s.n+1]
 		for t := range seg {
@@ -666,22 +695,20 @@ func (w *manyWorker[C]) branch(depth, chosen, j int, m int32) {
 			w.splitOther(lv, split, j, p.adj[j][int(x)*p.n[j]:int(x)*p.n[j]+p.n[j]])
 		}
 		if j < k-1 {
-			if !p.multiway && !(w.par && depth == 0) && w.prefixBound(lv, split, j, m) {
+			if !p.multiway && w.prefixBound(lv, split, j, m) {
 				continue
 			}
+			w.next[depth*k+j+1] = 0
 			w.branch(depth, chosen, j+1, m)
 		} else {
-			if w.par && depth == 0 {
-				// The root's children go by ticket (see run).
-				mine := w.idx == w.mine
-				w.idx++
-				if !mine {
-					continue
-				}
-				w.mine = w.sh.ticket.Add(1) - 1
-			}
 			w.child(depth)
+			if w.par {
+				w.path = append(w.path, w.cur[len(w.cur)-k:]...)
+			}
 			w.search(depth + 1)
+			if w.par {
+				w.path = w.path[:w.frames[depth].pathLen]
+			}
 		}
 		if w.stopped {
 			return

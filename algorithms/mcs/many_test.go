@@ -332,6 +332,7 @@ func TestGraphOrder(t *testing.T) {
 // spread over the workers, under every option set.
 func TestManyParallel(t *testing.T) {
 	rng := rand.New(rand.NewPCG(37, 38))
+	var shared int64
 	for _, i := range manyOptionSets() {
 		os := optionSets[i]
 		for c := 0; c < 3; c++ {
@@ -343,11 +344,17 @@ func TestManyParallel(t *testing.T) {
 			o.Threads = 1
 			seq := solveManyChecked(t, graphs, o)
 			o.Threads = 4
-			if par := solveManyChecked(t, graphs, o); par.Size != seq.Size {
+			par := solveManyChecked(t, graphs, o)
+			if par.Size != seq.Size {
 				t.Fatalf("%s case %d: parallel size %d, sequential %d", os.name, c, par.Size, seq.Size)
 			}
+			shared += par.Shared
 		}
 	}
+	if shared == 0 {
+		t.Error("no subtree was ever shared")
+	}
+	t.Logf("%d subtrees shared", shared)
 }
 
 // TestManyApproximateCarries checks that the approximation's induced
