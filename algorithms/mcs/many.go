@@ -30,6 +30,8 @@ import (
 // 1..j are chosen, their splits are known, and a class can contribute no
 // more than the split parts of graphs 1..j allow nor more than its
 // unsplit sets in graphs j+1..k hold; such pruned prefixes are not nodes.
+// In parallel the workers share work as the pair engine's do, by paths of
+// k-vertex ops (many_share.go).
 
 // MultiResult is the answer of SolveMany.
 type MultiResult struct {

@@ -238,6 +238,7 @@ func runMCSMany(e *env, pos []string, graphs []*core.Graph, opts mcs.Options, as
 			Nodes       int64    `json:"nodes"`
 			Seconds     float64  `json:"seconds"`
 			Threads     int      `json:"threads"`
+			Shared      int64    `json:"shared"`
 			Engine      string   `json:"engine"`
 			Verified    bool     `json:"verified"`
 			Mapping     [][2]int `json:"mapping"`
@@ -255,7 +256,7 @@ func runMCSMany(e *env, pos []string, graphs []*core.Graph, opts mcs.Options, as
 		}
 		return json.NewEncoder(e.stdout).Encode(jsonResult{G: pos[0], H: pos[1], NG: graphs[0].N, NH: graphs[1].N,
 			Files: pos, N: ns, Size: res.Size, Proven: res.Proven, Approximate: res.Approximate, Keep: keep,
-			Order: res.Order, Nodes: res.Nodes, Seconds: res.Elapsed.Seconds(), Threads: res.Threads,
+			Order: res.Order, Nodes: res.Nodes, Seconds: res.Elapsed.Seconds(), Threads: res.Threads, Shared: res.Shared,
 			Engine: string(mcs.EngineCPU), Verified: verify, Mapping: res.Pairs(0, 1), Columns: cols})
 	}
 	status := "proven maximum"
