@@ -35,6 +35,11 @@ const (
 	// where the graphs are nearly isomorphic, which is where the device's
 	// thousands of workers search longest with a weak incumbent.
 	EngineHybrid Engine = "hybrid"
+	// EnginePortfolio runs several configurations of the CPU engine side
+	// by side (and the device engine, when there is a device that
+	// supports the problem), sharing the incumbent's size; the first to
+	// prove its answer stops the others (see solvePortfolio).
+	EnginePortfolio Engine = "portfolio"
 )
 
 // ParseEngine reads an engine name.
@@ -42,10 +47,10 @@ func ParseEngine(s string) (Engine, error) {
 	switch e := Engine(s); e {
 	case "":
 		return EngineAuto, nil
-	case EngineAuto, EngineCPU, EngineGPU, EngineHybrid:
+	case EngineAuto, EngineCPU, EngineGPU, EngineHybrid, EnginePortfolio:
 		return e, nil
 	}
-	return "", fmt.Errorf("unknown engine %q (want auto, cpu, gpu or hybrid)", s)
+	return "", fmt.Errorf("unknown engine %q (want auto, cpu, gpu, hybrid or portfolio)", s)
 }
 
 // deviceUnsupported says why the device engine cannot solve a problem, or "".
@@ -59,6 +64,10 @@ func deviceUnsupported(g, h *core.Graph, opts Options) string {
 		return "connected subgraphs"
 	case opts.BigFirst:
 		return "McSplit↓ (big-first)"
+	case opts.DeadEnd > 0:
+		return "dead-end target raising"
+	case opts.Restarts:
+		return "restarts"
 	case g.N > kernels.MCSplitMaxVertices || h.N > kernels.MCSplitMaxVertices:
 		return fmt.Sprintf("graphs over %d vertices (these have %d and %d)", kernels.MCSplitMaxVertices, g.N, h.N)
 	}
@@ -72,7 +81,7 @@ func chooseEngine(g, h *core.Graph, opts Options) (Engine, string, error) {
 		e = EngineAuto
 	}
 	switch e {
-	case EngineCPU:
+	case EngineCPU, EnginePortfolio:
 		return e, "asked for", nil
 	case EngineGPU, EngineHybrid:
 		if e == EngineHybrid && opts.Goal > 0 {
@@ -121,8 +130,10 @@ func deviceWorkers(info backend.Info) int {
 	return cu * 2
 }
 
-// solveDevice runs the search on opts.Device.
-func solveDevice(ctx context.Context, g, h *core.Graph, opts Options, hybrid bool, start time.Time) (Result, error) {
+// solveDevice runs the search on opts.Device. share, when set (the
+// portfolio; not with hybrid), trades incumbent sizes after every epoch:
+// it takes the device's and returns the best known anywhere.
+func solveDevice(ctx context.Context, g, h *core.Graph, opts Options, hybrid bool, start time.Time, share func(int) int) (Result, error) {
 	p, err := newProblem[uint8](g, h, opts)
 	if err != nil {
 		return Result{}, err
@@ -223,6 +234,9 @@ func solveDevice(ctx context.Context, g, h *core.Graph, opts Options, hybrid boo
 			}
 			return int(cpu.best.Load()), false
 		}
+	}
+	if share != nil && !hybrid {
+		dopt.Between = func(devInc int) (int, bool) { return share(devInc), false }
 	}
 	st, proven, err := devsearch.Run(ctx, q, lo, shape.Workers, dopt)
 	if hybrid {

@@ -5,6 +5,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/arbor-gpu/arbor/backend"
@@ -184,5 +185,23 @@ func TestDeviceMIVIA(t *testing.T) {
 			}
 		}
 		t.Logf("%d proven pairs, sizes equal to expected.csv, mappings verified", len(pick))
+	})
+}
+
+// TestPortfolioDevice runs the portfolio with a device (the CPU backend's
+// twin of the kernel): the device joins as one more configuration, trading
+// incumbent sizes after each epoch; sizes must equal brute force.
+func TestPortfolioDevice(t *testing.T) {
+	backendtest.ForBackend(t, "cpu", func(t *testing.T, dev backend.Device) {
+		rng := rand.New(rand.NewPCG(35, 36))
+		for i := 0; i < 10; i++ {
+			g := randomGraph(t, rng, 3+rng.IntN(8), rng.Float64(), false, 0, 0, 0)
+			h := randomGraph(t, rng, 3+rng.IntN(8), rng.Float64(), false, 0, 0, 0)
+			want := bruteForce(g, h, Options{})
+			res := solveChecked(t, g, h, Options{Engine: EnginePortfolio, Device: dev, Workers: 3, Threads: 2})
+			if res.Size != want || !strings.Contains(res.Why, "device") {
+				t.Fatalf("case %d: portfolio size %d (%s), brute force %d", i, res.Size, res.Why, want)
+			}
+		}
 	})
 }

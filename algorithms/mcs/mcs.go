@@ -19,6 +19,13 @@
 // their path, named by the path of decisions from the root, which the
 // receiving worker replays. Sizes equal the sequential engine's; node
 // counts differ because the incumbent improves at different moments.
+//
+// SolveMany extends the search to k ≥ 2 graphs (many.go; for k = 2 it is
+// the sequential engine's tree, node for node) and, with
+// Options.Approximate, intersects them one at a time instead (approx.go).
+// Options.BlockOrder, DeadEnd and Restarts are optional exact heuristics,
+// and EnginePortfolio runs several configurations side by side
+// (portfolio.go); NOTES.md has their measurements.
 package mcs
 
 import (
@@ -108,6 +115,34 @@ type Options struct {
 	// Workers is the device engine's number of workers (work-groups);
 	// 0 sizes it from the device.
 	Workers int
+	// BlockOrder (heuristic h1) orders each graph's vertices by connected
+	// component, border first, then breadth-first (see blockOrder) instead
+	// of by degree. Exact either way; node counts then differ from the
+	// original McSplit's.
+	BlockOrder bool
+	// DeadEnd (heuristic h2), when above 0, gives up the plain search after
+	// that many nodes without a better incumbent and instead raises the
+	// target: searches that prune every node unable to reach a goal above
+	// the incumbent (by one, or doubling the step with DoubleRaise), then
+	// binary search between the largest size found and the smallest goal
+	// proven out of reach. Exact: every goal search is complete.
+	DeadEnd     int64
+	DoubleRaise bool
+	// Restarts (heuristic h3, sequential engine only) explores the root's
+	// children in a random order (seeded by Seed) with a node budget per
+	// child that doubles every round, recording the children finished, so
+	// that the search stays complete: a child is skipped once finished.
+	Restarts bool
+	Seed     uint64
+	// PlainOrder (SolveMany) searches the graphs in the given order instead
+	// of GraphOrder's oscillating size rule.
+	PlainOrder bool
+	// Approximate (SolveMany) intersects the graphs one at a time instead
+	// of searching them together: linear in the number of graphs, never
+	// proven. Keep is how many maximum solutions each step hands on
+	// (0 counts as 1).
+	Approximate bool
+	Keep        int
 	// Progress, when set, is called about every ProgressInterval (default
 	// 200 ms) from a separate goroutine while the search runs.
 	Progress         func(Progress)
@@ -142,6 +177,8 @@ type Result struct {
 	// the workers idle to the end, and the CPU threads of the hybrid.
 	Epochs int
 	Tail   time.Duration
+	// Targets counts the target searches of Options.DeadEnd's second phase.
+	Targets int
 }
 
 // maxVertices bounds the graphs Solve accepts: McSplit keeps an n×n
@@ -176,12 +213,30 @@ func Solve(ctx context.Context, g, h *core.Graph, opts Options) (Result, error) 
 	if opts.Goal > 0 && opts.BigFirst {
 		return Result{}, errors.New("mcs: a fixed goal (Goal) and BigFirst exclude each other")
 	}
+	if (opts.DeadEnd > 0 || opts.Restarts) && (opts.Goal > 0 || opts.BigFirst) {
+		return Result{}, errors.New("mcs: dead-end raising and restarts exclude a fixed goal and BigFirst")
+	}
+	if opts.DeadEnd < 0 {
+		return Result{}, fmt.Errorf("mcs: dead-end %d: want ≥ 0", opts.DeadEnd)
+	}
+	if opts.Restarts && (opts.Threads != 1 || opts.DeadEnd > 0) && opts.Engine != EnginePortfolio {
+		return Result{}, errors.New("mcs: restarts run on the sequential engine (Threads 1), without dead-end raising")
+	}
 	engine, why, err := chooseEngine(g, h, opts)
 	if err != nil {
 		return Result{}, err
 	}
+	if engine == EnginePortfolio {
+		res, err := solvePortfolio(ctx, g, h, opts, start)
+		if err != nil {
+			return Result{}, err
+		}
+		res.Engine = engine
+		res.Elapsed = time.Since(start)
+		return res, nil
+	}
 	if engine == EngineGPU || engine == EngineHybrid {
-		res, err := solveDevice(ctx, g, h, opts, engine == EngineHybrid, start)
+		res, err := solveDevice(ctx, g, h, opts, engine == EngineHybrid, start, nil)
 		if err != nil {
 			return Result{}, err
 		}

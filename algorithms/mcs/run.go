@@ -23,7 +23,13 @@ type shared struct {
 
 	nodes atomic.Int64
 	limit int64
-	_     [48]byte
+	// Dead-end detection (Options.DeadEnd): halt once deadEnd nodes pass
+	// without a better incumbent, saying so in deadHit.
+	deadEnd    int64
+	improvedAt atomic.Int64
+	deadHit    atomic.Bool
+	targets    int // target searches run (only the coordinating goroutine writes it)
+	_          [24]byte
 
 	mu  sync.Mutex
 	inc []pair
@@ -66,6 +72,7 @@ func (sh *shared) offer(cur []pair) {
 	if int32(len(cur)) > sh.best.Load() {
 		sh.inc = append(sh.inc[:0], cur...)
 		sh.best.Store(int32(len(cur)))
+		sh.improvedAt.Store(sh.nodes.Load())
 	}
 	sh.mu.Unlock()
 }
@@ -145,11 +152,34 @@ func appendOp(path []op, o op) []op {
 
 // run solves the prepared problem with the given number of workers.
 func (p *problem[C]) run(ctx context.Context, threads int, start time.Time) Result {
+	return p.runShared(ctx, p.newShared(), threads, start)
+}
+
+// newShared makes the shared state of one Solve of p.
+func (p *problem[C]) newShared() *shared {
 	sh := newShared(p.opts.NodeLimit)
 	if p.opts.Goal > 0 {
 		sh.frozen = true
 		sh.best.Store(int32(p.opts.Goal - 1))
 	}
+	return sh
+}
+
+// raise lifts the incumbent size to b, found elsewhere (the portfolio):
+// the search prunes with it, and inc keeps this search's own best.
+func (sh *shared) raise(b int32) {
+	if sh.frozen || b <= sh.best.Load() {
+		return
+	}
+	sh.mu.Lock()
+	if b > sh.best.Load() {
+		sh.best.Store(b)
+	}
+	sh.mu.Unlock()
+}
+
+// runShared is run with the shared state made by the caller.
+func (p *problem[C]) runShared(ctx context.Context, sh *shared, threads int, start time.Time) Result {
 	stopWatch := context.AfterFunc(ctx, sh.halt)
 	defer stopWatch()
 	if ctx.Err() != nil {
@@ -173,9 +203,19 @@ func (p *problem[C]) run(ctx context.Context, threads int, start time.Time) Resu
 			}
 		}
 	} else {
-		nodes = p.runGoal(sh, threads, 1)
+		if p.opts.DeadEnd > 0 {
+			sh.deadEnd = p.opts.DeadEnd
+		}
+		if p.opts.Restarts {
+			nodes = p.runRestarts(sh)
+		} else {
+			nodes = p.runGoal(sh, threads, 1)
+		}
+		if sh.deadHit.Load() {
+			nodes += p.raiseTarget(ctx, sh, threads)
+		}
 	}
-	res := Result{Size: len(sh.inc), Nodes: nodes, Proven: !sh.stop.Load(), Threads: threads, Shared: sh.given.Load()}
+	res := Result{Size: len(sh.inc), Nodes: nodes, Proven: !sh.stop.Load(), Threads: threads, Shared: sh.given.Load(), Targets: sh.targets}
 	for _, pr := range sh.inc {
 		res.Mapping = append(res.Mapping, [2]int{p.order0[pr.v], p.order1[pr.w]})
 	}
@@ -216,4 +256,72 @@ func (p *problem[C]) runGoal(sh *shared, threads, goal int) int64 {
 	}
 	wg.Wait()
 	return total.Load()
+}
+
+// resume clears a dead-end halt so that the next search can run, unless
+// the search was also stopped for good (cancelled, or out of nodes).
+func (sh *shared) resume(ctx context.Context) bool {
+	sh.deadHit.Store(false)
+	sh.stop.Store(false)
+	if ctx.Err() != nil || (sh.limit > 0 && sh.nodes.Load() >= sh.limit) {
+		sh.halt()
+		return false
+	}
+	sh.improvedAt.Store(sh.nodes.Load())
+	return true
+}
+
+// raiseTarget is Options.DeadEnd's second phase, after the plain search
+// went DeadEnd nodes without improving: searches with a target T above
+// best+1, which prune every node whose bound is below T. Why it is exact:
+// a target search that runs to the end either finds a solution of at
+// least T, and then it has searched every node that could hold a larger
+// one (their bounds exceed the final best ≥ T, so neither rule pruned
+// them): best is optimal; or it finds none, and no solution of T or more
+// exists (their nodes' bounds are ≥ T): the upper bound drops to T−1.
+// A target search that dead-ends proves nothing (it may still improve
+// best) and the target rises by the step (doubling with DoubleRaise);
+// one at the upper bound runs to the end. After a failure the target is
+// the middle of (best, upper bound]: a binary search. Each round either
+// raises the target, which the upper bound caps, or lowers the upper
+// bound, so it ends, with best equal to the upper bound.
+func (p *problem[C]) raiseTarget(ctx context.Context, sh *shared, threads int) int64 {
+	ub := 0
+	for _, d := range p.doms {
+		ub += int(min(d.ll, d.rl))
+	}
+	ub = min(ub, p.n0, p.n1)
+	var nodes int64
+	step := 1
+	target := int(sh.best.Load()) + 1 + step
+	for sh.resume(ctx) {
+		best := int(sh.best.Load())
+		if best >= ub {
+			break
+		}
+		target = max(min(target, ub), best+1)
+		sh.deadEnd = 0
+		if target < ub {
+			sh.deadEnd = p.opts.DeadEnd
+		}
+		sh.goal.Store(int32(target))
+		sh.targets++
+		nodes += p.runGoal(sh, threads, target)
+		switch {
+		case sh.deadHit.Load():
+			if p.opts.DoubleRaise {
+				step *= 2
+			}
+			target += step
+		case sh.stop.Load():
+			return nodes
+		case int(sh.best.Load()) >= target:
+			return nodes // proven optimal, see above
+		default:
+			ub = target - 1
+			best = int(sh.best.Load())
+			target = best + 1 + (ub-best)/2
+		}
+	}
+	return nodes
 }

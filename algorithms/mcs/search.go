@@ -65,6 +65,7 @@ type worker[C cell] struct {
 	minProduct  bool
 	par         bool // share work with other workers
 	stopped     bool
+	nodeCap     int64 // restarts: stop this worker's search at this many nodes
 }
 
 func (p *problem[C]) newWorker(sh *shared, goal int, par bool) *worker[C] {
@@ -98,7 +99,11 @@ func (w *worker[C]) poll() bool {
 	if w.sh.limit > 0 && total >= w.sh.limit {
 		w.sh.halt()
 	}
-	if w.sh.stop.Load() {
+	if w.sh.deadEnd > 0 && total-w.sh.improvedAt.Load() > w.sh.deadEnd {
+		w.sh.deadHit.Store(true)
+		w.sh.halt()
+	}
+	if w.sh.stop.Load() || (w.nodeCap > 0 && w.nodes >= w.nodeCap) {
 		w.stopped = true
 	}
 	return w.stopped

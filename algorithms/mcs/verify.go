@@ -121,3 +121,27 @@ func relation(g *core.Graph, u, v int, opts Options) string {
 	}
 	return "adjacent"
 }
+
+// VerifyMany checks a SolveMany answer: every row has one vertex per
+// graph, and for every pair of graphs the two columns form a mapping that
+// Verify accepts (so the subgraphs induced in all the graphs are
+// isomorphic through the rows).
+func VerifyMany(graphs []*core.Graph, tuples [][]int, opts Options) error {
+	for i, row := range tuples {
+		if len(row) != len(graphs) {
+			return fmt.Errorf("mcs: row %d has %d vertices for %d graphs", i, len(row), len(graphs))
+		}
+	}
+	for a := range graphs {
+		for b := a + 1; b < len(graphs); b++ {
+			pairs := make([][2]int, len(tuples))
+			for i, row := range tuples {
+				pairs[i] = [2]int{row[a], row[b]}
+			}
+			if err := Verify(graphs[a], graphs[b], pairs, opts); err != nil {
+				return fmt.Errorf("graphs %d and %d: %w", a+1, b+1, err)
+			}
+		}
+	}
+	return nil
+}

@@ -3,6 +3,7 @@ package main
 import (
 	"encoding/json"
 	"fmt"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"strings"
@@ -128,5 +129,168 @@ func TestMCSEngines(t *testing.T) {
 	if code, _, stderr := runCLI(t, "mcs", paths[0], paths[1], "--engine", "gpu", "--backend", "cpu", "--connected"); code == 0 ||
 		!strings.Contains(stderr, "does not support connected") {
 		t.Fatalf("--connected on the gpu engine: exit %d: %s", code, stderr)
+	}
+}
+
+// TestMCSMany runs 'arbor mcs' on three graphs: (G, H, G) has the size of
+// (G, H), one column per graph; --approximate says it is approximate.
+func TestMCSMany(t *testing.T) {
+	// Small graphs: three of the demo pair's size take seconds to prove.
+	rng := rand.New(rand.NewPCG(5, 6))
+	small := func(n int) *core.Graph {
+		b := core.NewBuilder(n, false)
+		for u := 0; u < n; u++ {
+			for v := u + 1; v < n; v++ {
+				if rng.IntN(5) < 2 {
+					b.AddEdge(u, v)
+				}
+			}
+		}
+		g, err := b.Build()
+		if err != nil {
+			t.Fatal(err)
+		}
+		return g
+	}
+	g, h := small(14), small(12)
+	dir := t.TempDir()
+	paths := make([]string, 2)
+	for i, gr := range []*core.Graph{g, h} {
+		paths[i] = filepath.Join(dir, []string{"g.mivia", "h.mivia"}[i])
+		f, err := os.Create(paths[i])
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := core.WriteGraph(f, gr, core.FormatMIVIA); err != nil {
+			t.Fatal(err)
+		}
+		if err := f.Close(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	type result struct {
+		Size        int      `json:"size"`
+		Proven      bool     `json:"proven"`
+		Approximate bool     `json:"approximate"`
+		Verified    bool     `json:"verified"`
+		Files       []string `json:"files"`
+		Mapping     [][2]int `json:"mapping"`
+		Columns     [][]int  `json:"columns"`
+	}
+	solve := func(args ...string) result {
+		t.Helper()
+		code, out, stderr := runCLI(t, append([]string{"mcs", "--verify", "--json", "--threads", "1"}, args...)...)
+		if code != 0 {
+			t.Fatalf("%v: exit %d: %s", args, code, stderr)
+		}
+		var r result
+		if err := json.Unmarshal([]byte(out), &r); err != nil {
+			t.Fatalf("not JSON: %v\n%s", err, out)
+		}
+		return r
+	}
+	pair := solve(paths[0], paths[1])
+	if len(pair.Columns) != 2 || len(pair.Columns[0]) != pair.Size || len(pair.Mapping) != pair.Size || len(pair.Files) != 2 {
+		t.Fatalf("pair JSON: %+v", pair)
+	}
+	for _, extra := range [][]string{nil, {"--plain-order"}} {
+		tri := solve(append([]string{paths[0], paths[1], paths[0]}, extra...)...)
+		if !tri.Proven || tri.Approximate || !tri.Verified || tri.Size != pair.Size || len(tri.Columns) != 3 || len(tri.Files) != 3 {
+			t.Fatalf("%v: (G,H,G) %+v, pair size %d", extra, tri, pair.Size)
+		}
+		for _, col := range tri.Columns {
+			if len(col) != tri.Size {
+				t.Fatalf("%v: a column of %d for size %d", extra, len(col), tri.Size)
+			}
+		}
+	}
+	approx := solve(paths[0], paths[1], paths[0], "--approximate", "--keep", "2")
+	if approx.Proven || !approx.Approximate || approx.Size > pair.Size || len(approx.Columns) != 3 {
+		t.Fatalf("approximate: %+v", approx)
+	}
+	code, out, stderr := runCLI(t, "mcs", paths[0], paths[1], paths[1], "--approximate")
+	if code != 0 || !strings.Contains(out, "approximate") || !strings.Contains(out, "→") {
+		t.Fatalf("text output: exit %d\n%s%s", code, out, stderr)
+	}
+	for _, bad := range [][]string{
+		{"mcs", paths[0], paths[1], paths[0], "--keep", "0"},
+		{"mcs", paths[0], paths[1], paths[0], "--engine", "gpu"},
+		{"mcs", paths[0], paths[1], paths[0], "--big-first"},
+	} {
+		if code, _, _ := runCLI(t, bad...); code != 2 {
+			t.Errorf("arbor %v: exit %d, want 2", bad, code)
+		}
+	}
+	if code, _, stderr := runCLI(t, "mcs", paths[0], paths[1], filepath.Join(dir, "missing")); code != 1 || !strings.Contains(stderr, "missing") {
+		t.Errorf("missing third file: exit %d, stderr %q", code, stderr)
+	}
+}
+
+// TestMCSHeuristics runs the heuristic flags and the portfolio through
+// the CLI: each must find the default's size, verified and proven.
+func TestMCSHeuristics(t *testing.T) {
+	g, h, _, err := demoMCSPair()
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	paths := make([]string, 2)
+	for i, gr := range []*core.Graph{g, h} {
+		paths[i] = filepath.Join(dir, []string{"g.mivia", "h.mivia"}[i])
+		f, err := os.Create(paths[i])
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := core.WriteGraph(f, gr, core.FormatMIVIA); err != nil {
+			t.Fatal(err)
+		}
+		if err := f.Close(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	type result struct {
+		Size     int    `json:"size"`
+		Proven   bool   `json:"proven"`
+		Verified bool   `json:"verified"`
+		Engine   string `json:"engine"`
+		Why      string `json:"why"`
+	}
+	solve := func(args ...string) result {
+		t.Helper()
+		code, out, stderr := runCLI(t, append([]string{"mcs", paths[0], paths[1], "--verify", "--json"}, args...)...)
+		if code != 0 {
+			t.Fatalf("%v: exit %d: %s", args, code, stderr)
+		}
+		var r result
+		if err := json.Unmarshal([]byte(out), &r); err != nil {
+			t.Fatalf("not JSON: %v\n%s", err, out)
+		}
+		return r
+	}
+	want := solve("--engine", "cpu", "--threads", "1")
+	for _, args := range [][]string{
+		{"--engine", "cpu", "--block-order"},
+		{"--engine", "cpu", "--dead-end", "1000", "--double-raise"},
+		{"--engine", "cpu", "--threads", "1", "--restarts", "--seed", "3"},
+		{"--engine", "portfolio", "--threads", "3"},
+	} {
+		r := solve(args...)
+		if r.Size != want.Size || !r.Proven || !r.Verified {
+			t.Errorf("%v: %+v, want size %d", args, r, want.Size)
+		}
+		if args[1] == "portfolio" && (r.Engine != "portfolio" || !strings.Contains(r.Why, "proved it first")) {
+			t.Errorf("%v: engine %q why %q", args, r.Engine, r.Why)
+		}
+	}
+	for _, bad := range [][]string{
+		{"mcs", paths[0], paths[1], "--dead-end", "-1"},
+		{"mcs", paths[0], paths[1], "--engine", "nope"},
+	} {
+		if code, _, _ := runCLI(t, bad...); code != 2 {
+			t.Errorf("arbor %v: exit %d, want 2", bad, code)
+		}
+	}
+	if code, _, stderr := runCLI(t, "mcs", paths[0], paths[1], "--restarts", "--threads", "2"); code == 0 || !strings.Contains(stderr, "restarts") {
+		t.Errorf("--restarts with 2 threads: exit %d, stderr %q", code, stderr)
 	}
 }
