@@ -11,6 +11,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"runtime/pprof"
 	"sort"
 	"strings"
 	"syscall"
@@ -68,8 +69,36 @@ func main() {
 		os.Exit(1)
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
-	os.Exit(run(ctx, os.Args[1:], os.Stdout, os.Stderr))
+	stopProfile, err := startProfile(os.Getenv("ARBOR_CPUPROFILE"))
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "arbor: %v\n", err)
+		os.Exit(1)
+	}
+	code := run(ctx, os.Args[1:], os.Stdout, os.Stderr)
+	stopProfile()
+	stop()
+	os.Exit(code)
+}
+
+// startProfile writes a CPU profile of the whole command to path
+// (ARBOR_CPUPROFILE; "" does nothing), for `go tool pprof` against the
+// same binary: where a run's time goes on a user's machine.
+func startProfile(path string) (func(), error) {
+	if path == "" {
+		return func() {}, nil
+	}
+	f, err := os.Create(path)
+	if err != nil {
+		return nil, fmt.Errorf("ARBOR_CPUPROFILE: %w", err)
+	}
+	if err := pprof.StartCPUProfile(f); err != nil {
+		f.Close()
+		return nil, fmt.Errorf("ARBOR_CPUPROFILE: %w", err)
+	}
+	return func() {
+		pprof.StopCPUProfile()
+		f.Close()
+	}, nil
 }
 
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
