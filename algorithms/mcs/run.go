@@ -2,6 +2,7 @@ package mcs
 
 import (
 	"context"
+	"slices"
 	"sort"
 	"sync"
 	"sync/atomic"
@@ -40,6 +41,13 @@ type shared struct {
 	waiting int
 	workers int
 	done    bool
+
+	// Subtree solving (subtree.go): collect makes a worker stopped by the
+	// node limit keep what it had not explored in rest, and onImprove
+	// hears of every new incumbent.
+	collect   bool
+	rest      [][]op
+	onImprove func([]pair)
 }
 
 func newShared(limit int64) *shared {
@@ -63,11 +71,26 @@ func (sh *shared) offer(cur []pair) {
 		return
 	}
 	sh.mu.Lock()
-	if int32(len(cur)) > sh.best.Load() {
+	improved := int32(len(cur)) > sh.best.Load()
+	if improved {
 		sh.inc = append(sh.inc[:0], cur...)
 		sh.best.Store(int32(len(cur)))
 	}
 	sh.mu.Unlock()
+	if improved && sh.onImprove != nil {
+		sh.onImprove(slices.Clone(cur))
+	}
+}
+
+// raise lifts the pruning bar to k, a size found elsewhere (another
+// process of a cluster); inc keeps what this search found itself.
+func (sh *shared) raise(k int32) {
+	for {
+		b := sh.best.Load()
+		if k <= b || sh.best.CompareAndSwap(b, k) {
+			return
+		}
+	}
 }
 
 // halt asks every worker to stop and wakes the waiting ones.
