@@ -1,0 +1,376 @@
+package cluster
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"os"
+	"os/exec"
+	"os/signal"
+	"path/filepath"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/arbor-gpu/arbor/algorithms/mcs"
+	"github.com/arbor-gpu/arbor/core"
+	"github.com/arbor-gpu/arbor/internal/dataset"
+)
+
+// The test binary doubles as a worker process: with envWorker set it runs
+// RunWorker (from EnvURL and EnvToken) instead of the tests. With envHold
+// set it takes one task, says "holding TASK" on stdout and keeps it
+// without heartbeats until killed.
+const (
+	envWorker = "ARBOR_CLUSTER_TEST_WORKER"
+	envHold   = "ARBOR_CLUSTER_TEST_HOLD"
+)
+
+func TestMain(m *testing.M) {
+	if os.Getenv(envWorker) == "1" {
+		os.Exit(workerMain())
+	}
+	os.Exit(m.Run())
+}
+
+func workerMain() int {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	cfg := WorkerFromEnv(WorkerConfig{Threads: 1, Log: os.Stderr})
+	if os.Getenv(envHold) == "1" {
+		cfg.BeforeSolve = func(t *Task) {
+			fmt.Printf("holding %s\n", t.ID)
+			select {} // until SIGKILL
+		}
+	}
+	if err := RunWorker(ctx, cfg); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	return 0
+}
+
+// testWorkerCommand re-executes the test binary as a worker.
+func testWorkerCommand(hold bool) func(int) *exec.Cmd {
+	return func(int) *exec.Cmd {
+		cmd := exec.Command(os.Args[0], "-test.run=^$")
+		cmd.Env = append(os.Environ(), envWorker+"=1")
+		if hold {
+			cmd.Env = append(cmd.Env, envHold+"=1")
+		}
+		return cmd
+	}
+}
+
+// pairCase is an instance with its known optimum.
+type pairCase struct {
+	name string
+	g, h *core.Graph
+	size int
+}
+
+// miviaPairs reads the named MIVIA pairs (g file names), skipping the test
+// when the shared data is absent.
+func miviaPairs(t *testing.T, names ...string) []pairCase {
+	t.Helper()
+	dir := dataset.Require(t, "mcs/mivia")
+	pairs, err := dataset.ReadMIVIA(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []pairCase
+	for _, name := range names {
+		for _, p := range pairs {
+			if p.G != name {
+				continue
+			}
+			if !p.Proven {
+				t.Fatalf("%s: not proven in expected.csv", name)
+			}
+			g, err := core.ReadGraph(filepath.Join(dir, p.G), core.ReadOptions{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			h, err := core.ReadGraph(filepath.Join(dir, p.H), core.ReadOptions{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			out = append(out, pairCase{name: name, g: g, h: h, size: p.Size})
+		}
+	}
+	if len(out) != len(names) {
+		t.Fatalf("found %d of the MIVIA pairs %v", len(out), names)
+	}
+	return out
+}
+
+func randomGraph(rng *rand.Rand, n int, p float64) *core.Graph {
+	b := core.NewBuilder(n, false)
+	for u := 0; u < n; u++ {
+		for v := u + 1; v < n; v++ {
+			if rng.Float64() < p {
+				b.AddEdge(u, v)
+			}
+		}
+	}
+	g, err := b.Build()
+	if err != nil {
+		panic(err) // the generator's own edges are valid
+	}
+	return g
+}
+
+// generatedPairs are random pairs whose optimum the single-process engine
+// gives: something to run without the shared data.
+func generatedPairs(t *testing.T, k int) []pairCase {
+	t.Helper()
+	rng := rand.New(rand.NewPCG(11, 3))
+	var out []pairCase
+	for i := 0; i < k; i++ {
+		g, h := randomGraph(rng, 18+i, 0.3), randomGraph(rng, 19+i, 0.35)
+		res, err := mcs.Solve(context.Background(), g, h, mcs.Options{Threads: 1})
+		if err != nil || !res.Proven {
+			t.Fatalf("reference solve: %v (proven %v)", err, res.Proven)
+		}
+		out = append(out, pairCase{name: fmt.Sprintf("random%d", i), g: g, h: h, size: res.Size})
+	}
+	return out
+}
+
+// deadline bounds a test that waits for a cluster: a stuck job fails
+// instead of hanging (the assertion is the result, not the time).
+func deadline(t *testing.T) context.Context {
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	t.Cleanup(cancel)
+	return ctx
+}
+
+// testConfig splits often: a small node budget makes many tasks.
+func testConfig(srv *Server) CoordinatorConfig {
+	return CoordinatorConfig{URL: srv.URL(), Token: srv.Token, Tasks: 16, Budget: 20_000, AckWait: 2 * time.Second}
+}
+
+func startServer(t *testing.T) *Server {
+	t.Helper()
+	srv, err := StartServer(t.TempDir(), "secret-"+t.Name())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(srv.Shutdown)
+	return srv
+}
+
+// inProcessWorkers runs n workers as goroutines until the test ends.
+func inProcessWorkers(t *testing.T, srv *Server, n int, logw io.Writer) {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	var wg sync.WaitGroup
+	for i := 0; i < n; i++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			err := RunWorker(ctx, WorkerConfig{URL: srv.URL(), Token: srv.Token, Name: fmt.Sprintf("w%d", i), Threads: 1, Log: logw})
+			if err != nil {
+				t.Errorf("worker %d: %v", i, err)
+			}
+		}()
+	}
+	t.Cleanup(func() { cancel(); wg.Wait() })
+}
+
+func checkResult(t *testing.T, c pairCase, res Result, err error) {
+	t.Helper()
+	if err != nil {
+		t.Fatalf("%s: %v", c.name, err)
+	}
+	if !res.Proven || res.Size != c.size {
+		t.Fatalf("%s: size %d proven %v, want %d proven", c.name, res.Size, res.Proven, c.size)
+	}
+	if err := mcs.Verify(c.g, c.h, res.Mapping, mcs.Options{}); err != nil || len(res.Mapping) != c.size {
+		t.Fatalf("%s: mapping of %d pairs: %v", c.name, len(res.Mapping), err)
+	}
+}
+
+// logWriter sends worker logs to the test log.
+type logWriter struct{ t *testing.T }
+
+func (w logWriter) Write(p []byte) (int, error) {
+	w.t.Logf("%s", strings.TrimRight(string(p), "\n"))
+	return len(p), nil
+}
+
+func TestInProcessWorkers(t *testing.T) {
+	srv := startServer(t)
+	inProcessWorkers(t, srv, 3, logWriter{t})
+	cases := generatedPairs(t, 3)
+	if dataset.Path("mcs/mivia") != "" {
+		cases = append(cases, miviaPairs(t, "mcs10_r02_s20.A00")...)
+	}
+	for _, c := range cases {
+		res, err := SolveMCS(deadline(t), testConfig(srv), c.g, c.h, mcs.Options{})
+		checkResult(t, c, res, err)
+		if res.Tasks <= res.Roots {
+			t.Errorf("%s: %d tasks for %d roots: no task split", c.name, res.Tasks, res.Roots)
+		}
+		t.Logf("%s: size %d, %d tasks (%d roots), %d nodes, %v", c.name, res.Size, res.Tasks, res.Roots, res.Nodes, res.Elapsed)
+	}
+}
+
+func TestWorkerProcesses(t *testing.T) {
+	cases := miviaPairs(t, "mcs10_r005_s25.A00", "mcs30_b03_s30.A00", "mcs30_b06_s25.A01")
+	emb, err := StartEmbedded(4, logWriter{t}, testWorkerCommand(false))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer emb.Close()
+	for _, c := range cases {
+		res, err := SolveMCS(deadline(t), testConfig(emb.Server), c.g, c.h, mcs.Options{})
+		checkResult(t, c, res, err)
+		t.Logf("%s: size %d, %d tasks (%d roots), %d nodes, %v", c.name, res.Size, res.Tasks, res.Roots, res.Nodes, res.Elapsed)
+	}
+	if err := emb.Workers.Errors(); err != nil {
+		t.Errorf("a worker exited: %v", err)
+	}
+}
+
+// TestWorkerKilled: a worker process takes a task and is SIGKILLed while
+// holding it; the job still proves the optimum, which needs that task's
+// done record, so the task was redelivered after the ack wait.
+func TestWorkerKilled(t *testing.T) {
+	c := miviaPairs(t, "mcs30_b06_s25.A01")[0]
+	srv := startServer(t)
+	var out strings.Builder
+	holder := testWorkerCommand(true)(0)
+	holder.Env = append(holder.Env, EnvURL+"="+srv.URL(), EnvToken+"="+srv.Token)
+	stdout, err := holder.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	holder.Stderr = &out
+	if err := holder.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer holder.Process.Kill()
+
+	ctx := deadline(t)
+	type outcome struct {
+		res Result
+		err error
+	}
+	done := make(chan outcome, 1)
+	go func() {
+		res, err := SolveMCS(ctx, testConfig(srv), c.g, c.h, mcs.Options{})
+		done <- outcome{res, err}
+	}()
+	line, err := bufio.NewReader(stdout).ReadString('\n')
+	if err != nil || !strings.HasPrefix(line, "holding ") {
+		t.Fatalf("the holding worker said %q (%v); stderr %s", line, err, out.String())
+	}
+	if err := holder.Process.Signal(syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	_ = holder.Wait()
+	t.Logf("killed a worker holding task %s", strings.TrimSpace(strings.TrimPrefix(line, "holding ")))
+
+	ps, err := StartWorkers(3, srv.URL(), srv.Token, logWriter{t}, testWorkerCommand(false))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ps.Stop()
+	o := <-done
+	checkResult(t, c, o.res, o.err)
+}
+
+// TestCoordinatorRestart stops the coordinator partway through a job; a
+// new one finds the job in the streams and finishes it.
+func TestCoordinatorRestart(t *testing.T) {
+	cases := generatedPairs(t, 4)
+	c := cases[len(cases)-1]
+	if dataset.Path("mcs/mivia") != "" {
+		c = miviaPairs(t, "mcs30_b03_s30.A00")[0]
+	}
+	srv := startServer(t)
+	inProcessWorkers(t, srv, 2, logWriter{t})
+	ctx, cancel := context.WithCancel(deadline(t))
+	cfg := testConfig(srv)
+	stoppedAt := Progress{}
+	cfg.Progress = func(p Progress) {
+		if p.Done >= 2 && p.Done < p.Tasks && stoppedAt.Job == "" {
+			stoppedAt = p
+			cancel()
+		}
+	}
+	res, err := SolveMCS(ctx, cfg, c.g, c.h, mcs.Options{})
+	if stoppedAt.Job == "" {
+		t.Fatalf("the job ended before the coordinator could be stopped (%v, %v)", res, err)
+	}
+	if err == nil || !errors.Is(err, context.Canceled) || res.Proven {
+		t.Fatalf("stopped coordinator: proven %v, error %v", res.Proven, err)
+	}
+	t.Logf("stopped with %d of %d tasks done", stoppedAt.Done, stoppedAt.Tasks)
+
+	cfg.Progress = nil
+	res, err = SolveMCS(deadline(t), cfg, c.g, c.h, mcs.Options{})
+	checkResult(t, c, res, err)
+	if !res.Resumed || res.Job != stoppedAt.Job {
+		t.Fatalf("the second coordinator did not resume job %s (resumed %v, job %s)", stoppedAt.Job, res.Resumed, res.Job)
+	}
+}
+
+func TestWrongTokenRefused(t *testing.T) {
+	srv := startServer(t)
+	for _, token := range []string{"wrong", ""} {
+		err := RunWorker(context.Background(), WorkerConfig{URL: srv.URL(), Token: token})
+		if err == nil || !strings.Contains(err.Error(), "refused") {
+			t.Errorf("token %q: got %v, want a refusal", token, err)
+		}
+	}
+	// And a coordinator likewise.
+	g := randomGraph(rand.New(rand.NewPCG(1, 1)), 5, 0.5)
+	if _, err := SolveMCS(context.Background(), CoordinatorConfig{URL: srv.URL(), Token: "wrong"}, g, g, mcs.Options{}); err == nil {
+		t.Error("a coordinator with a wrong token was let in")
+	}
+}
+
+// TestForeignMessages: garbage on the task and result subjects is
+// rejected and the job still finishes.
+func TestForeignMessages(t *testing.T) {
+	srv := startServer(t)
+	c := generatedPairs(t, 1)[0]
+	conn, err := Connect(srv.URL(), srv.Token, "test")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	ctx := deadline(t)
+	if _, err := conn.setup(ctx, 2*time.Second, true); err != nil {
+		t.Fatal(err)
+	}
+	_, hash, err := encodeMCS(c.g, c.h)
+	if err != nil {
+		t.Fatal(err)
+	}
+	copts, _ := FromMCS(mcs.Options{})
+	job := JobID(hash, copts)
+	bad := Task{Protocol: protocol, Problem: "mcs", Job: job, Instance: hash, Options: copts, Path: [][2]int32{{999, 0}}}
+	bad.ID = taskID(job, bad.steps())
+	for _, m := range []struct{ subj, data string }{
+		{taskSubject(job), "not json"},
+		{taskSubject(job), `{"protocol":99}`},
+		{taskSubject(job), mustJSON(t, bad)}, // a path that names no node
+		{resultSubject(job, kindDone), "garbage"},
+		{resultSubject(job, kindBest), fmt.Sprintf(`{"protocol":1,"kind":"best","job":%q,"size":2,"mapping":[[0,0],[0,1]]}`, job)},
+	} {
+		if _, err := conn.JS.Publish(ctx, m.subj, []byte(m.data)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	inProcessWorkers(t, srv, 2, logWriter{t})
+	res, err := SolveMCS(ctx, testConfig(srv), c.g, c.h, mcs.Options{})
+	checkResult(t, c, res, err)
+}

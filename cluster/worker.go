@@ -1,0 +1,335 @@
+package cluster
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log"
+	"os"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
+
+	"github.com/arbor-gpu/arbor/algorithms/mcs"
+)
+
+// WorkerConfig configures RunWorker.
+type WorkerConfig struct {
+	URL   string
+	Token string
+	// Name identifies the worker in records and logs (default host:pid).
+	Name string
+	// Threads for the local engine (0: every core).
+	Threads int
+	// Log receives one line per rejected message or failed task (default:
+	// discarded).
+	Log io.Writer
+	// BeforeSolve, when set, is called with each valid task before the
+	// search starts and before heartbeats begin (tests use it to hold a
+	// task in a worker they then kill).
+	BeforeSolve func(*Task)
+}
+
+// worker is the state of one RunWorker.
+type worker struct {
+	cfg  WorkerConfig
+	conn *Conn
+	obs  jetstream.ObjectStore
+	log  *log.Logger
+
+	mu        sync.Mutex
+	prepared  map[string]*mcs.Prepared // by instance hash + options
+	best      map[string]int           // by job: the best size heard of
+	raise     map[string]chan int      // by job: the running task's raise channel
+	ended     map[string]bool          // jobs whose end was announced
+	heartbeat time.Duration
+}
+
+// RunWorker pulls tasks and solves them until ctx ends. It returns an error
+// when it cannot connect (a refused token included) or set up; problems
+// with single messages are logged, the message rejected, and work goes on.
+func RunWorker(ctx context.Context, cfg WorkerConfig) error {
+	if cfg.Name == "" {
+		host, _ := os.Hostname()
+		cfg.Name = fmt.Sprintf("%s:%d", host, os.Getpid())
+	}
+	out := cfg.Log
+	if out == nil {
+		out = io.Discard
+	}
+	conn, err := Connect(cfg.URL, cfg.Token, "arbor worker "+cfg.Name)
+	if err != nil {
+		return err
+	}
+	defer conn.Close()
+	cons, err := conn.setup(ctx, 0, false)
+	if err != nil {
+		return err
+	}
+	obs, err := conn.instances(ctx)
+	if err != nil {
+		return err
+	}
+	w := &worker{cfg: cfg, conn: conn, obs: obs, log: log.New(out, "arbor worker "+cfg.Name+": ", log.LstdFlags),
+		prepared: map[string]*mcs.Prepared{}, best: map[string]int{}, raise: map[string]chan int{}, ended: map[string]bool{}}
+	// Heartbeats three times per ack wait keep a long task ours.
+	w.heartbeat = DefaultAckWait / 3
+	if info := cons.CachedInfo(); info != nil && info.Config.AckWait > 0 {
+		w.heartbeat = info.Config.AckWait / 3
+	}
+	// Incumbents and ends of every job, as they happen.
+	sub, err := conn.NC.Subscribe(resultPrefix+"*.*", w.hear)
+	if err != nil {
+		return fmt.Errorf("cluster: subscribing to results: %w", err)
+	}
+	defer sub.Unsubscribe()
+
+	for ctx.Err() == nil {
+		batch, err := cons.Fetch(1, jetstream.FetchMaxWait(time.Second))
+		if err != nil {
+			if ctx.Err() != nil {
+				break
+			}
+			if errors.Is(err, nats.ErrConnectionClosed) {
+				return fmt.Errorf("cluster: worker %s: %w", cfg.Name, err)
+			}
+			w.log.Printf("fetch: %v", err)
+			sleep(ctx, time.Second)
+			continue
+		}
+		for msg := range batch.Messages() {
+			w.handle(ctx, msg)
+		}
+		if err := batch.Error(); err != nil && !errors.Is(err, nats.ErrTimeout) && ctx.Err() == nil {
+			w.log.Printf("fetch: %v", err)
+		}
+	}
+	return nil
+}
+
+func sleep(ctx context.Context, d time.Duration) {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+	case <-t.C:
+	}
+}
+
+// hear takes best and end records of any job from the plain subscription.
+func (w *worker) hear(m *nats.Msg) {
+	kind := m.Subject[strings.LastIndexByte(m.Subject, '.')+1:]
+	if kind != kindBest && kind != kindEnd {
+		return
+	}
+	r, err := decodeRecord(m.Data)
+	if err != nil {
+		return // the coordinator reports bad records; a worker only listens
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if kind == kindEnd {
+		w.ended[r.Job] = true
+	}
+	if r.Size > w.best[r.Job] {
+		w.best[r.Job] = r.Size
+		if ch := w.raise[r.Job]; ch != nil {
+			select {
+			case ch <- r.Size:
+			default: // a later, larger size will follow; the bar only rises
+			}
+		}
+	}
+}
+
+// reject terminates a message that can never be processed, so it is not
+// redelivered, and says why.
+func (w *worker) reject(msg jetstream.Msg, why error) {
+	w.log.Printf("rejected message on %s: %v", msg.Subject(), why)
+	if err := msg.Term(); err != nil {
+		w.log.Printf("terminating a rejected message: %v", err)
+	}
+}
+
+func (w *worker) handle(ctx context.Context, msg jetstream.Msg) {
+	t, err := decodeTask(msg.Data())
+	if err != nil {
+		w.reject(msg, err)
+		return
+	}
+	if msg.Subject() != taskSubject(t.Job) {
+		w.reject(msg, fmt.Errorf("task of job %s on subject %s", t.Job, msg.Subject()))
+		return
+	}
+	w.mu.Lock()
+	ended := w.ended[t.Job]
+	w.mu.Unlock()
+	if ended {
+		_ = msg.Ack() // a leftover of a proven job
+		return
+	}
+	pr, err := w.prepare(ctx, t)
+	if err != nil {
+		if ctx.Err() != nil {
+			_ = msg.Nak()
+			return
+		}
+		w.reject(msg, fmt.Errorf("task %s: %w", t.ID, err))
+		return
+	}
+	if w.cfg.BeforeSolve != nil {
+		w.cfg.BeforeSolve(t)
+	}
+	if err := w.solve(ctx, msg, t, pr); err != nil {
+		if ctx.Err() != nil {
+			_ = msg.Nak() // shutting down: someone else takes it now
+			return
+		}
+		var bad badTaskError
+		if errors.As(err, &bad) {
+			w.reject(msg, err)
+			return
+		}
+		w.log.Printf("task %s: %v (it will be redelivered)", t.ID, err)
+		_ = msg.NakWithDelay(time.Second)
+	}
+}
+
+type badTaskError struct{ error }
+
+// prepare returns the prepared instance of a task, fetching it by hash the
+// first time.
+func (w *worker) prepare(ctx context.Context, t *Task) (*mcs.Prepared, error) {
+	opts, err := t.Options.MCS()
+	if err != nil {
+		return nil, err
+	}
+	key := t.Instance + "/" + JobID(t.Instance, t.Options)
+	w.mu.Lock()
+	pr := w.prepared[key]
+	w.mu.Unlock()
+	if pr != nil {
+		return pr, nil
+	}
+	data, err := w.obs.GetBytes(ctx, t.Instance)
+	if err != nil {
+		return nil, fmt.Errorf("fetching instance %.12s…: %w", t.Instance, err)
+	}
+	g, h, err := decodeMCS(data, t.Instance)
+	if err != nil {
+		return nil, err
+	}
+	if pr, err = mcs.Prepare(g, h, opts); err != nil {
+		return nil, err
+	}
+	w.mu.Lock()
+	if len(w.prepared) >= 8 {
+		clear(w.prepared) // a worker serves few instances at a time; keep memory bounded
+	}
+	w.prepared[key] = pr
+	w.mu.Unlock()
+	return pr, nil
+}
+
+// solve searches the task's subtree, publishes what it left as child
+// tasks, then its done record, then acks: in that order, so that a done
+// record always names children that exist.
+func (w *worker) solve(ctx context.Context, msg jetstream.Msg, t *Task, pr *mcs.Prepared) error {
+	raise := make(chan int, 16)
+	w.mu.Lock()
+	incumbent := max(t.Incumbent, w.best[t.Job])
+	w.raise[t.Job] = raise
+	w.mu.Unlock()
+	defer func() {
+		w.mu.Lock()
+		if w.raise[t.Job] == raise {
+			delete(w.raise, t.Job)
+		}
+		w.mu.Unlock()
+	}()
+
+	hbDone := make(chan struct{})
+	defer close(hbDone)
+	go func() {
+		tick := time.NewTicker(w.heartbeat)
+		defer tick.Stop()
+		for {
+			select {
+			case <-hbDone:
+				return
+			case <-tick.C:
+				if err := msg.InProgress(); err != nil {
+					w.log.Printf("task %s: heartbeat: %v", t.ID, err)
+				}
+			}
+		}
+	}()
+
+	improved := func(m [][2]int) {
+		w.mu.Lock()
+		if len(m) > w.best[t.Job] {
+			w.best[t.Job] = len(m)
+		}
+		w.mu.Unlock()
+		rec := Record{Protocol: protocol, Kind: kindBest, Job: t.Job, Task: t.ID, Size: len(m), Mapping: m, Worker: w.cfg.Name}
+		if b, err := json.Marshal(rec); err == nil {
+			if _, err := w.conn.JS.PublishAsync(resultSubject(t.Job, kindBest), b); err != nil {
+				w.log.Printf("task %s: publishing an incumbent: %v", t.ID, err)
+			}
+		}
+	}
+	res, err := pr.SolveSubtree(ctx, t.steps(), mcs.SubtreeOptions{
+		Incumbent: incumbent, NodeBudget: t.Budget, Threads: w.cfg.Threads, Raise: raise, Improved: improved,
+	})
+	if err != nil {
+		return badTaskError{err}
+	}
+	if res.Cancelled {
+		return ctx.Err()
+	}
+	w.mu.Lock()
+	known := w.best[t.Job]
+	w.mu.Unlock()
+	children := make([]string, 0, len(res.Rest))
+	for _, r := range res.Rest {
+		if r.Bound <= known {
+			continue // pruned by an incumbent heard of since
+		}
+		c := Task{Protocol: protocol, Problem: "mcs", Job: t.Job, ID: taskID(t.Job, r.Path), Instance: t.Instance,
+			Options: t.Options, Path: fromSteps(r.Path), Bound: r.Bound, Incumbent: known, Budget: t.Budget}
+		if len(c.Path) <= len(t.Path) {
+			return fmt.Errorf("a subtask of %s is not below it (a bug)", t.ID)
+		}
+		b, err := json.Marshal(c)
+		if err != nil {
+			return err
+		}
+		if _, err := w.conn.JS.Publish(ctx, taskSubject(t.Job), b, jetstream.WithMsgID(c.ID)); err != nil {
+			return fmt.Errorf("publishing subtask: %w", err)
+		}
+		children = append(children, c.ID)
+	}
+	done := Record{Protocol: protocol, Kind: kindDone, Job: t.Job, Task: t.ID, Children: children, Nodes: res.Nodes,
+		Worker: w.cfg.Name, Size: res.Size, Mapping: res.Mapping}
+	b, err := json.Marshal(done)
+	if err != nil {
+		return err
+	}
+	if _, err := w.conn.JS.Publish(ctx, resultSubject(t.Job, kindDone), b); err != nil {
+		return fmt.Errorf("publishing the done record: %w", err)
+	}
+	select {
+	case <-w.conn.JS.PublishAsyncComplete():
+	case <-ctx.Done():
+	}
+	if err := msg.DoubleAck(ctx); err != nil {
+		// The done record is out; a redelivery only repeats work.
+		w.log.Printf("task %s: ack: %v", t.ID, err)
+	}
+	return nil
+}
