@@ -351,8 +351,16 @@ func TestForeignMessages(t *testing.T) {
 	if _, err := conn.setup(ctx, 2*time.Second, true); err != nil {
 		t.Fatal(err)
 	}
-	_, hash, err := encodeMCS(c.g, c.h)
+	data, hash, err := encodeMCS(c.g, c.h)
 	if err != nil {
+		t.Fatal(err)
+	}
+	// The instance is there, so the task with a bad path fails on its path.
+	obs, err := conn.instances(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := obs.PutBytes(ctx, hash, data); err != nil {
 		t.Fatal(err)
 	}
 	copts, _ := FromMCS(mcs.Options{})
@@ -370,7 +378,36 @@ func TestForeignMessages(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	inProcessWorkers(t, srv, 2, logWriter{t})
-	res, err := SolveMCS(ctx, testConfig(srv), c.g, c.h, mcs.Options{})
+	var logs syncBuffer
+	inProcessWorkers(t, srv, 2, &logs)
+	cfg := testConfig(srv)
+	cfg.Log = &logs
+	res, err := SolveMCS(ctx, cfg, c.g, c.h, mcs.Options{})
 	checkResult(t, c, res, err)
+	got := logs.String()
+	t.Log(got)
+	for _, want := range []string{"not a task", "task protocol 99", "is not free at that node", "ignored a message on " + resultSubject(job, kindDone),
+		"best record with an invalid mapping"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("no rejection saying %q", want)
+		}
+	}
+}
+
+// syncBuffer collects log lines from several goroutines.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  strings.Builder
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
 }

@@ -192,7 +192,7 @@ func (w *worker) handle(ctx context.Context, msg jetstream.Msg) {
 		}
 		var bad badTaskError
 		if errors.As(err, &bad) {
-			w.reject(msg, err)
+			w.reject(msg, fmt.Errorf("task %s: %w", t.ID, err))
 			return
 		}
 		w.log.Printf("task %s: %v (it will be redelivered)", t.ID, err)
@@ -327,7 +327,11 @@ func (w *worker) solve(ctx context.Context, msg jetstream.Msg, t *Task, pr *mcs.
 	case <-w.conn.JS.PublishAsyncComplete():
 	case <-ctx.Done():
 	}
-	if err := msg.DoubleAck(ctx); err != nil {
+	// The ack gets its own time: a worker told to stop right after the done
+	// record should still hand the task in rather than have it redone.
+	actx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if err := msg.DoubleAck(actx); err != nil {
 		// The done record is out; a redelivery only repeats work.
 		w.log.Printf("task %s: ack: %v", t.ID, err)
 	}

@@ -12,7 +12,7 @@ import (
 
 // runMCS is 'arbor mcs': a maximum common induced subgraph of two graphs.
 func runMCS(e *env) error {
-	fs := newFlags(e, "mcs", "G H [--threads N] [--connected] [--directed] [--vertex-labels] [--edge-labels] [--big-first] [--heuristic min_max|min_product] [--engine auto|cpu|gpu] [--goal K] [--workers N] [--backend B] [--device D] [--timeout D] [--format F] [--json] [--verify]")
+	fs := newFlags(e, "mcs", "G H [--threads N] [--connected] [--directed] [--vertex-labels] [--edge-labels] [--big-first] [--heuristic min_max|min_product] [--engine auto|cpu|gpu] [--goal K] [--workers N] [--backend B] [--device D] [--timeout D] [--format F] [--json] [--verify] [--cluster URL|embedded [--cluster-token T] [--task-nodes B] [--tasks N] [--ack-wait D]]")
 	threads := fs.Int("threads", 0, "worker threads: 1 runs the sequential engine (node counts equal the original McSplit's); 0 uses every core")
 	connected := fs.Bool("connected", false, "find a maximum common connected induced subgraph")
 	directed := fs.Bool("directed", false, "read the graphs as directed and respect arc directions")
@@ -24,7 +24,9 @@ func runMCS(e *env) error {
 	format := fs.String("format", "", "input format (default: detected); one of "+fmt.Sprint(core.Formats()))
 	engineName := fs.String("engine", "auto", "where to search: cpu, gpu (the device search on --backend/--device; the CPU backend runs its Go twin) or auto (gpu on a GPU that supports the options, else cpu)")
 	goal := fs.Int("goal", 0, "fixed-incumbent mode: prune as if a solution of K−1 vertices were known, never raising it (the same tree on every engine and device: node counts compare); reports a solution of ≥ K or none")
-	workers := fs.Int("workers", 0, "device engine workers (work-groups); 0 sizes it from the device")
+	workers := fs.Int("workers", 0, "device engine workers (work-groups); 0 sizes it from the device. With --cluster embedded: local worker processes (0: one per core)")
+	var cf clusterFlags
+	cf.register(fs)
 	var df deviceFlags
 	df.register(fs)
 	asJSON := fs.Bool("json", false, "print the result as JSON")
@@ -63,6 +65,16 @@ func runMCS(e *env) error {
 		Threads: *threads, Connected: *connected, Directed: *directed, VertexLabels: *vlabels,
 		EdgeLabels: *elabels, BigFirst: *bigFirst, Heuristic: h, Timeout: *timeout,
 		Engine: engine, Goal: *goal, Workers: *workers,
+	}
+	if cf.url != "" {
+		if *engineName != "auto" && engine != mcs.EngineCPU {
+			return usagef("--cluster runs the CPU engine on every worker; leave --engine out")
+		}
+		if *bigFirst || *goal > 0 {
+			return usagef("--big-first and --goal are not distributed; run them without --cluster")
+		}
+		opts.Workers = 0
+		return runMCSCluster(e, cf, *workers, *threads, [2]string{pos[0], pos[1]}, g0, g1, opts, *asJSON, *verify)
 	}
 	if engine != mcs.EngineCPU {
 		dev, _, err := df.open(e, *asJSON)
