@@ -23,7 +23,7 @@
 //	arbor.task.JOB             tasks              stream ARBOR_TASKS (work queue)
 //	arbor.result.JOB.plan      the root tasks     stream ARBOR_RESULTS
 //	arbor.result.JOB.published the roots are all in the task stream
-//	arbor.result.JOB.done      one per finished task
+//	arbor.result.JOB.done.TASK one per finished task
 //	arbor.result.JOB.best      an improved incumbent, with its mapping
 //	arbor.result.JOB.end       the proven result
 //
@@ -58,6 +58,10 @@ const DefaultAckWait = 30 * time.Second
 
 func taskSubject(job string) string         { return taskPrefix + job }
 func resultSubject(job, kind string) string { return resultPrefix + job + "." + kind }
+
+// doneSubject carries a task's id, so a worker given a task again can ask
+// the stream whether it is already done.
+func doneSubject(job, task string) string { return resultPrefix + job + "." + kindDone + "." + task }
 
 // Conn is a connection to the NATS server with JetStream.
 type Conn struct {
@@ -110,7 +114,7 @@ func (c *Conn) setup(ctx context.Context, ackWait time.Duration, update bool) (j
 		return nil, fmt.Errorf("cluster: creating stream %s: %w", TaskStream, err)
 	}
 	if _, err := c.JS.CreateOrUpdateStream(ctx, jetstream.StreamConfig{
-		Name: ResultStream, Subjects: []string{resultPrefix + "*.*"},
+		Name: ResultStream, Subjects: []string{resultPrefix + ">"},
 		Retention: jetstream.LimitsPolicy, Storage: jetstream.FileStorage,
 		MaxAge: 7 * 24 * time.Hour, Duplicates: 2 * time.Minute,
 	}); err != nil {

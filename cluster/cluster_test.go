@@ -371,7 +371,7 @@ func TestForeignMessages(t *testing.T) {
 		{taskSubject(job), "not json"},
 		{taskSubject(job), `{"protocol":99}`},
 		{taskSubject(job), mustJSON(t, bad)}, // a path that names no node
-		{resultSubject(job, kindDone), "garbage"},
+		{doneSubject(job, bad.ID), "garbage"},
 		{resultSubject(job, kindBest), fmt.Sprintf(`{"protocol":1,"kind":"best","job":%q,"size":2,"mapping":[[0,0],[0,1]]}`, job)},
 	} {
 		if _, err := conn.JS.Publish(ctx, m.subj, []byte(m.data)); err != nil {
@@ -386,7 +386,7 @@ func TestForeignMessages(t *testing.T) {
 	checkResult(t, c, res, err)
 	got := logs.String()
 	t.Log(got)
-	for _, want := range []string{"not a task", "task protocol 99", "is not free at that node", "ignored a message on " + resultSubject(job, kindDone),
+	for _, want := range []string{"not a task", "task protocol 99", "is not free at that node", "ignored a message on " + doneSubject(job, bad.ID),
 		"best record with an invalid mapping"} {
 		if !strings.Contains(got, want) {
 			t.Errorf("no rejection saying %q", want)

@@ -250,7 +250,7 @@ func SolveMCS(ctx context.Context, cfg CoordinatorConfig, g, h *core.Graph, opts
 
 	// Read every record of the job from the start, then follow new ones.
 	cons, err := conn.JS.OrderedConsumer(ctx, ResultStream, jetstream.OrderedConsumerConfig{
-		FilterSubjects: []string{resultPrefix + job + ".*"},
+		FilterSubjects: []string{resultPrefix + job + ".>"},
 	})
 	if err != nil {
 		return Result{}, fmt.Errorf("cluster: reading the results of job %s: %w", job, err)

@@ -48,6 +48,7 @@ type worker struct {
 	raise     map[string]chan int      // by job: the running task's raise channel
 	ended     map[string]bool          // jobs whose end was announced
 	heartbeat time.Duration
+	results   jetstream.Stream
 }
 
 // RunWorker pulls tasks and solves them until ctx ends. It returns an error
@@ -83,11 +84,18 @@ func RunWorker(ctx context.Context, cfg WorkerConfig) error {
 		w.heartbeat = info.Config.AckWait / 3
 	}
 	// Incumbents and ends of every job, as they happen.
-	sub, err := conn.NC.Subscribe(resultPrefix+"*.*", w.hear)
-	if err != nil {
-		return fmt.Errorf("cluster: subscribing to results: %w", err)
+	for _, kind := range []string{kindBest, kindEnd} {
+		sub, err := conn.NC.Subscribe(resultPrefix+"*."+kind, w.hear)
+		if err != nil {
+			return fmt.Errorf("cluster: subscribing to results: %w", err)
+		}
+		defer sub.Unsubscribe()
 	}
-	defer sub.Unsubscribe()
+	results, err := conn.JS.Stream(ctx, ResultStream)
+	if err != nil {
+		return fmt.Errorf("cluster: stream %s: %w", ResultStream, err)
+	}
+	w.results = results
 
 	for ctx.Err() == nil {
 		batch, err := cons.Fetch(1, jetstream.FetchMaxWait(time.Second))
@@ -172,6 +180,14 @@ func (w *worker) handle(ctx context.Context, msg jetstream.Msg) {
 	if ended {
 		_ = msg.Ack() // a leftover of a proven job
 		return
+	}
+	if md, err := msg.Metadata(); err == nil && md.NumDelivered > 1 {
+		// Given again: maybe its worker died between the done record and
+		// the ack. Then there is nothing left to do.
+		if _, err := w.results.GetLastMsgForSubject(ctx, doneSubject(t.Job, t.ID)); err == nil {
+			_ = msg.Ack()
+			return
+		}
 	}
 	pr, err := w.prepare(ctx, t)
 	if err != nil {
@@ -320,7 +336,7 @@ func (w *worker) solve(ctx context.Context, msg jetstream.Msg, t *Task, pr *mcs.
 	if err != nil {
 		return err
 	}
-	if _, err := w.conn.JS.Publish(ctx, resultSubject(t.Job, kindDone), b); err != nil {
+	if _, err := w.conn.JS.Publish(ctx, doneSubject(t.Job, t.ID), b); err != nil {
 		return fmt.Errorf("publishing the done record: %w", err)
 	}
 	select {
