@@ -15,6 +15,9 @@ import (
 	"github.com/arbor-gpu/arbor/core"
 )
 
+// maxRoots caps the root tasks: the plan record lists them all.
+const maxRoots = 4096
+
 // CoordinatorConfig configures SolveMCS.
 type CoordinatorConfig struct {
 	URL   string
@@ -149,6 +152,9 @@ func SolveMCS(ctx context.Context, cfg CoordinatorConfig, g, h *core.Graph, opts
 	if cfg.Tasks <= 0 {
 		cfg.Tasks = 256
 	}
+	if cfg.Tasks > maxRoots {
+		return Result{}, fmt.Errorf("cluster: %d root tasks asked for; at most %d (a task splits itself when it runs over its node budget)", cfg.Tasks, maxRoots)
+	}
 	if cfg.MaxDepth <= 0 {
 		cfg.MaxDepth = 8
 	}
@@ -240,6 +246,10 @@ func SolveMCS(ctx context.Context, cfg CoordinatorConfig, g, h *core.Graph, opts
 				Options: copts, Path: fromSteps(s.Path), Bound: s.Bound, Budget: cfg.Budget})
 		}
 		// The plan goes first: from then on the job can be resumed.
+		if b, _ := json.Marshal(Record{Roots: roots}); int64(len(b)) > conn.NC.MaxPayload() {
+			return Result{}, fmt.Errorf("cluster: a plan of %d root tasks (%d KiB) exceeds the server's message limit (%d KiB): ask for fewer tasks",
+				len(roots), len(b)>>10, conn.NC.MaxPayload()>>10)
+		}
 		if err := publish(kindPlan, Record{Roots: roots}); err != nil {
 			return Result{}, err
 		}

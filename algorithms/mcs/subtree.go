@@ -113,8 +113,8 @@ func Prepare(g, h *core.Graph, opts Options) (*Prepared, error) {
 }
 
 // Expand splits the search tree into subtrees, breadth first from the
-// root, until there are at least target of them or maxDepth levels have
-// been split. The subtasks cover the whole tree (the search from the root
+// root, until there are at least target of them (a few more: a node's
+// children come together) or the nodes left are maxDepth decisions deep. The subtasks cover the whole tree (the search from the root
 // explores nothing they do not), and are sorted by bound, largest first.
 func (pr *Prepared) Expand(target, maxDepth int) ([]Subtask, error) {
 	return pr.impl.expand(target, maxDepth)
@@ -168,41 +168,41 @@ func (w *worker[C]) choose(doms []bidomain) (bound int32, chosen int) {
 
 func (p *problem[C]) expand(target, maxDepth int) ([]Subtask, error) {
 	w := p.newWorker(newShared(0), 1, true)
-	frontier := [][]op{{}}
-	for level := 0; level < maxDepth && len(frontier) < target; level++ {
-		var next [][]op
-		grew := false
-		for _, path := range frontier {
-			doms, err := w.follow(path)
-			if err != nil {
-				return nil, err
-			}
-			bound, chosen := w.choose(doms)
-			if bound < 1 {
-				continue // nothing to find below
-			}
-			if chosen < 0 {
-				next = append(next, path) // a leaf: its matching is its answer
-				continue
-			}
-			grew = true
-			bd := &doms[chosen]
-			v := bd.minL
-			ws := slices.Clone(w.right[bd.r : bd.r+bd.rl])
-			slices.Sort(ws)
-			for _, x := range ws {
-				next = append(next, appendOp(path, op{v, x}))
-			}
-			// The "v unmatched" continuation, which search takes last.
-			next = append(next, appendOp(path, op{v, -1}))
+	// Breadth first, one node at a time, so the count lands near target
+	// instead of overshooting by a whole level.
+	queue := [][]op{{}}
+	var final [][]op // leaves and nodes at maxDepth: not split further
+	for len(queue) > 0 && len(queue)+len(final) < target {
+		path := queue[0]
+		queue = queue[1:]
+		if len(path) >= maxDepth {
+			final = append(final, path)
+			continue
 		}
-		frontier = next
-		if !grew {
-			break
+		doms, err := w.follow(path)
+		if err != nil {
+			return nil, err
 		}
+		bound, chosen := w.choose(doms)
+		if bound < 1 {
+			continue // nothing to find below
+		}
+		if chosen < 0 {
+			final = append(final, path) // a leaf: its matching is its answer
+			continue
+		}
+		bd := &doms[chosen]
+		v := bd.minL
+		ws := slices.Clone(w.right[bd.r : bd.r+bd.rl])
+		slices.Sort(ws)
+		for _, x := range ws {
+			queue = append(queue, appendOp(path, op{v, x}))
+		}
+		// The "v unmatched" continuation, which search takes last.
+		queue = append(queue, appendOp(path, op{v, -1}))
 	}
-	out := make([]Subtask, 0, len(frontier))
-	for _, path := range frontier {
+	out := make([]Subtask, 0, len(final)+len(queue))
+	for _, path := range append(final, queue...) {
 		doms, err := w.follow(path)
 		if err != nil {
 			return nil, err
