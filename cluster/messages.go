@@ -23,7 +23,7 @@ type Task struct {
 	Options   MCSOptions `json:"options"`
 	Path      [][2]int32 `json:"path"` // steps (v, w) from the root; w = −1: v unmatched
 	Bound     int        `json:"bound"`
-	Incumbent int        `json:"incumbent"` // best size known when published
+	Incumbent int        `json:"incumbent"` // best size known when published: a hint, never used to prune
 	Budget    int64      `json:"budget"`    // nodes before splitting (0: none)
 }
 
@@ -56,6 +56,8 @@ func decodeTask(data []byte) (*Task, error) {
 		return nil, fmt.Errorf("task for problem %q, want mcs", t.Problem)
 	case !isHex(t.Job, 24) || !isHex(t.ID, 24) || !isHex(t.Instance, 64):
 		return nil, errors.New("task without a valid job, id or instance hash")
+	case t.Job != JobID(t.Instance, t.Options):
+		return nil, fmt.Errorf("task %s: job %s is not that of its instance and options", t.ID, t.Job)
 	case t.ID != taskID(t.Job, t.steps()):
 		return nil, fmt.Errorf("task %s: the id does not match its path", t.ID)
 	case t.Budget < 0 || t.Incumbent < 0:

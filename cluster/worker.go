@@ -16,6 +16,7 @@ import (
 	"github.com/nats-io/nats.go/jetstream"
 
 	"github.com/arbor-gpu/arbor/algorithms/mcs"
+	"github.com/arbor-gpu/arbor/core"
 )
 
 // WorkerConfig configures RunWorker.
@@ -43,10 +44,9 @@ type worker struct {
 	log  *log.Logger
 
 	mu        sync.Mutex
-	prepared  map[string]*mcs.Prepared // by instance hash + options
-	best      map[string]int           // by job: the best size heard of
-	raise     map[string]chan int      // by job: the running task's raise channel
-	ended     map[string]bool          // jobs whose end was announced
+	jobs      map[string]*jobState // by job id
+	raise     map[string]chan int  // by job: the running task's raise channel
+	ended     map[string]bool      // jobs whose end was announced
 	heartbeat time.Duration
 	results   jetstream.Stream
 }
@@ -77,7 +77,7 @@ func RunWorker(ctx context.Context, cfg WorkerConfig) error {
 		return err
 	}
 	w := &worker{cfg: cfg, conn: conn, obs: obs, log: log.New(out, "arbor worker "+cfg.Name+": ", log.LstdFlags),
-		prepared: map[string]*mcs.Prepared{}, best: map[string]int{}, raise: map[string]chan int{}, ended: map[string]bool{}}
+		jobs: map[string]*jobState{}, raise: map[string]chan int{}, ended: map[string]bool{}}
 	// Heartbeats three times per ack wait keep a long task ours.
 	w.heartbeat = DefaultAckWait / 3
 	if info := cons.CachedInfo(); info != nil && info.Config.AckWait > 0 {
@@ -140,17 +140,37 @@ func (w *worker) hear(m *nats.Msg) {
 		return // the coordinator reports bad records; a worker only listens
 	}
 	w.mu.Lock()
-	defer w.mu.Unlock()
+	j := w.jobs[r.Job]
 	if kind == kindEnd {
 		w.ended[r.Job] = true
 	}
-	if r.Size > w.best[r.Job] {
-		w.best[r.Job] = r.Size
-		if ch := w.raise[r.Job]; ch != nil {
-			select {
-			case ch <- r.Size:
-			default: // a later, larger size will follow; the bar only rises
-			}
+	w.mu.Unlock()
+	if j == nil || r.Size == 0 {
+		return // not a job this worker works on (it catches up when it does)
+	}
+	// A size is trusted only with a mapping that proves it: a false one
+	// would prune the optimum away.
+	if err := mcs.Verify(j.g, j.h, r.Mapping, j.opts); err != nil {
+		w.log.Printf("ignored a %s record of job %s: %v", kind, r.Job, err)
+		return
+	}
+	w.raiseBest(r.Job, r.Size)
+}
+
+// raiseBest records a verified size for a job and passes it to the
+// running task of that job.
+func (w *worker) raiseBest(job string, size int) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	j := w.jobs[job]
+	if j == nil || size <= j.best {
+		return
+	}
+	j.best = size
+	if ch := w.raise[job]; ch != nil {
+		select {
+		case ch <- size:
+		default: // a later, larger size will follow; the bar only rises
 		}
 	}
 }
@@ -189,7 +209,7 @@ func (w *worker) handle(ctx context.Context, msg jetstream.Msg) {
 			return
 		}
 	}
-	pr, err := w.prepare(ctx, t)
+	j, err := w.job(ctx, t)
 	if err != nil {
 		if ctx.Err() != nil {
 			_ = msg.Nak()
@@ -201,7 +221,7 @@ func (w *worker) handle(ctx context.Context, msg jetstream.Msg) {
 	if w.cfg.BeforeSolve != nil {
 		w.cfg.BeforeSolve(t)
 	}
-	if err := w.solve(ctx, msg, t, pr); err != nil {
+	if err := w.solve(ctx, msg, t, j); err != nil {
 		if ctx.Err() != nil {
 			_ = msg.Nak() // shutting down: someone else takes it now
 			return
@@ -218,19 +238,27 @@ func (w *worker) handle(ctx context.Context, msg jetstream.Msg) {
 
 type badTaskError struct{ error }
 
-// prepare returns the prepared instance of a task, fetching it by hash the
-// first time.
-func (w *worker) prepare(ctx context.Context, t *Task) (*mcs.Prepared, error) {
+// jobState is what a worker keeps per job: the instance, prepared, and
+// the best size heard of.
+type jobState struct {
+	g, h *core.Graph
+	opts mcs.Options
+	pr   *mcs.Prepared
+	best int
+}
+
+// job returns the state of a task's job, fetching the instance by hash and
+// catching up with the job's incumbent the first time.
+func (w *worker) job(ctx context.Context, t *Task) (*jobState, error) {
+	w.mu.Lock()
+	j := w.jobs[t.Job]
+	w.mu.Unlock()
+	if j != nil {
+		return j, nil
+	}
 	opts, err := t.Options.MCS()
 	if err != nil {
 		return nil, err
-	}
-	key := t.Instance + "/" + JobID(t.Instance, t.Options)
-	w.mu.Lock()
-	pr := w.prepared[key]
-	w.mu.Unlock()
-	if pr != nil {
-		return pr, nil
 	}
 	data, err := w.obs.GetBytes(ctx, t.Instance)
 	if err != nil {
@@ -240,25 +268,36 @@ func (w *worker) prepare(ctx context.Context, t *Task) (*mcs.Prepared, error) {
 	if err != nil {
 		return nil, err
 	}
-	if pr, err = mcs.Prepare(g, h, opts); err != nil {
+	pr, err := mcs.Prepare(g, h, opts)
+	if err != nil {
 		return nil, err
 	}
+	j = &jobState{g: g, h: h, opts: opts, pr: pr}
 	w.mu.Lock()
-	if len(w.prepared) >= 8 {
-		clear(w.prepared) // a worker serves few instances at a time; keep memory bounded
+	if len(w.jobs) >= 8 {
+		clear(w.jobs) // a worker serves few jobs at a time; keep memory bounded
 	}
-	w.prepared[key] = pr
+	w.jobs[t.Job] = j
 	w.mu.Unlock()
-	return pr, nil
+	// A worker joining a job late catches up with its incumbent from the
+	// stream (the last improvement published); from now on it hears them.
+	if m, err := w.results.GetLastMsgForSubject(ctx, resultSubject(t.Job, kindBest)); err == nil {
+		if r, err := decodeRecord(m.Data); err == nil && r.Job == t.Job && r.Size > 0 && mcs.Verify(g, h, r.Mapping, opts) == nil {
+			w.raiseBest(t.Job, r.Size)
+		}
+	}
+	return j, nil
 }
 
 // solve searches the task's subtree, publishes what it left as child
 // tasks, then its done record, then acks: in that order, so that a done
 // record always names children that exist.
-func (w *worker) solve(ctx context.Context, msg jetstream.Msg, t *Task, pr *mcs.Prepared) error {
+func (w *worker) solve(ctx context.Context, msg jetstream.Msg, t *Task, j *jobState) error {
 	raise := make(chan int, 16)
 	w.mu.Lock()
-	incumbent := max(t.Incumbent, w.best[t.Job])
+	// The task's own incumbent is a hint from whoever published it, not a
+	// proof: only sizes verified here prune.
+	incumbent := j.best
 	w.raise[t.Job] = raise
 	w.mu.Unlock()
 	defer func() {
@@ -287,11 +326,7 @@ func (w *worker) solve(ctx context.Context, msg jetstream.Msg, t *Task, pr *mcs.
 	}()
 
 	improved := func(m [][2]int) {
-		w.mu.Lock()
-		if len(m) > w.best[t.Job] {
-			w.best[t.Job] = len(m)
-		}
-		w.mu.Unlock()
+		w.raiseBest(t.Job, len(m))
 		rec := Record{Protocol: protocol, Kind: kindBest, Job: t.Job, Task: t.ID, Size: len(m), Mapping: m, Worker: w.cfg.Name}
 		if b, err := json.Marshal(rec); err == nil {
 			if _, err := w.conn.JS.PublishAsync(resultSubject(t.Job, kindBest), b); err != nil {
@@ -299,7 +334,7 @@ func (w *worker) solve(ctx context.Context, msg jetstream.Msg, t *Task, pr *mcs.
 			}
 		}
 	}
-	res, err := pr.SolveSubtree(ctx, t.steps(), mcs.SubtreeOptions{
+	res, err := j.pr.SolveSubtree(ctx, t.steps(), mcs.SubtreeOptions{
 		Incumbent: incumbent, NodeBudget: t.Budget, Threads: w.cfg.Threads, Raise: raise, Improved: improved,
 	})
 	if err != nil {
@@ -309,7 +344,7 @@ func (w *worker) solve(ctx context.Context, msg jetstream.Msg, t *Task, pr *mcs.
 		return ctx.Err()
 	}
 	w.mu.Lock()
-	known := w.best[t.Job]
+	known := j.best
 	w.mu.Unlock()
 	children := make([]string, 0, len(res.Rest))
 	for _, r := range res.Rest {
