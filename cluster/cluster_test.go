@@ -411,3 +411,49 @@ func (s *syncBuffer) String() string {
 	defer s.mu.Unlock()
 	return s.b.String()
 }
+
+// TestResumeAfterPlan: a coordinator that stopped after writing its plan
+// but before publishing the tasks; the next one publishes them and
+// finishes the job.
+func TestResumeAfterPlan(t *testing.T) {
+	srv := startServer(t)
+	c := generatedPairs(t, 1)[0]
+	ctx := deadline(t)
+	conn, err := Connect(srv.URL(), srv.Token, "test")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	cfg := testConfig(srv)
+	if _, err := conn.setup(ctx, cfg.AckWait, true); err != nil {
+		t.Fatal(err)
+	}
+	data, hash, err := encodeMCS(c.g, c.h)
+	if err != nil {
+		t.Fatal(err)
+	}
+	obs, err := conn.instances(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := obs.PutBytes(ctx, hash, data); err != nil {
+		t.Fatal(err)
+	}
+	copts, _ := FromMCS(mcs.Options{})
+	cfg.Tasks, cfg.MaxDepth = 16, 8
+	roots, err := rootTasks(c.g, c.h, mcs.Options{}, copts, hash, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	job := JobID(hash, copts)
+	plan := Record{Protocol: protocol, Kind: kindPlan, Job: job, Roots: roots}
+	if _, err := conn.JS.Publish(ctx, resultSubject(job, kindPlan), []byte(mustJSON(t, plan))); err != nil {
+		t.Fatal(err)
+	}
+	inProcessWorkers(t, srv, 2, logWriter{t})
+	res, err := SolveMCS(ctx, cfg, c.g, c.h, mcs.Options{})
+	checkResult(t, c, res, err)
+	if !res.Resumed || res.Roots != len(roots) {
+		t.Errorf("resumed %v with %d roots, want the plan's %d", res.Resumed, res.Roots, len(roots))
+	}
+}

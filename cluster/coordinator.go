@@ -138,6 +138,25 @@ func (l *ledger) take(r *Record) {
 
 func (l *ledger) proven() bool { return l.plan && l.finished == len(l.expected) }
 
+// rootTasks splits the search tree into the job's root tasks.
+func rootTasks(g, h *core.Graph, opts mcs.Options, copts MCSOptions, hash string, cfg CoordinatorConfig) ([]Task, error) {
+	pr, err := mcs.Prepare(g, h, opts)
+	if err != nil {
+		return nil, err
+	}
+	subs, err := pr.Expand(cfg.Tasks, cfg.MaxDepth)
+	if err != nil {
+		return nil, err
+	}
+	job := JobID(hash, copts)
+	roots := make([]Task, 0, len(subs))
+	for _, s := range subs {
+		roots = append(roots, Task{Protocol: protocol, Problem: "mcs", Job: job, ID: taskID(job, s.Path), Instance: hash,
+			Options: copts, Path: fromSteps(s.Path), Bound: s.Bound, Budget: cfg.Budget})
+	}
+	return roots, nil
+}
+
 // SolveMCS finds a maximum common induced subgraph of g and h on the
 // workers of the cluster at cfg.URL. It resumes the job if the streams
 // already hold it (same graphs and options). The result is proven when
@@ -233,17 +252,8 @@ func SolveMCS(ctx context.Context, cfg CoordinatorConfig, g, h *core.Graph, opts
 	}
 	var roots []Task
 	if !resumed {
-		pr, err := mcs.Prepare(g, h, opts)
-		if err != nil {
+		if roots, err = rootTasks(g, h, opts, copts, hash, cfg); err != nil {
 			return Result{}, err
-		}
-		subs, err := pr.Expand(cfg.Tasks, cfg.MaxDepth)
-		if err != nil {
-			return Result{}, err
-		}
-		for _, s := range subs {
-			roots = append(roots, Task{Protocol: protocol, Problem: "mcs", Job: job, ID: taskID(job, s.Path), Instance: hash,
-				Options: copts, Path: fromSteps(s.Path), Bound: s.Bound, Budget: cfg.Budget})
 		}
 		// The plan goes first: from then on the job can be resumed.
 		if b, _ := json.Marshal(Record{Roots: roots}); int64(len(b)) > conn.NC.MaxPayload() {
