@@ -330,6 +330,13 @@ func TestWrongTokenRefused(t *testing.T) {
 			t.Errorf("token %q: got %v, want a refusal", token, err)
 		}
 	}
+	// The right token in the URL is let in.
+	withToken := strings.Replace(srv.URL(), "nats://", "nats://"+srv.Token+"@", 1)
+	conn, err := Connect(withToken, "", "test")
+	if err != nil {
+		t.Fatalf("token in the URL: %v", err)
+	}
+	conn.Close()
 	// And a coordinator likewise.
 	g := randomGraph(rand.New(rand.NewPCG(1, 1)), 5, 0.5)
 	if _, err := SolveMCS(context.Background(), CoordinatorConfig{URL: srv.URL(), Token: "wrong"}, g, g, mcs.Options{}); err == nil {

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/arbor-gpu/arbor/cluster"
 	"github.com/arbor-gpu/arbor/core"
 )
 
@@ -186,5 +187,17 @@ func TestMCSClusterEmbedded(t *testing.T) {
 	}
 	if code, _, _ := runCLI(t, "worker"); code != 2 {
 		t.Errorf("worker without --cluster: exit %d, want 2", code)
+	}
+}
+
+func TestWorkerWrongToken(t *testing.T) {
+	srv, err := cluster.StartServer(t.TempDir(), "right")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Shutdown()
+	code, _, stderr := runCLI(t, "worker", "--cluster", srv.URL(), "--cluster-token", "wrong")
+	if code != 1 || !strings.Contains(stderr, "wrong or missing token") {
+		t.Errorf("exit %d, stderr %q: want a refusal", code, stderr)
 	}
 }
