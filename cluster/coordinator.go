@@ -53,7 +53,9 @@ type Progress struct {
 type Result struct {
 	Job     string
 	Size    int
-	Mapping [][2]int
+	Mapping [][2]int // common subgraph: pairs of input vertex ids
+	Cover   []int    // vertex cover: input vertex ids
+	Found   bool     // vertex cover: Cover is a cover
 	Proven  bool
 	Tasks   int   // tasks finished (roots and split-off ones)
 	Roots   int   // root tasks published
@@ -70,19 +72,29 @@ type ledger struct {
 	expected map[string]bool
 	done     map[string]*Record
 	finished int // expected tasks with a done record
+	minimize bool
+	has      bool // a solution is known (vertex cover: a cover)
 	size     int
 	mapping  [][2]int
+	cover    []int
 	nodes    int64
 	roots    []Task
 	plan     bool
 	ended    *Record
 }
 
-func newLedger() *ledger { return &ledger{expected: map[string]bool{}, done: map[string]*Record{}} }
+func newLedger(minimize bool) *ledger {
+	return &ledger{expected: map[string]bool{}, done: map[string]*Record{}, minimize: minimize}
+}
 
-func (l *ledger) offer(size int, m [][2]int) {
-	if size > l.size {
-		l.size, l.mapping = size, m
+// offer keeps r's solution if it is better than the best known.
+func (l *ledger) offer(r *Record) {
+	switch {
+	case !r.certified():
+	case l.minimize && (!l.has || r.Size < l.size):
+		l.has, l.size, l.cover = true, r.Size, r.Cover
+	case !l.minimize && r.Size > l.size:
+		l.has, l.size, l.mapping = true, r.Size, r.Mapping
 	}
 }
 
@@ -116,7 +128,7 @@ func (l *ledger) take(r *Record) {
 			l.expect(t.ID)
 		}
 	case kindDone:
-		l.offer(r.Size, r.Mapping)
+		l.offer(r)
 		if l.done[r.Task] != nil {
 			return // a duplicate: the first record of a task counts
 		}
@@ -129,7 +141,7 @@ func (l *ledger) take(r *Record) {
 			}
 		}
 	case kindBest, kindEnd:
-		l.offer(r.Size, r.Mapping)
+		l.offer(r)
 		if r.Kind == kindEnd {
 			l.ended = r
 		}
@@ -163,11 +175,43 @@ func rootTasks(g, h *core.Graph, opts mcs.Options, copts MCSOptions, hash string
 // every task was accounted for; the mapping is checked with mcs.Verify.
 // Cancelling ctx returns the best known so far, unproven, with ctx's error.
 func SolveMCS(ctx context.Context, cfg CoordinatorConfig, g, h *core.Graph, opts mcs.Options) (Result, error) {
-	start := time.Now()
 	copts, err := FromMCS(opts)
 	if err != nil {
 		return Result{}, err
 	}
+	data, hash, err := encodeMCS(g, h)
+	if err != nil {
+		return Result{}, err
+	}
+	return runJob(ctx, cfg, jobSpec{
+		data: data, hash: hash, job: JobID(hash, copts),
+		roots: func(cfg CoordinatorConfig) ([]Task, error) { return rootTasks(g, h, opts, copts, hash, cfg) },
+		verify: func(r *Record) error {
+			if len(r.Cover) > 0 || r.Found {
+				return errors.New("a vertex cover in a common subgraph job")
+			}
+			return mcs.Verify(g, h, r.Mapping, opts)
+		},
+	})
+}
+
+// jobSpec is what runJob needs to know of a problem.
+type jobSpec struct {
+	data     []byte // the canonical instance
+	hash     string
+	job      string
+	minimize bool
+	start    *Record // a solution known from the outset (vertex cover: every vertex)
+	roots    func(CoordinatorConfig) ([]Task, error)
+	verify   func(*Record) error // checks a record's certificate
+}
+
+// runJob uploads the instance, publishes the root tasks unless the job is
+// in the streams already, and follows the records until every task is
+// accounted for.
+func runJob(ctx context.Context, cfg CoordinatorConfig, spec jobSpec) (Result, error) {
+	start := time.Now()
+	var err error
 	if cfg.Tasks <= 0 {
 		cfg.Tasks = 256
 	}
@@ -185,11 +229,7 @@ func SolveMCS(ctx context.Context, cfg CoordinatorConfig, g, h *core.Graph, opts
 		out = io.Discard
 	}
 	lg := log.New(out, "arbor coordinator: ", log.LstdFlags)
-	data, hash, err := encodeMCS(g, h)
-	if err != nil {
-		return Result{}, err
-	}
-	job := JobID(hash, copts)
+	data, hash, job := spec.data, spec.hash, spec.job
 	conn, err := Connect(cfg.URL, cfg.Token, "arbor coordinator "+job)
 	if err != nil {
 		return Result{}, err
@@ -252,7 +292,7 @@ func SolveMCS(ctx context.Context, cfg CoordinatorConfig, g, h *core.Graph, opts
 	}
 	var roots []Task
 	if !resumed {
-		if roots, err = rootTasks(g, h, opts, copts, hash, cfg); err != nil {
+		if roots, err = spec.roots(cfg); err != nil {
 			return Result{}, err
 		}
 		// The plan goes first: from then on the job can be resumed.
@@ -283,11 +323,14 @@ func SolveMCS(ctx context.Context, cfg CoordinatorConfig, g, h *core.Graph, opts
 	stop := context.AfterFunc(ctx, it.Stop)
 	defer stop()
 
-	l := newLedger()
+	l := newLedger(spec.minimize)
+	if spec.start != nil {
+		l.offer(spec.start)
+	}
 	records := 0
 	checkedPublished := !resumed
 	result := func() Result {
-		return Result{Job: job, Size: l.size, Mapping: l.mapping, Proven: l.proven() || l.ended != nil, Tasks: l.finished,
+		return Result{Job: job, Size: l.size, Mapping: l.mapping, Cover: l.cover, Found: l.has, Proven: l.proven() || l.ended != nil, Tasks: l.finished,
 			Roots: len(l.roots), Nodes: l.nodes, Resumed: resumed, Elapsed: time.Since(start)}
 	}
 	for !l.proven() && l.ended == nil {
@@ -306,8 +349,8 @@ func SolveMCS(ctx context.Context, cfg CoordinatorConfig, g, h *core.Graph, opts
 		if err == nil && r.Kind == kindDone && !isHex(r.Task, 24) {
 			err = errors.New("done record without a valid task id")
 		}
-		if err == nil && r.Size > 0 {
-			if verr := mcs.Verify(g, h, r.Mapping, opts); verr != nil {
+		if err == nil && r.certified() {
+			if verr := spec.verify(r); verr != nil {
 				err = fmt.Errorf("%s record with an invalid mapping: %w", r.Kind, verr)
 			}
 		}
@@ -337,11 +380,12 @@ func SolveMCS(ctx context.Context, cfg CoordinatorConfig, g, h *core.Graph, opts
 		}
 	}
 	res := result()
-	if err := mcs.Verify(g, h, res.Mapping, opts); err != nil {
-		return res, fmt.Errorf("cluster: job %s: the final mapping fails verification: %w", job, err)
+	final := &Record{Size: res.Size, Mapping: res.Mapping, Cover: res.Cover, Found: res.Found, Nodes: res.Nodes}
+	if err := spec.verify(final); err != nil {
+		return res, fmt.Errorf("cluster: job %s: the final answer fails verification: %w", job, err)
 	}
 	if l.ended == nil {
-		if err := publish(kindEnd, Record{Size: res.Size, Mapping: res.Mapping, Nodes: res.Nodes}); err != nil {
+		if err := publish(kindEnd, *final); err != nil {
 			return res, err
 		}
 	}

@@ -101,7 +101,10 @@ type Record struct {
 	// done, best, end: the best solution found (a certificate: mapping of
 	// input vertex ids).
 	Size    int      `json:"size,omitempty"`
-	Mapping [][2]int `json:"mapping,omitempty"`
+	Mapping [][2]int `json:"mapping,omitempty"` // common subgraph
+	// vertex cover: Found says Cover (possibly empty) is a cover.
+	Cover []int `json:"cover,omitempty"`
+	Found bool  `json:"found,omitempty"`
 	// plan: the root tasks, so a restarted coordinator can publish them again.
 	Roots []Task `json:"roots,omitempty"`
 }
@@ -114,8 +117,19 @@ func decodeRecord(data []byte) (*Record, error) {
 	if r.Protocol != protocol {
 		return nil, fmt.Errorf("record protocol %d, want %d", r.Protocol, protocol)
 	}
-	if r.Size < 0 || r.Size != len(r.Mapping) && r.Kind != kindPlan && r.Kind != kindPublished {
-		return nil, fmt.Errorf("%s record: size %d with %d mapped pairs", r.Kind, r.Size, len(r.Mapping))
+	cert := len(r.Mapping)
+	if r.Found || len(r.Cover) > 0 {
+		if len(r.Mapping) > 0 || !r.Found {
+			return nil, fmt.Errorf("%s record: a cover and a mapping, or a cover not marked found", r.Kind)
+		}
+		cert = len(r.Cover)
+	}
+	if r.Size < 0 || r.Size != cert && r.Kind != kindPlan && r.Kind != kindPublished {
+		return nil, fmt.Errorf("%s record: size %d with a certificate of %d", r.Kind, r.Size, cert)
 	}
 	return &r, nil
 }
+
+// certified reports whether r carries a solution: a non-empty mapping, or
+// a cover.
+func (r *Record) certified() bool { return r.Found || len(r.Mapping) > 0 }
