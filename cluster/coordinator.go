@@ -330,7 +330,7 @@ func runJob(ctx context.Context, cfg CoordinatorConfig, spec jobSpec) (Result, e
 	records := 0
 	checkedPublished := !resumed
 	result := func() Result {
-		return Result{Job: job, Size: l.size, Mapping: l.mapping, Cover: l.cover, Found: l.has, Proven: l.proven() || l.ended != nil, Tasks: l.finished,
+		return Result{Job: job, Size: l.size, Mapping: l.mapping, Cover: l.cover, Found: l.has && spec.minimize, Proven: l.proven() || l.ended != nil, Tasks: l.finished,
 			Roots: len(l.roots), Nodes: l.nodes, Resumed: resumed, Elapsed: time.Since(start)}
 	}
 	for !l.proven() && l.ended == nil {
