@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/arbor-gpu/arbor/algorithms/mcs"
+	"github.com/arbor-gpu/arbor/algorithms/vertexcover"
 	"github.com/arbor-gpu/arbor/core"
 	"github.com/arbor-gpu/arbor/internal/dataset"
 )
@@ -463,4 +464,82 @@ func TestResumeAfterPlan(t *testing.T) {
 	if !res.Resumed || res.Roots != len(roots) {
 		t.Errorf("resumed %v with %d roots, want the plan's %d", res.Resumed, res.Roots, len(roots))
 	}
+}
+
+// vcCase is a vertex cover instance with its minimum.
+type vcCase struct {
+	name string
+	g    *core.Graph
+	min  int
+}
+
+func vcCases(t *testing.T) []vcCase {
+	t.Helper()
+	rng := rand.New(rand.NewPCG(5, 8))
+	var out []vcCase
+	for i := 0; i < 3; i++ {
+		g := randomGraph(rng, 50+10*i, 0.1)
+		res, err := vertexcover.Solve(context.Background(), g, vertexcover.Options{Threads: 1})
+		if err != nil || !res.Proven {
+			t.Fatalf("reference solve: %v", err)
+		}
+		out = append(out, vcCase{fmt.Sprintf("random%d", i), g, len(res.Cover)})
+	}
+	if dir := dataset.Path("vc/pace2019"); dir != "" {
+		for _, c := range []struct {
+			file string
+			min  int
+		}{{"vc-exact_005.gr", 129}, {"vc-exact_019.gr", 130}} {
+			g, err := core.ReadGraph(filepath.Join(dir, c.file), core.ReadOptions{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			out = append(out, vcCase{c.file, g, c.min})
+		}
+	} else {
+		t.Log("vc/pace2019 absent: generated graphs only")
+	}
+	return out
+}
+
+func checkVC(t *testing.T, c vcCase, res Result, err error) {
+	t.Helper()
+	if err != nil {
+		t.Fatalf("%s: %v", c.name, err)
+	}
+	if !res.Proven || !res.Found || res.Size != c.min || len(res.Cover) != c.min {
+		t.Fatalf("%s: cover of %d (found %v, proven %v), want %d proven", c.name, res.Size, res.Found, res.Proven, c.min)
+	}
+	if err := vertexcover.Verify(c.g, res.Cover); err != nil {
+		t.Fatalf("%s: %v", c.name, err)
+	}
+}
+
+func TestVCInProcessWorkers(t *testing.T) {
+	srv := startServer(t)
+	inProcessWorkers(t, srv, 3, logWriter{t})
+	split := false
+	for _, c := range vcCases(t) {
+		cfg := testConfig(srv)
+		cfg.Budget = 500
+		res, err := SolveVC(deadline(t), cfg, c.g)
+		checkVC(t, c, res, err)
+		split = split || res.Tasks > res.Roots
+		t.Logf("%s: cover %d, %d tasks (%d roots), %d nodes, %v", c.name, res.Size, res.Tasks, res.Roots, res.Nodes, res.Elapsed)
+	}
+	if !split {
+		t.Error("no vc task ran over its budget: splitting went untested")
+	}
+}
+
+func TestVCWorkerProcesses(t *testing.T) {
+	cases := vcCases(t)
+	emb, err := StartEmbedded(4, logWriter{t}, testWorkerCommand(false))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer emb.Close()
+	c := cases[len(cases)-1]
+	res, err := SolveVC(deadline(t), testConfig(emb.Server), c.g)
+	checkVC(t, c, res, err)
 }

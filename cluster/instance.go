@@ -22,11 +22,11 @@ type graphData struct {
 	EdgeLabels   []int32 `json:"edge_labels,omitempty"`
 }
 
-// instanceData is an MCS instance: the two graphs.
+// instanceData is an instance: the two graphs of mcs, the graph of vc.
 type instanceData struct {
-	Problem string    `json:"problem"` // "mcs"
-	G       graphData `json:"g"`
-	H       graphData `json:"h"`
+	Problem string     `json:"problem"` // "mcs" or "vc"
+	G       graphData  `json:"g"`
+	H       *graphData `json:"h,omitempty"`
 }
 
 func toData(g *core.Graph) graphData {
@@ -46,7 +46,14 @@ func (d graphData) graph(name string) (*core.Graph, error) {
 
 // encodeMCS returns the canonical bytes of the pair and their sha256 (hex).
 func encodeMCS(g, h *core.Graph) ([]byte, string, error) {
-	b, err := json.Marshal(instanceData{Problem: "mcs", G: toData(g), H: toData(h)})
+	hd := toData(h)
+	return encodeInstance(instanceData{Problem: "mcs", G: toData(g), H: &hd})
+}
+
+// encodeInstance returns the canonical bytes of an instance and their
+// sha256 (hex).
+func encodeInstance(d instanceData) ([]byte, string, error) {
+	b, err := json.Marshal(d)
 	if err != nil {
 		return nil, "", fmt.Errorf("cluster: encoding the instance: %w", err)
 	}
@@ -54,28 +61,43 @@ func encodeMCS(g, h *core.Graph) ([]byte, string, error) {
 	return b, hex.EncodeToString(sum[:]), nil
 }
 
-// decodeMCS checks data against its hash and reads the two graphs.
-func decodeMCS(data []byte, hash string) (*core.Graph, *core.Graph, error) {
+// instance is a decoded instance.
+type instance struct {
+	problem string
+	g, h    *core.Graph
+}
+
+// decodeInstance checks data against its hash and reads the graphs.
+func decodeInstance(data []byte, hash string) (*instance, error) {
 	sum := sha256.Sum256(data)
 	if got := hex.EncodeToString(sum[:]); got != hash {
-		return nil, nil, fmt.Errorf("instance %.12s…: the stored bytes hash to %.12s…", hash, got)
+		return nil, fmt.Errorf("instance %.12s…: the stored bytes hash to %.12s…", hash, got)
 	}
 	var d instanceData
 	if err := json.Unmarshal(data, &d); err != nil {
-		return nil, nil, fmt.Errorf("instance %.12s…: %w", hash, err)
-	}
-	if d.Problem != "mcs" {
-		return nil, nil, fmt.Errorf("instance %.12s…: problem %q, want mcs", hash, d.Problem)
+		return nil, fmt.Errorf("instance %.12s…: %w", hash, err)
 	}
 	g, err := d.G.graph("G")
 	if err != nil {
-		return nil, nil, fmt.Errorf("instance %.12s…: %w", hash, err)
+		return nil, fmt.Errorf("instance %.12s…: %w", hash, err)
 	}
-	h, err := d.H.graph("H")
-	if err != nil {
-		return nil, nil, fmt.Errorf("instance %.12s…: %w", hash, err)
+	inst := &instance{problem: d.Problem, g: g}
+	switch d.Problem {
+	case "mcs":
+		if d.H == nil {
+			return nil, fmt.Errorf("instance %.12s…: a common subgraph instance with one graph", hash)
+		}
+		if inst.h, err = d.H.graph("H"); err != nil {
+			return nil, fmt.Errorf("instance %.12s…: %w", hash, err)
+		}
+	case "vc":
+		if err := vcGraphOK(g); err != nil {
+			return nil, fmt.Errorf("instance %.12s…: %w", hash, err)
+		}
+	default:
+		return nil, fmt.Errorf("instance %.12s…: unknown problem %q", hash, d.Problem)
 	}
-	return g, h, nil
+	return inst, nil
 }
 
 // MCSOptions are the options of mcs.Options a distributed search honours.

@@ -15,13 +15,16 @@ const protocol = 1
 // Task is one subtree to search: self-contained, it names the instance by
 // hash and carries the options, so any worker can take it.
 type Task struct {
-	Protocol  int        `json:"protocol"`
-	Problem   string     `json:"problem"` // "mcs"
-	Job       string     `json:"job"`
-	ID        string     `json:"id"`
-	Instance  string     `json:"instance"` // sha256 of the canonical instance bytes
-	Options   MCSOptions `json:"options"`
-	Path      [][2]int32 `json:"path"` // steps (v, w) from the root; w = −1: v unmatched
+	Protocol int        `json:"protocol"`
+	Problem  string     `json:"problem"` // "mcs" or "vc"
+	Job      string     `json:"job"`
+	ID       string     `json:"id"`
+	Instance string     `json:"instance"` // sha256 of the canonical instance bytes
+	Options  MCSOptions `json:"options"`
+	// Path: the decisions from the root. mcs: (v, w) match v to w in the
+	// search's numbering, w = −1 leaves v unmatched; vc: (v, 1) puts input
+	// vertex v in the cover, (v, 0) its live neighbours instead.
+	Path      [][2]int32 `json:"path"`
 	Bound     int        `json:"bound"`
 	Incumbent int        `json:"incumbent"` // best size known when published: a hint, never used to prune
 	Budget    int64      `json:"budget"`    // nodes before splitting (0: none)
@@ -52,8 +55,8 @@ func decodeTask(data []byte) (*Task, error) {
 	switch {
 	case t.Protocol != protocol:
 		return nil, fmt.Errorf("task protocol %d, this worker speaks %d", t.Protocol, protocol)
-	case t.Problem != "mcs":
-		return nil, fmt.Errorf("task for problem %q, want mcs", t.Problem)
+	case t.Problem != "mcs" && t.Problem != "vc":
+		return nil, fmt.Errorf("task for problem %q, want mcs or vc", t.Problem)
 	case !isHex(t.Job, 24) || !isHex(t.ID, 24) || !isHex(t.Instance, 64):
 		return nil, errors.New("task without a valid job, id or instance hash")
 	case t.Job != JobID(t.Instance, t.Options):

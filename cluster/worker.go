@@ -145,12 +145,12 @@ func (w *worker) hear(m *nats.Msg) {
 		w.ended[r.Job] = true
 	}
 	w.mu.Unlock()
-	if j == nil || r.Size == 0 {
+	if j == nil || !r.certified() {
 		return // not a job this worker works on (it catches up when it does)
 	}
-	// A size is trusted only with a mapping that proves it: a false one
-	// would prune the optimum away.
-	if err := mcs.Verify(j.g, j.h, r.Mapping, j.opts); err != nil {
+	// A size is trusted only with a certificate that proves it: a false
+	// one would prune the optimum away.
+	if err := j.verify(r); err != nil {
 		w.log.Printf("ignored a %s record of job %s: %v", kind, r.Job, err)
 		return
 	}
@@ -163,7 +163,7 @@ func (w *worker) raiseBest(job string, size int) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	j := w.jobs[job]
-	if j == nil || size <= j.best {
+	if j == nil || !j.better(size, j.best) {
 		return
 	}
 	j.best = size
@@ -221,7 +221,11 @@ func (w *worker) handle(ctx context.Context, msg jetstream.Msg) {
 	if w.cfg.BeforeSolve != nil {
 		w.cfg.BeforeSolve(t)
 	}
-	if err := w.solve(ctx, msg, t, j); err != nil {
+	solve := w.solve
+	if t.Problem == "vc" {
+		solve = w.solveVC
+	}
+	if err := solve(ctx, msg, t, j); err != nil {
 		if ctx.Err() != nil {
 			_ = msg.Nak() // shutting down: someone else takes it now
 			return
@@ -241,10 +245,15 @@ type badTaskError struct{ error }
 // jobState is what a worker keeps per job: the instance, prepared, and
 // the best size heard of.
 type jobState struct {
-	g, h *core.Graph
-	opts mcs.Options
-	pr   *mcs.Prepared
-	best int
+	problem string
+	g, h    *core.Graph
+	opts    mcs.Options
+	pr      *mcs.Prepared // mcs
+	best    int           // the best size known (vc: the smallest cover)
+	// better says whether size a beats size b; verify checks a record's
+	// certificate against the instance.
+	better func(a, b int) bool
+	verify func(*Record) error
 }
 
 // job returns the state of a task's job, fetching the instance by hash and
@@ -256,23 +265,39 @@ func (w *worker) job(ctx context.Context, t *Task) (*jobState, error) {
 	if j != nil {
 		return j, nil
 	}
-	opts, err := t.Options.MCS()
-	if err != nil {
-		return nil, err
-	}
 	data, err := w.obs.GetBytes(ctx, t.Instance)
 	if err != nil {
 		return nil, fmt.Errorf("fetching instance %.12s…: %w", t.Instance, err)
 	}
-	g, h, err := decodeMCS(data, t.Instance)
+	inst, err := decodeInstance(data, t.Instance)
 	if err != nil {
 		return nil, err
 	}
-	pr, err := mcs.Prepare(g, h, opts)
-	if err != nil {
-		return nil, err
+	if inst.problem != t.Problem {
+		return nil, fmt.Errorf("a %s task for a %s instance", t.Problem, inst.problem)
 	}
-	j = &jobState{g: g, h: h, opts: opts, pr: pr}
+	switch t.Problem {
+	case "mcs":
+		opts, err := t.Options.MCS()
+		if err != nil {
+			return nil, err
+		}
+		pr, err := mcs.Prepare(inst.g, inst.h, opts)
+		if err != nil {
+			return nil, err
+		}
+		g, h := inst.g, inst.h
+		j = &jobState{problem: "mcs", g: g, h: h, opts: opts, pr: pr,
+			better: func(a, b int) bool { return a > b },
+			verify: func(r *Record) error {
+				if r.Found {
+					return errors.New("a cover in a common subgraph job")
+				}
+				return mcs.Verify(g, h, r.Mapping, opts)
+			}}
+	case "vc":
+		j = newVCJob(inst.g)
+	}
 	w.mu.Lock()
 	if len(w.jobs) >= 8 {
 		clear(w.jobs) // a worker serves few jobs at a time; keep memory bounded
@@ -282,16 +307,15 @@ func (w *worker) job(ctx context.Context, t *Task) (*jobState, error) {
 	// A worker joining a job late catches up with its incumbent from the
 	// stream (the last improvement published); from now on it hears them.
 	if m, err := w.results.GetLastMsgForSubject(ctx, resultSubject(t.Job, kindBest)); err == nil {
-		if r, err := decodeRecord(m.Data); err == nil && r.Job == t.Job && r.Size > 0 && mcs.Verify(g, h, r.Mapping, opts) == nil {
+		if r, err := decodeRecord(m.Data); err == nil && r.Job == t.Job && r.certified() && j.verify(r) == nil {
 			w.raiseBest(t.Job, r.Size)
 		}
 	}
 	return j, nil
 }
 
-// solve searches the task's subtree, publishes what it left as child
-// tasks, then its done record, then acks: in that order, so that a done
-// record always names children that exist.
+// solve searches an mcs task's subtree and completes it with what it
+// left as child tasks.
 func (w *worker) solve(ctx context.Context, msg jetstream.Msg, t *Task, j *jobState) error {
 	raise := make(chan int, 16)
 	w.mu.Lock()
@@ -308,31 +332,12 @@ func (w *worker) solve(ctx context.Context, msg jetstream.Msg, t *Task, j *jobSt
 		w.mu.Unlock()
 	}()
 
-	hbDone := make(chan struct{})
-	defer close(hbDone)
-	go func() {
-		tick := time.NewTicker(w.heartbeat)
-		defer tick.Stop()
-		for {
-			select {
-			case <-hbDone:
-				return
-			case <-tick.C:
-				if err := msg.InProgress(); err != nil {
-					w.log.Printf("task %s: heartbeat: %v", t.ID, err)
-				}
-			}
-		}
-	}()
+	stopBeat := w.heartbeats(msg, t)
+	defer stopBeat()
 
 	improved := func(m [][2]int) {
 		w.raiseBest(t.Job, len(m))
-		rec := Record{Protocol: protocol, Kind: kindBest, Job: t.Job, Task: t.ID, Size: len(m), Mapping: m, Worker: w.cfg.Name}
-		if b, err := json.Marshal(rec); err == nil {
-			if _, err := w.conn.JS.PublishAsync(resultSubject(t.Job, kindBest), b); err != nil {
-				w.log.Printf("task %s: publishing an incumbent: %v", t.ID, err)
-			}
-		}
+		w.publishBest(t, Record{Size: len(m), Mapping: m})
 	}
 	res, err := j.pr.SolveSubtree(ctx, t.steps(), mcs.SubtreeOptions{
 		Incumbent: incumbent, NodeBudget: t.Budget, Threads: w.cfg.Threads, Raise: raise, Improved: improved,
@@ -346,13 +351,59 @@ func (w *worker) solve(ctx context.Context, msg jetstream.Msg, t *Task, j *jobSt
 	w.mu.Lock()
 	known := j.best
 	w.mu.Unlock()
-	children := make([]string, 0, len(res.Rest))
+	var children []Task
 	for _, r := range res.Rest {
 		if r.Bound <= known {
 			continue // pruned by an incumbent heard of since
 		}
-		c := Task{Protocol: protocol, Problem: "mcs", Job: t.Job, ID: taskID(t.Job, r.Path), Instance: t.Instance,
-			Options: t.Options, Path: fromSteps(r.Path), Bound: r.Bound, Incumbent: known, Budget: t.Budget}
+		children = append(children, Task{Protocol: protocol, Problem: "mcs", Job: t.Job, ID: taskID(t.Job, r.Path), Instance: t.Instance,
+			Options: t.Options, Path: fromSteps(r.Path), Bound: r.Bound, Incumbent: known, Budget: t.Budget})
+	}
+	return w.complete(ctx, msg, t, children, Record{Nodes: res.Nodes, Size: res.Size, Mapping: res.Mapping})
+}
+
+// heartbeats tells JetStream every third of the ack wait that the task is
+// still being worked on, until the returned function is called.
+func (w *worker) heartbeats(msg jetstream.Msg, t *Task) (stop func()) {
+	done := make(chan struct{})
+	go func() {
+		tick := time.NewTicker(w.heartbeat)
+		defer tick.Stop()
+		for {
+			select {
+			case <-done:
+				return
+			case <-tick.C:
+				if err := msg.InProgress(); err != nil {
+					w.log.Printf("task %s: heartbeat: %v", t.ID, err)
+				}
+			}
+		}
+	}()
+	return func() { close(done) }
+}
+
+// publishBest sends an improved solution (with its certificate) to every
+// worker and to the results stream, without waiting: the search goes on.
+func (w *worker) publishBest(t *Task, rec Record) {
+	rec.Protocol, rec.Kind, rec.Job, rec.Task, rec.Worker = protocol, kindBest, t.Job, t.ID, w.cfg.Name
+	b, err := json.Marshal(rec)
+	if err != nil {
+		w.log.Printf("task %s: encoding an incumbent: %v", t.ID, err)
+		return
+	}
+	if _, err := w.conn.JS.PublishAsync(resultSubject(t.Job, kindBest), b); err != nil {
+		w.log.Printf("task %s: publishing an incumbent: %v", t.ID, err)
+	}
+}
+
+// complete publishes a solved task's children, then its done record (done
+// gives the nodes and the best found), then acks the task: in that order,
+// so that a done record always names children that exist.
+func (w *worker) complete(ctx context.Context, msg jetstream.Msg, t *Task, children []Task, done Record) error {
+	ids := make([]string, 0, len(children))
+	for i := range children {
+		c := &children[i]
 		if len(c.Path) <= len(t.Path) {
 			return fmt.Errorf("a subtask of %s is not below it (a bug)", t.ID)
 		}
@@ -363,10 +414,9 @@ func (w *worker) solve(ctx context.Context, msg jetstream.Msg, t *Task, j *jobSt
 		if _, err := w.conn.JS.Publish(ctx, taskSubject(t.Job), b, jetstream.WithMsgID(c.ID)); err != nil {
 			return fmt.Errorf("publishing subtask: %w", err)
 		}
-		children = append(children, c.ID)
+		ids = append(ids, c.ID)
 	}
-	done := Record{Protocol: protocol, Kind: kindDone, Job: t.Job, Task: t.ID, Children: children, Nodes: res.Nodes,
-		Worker: w.cfg.Name, Size: res.Size, Mapping: res.Mapping}
+	done.Protocol, done.Kind, done.Job, done.Task, done.Children, done.Worker = protocol, kindDone, t.Job, t.ID, ids, w.cfg.Name
 	b, err := json.Marshal(done)
 	if err != nil {
 		return err
