@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/arbor-gpu/arbor/algorithms/mcs"
+	"github.com/arbor-gpu/arbor/algorithms/vertexcover"
 	"github.com/arbor-gpu/arbor/cluster"
 	"github.com/arbor-gpu/arbor/core"
 )
@@ -42,35 +43,47 @@ func (c *clusterFlags) tokenOrEnv() string {
 	return os.Getenv(cluster.EnvToken)
 }
 
+// coordinator makes the coordinator's configuration; with --cluster
+// embedded it starts the loopback server and the local worker processes
+// (this binary's 'worker' command), which the returned function stops.
+func (c *clusterFlags) coordinator(e *env, workers, threads int, quiet bool) (cluster.CoordinatorConfig, func(), error) {
+	if c.taskNodes <= 0 || c.tasks <= 0 || c.ackWait <= 0 {
+		return cluster.CoordinatorConfig{}, nil, usagef("--task-nodes, --tasks and --ack-wait must be > 0")
+	}
+	cfg := cluster.CoordinatorConfig{URL: c.url, Token: c.tokenOrEnv(), Tasks: c.tasks, Budget: c.taskNodes, AckWait: c.ackWait, Log: e.stderr}
+	if c.url != "embedded" {
+		return cfg, func() {}, nil
+	}
+	if workers <= 0 {
+		workers = runtime.NumCPU()
+	}
+	if threads <= 0 {
+		threads = max(1, runtime.NumCPU()/workers)
+	}
+	exe, err := os.Executable()
+	if err != nil {
+		return cfg, nil, fmt.Errorf("finding the arbor binary for local workers: %w", err)
+	}
+	emb, err := cluster.StartEmbedded(workers, e.stderr, func(int) *exec.Cmd {
+		return exec.Command(exe, "worker", "--threads", strconv.Itoa(threads))
+	})
+	if err != nil {
+		return cfg, nil, err
+	}
+	cfg.URL, cfg.Token = emb.Server.URL(), emb.Server.Token
+	if !quiet {
+		fmt.Fprintf(e.stderr, "arbor: embedded NATS server at %s, %d local workers of %d threads\n", cfg.URL, workers, threads)
+	}
+	return cfg, emb.Close, nil
+}
+
 // runMCSCluster is 'arbor mcs G H --cluster ...'.
 func runMCSCluster(e *env, cf clusterFlags, workers, threads int, names [2]string, g, h *core.Graph, opts mcs.Options, asJSON, verify bool) error {
-	if cf.taskNodes <= 0 || cf.tasks <= 0 || cf.ackWait <= 0 {
-		return usagef("--task-nodes, --tasks and --ack-wait must be > 0")
+	cfg, closeCluster, err := cf.coordinator(e, workers, threads, asJSON)
+	if err != nil {
+		return err
 	}
-	cfg := cluster.CoordinatorConfig{URL: cf.url, Token: cf.tokenOrEnv(), Tasks: cf.tasks, Budget: cf.taskNodes, AckWait: cf.ackWait, Log: e.stderr}
-	if cf.url == "embedded" {
-		if workers <= 0 {
-			workers = runtime.NumCPU()
-		}
-		if threads <= 0 {
-			threads = max(1, runtime.NumCPU()/workers)
-		}
-		exe, err := os.Executable()
-		if err != nil {
-			return fmt.Errorf("finding the arbor binary for local workers: %w", err)
-		}
-		emb, err := cluster.StartEmbedded(workers, e.stderr, func(int) *exec.Cmd {
-			return exec.Command(exe, "worker", "--threads", strconv.Itoa(threads))
-		})
-		if err != nil {
-			return err
-		}
-		defer emb.Close()
-		cfg.URL, cfg.Token = emb.Server.URL(), emb.Server.Token
-		if !asJSON {
-			fmt.Fprintf(e.stderr, "arbor: embedded NATS server at %s, %d local workers of %d threads\n", cfg.URL, workers, threads)
-		}
-	}
+	defer closeCluster()
 	ctx := e.ctx
 	if opts.Timeout > 0 {
 		var cancel context.CancelFunc
@@ -164,4 +177,77 @@ func runWorker(e *env) error {
 		return usagef("worker needs --cluster nats://HOST:4222 (or $%s)", cluster.EnvURL)
 	}
 	return cluster.RunWorker(e.ctx, cfg)
+}
+
+// runVCCluster is 'arbor vc GRAPH --cluster ...': a minimum vertex cover.
+func runVCCluster(e *env, cf clusterFlags, workers, threads int, name string, g *core.Graph, timeout time.Duration, asJSON, verify bool, out string) error {
+	cfg, closeCluster, err := cf.coordinator(e, workers, threads, asJSON)
+	if err != nil {
+		return err
+	}
+	defer closeCluster()
+	ctx := e.ctx
+	if timeout > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, timeout)
+		defer cancel()
+	}
+	prog := newProgress(e)
+	cfg.Progress = func(p cluster.Progress) {
+		prog.Update(fmt.Sprintf("best %d  tasks %d/%d  nodes %d", p.Size, p.Done, p.Tasks, p.Nodes))
+	}
+	res, err := cluster.SolveVC(ctx, cfg, g)
+	prog.Done()
+	if err != nil && !(ctx.Err() != nil && errors.Is(err, ctx.Err())) {
+		return err
+	}
+	// Every vertex is a cover, so there is always one to report.
+	if verify {
+		if err := vertexcover.Verify(g, res.Cover); err != nil {
+			return fmt.Errorf("%s: verification failed: %w", name, err)
+		}
+	}
+	if out != "" {
+		f, err := os.Create(out)
+		if err != nil {
+			return err
+		}
+		werr := vertexcover.WriteSolution(f, g.N, res.Cover)
+		if cerr := f.Close(); werr == nil {
+			werr = cerr
+		}
+		if werr != nil {
+			return fmt.Errorf("writing %s: %w", out, werr)
+		}
+	}
+	if asJSON {
+		return json.NewEncoder(e.stdout).Encode(struct {
+			Graph    string  `json:"graph"`
+			N        int     `json:"n"`
+			M        int     `json:"m"`
+			Size     int     `json:"size"`
+			Proven   bool    `json:"proven"`
+			Found    bool    `json:"found"`
+			Nodes    int64   `json:"nodes"`
+			Engine   string  `json:"engine"`
+			Seconds  float64 `json:"seconds"`
+			Job      string  `json:"job"`
+			Tasks    int     `json:"tasks"`
+			Roots    int     `json:"roots"`
+			Resumed  bool    `json:"resumed"`
+			Verified bool    `json:"verified"`
+			Cover    []int   `json:"cover"`
+		}{name, g.N, g.Edges(), res.Size, res.Proven, res.Found, res.Nodes, "cluster", res.Elapsed.Seconds(),
+			res.Job, res.Tasks, res.Roots, res.Resumed, verify, oneBased(res.Cover)})
+	}
+	status := "unproven (stopped early)"
+	if res.Proven {
+		status = "proven minimum"
+	}
+	if verify {
+		status += ", cover verified"
+	}
+	fmt.Fprintf(e.stdout, "%s: n=%d m=%d  cover %d  %s  nodes %d  %v  engine cluster (job %s: %d tasks from %d roots)\n",
+		name, g.N, g.Edges(), res.Size, status, res.Nodes, res.Elapsed.Round(time.Millisecond), res.Job, res.Tasks, res.Roots)
+	return nil
 }
