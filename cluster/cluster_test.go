@@ -540,6 +540,14 @@ func TestVCWorkerProcesses(t *testing.T) {
 	}
 	defer emb.Close()
 	c := cases[len(cases)-1]
-	res, err := SolveVC(deadline(t), testConfig(emb.Server), c.g)
+	// The default start: one root task, the whole graph, split as it runs
+	// over its budget.
+	cfg := testConfig(emb.Server)
+	cfg.Tasks, cfg.Budget = 0, 300
+	res, err := SolveVC(deadline(t), cfg, c.g)
 	checkVC(t, c, res, err)
+	if res.Roots != 1 || res.Tasks <= 1 {
+		t.Errorf("%s: %d roots, %d tasks: want one root, split", c.name, res.Roots, res.Tasks)
+	}
+	t.Logf("%s: cover %d, %d tasks, %d nodes, %v", c.name, res.Size, res.Tasks, res.Nodes, res.Elapsed)
 }

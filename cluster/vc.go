@@ -18,12 +18,24 @@ import (
 // decisions on input vertices from the whole graph: (v, 1) puts v in the
 // cover, (v, 0) leaves v out and so puts its live neighbours in; what is
 // left is the residual graph, which a worker hands to the local engine
-// (vertexcover.Solve, all its reductions and bounds) in parameterized mode:
-// "a cover of the residual graph smaller than the incumbent allows", asked
-// again with a smaller bound each time one is found. A task that runs over
-// its node budget branches once more, on a vertex of largest residual
-// degree, and publishes the two children: the search it did is lost (at
-// most the budget), the subtree is covered by the children.
+// (vertexcover.Solve, all its reductions and bounds) asking for covers
+// smaller than the incumbent allows (Options.Below). A task that runs over
+// its node budget branches the residual graph breadth first into up to
+// vcFanout children and publishes them: the search it did is lost (at most
+// the budget), the subtree is covered by the children. The job starts as
+// one task, the whole graph: an instance the reductions settle never gets
+// split (the engine's reductions beat any branching done before them).
+
+// vcFanout is how many children a vc task that runs over its budget
+// splits into: enough for the workers to fill up after a few splits.
+const vcFanout = 16
+
+// Defaults of a vc job: one root; nodes of the vertex cover engine cost
+// about 100 times those of McSplit.
+const (
+	vcDefaultTasks  = 1
+	vcDefaultBudget = 20_000
+)
 
 // vcGraphOK checks that g is a vertex cover instance.
 func vcGraphOK(g *core.Graph) error {
@@ -131,41 +143,49 @@ func vcChildren(path [][2]int32, r *core.Graph, ids []int) [][][2]int32 {
 	return [][][2]int32{in, out}
 }
 
-// vcRootTasks branches breadth first from the whole graph until there are
-// at least cfg.Tasks tasks (or paths of cfg.MaxDepth decisions); the
-// bound of a task is the size of the cover its path forces.
-func vcRootTasks(g *core.Graph, hash, job string, cfg CoordinatorConfig) ([]Task, error) {
-	queue := [][][2]int32{{}}
+// vcExpand branches breadth first from the node at path until there are
+// at least target nodes (or paths of maxDepth decisions), returning the
+// paths of the nodes, none of whose forced covers reaches best.
+func vcExpand(g *core.Graph, path [][2]int32, target, maxDepth, best int) ([][][2]int32, error) {
+	queue := [][][2]int32{path}
 	var final [][][2]int32
-	for len(queue) > 0 && len(queue)+len(final) < cfg.Tasks {
-		path := queue[0]
+	for len(queue) > 0 && len(queue)+len(final) < target {
+		p := queue[0]
 		queue = queue[1:]
-		alive, _, err := vcApply(g, path)
+		alive, forced, err := vcApply(g, p)
 		if err != nil {
 			return nil, err
+		}
+		if len(forced) >= best {
+			continue // no better cover below
 		}
 		r, ids, err := vcResidual(g, alive)
 		if err != nil {
 			return nil, err
 		}
-		if r.N == 0 || len(path) >= cfg.MaxDepth {
-			final = append(final, path)
+		if r.N == 0 || len(p) >= maxDepth {
+			final = append(final, p)
 			continue
 		}
-		queue = append(queue, vcChildren(path, r, ids)...)
+		queue = append(queue, vcChildren(p, r, ids)...)
 	}
-	var roots []Task
-	for _, path := range append(final, queue...) {
-		_, forced, err := vcApply(g, path)
+	return append(final, queue...), nil
+}
+
+// vcTasks makes the tasks of paths, smallest forced cover first (the
+// likeliest to hold the optimum).
+func vcTasks(g *core.Graph, paths [][][2]int32, hash, job string, incumbent int, budget int64) ([]Task, error) {
+	var tasks []Task
+	for _, p := range paths {
+		_, forced, err := vcApply(g, p)
 		if err != nil {
 			return nil, err
 		}
-		roots = append(roots, Task{Protocol: protocol, Problem: "vc", Job: job, ID: vcTaskID(job, path), Instance: hash,
-			Path: path, Bound: len(forced), Budget: cfg.Budget})
+		tasks = append(tasks, Task{Protocol: protocol, Problem: "vc", Job: job, ID: vcTaskID(job, p), Instance: hash,
+			Path: p, Bound: len(forced), Incumbent: incumbent, Budget: budget})
 	}
-	// Smallest forced cover first: the likeliest to hold the optimum.
-	slices.SortStableFunc(roots, func(a, b Task) int { return a.Bound - b.Bound })
-	return roots, nil
+	slices.SortStableFunc(tasks, func(a, b Task) int { return a.Bound - b.Bound })
+	return tasks, nil
 }
 
 // SolveVC finds a minimum vertex cover of g on the workers of the cluster
@@ -184,10 +204,22 @@ func SolveVC(ctx context.Context, cfg CoordinatorConfig, g *core.Graph) (Result,
 		all[v] = v
 	}
 	vj := newVCJob(g)
+	if cfg.Tasks <= 0 {
+		cfg.Tasks = vcDefaultTasks
+	}
+	if cfg.Budget <= 0 {
+		cfg.Budget = vcDefaultBudget
+	}
 	return runJob(ctx, cfg, jobSpec{
 		data: data, hash: hash, job: job, minimize: true,
-		start:  &Record{Found: true, Size: g.N, Cover: all},
-		roots:  func(cfg CoordinatorConfig) ([]Task, error) { return vcRootTasks(g, hash, job, cfg) },
+		start: &Record{Found: true, Size: g.N, Cover: all},
+		roots: func(cfg CoordinatorConfig) ([]Task, error) {
+			paths, err := vcExpand(g, nil, cfg.Tasks, cfg.MaxDepth, g.N+1)
+			if err != nil {
+				return nil, err
+			}
+			return vcTasks(g, paths, hash, job, g.N, cfg.Budget)
+		},
 		verify: vj.verify,
 	})
 }
@@ -207,83 +239,65 @@ func (w *worker) solveVC(ctx context.Context, msg jetstream.Msg, t *Task, j *job
 	stopBeat := w.heartbeats(msg, t)
 	defer stopBeat()
 
-	var nodes int64
 	found := Record{}
+	w.mu.Lock()
+	below := j.best - len(forced) // residual covers must be smaller to improve
+	w.mu.Unlock()
+	if below <= 0 {
+		return w.complete(ctx, msg, t, nil, found) // forced alone is no better
+	}
 	offer := func(cover []int) {
-		if found.Found && len(cover) >= found.Size {
-			return
-		}
 		found = Record{Found: true, Size: len(cover), Cover: cover}
 		w.raiseBest(t.Job, len(cover))
-		w.publishBest(t, Record{Found: true, Size: len(cover), Cover: cover})
+		w.publishBest(t, found)
 	}
-	split := false
-	for {
-		w.mu.Lock()
-		k := j.best - 1 - len(forced) // residual covers must be ≤ k to improve
-		w.mu.Unlock()
-		if k < 0 {
-			break
-		}
-		if r.N == 0 {
-			offer(slices.Sorted(slices.Values(forced)))
-			break
-		}
-		sctx, cancel := context.WithCancel(ctx)
-		var over atomic.Bool
-		opts := vertexcover.Options{Parameterized: true, K: k, Threads: w.cfg.Threads, LocalSearch: -1, ProgressEvery: 5 * time.Millisecond}
-		if t.Budget > 0 {
-			base := nodes
-			opts.Progress = func(p vertexcover.Progress) {
-				if base+p.Nodes >= t.Budget {
-					over.Store(true)
-					cancel()
-				}
+	if r.N == 0 {
+		offer(slices.Sorted(slices.Values(forced)))
+		return w.complete(ctx, msg, t, nil, found)
+	}
+	sctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	var over atomic.Bool
+	opts := vertexcover.Options{Below: below, Threads: w.cfg.Threads, LocalSearch: -1, ProgressEvery: 5 * time.Millisecond}
+	if t.Budget > 0 {
+		opts.Progress = func(p vertexcover.Progress) {
+			if p.Nodes >= t.Budget {
+				over.Store(true)
+				cancel()
 			}
-		}
-		res, err := vertexcover.Solve(sctx, r, opts)
-		cancel()
-		if err != nil {
-			return badTaskError{err}
-		}
-		nodes += res.Nodes
-		if res.Cover != nil {
-			cover := slices.Clone(forced)
-			for _, v := range res.Cover {
-				cover = append(cover, ids[v])
-			}
-			slices.Sort(cover)
-			offer(cover)
-		}
-		if ctx.Err() != nil {
-			return ctx.Err()
-		}
-		if !res.Proven || over.Load() {
-			split = true
-			break
-		}
-		if res.Cover == nil {
-			break // no cover of ≤ k: the subtree holds nothing better
 		}
 	}
-	var children []Task
-	if split {
-		w.mu.Lock()
-		best := j.best
-		w.mu.Unlock()
-		for _, p := range vcChildren(t.Path, r, ids) {
-			_, f, err := vcApply(j.g, p)
-			if err != nil {
-				return err
-			}
-			if len(f) >= best {
-				continue // forced alone is no better than the incumbent
-			}
-			children = append(children, Task{Protocol: protocol, Problem: "vc", Job: t.Job, ID: vcTaskID(t.Job, p),
-				Instance: t.Instance, Path: p, Bound: len(f), Incumbent: best, Budget: t.Budget})
-		}
+	res, err := vertexcover.Solve(sctx, r, opts)
+	if err != nil {
+		return badTaskError{err}
 	}
-	found.Nodes = nodes
+	if res.Cover != nil && len(res.Cover) < below {
+		cover := slices.Clone(forced)
+		for _, v := range res.Cover {
+			cover = append(cover, ids[v])
+		}
+		slices.Sort(cover)
+		offer(cover)
+	}
+	if ctx.Err() != nil {
+		return ctx.Err()
+	}
+	found.Nodes = res.Nodes
+	if res.Proven && !over.Load() {
+		return w.complete(ctx, msg, t, nil, found)
+	}
+	// Over budget: branch, and leave the children to the cluster.
+	w.mu.Lock()
+	best := j.best
+	w.mu.Unlock()
+	paths, err := vcExpand(j.g, t.Path, vcFanout, len(t.Path)+8, best)
+	if err != nil {
+		return err
+	}
+	children, err := vcTasks(j.g, paths, t.Instance, t.Job, best, t.Budget)
+	if err != nil {
+		return err
+	}
 	return w.complete(ctx, msg, t, children, found)
 }
 

@@ -31,8 +31,8 @@ type clusterFlags struct {
 func (c *clusterFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&c.url, "cluster", "", "run on a NATS JetStream cluster: nats://HOST:4222 (workers: 'arbor worker'), or 'embedded' for a loopback server with --workers local worker processes")
 	fs.StringVar(&c.token, "cluster-token", "", "the cluster's auth token (default $"+cluster.EnvToken+"; or put it in the URL, nats://TOKEN@HOST:4222)")
-	fs.Int64Var(&c.taskNodes, "task-nodes", 1_000_000, "cluster: search nodes a task may take before it splits what it has left into new tasks")
-	fs.IntVar(&c.tasks, "tasks", 256, "cluster: root tasks to split the search into")
+	fs.Int64Var(&c.taskNodes, "task-nodes", 0, "cluster: search nodes a task may take before it splits what it has left into new tasks (0: mcs 1000000, vc 20000)")
+	fs.IntVar(&c.tasks, "tasks", 0, "cluster: root tasks to split the search into (0: mcs 256, vc 1, the whole graph)")
 	fs.DurationVar(&c.ackWait, "ack-wait", cluster.DefaultAckWait, "cluster: how long a task may go without a worker's heartbeat before another worker gets it")
 }
 
@@ -47,8 +47,8 @@ func (c *clusterFlags) tokenOrEnv() string {
 // embedded it starts the loopback server and the local worker processes
 // (this binary's 'worker' command), which the returned function stops.
 func (c *clusterFlags) coordinator(e *env, workers, threads int, quiet bool) (cluster.CoordinatorConfig, func(), error) {
-	if c.taskNodes <= 0 || c.tasks <= 0 || c.ackWait <= 0 {
-		return cluster.CoordinatorConfig{}, nil, usagef("--task-nodes, --tasks and --ack-wait must be > 0")
+	if c.taskNodes < 0 || c.tasks < 0 || c.ackWait <= 0 {
+		return cluster.CoordinatorConfig{}, nil, usagef("--task-nodes and --tasks must be ≥ 0, --ack-wait > 0")
 	}
 	cfg := cluster.CoordinatorConfig{URL: c.url, Token: c.tokenOrEnv(), Tasks: c.tasks, Budget: c.taskNodes, AckWait: c.ackWait, Log: e.stderr}
 	if c.url != "embedded" {
