@@ -1,5 +1,6 @@
-// Package cluster spreads Arbor's exact searches over many processes and
-// machines through NATS JetStream.
+// Package cluster spreads Arbor's exact searches — McSplit maximum common
+// induced subgraph, and minimum vertex cover (vc.go) — over many processes
+// and machines through NATS JetStream.
 //
 // A job is one instance (two graphs for McSplit) with its options. The
 // coordinator uploads the instance once to an object store, keyed by the
@@ -12,9 +13,9 @@
 // acking it. Every task ends in a "done" record on the results stream
 // naming the children it published; every improved incumbent goes out as
 // a "best" record (with its mapping, the certificate) that every worker
-// hears and prunes with. The coordinator counts: the optimum is proven
-// when every task reachable from the plan's roots through done records
-// has its own done record. Records are keyed by task id, so duplicates
+// hears and, once it has checked the certificate, prunes with. The
+// coordinator counts: the optimum is proven when every task reachable from
+// the plan's roots through done records has its own done record. Records are keyed by task id, so duplicates
 // from redeliveries change nothing, and because they are durable a
 // restarted coordinator replays them and carries on.
 //
