@@ -241,9 +241,29 @@ func TestWorkerProcesses(t *testing.T) {
 
 // TestWorkerKilled: a worker process takes a task and is SIGKILLed while
 // holding it; the job still proves the optimum, which needs that task's
-// done record, so the task was redelivered after the ack wait.
+// done record, so the task was redelivered after the ack wait. For both
+// problems.
 func TestWorkerKilled(t *testing.T) {
-	c := miviaPairs(t, "mcs30_b06_s25.A01")[0]
+	c := generatedPairs(t, 3)[2]
+	if dataset.Path("mcs/mivia") != "" {
+		c = miviaPairs(t, "mcs30_b06_s25.A01")[0]
+	}
+	res, err := killedMidTask(t, func(ctx context.Context, cfg CoordinatorConfig) (Result, error) {
+		return SolveMCS(ctx, cfg, c.g, c.h, mcs.Options{})
+	})
+	checkResult(t, c, res, err)
+	v := vcCases(t)[2]
+	res, err = killedMidTask(t, func(ctx context.Context, cfg CoordinatorConfig) (Result, error) {
+		return SolveVC(ctx, cfg, v.g)
+	})
+	checkVC(t, v, res, err)
+}
+
+// killedMidTask starts a worker that holds the first task it gets, runs
+// solve, kills the worker once it holds a task, then starts three good
+// workers, and returns what solve returned.
+func killedMidTask(t *testing.T, solve func(context.Context, CoordinatorConfig) (Result, error)) (Result, error) {
+	t.Helper()
 	srv := startServer(t)
 	var out strings.Builder
 	holder := testWorkerCommand(true)(0)
@@ -265,7 +285,7 @@ func TestWorkerKilled(t *testing.T) {
 	}
 	done := make(chan outcome, 1)
 	go func() {
-		res, err := SolveMCS(ctx, testConfig(srv), c.g, c.h, mcs.Options{})
+		res, err := solve(ctx, testConfig(srv))
 		done <- outcome{res, err}
 	}()
 	line, err := bufio.NewReader(stdout).ReadString('\n')
@@ -284,7 +304,7 @@ func TestWorkerKilled(t *testing.T) {
 	}
 	defer ps.Stop()
 	o := <-done
-	checkResult(t, c, o.res, o.err)
+	return o.res, o.err
 }
 
 // TestCoordinatorRestart stops the coordinator partway through a job; a
