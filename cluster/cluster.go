@@ -130,7 +130,12 @@ func (c *Conn) setup(ctx context.Context, ackWait time.Duration, update bool) (j
 	if update {
 		cons, err = c.JS.CreateOrUpdateConsumer(ctx, TaskStream, cfg)
 	} else if cons, err = c.JS.Consumer(ctx, TaskStream, WorkerConsumer); errors.Is(err, jetstream.ErrConsumerNotFound) {
-		cons, err = c.JS.CreateOrUpdateConsumer(ctx, TaskStream, cfg)
+		// Create, never update: a coordinator may have set its ack wait
+		// meanwhile, and a worker must not undo it.
+		cons, err = c.JS.CreateConsumer(ctx, TaskStream, cfg)
+		if errors.Is(err, jetstream.ErrConsumerExists) {
+			cons, err = c.JS.Consumer(ctx, TaskStream, WorkerConsumer)
+		}
 	}
 	if err != nil {
 		return nil, fmt.Errorf("cluster: consumer %s: %w", WorkerConsumer, err)

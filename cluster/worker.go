@@ -78,10 +78,19 @@ func RunWorker(ctx context.Context, cfg WorkerConfig) error {
 	}
 	w := &worker{cfg: cfg, conn: conn, obs: obs, log: log.New(out, "arbor worker "+cfg.Name+": ", log.LstdFlags),
 		jobs: map[string]*jobState{}, raise: map[string]chan int{}, ended: map[string]bool{}}
-	// Heartbeats three times per ack wait keep a long task ours.
+	// Heartbeats three times per ack wait keep a long task ours. A
+	// coordinator may change the ack wait when its job starts, so it is
+	// read again now and then.
 	w.heartbeat = DefaultAckWait / 3
-	if info := cons.CachedInfo(); info != nil && info.Config.AckWait > 0 {
-		w.heartbeat = info.Config.AckWait / 3
+	var lastInfo time.Time
+	refresh := func() {
+		if time.Since(lastInfo) < 5*time.Second {
+			return
+		}
+		lastInfo = time.Now()
+		if info, err := cons.Info(ctx); err == nil && info.Config.AckWait > 0 {
+			w.heartbeat = info.Config.AckWait / 3
+		}
 	}
 	// Incumbents and ends of every job, as they happen.
 	for _, kind := range []string{kindBest, kindEnd} {
@@ -111,6 +120,7 @@ func RunWorker(ctx context.Context, cfg WorkerConfig) error {
 			continue
 		}
 		for msg := range batch.Messages() {
+			refresh()
 			w.handle(ctx, msg)
 		}
 		if err := batch.Error(); err != nil && !errors.Is(err, nats.ErrTimeout) && ctx.Err() == nil {
