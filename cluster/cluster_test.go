@@ -341,6 +341,12 @@ func TestCoordinatorRestart(t *testing.T) {
 	if !res.Resumed || res.Job != stoppedAt.Job {
 		t.Fatalf("the second coordinator did not resume job %s (resumed %v, job %s)", stoppedAt.Job, res.Resumed, res.Job)
 	}
+	// A finished job asked again is answered from its records, counted anew.
+	again, err := SolveMCS(deadline(t), cfg, c.g, c.h, mcs.Options{})
+	checkResult(t, c, again, err)
+	if !again.Resumed || again.Tasks != res.Tasks {
+		t.Errorf("the job asked again: resumed %v, %d tasks (first answer: %d)", again.Resumed, again.Tasks, res.Tasks)
+	}
 }
 
 func TestWrongTokenRefused(t *testing.T) {
@@ -415,7 +421,7 @@ func TestForeignMessages(t *testing.T) {
 	got := logs.String()
 	t.Log(got)
 	for _, want := range []string{"not a task", "task protocol 99", "is not free at that node", "ignored a message on " + doneSubject(job, bad.ID),
-		"best record with an invalid mapping"} {
+		"best record with an invalid certificate"} {
 		if !strings.Contains(got, want) {
 			t.Errorf("no rejection saying %q", want)
 		}

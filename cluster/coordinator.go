@@ -150,6 +150,24 @@ func (l *ledger) take(r *Record) {
 
 func (l *ledger) proven() bool { return l.plan && l.finished == len(l.expected) }
 
+// checkRoots checks the root tasks of a plan as a worker would check them.
+func checkRoots(roots []Task, job, hash string) error {
+	for i := range roots {
+		b, err := json.Marshal(&roots[i])
+		if err != nil {
+			return err
+		}
+		t, err := decodeTask(b)
+		if err != nil {
+			return fmt.Errorf("plan: root %d: %w", i, err)
+		}
+		if t.Job != job || t.Instance != hash {
+			return fmt.Errorf("plan: root %d belongs to job %s", i, t.Job)
+		}
+	}
+	return nil
+}
+
 // rootTasks splits the search tree into the job's root tasks.
 func rootTasks(g, h *core.Graph, opts mcs.Options, copts MCSOptions, hash string, cfg CoordinatorConfig) ([]Task, error) {
 	pr, err := mcs.Prepare(g, h, opts)
@@ -330,10 +348,12 @@ func runJob(ctx context.Context, cfg CoordinatorConfig, spec jobSpec) (Result, e
 	records := 0
 	checkedPublished := !resumed
 	result := func() Result {
-		return Result{Job: job, Size: l.size, Mapping: l.mapping, Cover: l.cover, Found: l.has && spec.minimize, Proven: l.proven() || l.ended != nil, Tasks: l.finished,
+		return Result{Job: job, Size: l.size, Mapping: l.mapping, Cover: l.cover, Found: l.has && spec.minimize, Proven: l.proven(), Tasks: l.finished,
 			Roots: len(l.roots), Nodes: l.nodes, Resumed: resumed, Elapsed: time.Since(start)}
 	}
-	for !l.proven() && l.ended == nil {
+	// An end record is not taken as proof: the done records it rests on
+	// are in the stream, and the ledger counts them again.
+	for !l.proven() {
 		msg, err := it.Next()
 		if err != nil {
 			if ctx.Err() != nil {
@@ -349,9 +369,12 @@ func runJob(ctx context.Context, cfg CoordinatorConfig, spec jobSpec) (Result, e
 		if err == nil && r.Kind == kindDone && !isHex(r.Task, 24) {
 			err = errors.New("done record without a valid task id")
 		}
+		if err == nil && r.Kind == kindPlan {
+			err = checkRoots(r.Roots, job, hash)
+		}
 		if err == nil && r.certified() {
 			if verr := spec.verify(r); verr != nil {
-				err = fmt.Errorf("%s record with an invalid mapping: %w", r.Kind, verr)
+				err = fmt.Errorf("%s record with an invalid certificate: %w", r.Kind, verr)
 			}
 		}
 		if err != nil {
