@@ -2,6 +2,7 @@ package mcs
 
 import (
 	"context"
+	"slices"
 	"sort"
 	"sync"
 	"sync/atomic"
@@ -46,6 +47,13 @@ type shared struct {
 	waiting int
 	workers int
 	done    bool
+
+	// Subtree solving (subtree.go): collect makes a worker stopped by the
+	// node limit keep what it had not explored in rest, and onImprove
+	// hears of every new incumbent.
+	collect   bool
+	rest      [][]op
+	onImprove func([]pair)
 }
 
 func newShared(limit int64) *shared {
@@ -69,13 +77,18 @@ func (sh *shared) offer(cur []pair) {
 		return
 	}
 	sh.mu.Lock()
-	if int32(len(cur)) > sh.best.Load() {
+	improved := int32(len(cur)) > sh.best.Load()
+	if improved {
 		sh.inc = append(sh.inc[:0], cur...)
 		sh.best.Store(int32(len(cur)))
 		sh.improvedAt.Store(sh.nodes.Load())
 	}
 	sh.mu.Unlock()
+	if improved && sh.onImprove != nil {
+		sh.onImprove(slices.Clone(cur))
+	}
 }
+
 
 // halt asks every worker to stop and wakes the waiting ones.
 func (sh *shared) halt() {
@@ -165,8 +178,9 @@ func (p *problem[C]) newShared() *shared {
 	return sh
 }
 
-// raise lifts the incumbent size to b, found elsewhere (the portfolio):
-// the search prunes with it, and inc keeps this search's own best.
+// raise lifts the incumbent size to b, found elsewhere (the portfolio's
+// other engines, a cluster's other processes): the search prunes with it,
+// and inc keeps this search's own best.
 func (sh *shared) raise(b int32) {
 	if sh.frozen || b <= sh.best.Load() {
 		return

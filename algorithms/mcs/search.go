@@ -1,6 +1,7 @@
 package mcs
 
 import (
+	"fmt"
 	"math"
 	"slices"
 )
@@ -125,6 +126,9 @@ func (w *worker[C]) search(depth int, doms []bidomain) {
 	pathLen := len(w.path)
 	for {
 		if w.tick() {
+			if w.sh.collect {
+				w.keepRest(depth)
+			}
 			break
 		}
 		m := int32(len(w.cur))
@@ -430,8 +434,20 @@ func minOf(s []int32) int32 {
 
 // rebuild resets the worker to the root and follows path down to the node
 // it names, returning that node's bidomains (in w.doms[0]); w.cur holds
-// the node's matching afterwards.
+// the node's matching afterwards. The paths the engine makes itself are
+// always valid, so an error here is a bug.
 func (w *worker[C]) rebuild(path []op) []bidomain {
+	doms, err := w.follow(path)
+	if err != nil {
+		panic(err)
+	}
+	return doms
+}
+
+// follow is rebuild for paths that may come from outside (a cluster task):
+// a step that names a vertex absent from the node's sets, or a candidate
+// outside v's bidomain, is an error, not a crash.
+func (w *worker[C]) follow(path []op) ([]bidomain, error) {
 	p := w.p
 	copy(w.left, p.left)
 	copy(w.right, p.right)
@@ -439,9 +455,18 @@ func (w *worker[C]) rebuild(path []op) []bidomain {
 	w.path = append(w.path[:0], path...)
 	doms := append(w.scratch[0][:0], p.doms...)
 	flip := 1
-	for _, o := range path {
-		i := w.findLeft(doms, o.v)
+	for k, o := range path {
+		i := -1
+		if o.v >= 0 && int(o.v) < p.n0 {
+			i = w.findLeft(doms, o.v)
+		}
+		if i < 0 {
+			return nil, fmt.Errorf("mcs: path step %d: vertex %d of the first graph is not free at that node", k, o.v)
+		}
 		d := &doms[i]
+		if o.w >= 0 && !slices.Contains(w.right[d.r:d.r+d.rl], o.w) {
+			return nil, fmt.Errorf("mcs: path step %d: vertex %d of the second graph is not a candidate for %d", k, o.w, o.v)
+		}
 		last := d.l + d.ll - 1
 		for j := d.l; ; j++ {
 			if w.left[j] == o.v {
@@ -480,10 +505,10 @@ func (w *worker[C]) rebuild(path []op) []bidomain {
 		w.cur = append(w.cur, pair{o.v, o.w})
 	}
 	w.doms[0] = append(w.doms[0][:0], doms...)
-	return w.doms[0]
+	return w.doms[0], nil
 }
 
-// findLeft returns the index of the bidomain whose left set holds v.
+// findLeft returns the index of the bidomain whose left set holds v, or -1.
 func (w *worker[C]) findLeft(doms []bidomain, v int32) int {
 	for i := range doms {
 		d := &doms[i]
@@ -493,5 +518,5 @@ func (w *worker[C]) findLeft(doms []bidomain, v int32) int {
 			}
 		}
 	}
-	panic("mcs: rebuilding a node: vertex not in any bidomain") // a broken path is a bug
+	return -1
 }

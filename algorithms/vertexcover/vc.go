@@ -56,6 +56,11 @@ type Options struct {
 	// that none exists, instead of a minimum cover.
 	Parameterized bool
 	K             int
+	// Below, when above 0 in minimum mode, is the size of a cover known
+	// elsewhere: only smaller covers are looked for, and the minimum among
+	// them is returned (Cover nil, Proven true when there is none). A
+	// distributed search (package cluster) solves subproblems this way.
+	Below int
 	// Threads is the number of workers; ≤ 0 means GOMAXPROCS.
 	Threads int
 	// LocalSearch bounds the time spent improving the initial cover of the
@@ -156,9 +161,15 @@ func Solve(ctx context.Context, g *core.Graph, opts Options) (Result, error) {
 	if opts.Parameterized && opts.K < 0 {
 		return Result{}, fmt.Errorf("vertex cover: negative bound k=%d", opts.K)
 	}
+	if opts.Below < 0 {
+		return Result{}, fmt.Errorf("vertex cover: negative bound Below=%d", opts.Below)
+	}
 	ub := g.N + 1 // any cover beats it: all vertices do
 	if opts.Parameterized && opts.K < g.N {
 		ub = opts.K + 1
+	}
+	if !opts.Parameterized && opts.Below > 0 && opts.Below < ub {
+		ub = opts.Below
 	}
 	route, err := newDenseRoute(opts.Engine)
 	if err != nil {

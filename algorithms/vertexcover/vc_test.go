@@ -346,3 +346,31 @@ func TestEdgeCases(t *testing.T) {
 		t.Fatal("negative k accepted")
 	}
 }
+
+// TestBelow: with Below, minimum mode returns the minimum only when it is
+// below the bound, and proves that none is otherwise.
+func TestBelow(t *testing.T) {
+	for i := 0; i < 8; i++ {
+		g := gnp(t, 50+3*i, 0.15, uint64(100+i))
+		ref, err := Solve(context.Background(), g, Options{Threads: 1, LocalSearch: -1})
+		if err != nil || !ref.Proven {
+			t.Fatal(err)
+		}
+		min := len(ref.Cover)
+		if ref.Nodes == 0 {
+			t.Logf("graph %d: solved by the root reductions", i)
+		}
+		for _, below := range []int{min, min + 1, min + 5} {
+			res, err := Solve(context.Background(), g, Options{Threads: 1 + i%2, Below: below, LocalSearch: -1})
+			if err != nil || !res.Proven {
+				t.Fatalf("below %d: %v, proven %v", below, err, res.Proven)
+			}
+			if below == min && res.Cover != nil {
+				t.Errorf("graph %d: a cover of %d below %d, the minimum", i, len(res.Cover), below)
+			}
+			if below > min && len(res.Cover) != min {
+				t.Errorf("graph %d: below %d: cover %v, want the minimum %d", i, below, res.Size(), min)
+			}
+		}
+	}
+}

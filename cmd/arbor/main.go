@@ -51,6 +51,7 @@ func commands() map[string]command {
 		"vc":       {"minimum vertex cover", runVC},
 		"verify":   {"check every kernel on every device against its CPU twin", runVerify},
 		"kernels":  {"list kernel sources, or --dump the exact source a backend compiles", runKernels},
+		"worker":   {"take search tasks from a NATS JetStream cluster (see mcs --cluster)", runWorker},
 	}
 }
 

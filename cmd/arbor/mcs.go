@@ -14,7 +14,7 @@ import (
 // runMCS is 'arbor mcs': a maximum common induced subgraph of two or more
 // graphs.
 func runMCS(e *env) error {
-	fs := newFlags(e, "mcs", "G1 G2 [G3 …] [--plain-order] [--approximate [--keep K]] [--threads N] [--connected] [--directed] [--vertex-labels] [--edge-labels] [--big-first] [--heuristic min_max|min_product] [--block-order] [--dead-end N [--double-raise]] [--restarts [--seed S]] [--engine auto|cpu|gpu|hybrid|portfolio] [--goal K] [--workers N] [--backend B] [--device D] [--timeout D] [--format F] [--json] [--verify]")
+	fs := newFlags(e, "mcs", "G1 G2 [G3 …] [--plain-order] [--approximate [--keep K]] [--threads N] [--connected] [--directed] [--vertex-labels] [--edge-labels] [--big-first] [--heuristic min_max|min_product] [--block-order] [--dead-end N [--double-raise]] [--restarts [--seed S]] [--engine auto|cpu|gpu|hybrid|portfolio] [--goal K] [--workers N] [--backend B] [--device D] [--timeout D] [--format F] [--json] [--verify] [--cluster URL|embedded [--cluster-token T] [--task-nodes B] [--tasks N] [--ack-wait D]]")
 	threads := fs.Int("threads", 0, "worker threads: 1 runs the sequential engine (node counts equal the original McSplit's); 0 uses every core")
 	connected := fs.Bool("connected", false, "find a maximum common connected induced subgraph")
 	directed := fs.Bool("directed", false, "read the graphs as directed and respect arc directions")
@@ -26,7 +26,9 @@ func runMCS(e *env) error {
 	format := fs.String("format", "", "input format (default: detected); one of "+fmt.Sprint(core.Formats()))
 	engineName := fs.String("engine", "auto", "where to search: cpu, gpu (the device search on --backend/--device; the CPU backend runs its Go twin), hybrid, portfolio (several CPU configurations and the device at once, sharing the incumbent; the first proof wins) or auto (gpu on a GPU that supports the options, else cpu)")
 	goal := fs.Int("goal", 0, "fixed-incumbent mode: prune as if a solution of K−1 vertices were known, never raising it (the same tree on every engine and device: node counts compare); reports a solution of ≥ K or none")
-	workers := fs.Int("workers", 0, "device engine workers (work-groups); 0 sizes it from the device")
+	workers := fs.Int("workers", 0, "device engine workers (work-groups); 0 sizes it from the device. With --cluster embedded: local worker processes (0: one per core)")
+	var cf clusterFlags
+	cf.register(fs)
 	var df deviceFlags
 	df.register(fs)
 	blockOrder := fs.Bool("block-order", false, "heuristic h1: order vertices by component, border, then breadth-first instead of by degree (exact; node counts differ)")
@@ -80,10 +82,23 @@ func runMCS(e *env) error {
 	if *deadEnd < 0 {
 		return usagef("--dead-end must be ≥ 0")
 	}
+	if cf.url != "" && (len(graphs) > 2 || *approx || *blockOrder || *deadEnd > 0 || *restarts || engine == mcs.EnginePortfolio) {
+		return usagef("--cluster distributes the plain two-graph search; leave out more graphs, --approximate, the heuristics and the portfolio")
+	}
 	if len(graphs) > 2 || *approx {
 		return runMCSMany(e, pos, graphs, opts, *asJSON, *verify)
 	}
 	g0, g1 := graphs[0], graphs[1]
+	if cf.url != "" {
+		if *engineName != "auto" && engine != mcs.EngineCPU {
+			return usagef("--cluster runs the CPU engine on every worker; leave --engine out")
+		}
+		if *bigFirst || *goal > 0 {
+			return usagef("--big-first and --goal are not distributed; run them without --cluster")
+		}
+		opts.Workers = 0
+		return runMCSCluster(e, cf, *workers, *threads, [2]string{pos[0], pos[1]}, g0, g1, opts, *asJSON, *verify)
+	}
 	if engine != mcs.EngineCPU {
 		dev, _, err := df.open(e, *asJSON)
 		if err != nil {

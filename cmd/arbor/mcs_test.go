@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/arbor-gpu/arbor/cluster"
 	"github.com/arbor-gpu/arbor/core"
 )
 
@@ -292,5 +293,75 @@ func TestMCSHeuristics(t *testing.T) {
 	}
 	if code, _, stderr := runCLI(t, "mcs", paths[0], paths[1], "--restarts", "--threads", "2"); code == 0 || !strings.Contains(stderr, "restarts") {
 		t.Errorf("--restarts with 2 threads: exit %d, stderr %q", code, stderr)
+	}
+}
+
+// TestMCSClusterEmbedded runs 'arbor mcs --cluster embedded': the local
+// workers are this test binary acting as the CLI (envCLI).
+func TestMCSClusterEmbedded(t *testing.T) {
+	g, h, planted, err := demoMCSPair()
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	var paths []string
+	for i, gr := range []*core.Graph{g, h} {
+		p := filepath.Join(dir, fmt.Sprintf("%d.mivia", i))
+		f, err := os.Create(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := core.WriteGraph(f, gr, core.FormatMIVIA); err != nil {
+			t.Fatal(err)
+		}
+		if err := f.Close(); err != nil {
+			t.Fatal(err)
+		}
+		paths = append(paths, p)
+	}
+	code, out, stderr := runCLI(t, "mcs", paths[0], paths[1], "--threads", "1", "--json")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	var local struct{ Size int }
+	if err := json.Unmarshal([]byte(out), &local); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv(envCLI, "1")
+	code, out, stderr = runCLI(t, "mcs", paths[0], paths[1], "--cluster", "embedded", "--workers", "2", "--threads", "1",
+		"--task-nodes", "2000", "--tasks", "8", "--verify", "--json")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	var r struct {
+		Size     int    `json:"size"`
+		Proven   bool   `json:"proven"`
+		Verified bool   `json:"verified"`
+		Engine   string `json:"engine"`
+		Tasks    int    `json:"tasks"`
+	}
+	if err := json.Unmarshal([]byte(out), &r); err != nil {
+		t.Fatalf("not JSON: %v\n%s", err, out)
+	}
+	if !r.Proven || !r.Verified || r.Size != local.Size || r.Size < planted || r.Engine != "cluster" || r.Tasks == 0 {
+		t.Errorf("cluster run %+v, local size %d", r, local.Size)
+	}
+	if code, _, _ := runCLI(t, "mcs", paths[0], paths[1], "--cluster", "embedded", "--big-first"); code != 2 {
+		t.Errorf("--big-first with --cluster: exit %d, want 2", code)
+	}
+	if code, _, _ := runCLI(t, "worker"); code != 2 {
+		t.Errorf("worker without --cluster: exit %d, want 2", code)
+	}
+}
+
+func TestWorkerWrongToken(t *testing.T) {
+	srv, err := cluster.StartServer(t.TempDir(), "right")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Shutdown()
+	code, _, stderr := runCLI(t, "worker", "--cluster", srv.URL(), "--cluster-token", "wrong")
+	if code != 1 || !strings.Contains(stderr, "wrong or missing token") {
+		t.Errorf("exit %d, stderr %q: want a refusal", code, stderr)
 	}
 }

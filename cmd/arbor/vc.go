@@ -15,7 +15,7 @@ import (
 // runVC is 'arbor vc': a minimum vertex cover, or with -k a cover of at
 // most K vertices or a proof that none exists.
 func runVC(e *env) error {
-	fs := newFlags(e, "vc", "GRAPH [-k K] [--threads N] [--timeout D] [--complement] [--engine E] [--format F] [--verify] [--json] [-o FILE]")
+	fs := newFlags(e, "vc", "GRAPH [-k K] [--threads N] [--timeout D] [--complement] [--engine E] [--format F] [--verify] [--json] [-o FILE] [--cluster URL|embedded [--workers N] [--cluster-token T] [--task-nodes B] [--tasks N] [--ack-wait D]]")
 	k := fs.Int("k", -1, "parameterized mode: find a cover of at most `K` vertices or prove none exists (-1: a minimum cover)")
 	threads := fs.Int("threads", 0, "worker threads (default: all cores)")
 	timeout := fs.Duration("timeout", 0, "stop after `D` (e.g. 30s) and report the best cover found, unproven")
@@ -27,6 +27,9 @@ func runVC(e *env) error {
 	ls := fs.Duration("ls", 0, "local search budget for the initial cover (default 300ms; negative: none)")
 	engine := fs.String("engine", vertexcover.EngineAuto, "how kernel components are solved: auto (clique route on the complement from density "+fmt.Sprint(vertexcover.DenseThreshold)+", else branch and reduce), branch, or clique")
 	mirrors := fs.Bool("mirrors", false, "also take v's mirrors in the branch that takes v (rarely pays: see the package doc)")
+	workers := fs.Int("workers", 0, "with --cluster embedded: local worker processes (0: one per core)")
+	var cf clusterFlags
+	cf.register(fs)
 	pos, err := parse(fs, e.args)
 	if err != nil {
 		return err
@@ -54,6 +57,12 @@ func runVC(e *env) error {
 	}
 	if *complement {
 		g = vertexcover.Complement(g)
+	}
+	if cf.url != "" {
+		if *k >= 0 {
+			return usagef("-k is not distributed; run it without --cluster")
+		}
+		return runVCCluster(e, cf, *workers, *threads, pos[0], g, *timeout, *asJSON, *verify, *out)
 	}
 	ctx := e.ctx
 	if *timeout > 0 {

@@ -3,10 +3,13 @@ package main
 import (
 	"encoding/json"
 	"fmt"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/arbor-gpu/arbor/core"
 )
 
 // A 5-cycle with a pendant vertex, in PACE .gr form: minimum cover 3.
@@ -113,5 +116,62 @@ func TestVCCommandErrors(t *testing.T) {
 	}
 	if code, _, _ := runCLI(t, "vc", filepath.Join(t.TempDir(), "missing.gr")); code != 1 {
 		t.Errorf("missing file: exit %d, want 1", code)
+	}
+}
+
+// TestVCClusterEmbedded runs 'arbor vc --cluster embedded' (the local
+// workers are this test binary acting as the CLI) against the local engine.
+func TestVCClusterEmbedded(t *testing.T) {
+	b := core.NewBuilder(45, false)
+	rng := rand.New(rand.NewPCG(3, 4))
+	for u := 0; u < 45; u++ {
+		for v := u + 1; v < 45; v++ {
+			if rng.Float64() < 0.15 {
+				b.AddEdge(u, v)
+			}
+		}
+	}
+	g, err := b.Build()
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), "g.gr")
+	f, err := os.Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := core.WriteGraph(f, g, core.FormatPACE); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.Close(); err != nil {
+		t.Fatal(err)
+	}
+	type result struct {
+		Size     int    `json:"size"`
+		Proven   bool   `json:"proven"`
+		Verified bool   `json:"verified"`
+		Engine   string `json:"engine"`
+		Cover    []int  `json:"cover"`
+	}
+	runJSON := func(args ...string) result {
+		t.Helper()
+		code, out, stderr := runCLI(t, args...)
+		if code != 0 {
+			t.Fatalf("%v: exit %d: %s", args, code, stderr)
+		}
+		var r result
+		if err := json.Unmarshal([]byte(out), &r); err != nil {
+			t.Fatalf("not JSON: %v\n%s", err, out)
+		}
+		return r
+	}
+	local := runJSON("vc", path, "--threads", "1", "--json")
+	t.Setenv(envCLI, "1")
+	r := runJSON("vc", path, "--cluster", "embedded", "--workers", "2", "--threads", "1", "--task-nodes", "200", "--tasks", "8", "--verify", "--json")
+	if !r.Proven || !r.Verified || r.Size != local.Size || len(r.Cover) != r.Size || r.Engine != "cluster" {
+		t.Errorf("cluster run %+v, local size %d", r, local.Size)
+	}
+	if code, _, _ := runCLI(t, "vc", path, "--cluster", "embedded", "-k", "3"); code != 2 {
+		t.Errorf("-k with --cluster: exit %d, want 2", code)
 	}
 }

@@ -1,0 +1,332 @@
+package mcs
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"runtime"
+	"slices"
+	"sort"
+	"sync"
+
+	"github.com/arbor-gpu/arbor/core"
+)
+
+// Step is one decision on the way down the search tree, in the search's
+// own vertex numbering (vertices sorted by degree, which Prepare makes the
+// same way in every process): match V of the first graph to W of the
+// second, or, with W = −1, leave V unmatched. A path of steps from the
+// root names a subtree; it is what the parallel engine hands from one
+// worker to another, and what a cluster task carries.
+type Step struct{ V, W int32 }
+
+// Subtask is a subtree named by its path, with an upper bound on the size
+// of any solution inside it (the McSplit bound at its root).
+type Subtask struct {
+	Path  []Step
+	Bound int
+}
+
+// SubtreeOptions says how to solve one subtree.
+type SubtreeOptions struct {
+	// Incumbent is the size of a solution known elsewhere: only larger
+	// ones are looked for.
+	Incumbent int
+	// NodeBudget stops the search after about this many nodes (0: none);
+	// what is left is returned as subtasks.
+	NodeBudget int64
+	// Threads: 0 uses every core.
+	Threads int
+	// Raise, when set, delivers sizes found elsewhere while the search runs;
+	// they raise the bar. Closing it is allowed.
+	Raise <-chan int
+	// Improved, when set, is called with every new incumbent this search
+	// finds (pairs of input vertex ids), from a search goroutine: it
+	// should return quickly.
+	Improved func(mapping [][2]int)
+}
+
+// SubtreeResult is what solving a subtree found.
+type SubtreeResult struct {
+	// Size and Mapping: the best solution found inside the subtree that
+	// beats the incumbent (Size 0, Mapping nil when none did).
+	Size    int
+	Mapping [][2]int
+	Nodes   int64
+	// Rest lists the parts of the subtree left unexplored when the node
+	// budget ran out, pruned against the final incumbent: together with
+	// what was explored they cover the subtree. Empty when it was finished.
+	Rest []Subtask
+	// Cancelled: the context ended the search; Rest is then incomplete and
+	// the subtree must be solved again.
+	Cancelled bool
+}
+
+// Prepared is a pair of graphs prepared once for solving many subtrees of
+// their search tree (a cluster worker keeps one per instance).
+type Prepared struct {
+	impl subtreeSolver
+}
+
+type subtreeSolver interface {
+	expand(target, maxDepth int) ([]Subtask, error)
+	solveSubtree(ctx context.Context, path []op, so SubtreeOptions) (SubtreeResult, error)
+}
+
+// Prepare readies g and h for Expand and SolveSubtree. The search is the
+// CPU engine's default one: BigFirst and Goal are refused, Engine,
+// Threads, Timeout and NodeLimit are ignored.
+func Prepare(g, h *core.Graph, opts Options) (*Prepared, error) {
+	if g == nil || h == nil {
+		return nil, errors.New("mcs: nil graph")
+	}
+	if opts.BigFirst || opts.Goal > 0 {
+		return nil, errors.New("mcs: subtree solving supports neither BigFirst nor a fixed goal")
+	}
+	if opts.Heuristic != MinMax && opts.Heuristic != MinProduct {
+		return nil, fmt.Errorf("mcs: unknown heuristic %v", opts.Heuristic)
+	}
+	if g.N > maxVertices || h.N > maxVertices {
+		return nil, fmt.Errorf("mcs: graphs of %d and %d vertices: McSplit handles at most %d", g.N, h.N, maxVertices)
+	}
+	cell := 1
+	if opts.Directed || opts.EdgeLabels {
+		cell = 4
+	}
+	if need := (g.N*g.N + h.N*h.N) * cell; need > maxMatrixBytes {
+		return nil, fmt.Errorf("mcs: graphs of %d and %d vertices need %d MiB of adjacency matrices; the limit is %d MiB",
+			g.N, h.N, need>>20, maxMatrixBytes>>20)
+	}
+	if opts.Directed || opts.EdgeLabels {
+		p, err := newProblem[uint32](g, h, opts)
+		if err != nil {
+			return nil, err
+		}
+		return &Prepared{p}, nil
+	}
+	p, err := newProblem[uint8](g, h, opts)
+	if err != nil {
+		return nil, err
+	}
+	return &Prepared{p}, nil
+}
+
+// Expand splits the search tree into subtrees, breadth first from the
+// root, until there are at least target of them (a few more: a node's
+// children come together) or the nodes left are maxDepth decisions deep. The subtasks cover the whole tree (the search from the root
+// explores nothing they do not), and are sorted by bound, largest first.
+func (pr *Prepared) Expand(target, maxDepth int) ([]Subtask, error) {
+	return pr.impl.expand(target, maxDepth)
+}
+
+// SolveSubtree searches the subtree at path. Paths come from Expand or an
+// earlier SolveSubtree of the same instance and options; a path that does
+// not name a node of the tree is an error.
+func (pr *Prepared) SolveSubtree(ctx context.Context, path []Step, so SubtreeOptions) (SubtreeResult, error) {
+	ops := make([]op, len(path))
+	for i, s := range path {
+		if s.W < -1 {
+			return SubtreeResult{}, fmt.Errorf("mcs: path step %d: bad candidate %d", i, s.W)
+		}
+		ops[i] = op{s.V, s.W}
+	}
+	return pr.impl.solveSubtree(ctx, ops, so)
+}
+
+func toSteps(path []op) []Step {
+	s := make([]Step, len(path))
+	for i, o := range path {
+		s[i] = Step{o.v, o.w}
+	}
+	return s
+}
+
+// choose mirrors the bound and branching choice at the top of search: the
+// node's bound, and the bidomain to branch on (−1 when none).
+func (w *worker[C]) choose(doms []bidomain) (bound int32, chosen int) {
+	m := int32(len(w.cur))
+	bound, chosen = m, -1
+	bestKey := uint64(math.MaxUint64)
+	restrict := w.connected && m > 0
+	for i := range doms {
+		d := &doms[i]
+		bound += min(d.ll, d.rl)
+		if restrict && !d.adj {
+			continue
+		}
+		size := max(d.ll, d.rl)
+		if w.minProduct {
+			size = d.ll * d.rl
+		}
+		if key := uint64(size)<<32 | uint64(d.minL); key < bestKey {
+			bestKey, chosen = key, i
+		}
+	}
+	return bound, chosen
+}
+
+func (p *problem[C]) expand(target, maxDepth int) ([]Subtask, error) {
+	w := p.newWorker(newShared(0), 1, true)
+	// Breadth first, one node at a time, so the count lands near target
+	// instead of overshooting by a whole level.
+	queue := [][]op{{}}
+	var final [][]op // leaves and nodes at maxDepth: not split further
+	for len(queue) > 0 && len(queue)+len(final) < target {
+		path := queue[0]
+		queue = queue[1:]
+		if len(path) >= maxDepth {
+			final = append(final, path)
+			continue
+		}
+		doms, err := w.follow(path)
+		if err != nil {
+			return nil, err
+		}
+		bound, chosen := w.choose(doms)
+		if bound < 1 {
+			continue // nothing to find below
+		}
+		if chosen < 0 {
+			final = append(final, path) // a leaf: its matching is its answer
+			continue
+		}
+		bd := &doms[chosen]
+		v := bd.minL
+		ws := slices.Clone(w.right[bd.r : bd.r+bd.rl])
+		slices.Sort(ws)
+		for _, x := range ws {
+			queue = append(queue, appendOp(path, op{v, x}))
+		}
+		// The "v unmatched" continuation, which search takes last.
+		queue = append(queue, appendOp(path, op{v, -1}))
+	}
+	out := make([]Subtask, 0, len(final)+len(queue))
+	for _, path := range append(final, queue...) {
+		doms, err := w.follow(path)
+		if err != nil {
+			return nil, err
+		}
+		bound, _ := w.choose(doms)
+		if bound >= 1 {
+			out = append(out, Subtask{Path: toSteps(path), Bound: int(bound)})
+		}
+	}
+	sort.SliceStable(out, func(i, j int) bool { return out[i].Bound > out[j].Bound })
+	return out, nil
+}
+
+// keepRest records, for a worker stopped by the node limit at a node of
+// the given depth, everything below its task root it has not explored: the
+// node itself, and at every ancestor the candidates not yet started and
+// the "v unmatched" continuation.
+func (w *worker[C]) keepRest(depth int) {
+	rest := [][]op{slices.Clone(w.path)}
+	for k := 0; k < depth; k++ {
+		f := &w.frames[k]
+		for _, x := range f.ws[f.next:f.end] {
+			rest = append(rest, appendOp(w.path[:f.pathLen], op{f.v, x}))
+		}
+		if !f.skipGiven {
+			rest = append(rest, appendOp(w.path[:f.pathLen], op{f.v, -1}))
+		}
+	}
+	w.sh.qmu.Lock()
+	w.sh.rest = append(w.sh.rest, rest...)
+	w.sh.qmu.Unlock()
+}
+
+func (p *problem[C]) mapping(cur []pair) [][2]int {
+	m := make([][2]int, len(cur))
+	for i, pr := range cur {
+		m[i] = [2]int{p.order0[pr.v], p.order1[pr.w]}
+	}
+	sort.Slice(m, func(i, j int) bool { return m[i][0] < m[j][0] })
+	return m
+}
+
+func (p *problem[C]) solveSubtree(ctx context.Context, path []op, so SubtreeOptions) (SubtreeResult, error) {
+	sh := newShared(so.NodeBudget)
+	sh.collect = true
+	sh.best.Store(int32(max(so.Incumbent, 0)))
+	if so.Improved != nil {
+		sh.onImprove = func(cur []pair) { so.Improved(p.mapping(cur)) }
+	}
+	first := p.newWorker(sh, 1, true)
+	if _, err := first.follow(path); err != nil {
+		return SubtreeResult{}, err
+	}
+	threads := so.Threads
+	if threads <= 0 {
+		threads = runtime.GOMAXPROCS(0)
+	}
+	stopWatch := context.AfterFunc(ctx, sh.halt)
+	defer stopWatch()
+	if ctx.Err() != nil {
+		sh.halt()
+	}
+	finished := make(chan struct{})
+	defer close(finished)
+	if so.Raise != nil {
+		go func() {
+			for {
+				select {
+				case k, ok := <-so.Raise:
+					if !ok {
+						return
+					}
+					sh.raise(int32(k))
+				case <-finished:
+					return
+				}
+			}
+		}()
+	}
+
+	sh.queue = [][]op{slices.Clone(path)}
+	sh.workers = threads
+	sh.updateHungry()
+	var wg sync.WaitGroup
+	var total sync.Mutex
+	var nodes int64
+	for t := 0; t < threads; t++ {
+		w := first
+		if t > 0 {
+			w = p.newWorker(sh, 1, true)
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				task, ok := sh.take()
+				if !ok {
+					break
+				}
+				w.search(0, w.rebuild(task))
+			}
+			w.flush()
+			total.Lock()
+			nodes += w.nodes
+			total.Unlock()
+		}()
+	}
+	wg.Wait()
+
+	res := SubtreeResult{Size: len(sh.inc), Nodes: nodes, Cancelled: ctx.Err() != nil}
+	if len(sh.inc) > 0 {
+		res.Mapping = p.mapping(sh.inc)
+	}
+	// Subtrees still queued were given away but never taken.
+	rest := append(sh.rest, sh.queue...)
+	best := sh.best.Load()
+	for _, r := range rest {
+		doms, err := first.follow(r)
+		if err != nil {
+			return SubtreeResult{}, fmt.Errorf("mcs: a subtree left over is broken (a bug): %w", err)
+		}
+		if bound, _ := first.choose(doms); bound > best {
+			res.Rest = append(res.Rest, Subtask{Path: toSteps(r), Bound: int(bound)})
+		}
+	}
+	return res, nil
+}

@@ -1,0 +1,88 @@
+package mcs
+
+import (
+	"context"
+	"math/rand/v2"
+	"testing"
+)
+
+// solveBySubtrees solves g, h the way a cluster does, in one process:
+// expand the root, then solve subtasks one at a time under a small node
+// budget, queueing what each leaves over, with the incumbent carried from
+// task to task.
+func solveBySubtrees(t *testing.T, pr *Prepared, budget int64, threads int) (size int, mapping [][2]int, splits int) {
+	t.Helper()
+	queue, err := pr.Expand(16, 4)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for len(queue) > 0 {
+		task := queue[0]
+		queue = queue[1:]
+		res, err := pr.SolveSubtree(context.Background(), task.Path, SubtreeOptions{Incumbent: size, NodeBudget: budget, Threads: threads})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.Cancelled {
+			t.Fatal("cancelled without a cancelled context")
+		}
+		if res.Size > size {
+			size, mapping = res.Size, res.Mapping
+		}
+		for _, r := range res.Rest {
+			if len(r.Path) <= len(task.Path) {
+				t.Fatalf("subtask %v is not below its parent %v", r.Path, task.Path)
+			}
+		}
+		if len(res.Rest) > 0 {
+			splits++
+		}
+		queue = append(queue, res.Rest...)
+	}
+	return size, mapping, splits
+}
+
+func TestSubtreesCoverTheTree(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 21))
+	total := 0
+	for i := 0; i < 12; i++ {
+		opts := Options{Connected: i%3 == 1, Directed: i%4 == 2, VertexLabels: i%5 == 3}
+		vl := 0
+		if opts.VertexLabels {
+			vl = 2
+		}
+		g := randomGraph(t, rng, 14+i%5, 0.3, opts.Directed, vl, 0, 0)
+		h := randomGraph(t, rng, 15+i%4, 0.35, opts.Directed, vl, 0, 0)
+		want := solveChecked(t, g, h, Options{Threads: 1, Connected: opts.Connected, Directed: opts.Directed, VertexLabels: opts.VertexLabels})
+		pr, err := Prepare(g, h, opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		size, mapping, splits := solveBySubtrees(t, pr, 1024, 1+i%2)
+		if size != want.Size {
+			t.Fatalf("graph pair %d: subtrees found %d, Solve %d", i, size, want.Size)
+		}
+		if err := Verify(g, h, mapping, opts); err != nil {
+			t.Fatalf("graph pair %d: %v", i, err)
+		}
+		total += splits
+	}
+	if total == 0 {
+		t.Error("no task ran out of its node budget: splitting went untested")
+	}
+}
+
+func TestSubtreeBadPath(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	g := randomGraph(t, rng, 10, 0.4, false, 0, 0, 0)
+	h := randomGraph(t, rng, 10, 0.4, false, 0, 0, 0)
+	pr, err := Prepare(g, h, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, path := range [][]Step{{{V: 99, W: 0}}, {{V: 0, W: 99}}, {{V: 0, W: -7}}, {{V: 0, W: -1}, {V: 0, W: 1}}, {{V: -3, W: 1}}} {
+		if _, err := pr.SolveSubtree(context.Background(), path, SubtreeOptions{}); err == nil {
+			t.Errorf("path %v accepted", path)
+		}
+	}
+}

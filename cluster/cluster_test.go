@@ -1,0 +1,579 @@
+package cluster
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"os"
+	"os/exec"
+	"os/signal"
+	"path/filepath"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/arbor-gpu/arbor/algorithms/mcs"
+	"github.com/arbor-gpu/arbor/algorithms/vertexcover"
+	"github.com/arbor-gpu/arbor/core"
+	"github.com/arbor-gpu/arbor/internal/dataset"
+)
+
+// The test binary doubles as a worker process: with envWorker set it runs
+// RunWorker (from EnvURL and EnvToken) instead of the tests. With envHold
+// set it takes one task, says "holding TASK" on stdout and keeps it
+// without heartbeats until killed.
+const (
+	envWorker = "ARBOR_CLUSTER_TEST_WORKER"
+	envHold   = "ARBOR_CLUSTER_TEST_HOLD"
+)
+
+func TestMain(m *testing.M) {
+	if os.Getenv(envWorker) == "1" {
+		os.Exit(workerMain())
+	}
+	os.Exit(m.Run())
+}
+
+func workerMain() int {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	cfg := WorkerFromEnv(WorkerConfig{Threads: 1, Log: os.Stderr})
+	if os.Getenv(envHold) == "1" {
+		cfg.BeforeSolve = func(t *Task) {
+			fmt.Printf("holding %s\n", t.ID)
+			select {} // until SIGKILL
+		}
+	}
+	if err := RunWorker(ctx, cfg); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	return 0
+}
+
+// testWorkerCommand re-executes the test binary as a worker.
+func testWorkerCommand(hold bool) func(int) *exec.Cmd {
+	return func(int) *exec.Cmd {
+		cmd := exec.Command(os.Args[0], "-test.run=^$")
+		cmd.Env = append(os.Environ(), envWorker+"=1")
+		if hold {
+			cmd.Env = append(cmd.Env, envHold+"=1")
+		}
+		return cmd
+	}
+}
+
+// pairCase is an instance with its known optimum.
+type pairCase struct {
+	name string
+	g, h *core.Graph
+	size int
+}
+
+// miviaPairs reads the named MIVIA pairs (g file names), skipping the test
+// when the shared data is absent.
+func miviaPairs(t *testing.T, names ...string) []pairCase {
+	t.Helper()
+	dir := dataset.Require(t, "mcs/mivia")
+	pairs, err := dataset.ReadMIVIA(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []pairCase
+	for _, name := range names {
+		for _, p := range pairs {
+			if p.G != name {
+				continue
+			}
+			if !p.Proven {
+				t.Fatalf("%s: not proven in expected.csv", name)
+			}
+			g, err := core.ReadGraph(filepath.Join(dir, p.G), core.ReadOptions{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			h, err := core.ReadGraph(filepath.Join(dir, p.H), core.ReadOptions{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			out = append(out, pairCase{name: name, g: g, h: h, size: p.Size})
+		}
+	}
+	if len(out) != len(names) {
+		t.Fatalf("found %d of the MIVIA pairs %v", len(out), names)
+	}
+	return out
+}
+
+func randomGraph(rng *rand.Rand, n int, p float64) *core.Graph {
+	b := core.NewBuilder(n, false)
+	for u := 0; u < n; u++ {
+		for v := u + 1; v < n; v++ {
+			if rng.Float64() < p {
+				b.AddEdge(u, v)
+			}
+		}
+	}
+	g, err := b.Build()
+	if err != nil {
+		panic(err) // the generator's own edges are valid
+	}
+	return g
+}
+
+// generatedPairs are random pairs whose optimum the single-process engine
+// gives: something to run without the shared data.
+func generatedPairs(t *testing.T, k int) []pairCase {
+	t.Helper()
+	rng := rand.New(rand.NewPCG(11, 3))
+	var out []pairCase
+	for i := 0; i < k; i++ {
+		g, h := randomGraph(rng, 18+i, 0.3), randomGraph(rng, 19+i, 0.35)
+		res, err := mcs.Solve(context.Background(), g, h, mcs.Options{Threads: 1})
+		if err != nil || !res.Proven {
+			t.Fatalf("reference solve: %v (proven %v)", err, res.Proven)
+		}
+		out = append(out, pairCase{name: fmt.Sprintf("random%d", i), g: g, h: h, size: res.Size})
+	}
+	return out
+}
+
+// deadline bounds a test that waits for a cluster: a stuck job fails
+// instead of hanging (the assertion is the result, not the time).
+func deadline(t *testing.T) context.Context {
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	t.Cleanup(cancel)
+	return ctx
+}
+
+// testConfig splits often: a small node budget makes many tasks.
+func testConfig(srv *Server) CoordinatorConfig {
+	return CoordinatorConfig{URL: srv.URL(), Token: srv.Token, Tasks: 16, Budget: 20_000, AckWait: 2 * time.Second}
+}
+
+func startServer(t *testing.T) *Server {
+	t.Helper()
+	srv, err := StartServer(t.TempDir(), "secret-"+t.Name())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(srv.Shutdown)
+	return srv
+}
+
+// inProcessWorkers runs n workers as goroutines until the test ends.
+func inProcessWorkers(t *testing.T, srv *Server, n int, logw io.Writer) {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	var wg sync.WaitGroup
+	for i := 0; i < n; i++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			err := RunWorker(ctx, WorkerConfig{URL: srv.URL(), Token: srv.Token, Name: fmt.Sprintf("w%d", i), Threads: 1, Log: logw})
+			if err != nil {
+				t.Errorf("worker %d: %v", i, err)
+			}
+		}()
+	}
+	t.Cleanup(func() { cancel(); wg.Wait() })
+}
+
+func checkResult(t *testing.T, c pairCase, res Result, err error) {
+	t.Helper()
+	if err != nil {
+		t.Fatalf("%s: %v", c.name, err)
+	}
+	if !res.Proven || res.Size != c.size {
+		t.Fatalf("%s: size %d proven %v, want %d proven", c.name, res.Size, res.Proven, c.size)
+	}
+	if err := mcs.Verify(c.g, c.h, res.Mapping, mcs.Options{}); err != nil || len(res.Mapping) != c.size {
+		t.Fatalf("%s: mapping of %d pairs: %v", c.name, len(res.Mapping), err)
+	}
+}
+
+// logWriter sends worker logs to the test log.
+type logWriter struct{ t *testing.T }
+
+func (w logWriter) Write(p []byte) (int, error) {
+	w.t.Logf("%s", strings.TrimRight(string(p), "\n"))
+	return len(p), nil
+}
+
+func TestInProcessWorkers(t *testing.T) {
+	srv := startServer(t)
+	inProcessWorkers(t, srv, 3, logWriter{t})
+	cases := generatedPairs(t, 3)
+	if dataset.Path("mcs/mivia") != "" {
+		cases = append(cases, miviaPairs(t, "mcs10_r02_s20.A00")...)
+	}
+	for _, c := range cases {
+		res, err := SolveMCS(deadline(t), testConfig(srv), c.g, c.h, mcs.Options{})
+		checkResult(t, c, res, err)
+		if res.Tasks <= res.Roots {
+			t.Errorf("%s: %d tasks for %d roots: no task split", c.name, res.Tasks, res.Roots)
+		}
+		t.Logf("%s: size %d, %d tasks (%d roots), %d nodes, %v", c.name, res.Size, res.Tasks, res.Roots, res.Nodes, res.Elapsed)
+	}
+}
+
+func TestWorkerProcesses(t *testing.T) {
+	cases := miviaPairs(t, "mcs10_r005_s25.A00", "mcs30_b03_s30.A00", "mcs30_b06_s25.A01")
+	emb, err := StartEmbedded(4, logWriter{t}, testWorkerCommand(false))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer emb.Close()
+	for _, c := range cases {
+		res, err := SolveMCS(deadline(t), testConfig(emb.Server), c.g, c.h, mcs.Options{})
+		checkResult(t, c, res, err)
+		t.Logf("%s: size %d, %d tasks (%d roots), %d nodes, %v", c.name, res.Size, res.Tasks, res.Roots, res.Nodes, res.Elapsed)
+	}
+	if err := emb.Workers.Errors(); err != nil {
+		t.Errorf("a worker exited: %v", err)
+	}
+}
+
+// TestWorkerKilled: a worker process takes a task and is SIGKILLed while
+// holding it; the job still proves the optimum, which needs that task's
+// done record, so the task was redelivered after the ack wait. For both
+// problems.
+func TestWorkerKilled(t *testing.T) {
+	c := generatedPairs(t, 3)[2]
+	if dataset.Path("mcs/mivia") != "" {
+		c = miviaPairs(t, "mcs30_b06_s25.A01")[0]
+	}
+	res, err := killedMidTask(t, func(ctx context.Context, cfg CoordinatorConfig) (Result, error) {
+		return SolveMCS(ctx, cfg, c.g, c.h, mcs.Options{})
+	})
+	checkResult(t, c, res, err)
+	v := vcCases(t)[2]
+	res, err = killedMidTask(t, func(ctx context.Context, cfg CoordinatorConfig) (Result, error) {
+		return SolveVC(ctx, cfg, v.g)
+	})
+	checkVC(t, v, res, err)
+}
+
+// killedMidTask starts a worker that holds the first task it gets, runs
+// solve, kills the worker once it holds a task, then starts three good
+// workers, and returns what solve returned.
+func killedMidTask(t *testing.T, solve func(context.Context, CoordinatorConfig) (Result, error)) (Result, error) {
+	t.Helper()
+	srv := startServer(t)
+	var out strings.Builder
+	holder := testWorkerCommand(true)(0)
+	holder.Env = append(holder.Env, EnvURL+"="+srv.URL(), EnvToken+"="+srv.Token)
+	stdout, err := holder.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	holder.Stderr = &out
+	if err := holder.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer holder.Process.Kill()
+
+	ctx := deadline(t)
+	type outcome struct {
+		res Result
+		err error
+	}
+	done := make(chan outcome, 1)
+	go func() {
+		res, err := solve(ctx, testConfig(srv))
+		done <- outcome{res, err}
+	}()
+	line, err := bufio.NewReader(stdout).ReadString('\n')
+	if err != nil || !strings.HasPrefix(line, "holding ") {
+		t.Fatalf("the holding worker said %q (%v); stderr %s", line, err, out.String())
+	}
+	if err := holder.Process.Signal(syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	_ = holder.Wait()
+	t.Logf("killed a worker holding task %s", strings.TrimSpace(strings.TrimPrefix(line, "holding ")))
+
+	ps, err := StartWorkers(3, srv.URL(), srv.Token, logWriter{t}, testWorkerCommand(false))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ps.Stop()
+	o := <-done
+	return o.res, o.err
+}
+
+// TestCoordinatorRestart stops the coordinator partway through a job; a
+// new one finds the job in the streams and finishes it.
+func TestCoordinatorRestart(t *testing.T) {
+	cases := generatedPairs(t, 4)
+	c := cases[len(cases)-1]
+	if dataset.Path("mcs/mivia") != "" {
+		c = miviaPairs(t, "mcs30_b03_s30.A00")[0]
+	}
+	srv := startServer(t)
+	inProcessWorkers(t, srv, 2, logWriter{t})
+	ctx, cancel := context.WithCancel(deadline(t))
+	cfg := testConfig(srv)
+	stoppedAt := Progress{}
+	cfg.Progress = func(p Progress) {
+		if p.Done >= 2 && p.Done < p.Tasks && stoppedAt.Job == "" {
+			stoppedAt = p
+			cancel()
+		}
+	}
+	res, err := SolveMCS(ctx, cfg, c.g, c.h, mcs.Options{})
+	if stoppedAt.Job == "" {
+		t.Fatalf("the job ended before the coordinator could be stopped (%v, %v)", res, err)
+	}
+	if err == nil || !errors.Is(err, context.Canceled) || res.Proven {
+		t.Fatalf("stopped coordinator: proven %v, error %v", res.Proven, err)
+	}
+	t.Logf("stopped with %d of %d tasks done", stoppedAt.Done, stoppedAt.Tasks)
+
+	cfg.Progress = nil
+	res, err = SolveMCS(deadline(t), cfg, c.g, c.h, mcs.Options{})
+	checkResult(t, c, res, err)
+	if !res.Resumed || res.Job != stoppedAt.Job {
+		t.Fatalf("the second coordinator did not resume job %s (resumed %v, job %s)", stoppedAt.Job, res.Resumed, res.Job)
+	}
+	// A finished job asked again is answered from its records, counted anew.
+	again, err := SolveMCS(deadline(t), cfg, c.g, c.h, mcs.Options{})
+	checkResult(t, c, again, err)
+	if !again.Resumed || again.Tasks != res.Tasks {
+		t.Errorf("the job asked again: resumed %v, %d tasks (first answer: %d)", again.Resumed, again.Tasks, res.Tasks)
+	}
+}
+
+func TestWrongTokenRefused(t *testing.T) {
+	srv := startServer(t)
+	for _, token := range []string{"wrong", ""} {
+		err := RunWorker(context.Background(), WorkerConfig{URL: srv.URL(), Token: token})
+		if err == nil || !strings.Contains(err.Error(), "refused") {
+			t.Errorf("token %q: got %v, want a refusal", token, err)
+		}
+	}
+	// The right token in the URL is let in.
+	withToken := strings.Replace(srv.URL(), "nats://", "nats://"+srv.Token+"@", 1)
+	conn, err := Connect(withToken, "", "test")
+	if err != nil {
+		t.Fatalf("token in the URL: %v", err)
+	}
+	conn.Close()
+	// And a coordinator likewise.
+	g := randomGraph(rand.New(rand.NewPCG(1, 1)), 5, 0.5)
+	if _, err := SolveMCS(context.Background(), CoordinatorConfig{URL: srv.URL(), Token: "wrong"}, g, g, mcs.Options{}); err == nil {
+		t.Error("a coordinator with a wrong token was let in")
+	}
+}
+
+// TestForeignMessages: garbage on the task and result subjects is
+// rejected and the job still finishes.
+func TestForeignMessages(t *testing.T) {
+	srv := startServer(t)
+	c := generatedPairs(t, 1)[0]
+	conn, err := Connect(srv.URL(), srv.Token, "test")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	ctx := deadline(t)
+	if _, err := conn.setup(ctx, 2*time.Second, true); err != nil {
+		t.Fatal(err)
+	}
+	data, hash, err := encodeMCS(c.g, c.h)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The instance is there, so the task with a bad path fails on its path.
+	obs, err := conn.instances(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := obs.PutBytes(ctx, hash, data); err != nil {
+		t.Fatal(err)
+	}
+	copts, _ := FromMCS(mcs.Options{})
+	job := JobID(hash, copts)
+	bad := Task{Protocol: protocol, Problem: "mcs", Job: job, Instance: hash, Options: copts, Path: [][2]int32{{999, 0}}}
+	bad.ID = taskID(job, bad.steps())
+	for _, m := range []struct{ subj, data string }{
+		{taskSubject(job), "not json"},
+		{taskSubject(job), `{"protocol":99}`},
+		{taskSubject(job), mustJSON(t, bad)}, // a path that names no node
+		{doneSubject(job, bad.ID), "garbage"},
+		{resultSubject(job, kindBest), fmt.Sprintf(`{"protocol":1,"kind":"best","job":%q,"size":2,"mapping":[[0,0],[0,1]]}`, job)},
+	} {
+		if _, err := conn.JS.Publish(ctx, m.subj, []byte(m.data)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var logs syncBuffer
+	inProcessWorkers(t, srv, 2, &logs)
+	cfg := testConfig(srv)
+	cfg.Log = &logs
+	res, err := SolveMCS(ctx, cfg, c.g, c.h, mcs.Options{})
+	checkResult(t, c, res, err)
+	got := logs.String()
+	t.Log(got)
+	for _, want := range []string{"not a task", "task protocol 99", "is not free at that node", "ignored a message on " + doneSubject(job, bad.ID),
+		"best record with an invalid certificate"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("no rejection saying %q", want)
+		}
+	}
+}
+
+// syncBuffer collects log lines from several goroutines.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  strings.Builder
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+// TestResumeAfterPlan: a coordinator that stopped after writing its plan
+// but before publishing the tasks; the next one publishes them and
+// finishes the job.
+func TestResumeAfterPlan(t *testing.T) {
+	srv := startServer(t)
+	c := generatedPairs(t, 1)[0]
+	ctx := deadline(t)
+	conn, err := Connect(srv.URL(), srv.Token, "test")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	cfg := testConfig(srv)
+	if _, err := conn.setup(ctx, cfg.AckWait, true); err != nil {
+		t.Fatal(err)
+	}
+	data, hash, err := encodeMCS(c.g, c.h)
+	if err != nil {
+		t.Fatal(err)
+	}
+	obs, err := conn.instances(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := obs.PutBytes(ctx, hash, data); err != nil {
+		t.Fatal(err)
+	}
+	copts, _ := FromMCS(mcs.Options{})
+	cfg.Tasks, cfg.MaxDepth = 16, 8
+	roots, err := rootTasks(c.g, c.h, mcs.Options{}, copts, hash, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	job := JobID(hash, copts)
+	plan := Record{Protocol: protocol, Kind: kindPlan, Job: job, Roots: roots}
+	if _, err := conn.JS.Publish(ctx, resultSubject(job, kindPlan), []byte(mustJSON(t, plan))); err != nil {
+		t.Fatal(err)
+	}
+	inProcessWorkers(t, srv, 2, logWriter{t})
+	res, err := SolveMCS(ctx, cfg, c.g, c.h, mcs.Options{})
+	checkResult(t, c, res, err)
+	if !res.Resumed || res.Roots != len(roots) {
+		t.Errorf("resumed %v with %d roots, want the plan's %d", res.Resumed, res.Roots, len(roots))
+	}
+}
+
+// vcCase is a vertex cover instance with its minimum.
+type vcCase struct {
+	name string
+	g    *core.Graph
+	min  int
+}
+
+func vcCases(t *testing.T) []vcCase {
+	t.Helper()
+	rng := rand.New(rand.NewPCG(5, 8))
+	var out []vcCase
+	for i := 0; i < 3; i++ {
+		g := randomGraph(rng, 50+10*i, 0.1)
+		res, err := vertexcover.Solve(context.Background(), g, vertexcover.Options{Threads: 1})
+		if err != nil || !res.Proven {
+			t.Fatalf("reference solve: %v", err)
+		}
+		out = append(out, vcCase{fmt.Sprintf("random%d", i), g, len(res.Cover)})
+	}
+	if dir := dataset.Path("vc/pace2019"); dir != "" {
+		for _, c := range []struct {
+			file string
+			min  int
+		}{{"vc-exact_005.gr", 129}, {"vc-exact_019.gr", 130}} {
+			g, err := core.ReadGraph(filepath.Join(dir, c.file), core.ReadOptions{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			out = append(out, vcCase{c.file, g, c.min})
+		}
+	} else {
+		t.Log("vc/pace2019 absent: generated graphs only")
+	}
+	return out
+}
+
+func checkVC(t *testing.T, c vcCase, res Result, err error) {
+	t.Helper()
+	if err != nil {
+		t.Fatalf("%s: %v", c.name, err)
+	}
+	if !res.Proven || !res.Found || res.Size != c.min || len(res.Cover) != c.min {
+		t.Fatalf("%s: cover of %d (found %v, proven %v), want %d proven", c.name, res.Size, res.Found, res.Proven, c.min)
+	}
+	if err := vertexcover.Verify(c.g, res.Cover); err != nil {
+		t.Fatalf("%s: %v", c.name, err)
+	}
+}
+
+func TestVCInProcessWorkers(t *testing.T) {
+	srv := startServer(t)
+	inProcessWorkers(t, srv, 3, logWriter{t})
+	split := false
+	for _, c := range vcCases(t) {
+		cfg := testConfig(srv)
+		cfg.Budget = 500
+		res, err := SolveVC(deadline(t), cfg, c.g)
+		checkVC(t, c, res, err)
+		split = split || res.Tasks > res.Roots
+		t.Logf("%s: cover %d, %d tasks (%d roots), %d nodes, %v", c.name, res.Size, res.Tasks, res.Roots, res.Nodes, res.Elapsed)
+	}
+	if !split {
+		t.Error("no vc task ran over its budget: splitting went untested")
+	}
+}
+
+func TestVCWorkerProcesses(t *testing.T) {
+	cases := vcCases(t)
+	emb, err := StartEmbedded(4, logWriter{t}, testWorkerCommand(false))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer emb.Close()
+	c := cases[len(cases)-1]
+	// The default start: one root task, the whole graph, split as it runs
+	// over its budget.
+	cfg := testConfig(emb.Server)
+	cfg.Tasks, cfg.Budget = 0, 300
+	res, err := SolveVC(deadline(t), cfg, c.g)
+	checkVC(t, c, res, err)
+	if res.Roots != 1 || res.Tasks <= 1 {
+		t.Errorf("%s: %d roots, %d tasks: want one root, split", c.name, res.Roots, res.Tasks)
+	}
+	t.Logf("%s: cover %d, %d tasks, %d nodes, %v", c.name, res.Size, res.Tasks, res.Nodes, res.Elapsed)
+}

@@ -1,0 +1,154 @@
+package cluster
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+
+	"github.com/arbor-gpu/arbor/algorithms/mcs"
+	"github.com/arbor-gpu/arbor/core"
+)
+
+// graphData is a graph's content, without its name or file format: two
+// reads of the same graph give the same bytes, so the same hash.
+type graphData struct {
+	N            int     `json:"n"`
+	Directed     bool    `json:"directed"`
+	Offsets      []int   `json:"offsets"`
+	Adj          []int32 `json:"adj"`
+	VertexLabels []int32 `json:"vertex_labels,omitempty"`
+	EdgeLabels   []int32 `json:"edge_labels,omitempty"`
+}
+
+// instanceData is an instance: the two graphs of mcs, the graph of vc.
+type instanceData struct {
+	Problem string     `json:"problem"` // "mcs" or "vc"
+	G       graphData  `json:"g"`
+	H       *graphData `json:"h,omitempty"`
+}
+
+func toData(g *core.Graph) graphData {
+	return graphData{N: g.N, Directed: g.Directed, Offsets: g.Offsets, Adj: g.Adj, VertexLabels: g.VertexLabels, EdgeLabels: g.EdgeLabels}
+}
+
+func (d graphData) graph(name string) (*core.Graph, error) {
+	g := &core.Graph{N: d.N, Directed: d.Directed, Offsets: d.Offsets, Adj: d.Adj, VertexLabels: d.VertexLabels, EdgeLabels: d.EdgeLabels, Name: name}
+	if g.N < 0 || len(g.Offsets) != g.N+1 {
+		return nil, fmt.Errorf("graph %s: %d offsets for %d vertices", name, len(g.Offsets), g.N)
+	}
+	if err := g.Validate(); err != nil {
+		return nil, err
+	}
+	return g, nil
+}
+
+// encodeMCS returns the canonical bytes of the pair and their sha256 (hex).
+func encodeMCS(g, h *core.Graph) ([]byte, string, error) {
+	hd := toData(h)
+	return encodeInstance(instanceData{Problem: "mcs", G: toData(g), H: &hd})
+}
+
+// encodeInstance returns the canonical bytes of an instance and their
+// sha256 (hex).
+func encodeInstance(d instanceData) ([]byte, string, error) {
+	b, err := json.Marshal(d)
+	if err != nil {
+		return nil, "", fmt.Errorf("cluster: encoding the instance: %w", err)
+	}
+	sum := sha256.Sum256(b)
+	return b, hex.EncodeToString(sum[:]), nil
+}
+
+// instance is a decoded instance.
+type instance struct {
+	problem string
+	g, h    *core.Graph
+}
+
+// decodeInstance checks data against its hash and reads the graphs.
+func decodeInstance(data []byte, hash string) (*instance, error) {
+	sum := sha256.Sum256(data)
+	if got := hex.EncodeToString(sum[:]); got != hash {
+		return nil, fmt.Errorf("instance %.12s…: the stored bytes hash to %.12s…", hash, got)
+	}
+	var d instanceData
+	if err := json.Unmarshal(data, &d); err != nil {
+		return nil, fmt.Errorf("instance %.12s…: %w", hash, err)
+	}
+	g, err := d.G.graph("G")
+	if err != nil {
+		return nil, fmt.Errorf("instance %.12s…: %w", hash, err)
+	}
+	inst := &instance{problem: d.Problem, g: g}
+	switch d.Problem {
+	case "mcs":
+		if d.H == nil {
+			return nil, fmt.Errorf("instance %.12s…: a common subgraph instance with one graph", hash)
+		}
+		if inst.h, err = d.H.graph("H"); err != nil {
+			return nil, fmt.Errorf("instance %.12s…: %w", hash, err)
+		}
+	case "vc":
+		if err := vcGraphOK(g); err != nil {
+			return nil, fmt.Errorf("instance %.12s…: %w", hash, err)
+		}
+	default:
+		return nil, fmt.Errorf("instance %.12s…: unknown problem %q", hash, d.Problem)
+	}
+	return inst, nil
+}
+
+// MCSOptions are the options of mcs.Options a distributed search honours.
+type MCSOptions struct {
+	Connected    bool   `json:"connected,omitempty"`
+	Directed     bool   `json:"directed,omitempty"`
+	VertexLabels bool   `json:"vertex_labels,omitempty"`
+	EdgeLabels   bool   `json:"edge_labels,omitempty"`
+	Heuristic    string `json:"heuristic,omitempty"`
+}
+
+// FromMCS takes the honoured options from opts; BigFirst and Goal, which
+// change what the search is, are refused.
+func FromMCS(opts mcs.Options) (MCSOptions, error) {
+	if opts.BigFirst || opts.Goal > 0 {
+		return MCSOptions{}, errors.New("cluster: --big-first and --goal are not distributed; run them on one machine")
+	}
+	return MCSOptions{Connected: opts.Connected, Directed: opts.Directed, VertexLabels: opts.VertexLabels,
+		EdgeLabels: opts.EdgeLabels, Heuristic: opts.Heuristic.String()}, nil
+}
+
+// MCS returns the options as mcs.Options.
+func (o MCSOptions) MCS() (mcs.Options, error) {
+	h, err := mcs.ParseHeuristic(o.Heuristic)
+	if err != nil {
+		return mcs.Options{}, err
+	}
+	return mcs.Options{Connected: o.Connected, Directed: o.Directed, VertexLabels: o.VertexLabels, EdgeLabels: o.EdgeLabels, Heuristic: h}, nil
+}
+
+// JobID names the job of an instance hash and options: the same pair and
+// options give the same job, so a restarted coordinator finds its records.
+func JobID(instance string, opts MCSOptions) string {
+	b, _ := json.Marshal(struct {
+		I string     `json:"i"`
+		O MCSOptions `json:"o"`
+	}{instance, opts})
+	sum := sha256.Sum256(b)
+	return hex.EncodeToString(sum[:12])
+}
+
+// taskID names the task of a path within a job. Two tasks for the same
+// subtree get the same id, which makes duplicates harmless.
+func taskID(job string, path []mcs.Step) string {
+	h := sha256.New()
+	h.Write([]byte(job))
+	var b [8]byte
+	for _, s := range path {
+		b[0], b[1], b[2], b[3] = byte(s.V), byte(s.V>>8), byte(s.V>>16), byte(s.V>>24)
+		b[4], b[5], b[6], b[7] = byte(s.W), byte(s.W>>8), byte(s.W>>16), byte(s.W>>24)
+		h.Write(b[:])
+	}
+	return hex.EncodeToString(h.Sum(nil)[:12])
+}

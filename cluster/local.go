@@ -1,0 +1,137 @@
+package cluster
+
+import (
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"sync"
+	"syscall"
+	"time"
+)
+
+// Environment variables that hand a locally started worker its server:
+// the token travels this way rather than on the command line, where other
+// users of the machine could read it.
+const (
+	EnvURL   = "ARBOR_CLUSTER_URL"
+	EnvToken = "ARBOR_CLUSTER_TOKEN"
+)
+
+// NewToken returns a random token for an embedded server.
+func NewToken() (string, error) {
+	var b [16]byte
+	if _, err := rand.Read(b[:]); err != nil {
+		return "", fmt.Errorf("cluster: a token: %w", err)
+	}
+	return hex.EncodeToString(b[:]), nil
+}
+
+// Processes are worker processes started on this machine.
+type Processes struct {
+	cmds []*exec.Cmd
+	wg   sync.WaitGroup
+	mu   sync.Mutex
+	errs []error
+}
+
+// StartWorkers starts n worker processes made by command (e.g. the arbor
+// binary with the argument "worker"), each told the server's URL and token
+// through EnvURL and EnvToken. Their output goes to out.
+func StartWorkers(n int, url, token string, out io.Writer, command func(i int) *exec.Cmd) (*Processes, error) {
+	p := &Processes{}
+	for i := 0; i < n; i++ {
+		cmd := command(i)
+		cmd.Env = append(cmd.Environ(), EnvURL+"="+url, EnvToken+"="+token)
+		cmd.Stdout, cmd.Stderr = out, out
+		if err := cmd.Start(); err != nil {
+			p.Stop()
+			return nil, fmt.Errorf("cluster: starting worker %d: %w", i, err)
+		}
+		p.cmds = append(p.cmds, cmd)
+		p.wg.Add(1)
+		go func() {
+			defer p.wg.Done()
+			if err := cmd.Wait(); err != nil {
+				p.mu.Lock()
+				p.errs = append(p.errs, fmt.Errorf("worker %d: %w", i, err))
+				p.mu.Unlock()
+			}
+		}()
+	}
+	return p, nil
+}
+
+// Stop asks every worker to finish (SIGTERM: a task under way is handed
+// back), kills those still running after a grace period, and waits.
+func (p *Processes) Stop() {
+	for _, c := range p.cmds {
+		if c.Process != nil {
+			_ = c.Process.Signal(syscall.SIGTERM)
+		}
+	}
+	done := make(chan struct{})
+	go func() { p.wg.Wait(); close(done) }()
+	select {
+	case <-done:
+	case <-time.After(5 * time.Second):
+		for _, c := range p.cmds {
+			if c.Process != nil {
+				_ = c.Process.Kill()
+			}
+		}
+		<-done
+	}
+}
+
+// Errors returns how workers that exited before Stop failed.
+func (p *Processes) Errors() error {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return errors.Join(p.errs...)
+}
+
+// Embedded is an embedded server with local worker processes.
+type Embedded struct {
+	Server  *Server
+	Workers *Processes
+}
+
+// StartEmbedded starts a loopback server with a fresh token and n worker
+// processes.
+func StartEmbedded(n int, out io.Writer, command func(i int) *exec.Cmd) (*Embedded, error) {
+	token, err := NewToken()
+	if err != nil {
+		return nil, err
+	}
+	srv, err := StartServer("", token)
+	if err != nil {
+		return nil, err
+	}
+	ps, err := StartWorkers(n, srv.URL(), token, out, command)
+	if err != nil {
+		srv.Shutdown()
+		return nil, err
+	}
+	return &Embedded{Server: srv, Workers: ps}, nil
+}
+
+// Close stops the workers, then the server.
+func (e *Embedded) Close() {
+	e.Workers.Stop()
+	e.Server.Shutdown()
+}
+
+// WorkerFromEnv fills URL and token from EnvURL and EnvToken where empty.
+func WorkerFromEnv(cfg WorkerConfig) WorkerConfig {
+	if cfg.URL == "" {
+		cfg.URL = os.Getenv(EnvURL)
+	}
+	if cfg.Token == "" {
+		cfg.Token = os.Getenv(EnvToken)
+	}
+	return cfg
+}

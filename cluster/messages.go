@@ -1,0 +1,138 @@
+package cluster
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+
+	"github.com/arbor-gpu/arbor/algorithms/mcs"
+)
+
+// protocol is the version of the task and record formats; a message of
+// another version is rejected, not guessed at.
+const protocol = 1
+
+// Task is one subtree to search: self-contained, it names the instance by
+// hash and carries the options, so any worker can take it.
+type Task struct {
+	Protocol int        `json:"protocol"`
+	Problem  string     `json:"problem"` // "mcs" or "vc"
+	Job      string     `json:"job"`
+	ID       string     `json:"id"`
+	Instance string     `json:"instance"` // sha256 of the canonical instance bytes
+	Options  MCSOptions `json:"options"`
+	// Path: the decisions from the root. mcs: (v, w) match v to w in the
+	// search's numbering, w = −1 leaves v unmatched; vc: (v, 1) puts input
+	// vertex v in the cover, (v, 0) its live neighbours instead.
+	Path      [][2]int32 `json:"path"`
+	Bound     int        `json:"bound"`
+	Incumbent int        `json:"incumbent"` // best size known when published: a hint, never used to prune
+	Budget    int64      `json:"budget"`    // nodes before splitting (0: none)
+}
+
+func (t *Task) steps() []mcs.Step {
+	s := make([]mcs.Step, len(t.Path))
+	for i, p := range t.Path {
+		s[i] = mcs.Step{V: p[0], W: p[1]}
+	}
+	return s
+}
+
+func fromSteps(s []mcs.Step) [][2]int32 {
+	p := make([][2]int32, len(s))
+	for i, x := range s {
+		p[i] = [2]int32{x.V, x.W}
+	}
+	return p
+}
+
+// decodeTask reads and checks a task message.
+func decodeTask(data []byte) (*Task, error) {
+	var t Task
+	if err := json.Unmarshal(data, &t); err != nil {
+		return nil, fmt.Errorf("not a task: %w", err)
+	}
+	switch {
+	case t.Protocol != protocol:
+		return nil, fmt.Errorf("task protocol %d, this worker speaks %d", t.Protocol, protocol)
+	case t.Problem != "mcs" && t.Problem != "vc":
+		return nil, fmt.Errorf("task for problem %q, want mcs or vc", t.Problem)
+	case !isHex(t.Job, 24) || !isHex(t.ID, 24) || !isHex(t.Instance, 64):
+		return nil, errors.New("task without a valid job, id or instance hash")
+	case t.Job != JobID(t.Instance, t.Options):
+		return nil, fmt.Errorf("task %s: job %s is not that of its instance and options", t.ID, t.Job)
+	case t.ID != taskID(t.Job, t.steps()):
+		return nil, fmt.Errorf("task %s: the id does not match its path", t.ID)
+	case t.Budget < 0 || t.Incumbent < 0:
+		return nil, fmt.Errorf("task %s: negative budget or incumbent", t.ID)
+	}
+	return &t, nil
+}
+
+func isHex(s string, n int) bool {
+	if len(s) != n {
+		return false
+	}
+	for _, c := range s {
+		if !('0' <= c && c <= '9' || 'a' <= c && c <= 'f') {
+			return false
+		}
+	}
+	return true
+}
+
+// Record kinds on the results stream.
+const (
+	kindPlan      = "plan"
+	kindPublished = "published"
+	kindDone      = "done"
+	kindBest      = "best"
+	kindEnd       = "end"
+)
+
+// Record is a message on the results stream.
+type Record struct {
+	Protocol int    `json:"protocol"`
+	Kind     string `json:"kind"`
+	Job      string `json:"job"`
+	// done: the task finished; Children are the tasks it split off (all
+	// published before this record).
+	Task     string   `json:"task,omitempty"`
+	Children []string `json:"children,omitempty"`
+	Nodes    int64    `json:"nodes,omitempty"`
+	Worker   string   `json:"worker,omitempty"`
+	// done, best, end: the best solution found (a certificate: mapping of
+	// input vertex ids).
+	Size    int      `json:"size,omitempty"`
+	Mapping [][2]int `json:"mapping,omitempty"` // common subgraph
+	// vertex cover: Found says Cover (possibly empty) is a cover.
+	Cover []int `json:"cover,omitempty"`
+	Found bool  `json:"found,omitempty"`
+	// plan: the root tasks, so a restarted coordinator can publish them again.
+	Roots []Task `json:"roots,omitempty"`
+}
+
+func decodeRecord(data []byte) (*Record, error) {
+	var r Record
+	if err := json.Unmarshal(data, &r); err != nil {
+		return nil, fmt.Errorf("not a record: %w", err)
+	}
+	if r.Protocol != protocol {
+		return nil, fmt.Errorf("record protocol %d, want %d", r.Protocol, protocol)
+	}
+	cert := len(r.Mapping)
+	if r.Found || len(r.Cover) > 0 {
+		if len(r.Mapping) > 0 || !r.Found {
+			return nil, fmt.Errorf("%s record: a cover and a mapping, or a cover not marked found", r.Kind)
+		}
+		cert = len(r.Cover)
+	}
+	if r.Size < 0 || r.Size != cert && r.Kind != kindPlan && r.Kind != kindPublished {
+		return nil, fmt.Errorf("%s record: size %d with a certificate of %d", r.Kind, r.Size, cert)
+	}
+	return &r, nil
+}
+
+// certified reports whether r carries a solution: a non-empty mapping, or
+// a cover.
+func (r *Record) certified() bool { return r.Found || len(r.Mapping) > 0 }

@@ -1,0 +1,253 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"os"
+	"os/exec"
+	"runtime"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/arbor-gpu/arbor/algorithms/mcs"
+	"github.com/arbor-gpu/arbor/algorithms/vertexcover"
+	"github.com/arbor-gpu/arbor/cluster"
+	"github.com/arbor-gpu/arbor/core"
+)
+
+// clusterFlags are the flags of a distributed run.
+type clusterFlags struct {
+	url       string
+	token     string
+	taskNodes int64
+	tasks     int
+	ackWait   time.Duration
+}
+
+func (c *clusterFlags) register(fs *flag.FlagSet) {
+	fs.StringVar(&c.url, "cluster", "", "run on a NATS JetStream cluster: nats://HOST:4222 (workers: 'arbor worker'), or 'embedded' for a loopback server with --workers local worker processes")
+	fs.StringVar(&c.token, "cluster-token", "", "the cluster's auth token (default $"+cluster.EnvToken+"; or put it in the URL, nats://TOKEN@HOST:4222)")
+	fs.Int64Var(&c.taskNodes, "task-nodes", 0, "cluster: search nodes a task may take before it splits what it has left into new tasks (0: mcs 1000000, vc 20000)")
+	fs.IntVar(&c.tasks, "tasks", 0, "cluster: root tasks to split the search into (0: mcs 256, vc 1, the whole graph)")
+	fs.DurationVar(&c.ackWait, "ack-wait", cluster.DefaultAckWait, "cluster: how long a task may go without a worker's heartbeat before another worker gets it")
+}
+
+func (c *clusterFlags) tokenOrEnv() string {
+	if c.token != "" {
+		return c.token
+	}
+	return os.Getenv(cluster.EnvToken)
+}
+
+// coordinator makes the coordinator's configuration; with --cluster
+// embedded it starts the loopback server and the local worker processes
+// (this binary's 'worker' command), which the returned function stops.
+func (c *clusterFlags) coordinator(e *env, workers, threads int, quiet bool) (cluster.CoordinatorConfig, func(), error) {
+	if c.taskNodes < 0 || c.tasks < 0 || c.ackWait <= 0 {
+		return cluster.CoordinatorConfig{}, nil, usagef("--task-nodes and --tasks must be ≥ 0, --ack-wait > 0")
+	}
+	cfg := cluster.CoordinatorConfig{URL: c.url, Token: c.tokenOrEnv(), Tasks: c.tasks, Budget: c.taskNodes, AckWait: c.ackWait, Log: e.stderr}
+	if c.url != "embedded" {
+		return cfg, func() {}, nil
+	}
+	if workers <= 0 {
+		workers = runtime.NumCPU()
+	}
+	if threads <= 0 {
+		threads = max(1, runtime.NumCPU()/workers)
+	}
+	exe, err := os.Executable()
+	if err != nil {
+		return cfg, nil, fmt.Errorf("finding the arbor binary for local workers: %w", err)
+	}
+	emb, err := cluster.StartEmbedded(workers, e.stderr, func(int) *exec.Cmd {
+		return exec.Command(exe, "worker", "--threads", strconv.Itoa(threads))
+	})
+	if err != nil {
+		return cfg, nil, err
+	}
+	cfg.URL, cfg.Token = emb.Server.URL(), emb.Server.Token
+	if !quiet {
+		fmt.Fprintf(e.stderr, "arbor: embedded NATS server at %s, %d local workers of %d threads\n", cfg.URL, workers, threads)
+	}
+	return cfg, emb.Close, nil
+}
+
+// runMCSCluster is 'arbor mcs G H --cluster ...'.
+func runMCSCluster(e *env, cf clusterFlags, workers, threads int, names [2]string, g, h *core.Graph, opts mcs.Options, asJSON, verify bool) error {
+	cfg, closeCluster, err := cf.coordinator(e, workers, threads, asJSON)
+	if err != nil {
+		return err
+	}
+	defer closeCluster()
+	ctx := e.ctx
+	if opts.Timeout > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, opts.Timeout)
+		defer cancel()
+	}
+	prog := newProgress(e)
+	cfg.Progress = func(p cluster.Progress) {
+		prog.Update(fmt.Sprintf("incumbent %d  tasks %d/%d  nodes %d", p.Size, p.Done, p.Tasks, p.Nodes))
+	}
+	res, err := cluster.SolveMCS(ctx, cfg, g, h, opts)
+	prog.Done()
+	if err != nil && !(ctx.Err() != nil && errors.Is(err, ctx.Err())) {
+		return err
+	}
+	// Stopped by --timeout or Ctrl-C: the best found, unproven, as Solve does.
+	if verify {
+		if err := mcs.Verify(g, h, res.Mapping, opts); err != nil {
+			return fmt.Errorf("%s, %s: verification failed: %w", names[0], names[1], err)
+		}
+	}
+	if asJSON {
+		m := res.Mapping
+		if m == nil {
+			m = [][2]int{}
+		}
+		return json.NewEncoder(e.stdout).Encode(struct {
+			G        string   `json:"g"`
+			H        string   `json:"h"`
+			NG       int      `json:"n_g"`
+			NH       int      `json:"n_h"`
+			Size     int      `json:"size"`
+			Proven   bool     `json:"proven"`
+			Nodes    int64    `json:"nodes"`
+			Seconds  float64  `json:"seconds"`
+			Engine   string   `json:"engine"`
+			Job      string   `json:"job"`
+			Tasks    int      `json:"tasks"`
+			Roots    int      `json:"roots"`
+			Resumed  bool     `json:"resumed"`
+			Verified bool     `json:"verified"`
+			Mapping  [][2]int `json:"mapping"`
+		}{names[0], names[1], g.N, h.N, res.Size, res.Proven, res.Nodes, res.Elapsed.Seconds(), "cluster",
+			res.Job, res.Tasks, res.Roots, res.Resumed, verify, m})
+	}
+	status := "proven maximum"
+	if !res.Proven {
+		status = "unproven (stopped early)"
+	}
+	if verify {
+		status += ", verified"
+	}
+	w := e.stdout
+	fmt.Fprintf(w, "size %d  %s\n", res.Size, status)
+	resumed := ""
+	if res.Resumed {
+		resumed = ", resumed"
+	}
+	fmt.Fprintf(w, "nodes %d  time %v  %s\n", res.Nodes, res.Elapsed.Round(time.Microsecond), rate(res.Nodes, res.Elapsed))
+	fmt.Fprintf(w, "engine cluster (job %s: %d tasks from %d roots%s)\n", res.Job, res.Tasks, res.Roots, resumed)
+	var sb strings.Builder
+	for i, p := range res.Mapping {
+		if i > 0 {
+			sb.WriteByte(' ')
+		}
+		fmt.Fprintf(&sb, "%d→%d", p[0], p[1])
+	}
+	fmt.Fprintf(w, "mapping %s\n", sb.String())
+	return nil
+}
+
+// runWorker is 'arbor worker': take tasks from a cluster until stopped.
+func runWorker(e *env) error {
+	fs := newFlags(e, "worker", "--cluster nats://HOST:4222 [--cluster-token T] [--threads N] [--name NAME]")
+	url := fs.String("cluster", "", "the NATS server (default $"+cluster.EnvURL+")")
+	token := fs.String("cluster-token", "", "the auth token (default $"+cluster.EnvToken+"; or in the URL)")
+	threads := fs.Int("threads", 0, "search threads per task; 0 uses every core")
+	name := fs.String("name", "", "the worker's name in records and logs (default host:pid)")
+	pos, err := parse(fs, e.args)
+	if err != nil {
+		return err
+	}
+	if len(pos) != 0 {
+		return usagef("worker takes no arguments (got %q)", pos)
+	}
+	if *threads < 0 {
+		return usagef("--threads must be ≥ 0")
+	}
+	cfg := cluster.WorkerFromEnv(cluster.WorkerConfig{URL: *url, Token: *token, Threads: *threads, Name: *name, Log: e.stderr})
+	if cfg.URL == "" {
+		return usagef("worker needs --cluster nats://HOST:4222 (or $%s)", cluster.EnvURL)
+	}
+	return cluster.RunWorker(e.ctx, cfg)
+}
+
+// runVCCluster is 'arbor vc GRAPH --cluster ...': a minimum vertex cover.
+func runVCCluster(e *env, cf clusterFlags, workers, threads int, name string, g *core.Graph, timeout time.Duration, asJSON, verify bool, out string) error {
+	cfg, closeCluster, err := cf.coordinator(e, workers, threads, asJSON)
+	if err != nil {
+		return err
+	}
+	defer closeCluster()
+	ctx := e.ctx
+	if timeout > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, timeout)
+		defer cancel()
+	}
+	prog := newProgress(e)
+	cfg.Progress = func(p cluster.Progress) {
+		prog.Update(fmt.Sprintf("best %d  tasks %d/%d  nodes %d", p.Size, p.Done, p.Tasks, p.Nodes))
+	}
+	res, err := cluster.SolveVC(ctx, cfg, g)
+	prog.Done()
+	if err != nil && !(ctx.Err() != nil && errors.Is(err, ctx.Err())) {
+		return err
+	}
+	// Every vertex is a cover, so there is always one to report.
+	if verify {
+		if err := vertexcover.Verify(g, res.Cover); err != nil {
+			return fmt.Errorf("%s: verification failed: %w", name, err)
+		}
+	}
+	if out != "" {
+		f, err := os.Create(out)
+		if err != nil {
+			return err
+		}
+		werr := vertexcover.WriteSolution(f, g.N, res.Cover)
+		if cerr := f.Close(); werr == nil {
+			werr = cerr
+		}
+		if werr != nil {
+			return fmt.Errorf("writing %s: %w", out, werr)
+		}
+	}
+	if asJSON {
+		return json.NewEncoder(e.stdout).Encode(struct {
+			Graph    string  `json:"graph"`
+			N        int     `json:"n"`
+			M        int     `json:"m"`
+			Size     int     `json:"size"`
+			Proven   bool    `json:"proven"`
+			Found    bool    `json:"found"`
+			Nodes    int64   `json:"nodes"`
+			Engine   string  `json:"engine"`
+			Seconds  float64 `json:"seconds"`
+			Job      string  `json:"job"`
+			Tasks    int     `json:"tasks"`
+			Roots    int     `json:"roots"`
+			Resumed  bool    `json:"resumed"`
+			Verified bool    `json:"verified"`
+			Cover    []int   `json:"cover"`
+		}{name, g.N, g.Edges(), res.Size, res.Proven, res.Found, res.Nodes, "cluster", res.Elapsed.Seconds(),
+			res.Job, res.Tasks, res.Roots, res.Resumed, verify, oneBased(res.Cover)})
+	}
+	status := "unproven (stopped early)"
+	if res.Proven {
+		status = "proven minimum"
+	}
+	if verify {
+		status += ", cover verified"
+	}
+	fmt.Fprintf(e.stdout, "%s: n=%d m=%d  cover %d  %s  nodes %d  %v  engine cluster (job %s: %d tasks from %d roots)\n",
+		name, g.N, g.Edges(), res.Size, status, res.Nodes, res.Elapsed.Round(time.Millisecond), res.Job, res.Tasks, res.Roots)
+	return nil
+}
