@@ -89,7 +89,6 @@ func (sh *shared) offer(cur []pair) {
 	}
 }
 
-
 // halt asks every worker to stop and wakes the waiting ones.
 func (sh *shared) halt() {
 	sh.stop.Store(true)
