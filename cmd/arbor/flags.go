@@ -70,6 +70,40 @@ func (d *deviceFlags) open(e *env, quiet bool) (backend.Device, backend.Choice, 
 	return dev, c, nil
 }
 
+// opening is a device being opened in the background.
+type opening struct {
+	done   chan struct{}
+	dev    backend.Device
+	choice backend.Choice
+	err    error
+}
+
+// openAsync starts opening the device while the caller does something
+// else (reads the input: a CUDA context takes about a second to create,
+// a large file several to read); wait returns it.
+func (d *deviceFlags) openAsync(e *env, quiet bool) *opening {
+	o := &opening{done: make(chan struct{})}
+	go func() {
+		defer close(o.done)
+		o.dev, o.choice, o.err = d.open(e, quiet)
+	}()
+	return o
+}
+
+// wait returns the device once it is open.
+func (o *opening) wait() (backend.Device, backend.Choice, error) {
+	<-o.done
+	return o.dev, o.choice, o.err
+}
+
+// abandon closes the device, if it opened, once it has: for a caller that
+// stops before using it.
+func (o *opening) abandon() {
+	if dev, _, err := o.wait(); err == nil {
+		dev.Close()
+	}
+}
+
 // isTerminal reports whether w is a terminal: progress is shown only then.
 func isTerminal(w io.Writer) bool {
 	f, ok := w.(*os.File)

@@ -55,8 +55,12 @@ func runMatch(e *env) error {
 	}
 
 	clock := &cliClock{last: time.Now()}
+	// The device opens while the file is read; "open" is what is left of
+	// its wait afterwards.
+	opening := df.openAsync(e, *asJSON)
 	g, err := core.ReadGraph(pos[0], core.ReadOptions{Format: *format})
 	if err != nil {
+		opening.abandon()
 		return err
 	}
 	clock.mark("read")
@@ -64,7 +68,7 @@ func runMatch(e *env) error {
 	if st, err := os.Stat(pos[0]); err == nil {
 		fileBytes = st.Size()
 	}
-	dev, choice, err := df.open(e, *asJSON)
+	dev, choice, err := opening.wait()
 	if err != nil {
 		return err
 	}
