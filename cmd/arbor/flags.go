@@ -76,31 +76,39 @@ type opening struct {
 	dev    backend.Device
 	choice backend.Choice
 	err    error
+	e      *env
+	quiet  bool
 }
 
 // openAsync starts opening the device while the caller does something
 // else (reads the input: a CUDA context takes about a second to create,
 // a large file several to read); wait returns it.
 func (d *deviceFlags) openAsync(e *env, quiet bool) *opening {
-	o := &opening{done: make(chan struct{})}
+	o := &opening{done: make(chan struct{}), e: e, quiet: quiet}
 	go func() {
 		defer close(o.done)
-		o.dev, o.choice, o.err = d.open(e, quiet)
+		o.dev, o.choice, o.err = d.open(e, true)
 	}()
 	return o
 }
 
-// wait returns the device once it is open.
+// wait returns the device once it is open, saying which (unless quiet)
+// only now, so that nothing is said of a device a failed read never used.
 func (o *opening) wait() (backend.Device, backend.Choice, error) {
 	<-o.done
+	if o.err == nil && !o.quiet {
+		fmt.Fprintf(o.e.stderr, "arbor: using %s (%s)\n", o.choice.Info, o.choice.Why)
+		o.quiet = true
+	}
 	return o.dev, o.choice, o.err
 }
 
 // abandon closes the device, if it opened, once it has: for a caller that
 // stops before using it.
 func (o *opening) abandon() {
-	if dev, _, err := o.wait(); err == nil {
-		dev.Close()
+	<-o.done
+	if o.err == nil {
+		o.dev.Close()
 	}
 }
 
