@@ -134,7 +134,7 @@ type Progress struct {
 }
 
 var kindEngines = map[Kind][]string{
-	KindMCS:    {"auto", "cpu", "gpu", "hybrid"},
+	KindMCS:    {"auto", "cpu", "gpu", "hybrid", "portfolio"},
 	KindVC:     {"auto", "branch", "clique"},
 	KindMatch:  {"fast", "spec"},
 	KindClique: {"bbmc"},
