@@ -145,24 +145,7 @@ func (w *worker[C]) search(depth int, doms []bidomain) {
 
 		// Bound, and the bidomain to branch on: smallest max(|L|,|R|) (or
 		// product), ties to the smallest left vertex.
-		bound := m
-		chosen := -1
-		bestKey := uint64(math.MaxUint64)
-		restrict := w.connected && m > 0
-		for i := range doms {
-			d := &doms[i]
-			bound += min(d.ll, d.rl)
-			if restrict && !d.adj {
-				continue
-			}
-			size := max(d.ll, d.rl)
-			if w.minProduct {
-				size = d.ll * d.rl
-			}
-			if key := uint64(size)<<32 | uint64(d.minL); key < bestKey {
-				bestKey, chosen = key, i
-			}
-		}
+		bound, chosen := w.choose(doms)
 		if bound <= best || bound < w.goal {
 			break
 		}

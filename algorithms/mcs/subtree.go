@@ -142,7 +142,7 @@ func toSteps(path []op) []Step {
 	return s
 }
 
-// choose mirrors the bound and branching choice at the top of search: the
+// choose is the bound and branching choice at the top of search: the
 // node's bound, and the bidomain to branch on (−1 when none).
 func (w *worker[C]) choose(doms []bidomain) (bound int32, chosen int) {
 	m := int32(len(w.cur))
