@@ -223,25 +223,9 @@ func newManyProblem[C cell](graphs []*core.Graph, opts Options) (*manyProblem[C]
 	multiway := opts.Directed || opts.EdgeLabels
 	codes := map[int32]uint32{}
 	if opts.EdgeLabels {
-		var all []int32
-		seen := map[int32]bool{}
-		for _, gr := range graphs {
-			for _, l := range gr.EdgeLabels {
-				if !seen[l] {
-					seen[l] = true
-					all = append(all, l)
-				}
-			}
-		}
-		slices.Sort(all)
-		if len(all) == 0 {
-			all = []int32{0}
-		}
-		if len(all) > 0xFFFF {
-			return nil, fmt.Errorf("mcs: %d distinct edge labels: at most 65535 supported", len(all))
-		}
-		for i, l := range all {
-			codes[l] = uint32(i + 1)
+		var err error
+		if codes, err = edgeLabelCodes(graphs); err != nil {
+			return nil, err
 		}
 	}
 	p := &manyProblem[C]{opts: opts, k: k, multiway: multiway,

@@ -44,30 +44,41 @@ func keyLess(a, b vertexKey) bool {
 	return !a.loop && b.loop
 }
 
+// edgeLabelCodes gives the edge labels of the graphs dense codes 1..k, in
+// label order (just 0 → 1 when no graph has any), for the adjacency
+// matrices' cells.
+func edgeLabelCodes(graphs []*core.Graph) (map[int32]uint32, error) {
+	var all []int32
+	seen := map[int32]bool{}
+	for _, gr := range graphs {
+		for _, l := range gr.EdgeLabels {
+			if !seen[l] {
+				seen[l] = true
+				all = append(all, l)
+			}
+		}
+	}
+	slices.Sort(all)
+	if len(all) == 0 {
+		all = []int32{0}
+	}
+	if len(all) > 0xFFFF {
+		return nil, fmt.Errorf("mcs: %d distinct edge labels: at most 65535 supported", len(all))
+	}
+	codes := make(map[int32]uint32, len(all))
+	for i, l := range all {
+		codes[l] = uint32(i + 1)
+	}
+	return codes, nil
+}
+
 func newProblem[C cell](g, h *core.Graph, opts Options) (*problem[C], error) {
 	multiway := opts.Directed || opts.EdgeLabels
 	codes := map[int32]uint32{}
 	if opts.EdgeLabels {
-		// Dense codes 1..k for the edge labels of both graphs, in label order.
-		var all []int32
-		seen := map[int32]bool{}
-		for _, gr := range []*core.Graph{g, h} {
-			for _, l := range gr.EdgeLabels {
-				if !seen[l] {
-					seen[l] = true
-					all = append(all, l)
-				}
-			}
-		}
-		slices.Sort(all)
-		if len(all) == 0 {
-			all = []int32{0}
-		}
-		if len(all) > 0xFFFF {
-			return nil, fmt.Errorf("mcs: %d distinct edge labels: at most 65535 supported", len(all))
-		}
-		for i, l := range all {
-			codes[l] = uint32(i + 1)
+		var err error
+		if codes, err = edgeLabelCodes([]*core.Graph{g, h}); err != nil {
+			return nil, err
 		}
 	}
 	m0, k0 := matrix[C](g, opts, codes)
