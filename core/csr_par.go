@@ -194,18 +194,26 @@ func buildCSRChunks(n int, src, dst [][]int32, w [][]float64, lab [][]int32, o c
 						cur[v] = q + 1
 						adj[q] = u
 					}
-					if payload {
-						perm[p], perm[q] = p, q
-						if w != nil {
-							from[p], from[q] = w[k][i], w[k][i]
-						}
-						if lab != nil {
-							fromLab[p], fromLab[q] = lab[k][i], lab[k][i]
-						}
+					if w != nil {
+						from[p], from[q] = w[k][i], w[k][i]
+					}
+					if lab != nil {
+						fromLab[p], fromLab[q] = lab[k][i], lab[k][i]
 					}
 				}
 			}
 		})
+		// Each segment's arcs lie in input order, so the payload's
+		// permutation starts as the identity: written here in order, not
+		// beside each placed arc (two fewer scattered writes an edge).
+		if payload {
+			const span = 1 << 16
+			parallelFor(par.workers, (total+span-1)/span, func(s int) {
+				for i := s * span; i < min((s+1)*span, total); i++ {
+					perm[i] = uint32(i)
+				}
+			})
+		}
 	}
 	sortSegments(off, adj, perm)
 	adj, perm, dup := mergeDuplicatesParallel(off, adj, perm, o, par.workers)

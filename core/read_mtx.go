@@ -3,7 +3,6 @@ package core
 import (
 	"fmt"
 	"math"
-	"strconv"
 	"strings"
 )
 
@@ -310,7 +309,7 @@ func parseMTXBody(c *textReader, fieldKind string, n, room, nnz int64) (b mtxBod
 				b.err = c.errf("expected a real value, found end of line")
 				return b
 			}
-			f, err := strconv.ParseFloat(string(tok), 64)
+			f, err := parseReal(tok)
 			if err != nil || math.IsNaN(f) || math.IsInf(f, 0) {
 				b.err = c.errf("expected a finite real value, found %s", quote(tok))
 				return b
