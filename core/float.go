@@ -30,35 +30,46 @@ func fastReal(b []byte) (float64, bool) {
 		neg = b[i] == '-'
 		i++
 	}
+	// The integer part, then the fraction: leading zeros carry no digit,
+	// and each fraction digit kept or skipped lowers the exponent.
 	var man uint64
 	digits, exp10 := 0, 0
-	sawDigit, sawDot := false, false
+	start := i
 	for ; i < len(b); i++ {
-		c := b[i]
-		switch {
-		case c >= '0' && c <= '9':
-			sawDigit = true
-			if man == 0 && c == '0' { // leading zeros carry no digit
-				if sawDot {
-					exp10--
-				}
+		c := b[i] - '0'
+		if c > 9 {
+			break
+		}
+		if man == 0 && c == 0 {
+			continue
+		}
+		if digits == 19 {
+			return 0, false
+		}
+		man = man*10 + uint64(c)
+		digits++
+	}
+	sawDigit := i > start
+	if i < len(b) && b[i] == '.' {
+		i++
+		frac := i
+		for ; i < len(b); i++ {
+			c := b[i] - '0'
+			if c > 9 {
+				break
+			}
+			exp10--
+			if man == 0 && c == 0 {
 				continue
 			}
 			if digits == 19 {
 				return 0, false
 			}
-			man = man*10 + uint64(c-'0')
+			man = man*10 + uint64(c)
 			digits++
-			if sawDot {
-				exp10--
-			}
-		case c == '.' && !sawDot:
-			sawDot = true
-		default:
-			goto rest
 		}
+		sawDigit = sawDigit || i > frac
 	}
-rest:
 	if !sawDigit {
 		return 0, false
 	}
