@@ -70,7 +70,7 @@ type Prepared struct {
 }
 
 type subtreeSolver interface {
-	expand(target, maxDepth int) ([]Subtask, error)
+	expand(target, maxDepth int) ([]Subtask, int64, error)
 	solveSubtree(ctx context.Context, path []op, so SubtreeOptions) (SubtreeResult, error)
 }
 
@@ -117,7 +117,8 @@ func Prepare(g, h *core.Graph, opts Options) (*Prepared, error) {
 // children come together) or the nodes left are maxDepth decisions deep. The subtasks cover the whole tree (the search from the root
 // explores nothing they do not), and are sorted by bound, largest first.
 func (pr *Prepared) Expand(target, maxDepth int) ([]Subtask, error) {
-	return pr.impl.expand(target, maxDepth)
+	subs, _, err := pr.impl.expand(target, maxDepth)
+	return subs, err
 }
 
 // SolveSubtree searches the subtree at path. Paths come from Expand or an
@@ -166,8 +167,11 @@ func (w *worker[C]) choose(doms []bidomain) (bound int32, chosen int) {
 	return bound, chosen
 }
 
-func (p *problem[C]) expand(target, maxDepth int) ([]Subtask, error) {
+// expand is Expand; it also returns the number of nodes it split (each
+// one the search would have counted on its way to the subtasks).
+func (p *problem[C]) expand(target, maxDepth int) ([]Subtask, int64, error) {
 	w := p.newWorker(newShared(0), 1, true)
+	var split int64
 	// Breadth first, one node at a time, so the count lands near target
 	// instead of overshooting by a whole level.
 	queue := [][]op{{}}
@@ -181,7 +185,7 @@ func (p *problem[C]) expand(target, maxDepth int) ([]Subtask, error) {
 		}
 		doms, err := w.follow(path)
 		if err != nil {
-			return nil, err
+			return nil, 0, err
 		}
 		bound, chosen := w.choose(doms)
 		if bound < 1 {
@@ -191,6 +195,7 @@ func (p *problem[C]) expand(target, maxDepth int) ([]Subtask, error) {
 			final = append(final, path) // a leaf: its matching is its answer
 			continue
 		}
+		split++
 		bd := &doms[chosen]
 		v := bd.minL
 		ws := slices.Clone(w.right[bd.r : bd.r+bd.rl])
@@ -205,7 +210,7 @@ func (p *problem[C]) expand(target, maxDepth int) ([]Subtask, error) {
 	for _, path := range append(final, queue...) {
 		doms, err := w.follow(path)
 		if err != nil {
-			return nil, err
+			return nil, 0, err
 		}
 		bound, _ := w.choose(doms)
 		if bound >= 1 {
@@ -213,7 +218,7 @@ func (p *problem[C]) expand(target, maxDepth int) ([]Subtask, error) {
 		}
 	}
 	sort.SliceStable(out, func(i, j int) bool { return out[i].Bound > out[j].Bound })
-	return out, nil
+	return out, split, nil
 }
 
 // keepRest records, for a worker stopped by the node limit at a node of
