@@ -277,20 +277,22 @@ func (p *problem[C]) runGoal(sh *shared, threads, goal int) int64 {
 }
 
 // seedPerThread is how many subtrees per thread the parallel search starts
-// from. Started from the root alone, the workers took the root's far
-// children (what the first worker gives away first) and searched them
-// under a weak incumbent while the sequential order's good solutions lay
-// deep in the first child: on mcs90_b03m_s70.A02, 16 threads took 11.0 s
-// (579 M nodes) against 13.4 s for one. Started from 64 per thread, taken
-// largest bound first, they took 1.0 s (44 M nodes); 8 per thread did not
-// help (H100 machine, 16 cores).
+// from, in the order the sequential search visits them. Started from the
+// root alone, the workers took the root's far children (what the first
+// worker gives away first) and searched them under a weak incumbent while
+// the sequential order's good solutions lay deep in the first child: on
+// mcs90_b03m_s70.A02, 16 threads took 11.0 s (579 M nodes) against 13.4 s
+// for one. Taking the subtrees largest bound first instead fixed that pair
+// (1.0 s) and broke others that the sequential order solves at once
+// (mcs90_r005_s90.A00: 1.6 s sequential, no proof in 60 s): the degree
+// order's first candidates are a better guide than the bound.
 const seedPerThread = 64
 
 // seed splits the top of the tree into about seedPerThread·threads
-// subtrees, largest bound first, as the queue the workers start from, and
-// returns the number of nodes split on the way (counted as searched). A
-// goal (frozen incumbent) or McSplit↓ search starts from the root: their
-// node counts must equal the sequential search's.
+// subtrees, in the sequential search's order, as the queue the workers
+// start from, and returns the number of nodes split on the way (counted
+// as searched). A goal (frozen incumbent) or McSplit↓ search starts from
+// the root: their node counts must equal the sequential search's.
 func (p *problem[C]) seed(threads int) ([][]op, int64) {
 	subs, split, err := p.expand(seedPerThread*threads, math.MaxInt)
 	if err != nil || len(subs) == 0 {
@@ -304,7 +306,31 @@ func (p *problem[C]) seed(threads int) ([][]op, int64) {
 		}
 		queue[i] = path
 	}
+	slices.SortFunc(queue, searchOrder)
 	return queue, split
+}
+
+// searchOrder compares two disjoint subtrees by when the sequential search
+// enters them: at the first step where their paths part (the same vertex
+// v, branched on by their common ancestor), the smaller candidate w comes
+// first and "v unmatched" (w < 0) last.
+func searchOrder(a, b []op) int {
+	for i := 0; i < min(len(a), len(b)); i++ {
+		x, y := a[i].w, b[i].w
+		if x == y {
+			continue
+		}
+		switch {
+		case x < 0:
+			return 1
+		case y < 0:
+			return -1
+		case x < y:
+			return -1
+		}
+		return 1
+	}
+	return len(a) - len(b)
 }
 
 // resume clears a dead-end halt so that the next search can run, unless
