@@ -40,14 +40,9 @@ func fastReal(b []byte) (float64, bool) {
 		if c > 9 {
 			break
 		}
-		if man == 0 && c == 0 {
-			continue
-		}
-		if digits == 19 {
+		if !addDigit(&man, &digits, c) {
 			return 0, false
 		}
-		man = man*10 + uint64(c)
-		digits++
 	}
 	sawDigit := i > start
 	if i < len(b) && b[i] == '.' {
@@ -59,14 +54,9 @@ func fastReal(b []byte) (float64, bool) {
 				break
 			}
 			exp10--
-			if man == 0 && c == 0 {
-				continue
-			}
-			if digits == 19 {
+			if !addDigit(&man, &digits, c) {
 				return 0, false
 			}
-			man = man*10 + uint64(c)
-			digits++
 		}
 		sawDigit = sawDigit || i > frac
 	}
@@ -120,6 +110,20 @@ func fastReal(b []byte) (float64, bool) {
 		return f, true
 	}
 	return eiselLemire(man, exp10, neg)
+}
+
+// addDigit appends decimal digit c to the mantissa (leading zeros carry
+// no digit); false when a 20th significant digit would not fit.
+func addDigit(man *uint64, digits *int, c byte) bool {
+	if *man == 0 && c == 0 {
+		return true
+	}
+	if *digits == 19 {
+		return false
+	}
+	*man = *man*10 + uint64(c)
+	*digits++
+	return true
 }
 
 var exactPow10 = [23]float64{1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15,
