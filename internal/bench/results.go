@@ -3,12 +3,13 @@ package bench
 import (
 	"encoding/csv"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
 	"strconv"
+
+	"github.com/arbor-gpu/arbor/internal/dataset"
 )
 
 // The results file names in an output folder.
@@ -78,55 +79,25 @@ func writeFile(path string, write func(io.Writer) error) error {
 
 // ReadCSV reads a results.csv written by WriteCSV.
 func ReadCSV(path string) ([]Result, error) {
-	f, err := os.Open(path)
+	rows, err := dataset.ReadCSV(path, columns...)
 	if err != nil {
 		return nil, err
 	}
-	defer f.Close()
-	return parseResults(f, path)
-}
-
-func parseResults(r io.Reader, name string) ([]Result, error) {
-	cr := csv.NewReader(r)
-	header, err := cr.Read()
-	if err != nil {
-		if errors.Is(err, io.EOF) {
-			return nil, fmt.Errorf("%s: empty, want a results header line", name)
-		}
-		return nil, fmt.Errorf("%s: %w", name, err)
-	}
-	col := map[string]int{}
-	for i, h := range header {
-		col[h] = i
-	}
-	for _, c := range columns {
-		if _, ok := col[c]; !ok {
-			return nil, fmt.Errorf("%s:1: no column %q: not an arbor bench results file", name, c)
-		}
-	}
-	var out []Result
-	for {
-		rec, err := cr.Read()
-		if errors.Is(err, io.EOF) {
-			return out, nil
-		}
-		if err != nil {
-			return nil, fmt.Errorf("%s: %w", name, err)
-		}
-		line, _ := cr.FieldPos(0)
-		get := func(c string) string { return rec[col[c]] }
+	out := make([]Result, 0, len(rows))
+	for _, row := range rows {
+		get := func(c string) string { return row.Fields[c] }
 		var perr error
 		num := func(c string) int64 {
 			v, err := strconv.ParseInt(get(c), 10, 64)
 			if err != nil && perr == nil {
-				perr = fmt.Errorf("%s:%d: column %s: want an integer, got %q", name, line, c, get(c))
+				perr = fmt.Errorf("%s:%d: column %s: want an integer, got %q", path, row.Line, c, get(c))
 			}
 			return v
 		}
 		flt := func(c string) float64 {
 			v, err := strconv.ParseFloat(get(c), 64)
 			if err != nil && perr == nil {
-				perr = fmt.Errorf("%s:%d: column %s: want a number, got %q", name, line, c, get(c))
+				perr = fmt.Errorf("%s:%d: column %s: want a number, got %q", path, row.Line, c, get(c))
 			}
 			return v
 		}
@@ -139,4 +110,5 @@ func parseResults(r io.Reader, name string) ([]Result, error) {
 		}
 		out = append(out, res)
 	}
+	return out, nil
 }
