@@ -10,7 +10,6 @@ import (
 	"os/exec"
 	"runtime"
 	"strconv"
-	"strings"
 	"time"
 
 	"github.com/arbor-gpu/arbor/algorithms/mcs"
@@ -144,14 +143,7 @@ func runMCSCluster(e *env, cf clusterFlags, workers, threads int, names [2]strin
 	}
 	fmt.Fprintf(w, "nodes %d  time %v  %s\n", res.Nodes, res.Elapsed.Round(time.Microsecond), rate(res.Nodes, res.Elapsed))
 	fmt.Fprintf(w, "engine cluster (job %s: %d tasks from %d roots%s)\n", res.Job, res.Tasks, res.Roots, resumed)
-	var sb strings.Builder
-	for i, p := range res.Mapping {
-		if i > 0 {
-			sb.WriteByte(' ')
-		}
-		fmt.Fprintf(&sb, "%d→%d", p[0], p[1])
-	}
-	fmt.Fprintf(w, "mapping %s\n", sb.String())
+	writeMapping(w, res.Mapping)
 	return nil
 }
 

@@ -3,6 +3,7 @@ package main
 import (
 	"encoding/json"
 	"fmt"
+	"io"
 	"strings"
 	"time"
 
@@ -195,14 +196,7 @@ func runMCS(e *env) error {
 	}
 	fmt.Fprintf(w, "nodes %d  time %v  %s %d  %s\n", res.Nodes, res.Elapsed.Round(time.Microsecond), workersName, res.Threads, rate(res.Nodes, res.Elapsed))
 	fmt.Fprintf(w, "engine %s (%s)%s\n", res.Engine, res.Why, joinNonEmpty(" ", "", deviceSuffix(res.Device)))
-	var sb strings.Builder
-	for i, p := range res.Mapping {
-		if i > 0 {
-			sb.WriteByte(' ')
-		}
-		fmt.Fprintf(&sb, "%d→%d", p[0], p[1])
-	}
-	fmt.Fprintf(w, "mapping %s\n", sb.String())
+	writeMapping(w, res.Mapping)
 	return nil
 }
 
@@ -310,4 +304,16 @@ func plusOne(order []int) []int {
 		out[i] = j + 1
 	}
 	return out
+}
+
+// writeMapping prints a mapping's line: "mapping v→w v→w …".
+func writeMapping(w io.Writer, mapping [][2]int) {
+	var sb strings.Builder
+	for i, p := range mapping {
+		if i > 0 {
+			sb.WriteByte(' ')
+		}
+		fmt.Fprintf(&sb, "%d→%d", p[0], p[1])
+	}
+	fmt.Fprintf(w, "mapping %s\n", sb.String())
 }
