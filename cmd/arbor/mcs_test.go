@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"math/rand/v2"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -18,22 +17,8 @@ func TestMCSCommand(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	dir := t.TempDir()
-	write := func(name string, gr *core.Graph) string {
-		p := filepath.Join(dir, name)
-		f, err := os.Create(p)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := core.WriteGraph(f, gr, core.FormatMIVIA); err != nil {
-			t.Fatal(err)
-		}
-		if err := f.Close(); err != nil {
-			t.Fatal(err)
-		}
-		return p
-	}
-	gp, hp := write("g.mivia", g), write("h.mivia", h)
+	paths := writeGraphs(t, core.FormatMIVIA, "mivia", g, h)
+	gp, hp := paths[0], paths[1]
 	sizes := map[int]bool{}
 	for _, threads := range []string{"1", "2"} {
 		code, out, stderr := runCLI(t, "mcs", gp, hp, "--threads", threads, "--verify", "--json")
@@ -71,7 +56,7 @@ func TestMCSCommand(t *testing.T) {
 			t.Errorf("arbor %v: exit %d, want 2", bad, code)
 		}
 	}
-	if code, _, stderr := runCLI(t, "mcs", gp, filepath.Join(dir, "missing")); code != 1 || !strings.Contains(stderr, "missing") {
+	if code, _, stderr := runCLI(t, "mcs", gp, filepath.Join(t.TempDir(), "missing")); code != 1 || !strings.Contains(stderr, "missing") {
 		t.Errorf("missing file: exit %d, stderr %q", code, stderr)
 	}
 }
@@ -84,19 +69,7 @@ func TestMCSEngines(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	dir := t.TempDir()
-	paths := make([]string, 2)
-	for i, gr := range []*core.Graph{g, h} {
-		paths[i] = filepath.Join(dir, []string{"g.mivia", "h.mivia"}[i])
-		f, err := os.Create(paths[i])
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := core.WriteGraph(f, gr, core.FormatMIVIA); err != nil {
-			t.Fatal(err)
-		}
-		f.Close()
-	}
+	paths := writeGraphs(t, core.FormatMIVIA, "mivia", g, h)
 	type result struct {
 		Size     int    `json:"size"`
 		Proven   bool   `json:"proven"`
@@ -154,21 +127,7 @@ func TestMCSMany(t *testing.T) {
 		return g
 	}
 	g, h := small(14), small(12)
-	dir := t.TempDir()
-	paths := make([]string, 2)
-	for i, gr := range []*core.Graph{g, h} {
-		paths[i] = filepath.Join(dir, []string{"g.mivia", "h.mivia"}[i])
-		f, err := os.Create(paths[i])
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := core.WriteGraph(f, gr, core.FormatMIVIA); err != nil {
-			t.Fatal(err)
-		}
-		if err := f.Close(); err != nil {
-			t.Fatal(err)
-		}
-	}
+	paths := writeGraphs(t, core.FormatMIVIA, "mivia", g, h)
 	type result struct {
 		Size        int      `json:"size"`
 		Proven      bool     `json:"proven"`
@@ -222,7 +181,7 @@ func TestMCSMany(t *testing.T) {
 			t.Errorf("arbor %v: exit %d, want 2", bad, code)
 		}
 	}
-	if code, _, stderr := runCLI(t, "mcs", paths[0], paths[1], filepath.Join(dir, "missing")); code != 1 || !strings.Contains(stderr, "missing") {
+	if code, _, stderr := runCLI(t, "mcs", paths[0], paths[1], filepath.Join(t.TempDir(), "missing")); code != 1 || !strings.Contains(stderr, "missing") {
 		t.Errorf("missing third file: exit %d, stderr %q", code, stderr)
 	}
 }
@@ -234,21 +193,7 @@ func TestMCSHeuristics(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	dir := t.TempDir()
-	paths := make([]string, 2)
-	for i, gr := range []*core.Graph{g, h} {
-		paths[i] = filepath.Join(dir, []string{"g.mivia", "h.mivia"}[i])
-		f, err := os.Create(paths[i])
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := core.WriteGraph(f, gr, core.FormatMIVIA); err != nil {
-			t.Fatal(err)
-		}
-		if err := f.Close(); err != nil {
-			t.Fatal(err)
-		}
-	}
+	paths := writeGraphs(t, core.FormatMIVIA, "mivia", g, h)
 	type result struct {
 		Size     int    `json:"size"`
 		Proven   bool   `json:"proven"`
@@ -303,22 +248,7 @@ func TestMCSClusterEmbedded(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	dir := t.TempDir()
-	var paths []string
-	for i, gr := range []*core.Graph{g, h} {
-		p := filepath.Join(dir, fmt.Sprintf("%d.mivia", i))
-		f, err := os.Create(p)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := core.WriteGraph(f, gr, core.FormatMIVIA); err != nil {
-			t.Fatal(err)
-		}
-		if err := f.Close(); err != nil {
-			t.Fatal(err)
-		}
-		paths = append(paths, p)
-	}
+	paths := writeGraphs(t, core.FormatMIVIA, "mivia", g, h)
 	code, out, stderr := runCLI(t, "mcs", paths[0], paths[1], "--threads", "1", "--json")
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)

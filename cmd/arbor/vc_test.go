@@ -24,6 +24,29 @@ func writeTemp(t *testing.T, name, body string) string {
 	return p
 }
 
+// writeGraphs writes each graph in format to a file of its own in a
+// temporary folder (g0.EXT, g1.EXT, …) and returns the paths.
+func writeGraphs(t *testing.T, format, ext string, graphs ...*core.Graph) []string {
+	t.Helper()
+	dir := t.TempDir()
+	var paths []string
+	for i, g := range graphs {
+		p := filepath.Join(dir, fmt.Sprintf("g%d.%s", i, ext))
+		f, err := os.Create(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := core.WriteGraph(f, g, format); err != nil {
+			t.Fatal(err)
+		}
+		if err := f.Close(); err != nil {
+			t.Fatal(err)
+		}
+		paths = append(paths, p)
+	}
+	return paths
+}
+
 func TestVCCommand(t *testing.T) {
 	g := writeTemp(t, "c5.gr", vcTestGraph)
 	sol := filepath.Join(t.TempDir(), "c5.sol")
@@ -135,17 +158,7 @@ func TestVCClusterEmbedded(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	path := filepath.Join(t.TempDir(), "g.gr")
-	f, err := os.Create(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := core.WriteGraph(f, g, core.FormatPACE); err != nil {
-		t.Fatal(err)
-	}
-	if err := f.Close(); err != nil {
-		t.Fatal(err)
-	}
+	path := writeGraphs(t, core.FormatPACE, "gr", g)[0]
 	type result struct {
 		Size     int    `json:"size"`
 		Proven   bool   `json:"proven"`
