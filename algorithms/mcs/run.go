@@ -254,13 +254,19 @@ func (p *problem[C]) runGoal(sh *shared, threads, goal int) int64 {
 	sh.workers, sh.waiting, sh.done = threads, 0, false
 	sh.updateHungry()
 	sh.qmu.Unlock()
+	return runPool(sh, threads, func(int) *worker[C] { return p.newWorker(sh, goal, true) }) + split
+}
+
+// runPool runs threads workers (worker(t) makes the t-th) on sh's queue of
+// subtrees until the search is over, and returns the nodes they counted.
+func runPool[C cell](sh *shared, threads int, worker func(t int) *worker[C]) int64 {
 	var wg sync.WaitGroup
 	var total atomic.Int64
 	for t := 0; t < threads; t++ {
+		w := worker(t)
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			w := p.newWorker(sh, goal, true)
 			for {
 				task, ok := sh.take()
 				if !ok {
@@ -273,7 +279,7 @@ func (p *problem[C]) runGoal(sh *shared, threads, goal int) int64 {
 		}()
 	}
 	wg.Wait()
-	return total.Load() + split
+	return total.Load()
 }
 
 // seedPerThread is how many subtrees per thread the parallel search starts

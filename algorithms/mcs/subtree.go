@@ -8,7 +8,6 @@ import (
 	"runtime"
 	"slices"
 	"sort"
-	"sync"
 
 	"github.com/arbor-gpu/arbor/core"
 )
@@ -291,31 +290,12 @@ func (p *problem[C]) solveSubtree(ctx context.Context, path []op, so SubtreeOpti
 	sh.queue = [][]op{slices.Clone(path)}
 	sh.workers = threads
 	sh.updateHungry()
-	var wg sync.WaitGroup
-	var total sync.Mutex
-	var nodes int64
-	for t := 0; t < threads; t++ {
-		w := first
-		if t > 0 {
-			w = p.newWorker(sh, 1, true)
+	nodes := runPool(sh, threads, func(t int) *worker[C] {
+		if t == 0 {
+			return first
 		}
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for {
-				task, ok := sh.take()
-				if !ok {
-					break
-				}
-				w.search(0, w.rebuild(task))
-			}
-			w.flush()
-			total.Lock()
-			nodes += w.nodes
-			total.Unlock()
-		}()
-	}
-	wg.Wait()
+		return p.newWorker(sh, 1, true)
+	})
 
 	res := SubtreeResult{Size: len(sh.inc), Nodes: nodes, Cancelled: ctx.Err() != nil}
 	if len(sh.inc) > 0 {
