@@ -200,16 +200,8 @@ func runVCCluster(e *env, cf clusterFlags, workers, threads int, name string, g 
 		}
 	}
 	if out != "" {
-		f, err := os.Create(out)
-		if err != nil {
+		if err := writeCover(out, g.N, res.Cover); err != nil {
 			return err
-		}
-		werr := vertexcover.WriteSolution(f, g.N, res.Cover)
-		if cerr := f.Close(); werr == nil {
-			werr = cerr
-		}
-		if werr != nil {
-			return fmt.Errorf("writing %s: %w", out, werr)
 		}
 	}
 	if asJSON {

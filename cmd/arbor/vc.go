@@ -92,16 +92,8 @@ func runVC(e *env) error {
 		verified = "cover verified"
 	}
 	if *out != "" && res.Cover != nil {
-		f, err := os.Create(*out)
-		if err != nil {
+		if err := writeCover(*out, g.N, res.Cover); err != nil {
 			return err
-		}
-		werr := vertexcover.WriteSolution(f, g.N, res.Cover)
-		if cerr := f.Close(); werr == nil {
-			werr = cerr
-		}
-		if werr != nil {
-			return fmt.Errorf("writing %s: %w", *out, werr)
 		}
 	}
 	if *asJSON {
@@ -165,4 +157,20 @@ func oneBased(c []int) []int {
 		out[i] = v + 1
 	}
 	return out
+}
+
+// writeCover writes a cover to path in the PACE solution format.
+func writeCover(path string, n int, cover []int) error {
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	werr := vertexcover.WriteSolution(f, n, cover)
+	if cerr := f.Close(); werr == nil {
+		werr = cerr
+	}
+	if werr != nil {
+		return fmt.Errorf("writing %s: %w", path, werr)
+	}
+	return nil
 }
