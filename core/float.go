@@ -5,6 +5,7 @@ import (
 	"math/big"
 	"math/bits"
 	"strconv"
+	"sync"
 )
 
 // parseReal parses a Matrix Market real value: what strconv.ParseFloat
@@ -138,8 +139,9 @@ const (
 
 // pow10Table holds, for each power of ten 10^q, its 128 most significant
 // bits rounded down (hi has its top bit set): 10^q ≈ (hi·2^64 + lo)·2^e
-// for some e. Computed once, exactly, with big integers.
-var pow10Table = func() [][2]uint64 {
+// for some e. Computed exactly with big integers, once, on the first real
+// value parsed (a few milliseconds no other command should pay at start).
+var pow10Table = sync.OnceValue(func() [][2]uint64 {
 	t := make([][2]uint64, maxPow10-minPow10+1)
 	ten := big.NewInt(10)
 	for q := minPow10; q <= maxPow10; q++ {
@@ -163,7 +165,7 @@ var pow10Table = func() [][2]uint64 {
 		t[q-minPow10] = [2]uint64{hi, lo}
 	}
 	return t
-}()
+})
 
 // eiselLemire converts man·10^exp10 (man > 0) to the nearest float64, or
 // reports that it cannot decide (ok false): then the caller asks strconv.
@@ -171,7 +173,7 @@ func eiselLemire(man uint64, exp10 int, neg bool) (float64, bool) {
 	if exp10 < minPow10 || exp10 > maxPow10 {
 		return 0, false
 	}
-	p := pow10Table[exp10-minPow10]
+	p := pow10Table()[exp10-minPow10]
 	clz := bits.LeadingZeros64(man)
 	man <<= uint(clz)
 	// The binary exponent of the result before normalisation: floor of
