@@ -43,7 +43,7 @@ func runFast(s *session, in *Input, opt Options, res *Result) error {
 	if err != nil {
 		return err
 	}
-	s.wall.mark("setup")
+	s.wall.Mark("setup")
 	if err := uploadPass(f, q, p, offsets, in); err != nil {
 		return err
 	}
@@ -53,7 +53,7 @@ func runFast(s *session, in *Input, opt Options, res *Result) error {
 	if err := q.Finish(); err != nil {
 		return err
 	}
-	s.wall.mark("upload")
+	s.wall.Mark("upload")
 	if m > 0 {
 		if err := f.Argmax(q, p, m); err != nil {
 			return err
@@ -75,7 +75,7 @@ func runFast(s *session, in *Input, opt Options, res *Result) error {
 	if err := q.Finish(); err != nil {
 		return err
 	}
-	s.wall.mark("loop")
+	s.wall.Mark("loop")
 	res.Mate = make(Matching, n)
 	if opt.StrongOnly {
 		b := make([]uint64, n)
@@ -94,7 +94,7 @@ func runFast(s *session, in *Input, opt Options, res *Result) error {
 	if err := clock.end("download"); err != nil {
 		return err
 	}
-	s.wall.mark("download")
+	s.wall.Mark("download")
 	return nil
 }
 

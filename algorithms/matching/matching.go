@@ -176,7 +176,7 @@ func Run(dev backend.Device, in *Input, opt Options) (*Result, error) {
 	}
 	res := &Result{Vertices: in.N, Edges: in.Arcs() / 2, Engine: opt.Engine, Tie: opt.Tie.String(),
 		Threads: opt.Threads, StrongOnly: opt.StrongOnly, Device: dev.Info()}
-	wall := newWallClock()
+	wall := NewClock()
 	if opt.Engine == EngineFast {
 		res.Filter = opt.Filter
 	}
@@ -195,8 +195,8 @@ func Run(dev backend.Device, in *Input, opt Options) (*Result, error) {
 	if !opt.StrongOnly {
 		res.Pairs, res.Weight = in.total(res.Mate)
 	}
-	wall.mark("total")
-	res.Wall, res.WallTotal = wall.phases, wall.sum()
+	wall.Mark("total")
+	res.Wall, res.WallTotal = wall.Phases, wall.Sum()
 	return res, nil
 }
 
@@ -206,37 +206,56 @@ type session struct {
 	dev   backend.Device
 	q     backend.Queue
 	clock *phaseClock
-	wall  *wallClock
+	wall  *Clock
 	bs    *backend.Buffers
 }
 
-// wallClock splits a run's wall-clock time into named phases: what the
-// caller waits for, where the phase clock measures the device.
-type wallClock struct {
+// Clock splits wall-clock time into named phases, in order: what a caller
+// waits for, where the phase clock measures the device. Result.Wall is
+// Run's; the CLI continues it from file to written output.
+type Clock struct {
 	last   time.Time
-	phases []Phase
+	Phases []Phase
 }
 
-func newWallClock() *wallClock { return &wallClock{last: time.Now()} }
+// NewClock starts a clock now.
+func NewClock() *Clock { return &Clock{last: time.Now()} }
 
-// mark ends phase name (it began at the previous mark), adding to an
+// Mark ends phase name (it began at the previous mark), adding to an
 // earlier phase of the same name.
-func (w *wallClock) mark(name string) {
+func (c *Clock) Mark(name string) {
 	now := time.Now()
-	d := now.Sub(w.last)
-	w.last = now
-	for i := range w.phases {
-		if w.phases[i].Name == name {
-			w.phases[i].Time += d
+	d := now.Sub(c.last)
+	c.last = now
+	for i := range c.Phases {
+		if c.Phases[i].Name == name {
+			c.Phases[i].Time += d
 			return
 		}
 	}
-	w.phases = append(w.phases, Phase{name, d})
+	c.Phases = append(c.Phases, Phase{name, d})
 }
 
-func (w *wallClock) sum() time.Duration {
+// Add appends phases timed elsewhere that end now.
+func (c *Clock) Add(ps []Phase) {
+	c.Phases = append(c.Phases, ps...)
+	c.last = time.Now()
+}
+
+// Get is the time of phase name (0 when there is none).
+func (c *Clock) Get(name string) time.Duration {
+	for _, p := range c.Phases {
+		if p.Name == name {
+			return p.Time
+		}
+	}
+	return 0
+}
+
+// Sum is the time of every phase.
+func (c *Clock) Sum() time.Duration {
 	var d time.Duration
-	for _, p := range w.phases {
+	for _, p := range c.Phases {
 		d += p.Time
 	}
 	return d
@@ -246,7 +265,7 @@ func (w *wallClock) sum() time.Duration {
 // the phase times into res: Loop is the sum of the loop phases. The
 // engines end with a blocking read of the result, so no launch of the
 // kernels they release is still queued when they return.
-func runEngine(dev backend.Device, res *Result, wall *wallClock, loop []string, engine func(*session) error) error {
+func runEngine(dev backend.Device, res *Result, wall *Clock, loop []string, engine func(*session) error) error {
 	q, err := dev.NewQueue()
 	if err != nil {
 		return err
@@ -271,7 +290,7 @@ func runEngine(dev backend.Device, res *Result, wall *wallClock, loop []string, 
 	res.Phases = clock.phases()
 	res.Loop = clock.sum(loop...)
 	bs.Free()
-	wall.mark("release")
+	wall.Mark("release")
 	return nil
 }
 

@@ -54,7 +54,7 @@ func runMatch(e *env) error {
 		return usagef("--tie must be index or hashed, got %q", *tie)
 	}
 
-	clock := &cliClock{last: time.Now()}
+	clock := matching.NewClock()
 	// The device opens while the file is read; "open" is what is left of
 	// its wait afterwards.
 	opening := df.openAsync(e, *asJSON)
@@ -63,7 +63,7 @@ func runMatch(e *env) error {
 		opening.abandon()
 		return err
 	}
-	clock.mark("read")
+	clock.Mark("read")
 	var fileBytes int64
 	if st, err := os.Stat(pos[0]); err == nil {
 		fileBytes = st.Size()
@@ -73,24 +73,24 @@ func runMatch(e *env) error {
 		return err
 	}
 	defer dev.Close()
-	clock.mark("open")
+	clock.Mark("open")
 	in, err := matching.Prepare(g, opt.Tie)
 	if err != nil {
 		return err
 	}
-	clock.mark("prepare")
+	clock.Mark("prepare")
 	res, err := matching.Run(dev, in, opt)
 	if err != nil {
 		return err
 	}
-	clock.add(res.Wall)
+	clock.Add(res.Wall)
 	verified := ""
 	if *verify {
 		if err := verifyMatch(g, in, res, opt); err != nil {
 			return err
 		}
 		verified = "ok"
-		clock.mark("verify")
+		clock.Mark("verify")
 	}
 
 	var w io.Writer = e.stdout
@@ -106,7 +106,7 @@ func runMatch(e *env) error {
 		if err := writeMates(w, res.Mate); err != nil {
 			return fmt.Errorf("write result: %w", err)
 		}
-		clock.mark("write")
+		clock.Mark("write")
 	}
 	if *asJSON {
 		out := struct {
@@ -122,8 +122,8 @@ func runMatch(e *env) error {
 			TotalNS   time.Duration    `json:"total_ns"` // prepare and Run
 			Chosen    string           `json:"chosen"`
 			Verified  string           `json:"verified,omitempty"`
-		}{g.Name, g.Format, fileBytes, res, nil, clock.phases, mbPerS(fileBytes, clock.get("read")),
-			clock.get("read"), clock.get("prepare"), clock.get("prepare") + res.WallTotal, choice.Why, verified}
+		}{g.Name, g.Format, fileBytes, res, nil, clock.Phases, mbPerS(fileBytes, clock.Get("read")),
+			clock.Get("read"), clock.Get("prepare"), clock.Get("prepare") + res.WallTotal, choice.Why, verified}
 		if *outPath == "" {
 			out.Mate = res.Mate
 		}
@@ -174,42 +174,6 @@ func writeMates(w io.Writer, mate matching.Matching) error {
 	return bw.Flush()
 }
 
-// cliClock splits a command's wall-clock time into named phases, in order.
-type cliClock struct {
-	last   time.Time
-	phases []matching.Phase
-}
-
-// mark ends phase name, begun at the previous mark.
-func (c *cliClock) mark(name string) {
-	now := time.Now()
-	c.phases = append(c.phases, matching.Phase{Name: name, Time: now.Sub(c.last)})
-	c.last = now
-}
-
-// add appends phases timed elsewhere that end now.
-func (c *cliClock) add(ps []matching.Phase) {
-	c.phases = append(c.phases, ps...)
-	c.last = time.Now()
-}
-
-func (c *cliClock) get(name string) time.Duration {
-	for _, p := range c.phases {
-		if p.Name == name {
-			return p.Time
-		}
-	}
-	return 0
-}
-
-func (c *cliClock) sum() time.Duration {
-	var d time.Duration
-	for _, p := range c.phases {
-		d += p.Time
-	}
-	return d
-}
-
 // mbPerS is bytes per second in MB/s (0 when unknown).
 func mbPerS(bytes int64, d time.Duration) float64 {
 	if bytes <= 0 || d <= 0 {
@@ -219,7 +183,7 @@ func mbPerS(bytes int64, d time.Duration) float64 {
 }
 
 // matchSummary is the human summary on stderr.
-func matchSummary(g *core.Graph, res *matching.Result, clock *cliClock, fileBytes int64, verified string) string {
+func matchSummary(g *core.Graph, res *matching.Result, clock *matching.Clock, fileBytes int64, verified string) string {
 	var sb strings.Builder
 	what := fmt.Sprintf("%d pairs, weight %.6g", res.Pairs, res.Weight)
 	if res.StrongOnly {
@@ -235,7 +199,7 @@ func matchSummary(g *core.Graph, res *matching.Result, clock *cliClock, fileByte
 		sb.WriteString("; verified")
 	}
 	sb.WriteString("\n  time:")
-	for i, p := range clock.phases {
+	for i, p := range clock.Phases {
 		if i > 0 {
 			sb.WriteString(",")
 		}
@@ -244,7 +208,7 @@ func matchSummary(g *core.Graph, res *matching.Result, clock *cliClock, fileByte
 			fmt.Fprintf(&sb, " (%.0f MB/s)", mbPerS(fileBytes, p.Time))
 		}
 	}
-	fmt.Fprintf(&sb, "; all %v", clock.sum().Round(time.Microsecond))
+	fmt.Fprintf(&sb, "; all %v", clock.Sum().Round(time.Microsecond))
 	fmt.Fprintf(&sb, "\n  device:")
 	for _, p := range res.Phases {
 		fmt.Fprintf(&sb, " %s %v,", p.Name, p.Time.Round(time.Microsecond))
