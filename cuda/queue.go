@@ -10,6 +10,7 @@ import (
 
 	"github.com/arbor-gpu/arbor/backend"
 	"github.com/arbor-gpu/arbor/cuda/internal/raw"
+	"github.com/arbor-gpu/arbor/internal/par"
 )
 
 // Transfers larger than stagingThreshold go through pinned staging buffers
@@ -43,26 +44,11 @@ func defaultStaging() staging {
 }
 
 // parallelCopy copies src into dst (same length) with up to copiers
-// goroutines. The executor's thread waits for them; they run elsewhere.
+// goroutines, each taking at least copyPiece bytes. The executor's thread
+// waits for them; they run elsewhere.
 func parallelCopy(dst, src []byte, copiers int) {
-	n := len(src)
-	workers := min(runtime.GOMAXPROCS(0), copiers, (n+copyPiece-1)/copyPiece)
-	if workers <= 1 {
-		copy(dst, src)
-		return
-	}
-	per := (n + workers - 1) / workers
-	var wg sync.WaitGroup
-	for lo := per; lo < n; lo += per {
-		hi := min(lo+per, n)
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			copy(dst[lo:hi], src[lo:hi])
-		}()
-	}
-	copy(dst[:per], src[:per])
-	wg.Wait()
+	k := min(copiers, par.Workers(len(src), copyPiece))
+	par.Pieces(len(src), k, func(_, lo, hi int) { copy(dst[lo:hi], src[lo:hi]) })
 }
 
 // queue is a CUDA stream. Launch, Copy and Fill are posted to the executor
