@@ -137,7 +137,7 @@ func Prepare(g *core.Graph, tie Tie) (*Input, error) {
 						nanAt[i] = [2]int32{int32(u), v}
 					}
 				}
-				in.Keys[pos] = uint64(^uint32(v))
+				in.Keys[pos] = kernels.MatchKey(0, v) // the rank comes with setRanks
 				in.Weight[pos] = w
 				pos++
 			}
@@ -165,7 +165,7 @@ func (in *Input) setRanks(rank func(a int) int32) {
 		top := int32(1)
 		for a := lo; a < hi; a++ {
 			r := rank(a)
-			in.Keys[a] = uint64(uint32(r))<<32 | in.Keys[a]&math.MaxUint32
+			in.Keys[a] = kernels.MatchKey(r, in.Dst(a))
 			top = max(top, r)
 		}
 		maxes[i] = top
