@@ -124,6 +124,25 @@ func (r *Ring) RaiseIncumbent(q backend.Queue, v int32) error {
 	return backend.WriteSlice(q, r.Ctrl, ctrl[:])
 }
 
+// SetDemand asks the device's workers to keep n tasks queued beyond what
+// its own idle workers want: the hungry count starts each launch at n, and
+// busy workers donate while fewer tasks than that are queued. A search
+// spread over several devices sets it on a busy device while another has
+// run dry, and moves what was donated (devsearch.RunMany). The workers
+// leave the count where they found it, so it holds until changed. Only
+// between launches.
+func (r *Ring) SetDemand(q backend.Queue, n int32) error {
+	ctrl, err := r.Control(q)
+	if err != nil {
+		return err
+	}
+	if int32(ctrl[DSHungry]) == n {
+		return nil
+	}
+	ctrl[DSHungry] = uint32(n)
+	return backend.WriteSlice(q, r.Ctrl, ctrl[:])
+}
+
 // Queued is the number of tasks in a control block's ring.
 func Queued(ctrl [DSCtrlWords]uint32) int { return int(ctrl[DSTail] - ctrl[DSHead]) }
 
