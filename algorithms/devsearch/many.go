@@ -130,7 +130,12 @@ func (m *many) drive(ctx context.Context, i int) error {
 			m.wake.Wait()
 		}
 		s := &m.per[i]
-		take := m.pool[:min(len(m.pool), ring.Capacity-s.queued)]
+		// A busy device leaves the pool to idle ones: it holds what was
+		// moved off it for them.
+		var take [][]uint64
+		if s.idle || !m.anyIdle(i) {
+			take = m.pool[:min(len(m.pool), ring.Capacity-s.queued)]
+		}
 		m.pool = m.pool[len(take):]
 		if len(take) > 0 {
 			s.idle = false
@@ -207,6 +212,16 @@ func (m *many) drive(ctx context.Context, i int) error {
 	}
 }
 
+// anyIdle: a device other than i has no task. m.mu held.
+func (m *many) anyIdle(i int) bool {
+	for j, s := range m.per {
+		if j != i && s.idle {
+			return true
+		}
+	}
+	return false
+}
+
 // allIdle: no device holds a task and the pool is empty. m.mu held.
 func (m *many) allIdle() bool {
 	if len(m.pool) > 0 {
@@ -223,6 +238,9 @@ func (m *many) allIdle() bool {
 // afterEpoch settles the search after a launch: the end, the incumbent
 // from elsewhere, progress and the stops. m.mu held.
 func (m *many) afterEpoch(ctx context.Context, t0 time.Time) {
+	if m.finished || m.stopped {
+		return // another device settled it during this launch
+	}
 	st := m.status()
 	if m.tailStart.IsZero() && st.Active+st.Queued+st.Pooled <= m.workers()/2 {
 		m.tailStart = t0
