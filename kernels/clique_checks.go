@@ -1,0 +1,82 @@
+package kernels
+
+import (
+	"fmt"
+	"math/rand/v2"
+
+	"github.com/arbor-gpu/arbor/backend"
+)
+
+// cliqueChecks run whole maximum clique searches with the incumbent frozen
+// at goal−1, where the tree does not depend on the order the workers take
+// it in: the node count and the largest clique found must equal the Go
+// twin's on every device. One graph takes one word per set, one three
+// (over 128 vertices), one is dense (deep stacks, long colour lists).
+func cliqueChecks() []Check {
+	cases := []struct {
+		n    int
+		p    float64
+		goal int32
+	}{
+		{60, 0.5, 8},
+		{150, 0.3, 6},
+		{90, 0.75, 14},
+	}
+	var out []Check
+	for i, c := range cases {
+		out = append(out, Check{Kernel: "clique_epoch", Case: fmt.Sprintf("G(%d,%.2f), goal %d", c.n, c.p, c.goal), Size: c.n,
+			Run: func(dev backend.Device) ([]Output, error) {
+				rng := rand.New(rand.NewPCG(uint64(i)+21, 5))
+				adj := randomBitRows(rng, c.n, c.p)
+				nodes, found, err := CliqueFixedGoal(dev, c.n, adj, c.goal, 6)
+				return []Output{{Name: "nodes", Values: []int64{nodes}}, {Name: "largest", Values: []int64{int64(found)}}}, err
+			}})
+	}
+	return out
+}
+
+// CliqueFixedGoal searches the graph (adjacency bit rows, n vertices) from
+// the root with the incumbent frozen at goal−1 on workers workers, and
+// returns the nodes counted and the size of the largest clique found (0 if
+// none reaches goal). It runs its own short epoch loop: kernels cannot
+// import algorithms/devsearch, which drives the real searches.
+func CliqueFixedGoal(dev backend.Device, n int, adj []uint64, goal int32, workers int) (int64, int, error) {
+	q, err := dev.NewQueue()
+	if err != nil {
+		return 0, 0, err
+	}
+	defer q.Release()
+	s := CliqueShape{N: n, MaxDepth: n + 1, Workers: workers, Capacity: 64}
+	if dev.Info().Type == backend.TypeCPU {
+		s.Lanes = 1
+	}
+	k, err := NewClique(dev, q, s, adj)
+	if err != nil {
+		return 0, 0, err
+	}
+	defer k.Release()
+	if err := k.Reset(q, int(goal)-1); err != nil {
+		return 0, 0, err
+	}
+	if _, err := k.Ring.Push(q, [][]uint64{s.RootTask()}); err != nil {
+		return 0, 0, err
+	}
+	for epoch := 0; epoch < 1<<16; epoch++ {
+		if err := k.Epoch(q, 1<<14, 1<<10, goal, true); err != nil {
+			return 0, 0, err
+		}
+		st, err := k.WorkerStatus(q)
+		if err != nil {
+			return 0, 0, err
+		}
+		ctrl, err := k.Ring.Control(q)
+		if err != nil {
+			return 0, 0, err
+		}
+		if tot := SumWorkers(st, s.Workers); tot.Active == 0 && Queued(ctrl) == 0 {
+			best, err := k.Best(q)
+			return tot.Nodes, len(best), err
+		}
+	}
+	return 0, 0, fmt.Errorf("clique check: not finished after %d launches", 1<<16)
+}

@@ -1,0 +1,104 @@
+package kernels
+
+import (
+	"math/bits"
+	"math/rand/v2"
+	"testing"
+	"time"
+
+	"github.com/arbor-gpu/arbor/backend"
+	_ "github.com/arbor-gpu/arbor/backend/all"
+	"github.com/arbor-gpu/arbor/backend/backendtest"
+	"github.com/arbor-gpu/arbor/cpu"
+)
+
+// omegaOf is the clique number of a small graph by plain recursion, the
+// reference the twin is checked against.
+func omegaOf(n int, adj []uint64) int {
+	w := (n + 63) / 64
+	var rec func(p []uint64, size int) int
+	rec = func(p []uint64, size int) int {
+		best := size
+		for v := 0; v < n; v++ {
+			if p[v/64]>>(v%64)&1 == 0 {
+				continue
+			}
+			p[v/64] &^= 1 << (v % 64)
+			q := make([]uint64, w)
+			c := 0
+			for j := range q {
+				q[j] = p[j] & adj[v*w+j]
+				c += bits.OnesCount64(q[j])
+			}
+			if size+1+c > best {
+				best = max(best, rec(q, size+1))
+			}
+		}
+		return best
+	}
+	p := make([]uint64, w)
+	for v := 0; v < n; v++ {
+		p[v/64] |= 1 << (v % 64)
+	}
+	return rec(p, 0)
+}
+
+// TestCliqueChecks runs the clique_epoch checks on the CPU twin (checked
+// against plain recursion: a frozen goal of ω finds ω, one of ω+1 finds
+// nothing, and the twin's node count does not depend on the number of
+// workers) and then on every other device, where the node counts and
+// sizes must equal the twin's.
+func TestCliqueChecks(t *testing.T) {
+	ref := cpu.New(0)
+	rng := rand.New(rand.NewPCG(3, 4))
+	for i := 0; i < 5; i++ {
+		n := 20 + 13*i
+		p := 0.2 + 0.12*float64(i)
+		adj := randomBitRows(rng, n, p)
+		omega := omegaOf(n, adj)
+		for _, goal := range []int32{int32(omega), int32(omega) + 1} {
+			n1, f1, err := CliqueFixedGoal(ref, n, adj, goal, 1)
+			if err != nil {
+				t.Fatal(err)
+			}
+			n5, f5, err := CliqueFixedGoal(ref, n, adj, goal, 5)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := 0
+			if goal == int32(omega) {
+				want = omega
+			}
+			if f1 != want || f5 != want || n1 != n5 {
+				t.Fatalf("G(%d,%.2f) ω %d goal %d: found %d/%d (want %d), nodes %d with 1 worker, %d with 5", n, p, omega, goal, f1, f5, want, n1, n5)
+			}
+		}
+	}
+	checks := cliqueChecks()
+	want := make([][]Output, len(checks))
+	for i, c := range checks {
+		t0 := time.Now()
+		out, err := c.Run(ref)
+		if err != nil {
+			t.Fatalf("%s %s on cpu: %v", c.Kernel, c.Case, err)
+		}
+		t.Logf("%s %s: twin %v in %v", c.Kernel, c.Case, out, time.Since(t0).Round(time.Millisecond))
+		want[i] = out
+	}
+	backendtest.ForEach(t, func(t *testing.T, dev backend.Device) {
+		if dev.Info().Backend == cpu.Name {
+			return
+		}
+		for i, c := range checks {
+			t0 := time.Now()
+			got, err := c.Run(dev)
+			if err != nil {
+				t.Fatalf("%s %s: %v", c.Kernel, c.Case, err)
+			}
+			if err := Compare(got, want[i]); err != nil {
+				t.Fatalf("%s %s: %v", c.Kernel, c.Case, err)
+			}
+			t.Logf("%s %s on %s: %v", c.Kernel, c.Case, dev.Info(), time.Since(t0).Round(time.Millisecond))
+		}
+	})
+}
