@@ -61,22 +61,20 @@ func CliqueFixedGoal(dev backend.Device, n int, adj []uint64, goal int32, worker
 	if _, err := k.Ring.Push(q, [][]uint64{s.RootTask()}); err != nil {
 		return 0, 0, err
 	}
-	for epoch := 0; epoch < 1<<16; epoch++ {
-		if err := k.Epoch(q, 1<<14, 1<<10, goal, true); err != nil {
-			return 0, 0, err
-		}
-		st, err := k.WorkerStatus(q)
-		if err != nil {
-			return 0, 0, err
-		}
-		ctrl, err := k.Ring.Control(q)
-		if err != nil {
-			return 0, 0, err
-		}
-		if tot := SumWorkers(st, s.Workers); tot.Active == 0 && Queued(ctrl) == 0 {
-			best, err := k.Best(q)
-			return tot.Nodes, len(best), err
-		}
+	tot, err := RunToEnd(q, frozenClique{k, goal}, s.Workers, 1<<14)
+	if err != nil {
+		return 0, 0, fmt.Errorf("clique check: %w", err)
 	}
-	return 0, 0, fmt.Errorf("clique check: not finished after %d launches", 1<<16)
+	best, err := k.Best(q)
+	return tot.Nodes, len(best), err
+}
+
+// frozenClique runs a Clique in the fixed-goal mode under RunToEnd.
+type frozenClique struct {
+	*Clique
+	goal int32
+}
+
+func (f frozenClique) Epoch(q backend.Queue, budget int64, idle int32) error {
+	return f.Clique.Epoch(q, budget, idle, f.goal, true)
 }

@@ -83,12 +83,8 @@ func (t *cqTwin) run(budget int64, idleLimit, goal int32, frozen bool) {
 	}
 	for {
 		if !active {
-			pos, ok := t.ring.reservePop()
+			pos, ok, running := t.ring.tryTake(waiting)
 			if !ok {
-				if !waiting {
-					t.ring.add(DSHungry, 1)
-				}
-				running := t.ring.load(DSRunning)
 				waiting = true
 				polls++
 				if polls >= idleLimit || running <= 0 {
@@ -96,10 +92,6 @@ func (t *cqTwin) run(budget int64, idleLimit, goal int32, frozen bool) {
 				}
 				continue
 			}
-			if waiting {
-				t.ring.add(DSHungry, -1)
-			}
-			t.ring.add(DSRunning, 1)
 			waiting = false
 			task := t.ring.slot(pos)
 			m := int(task[0])
@@ -162,8 +154,7 @@ func (t *cqTwin) run(budget int64, idleLimit, goal int32, frozen bool) {
 		nodes++
 		spent++
 		if level > 0 {
-			hungry := t.ring.load(DSHungry)
-			if hungry > 0 && t.ring.queued() < hungry && t.donate(level, basem, best) {
+			if t.ring.shouldGive() && t.donate(level, basem, best) {
 				donated++
 			}
 		}
@@ -200,15 +191,7 @@ func (t *cqTwin) run(budget int64, idleLimit, goal int32, frozen bool) {
 		phase = cqNext
 	}
 
-	st[DSWNodes], st[DSWLevel], st[DSWPhase], st[DSWBase] = nodes, int64(level), int64(phase), int64(basem)
-	st[DSWDonated], st[DSWTaken] = donated, taken
-	st[DSWActive] = 0
-	if active {
-		st[DSWActive] = 1
-		t.ring.add(DSRunning, -1)
-	} else if waiting {
-		t.ring.add(DSHungry, -1)
-	}
+	t.ring.saveStatus(st, nodes, active, level, phase, basem, donated, taken, waiting)
 }
 
 func anyBit(s []uint64) bool {
