@@ -33,6 +33,7 @@ func Checks(dataDir string) []Check {
 	all = append(all, cs314Checks(dataDir)...)
 	all = append(all, mcsplitChecks()...)
 	all = append(all, cliqueChecks()...)
+	all = append(all, kcountChecks()...)
 	return all
 }
 

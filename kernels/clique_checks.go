@@ -78,3 +78,6 @@ type frozenClique struct {
 func (f frozenClique) Epoch(q backend.Queue, budget int64, idle int32) error {
 	return f.Clique.Epoch(q, budget, idle, f.goal, true)
 }
+
+// newCheckRand is the seeded generator of a check's random input.
+func newCheckRand(seed uint64) *rand.Rand { return rand.New(rand.NewPCG(seed, 5)) }
