@@ -41,15 +41,22 @@ func cliqueChecks() []Check {
 // none reaches goal). It runs its own short epoch loop: kernels cannot
 // import algorithms/devsearch, which drives the real searches.
 func CliqueFixedGoal(dev backend.Device, n int, adj []uint64, goal int32, workers int) (int64, int, error) {
+	lanes := 0
+	if dev.Info().Type == backend.TypeCPU {
+		lanes = 1
+	}
+	return cliqueFixedGoalLanes(dev, n, adj, goal, workers, lanes)
+}
+
+// cliqueFixedGoalLanes is CliqueFixedGoal with lanes work-items per worker
+// (0: CliqueLanes).
+func cliqueFixedGoalLanes(dev backend.Device, n int, adj []uint64, goal int32, workers, lanes int) (int64, int, error) {
 	q, err := dev.NewQueue()
 	if err != nil {
 		return 0, 0, err
 	}
 	defer q.Release()
-	s := CliqueShape{N: n, MaxDepth: n + 1, Workers: workers, Capacity: 64}
-	if dev.Info().Type == backend.TypeCPU {
-		s.Lanes = 1
-	}
+	s := CliqueShape{N: n, MaxDepth: n + 1, Workers: workers, Capacity: 64, Lanes: lanes}
 	k, err := NewClique(dev, q, s, adj)
 	if err != nil {
 		return 0, 0, err

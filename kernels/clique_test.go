@@ -102,3 +102,30 @@ func TestCliqueChecks(t *testing.T) {
 		}
 	})
 }
+
+// TestCliqueLanes runs the multi-lane form of clique_epoch (the GPU's:
+// barriers, lane 0's broadcasts, the lanes sharing a bitset's words) on
+// OpenCL devices with 4 lanes per worker, 3 words per set, and compares
+// node counts and sizes with the twin. (PoCL compiles 4 lanes in seconds;
+// 32 lanes take much longer, and CUDA's 32 use warp shuffles anyway.)
+func TestCliqueLanes(t *testing.T) {
+	ref := cpu.New(0)
+	rng := rand.New(rand.NewPCG(7, 8))
+	n := 150
+	adj := randomBitRows(rng, n, 0.35)
+	wantN, wantF, err := CliqueFixedGoal(ref, n, adj, 7, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	backendtest.ForBackend(t, "opencl", func(t *testing.T, dev backend.Device) {
+		t0 := time.Now()
+		nodes, found, err := cliqueFixedGoalLanes(dev, n, adj, 7, 5, 4)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if nodes != wantN || found != wantF {
+			t.Fatalf("4 lanes: %d nodes, largest %d; the twin %d, %d", nodes, found, wantN, wantF)
+		}
+		t.Logf("4 lanes on %s: %d nodes, largest %d, %v", dev.Info(), nodes, found, time.Since(t0).Round(time.Millisecond))
+	})
+}
