@@ -184,3 +184,31 @@ func TestDeviceEngineChoice(t *testing.T) {
 		}
 	}
 }
+
+// TestDeviceStops: a node limit, a timeout and a cancelled context stop the
+// device engines with the best clique found, verified and unproven; the
+// progress callback runs.
+func TestDeviceStops(t *testing.T) {
+	g := gnp(t, rand.New(rand.NewPCG(5, 6)), 200, 0.9)
+	backendtest.ForEach(t, func(t *testing.T, dev backend.Device) {
+		for _, e := range []Engine{EngineGPU, EngineHybrid} {
+			calls := 0
+			o := onDevice(dev, e, Options{NodeLimit: 3000, Threads: 1, ProgressInterval: time.Nanosecond,
+				Progress: func(Progress) { calls++ }})
+			res := solve(t, g, o)
+			if res.Proven || res.Size < 2 || calls == 0 {
+				t.Fatalf("%s, node limit: size %d proven %v, %d progress calls", e, res.Size, res.Proven, calls)
+			}
+			res = solve(t, g, onDevice(dev, e, Options{Timeout: 50 * time.Millisecond, Threads: 1}))
+			if res.Proven || res.Elapsed > 10*time.Second {
+				t.Fatalf("%s, timeout: proven %v after %v", e, res.Proven, res.Elapsed)
+			}
+			ctx, cancel := context.WithCancel(context.Background())
+			cancel()
+			r, err := Maximum(ctx, g, onDevice(dev, e, Options{Threads: 1}))
+			if err != nil || r.Proven || Verify(g, r.Clique, false) != nil {
+				t.Fatalf("%s, cancelled: %+v, %v", e, r, err)
+			}
+		}
+	})
+}
