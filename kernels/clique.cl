@@ -19,14 +19,20 @@
    when the incumbent is fixed.
 
    Per worker, in global memory: MAXDEPTH frames of FH words
-     h[0] = vertices listed, h[1] = entries [0, next) not yet tried,
+     h[0] = vertices listed, h[1] = next: entries [lo, next) not yet tried,
      h[2] = the vertex the child below is exploring (the path),
-     h[3 .. 3+W) = P, less the vertices already branched on;
+     h[3] = lo (entries below it were given away),
+     h[4 .. 4+W) = P, less the vertices already branched on;
    the list of each frame (N u32 entries v | colour << 16); the task's
    own clique (base) and the worker's best certificate.
 
-   A task (TASKW u64 words) is a node to enter, not yet counted:
-     t[0] = |C|;  t[1 .. 1+W) = P;  t[1+W .. 1+W+|C|) = the clique. */
+   A task (TASKW u64 words) is a node with clique C and candidates P:
+     t[0] = |C| | g << 32;  t[1 .. 1+W) = P;  t[1+W .. 1+W+|C|) = C;
+     t[1+W+MAXDEPTH ..] = g list entries, two per word.
+   g = 0: a node to enter, not yet counted (the root). g > 0: a node its
+   donor counted and coloured, whose children are the g entries (the
+   lowest-coloured half of what the donor had left), P less the vertices
+   of the entries the donor kept. */
 
 /* The wrapper (clique.go) defines these; the defaults serve
    `arbor kernels --dump` and the syntax checks. */
@@ -46,8 +52,8 @@
 
 #include "devsearch.cl"
 
-#define CQ_FH (3 + W)
-#define CQ_P 3
+#define CQ_FH (4 + W)
+#define CQ_P 4
 #define CQ_NOVERT 0xffffffffu
 #define CQ_ENTER 0 /* enter (count, colour) the node at level */
 #define CQ_NEXT 2  /* start the next child of the node at level */
@@ -128,17 +134,23 @@ KERNEL void clique_epoch(GLOBAL const i32* RESTRICT shape, GLOBAL const u64* RES
             waiting = 0;
             /* Install the task as level 0. */
             volatile GLOBAL const u64* t = (volatile GLOBAL const u64*)(slots + (size_t)(pos & (CAP - 1)) * TASKW);
-            i32 m = (i32)t[0];
+            const u64 t0 = t[0];
+            const i32 m = (i32)(t0 & 0xffffffffu);
+            const i32 g = (i32)(t0 >> 32);
             for (i32 i = (i32)lid; i < m; i += LANES) {
                 base[i] = t[1 + W + i];
             }
             for (i32 j = (i32)lid; j < W; j += LANES) {
                 fr[CQ_P + j] = t[1 + j];
             }
+            for (i32 i = (i32)lid; i < g; i += LANES) {
+                ls[i] = (u32)(t[1 + W + MAXDEPTH + i / 2] >> (32 * (i & 1)));
+            }
             if (lid == 0) {
-                fr[0] = 0;
-                fr[1] = 0;
+                fr[0] = (u64)g;
+                fr[1] = (u64)g;
                 fr[2] = 0;
+                fr[3] = 0;
             }
             GLOBAL_FENCE();
             BARRIER();
@@ -149,7 +161,7 @@ KERNEL void clique_epoch(GLOBAL const i32* RESTRICT shape, GLOBAL const u64* RES
             taken++;
             basem = m;
             level = 0;
-            phase = CQ_ENTER;
+            phase = g > 0 ? CQ_NEXT : CQ_ENTER;
             polls = 0;
             continue;
         }
@@ -172,8 +184,9 @@ KERNEL void clique_epoch(GLOBAL const i32* RESTRICT shape, GLOBAL const u64* RES
 
         if (phase == CQ_NEXT) {
             const i32 next = (i32)h[1];
-            const u32 e = next > 0 ? lst[next - 1] : 0u;
-            if (next == 0 || size + (i32)(e >> 16) <= best) {
+            const i32 lo = (i32)h[3];
+            const u32 e = next > lo ? lst[next - 1] : 0u;
+            if (next == lo || size + (i32)(e >> 16) <= best) {
                 /* Every child done, or the rest have colours no larger. */
                 level = cq_leave(ctrl, level, lid, &active);
                 continue;
@@ -220,10 +233,13 @@ KERNEL void clique_epoch(GLOBAL const i32* RESTRICT shape, GLOBAL const u64* RES
         spent++;
 
         /* Donation: while workers wait and the ring holds fewer tasks than
-           them, give away the next untried child of the shallowest node on
-           the path that has one worth trying (as the CPU engine does): the
-           child's clique and candidates make a self-contained task. A
-           child that would be a leaf stays (a task is a node to enter). */
+           them, the shallowest node on the path with untried children worth
+           trying gives away the lowest-coloured half of them (one if it has
+           only one), as a node already counted: its clique, its list entries
+           and its P less the vertices of the entries the donor keeps (which
+           it tries first, as the sequential order would). Frames whose next
+           child fails the bound are closed on the way, as the CPU engine
+           does. The tree does not change, only who explores which part. */
         if (level > 0) {
             if (lid == 0) {
                 s_b[2] = ds_should_give(ctrl);
@@ -234,68 +250,61 @@ KERNEL void clique_epoch(GLOBAL const i32* RESTRICT shape, GLOBAL const u64* RES
             if (give) {
                 if (lid == 0) {
                     i32 jj = -1;
-                    u32 vv = 0;
+                    i64 pos = -1;
                     for (i32 j = 0; j < level; j++) {
                         GLOBAL u64* hj = fr + (size_t)j * CQ_FH;
                         const i32 nx = (i32)hj[1];
-                        if (nx == 0) {
+                        const i32 lo = (i32)hj[3];
+                        if (nx == lo) {
                             continue;
                         }
                         const u32 ej = ls[(size_t)j * N + nx - 1];
                         if (basem + j + (i32)(ej >> 16) <= best) {
-                            hj[1] = 0; /* the rest is pruned anyway */
+                            hj[1] = (u64)lo; /* the rest is pruned anyway */
                             continue;
                         }
                         jj = j;
-                        vv = ej & 0xffffu;
+                        pos = ds_reserve_push(ctrl, seq, CAP);
                         break;
                     }
                     s_b[3] = jj;
-                    s_b[1] = vv;
+                    s_b[0] = pos;
                 }
                 BARRIER();
                 const i32 jj = (i32)s_b[3];
-                const u32 vv = (u32)s_b[1];
+                const i64 pos = s_b[0];
                 BARRIER();
-                if (jj >= 0) {
+                if (jj >= 0 && pos >= 0) {
                     GLOBAL u64* hj = fr + (size_t)jj * CQ_FH;
-                    GLOBAL const u64* row = adj + (size_t)vv * W;
-                    i32 any = 0;
+                    GLOBAL const u32* lj = ls + (size_t)jj * N;
+                    const i32 nx = (i32)hj[1];
+                    const i32 lo = (i32)hj[3];
+                    const i32 g = ARBOR_MAX(1, (nx - lo) / 2);
+                    const i32 jm = basem + jj;
+                    GLOBAL u64* t = slots + (size_t)(pos & (CAP - 1)) * TASKW;
                     for (i32 j = (i32)lid; j < W; j += LANES) {
-                        any |= (hj[CQ_P + j] & row[j]) != 0;
+                        t[1 + j] = hj[CQ_P + j];
                     }
-                    any = ds_sum_i32(s_i, any);
-                    if (any != 0) {
-                        if (lid == 0) {
-                            s_b[0] = ds_reserve_push(ctrl, seq, CAP);
-                        }
-                        BARRIER();
-                        const i64 pos = s_b[0];
-                        BARRIER();
-                        if (pos >= 0) {
-                            GLOBAL u64* t = slots + (size_t)(pos & (CAP - 1)) * TASKW;
-                            const i32 jm = basem + jj;
-                            for (i32 j = (i32)lid; j < W; j += LANES) {
-                                t[1 + j] = hj[CQ_P + j] & row[j];
-                            }
-                            for (i32 i = (i32)lid; i < jm; i += LANES) {
-                                t[1 + W + i] = i < basem ? base[i] : fr[(size_t)(i - basem) * CQ_FH + 2];
-                            }
-                            if (lid == 0) {
-                                t[1 + W + jm] = vv;
-                                t[0] = (u64)(jm + 1);
-                            }
-                            GLOBAL_FENCE();
-                            BARRIER();
-                            if (lid == 0) {
-                                hj[CQ_P + (vv >> 6)] &= ~((u64)1 << (vv & 63));
-                                hj[1] -= 1;
-                                ds_commit_push(seq, CAP, (u32)pos);
-                            }
-                            donated++;
-                        }
-                        BARRIER();
+                    for (i32 i = (i32)lid; i < jm; i += LANES) {
+                        t[1 + W + i] = i < basem ? base[i] : fr[(size_t)(i - basem) * CQ_FH + 2];
                     }
+                    for (i32 i = (i32)lid; 2 * i < g; i += LANES) {
+                        const u64 e1 = 2 * i + 1 < g ? (u64)lj[lo + 2 * i + 1] : 0;
+                        t[1 + W + MAXDEPTH + i] = (u64)lj[lo + 2 * i] | e1 << 32;
+                    }
+                    GLOBAL_FENCE();
+                    BARRIER();
+                    if (lid == 0) {
+                        for (i32 i = lo + g; i < nx; i++) {
+                            const u32 v = lj[i] & 0xffffu;
+                            t[1 + (v >> 6)] &= ~((u64)1 << (v & 63));
+                        }
+                        t[0] = (u64)(u32)jm | (u64)(u32)g << 32;
+                        hj[3] = (u64)(lo + g);
+                        ds_commit_push(seq, CAP, (u32)pos);
+                    }
+                    donated++;
+                    BARRIER();
                 }
             }
         }
@@ -363,6 +372,7 @@ KERNEL void clique_epoch(GLOBAL const i32* RESTRICT shape, GLOBAL const u64* RES
         if (lid == 0) {
             h[0] = (u64)nl;
             h[1] = (u64)nl;
+            h[3] = 0;
         }
         BARRIER();
         phase = CQ_NEXT;

@@ -35,8 +35,9 @@ func (s CliqueShape) lanes() int {
 // Words is the number of 64-bit words of a vertex set.
 func (s CliqueShape) Words() int { return (s.N + 63) / 64 }
 
-// TaskWords is the size of one task: |C|, P, then C's members.
-func (s CliqueShape) TaskWords() int { return 1 + s.Words() + s.MaxDepth }
+// TaskWords is the size of one task: |C| and the entries given, P, C's
+// members, then up to N list entries two per word.
+func (s CliqueShape) TaskWords() int { return 1 + s.Words() + s.MaxDepth + (s.N+1)/2 }
 
 // WorkerBytes is the device memory of one worker: frames, lists, its
 // task's clique, its certificate and its status words.

@@ -129,3 +129,40 @@ func TestCliqueLanes(t *testing.T) {
 		t.Logf("4 lanes on %s: %d nodes, largest %d, %v", dev.Info(), nodes, found, time.Since(t0).Round(time.Millisecond))
 	})
 }
+
+// TestCliqueDonates: on the CPU twin, workers give work to each other (so
+// the equal node counts above cover donation), and the frozen tree's node
+// count is the same with one worker and with six.
+func TestCliqueDonates(t *testing.T) {
+	dev := cpu.New(0)
+	adj := randomBitRows(rand.New(rand.NewPCG(23, 5)), 90, 0.75)
+	run := func(workers int) WorkerTotals {
+		q, err := dev.NewQueue()
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer q.Release()
+		s := CliqueShape{N: 90, MaxDepth: 91, Workers: workers, Capacity: 64, Lanes: 1}
+		k, err := NewClique(dev, q, s, adj)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer k.Release()
+		if err := k.Reset(q, 13); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := k.Ring.Push(q, [][]uint64{s.RootTask()}); err != nil {
+			t.Fatal(err)
+		}
+		tot, err := RunToEnd(q, frozenClique{k, 14}, workers, 1<<14)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return tot
+	}
+	one, six := run(1), run(6)
+	if one.Nodes != six.Nodes || six.Donated == 0 {
+		t.Fatalf("1 worker: %d nodes; 6 workers: %d nodes, %d donations", one.Nodes, six.Nodes, six.Donated)
+	}
+	t.Logf("%d nodes, %d donations among 6 workers", six.Nodes, six.Donated)
+}

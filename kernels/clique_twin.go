@@ -2,6 +2,7 @@ package kernels
 
 import (
 	"math/bits"
+	"runtime"
 	"sync/atomic"
 
 	"github.com/arbor-gpu/arbor/cpu"
@@ -11,7 +12,7 @@ func init() { cpu.RegisterTwin("clique_epoch", cliqueTwin) }
 
 // The layout of a clique frame (clique.cl).
 const (
-	cqFH    = 3 // frame header words before P
+	cqFH    = 4 // frame header words before P
 	cqEnter = 0 // enter (count, colour) the node at level
 	cqNext  = 2 // start the next child of the node at level
 )
@@ -90,19 +91,30 @@ func (t *cqTwin) run(budget int64, idleLimit, goal int32, frozen bool) {
 				if polls >= idleLimit || running <= 0 {
 					break
 				}
+				// Let the busy workers run: goroutines on few cores would
+				// otherwise spend their polls before anyone sees them
+				// waiting, and the twin would never donate.
+				runtime.Gosched()
 				continue
 			}
 			waiting = false
 			task := t.ring.slot(pos)
-			m := int(task[0])
+			m, g := int(task[0]&0xffffffff), int(task[0]>>32)
 			copy(t.base[:m], task[1+W:1+W+m])
 			h := t.frame(0)
-			h[0], h[1], h[2] = 0, 0, 0
+			h[0], h[1], h[2], h[3] = uint64(g), uint64(g), 0, 0
 			copy(h[cqFH:], task[1:1+W])
+			lst := t.list(0)
+			for i := 0; i < g; i++ {
+				lst[i] = uint32(task[1+W+t.maxDepth+i/2] >> (32 * (i & 1)))
+			}
 			t.ring.commitPop(pos)
 			active = true
 			taken++
 			basem, level, phase = m, 0, cqEnter
+			if g > 0 {
+				phase = cqNext
+			}
 			polls = 0
 			continue
 		}
@@ -119,8 +131,8 @@ func (t *cqTwin) run(budget int64, idleLimit, goal int32, frozen bool) {
 		}
 
 		if phase == cqNext {
-			next := int(h[1])
-			if next == 0 || size+int(lst[next-1]>>16) <= best {
+			next, lo := int(h[1]), int(h[3])
+			if next == lo || size+int(lst[next-1]>>16) <= best {
 				leave()
 				continue
 			}
@@ -187,7 +199,7 @@ func (t *cqTwin) run(budget int64, idleLimit, goal int32, frozen bool) {
 				}
 			}
 		}
-		h[0], h[1] = uint64(nl), uint64(nl)
+		h[0], h[1], h[3] = uint64(nl), uint64(nl), 0
 		phase = cqNext
 	}
 
@@ -203,55 +215,55 @@ func anyBit(s []uint64) bool {
 	return false
 }
 
-// donate gives away the next untried child of the shallowest node above
-// level that has one worth trying, as the kernel does; false when there is
-// none, it would be a leaf, or the ring is full.
+// donate gives away the lowest-coloured half of the untried children
+// (one if there is only one) of the shallowest node above level that has
+// any worth trying, as the kernel does; false when there is none or the
+// ring is full.
 func (t *cqTwin) donate(level, basem, best int) bool {
 	W := t.w
 	j := -1
-	var v int
 	for i := 0; i < level; i++ {
 		h := t.frame(i)
-		nx := int(h[1])
-		if nx == 0 {
+		nx, lo := int(h[1]), int(h[3])
+		if nx == lo {
 			continue
 		}
-		e := t.list(i)[nx-1]
-		if basem+i+int(e>>16) <= best {
-			h[1] = 0
+		if basem+i+int(t.list(i)[nx-1]>>16) <= best {
+			h[1] = uint64(lo)
 			continue
 		}
-		j, v = i, int(e&0xffff)
+		j = i
 		break
 	}
 	if j < 0 {
-		return false
-	}
-	hj := t.frame(j)
-	row := t.row(v)
-	var any uint64
-	for k := 0; k < W; k++ {
-		any |= hj[cqFH+k] & row[k]
-	}
-	if any == 0 {
 		return false
 	}
 	pos, ok := t.ring.reservePush()
 	if !ok {
 		return false
 	}
-	task := t.ring.slot(pos)
+	hj, lj := t.frame(j), t.list(j)
+	nx, lo := int(hj[1]), int(hj[3])
+	g := max(1, (nx-lo)/2)
 	jm := basem + j
-	for k := 0; k < W; k++ {
-		task[1+k] = hj[cqFH+k] & row[k]
-	}
+	task := t.ring.slot(pos)
+	copy(task[1:1+W], hj[cqFH:])
 	for i := 0; i < jm; i++ {
 		task[1+W+i] = t.member(i, basem)
 	}
-	task[1+W+jm] = uint64(v)
-	task[0] = uint64(jm + 1)
-	hj[cqFH+v>>6] &^= 1 << (v & 63)
-	hj[1]--
+	for i := 0; 2*i < g; i++ {
+		var e1 uint64
+		if 2*i+1 < g {
+			e1 = uint64(lj[lo+2*i+1])
+		}
+		task[1+W+t.maxDepth+i] = uint64(lj[lo+2*i]) | e1<<32
+	}
+	for i := lo + g; i < nx; i++ {
+		v := int(lj[i] & 0xffff)
+		task[1+v>>6] &^= 1 << (v & 63)
+	}
+	task[0] = uint64(jm) | uint64(g)<<32
+	hj[3] = uint64(lo + g)
 	t.ring.commitPush(pos)
 	return true
 }

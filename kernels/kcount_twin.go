@@ -2,6 +2,7 @@ package kernels
 
 import (
 	"math/bits"
+	"runtime"
 
 	"github.com/arbor-gpu/arbor/cpu"
 )
@@ -42,6 +43,7 @@ func kcountTwin(g *cpu.Group) {
 				if polls++; polls >= idleLimit || running <= 0 {
 					break
 				}
+				runtime.Gosched() // let the busy workers see this one waiting
 				continue
 			}
 			t := ring.slot(pos)
