@@ -68,7 +68,7 @@ func cliqueFixedGoalLanes(dev backend.Device, n int, adj []uint64, goal int32, w
 	if _, err := k.Ring.Push(q, [][]uint64{s.RootTask()}); err != nil {
 		return 0, 0, err
 	}
-	tot, err := RunToEnd(q, frozenClique{k, goal}, s.Workers, 1<<14)
+	tot, err := RunToEnd(q, frozenClique{k, goal}, s.Workers, 1<<10)
 	if err != nil {
 		return 0, 0, fmt.Errorf("clique check: %w", err)
 	}

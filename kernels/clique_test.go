@@ -154,15 +154,28 @@ func TestCliqueDonates(t *testing.T) {
 		if _, err := k.Ring.Push(q, [][]uint64{s.RootTask()}); err != nil {
 			t.Fatal(err)
 		}
-		tot, err := RunToEnd(q, frozenClique{k, 14}, workers, 1<<14)
+		// Short launches: every one restarts the idle workers, which then
+		// wait and ask for work.
+		tot, err := RunToEnd(q, frozenClique{k, 14}, workers, 1<<9)
 		if err != nil {
 			t.Fatal(err)
 		}
 		return tot
 	}
-	one, six := run(1), run(6)
-	if one.Nodes != six.Nodes || six.Donated == 0 {
-		t.Fatalf("1 worker: %d nodes; 6 workers: %d nodes, %d donations", one.Nodes, six.Nodes, six.Donated)
+	// Whether a worker is seen waiting depends on the Go scheduler: a few
+	// tries, each of which must count the same nodes.
+	one := run(1)
+	for try := 1; ; try++ {
+		six := run(6)
+		if one.Nodes != six.Nodes {
+			t.Fatalf("1 worker: %d nodes; 6 workers: %d nodes, %d donations", one.Nodes, six.Nodes, six.Donated)
+		}
+		if six.Donated > 0 {
+			t.Logf("%d nodes, %d donations among 6 workers (try %d)", six.Nodes, six.Donated, try)
+			break
+		}
+		if try == 10 {
+			t.Fatalf("no donation in %d tries", try)
+		}
 	}
-	t.Logf("%d nodes, %d donations among 6 workers", six.Nodes, six.Donated)
 }
