@@ -32,17 +32,18 @@ if [ "${1:-}" = --copy-data ]; then
 fi
 [ -x "$ARBOR" ] || { echo "clique.sh: $ARBOR not found (build it with scripts/build-dev.sh)" >&2; exit 1; }
 [ -f "$DATA/clique/optima.csv" ] || { echo "clique.sh: $DATA/clique/optima.csv not found (scripts/gpu/clique.sh --copy-data)" >&2; exit 1; }
+DATA=$(cd "$DATA" && pwd)
 echo "clique.sh: $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2)"
 fail=0
 
-echo "== clique_epoch conformance on $backend (node counts against the Go twin)"
-if ! timeout 300 "$ARBOR" verify --backend "$backend" --kernel clique_epoch; then
+echo "== clique_epoch and kcount_epoch conformance on $backend (node counts against the Go twins)"
+if ! timeout 300 "$ARBOR" verify --backend "$backend" --kernel clique_epoch,kcount_epoch; then
 	echo "clique.sh: verify FAILED"
 	fail=1
 fi
 if [ -x .dev/algorithms_clique.test ]; then
 	echo "== device tests (ARBOR_TEST_BACKENDS=$backend,cpu)"
-	if ! (cd algorithms/clique && ARBOR_REQUIRE=$backend ARBOR_TEST_BACKENDS=$backend,cpu ARBOR_DATA=../../$DATA \
+	if ! (cd algorithms/clique && ARBOR_REQUIRE=$backend ARBOR_TEST_BACKENDS=$backend,cpu ARBOR_DATA=$DATA \
 		timeout 300 ../../.dev/algorithms_clique.test -test.run 'Device' -test.v 2>&1 | grep -E '^(---|ok|FAIL|PASS)|nodes|ω'); then
 		fail=1
 	fi
