@@ -78,8 +78,10 @@ KERNEL void clique_epoch(GLOBAL const i32* RESTRICT shape, GLOBAL const u64* RES
                          const i32 frozen)
 {
     LOCAL i32 s_i[LANES];
+#if !(defined(ARBOR_CUDA) && LANES == 32 && W <= 32)
     LOCAL u64 s_q[W]; /* colouring: the vertices not yet coloured */
     LOCAL u64 s_r[W]; /* colouring: the current class's candidates */
+#endif
     LOCAL i64 s_b[4]; /* lane 0's decisions, broadcast */
     LOCAL i32 s_inc;  /* the incumbent as lane 0 read it */
 
@@ -314,6 +316,48 @@ KERNEL void clique_epoch(GLOBAL const i32* RESTRICT shape, GLOBAL const u64* RES
            lowest left) and writes the list, the others strike its
            neighbours out. */
         const i32 kmin = best - size + 1;
+#if defined(ARBOR_CUDA) && LANES == 32 && W <= 32
+        /* On a CUDA warp each lane keeps one word of the uncoloured set and
+           of the class's candidates in registers, and the warp finds the
+           lowest vertex left with a ballot and a shuffle: no barrier per
+           vertex (the shared-memory form below takes two). The same
+           vertices in the same order, so the same list and tree. */
+        {
+            u64 q = lid < W ? h[CQ_P + lid] : 0;
+            i32 k = 0;
+            i32 nl = 0; /* lane 0's count of listed vertices */
+            while (__any_sync(0xffffffffu, q != 0)) {
+                k++;
+                u64 r = q;
+                for (;;) {
+                    const u32 mask = __ballot_sync(0xffffffffu, r != 0);
+                    if (mask == 0) {
+                        break;
+                    }
+                    const i32 lo = __ffs(mask) - 1;
+                    const u64 rw = __shfl_sync(0xffffffffu, r, lo);
+                    const u64 bit = rw & (~rw + 1);
+                    const u32 v = (u32)(lo * 64 + CTZ64(rw));
+                    if ((i32)lid == lo) {
+                        r &= ~bit;
+                        q &= ~bit;
+                    }
+                    if (lid == 0 && k >= kmin) {
+                        lst[nl++] = v | (u32)k << 16;
+                    }
+                    if (lid < W) {
+                        r &= ~adj[(size_t)v * W + lid];
+                    }
+                }
+            }
+            if (lid == 0) {
+                h[0] = (u64)nl;
+                h[1] = (u64)nl;
+                h[3] = 0;
+            }
+            BARRIER();
+        }
+#else
         for (i32 j = (i32)lid; j < W; j += LANES) {
             s_q[j] = h[CQ_P + j];
         }
@@ -375,6 +419,7 @@ KERNEL void clique_epoch(GLOBAL const i32* RESTRICT shape, GLOBAL const u64* RES
             h[3] = 0;
         }
         BARRIER();
+#endif
         phase = CQ_NEXT;
     }
 

@@ -91,7 +91,8 @@ struct int4 { int x, y, z, w; };
 int __shfl_up_sync(unsigned int, int, int); long long __shfl_xor_sync(unsigned int, long long, int);
 int __shfl_xor_sync(unsigned int, int, int); unsigned long long __shfl_xor_sync(unsigned int, unsigned long long, int);
 int __shfl_sync(unsigned int, int, int); void __threadfence(); unsigned int atomicOr(unsigned int*, unsigned int);
-unsigned int __ballot_sync(unsigned int, int); int __ffs(int);
+unsigned int __ballot_sync(unsigned int, int); int __ffs(int); int __any_sync(unsigned int, int);
+unsigned long long __shfl_sync(unsigned int, unsigned long long, int);
 struct ulonglong2 { unsigned long long x, y; };
 `
 
