@@ -174,7 +174,34 @@ func Maximum(ctx context.Context, g *core.Graph, opts Options) (Result, error) {
 	}
 	p := newProblem(g, opts)
 	var res Result
-	if engine == EngineCPU {
+	auto := opts.Engine == "" || opts.Engine == EngineAuto
+	if engine == EngineHybrid && auto {
+		// auto's head start: the CPU engine alone, then the hybrid on
+		// what it has not settled (chooseEngine says why).
+		head, cancel := context.WithTimeout(ctx, autoHeadStart)
+		res = p.run(head, threads, start)
+		cancel()
+		if res.Proven || ctx.Err() != nil {
+			engine, why = EngineCPU, fmt.Sprintf("the CPU engine settled it within auto's head start of %v", autoHeadStart)
+		} else {
+			nodes := res.Nodes
+			if len(res.Clique) > len(p.init) {
+				// The hybrid starts from the best clique the head start found.
+				pos := make([]int32, p.n)
+				for i, v := range p.order {
+					pos[v] = int32(i)
+				}
+				p.init = p.init[:0]
+				for _, v := range res.Clique {
+					p.init = append(p.init, pos[v])
+				}
+			}
+			if res, err = p.solveDevice(ctx, true, start); err != nil {
+				return Result{}, err
+			}
+			res.Nodes += nodes
+		}
+	} else if engine == EngineCPU {
 		res = p.run(ctx, threads, start)
 	} else if res, err = p.solveDevice(ctx, engine == EngineHybrid, start); err != nil {
 		return Result{}, err
