@@ -94,8 +94,11 @@ type Options struct {
 	// Device runs the gpu and hybrid engines (kernels/clique.cl on the
 	// device search-tree layer); nil leaves the CPU engine only.
 	Device backend.Device
-	// Workers is the device engine's number of workers (work-groups); 0
-	// sizes it from the device.
+	// Devices are more devices beside Device: one search spans them all,
+	// with one task pool and one incumbent (devsearch.RunMany).
+	Devices []backend.Device
+	// Workers is the device engine's number of workers (work-groups) per
+	// device; 0 sizes it from the device.
 	Workers int
 	// Goal, when positive, is the fixed-incumbent mode of the device
 	// engine: it prunes as if a clique of Goal−1 vertices were known and
@@ -134,6 +137,7 @@ type Result struct {
 	Why    string // why that engine
 	Device string // the device, for gpu and hybrid
 	Epochs int    // device launches
+	Moved  int64  // tasks moved between devices (Options.Devices)
 }
 
 // MaxVertices is the largest graph Maximum accepts: the engine keeps an

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"runtime"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/arbor-gpu/arbor/algorithms/devsearch"
@@ -99,15 +100,22 @@ func chooseEngine(n int, opts Options) (Engine, string, error) {
 // starts the hybrid (see chooseEngine).
 const autoHeadStart = 50 * time.Millisecond
 
-// deviceWorkers is the default number of workers for a device: enough
-// work-groups of one warp to fill a GPU's multiprocessors, a few per core
-// on a CPU device (as for McSplit).
-func deviceWorkers(info backend.Info) int {
-	cu := max(info.ComputeUnits, 1)
-	if info.Type == backend.TypeGPU || info.Type == backend.TypeAccelerator {
-		return cu * 16
+// deviceShape sizes the search for one device: its workers and a ring of a
+// few tasks per worker. The task layout depends on the graph only, so
+// tasks move between devices of different sizes.
+func (p *problem) deviceShape(info backend.Info) kernels.CliqueShape {
+	// Every clique fits in a colouring's colour count of frames (a node at
+	// level L has a clique of L+1 below it).
+	shape := kernels.CliqueShape{N: p.n, MaxDepth: min(p.colours(), p.n) + 1, Workers: p.opts.Workers}
+	if info.Type == backend.TypeCPU {
+		shape.Lanes = 1
 	}
-	return cu * 2
+	shape.Workers, shape.Capacity = devsearch.Fit(info, shape.Workers, func(w, c int) int64 {
+		t := shape
+		t.Workers, t.Capacity = w, c
+		return t.Bytes()
+	})
+	return shape
 }
 
 // cliqueLoop adapts the clique kernel to devsearch's epoch loop.
@@ -139,36 +147,29 @@ func (p *problem) solveDevice(ctx context.Context, hybrid bool, start time.Time)
 		out.Device = res.Device
 		return out, nil
 	}
-	// Every clique fits in a colouring's colour count of frames (a node at
-	// level L has a clique of L+1 below it).
-	shape := kernels.CliqueShape{N: p.n, MaxDepth: min(p.colours(), p.n) + 1, Workers: opts.Workers}
-	if info.Type == backend.TypeCPU {
-		shape.Lanes = 1
-	}
-	if shape.Workers <= 0 {
-		shape.Workers = deviceWorkers(info)
-	}
-	shape.Capacity = 64
-	for shape.Capacity < 4*shape.Workers {
-		shape.Capacity *= 2
-	}
-	// Keep to half of the device's memory: fewer workers if need be.
-	if limit := int64(info.GlobalMemory / 2); limit > 0 {
-		for shape.Workers > 1 && shape.Bytes() > limit {
-			shape.Workers /= 2
-			shape.Capacity = max(64, shape.Capacity/2)
+	devs := append([]backend.Device{dev}, opts.Devices...)
+	units := make([]devsearch.Unit, 0, len(devs))
+	ks := make([]*kernels.Clique, 0, len(devs))
+	names := make([]string, 0, len(devs))
+	var shape kernels.CliqueShape
+	for _, d := range devs {
+		di := d.Info()
+		shape = p.deviceShape(di)
+		q, err := d.NewQueue()
+		if err != nil {
+			return res, fmt.Errorf("clique: %s: %w", di, err)
 		}
+		defer q.Release()
+		k, err := kernels.NewClique(d, q, shape, p.adj)
+		if err != nil {
+			return res, fmt.Errorf("clique: %s: %w", di, err)
+		}
+		defer k.Release()
+		units = append(units, devsearch.Unit{Queue: q, Kernel: &cliqueLoop{k: k}, Workers: shape.Workers})
+		ks = append(ks, k)
+		names = append(names, di.String())
 	}
-	q, err := dev.NewQueue()
-	if err != nil {
-		return res, fmt.Errorf("clique: %s: %w", info, err)
-	}
-	defer q.Release()
-	k, err := kernels.NewClique(dev, q, shape, p.adj)
-	if err != nil {
-		return res, fmt.Errorf("clique: %s: %w", info, err)
-	}
-	defer k.Release()
+	res.Device = strings.Join(names, ", ")
 
 	inc := p.init
 	goal := int32(0)
@@ -178,8 +179,12 @@ func (p *problem) solveDevice(ctx context.Context, hybrid bool, start time.Time)
 		// goal's size or more are published; pruning never moves from it.
 		goal, word = int32(opts.Goal), opts.Goal-1
 	}
-	if err := k.Reset(q, word); err != nil {
-		return res, fmt.Errorf("clique: %s: %w", info, err)
+	for i, u := range units {
+		if err := ks[i].Reset(u.Queue, word); err != nil {
+			return res, fmt.Errorf("clique: %s: %w", names[i], err)
+		}
+		l := u.Kernel.(*cliqueLoop)
+		l.goal, l.frozen = goal, frozen
 	}
 
 	var cpu *shared
@@ -238,7 +243,7 @@ func (p *problem) solveDevice(ctx context.Context, hybrid bool, start time.Time)
 			return b, b >= p.ub
 		}
 	}
-	st, proven, err := devsearch.Run(ctx, q, &cliqueLoop{k: k, goal: goal, frozen: frozen}, shape.Workers, dopt)
+	st, proven, err := devsearch.RunMany(ctx, units, dopt)
 	if hybrid {
 		if !cpuFinished {
 			cpu.halt()
@@ -249,20 +254,24 @@ func (p *problem) solveDevice(ctx context.Context, hybrid bool, start time.Time)
 		}
 	}
 	if err != nil {
-		return res, fmt.Errorf("clique: %s: %w", info, err)
+		return res, fmt.Errorf("clique: %s: %w", res.Device, err)
 	}
-	best, err := k.Best(q)
-	if err != nil {
-		return res, fmt.Errorf("clique: %s: reading the result: %w", info, err)
-	}
-	if len(best) > len(inc) {
-		inc = make([]int32, len(best))
-		for i, v := range best {
-			inc[i] = int32(v)
+	workers := 0
+	for i, u := range units {
+		workers += u.Workers
+		best, err := ks[i].Best(u.Queue)
+		if err != nil {
+			return res, fmt.Errorf("clique: %s: reading the result: %w", names[i], err)
+		}
+		if len(best) > len(inc) {
+			inc = make([]int32, len(best))
+			for j, v := range best {
+				inc[j] = int32(v)
+			}
 		}
 	}
 	res.Size, res.Nodes, res.Proven = len(inc), st.Nodes+cpuNodes, proven
-	res.Threads, res.Shared, res.Epochs = shape.Workers, st.Donated, st.Epochs
+	res.Threads, res.Shared, res.Epochs, res.Moved = workers, st.Donated, st.Epochs, st.Moved
 	res.Clique = make([]int, len(inc))
 	for i, v := range inc {
 		res.Clique[i] = p.order[v]

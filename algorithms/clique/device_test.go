@@ -3,6 +3,7 @@ package clique
 import (
 	"context"
 	"math/rand/v2"
+	"strings"
 	"testing"
 	"time"
 
@@ -211,4 +212,40 @@ func TestDeviceStops(t *testing.T) {
 			}
 		}
 	})
+}
+
+// TestDeviceMany spreads one search over two devices (two CPU-backend
+// devices, and the CPU backend beside PoCL when OpenCL is present): the
+// root starts on one and the other gets subtrees only through the host.
+// With the incumbent frozen the node count must equal the plain CPU
+// engine's, and the minimum search must find ω.
+func TestDeviceMany(t *testing.T) {
+	pairs := [][2]string{{"cpu", "cpu"}}
+	if backend.ProbeBackend("opencl").Available() {
+		pairs = append(pairs, [2]string{"cpu", "opencl"})
+	}
+	rng := rand.New(rand.NewPCG(47, 48))
+	g := gnp(t, rng, 200, 0.6)
+	best := solve(t, g, Options{Threads: 1})
+	plain := solve(t, g, Options{Threads: 1, PlainColouring: true, Initial: best.Clique})
+	for _, names := range pairs {
+		t.Run(names[0]+"+"+names[1], func(t *testing.T) {
+			a, b := backendtest.Open(t, names[0]), backendtest.Open(t, names[1])
+			o := onDevice(a, EngineGPU, Options{Goal: best.Size + 1, Workers: 3})
+			o.Devices = []backend.Device{b}
+			res := solve(t, g, o)
+			if res.Nodes != plain.Nodes || !res.Proven {
+				t.Errorf("frozen at ω+1 over two devices: %d nodes, proven %v; the CPU engine %d", res.Nodes, res.Proven, plain.Nodes)
+			}
+			if !strings.Contains(res.Device, ", ") || res.Moved == 0 {
+				t.Errorf("device %q, %d tasks moved: want two devices sharing the tree", res.Device, res.Moved)
+			}
+			o = onDevice(a, EngineGPU, Options{Workers: 3})
+			o.Devices = []backend.Device{b}
+			if res := solve(t, g, o); res.Size != best.Size || !res.Proven {
+				t.Errorf("minimum over two devices: ω %d proven %v, want %d", res.Size, res.Proven, best.Size)
+			}
+			t.Logf("%d nodes on %s", res.Nodes, res.Device)
+		})
+	}
 }

@@ -120,17 +120,6 @@ func chooseEngine(g, h *core.Graph, opts Options) (Engine, string, error) {
 	return "", "", fmt.Errorf("mcs: unknown engine %q", e)
 }
 
-// deviceWorkers is the default number of workers for a device: enough
-// work-groups of one warp to fill a GPU's multiprocessors, a few per core
-// on a CPU device.
-func deviceWorkers(info backend.Info) int {
-	cu := max(info.ComputeUnits, 1)
-	if info.Type == backend.TypeGPU || info.Type == backend.TypeAccelerator {
-		return cu * 16
-	}
-	return cu * 2
-}
-
 // solveDevice runs the search on opts.Device. share, when set (the
 // portfolio; not with hybrid), trades incumbent sizes after every epoch:
 // it takes the device's and returns the best known anywhere.
@@ -278,20 +267,11 @@ func deviceShape(p *problem[uint8], info backend.Info, opts Options) kernels.MCS
 		shape.Lanes = 1
 	}
 	shape.Workers = opts.Workers
-	if shape.Workers <= 0 {
-		shape.Workers = deviceWorkers(info)
-	}
-	shape.Capacity = 64
-	for shape.Capacity < 4*shape.Workers {
-		shape.Capacity *= 2
-	}
-	// Keep to half of the device's memory: fewer workers if need be.
-	if limit := int64(info.GlobalMemory / 2); limit > 0 {
-		for shape.Workers > 1 && shape.Bytes() > limit {
-			shape.Workers /= 2
-			shape.Capacity = max(64, shape.Capacity/2)
-		}
-	}
+	shape.Workers, shape.Capacity = devsearch.Fit(info, shape.Workers, func(w, c int) int64 {
+		t := shape
+		t.Workers, t.Capacity = w, c
+		return t.Bytes()
+	})
 	return shape
 }
 

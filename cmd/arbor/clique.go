@@ -25,7 +25,7 @@ func runClique(e *env) error {
 	goal := fs.Int("goal", 0, "fixed-incumbent mode (gpu engine): prune as if a clique of K−1 vertices were known, never raising it (the same tree on every device: node counts compare); reports a clique of ≥ K if there is one")
 	workers := fs.Int("workers", 0, "device engine workers (work-groups); 0 sizes it from the device")
 	var df deviceFlags
-	df.register(fs)
+	df.registerMany(fs)
 	pos, err := parse(fs, e.args)
 	if err != nil {
 		return err
@@ -61,15 +61,17 @@ func runClique(e *env) error {
 	opts := clique.Options{Threads: *threads, Timeout: *timeout, Complement: *complement, PlainColouring: *plain,
 		Engine: engine, Goal: *goal, Workers: *workers}
 	if engine != clique.EngineCPU {
-		dev, _, err := df.open(e, *asJSON)
+		devs, err := df.openMany(e, *asJSON)
 		if err != nil {
 			if engine == clique.EngineGPU || engine == clique.EngineHybrid {
 				return err
 			}
 			fmt.Fprintf(e.stderr, "arbor: no device (%v): the CPU engine runs\n", err)
 		} else {
-			defer dev.Close()
-			opts.Device = dev
+			for _, d := range devs {
+				defer d.Close()
+			}
+			opts.Device, opts.Devices = devs[0], devs[1:]
 		}
 	}
 	prog := newProgress(e)
