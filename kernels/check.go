@@ -32,6 +32,7 @@ func Checks(dataDir string) []Check {
 	all = append(all, primitiveChecks(dataDir)...)
 	all = append(all, cs314Checks(dataDir)...)
 	all = append(all, mcsplitChecks()...)
+	all = append(all, vcChecks()...)
 	return all
 }
 
