@@ -100,10 +100,12 @@ func vcBruteMin(n int, off, adj []int32) int {
 // cover found (-1: none). It runs its own short epoch loop: kernels cannot
 // import algorithms/devsearch.
 func vcFixedBudget(dev backend.Device, n int, off, adj []int32, k int32) (int64, int, error) {
-	return vcRun(dev, n, off, adj, k, 6)
+	return vcRun(dev, n, off, adj, k, 6, 0)
 }
 
-func vcRun(dev backend.Device, n int, off, adj []int32, k int32, workers int) (int64, int, error) {
+// vcRun is vcFixedBudget with a worker count and lanes per worker (0: one
+// on CPU devices, VCLanes elsewhere).
+func vcRun(dev backend.Device, n int, off, adj []int32, k int32, workers, lanes int) (int64, int, error) {
 	if k < 0 {
 		return 1, -1, nil // no cover of negative size: the root alone
 	}
@@ -113,7 +115,7 @@ func vcRun(dev backend.Device, n int, off, adj []int32, k int32, workers int) (i
 	}
 	defer q.Release()
 	s := VCShape{N: n, MaxCover: int(k), Workers: workers, Capacity: 64}
-	if dev.Info().Type == backend.TypeCPU {
+	if s.Lanes = lanes; lanes == 0 && dev.Info().Type == backend.TypeCPU {
 		s.Lanes = 1
 	}
 	kn, err := NewVC(dev, q, s, off, adj)
