@@ -56,7 +56,7 @@ func deviceGraphs(t *testing.T) []*core.Graph {
 	for i, c := range []struct {
 		n int
 		p float64
-	}{{12, 0.5}, {30, 0.2}, {40, 0.15}, {50, 0.1}, {60, 0.3}, {45, 0.5}} {
+	}{{12, 0.5}, {40, 0.15}, {60, 0.3}, {45, 0.5}, {80, 0.2}, {70, 0.4}, {90, 0.1}} {
 		gs = append(gs, gnp(t, c.n, c.p, uint64(100+i)))
 	}
 	return gs
@@ -75,6 +75,7 @@ func TestDeviceMinimum(t *testing.T) {
 		for i, g := range gs {
 			for _, engine := range []string{EngineGPU, EngineHybrid} {
 				res := solveDev(t, g, deviceOpts(dev, engine, Options{}))
+				t.Logf("graph %d (n=%d m=%d) %s: cover %d, kernel %d, %d nodes, %d epochs", i, g.N, g.Edges(), engine, len(res.Cover), res.Kernel, res.Nodes, res.Epochs)
 				if !res.Proven || len(res.Cover) != opts[i] || res.Engine != engine {
 					t.Errorf("graph %d (n=%d m=%d) %s: cover %d proven %v engine %s; CPU engine %d (%s)",
 						i, g.N, g.Edges(), engine, len(res.Cover), res.Proven, res.Engine, opts[i], res.Why)
@@ -146,7 +147,7 @@ func TestDeviceEngineNames(t *testing.T) {
 // TestDeviceTimeout: a search stopped by its deadline returns the best
 // cover found, verified and marked unproven.
 func TestDeviceTimeout(t *testing.T) {
-	g := gnp(t, 200, 0.5, 9)
+	g := gnp(t, 400, 0.3, 9)
 	ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
 	defer cancel()
 	res, err := Solve(ctx, g, deviceOpts(cpu.New(0), EngineGPU, Options{}))
@@ -154,7 +155,7 @@ func TestDeviceTimeout(t *testing.T) {
 		t.Fatal(err)
 	}
 	if res.Proven || res.Cover == nil {
-		t.Fatalf("proven %v, cover %d after 300 ms on G(200, 0.5)", res.Proven, len(res.Cover))
+		t.Fatalf("proven %v, cover %d after 300 ms on G(400, 0.3)", res.Proven, len(res.Cover))
 	}
 	if err := Verify(g, res.Cover); err != nil {
 		t.Fatal(err)
