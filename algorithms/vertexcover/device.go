@@ -49,7 +49,7 @@ func ParseEngine(s string) error {
 func autoDevice(dev backend.Device) (bool, string) {
 	switch {
 	case dev == nil:
-		return false, "auto: no device, the CPU engine"
+		return false, "auto: the CPU engine (no device opened: --engine gpu or hybrid runs the device engine)"
 	case dev.Info().Type != backend.TypeGPU || dev.Info().Backend != "cuda":
 		return false, fmt.Sprintf("auto: %s is not a CUDA GPU, the CPU engine", dev.Info())
 	}
