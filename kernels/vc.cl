@@ -18,9 +18,10 @@
        the budget;
      * degree one: v's only neighbour u goes in (for an isolated edge
        u–v only the larger of the two, so exactly one is taken);
-   then prunes when cover > allowed or when the remaining edges exceed
+   then prunes when cover > allowed, when the remaining edges exceed
    (allowed − cover) × the largest degree (each cover vertex covers at
-   most that many). It branches on the live vertex of largest degree,
+   most that many), or when a greedy maximal matching (lane 0, in index
+   order) has more than allowed − cover edges. It branches on the live vertex of largest degree,
    smallest index on ties: the minimum of the packed key
    (0x7fffffff − deg) << 32 | v. The children are "v in the cover" (a copy
    one level down) and then "N(v) in the cover" (in place, at the same
@@ -367,6 +368,40 @@ KERNEL void vc_epoch(GLOBAL const i32* RESTRICT shape, GLOBAL const i32* RESTRIC
         }
         const i32 maxd = 0x7fffffff - (i32)(key >> 32);
         if ((i64)(dsum / 2) > (i64)kleft * (i64)maxd) {
+            level = vc_leave(ctrl, level, lid, &active);
+            phase = PH_NEXT;
+            continue;
+        }
+
+        /* A greedy maximal matching (lane 0, vertices and lists in index
+           order, so every backend gets the same one): every cover takes
+           an end of each of its edges. The marks serve as "matched" and
+           are cleared after. */
+        if (lid == 0) {
+            i32 msize = 0;
+            for (i32 v = 0; v < N && msize <= kleft; v++) {
+                if (deg[v] <= 0 || mk[v] != 0) {
+                    continue;
+                }
+                for (i32 e = off[v]; e < off[v + 1]; e++) {
+                    const i32 u = adj[e];
+                    if (deg[u] >= 0 && mk[u] == 0) {
+                        mk[u] = 1;
+                        mk[v] = 1;
+                        msize++;
+                        break;
+                    }
+                }
+            }
+            s_b[2] = msize;
+        }
+        BARRIER();
+        const i32 msize = (i32)s_b[2];
+        for (i32 v = (i32)lid; v < N; v += LANES) {
+            mk[v] = 0;
+        }
+        BARRIER();
+        if (msize > kleft) {
             level = vc_leave(ctrl, level, lid, &active);
             phase = PH_NEXT;
             continue;

@@ -267,6 +267,11 @@ func (w *vcWorker) run(budget int64, idleLimit, goal int32, frozen bool) {
 			phase = vcPhaseNext
 			continue
 		}
+		if w.matching(deg, kleft) > kleft {
+			leave()
+			phase = vcPhaseNext
+			continue
+		}
 		if level > 0 {
 			if hungry := w.ring.load(DSHungry); hungry > 0 && w.ring.queued() < hungry && w.donate(level) {
 				donated++
@@ -285,6 +290,26 @@ func (w *vcWorker) run(budget int64, idleLimit, goal int32, frozen bool) {
 	} else if waiting {
 		w.ring.add(DSHungry, -1)
 	}
+}
+
+// matching is the size of the kernel's greedy maximal matching (vertices
+// and lists in index order), counted up to limit+1.
+func (w *vcWorker) matching(deg []int32, limit int32) int32 {
+	var m int32
+	for v := 0; v < w.n && m <= limit; v++ {
+		if deg[v] <= 0 || w.mk[v] != 0 {
+			continue
+		}
+		for _, u := range w.adj[w.off[v]:w.off[v+1]] {
+			if deg[u] >= 0 && w.mk[u] == 0 {
+				w.mk[u], w.mk[v] = 1, 1
+				m++
+				break
+			}
+		}
+	}
+	clear(w.mk)
+	return m
 }
 
 // donate gives away the "N(v) in the cover" child of the shallowest node
