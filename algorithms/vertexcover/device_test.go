@@ -189,10 +189,12 @@ func deviceInstance(t *testing.T, dev backend.Device, in instance, engine string
 }
 
 // TestDeviceData runs the device engine on the instance sets on
-// every device. By default a few instances whose kernels the device
-// settles in seconds on two cores; ARBOR_LONG=1 runs the Yamout graphs,
-// the PACE instances with ≤ 450 vertices and frb30-15-* (with the hybrid
-// engine, the one meant for them).
+// every device. By default a sample whose kernels the gpu engine settles
+// in seconds on two cores (the PACE instances need the CPU engine's
+// bounds beyond that), and frb30-15-1 with the hybrid engine (the CPU
+// side proves it at the root); ARBOR_LONG=1 runs the hybrid engine on all
+// the Yamout graphs, the PACE instances with ≤ 450 vertices and
+// frb30-15-*.
 func TestDeviceData(t *testing.T) {
 	base := dataset.Require(t, "vc")
 	var ins []instance
@@ -204,18 +206,57 @@ func TestDeviceData(t *testing.T) {
 	for i := 1; i <= 5; i++ {
 		ins = append(ins, instance{filepath.Join(base, "bhoslib", "frb30-15-"+strconv.Itoa(i)+".mis"), 420})
 	}
-	engine := EngineGPU
+	type run struct {
+		in     instance
+		engine string
+	}
+	var runs []run
 	if long() {
-		engine = EngineHybrid
+		for _, in := range ins {
+			if b := filepath.Base(in.path); b != "cop_hat500-3.txt" && b != "lastfm-asia.txt" {
+				runs = append(runs, run{in, EngineHybrid})
+			}
+		}
 	} else {
-		ins = sample(ins, "Power-Grid.txt", "vc-exact_005.gr", "vc-exact_111.gr", "frb30-15-1.mis")
+		for _, in := range sample(ins, "Power-Grid.txt", "cop_hat300_1.txt", "cop_hat300-2.txt", "formated_maayan-figeys.txt", "vc-exact_005.gr") {
+			runs = append(runs, run{in, EngineGPU})
+		}
+		for _, in := range sample(ins, "frb30-15-1.mis") {
+			runs = append(runs, run{in, EngineHybrid})
+		}
 	}
 	backendtest.ForEach(t, func(t *testing.T, dev backend.Device) {
-		for _, in := range ins {
-			if filepath.Base(in.path) == "cop_hat500-3.txt" || filepath.Base(in.path) == "lastfm-asia.txt" {
-				continue
-			}
-			t.Run(filepath.Base(in.path), func(t *testing.T) { deviceInstance(t, dev, in, engine, 10*time.Minute) })
+		for _, r := range runs {
+			t.Run(filepath.Base(r.in.path)+"/"+r.engine, func(t *testing.T) { deviceInstance(t, dev, r.in, r.engine, 10*time.Minute) })
 		}
 	})
+}
+
+// TestDeviceDataNodes: on real graphs with k = optimum − 1 every device
+// explores the tree of the CPU backend's twin, node for node.
+func TestDeviceDataNodes(t *testing.T) {
+	dir := dataset.Require(t, "vc/yamout2022")
+	all := readOptima(t, dir, "optima.csv", "file", "min_vc", "", nil)
+	names := []string{"cop_hat300_1.txt", "cop_hat300-2.txt"}
+	if long() {
+		names = append(names, "cop_hat500-1.txt")
+	}
+	for _, in := range sample(all, names...) {
+		g, err := core.ReadGraph(in.path, core.ReadOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		o := Options{Parameterized: true, K: in.opt - 1}
+		ref := solveDev(t, g, deviceOpts(cpu.New(0), EngineGPU, o))
+		if !ref.Proven || ref.Cover != nil || ref.Nodes == 0 {
+			t.Fatalf("%s k=%d on the twin: cover %v proven %v, %d nodes", filepath.Base(in.path), o.K, ref.Cover, ref.Proven, ref.Nodes)
+		}
+		t.Logf("%s k=%d: %d nodes on the twin", filepath.Base(in.path), o.K, ref.Nodes)
+		backendtest.ForEach(t, func(t *testing.T, dev backend.Device) {
+			res := solveDev(t, g, deviceOpts(dev, EngineGPU, o))
+			if !res.Proven || res.Cover != nil || res.Nodes != ref.Nodes {
+				t.Errorf("%s k=%d: cover %v proven %v, %d nodes; the twin %d", filepath.Base(in.path), o.K, res.Cover, res.Proven, res.Nodes, ref.Nodes)
+			}
+		})
+	}
 }
