@@ -35,6 +35,10 @@
 // with a tight lower bound at once. Options.Engine forces either route;
 // Result.Engine and Result.Why say which settled the answer (dense.go,
 // NOTES.md).
+//
+// The gpu and hybrid engines (device.go) run the root reductions here and
+// search the kernel on a device with kernels/vc.cl, alone or beside this
+// engine with one incumbent; see NOTES.md for what the device does.
 package vertexcover
 
 import (
