@@ -18,6 +18,8 @@
        the budget;
      * degree one: v's only neighbour u goes in (for an isolated edge
        u–v only the larger of the two, so exactly one is taken);
+     * degree two in a triangle: both neighbours go in (only the
+       smallest degree-2 vertex of a triangle fires);
    then prunes when cover > allowed, when the remaining edges exceed
    (allowed − cover) × the largest degree (each cover vertex covers at
    most that many), or when a greedy maximal matching (lane 0, in index
@@ -313,6 +315,32 @@ KERNEL void vc_epoch(GLOBAL const i32* RESTRICT shape, GLOBAL const i32* RESTRIC
                     }
                     if (!(deg[u] == 1 && u < v)) {
                         mk[u] = 1;
+                        c++;
+                    }
+                } else if (d == 2) {
+                    /* Triangle: both neighbours go in; only the smallest
+                       degree-2 vertex of the triangle fires. */
+                    i32 a = -1, b = -1;
+                    for (i32 e = off[v]; e < off[v + 1]; e++) {
+                        const i32 x = adj[e];
+                        if (deg[x] >= 0) {
+                            if (a < 0) {
+                                a = x;
+                            } else {
+                                b = x;
+                                break;
+                            }
+                        }
+                    }
+                    i32 tri = 0;
+                    for (i32 e = off[a]; e < off[a + 1] && adj[e] <= b; e++) {
+                        if (adj[e] == b) {
+                            tri = 1;
+                        }
+                    }
+                    if (tri && !(deg[a] == 2 && a < v) && !(deg[b] == 2 && b < v)) {
+                        mk[a] = 1;
+                        mk[b] = 1;
                         c++;
                     }
                 }

@@ -82,7 +82,7 @@ func (w *vcWorker) applyMarks(deg []int32) int32 {
 	return c
 }
 
-// reduce applies the rounds of high-degree and degree-one rules to a
+// reduce applies the rounds of high-degree, degree-one and triangle rules to a
 // fixed point and returns the cover size and the budget left (negative:
 // pruned).
 func (w *vcWorker) reduce(deg []int32, cover, allowed int32) (int32, int32) {
@@ -106,6 +106,29 @@ func (w *vcWorker) reduce(deg []int32, cover, allowed int32) (int32, int32) {
 				}
 				if !(deg[u] == 1 && u < int32(v)) {
 					w.mk[u] = 1
+					c++
+				}
+			} else if d == 2 {
+				a, b := int32(-1), int32(-1)
+				for _, x := range w.adj[w.off[v]:w.off[v+1]] {
+					if deg[x] >= 0 {
+						if a < 0 {
+							a = x
+						} else {
+							b = x
+							break
+						}
+					}
+				}
+				tri := false
+				for _, x := range w.adj[w.off[a]:w.off[a+1]] {
+					if x >= b {
+						tri = x == b
+						break
+					}
+				}
+				if tri && !(deg[a] == 2 && a < int32(v)) && !(deg[b] == 2 && b < int32(v)) {
+					w.mk[a], w.mk[b] = 1, 1
 					c++
 				}
 			}
