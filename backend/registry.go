@@ -310,3 +310,79 @@ func ProbeBackend(name string) Detection {
 
 // IsOutOfMemory reports whether err is a device out-of-memory error.
 func IsOutOfMemory(err error) bool { return errors.Is(err, ErrOutOfMemory) }
+
+// ChooseAll picks several devices for one search without opening them:
+// with Device "all", every device of the backend Choose picks that is of
+// the same type as its pick (every GPU, say, not the GPUs and a CPU device
+// beside them); with a comma-separated list ("0,1" or names), each entry as
+// Choose would pick it alone. Anything else is Choose's one device.
+func ChooseAll(sel Selection) ([]Choice, error) {
+	want := strings.TrimSpace(sel.Device)
+	switch {
+	case strings.EqualFold(want, "all"):
+		one := sel
+		one.Device = ""
+		c, err := Choose(one)
+		if err != nil {
+			return nil, err
+		}
+		var out []Choice
+		for _, det := range c.Report {
+			if det.Backend != c.Info.Backend {
+				continue
+			}
+			for _, info := range det.Devices {
+				if info.Type == c.Info.Type {
+					out = append(out, Choice{Info: info, Why: c.Why + "; every " + info.Type.String() + " device of " + info.Backend, Report: c.Report})
+				}
+			}
+		}
+		if len(out) == 0 {
+			out = append(out, c)
+		}
+		return out, nil
+	case strings.Contains(want, ","):
+		var out []Choice
+		for _, part := range strings.Split(want, ",") {
+			one := sel
+			one.Device = strings.TrimSpace(part)
+			c, err := Choose(one)
+			if err != nil {
+				return nil, fmt.Errorf("device %q: %w", one.Device, err)
+			}
+			for _, prev := range out {
+				if prev.Info.Backend == c.Info.Backend && prev.Info.Index == c.Info.Index {
+					return nil, fmt.Errorf("device %q: %s is listed twice", one.Device, c.Info)
+				}
+			}
+			out = append(out, c)
+		}
+		return out, nil
+	}
+	c, err := Choose(sel)
+	if err != nil {
+		return nil, err
+	}
+	return []Choice{c}, nil
+}
+
+// SelectAll chooses devices as ChooseAll does and opens them. On error
+// every device already opened is closed.
+func SelectAll(sel Selection) ([]Device, []Choice, error) {
+	choices, err := ChooseAll(sel)
+	if err != nil {
+		return nil, nil, err
+	}
+	devs := make([]Device, 0, len(choices))
+	for _, c := range choices {
+		d, err := Open(c)
+		if err != nil {
+			for _, o := range devs {
+				o.Close()
+			}
+			return nil, nil, err
+		}
+		devs = append(devs, d)
+	}
+	return devs, choices, nil
+}

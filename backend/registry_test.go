@@ -143,3 +143,50 @@ func TestRangeNormalize(t *testing.T) {
 		}
 	}
 }
+
+func TestChooseAll(t *testing.T) {
+	gpu := func(i int) Info {
+		return Info{Backend: "cuda", Index: i, Name: "H200", Type: TypeGPU}
+	}
+	pocl := Info{Backend: "opencl", Index: 0, Name: "pthread-EPYC", Type: TypeCPU}
+	nvcl := Info{Backend: "opencl", Index: 1, Name: "NVIDIA H200", Type: TypeGPU}
+	regs := []registered{
+		{"cuda", PriorityCUDA, fakeDriver{infos: []Info{gpu(0), gpu(1)}}},
+		{"opencl", PriorityOpenCL, fakeDriver{infos: []Info{pocl, nvcl}}},
+		{"cpu", PriorityCPU, fakeDriver{infos: []Info{{Backend: "cpu", Name: "EPYC", Type: TypeCPU}}}},
+	}
+	cases := []struct {
+		sel     Selection
+		want    string
+		wantErr string
+	}{
+		{Selection{Device: "all"}, "cuda:0 cuda:1", ""},
+		{Selection{Device: "ALL", Backend: "opencl"}, "opencl:0", ""}, // PoCL is the first pick: CPU devices only
+		{Selection{Device: "all", Require: "opencl"}, "opencl:0", ""},
+		{Selection{Device: "1, 0"}, "cuda:1 cuda:0", ""},
+		{Selection{Device: "0"}, "cuda:0", ""},
+		{Selection{Device: "0,0"}, "", "listed twice"},
+		{Selection{Device: "0,7"}, "", `device "7"`},
+	}
+	withRegistry(t, regs...)
+	for _, tc := range cases {
+		cs, err := ChooseAll(tc.sel)
+		if tc.wantErr != "" {
+			if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
+				t.Errorf("%+v: err = %v, want one containing %q", tc.sel, err, tc.wantErr)
+			}
+			continue
+		}
+		if err != nil {
+			t.Errorf("%+v: %v", tc.sel, err)
+			continue
+		}
+		var got []string
+		for _, c := range cs {
+			got = append(got, c.Info.Backend+":"+string(rune('0'+c.Info.Index)))
+		}
+		if strings.Join(got, " ") != tc.want {
+			t.Errorf("%+v: chose %v, want %s", tc.sel, got, tc.want)
+		}
+	}
+}

@@ -32,6 +32,8 @@ func Checks(dataDir string) []Check {
 	all = append(all, primitiveChecks(dataDir)...)
 	all = append(all, cs314Checks(dataDir)...)
 	all = append(all, mcsplitChecks()...)
+	all = append(all, cliqueChecks()...)
+	all = append(all, kcountChecks()...)
 	all = append(all, vcChecks()...)
 	return all
 }

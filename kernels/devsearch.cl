@@ -101,6 +101,63 @@ INLINE void ds_commit_pop(GLOBAL u32* seq, u32 cap, u32 pos)
 /* Tasks queued and not yet taken (an estimate while others push and pop). */
 INLINE i32 ds_queued(GLOBAL u32* ctrl) { return (i32)(ds_peek(&ctrl[DS_TAIL]) - ds_peek(&ctrl[DS_HEAD])); }
 
+/* Helpers for the boilerplate every search kernel repeats (added with the
+   clique port; mcsplit.cl predates them and spells the same steps out). */
+
+/* ds_try_take is lane 0's part of an idle worker's attempt to take a task:
+   the ring position now owned, or -1 with *running set to the workers
+   still holding a task (none: nobody can donate in this launch). It keeps
+   DS_HUNGRY (waiting says whether this worker is already counted there)
+   and DS_RUNNING right. */
+INLINE i64 ds_try_take(GLOBAL u32* ctrl, GLOBAL u32* seq, u32 cap, i32 waiting, i32* running)
+{
+    i64 pos = ds_reserve_pop(ctrl, seq, cap);
+    if (pos < 0) {
+        if (!waiting) {
+            ATOMIC_ADD_I32(&ctrl[DS_HUNGRY], 1);
+        }
+        *running = (i32)ds_peek(&ctrl[DS_RUNNING]);
+    } else {
+        if (waiting) {
+            ATOMIC_ADD_I32(&ctrl[DS_HUNGRY], -1);
+        }
+        ATOMIC_ADD_I32(&ctrl[DS_RUNNING], 1);
+        *running = 1;
+    }
+    return pos;
+}
+
+/* ds_should_give says (to lane 0) whether to donate now: workers wait and
+   the ring holds fewer tasks than them. */
+INLINE i32 ds_should_give(GLOBAL u32* ctrl)
+{
+    i32 hungry = (i32)ds_peek(&ctrl[DS_HUNGRY]);
+    return hungry > 0 && ds_queued(ctrl) < hungry;
+}
+
+/* ds_task_done: lane 0, when a worker leaves its task's root. */
+INLINE void ds_task_done(GLOBAL u32* ctrl) { ATOMIC_ADD_I32(&ctrl[DS_RUNNING], -1); }
+
+/* ds_save_status: lane 0, at the end of a launch: the worker's status
+   words for the host and the next launch, and its leaving the counts of
+   running or waiting workers. */
+INLINE void ds_save_status(GLOBAL i64* st, GLOBAL u32* ctrl, i64 nodes, i32 active, i32 level, i32 phase, i32 base,
+                           i64 donated, i64 taken, i32 waiting)
+{
+    st[DS_W_NODES] = nodes;
+    st[DS_W_ACTIVE] = active;
+    st[DS_W_LEVEL] = level;
+    st[DS_W_PHASE] = phase;
+    st[DS_W_BASE] = base;
+    st[DS_W_DONATED] = donated;
+    st[DS_W_TAKEN] = taken;
+    if (active) {
+        ATOMIC_ADD_I32(&ctrl[DS_RUNNING], -1);
+    } else if (waiting) {
+        ATOMIC_ADD_I32(&ctrl[DS_HUNGRY], -1);
+    }
+}
+
 /* Group reductions over the LANES work-items; every lane must call them
    and every lane gets the result. s is scratch of LANES slots. */
 #if defined(ARBOR_CUDA) && LANES == 32

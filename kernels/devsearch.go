@@ -124,6 +124,25 @@ func (r *Ring) RaiseIncumbent(q backend.Queue, v int32) error {
 	return backend.WriteSlice(q, r.Ctrl, ctrl[:])
 }
 
+// SetDemand asks the device's workers to keep n tasks queued beyond what
+// its own idle workers want: the hungry count starts each launch at n, and
+// busy workers donate while fewer tasks than that are queued. A search
+// spread over several devices sets it on a busy device while another has
+// run dry, and moves what was donated (devsearch.RunMany). The workers
+// leave the count where they found it, so it holds until changed. Only
+// between launches.
+func (r *Ring) SetDemand(q backend.Queue, n int32) error {
+	ctrl, err := r.Control(q)
+	if err != nil {
+		return err
+	}
+	if int32(ctrl[DSHungry]) == n {
+		return nil
+	}
+	ctrl[DSHungry] = uint32(n)
+	return backend.WriteSlice(q, r.Ctrl, ctrl[:])
+}
+
 // Queued is the number of tasks in a control block's ring.
 func Queued(ctrl [DSCtrlWords]uint32) int { return int(ctrl[DSTail] - ctrl[DSHead]) }
 
@@ -255,4 +274,74 @@ func (r *twinRing) maxInc(m int32) {
 			return
 		}
 	}
+}
+
+// tryTake is the twin of devsearch.cl's ds_try_take: the position of a
+// task now owned, or ok false with the number of workers still running.
+func (r *twinRing) tryTake(waiting bool) (pos uint32, ok bool, running int32) {
+	pos, ok = r.reservePop()
+	if !ok {
+		if !waiting {
+			r.add(DSHungry, 1)
+		}
+		return 0, false, r.load(DSRunning)
+	}
+	if waiting {
+		r.add(DSHungry, -1)
+	}
+	r.add(DSRunning, 1)
+	return pos, true, 1
+}
+
+// shouldGive is the twin of ds_should_give.
+func (r *twinRing) shouldGive() bool {
+	hungry := r.load(DSHungry)
+	return hungry > 0 && r.queued() < hungry
+}
+
+// saveStatus is the twin of ds_save_status.
+func (r *twinRing) saveStatus(st []int64, nodes int64, active bool, level, phase, base int, donated, taken int64, waiting bool) {
+	st[DSWNodes], st[DSWLevel], st[DSWPhase], st[DSWBase] = nodes, int64(level), int64(phase), int64(base)
+	st[DSWDonated], st[DSWTaken] = donated, taken
+	st[DSWActive] = 0
+	if active {
+		st[DSWActive] = 1
+		r.add(DSRunning, -1)
+	} else if waiting {
+		r.add(DSHungry, -1)
+	}
+}
+
+// Searcher is a search kernel as the epoch loops drive it (the interface
+// algorithms/devsearch.Kernel declares, repeated here because kernels
+// cannot import it).
+type Searcher interface {
+	Epoch(q backend.Queue, budget int64, idleLimit int32) error
+	WorkerStatus(q backend.Queue) ([]int64, error)
+	TaskRing() *Ring
+}
+
+// RunToEnd is the smallest epoch loop: it launches k until no worker holds
+// a task and the ring is empty, with a fixed node budget per launch, and
+// returns the workers' totals. The conformance checks use it (kernels
+// cannot import algorithms/devsearch, whose Run drives the real searches
+// with deadlines, progress, the host pool and hybrid exchange).
+func RunToEnd(q backend.Queue, k Searcher, workers int, budget int64) (WorkerTotals, error) {
+	for epoch := 0; epoch < 1<<16; epoch++ {
+		if err := k.Epoch(q, budget, 1<<10); err != nil {
+			return WorkerTotals{}, err
+		}
+		st, err := k.WorkerStatus(q)
+		if err != nil {
+			return WorkerTotals{}, err
+		}
+		ctrl, err := k.TaskRing().Control(q)
+		if err != nil {
+			return WorkerTotals{}, err
+		}
+		if tot := SumWorkers(st, workers); tot.Active == 0 && Queued(ctrl) == 0 {
+			return tot, nil
+		}
+	}
+	return WorkerTotals{}, fmt.Errorf("devsearch: not finished after %d launches", 1<<16)
 }

@@ -51,6 +51,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/arbor-gpu/arbor/backend"
 	"github.com/arbor-gpu/arbor/core"
 )
 
@@ -86,6 +87,23 @@ type Options struct {
 	// 200 ms) from a separate goroutine while the search runs.
 	Progress         func(Progress)
 	ProgressInterval time.Duration
+
+	// Engine says where to search (EngineAuto when empty): see
+	// chooseEngine for what auto picks.
+	Engine Engine
+	// Device runs the gpu and hybrid engines (kernels/clique.cl on the
+	// device search-tree layer); nil leaves the CPU engine only.
+	Device backend.Device
+	// Workers is the device engine's number of workers (work-groups); 0
+	// sizes it from the device.
+	Workers int
+	// Goal, when positive, is the fixed-incumbent mode of the device
+	// engine: it prunes as if a clique of Goal−1 vertices were known and
+	// never raises that bar, so the tree (and the node count) is the same
+	// on every device and worker count; it reports a clique of ≥ Goal
+	// vertices if there is one (else the heuristic clique), and Proven
+	// means the tree was searched to its end.
+	Goal int
 }
 
 // Progress is a snapshot of a running search.
@@ -109,8 +127,13 @@ type Result struct {
 	Nodes      int64 // search nodes, all workers together
 	Elapsed    time.Duration
 	Proven     bool  // false when stopped by timeout, node limit or cancellation
-	Threads    int   // workers that ran the search
-	Shared     int64 // subtrees one worker gave to another (parallel engine)
+	Threads    int   // workers that ran the search (device workers for gpu and hybrid)
+	Shared     int64 // subtrees one worker gave to another
+
+	Engine Engine // the engine that ran
+	Why    string // why that engine
+	Device string // the device, for gpu and hybrid
+	Epochs int    // device launches
 }
 
 // MaxVertices is the largest graph Maximum accepts: the engine keeps an
@@ -145,8 +168,18 @@ func Maximum(ctx context.Context, g *core.Graph, opts Options) (Result, error) {
 			return Result{}, fmt.Errorf("clique: the initial clique of %s is not a clique: %w", g.Name, err)
 		}
 	}
+	engine, why, err := chooseEngine(g.N, opts)
+	if err != nil {
+		return Result{}, err
+	}
 	p := newProblem(g, opts)
-	res := p.run(ctx, threads, start)
+	var res Result
+	if engine == EngineCPU {
+		res = p.run(ctx, threads, start)
+	} else if res, err = p.solveDevice(ctx, engine == EngineHybrid, start); err != nil {
+		return Result{}, err
+	}
+	res.Engine, res.Why = engine, why
 	res.Elapsed = time.Since(start)
 	if err := Verify(g, res.Clique, opts.Complement); err != nil {
 		return res, fmt.Errorf("clique: internal error, the clique found is wrong: %w", err)

@@ -16,7 +16,6 @@ package devsearch
 
 import (
 	"context"
-	"fmt"
 	"time"
 
 	"github.com/arbor-gpu/arbor/backend"
@@ -48,6 +47,10 @@ type Status struct {
 	// Tail is the time from the first epoch that ended with at most half
 	// of the workers busy to the end: the tail of the search.
 	Tail time.Duration
+	// Devices is the number of devices searching; Moved counts the tasks
+	// the host moved from one device's ring to another's.
+	Devices int
+	Moved   int64
 }
 
 // Options control Run.
@@ -76,88 +79,5 @@ type Options struct {
 // Run drives k until the search is over, stopped or failed. It returns the
 // last status and whether the search ran to its end (proven).
 func Run(ctx context.Context, q backend.Queue, k Kernel, workers int, opt Options) (Status, bool, error) {
-	start := time.Now()
-	target := opt.Epoch
-	if target <= 0 {
-		target = 50 * time.Millisecond
-	}
-	every := opt.ProgressInterval
-	if every <= 0 {
-		every = 200 * time.Millisecond
-	}
-	ring := k.TaskRing()
-	pool := opt.Pool
-	budget := int64(256)
-	var st Status
-	var lastProgress time.Time
-	var tailStart time.Time
-	for {
-		if len(pool) > 0 {
-			n, err := ring.Push(q, pool)
-			if err != nil {
-				return st, false, fmt.Errorf("devsearch: feeding the ring: %w", err)
-			}
-			pool = pool[n:]
-		}
-		t0 := time.Now()
-		idle := int32(min(budget, 1<<20))
-		if err := k.Epoch(q, budget, idle); err != nil {
-			return st, false, err
-		}
-		ws, err := k.WorkerStatus(q)
-		if err != nil {
-			return st, false, fmt.Errorf("devsearch: reading the workers: %w", err)
-		}
-		ctrl, err := ring.Control(q)
-		if err != nil {
-			return st, false, fmt.Errorf("devsearch: reading the ring: %w", err)
-		}
-		took := time.Since(t0)
-		st.Epochs++
-		st.Budget = budget
-		tot := kernels.SumWorkers(ws, workers)
-		st.Nodes, st.Active, st.Donated = tot.Nodes, tot.Active, tot.Donated
-		st.Incumbent = int(int32(ctrl[kernels.DSInc]))
-		st.Queued = kernels.Queued(ctrl)
-		st.Pooled = len(pool)
-		now := time.Now()
-		st.Elapsed = now.Sub(start)
-		if tailStart.IsZero() && st.Active+st.Queued+st.Pooled <= workers/2 {
-			tailStart = t0
-		}
-		if !tailStart.IsZero() {
-			st.Tail = now.Sub(tailStart)
-		}
-		done := st.Active == 0 && st.Queued == 0 && st.Pooled == 0
-		if opt.Between != nil && !done {
-			better, stop := opt.Between(st.Incumbent)
-			if stop {
-				return st, true, nil
-			}
-			if better > st.Incumbent {
-				if err := ring.RaiseIncumbent(q, int32(better)); err != nil {
-					return st, false, fmt.Errorf("devsearch: raising the incumbent: %w", err)
-				}
-			}
-		}
-		if opt.Progress != nil && (done || now.Sub(lastProgress) >= every) {
-			opt.Progress(st)
-			lastProgress = now
-		}
-		if done {
-			return st, true, nil
-		}
-		if ctx.Err() != nil || (!opt.Deadline.IsZero() && now.After(opt.Deadline)) ||
-			(opt.NodeLimit > 0 && st.Nodes >= opt.NodeLimit) {
-			return st, false, nil
-		}
-		// Aim each launch at the target duration: the budget doubles while
-		// launches are short and halves when one ran long.
-		switch {
-		case took < target/2 && budget < 1<<40:
-			budget *= 2
-		case took > 2*target && budget > 64:
-			budget /= 2
-		}
-	}
+	return RunMany(ctx, []Unit{{Queue: q, Kernel: k, Workers: workers}}, opt)
 }

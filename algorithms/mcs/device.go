@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"runtime"
 	"sort"
+	"strings"
 	"time"
 
 	"github.com/arbor-gpu/arbor/algorithms/devsearch"
@@ -138,40 +139,28 @@ func solveDevice(ctx context.Context, g, h *core.Graph, opts Options, hybrid boo
 	if err != nil {
 		return Result{}, err
 	}
-	dev := opts.Device
-	info := dev.Info()
-	shape := kernels.MCSplitShape{N0: g.N, N1: h.N, MinProduct: opts.Heuristic == MinProduct}
-	if info.Type == backend.TypeCPU {
-		shape.Lanes = 1
-	}
-	shape.Workers = opts.Workers
-	if shape.Workers <= 0 {
-		shape.Workers = deviceWorkers(info)
-	}
-	shape.Capacity = 64
-	for shape.Capacity < 4*shape.Workers {
-		shape.Capacity *= 2
-	}
-	// Keep to half of the device's memory: fewer workers if need be.
-	if limit := int64(info.GlobalMemory / 2); limit > 0 {
-		for shape.Workers > 1 && shape.Bytes() > limit {
-			shape.Workers /= 2
-			shape.Capacity = max(64, shape.Capacity/2)
+	devs := append([]backend.Device{opts.Device}, opts.Devices...)
+	units := make([]devsearch.Unit, 0, len(devs))
+	mks := make([]*kernels.MCSplit, 0, len(devs))
+	var names []string
+	for _, dev := range devs {
+		info := dev.Info()
+		shape := deviceShape(p, info, opts)
+		q, err := dev.NewQueue()
+		if err != nil {
+			return Result{}, fmt.Errorf("mcs: %s: %w", info, err)
 		}
+		defer q.Release()
+		words := shape.Words()
+		k, err := kernels.NewMCSplit(dev, q, shape, bitRows(p.adj0, p.n0, words), bitRows(p.adj1, p.n1, words))
+		if err != nil {
+			return Result{}, fmt.Errorf("mcs: %s: %w", info, err)
+		}
+		defer k.Release()
+		mks = append(mks, k)
+		units = append(units, devsearch.Unit{Queue: q, Kernel: &loop{k: k}, Workers: shape.Workers})
+		names = append(names, info.String())
 	}
-	words := shape.Words()
-	adjg, adjh := bitRows(p.adj0, p.n0, words), bitRows(p.adj1, p.n1, words)
-
-	q, err := dev.NewQueue()
-	if err != nil {
-		return Result{}, fmt.Errorf("mcs: %s: %w", info, err)
-	}
-	defer q.Release()
-	k, err := kernels.NewMCSplit(dev, q, shape, adjg, adjh)
-	if err != nil {
-		return Result{}, fmt.Errorf("mcs: %s: %w", info, err)
-	}
-	defer k.Release()
 
 	// A fast incumbent from a short sequential run, unless the incumbent
 	// is fixed.
@@ -189,10 +178,13 @@ func solveDevice(ctx context.Context, g, h *core.Graph, opts Options, hybrid boo
 	}
 	// With a fixed goal the incumbent word starts at goal−1, so that only
 	// solutions of the goal's size or more are published, as on the CPU.
-	if err := k.Reset(q, max(incSize, int(goal)-1)); err != nil {
-		return Result{}, fmt.Errorf("mcs: %s: %w", info, err)
+	for i, u := range units {
+		if err := mks[i].Reset(u.Queue, max(incSize, int(goal)-1)); err != nil {
+			return Result{}, fmt.Errorf("mcs: %s: %w", names[i], err)
+		}
+		lo := u.Kernel.(*loop)
+		lo.goal, lo.frozen = goal, opts.Goal > 0
 	}
-	lo := &loop{k: k, goal: goal, frozen: opts.Goal > 0}
 	var cpu *shared
 	cpuDone := make(chan int64, 1)
 	if hybrid {
@@ -201,7 +193,7 @@ func solveDevice(ctx context.Context, g, h *core.Graph, opts Options, hybrid boo
 		threads := max(1, runtime.GOMAXPROCS(0)-1)
 		go func() { cpuDone <- p.searchDown(cpu, threads) }()
 	}
-	dopt := devsearch.Options{NodeLimit: opts.NodeLimit, Pool: [][]uint64{rootTask(p, shape)}}
+	dopt := devsearch.Options{NodeLimit: opts.NodeLimit, Pool: [][]uint64{rootTask(p, deviceShape(p, devs[0].Info(), opts))}}
 	if opts.Timeout > 0 {
 		dopt.Deadline = start.Add(opts.Timeout)
 	}
@@ -238,7 +230,7 @@ func solveDevice(ctx context.Context, g, h *core.Graph, opts Options, hybrid boo
 	if share != nil && !hybrid {
 		dopt.Between = func(devInc int) (int, bool) { return share(devInc), false }
 	}
-	st, proven, err := devsearch.Run(ctx, q, lo, shape.Workers, dopt)
+	st, proven, err := devsearch.RunMany(ctx, units, dopt)
 	if hybrid {
 		if !cpuFinished {
 			cpu.halt()
@@ -249,27 +241,58 @@ func solveDevice(ctx context.Context, g, h *core.Graph, opts Options, hybrid boo
 			inc = cpu.inc
 		}
 	}
+	device := strings.Join(names, ", ")
 	if err != nil {
-		return Result{}, fmt.Errorf("mcs: %s: %w", info, err)
+		return Result{}, fmt.Errorf("mcs: %s: %w", device, err)
 	}
-	best, err := k.Best(q)
-	if err != nil {
-		return Result{}, fmt.Errorf("mcs: %s: reading the result: %w", info, err)
-	}
-	res := Result{Nodes: hostNodes + st.Nodes, Proven: proven, Threads: shape.Workers, Shared: st.Donated,
-		Device: info.String(), Epochs: st.Epochs, Tail: st.Tail}
-	if len(best) > len(inc) {
-		inc = inc[:0]
-		for _, b := range best {
-			inc = append(inc, pair{int32(b[0]), int32(b[1])})
+	workers := 0
+	for i, u := range units {
+		workers += u.Workers
+		best, err := mks[i].Best(u.Queue)
+		if err != nil {
+			return Result{}, fmt.Errorf("mcs: %s: reading the result: %w", names[i], err)
+		}
+		if len(best) > len(inc) {
+			inc = make([]pair, 0, len(best))
+			for _, b := range best {
+				inc = append(inc, pair{int32(b[0]), int32(b[1])})
+			}
 		}
 	}
+	res := Result{Nodes: hostNodes + st.Nodes, Proven: proven, Threads: workers, Shared: st.Donated, Moved: st.Moved,
+		Device: device, Epochs: st.Epochs, Tail: st.Tail}
 	res.Size = len(inc)
 	for _, pr := range inc {
 		res.Mapping = append(res.Mapping, [2]int{p.order0[pr.v], p.order1[pr.w]})
 	}
 	sort.Slice(res.Mapping, func(i, j int) bool { return res.Mapping[i][0] < res.Mapping[j][0] })
 	return res, nil
+}
+
+// deviceShape sizes the search for one device: its workers, and a ring
+// that holds a few tasks per worker. The task layout depends on the graphs
+// only, so that tasks move between devices of different sizes.
+func deviceShape(p *problem[uint8], info backend.Info, opts Options) kernels.MCSplitShape {
+	shape := kernels.MCSplitShape{N0: p.n0, N1: p.n1, MinProduct: opts.Heuristic == MinProduct}
+	if info.Type == backend.TypeCPU {
+		shape.Lanes = 1
+	}
+	shape.Workers = opts.Workers
+	if shape.Workers <= 0 {
+		shape.Workers = deviceWorkers(info)
+	}
+	shape.Capacity = 64
+	for shape.Capacity < 4*shape.Workers {
+		shape.Capacity *= 2
+	}
+	// Keep to half of the device's memory: fewer workers if need be.
+	if limit := int64(info.GlobalMemory / 2); limit > 0 {
+		for shape.Workers > 1 && shape.Bytes() > limit {
+			shape.Workers /= 2
+			shape.Capacity = max(64, shape.Capacity/2)
+		}
+	}
+	return shape
 }
 
 // loop adapts the McSplit kernel to the epoch loop.

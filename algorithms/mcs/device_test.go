@@ -205,3 +205,46 @@ func TestPortfolioDevice(t *testing.T) {
 		}
 	})
 }
+
+// TestDeviceMany spreads one search over two devices (two CPU-backend
+// devices, and the CPU backend beside PoCL when OpenCL is present). The
+// root starts on the first; the second, idle, gets subtrees only through
+// the host, so tasks must move. With the goal fixed, the tree does not
+// depend on who explores it: the node count must equal the CPU engine's.
+func TestDeviceMany(t *testing.T) {
+	pairs := [][2]string{{"cpu", "cpu"}}
+	if backend.ProbeBackend("opencl").Available() {
+		pairs = append(pairs, [2]string{"cpu", "opencl"})
+	}
+	rng := rand.New(rand.NewPCG(41, 42))
+	g := randomGraph(t, rng, 22, 0.3, false, 0, 0, 0)
+	h := randomGraph(t, rng, 24, 0.3, false, 0, 0, 0)
+	opt := solveChecked(t, g, h, Options{Threads: 1}).Size
+	want, err := Solve(context.Background(), g, h, Options{Threads: 1, Goal: opt + 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, names := range pairs {
+		t.Run(names[0]+"+"+names[1], func(t *testing.T) {
+			a, b := backendtest.Open(t, names[0]), backendtest.Open(t, names[1])
+			o := deviceOpts(a, Options{Goal: opt + 1, Workers: 3})
+			o.Devices = []backend.Device{b}
+			res, err := Solve(context.Background(), g, h, o)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if res.Nodes != want.Nodes || res.Size != 0 || !res.Proven {
+				t.Errorf("goal %d over two devices: %d nodes, size %d, proven %v; CPU engine %d nodes", opt+1, res.Nodes, res.Size, res.Proven, want.Nodes)
+			}
+			if res.Moved == 0 {
+				t.Errorf("no task moved between the devices (%s)", res.Device)
+			}
+			o = deviceOpts(a, Options{Workers: 3})
+			o.Devices = []backend.Device{b}
+			if res := solveChecked(t, g, h, o); res.Size != opt || !res.Proven {
+				t.Errorf("minimum over two devices: size %d proven %v, optimum %d", res.Size, res.Proven, opt)
+			}
+			t.Logf("%d nodes, %d tasks moved, on %s", want.Nodes, res.Moved, res.Device)
+		})
+	}
+}

@@ -112,7 +112,12 @@ type Options struct {
 	// Device is the device of EngineGPU and EngineHybrid (and of
 	// EngineAuto's choice); the caller opens and closes it.
 	Device backend.Device
-	// Workers is the device engine's number of workers (work-groups);
+	// Devices are more devices beside Device: the device engines spread
+	// one search over all of them, with one task pool and one incumbent
+	// (devsearch.RunMany). Tasks move between them, so they must all take
+	// the problem (the caller opens and closes them too).
+	Devices []backend.Device
+	// Workers is the device engine's number of workers (work-groups) per device;
 	// 0 sizes it from the device.
 	Workers int
 	// BlockOrder (heuristic h1) orders each graph's vertices by connected
@@ -177,6 +182,9 @@ type Result struct {
 	// the workers idle to the end, and the CPU threads of the hybrid.
 	Epochs int
 	Tail   time.Duration
+	// Moved counts the tasks moved from one device to another when the
+	// search spans several (Options.Devices).
+	Moved int64
 	// Targets counts the target searches of Options.DeadEnd's second phase.
 	Targets int
 }

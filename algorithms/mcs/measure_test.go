@@ -14,8 +14,9 @@ import (
 )
 
 // The measurements of NOTES.md, run by hand: ARBOR_MCS_MEASURE=1 (and
-// ARBOR_MCS_LIMIT, seconds per search, default 10). They print tables and
-// check only that every answer verifies.
+// ARBOR_MCS_LIMIT, seconds per search, default 10; ARBOR_MCS_THREADS, the
+// N-graph searches' threads, default 1: node counts then repeat exactly).
+// They print tables and check only that every answer verifies.
 
 var measureFamilies = []string{
 	"mcs30_r01", "mcs50_r01", "mcs70_r02", "mcs90_r01",
@@ -32,6 +33,14 @@ func measureSetup(t *testing.T) (string, time.Duration) {
 		limit = time.Duration(s) * time.Second
 	}
 	return dir, limit
+}
+
+// measureThreads is ARBOR_MCS_THREADS, default 1.
+func measureThreads() int {
+	if n, err := strconv.Atoi(os.Getenv("ARBOR_MCS_THREADS")); err == nil && n > 0 {
+		return n
+	}
+	return 1
 }
 
 func readNamed(t *testing.T, dir string, names ...string) []*core.Graph {
@@ -67,7 +76,9 @@ func measureMany(t *testing.T, graphs []*core.Graph, opts Options) (MultiResult,
 // a family), in the oscillating order and in two plain orders.
 func TestMeasureOrder(t *testing.T) {
 	dir, limit := measureSetup(t)
+	threads := measureThreads()
 	var sb strings.Builder
+	fmt.Fprintf(&sb, "%d thread(s)\n\n", threads)
 	sb.WriteString("| triple (s15.A00, s20.B00, s25.A01) | order | size | nodes | seconds |\n|---|---|---|---|---|\n")
 	for _, f := range measureFamilies {
 		names := []string{f + "_s15.A00", f + "_s20.B00", f + "_s25.A01"}
@@ -85,7 +96,7 @@ func TestMeasureOrder(t *testing.T) {
 			{"plain ascending (15, 20, 25)", gs, true},
 			{"plain descending (25, 20, 15)", desc, true},
 		} {
-			res, cell := measureMany(t, c.graphs, Options{Threads: 1, PlainOrder: c.plain, Timeout: limit})
+			res, cell := measureMany(t, c.graphs, Options{Threads: threads, PlainOrder: c.plain, Timeout: limit})
 			fmt.Fprintf(&sb, "| %s | %s | %s | %d | %.2f |\n", f, c.name, cell, res.Nodes, res.Elapsed.Seconds())
 		}
 	}
@@ -97,7 +108,9 @@ func TestMeasureOrder(t *testing.T) {
 // mixed-size triples.
 func TestMeasureApproximate(t *testing.T) {
 	dir, limit := measureSetup(t)
+	threads := measureThreads()
 	var sb strings.Builder
+	fmt.Fprintf(&sb, "%d thread(s)\n\n", threads)
 	sb.WriteString("| graphs | exact | s | approx keep 1 | s | approx keep 4 | s |\n|---|---|---|---|---|---|---|\n")
 	for _, f := range measureFamilies {
 		for _, set := range [][]string{
@@ -113,9 +126,9 @@ func TestMeasureApproximate(t *testing.T) {
 				continue // ARBOR_MCS_ONLY: a ;-separated list of labels to run
 			}
 			gs := readNamed(t, dir, set...)
-			ex, exCell := measureMany(t, gs, Options{Threads: 1, Timeout: limit})
-			a1, c1 := measureMany(t, gs, Options{Threads: 1, Timeout: limit, Approximate: true, Keep: 1})
-			a4, c4 := measureMany(t, gs, Options{Threads: 1, Timeout: limit, Approximate: true, Keep: 4})
+			ex, exCell := measureMany(t, gs, Options{Threads: threads, Timeout: limit})
+			a1, c1 := measureMany(t, gs, Options{Threads: threads, Timeout: limit, Approximate: true, Keep: 1})
+			a4, c4 := measureMany(t, gs, Options{Threads: threads, Timeout: limit, Approximate: true, Keep: 4})
 			fmt.Fprintf(&sb, "| %s | %s | %.2f | %s | %.2f | %s | %.2f |\n", label, exCell, ex.Elapsed.Seconds(),
 				c1, a1.Elapsed.Seconds(), c4, a4.Elapsed.Seconds())
 		}

@@ -67,7 +67,7 @@ func solvePortfolio(ctx context.Context, g, h *core.Graph, opts Options, start t
 		threads = runtime.GOMAXPROCS(0)
 	}
 	base := opts
-	base.Engine, base.Device, base.Progress, base.Timeout = EngineCPU, nil, nil, 0
+	base.Engine, base.Device, base.Devices, base.Progress, base.Timeout = EngineCPU, nil, nil, nil, 0
 	configs := portfolioConfigs(base, threads)
 	if opts.Device != nil && deviceUnsupported(g, h, opts) == "" {
 		d := opts

@@ -13,7 +13,7 @@ import (
 // runClique is 'arbor clique': a maximum clique of a graph, or of its
 // complement (a maximum independent set of the graph).
 func runClique(e *env) error {
-	fs := newFlags(e, "clique", "GRAPH [--threads N] [--timeout D] [--complement] [--format F] [--json] [--verify] [--plain-colouring]")
+	fs := newFlags(e, "clique", "GRAPH [--threads N] [--timeout D] [--complement] [--format F] [--json] [--verify] [--plain-colouring] [--engine auto|cpu|gpu|hybrid] [--goal K] [--workers N] [--backend B] [--device D]")
 	threads := fs.Int("threads", 0, "worker threads: 1 runs the sequential engine; 0 uses every core")
 	timeout := fs.Duration("timeout", 0, "stop after `D` (e.g. 30s) and report the best clique found, unproven")
 	complement := fs.Bool("complement", false, "solve the complement graph (a maximum independent set of GRAPH)")
@@ -21,6 +21,11 @@ func runClique(e *env) error {
 	format := fs.String("format", "", "input format (default: detected); one of "+fmt.Sprint(core.Formats()))
 	asJSON := fs.Bool("json", false, "print the result as JSON")
 	verify := fs.Bool("verify", false, "check the clique independently against the input graph")
+	engineName := fs.String("engine", "auto", "where to search: cpu, gpu (the device search on --backend/--device, plain colouring bound; the CPU backend runs its Go twin), hybrid (the device and the CPU engine side by side, sharing the incumbent) or auto (the CPU engine unless the device engine is measured to win)")
+	goal := fs.Int("goal", 0, "fixed-incumbent mode (gpu engine): prune as if a clique of K−1 vertices were known, never raising it (the same tree on every device: node counts compare); reports a clique of ≥ K if there is one")
+	workers := fs.Int("workers", 0, "device engine workers (work-groups); 0 sizes it from the device")
+	var df deviceFlags
+	df.register(fs)
 	pos, err := parse(fs, e.args)
 	if err != nil {
 		return err
@@ -34,6 +39,16 @@ func runClique(e *env) error {
 	if *timeout < 0 {
 		return usagef("--timeout must be ≥ 0")
 	}
+	engine, err := clique.ParseEngine(*engineName)
+	if err != nil {
+		return usagef("%v", err)
+	}
+	if *goal < 0 || *workers < 0 {
+		return usagef("--goal and --workers must be ≥ 0")
+	}
+	if *goal > 0 && engine != clique.EngineGPU {
+		return usagef("--goal takes --engine gpu")
+	}
 	g, err := core.ReadGraph(pos[0], core.ReadOptions{Format: *format})
 	if err != nil {
 		return err
@@ -43,7 +58,20 @@ func runClique(e *env) error {
 	for _, n := range g.Notes {
 		fmt.Fprintf(e.stderr, "arbor clique: %s: note: %s\n", pos[0], n)
 	}
-	opts := clique.Options{Threads: *threads, Timeout: *timeout, Complement: *complement, PlainColouring: *plain}
+	opts := clique.Options{Threads: *threads, Timeout: *timeout, Complement: *complement, PlainColouring: *plain,
+		Engine: engine, Goal: *goal, Workers: *workers}
+	if engine != clique.EngineCPU {
+		dev, _, err := df.open(e, *asJSON)
+		if err != nil {
+			if engine == clique.EngineGPU || engine == clique.EngineHybrid {
+				return err
+			}
+			fmt.Fprintf(e.stderr, "arbor: no device (%v): the CPU engine runs\n", err)
+		} else {
+			defer dev.Close()
+			opts.Device = dev
+		}
+	}
 	prog := newProgress(e)
 	opts.Progress = func(p clique.Progress) {
 		prog.Update(fmt.Sprintf("incumbent %d  bound %d  nodes %d  %s", p.Incumbent, p.UpperBound, p.Nodes, rate(p.Nodes, p.Elapsed)))
@@ -75,12 +103,19 @@ func runClique(e *env) error {
 			Nodes      int64   `json:"nodes"`
 			Seconds    float64 `json:"seconds"`
 			Threads    int     `json:"threads"`
+			Engine     string  `json:"engine"`
+			Why        string  `json:"why"`
+			Device     string  `json:"device,omitempty"`
+			Epochs     int     `json:"epochs,omitempty"`
+			Goal       int     `json:"goal,omitempty"`
+			Shared     int64   `json:"shared"`
 			Verified   bool    `json:"verified"`
 			Clique     []int   `json:"clique"`
 		}
 		return json.NewEncoder(e.stdout).Encode(jsonResult{Graph: pos[0], N: g.N, M: g.Edges(), Complement: *complement,
 			Size: res.Size, Proven: res.Proven, UpperBound: res.UpperBound, Nodes: res.Nodes, Seconds: res.Elapsed.Seconds(),
-			Threads: res.Threads, Verified: *verify, Clique: shown})
+			Threads: res.Threads, Engine: string(res.Engine), Why: res.Why, Device: res.Device, Epochs: res.Epochs, Goal: *goal,
+			Shared: res.Shared, Verified: *verify, Clique: shown})
 	}
 	status := "proven maximum"
 	if !res.Proven {
@@ -95,7 +130,12 @@ func runClique(e *env) error {
 	}
 	w := e.stdout
 	fmt.Fprintf(w, "%s: n=%d m=%d  %s %d  %s\n", pos[0], g.N, g.Edges(), what, res.Size, status)
-	fmt.Fprintf(w, "nodes %d  time %v  threads %d  %s\n", res.Nodes, res.Elapsed.Round(time.Microsecond), res.Threads, rate(res.Nodes, res.Elapsed))
+	workersName := "threads"
+	if res.Device != "" {
+		workersName = "workers"
+	}
+	fmt.Fprintf(w, "nodes %d  time %v  %s %d  %s\n", res.Nodes, res.Elapsed.Round(time.Microsecond), workersName, res.Threads, rate(res.Nodes, res.Elapsed))
+	fmt.Fprintf(w, "engine %s (%s)%s\n", res.Engine, res.Why, deviceSuffix(res.Device))
 	var sb strings.Builder
 	for i, v := range shown {
 		if i > 0 {

@@ -55,3 +55,47 @@ func TestCliqueCommandErrors(t *testing.T) {
 		t.Errorf("missing file: exit %d, stderr %q", code, stderr)
 	}
 }
+
+// TestCliqueEngines runs the device engines through the CLI (the CPU
+// backend runs the kernel's Go twin): the same ω as the CPU engine, the
+// engine, why and device in --json, and --goal's fixed-incumbent mode.
+func TestCliqueEngines(t *testing.T) {
+	g := writeTemp(t, "g.clq", cliqueTestGraph)
+	type result struct {
+		Size     int    `json:"size"`
+		Proven   bool   `json:"proven"`
+		Nodes    int64  `json:"nodes"`
+		Engine   string `json:"engine"`
+		Why      string `json:"why"`
+		Device   string `json:"device"`
+		Epochs   int    `json:"epochs"`
+		Verified bool   `json:"verified"`
+	}
+	solve := func(args ...string) result {
+		t.Helper()
+		code, out, stderr := runCLI(t, append([]string{"clique", g, "--json", "--verify"}, args...)...)
+		var r result
+		if code != 0 || json.Unmarshal([]byte(out), &r) != nil {
+			t.Fatalf("%v: exit %d, %q, stderr %q", args, code, out, stderr)
+		}
+		return r
+	}
+	for _, comp := range []string{"--complement=false", "--complement"} {
+		want := solve("--engine", "cpu", comp)
+		for _, e := range []string{"gpu", "hybrid"} {
+			r := solve("--engine", e, "--backend", "cpu", "--workers", "3", comp)
+			if r.Size != want.Size || !r.Proven || !r.Verified || r.Engine != e || r.Device == "" || r.Why == "" {
+				t.Fatalf("%s %s: %+v, the CPU engine %+v", e, comp, r, want)
+			}
+		}
+	}
+	if r := solve("--engine", "gpu", "--backend", "cpu", "--goal", "4"); r.Size != 4 || r.Engine != "gpu" {
+		t.Fatalf("--goal 4: %+v", r)
+	}
+	if code, _, _ := runCLI(t, "clique", g, "--goal", "3"); code != 2 {
+		t.Fatalf("--goal without --engine gpu: exit %d, want 2", code)
+	}
+	if code, _, _ := runCLI(t, "clique", g, "--engine", "warp"); code != 2 {
+		t.Fatalf("--engine warp: exit %d, want 2", code)
+	}
+}

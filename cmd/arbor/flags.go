@@ -54,8 +54,34 @@ func parse(fs *flag.FlagSet, args []string) ([]string, error) {
 type deviceFlags struct{ backend, device string }
 
 func (d *deviceFlags) register(fs *flag.FlagSet) {
+	d.registerWith(fs, "device index or name substring (default $ARBOR_DEVICE or the first)")
+}
+
+// registerMany is register for commands whose engines spread one search
+// over several devices: --device also takes "all" or a list.
+func (d *deviceFlags) registerMany(fs *flag.FlagSet) {
+	d.registerWith(fs, "device index or name substring, 'all' (every device of the type the first pick has: every GPU), "+
+		"or a comma-separated list (default $ARBOR_DEVICE or the first)")
+}
+
+func (d *deviceFlags) registerWith(fs *flag.FlagSet, deviceUsage string) {
 	fs.StringVar(&d.backend, "backend", "", "backend: auto, cuda, opencl or cpu (default $ARBOR_BACKEND or auto)")
-	fs.StringVar(&d.device, "device", "", "device index or name substring (default $ARBOR_DEVICE or the first)")
+	fs.StringVar(&d.device, "device", "", deviceUsage)
+}
+
+// openMany selects and opens the devices of --device (one unless it says
+// "all" or lists several), and says which on stderr unless quiet.
+func (d *deviceFlags) openMany(e *env, quiet bool) ([]backend.Device, error) {
+	devs, cs, err := backend.SelectAll(backend.SelectionFromEnv(d.backend, d.device))
+	if err != nil {
+		return nil, err
+	}
+	if !quiet {
+		for _, c := range cs {
+			fmt.Fprintf(e.stderr, "arbor: using %s (%s)\n", c.Info, c.Why)
+		}
+	}
+	return devs, nil
 }
 
 // open selects and opens the device, and says which on stderr.

@@ -31,7 +31,7 @@ func runMCS(e *env) error {
 	var cf clusterFlags
 	cf.register(fs)
 	var df deviceFlags
-	df.register(fs)
+	df.registerMany(fs)
 	blockOrder := fs.Bool("block-order", false, "heuristic h1: order vertices by component, border, then breadth-first instead of by degree (exact; node counts differ)")
 	deadEnd := fs.Int64("dead-end", 0, "heuristic h2: after `N` nodes without a better incumbent, search for larger targets, then binary search back down (exact); 0: off")
 	doubleRaise := fs.Bool("double-raise", false, "--dead-end: double the target's step at every dead end instead of adding one")
@@ -101,7 +101,7 @@ func runMCS(e *env) error {
 		return runMCSCluster(e, cf, *workers, *threads, [2]string{pos[0], pos[1]}, g0, g1, opts, *asJSON, *verify)
 	}
 	if engine != mcs.EngineCPU {
-		dev, _, err := df.open(e, *asJSON)
+		devs, err := df.openMany(e, *asJSON)
 		if err != nil {
 			if engine == mcs.EngineGPU {
 				return err
@@ -112,14 +112,16 @@ func runMCS(e *env) error {
 			}
 			fmt.Fprintf(e.stderr, "arbor: no device (%v): %s\n", err, what)
 		} else {
-			defer dev.Close()
-			opts.Device = dev
+			for _, d := range devs {
+				defer d.Close()
+			}
+			opts.Device, opts.Devices = devs[0], devs[1:]
 			// A CPU device runs the kernel's Go twin on the cores the
 			// portfolio's CPU searches use: only when named with --backend.
-			if engine == mcs.EnginePortfolio && dev.Info().Type != backend.TypeGPU && df.backend == "" {
-				opts.Device = nil
+			if engine == mcs.EnginePortfolio && devs[0].Info().Type != backend.TypeGPU && df.backend == "" {
+				opts.Device, opts.Devices = nil, nil
 				if !*asJSON {
-					fmt.Fprintf(e.stderr, "arbor: the portfolio leaves %s out: not a GPU (name its backend with --backend to include it)\n", dev.Info())
+					fmt.Fprintf(e.stderr, "arbor: the portfolio leaves %s out: not a GPU (name its backend with --backend to include it)\n", devs[0].Info())
 				}
 			}
 		}
@@ -160,6 +162,7 @@ func runMCS(e *env) error {
 			Epochs   int      `json:"epochs,omitempty"`
 			TailSecs float64  `json:"tail_seconds,omitempty"`
 			Shared   int64    `json:"shared"`
+			Moved    int64    `json:"moved_between_devices,omitempty"`
 			Targets  int      `json:"targets,omitempty"`
 			Verified bool     `json:"verified"`
 			Mapping  [][2]int `json:"mapping"`
@@ -179,7 +182,7 @@ func runMCS(e *env) error {
 			Files: pos, Columns: cols, Targets: res.Targets,
 			Proven: res.Proven, Nodes: res.Nodes, Seconds: res.Elapsed.Seconds(), Threads: res.Threads, Verified: *verify, Mapping: m,
 			Engine: string(res.Engine), Why: res.Why, Device: res.Device, Goal: *goal, Epochs: res.Epochs,
-			TailSecs: res.Tail.Seconds(), Shared: res.Shared})
+			TailSecs: res.Tail.Seconds(), Shared: res.Shared, Moved: res.Moved})
 	}
 	status := "proven maximum"
 	if !res.Proven {

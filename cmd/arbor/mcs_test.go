@@ -100,6 +100,14 @@ func TestMCSEngines(t *testing.T) {
 	if a.Nodes != b.Nodes || a.Size != cpu.Size || b.Size != cpu.Size {
 		t.Fatalf("goal %s: cpu engine %+v, gpu engine %+v", goal, a, b)
 	}
+	// --device takes "all" (the CPU backend has one device) and lists.
+	if all := solve("--engine", "gpu", "--backend", "cpu", "--device", "all", "--workers", "2"); all.Size != cpu.Size || !all.Proven {
+		t.Fatalf("--device all: %+v, cpu engine %+v", all, cpu)
+	}
+	if code, _, stderr := runCLI(t, "mcs", paths[0], paths[1], "--engine", "gpu", "--backend", "cpu", "--device", "0,0"); code == 0 ||
+		!strings.Contains(stderr, "listed twice") {
+		t.Fatalf("--device 0,0: exit %d: %s", code, stderr)
+	}
 	if code, _, stderr := runCLI(t, "mcs", paths[0], paths[1], "--engine", "gpu", "--backend", "cpu", "--connected"); code == 0 ||
 		!strings.Contains(stderr, "does not support connected") {
 		t.Fatalf("--connected on the gpu engine: exit %d: %s", code, stderr)

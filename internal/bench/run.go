@@ -137,7 +137,7 @@ var kindEngines = map[Kind][]string{
 	KindMCS:    {"auto", "cpu", "gpu", "hybrid", "portfolio"},
 	KindVC:     {"auto", "branch", "clique"},
 	KindMatch:  {"fast", "spec"},
-	KindClique: {"bbmc"},
+	KindClique: {"bbmc", "gpu", "hybrid"}, // bbmc: the CPU engine; gpu, hybrid: algorithms/clique's device engines
 }
 
 var kindDefault = map[Kind]string{KindMCS: "auto", KindVC: "auto", KindMatch: "fast", KindClique: "bbmc"}
@@ -179,11 +179,11 @@ func configs(kind Kind, c Config) []runConfig {
 	var out []runConfig
 	for _, e := range engines {
 		threads := threads
-		if kind == KindMCS && e == "gpu" {
+		if (kind == KindMCS || kind == KindClique) && e == "gpu" {
 			threads = []int{0} // the device engine takes no thread count
 		}
 		backends := []string{"cpu"}
-		if kind == KindMatch || (kind == KindMCS && e != "cpu") {
+		if kind == KindMatch || (kind == KindMCS && e != "cpu") || (kind == KindClique && e != "bbmc") {
 			backends = c.Backends
 			if len(backends) == 0 {
 				backends = []string{"auto"}
@@ -310,10 +310,10 @@ func newResult(in Instance) Result {
 func arborArgs(c Config, in Instance, rc runConfig) []string {
 	args := append([]string{string(in.Kind)}, in.Files...)
 	args = append(args, "--json", "--verify")
-	if in.Kind != KindClique {
+	if in.Kind != KindClique || rc.engine != "bbmc" {
 		args = append(args, "--engine", rc.engine)
 	}
-	if rc.backend != "cpu" && (in.Kind == KindMCS || in.Kind == KindMatch) && rc.backend != "auto" {
+	if rc.backend != "cpu" && (in.Kind == KindMCS || in.Kind == KindMatch || in.Kind == KindClique) && rc.backend != "auto" {
 		args = append(args, "--backend", rc.backend)
 	}
 	if rc.threads > 0 {

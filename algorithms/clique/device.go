@@ -1,0 +1,267 @@
+package clique
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"runtime"
+	"slices"
+	"time"
+
+	"github.com/arbor-gpu/arbor/algorithms/devsearch"
+	"github.com/arbor-gpu/arbor/backend"
+	"github.com/arbor-gpu/arbor/kernels"
+)
+
+// Engine says where the search runs.
+type Engine string
+
+const (
+	// EngineAuto picks the CPU engine unless a device engine is measured
+	// to win; see chooseEngine.
+	EngineAuto Engine = "auto"
+	// EngineCPU is the CPU engine: sequential with Threads 1, else parallel.
+	EngineCPU Engine = "cpu"
+	// EngineGPU runs the search on Options.Device (kernels/clique.cl on the
+	// device search-tree layer, plain colouring bound); on the CPU backend
+	// it runs the kernel's Go twin.
+	EngineGPU Engine = "gpu"
+	// EngineHybrid runs the device search and the CPU engine side by side:
+	// they exchange incumbents after every epoch, each prunes with the best
+	// either found, and the first to finish settles the answer.
+	EngineHybrid Engine = "hybrid"
+)
+
+// ParseEngine reads an engine name ("" is auto).
+func ParseEngine(s string) (Engine, error) {
+	switch e := Engine(s); e {
+	case "":
+		return EngineAuto, nil
+	case EngineAuto, EngineCPU, EngineGPU, EngineHybrid:
+		return e, nil
+	}
+	return "", fmt.Errorf("unknown engine %q (want auto, cpu, gpu or hybrid)", s)
+}
+
+// chooseEngine resolves Options.Engine for a graph of n vertices and says why.
+func chooseEngine(n int, opts Options) (Engine, string, error) {
+	e := opts.Engine
+	if e == "" {
+		e = EngineAuto
+	}
+	switch e {
+	case EngineCPU:
+		if opts.Goal > 0 {
+			return "", "", errors.New("clique: the fixed-incumbent mode (Goal) runs on the device engine only")
+		}
+		return e, "asked for", nil
+	case EngineGPU, EngineHybrid:
+		if e == EngineHybrid && opts.Goal > 0 {
+			return "", "", errors.New("clique: a fixed goal compares trees; it takes the gpu engine, not hybrid")
+		}
+		if opts.Device == nil {
+			return "", "", fmt.Errorf("clique: the %s engine needs a device", e)
+		}
+		if n > kernels.CliqueMaxVertices {
+			return "", "", fmt.Errorf("clique: the device engine takes at most %d vertices (this graph has %d); use --engine cpu",
+				kernels.CliqueMaxVertices, n)
+		}
+		return e, "asked for", nil
+	case EngineAuto:
+		if opts.Goal > 0 {
+			if opts.Device == nil {
+				return "", "", errors.New("clique: the fixed-incumbent mode (Goal) needs a device")
+			}
+			return EngineGPU, "a fixed goal: the device engine alone", nil
+		}
+		switch {
+		case opts.Device == nil:
+			return EngineCPU, "no device", nil
+		case opts.Device.Info().Type != backend.TypeGPU:
+			return EngineCPU, fmt.Sprintf("%s is not a GPU", opts.Device.Info()), nil
+		case opts.Device.Info().Backend != "cuda":
+			return EngineCPU, "the device engine is only ever considered on CUDA (warp-sized teams)", nil
+		}
+		// Conservative until scripts/gpu/clique.sh has measured the device
+		// engine against 16 CPU threads on the H100: the device explores
+		// the plain-colouring tree, several times the CPU engine's
+		// tightened one (NOTES.md: 4.8× on p_hat500-3).
+		return EngineCPU, "the device engine is not yet measured to beat the CPU engine", nil
+	}
+	return "", "", fmt.Errorf("clique: unknown engine %q", e)
+}
+
+// deviceWorkers is the default number of workers for a device: enough
+// work-groups of one warp to fill a GPU's multiprocessors, a few per core
+// on a CPU device (as for McSplit).
+func deviceWorkers(info backend.Info) int {
+	cu := max(info.ComputeUnits, 1)
+	if info.Type == backend.TypeGPU || info.Type == backend.TypeAccelerator {
+		return cu * 16
+	}
+	return cu * 2
+}
+
+// cliqueLoop adapts the clique kernel to devsearch's epoch loop.
+type cliqueLoop struct {
+	k      *kernels.Clique
+	goal   int32
+	frozen bool
+}
+
+func (l *cliqueLoop) Epoch(q backend.Queue, budget int64, idle int32) error {
+	return l.k.Epoch(q, budget, idle, l.goal, l.frozen)
+}
+func (l *cliqueLoop) WorkerStatus(q backend.Queue) ([]int64, error) { return l.k.WorkerStatus(q) }
+func (l *cliqueLoop) TaskRing() *kernels.Ring                       { return l.k.Ring }
+
+// solveDevice runs the search on opts.Device, with the CPU engine beside it
+// when hybrid. The device explores the plain-colouring tree (no bound
+// tightening) whatever opts.PlainColouring says; the CPU engine of the
+// hybrid keeps its own setting.
+func (p *problem) solveDevice(ctx context.Context, hybrid bool, start time.Time) (Result, error) {
+	opts := p.opts
+	dev := opts.Device
+	info := dev.Info()
+	frozen := opts.Goal > 0
+	res := Result{UpperBound: p.ub, Device: info.String()}
+	if p.n == 0 || (!frozen && len(p.init) >= p.ub) {
+		// The heuristic clique meets the root bound: nothing to search.
+		out := p.run(ctx, 1, start)
+		out.Device = res.Device
+		return out, nil
+	}
+	// Every clique fits in a colouring's colour count of frames (a node at
+	// level L has a clique of L+1 below it).
+	shape := kernels.CliqueShape{N: p.n, MaxDepth: min(p.colours(), p.n) + 1, Workers: opts.Workers}
+	if info.Type == backend.TypeCPU {
+		shape.Lanes = 1
+	}
+	if shape.Workers <= 0 {
+		shape.Workers = deviceWorkers(info)
+	}
+	shape.Capacity = 64
+	for shape.Capacity < 4*shape.Workers {
+		shape.Capacity *= 2
+	}
+	// Keep to half of the device's memory: fewer workers if need be.
+	if limit := int64(info.GlobalMemory / 2); limit > 0 {
+		for shape.Workers > 1 && shape.Bytes() > limit {
+			shape.Workers /= 2
+			shape.Capacity = max(64, shape.Capacity/2)
+		}
+	}
+	q, err := dev.NewQueue()
+	if err != nil {
+		return res, fmt.Errorf("clique: %s: %w", info, err)
+	}
+	defer q.Release()
+	k, err := kernels.NewClique(dev, q, shape, p.adj)
+	if err != nil {
+		return res, fmt.Errorf("clique: %s: %w", info, err)
+	}
+	defer k.Release()
+
+	inc := p.init
+	goal := int32(0)
+	word := len(inc)
+	if frozen {
+		// The incumbent word starts at goal−1, so that only cliques of the
+		// goal's size or more are published; pruning never moves from it.
+		goal, word = int32(opts.Goal), opts.Goal-1
+	}
+	if err := k.Reset(q, word); err != nil {
+		return res, fmt.Errorf("clique: %s: %w", info, err)
+	}
+
+	var cpu *shared
+	cpuDone := make(chan int64, 1)
+	if hybrid {
+		cpu = newShared(0)
+		cpu.offer(inc)
+		threads := opts.Threads
+		if threads <= 0 {
+			threads = max(1, runtime.GOMAXPROCS(0)-1)
+		}
+		root := task{p: make([]uint64, p.words)}
+		for v := 0; v < p.n; v++ {
+			root.p[v>>6] |= 1 << (uint(v) & 63)
+		}
+		go func() { cpuDone <- p.search(cpu, threads, root) }()
+	}
+	dopt := devsearch.Options{NodeLimit: opts.NodeLimit, Pool: [][]uint64{shape.RootTask()}}
+	if opts.Timeout > 0 {
+		dopt.Deadline = start.Add(opts.Timeout)
+	}
+	if opts.Progress != nil {
+		dopt.ProgressInterval = opts.ProgressInterval
+		dopt.Progress = func(s devsearch.Status) {
+			n, b := s.Nodes, max(s.Incumbent, len(inc))
+			if cpu != nil {
+				n += cpu.nodes.Load()
+				b = max(b, int(cpu.best.Load()))
+			}
+			opts.Progress(Progress{Incumbent: b, UpperBound: p.ub, Nodes: n, Elapsed: time.Since(start)})
+		}
+	}
+	var cpuNodes int64
+	cpuFinished := false
+	if !frozen {
+		dopt.Between = func(devInc int) (int, bool) {
+			if !hybrid {
+				// A clique of the root bound's size ends the search.
+				return devInc, devInc >= p.ub
+			}
+			select {
+			case cpuNodes = <-cpuDone:
+				cpuFinished = true
+				// A CPU search that ran to its end settles it; one that was
+				// stopped (its node limit) does not.
+				return 0, !cpu.stop.Load()
+			default:
+			}
+			for {
+				b := cpu.best.Load()
+				if int32(devInc) <= b || cpu.best.CompareAndSwap(b, int32(devInc)) {
+					break
+				}
+			}
+			b := int(cpu.best.Load())
+			return b, b >= p.ub
+		}
+	}
+	st, proven, err := devsearch.Run(ctx, q, &cliqueLoop{k: k, goal: goal, frozen: frozen}, shape.Workers, dopt)
+	if hybrid {
+		if !cpuFinished {
+			cpu.halt()
+			cpuNodes = <-cpuDone
+		}
+		if len(cpu.inc) > len(inc) {
+			inc = cpu.inc
+		}
+	}
+	if err != nil {
+		return res, fmt.Errorf("clique: %s: %w", info, err)
+	}
+	best, err := k.Best(q)
+	if err != nil {
+		return res, fmt.Errorf("clique: %s: reading the result: %w", info, err)
+	}
+	if len(best) > len(inc) {
+		inc = make([]int32, len(best))
+		for i, v := range best {
+			inc[i] = int32(v)
+		}
+	}
+	res.Size, res.Nodes, res.Proven = len(inc), st.Nodes+cpuNodes, proven
+	res.Threads, res.Shared, res.Epochs = shape.Workers, st.Donated, st.Epochs
+	res.Clique = make([]int, len(inc))
+	for i, v := range inc {
+		res.Clique[i] = p.order[v]
+	}
+	slices.Sort(res.Clique)
+	if res.Proven && !frozen {
+		res.UpperBound = res.Size
+	}
+	return res, nil
+}
