@@ -116,8 +116,8 @@ func vcBruteMin(n int, off, adj []int32) int {
 
 // vcFixedBudget searches the graph for a cover of at most k vertices with
 // the budget frozen, and returns the nodes counted and the size of the
-// cover found (-1: none). It runs its own short epoch loop: kernels cannot
-// import algorithms/devsearch.
+// cover found (-1: none), in launches of 1024 nodes per worker (so that
+// workers donate).
 func vcFixedBudget(dev backend.Device, n int, off, adj []int32, k int32) (int64, int, error) {
 	return vcRun(dev, n, off, adj, k, 6, 0)
 }
@@ -148,30 +148,28 @@ func vcRun(dev backend.Device, n int, off, adj []int32, k int32, workers, lanes 
 	if _, err := kn.Ring.Push(q, [][]uint64{kn.RootTask(off)}); err != nil {
 		return 0, 0, err
 	}
-	for epoch := 0; epoch < 1<<16; epoch++ {
-		if err := kn.Epoch(q, 1<<12, 1<<10, k, true); err != nil {
-			return 0, 0, err
-		}
-		st, err := kn.WorkerStatus(q)
-		if err != nil {
-			return 0, 0, err
-		}
-		ctrl, err := kn.Ring.Control(q)
-		if err != nil {
-			return 0, 0, err
-		}
-		if tot := SumWorkers(st, s.Workers); tot.Active == 0 && Queued(ctrl) == 0 {
-			best, err := kn.Best(q)
-			if err != nil || best == nil {
-				return tot.Nodes, -1, err
-			}
-			if err := checkCover(n, off, adj, best); err != nil {
-				return 0, 0, err
-			}
-			return tot.Nodes, len(best), nil
-		}
+	tot, err := RunToEnd(q, frozenVC{kn, k}, s.Workers, 1<<10)
+	if err != nil {
+		return 0, 0, fmt.Errorf("vc check: %w", err)
 	}
-	return 0, 0, fmt.Errorf("vc check: not finished after %d launches", 1<<16)
+	best, err := kn.Best(q)
+	if err != nil || best == nil {
+		return tot.Nodes, -1, err
+	}
+	if err := checkCover(n, off, adj, best); err != nil {
+		return 0, 0, err
+	}
+	return tot.Nodes, len(best), nil
+}
+
+// frozenVC runs a VC search with the budget frozen under RunToEnd.
+type frozenVC struct {
+	*VC
+	k int32
+}
+
+func (f frozenVC) Epoch(q backend.Queue, budget int64, idle int32) error {
+	return f.VC.Epoch(q, budget, idle, f.k, true)
 }
 
 // checkCover fails unless cover (ascending) covers every edge.

@@ -2,6 +2,7 @@ package kernels
 
 import (
 	"math"
+	"runtime"
 
 	"github.com/arbor-gpu/arbor/cpu"
 )
@@ -173,23 +174,19 @@ func (w *vcWorker) run(budget int64, idleLimit, goal int32, frozen bool) {
 
 	for {
 		if !active {
-			pos, ok := w.ring.reservePop()
+			pos, ok, running := w.ring.tryTake(waiting)
 			if !ok {
-				if !waiting {
-					w.ring.add(DSHungry, 1)
-				}
-				running := w.ring.load(DSRunning)
 				waiting = true
 				polls++
 				if polls >= idleLimit || running <= 0 {
 					break
 				}
+				// Let the busy workers run and see this one waiting (as
+				// the clique twin does): goroutines on few cores would
+				// spend their polls before anyone donates.
+				runtime.Gosched()
 				continue
 			}
-			if waiting {
-				w.ring.add(DSHungry, -1)
-			}
-			w.ring.add(DSRunning, 1)
 			waiting = false
 			t := w.ring.slot(pos)
 			deg := w.frame(0)
@@ -296,7 +293,7 @@ func (w *vcWorker) run(budget int64, idleLimit, goal int32, frozen bool) {
 			continue
 		}
 		if level > 0 {
-			if hungry := w.ring.load(DSHungry); hungry > 0 && w.ring.queued() < hungry && w.donate(level) {
+			if w.ring.shouldGive() && w.donate(level) {
 				donated++
 			}
 		}
@@ -304,15 +301,7 @@ func (w *vcWorker) run(budget int64, idleLimit, goal int32, frozen bool) {
 		phase = vcPhaseNext
 	}
 
-	st[DSWNodes], st[DSWLevel], st[DSWPhase], st[DSWBase] = nodes, int64(level), int64(phase), overflow
-	st[DSWDonated], st[DSWTaken] = donated, taken
-	st[DSWActive] = 0
-	if active {
-		st[DSWActive] = 1
-		w.ring.add(DSRunning, -1)
-	} else if waiting {
-		w.ring.add(DSHungry, -1)
-	}
+	w.ring.saveStatus(st, nodes, active, level, phase, int(overflow), donated, taken, waiting)
 }
 
 // matching is the size of the kernel's greedy maximal matching (vertices
