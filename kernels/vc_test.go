@@ -120,3 +120,64 @@ func TestVCLanes(t *testing.T) {
 		}
 	})
 }
+
+// TestVCDonates: with several workers and short launches, workers give
+// away subtrees (so the equal node counts above are not one worker doing
+// everything), and the node count still equals the one-worker count.
+// Whether a worker is seen waiting depends on the scheduler, so a few
+// tries are allowed; donation is required on the twin only (PoCL on two
+// cores runs the work-groups of a launch nearly one after the other, and
+// an idle one gives up before a busy one looks), the node count everywhere.
+func TestVCDonates(t *testing.T) {
+	off, adj := randomCSR(rand.New(rand.NewPCG(5, 17)), 90, 0.1)
+	ref := cpu.New(0)
+	opt, err := vcOptimum(ref, 90, off, adj)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, _, err := vcRun(ref, 90, off, adj, int32(opt-1), 1, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	check := func(t *testing.T, dev backend.Device, mustDonate bool) {
+		q, err := dev.NewQueue()
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer q.Release()
+		s := VCShape{N: 90, MaxCover: opt - 1, Workers: 6, Capacity: 64}
+		if dev.Info().Type == backend.TypeCPU {
+			s.Lanes = 1
+		}
+		k, err := NewVC(dev, q, s, off, adj)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer k.Release()
+		for try := 0; try < 5; try++ {
+			if err := k.Reset(q, 90-opt); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := k.Ring.Push(q, [][]uint64{k.RootTask(off)}); err != nil {
+				t.Fatal(err)
+			}
+			tot, err := RunToEnd(q, frozenVC{k, int32(opt - 1)}, s.Workers, 16)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if tot.Nodes != want {
+				t.Fatalf("%d nodes with 6 workers, %d with one", tot.Nodes, want)
+			}
+			if tot.Donated > 0 {
+				t.Logf("try %d: %d nodes, %d tasks donated", try, tot.Nodes, tot.Donated)
+				return
+			}
+		}
+		if mustDonate {
+			t.Fatal("no worker donated in 5 searches")
+		}
+		t.Log("no worker donated in 5 searches")
+	}
+	t.Run("cpu", func(t *testing.T) { check(t, ref, true) })
+	backendtest.ForBackend(t, "opencl", func(t *testing.T, dev backend.Device) { check(t, dev, false) })
+}
