@@ -78,22 +78,39 @@
 
 /* vc_apply_marks puts every vertex marked VC_MARK into the cover: its live
    neighbours lose a degree each, then it becomes VC_IN. Every lane calls
-   it and gets the number taken. A live degree never drops below zero (it
-   counts live and marked neighbours), so the sign tests do not race with
-   the decrements. */
+   it and gets the number taken. With one lane the marked vertices' lists
+   are walked. With several, each lane recounts its own live vertices'
+   marked neighbours instead (more reads, no atomics): a lane writes only
+   its own vertices, and the others only test them for VC_MARK, which a
+   live vertex never is, so no write races with a read that matters and
+   no ordering between atomics and plain loads is assumed. */
 INLINE i32 vc_apply_marks(GLOBAL i32* deg, GLOBAL const i32* RESTRICT off, GLOBAL const i32* RESTRICT adj, i32 n,
                           LOCAL_REF(i32) s_i, u32 lid)
 {
-    for (i32 v = (i32)lid; v < n; v += LANES) {
+#if LANES == 1
+    for (i32 v = 0; v < n; v++) {
         if (deg[v] == VC_MARK) {
             for (i32 e = off[v]; e < off[v + 1]; e++) {
-                i32 u = adj[e];
-                if (deg[u] >= 0) {
-                    ATOMIC_ADD_I32(&deg[u], -1);
+                if (deg[adj[e]] >= 0) {
+                    deg[adj[e]]--;
                 }
             }
         }
     }
+#else
+    for (i32 v = (i32)lid; v < n; v += LANES) {
+        const i32 d = deg[v];
+        if (d > 0) {
+            i32 lost = 0;
+            for (i32 e = off[v]; e < off[v + 1]; e++) {
+                lost += deg[adj[e]] == VC_MARK ? 1 : 0;
+            }
+            if (lost != 0) {
+                deg[v] = d - lost;
+            }
+        }
+    }
+#endif
     BARRIER();
     i32 c = 0;
     for (i32 v = (i32)lid; v < n; v += LANES) {
