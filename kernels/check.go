@@ -34,6 +34,7 @@ func Checks(dataDir string) []Check {
 	all = append(all, mcsplitChecks()...)
 	all = append(all, cliqueChecks()...)
 	all = append(all, kcountChecks()...)
+	all = append(all, vcChecks()...)
 	return all
 }
 

@@ -35,6 +35,10 @@
 // with a tight lower bound at once. Options.Engine forces either route;
 // Result.Engine and Result.Why say which settled the answer (dense.go,
 // NOTES.md).
+//
+// The gpu and hybrid engines (device.go) run the root reductions here and
+// search the kernel on a device with kernels/vc.cl, alone or beside this
+// engine with one incumbent; see NOTES.md for what the device does.
 package vertexcover
 
 import (
@@ -46,6 +50,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/arbor-gpu/arbor/backend"
 	"github.com/arbor-gpu/arbor/core"
 	"github.com/arbor-gpu/arbor/internal/ticker"
 )
@@ -82,7 +87,14 @@ type Options struct {
 	// branch and reduce only, EngineClique the clique route on every
 	// component it can hold. See dense.go.
 	Engine string
+	// Device is where the gpu and hybrid engines search (device.go);
+	// Workers its work-groups (0: sized from the device).
+	Device  backend.Device
+	Workers int
 
+	// onEngine, when set, gets the top engine once Solve has made it (the
+	// hybrid engine exchanges incumbents through it).
+	onEngine func(*engine)
 	// noPacking turns the packing constraints off (tests compare).
 	noPacking bool
 }
@@ -122,6 +134,11 @@ type Result struct {
 	Engine         string
 	Why            string
 	DenseThreshold float64
+	// Device, Workers and Epochs describe the device search (gpu and
+	// hybrid engines): the device, its workers, and the kernel launches.
+	Device  string
+	Workers int
+	Epochs  int
 }
 
 // Size is the cover's size, or -1 when there is none.
@@ -164,6 +181,22 @@ func Solve(ctx context.Context, g *core.Graph, opts Options) (Result, error) {
 	if opts.Below < 0 {
 		return Result{}, fmt.Errorf("vertex cover: negative bound Below=%d", opts.Below)
 	}
+	if err := ParseEngine(opts.Engine); err != nil {
+		return Result{}, err
+	}
+	why := ""
+	switch opts.Engine {
+	case EngineGPU, EngineHybrid:
+		return solveDevice(ctx, g, opts, start, opts.Engine == EngineHybrid)
+	case EngineCPU:
+		opts.Engine = EngineAuto
+	case EngineAuto, "":
+		var dev bool
+		if dev, why = autoDevice(opts.Device); dev {
+			opts.Engine = EngineHybrid
+			return solveDevice(ctx, g, opts, start, true)
+		}
+	}
 	ub := g.N + 1 // any cover beats it: all vertices do
 	if opts.Parameterized && opts.K < g.N {
 		ub = opts.K + 1
@@ -180,6 +213,9 @@ func Solve(ctx context.Context, g *core.Graph, opts Options) (Result, error) {
 	e.mirrors = opts.Mirrors
 	e.noPacking = opts.noPacking
 	e.route = route
+	if opts.onEngine != nil {
+		opts.onEngine(e)
+	}
 	if opts.Progress != nil {
 		stop := ticker.Every(opts.ProgressEvery, func() { opts.Progress(e.progress()) })
 		defer stop() // no call after Solve returns
@@ -187,6 +223,9 @@ func Solve(ctx context.Context, g *core.Graph, opts Options) (Result, error) {
 	cover, proven := e.run(true)
 	res := Result{Proven: proven, LowerBound: int(e.rootLB.Load()), Kernel: e.kernel, Nodes: sh.nodes.Load(), Elapsed: time.Since(start),
 		Engine: route.engine(), Why: route.explain(), DenseThreshold: route.threshold}
+	if why != "" && opts.Device != nil {
+		res.Why = why + "; " + res.Why
+	}
 	if cover != nil {
 		res.Cover = make([]int, len(cover))
 		for i, v := range cover {

@@ -15,7 +15,7 @@ import (
 // runVC is 'arbor vc': a minimum vertex cover, or with -k a cover of at
 // most K vertices or a proof that none exists.
 func runVC(e *env) error {
-	fs := newFlags(e, "vc", "GRAPH [-k K] [--threads N] [--timeout D] [--complement] [--engine E] [--format F] [--verify] [--json] [-o FILE] [--cluster URL|embedded [--workers N] [--cluster-token T] [--task-nodes B] [--tasks N] [--ack-wait D]]")
+	fs := newFlags(e, "vc", "GRAPH [-k K] [--threads N] [--timeout D] [--complement] [--engine auto|cpu|branch|clique|gpu|hybrid] [--workers N] [--backend B] [--device D] [--format F] [--verify] [--json] [-o FILE] [--cluster URL|embedded [--workers N] [--cluster-token T] [--task-nodes B] [--tasks N] [--ack-wait D]]")
 	k := fs.Int("k", -1, "parameterized mode: find a cover of at most `K` vertices or prove none exists (-1: a minimum cover)")
 	threads := fs.Int("threads", 0, "worker threads (default: all cores)")
 	timeout := fs.Duration("timeout", 0, "stop after `D` (e.g. 30s) and report the best cover found, unproven")
@@ -25,11 +25,13 @@ func runVC(e *env) error {
 	asJSON := fs.Bool("json", false, "print the result as JSON")
 	out := fs.String("o", "", "write the cover to `FILE` in PACE solution format (s vc n k, then 1-based vertices)")
 	ls := fs.Duration("ls", 0, "local search budget for the initial cover (default 300ms; negative: none)")
-	engine := fs.String("engine", vertexcover.EngineAuto, "how kernel components are solved: auto (clique route on the complement from density "+fmt.Sprint(vertexcover.DenseThreshold)+", else branch and reduce), branch, or clique")
+	engine := fs.String("engine", vertexcover.EngineAuto, "where and how the kernel is solved: auto (the CPU engine until the device engine is measured to win: clique route on the complement from density "+fmt.Sprint(vertexcover.DenseThreshold)+", else branch and reduce), cpu (the same), branch, clique, gpu (the device search on --backend/--device; the CPU backend runs its Go twin) or hybrid (the device and the CPU engine side by side, one incumbent)")
 	mirrors := fs.Bool("mirrors", false, "also take v's mirrors in the branch that takes v (rarely pays: see the package doc)")
-	workers := fs.Int("workers", 0, "with --cluster embedded: local worker processes (0: one per core)")
+	workers := fs.Int("workers", 0, "device engine workers (work-groups; 0 sizes it from the device). With --cluster embedded: local worker processes (0: one per core)")
 	var cf clusterFlags
 	cf.register(fs)
+	var df deviceFlags
+	df.register(fs)
 	pos, err := parse(fs, e.args)
 	if err != nil {
 		return err
@@ -40,11 +42,10 @@ func runVC(e *env) error {
 	if *threads < 0 {
 		return usagef("--threads must be ≥ 0")
 	}
-	switch *engine {
-	case vertexcover.EngineAuto, vertexcover.EngineBranch, vertexcover.EngineClique:
-	default:
-		return usagef("--engine must be auto, branch or clique (got %q)", *engine)
+	if err := vertexcover.ParseEngine(*engine); err != nil {
+		return usagef("--engine must be auto, cpu, branch, clique, gpu or hybrid (got %q)", *engine)
 	}
+	onDevice := *engine == vertexcover.EngineGPU || *engine == vertexcover.EngineHybrid
 	if *k < -1 {
 		return usagef("-k must be ≥ 0 (got %d)", *k)
 	}
@@ -62,6 +63,9 @@ func runVC(e *env) error {
 		if *k >= 0 {
 			return usagef("-k is not distributed; run it without --cluster")
 		}
+		if onDevice {
+			return usagef("--cluster runs the CPU engine on every worker; --engine %s is not distributed", *engine)
+		}
 		return runVCCluster(e, cf, *workers, *threads, pos[0], g, *timeout, *asJSON, *verify, *out)
 	}
 	ctx := e.ctx
@@ -72,6 +76,17 @@ func runVC(e *env) error {
 	}
 	prog := newProgress(e)
 	opts := vertexcover.Options{Parameterized: *k >= 0, K: *k, Threads: *threads, LocalSearch: *ls, Mirrors: *mirrors, Engine: *engine}
+	// Only the device engines open a device: auto stays on the CPU engine
+	// until the device engine is measured to win (vertexcover.autoDevice),
+	// and creating a CUDA context costs about a second.
+	if onDevice {
+		dev, _, err := df.open(e, *asJSON)
+		if err != nil {
+			return fmt.Errorf("--engine %s: %w", *engine, err)
+		}
+		defer dev.Close()
+		opts.Device, opts.Workers = dev, *workers
+	}
 	opts.Progress = func(p vertexcover.Progress) {
 		best := "-"
 		if p.Best >= 0 {
@@ -111,12 +126,15 @@ func runVC(e *env) error {
 			Engine     string  `json:"engine"`
 			Why        string  `json:"why"`
 			Threshold  float64 `json:"dense_threshold"`
+			Device     string  `json:"device,omitempty"`
+			Workers    int     `json:"workers,omitempty"`
+			Epochs     int     `json:"epochs,omitempty"`
 			Seconds    float64 `json:"seconds"`
 			Verified   bool    `json:"verified"`
 			Cover      []int   `json:"cover"`
 		}
 		jr := jsonResult{Graph: pos[0], N: g.N, M: g.Edges(), Size: res.Size(), Proven: res.Proven, Found: res.Cover != nil,
-			LowerBound: res.LowerBound, Kernel: res.Kernel, Nodes: res.Nodes, Engine: res.Engine, Why: res.Why, Threshold: res.DenseThreshold, Seconds: res.Elapsed.Seconds(), Verified: verified != "", Cover: oneBased(res.Cover)}
+			LowerBound: res.LowerBound, Kernel: res.Kernel, Nodes: res.Nodes, Engine: res.Engine, Why: res.Why, Threshold: res.DenseThreshold, Device: res.Device, Workers: res.Workers, Epochs: res.Epochs, Seconds: res.Elapsed.Seconds(), Verified: verified != "", Cover: oneBased(res.Cover)}
 		if *k >= 0 {
 			jr.K = k
 		}
@@ -138,6 +156,9 @@ func runVC(e *env) error {
 	}
 	fmt.Fprintf(e.stdout, "%s: n=%d m=%d  cover %s  %s  lower bound %d  kernel %d  nodes %d  %v  engine %s (%s)",
 		pos[0], g.N, g.Edges(), size, status, res.LowerBound, res.Kernel, res.Nodes, res.Elapsed.Round(time.Millisecond), res.Engine, res.Why)
+	if res.Device != "" {
+		fmt.Fprintf(e.stdout, "  device %s, %d workers, %d epochs", res.Device, res.Workers, res.Epochs)
+	}
 	if verified != "" {
 		fmt.Fprintf(e.stdout, "  %s", verified)
 	}

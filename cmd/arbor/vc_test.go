@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"math/rand/v2"
@@ -9,6 +10,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/arbor-gpu/arbor/algorithms/vertexcover"
+	"github.com/arbor-gpu/arbor/backend"
 	"github.com/arbor-gpu/arbor/core"
 )
 
@@ -186,5 +189,72 @@ func TestVCClusterEmbedded(t *testing.T) {
 	}
 	if code, _, _ := runCLI(t, "vc", path, "--cluster", "embedded", "-k", "3"); code != 2 {
 		t.Errorf("-k with --cluster: exit %d, want 2", code)
+	}
+}
+
+// TestVCDeviceEngine runs 'arbor vc --engine gpu|hybrid' on the CPU
+// backend (the kernel's Go twin) and on OpenCL when present (PoCL here),
+// minimum and parameterized, and reads the device fields of --json.
+func TestVCDeviceEngine(t *testing.T) {
+	// G(60, 0.3): the root reductions leave the whole graph, and the
+	// device searches it (the Petersen graph's greedy cover meets its
+	// bound at the root).
+	rng := rand.New(rand.NewPCG(3, 4))
+	b := core.NewBuilder(60, false)
+	for u := 0; u < 60; u++ {
+		for v := u + 1; v < 60; v++ {
+			if rng.Float64() < 0.3 {
+				b.AddEdge(u, v)
+			}
+		}
+	}
+	gr, err := b.Build()
+	if err != nil {
+		t.Fatal(err)
+	}
+	ref, err := vertexcover.Solve(context.Background(), gr, vertexcover.Options{Threads: 1})
+	if err != nil || !ref.Proven {
+		t.Fatalf("CPU engine: %v", err)
+	}
+	opt := len(ref.Cover)
+	g := writeGraphs(t, "pace", "gr", gr)[0]
+	backends := []string{"cpu"}
+	if backend.ProbeBackend("opencl").Available() {
+		backends = append(backends, "opencl")
+	} else {
+		t.Log("no OpenCL device: the CPU backend only")
+	}
+	type result struct {
+		Size     int    `json:"size"`
+		Proven   bool   `json:"proven"`
+		Found    bool   `json:"found"`
+		Kernel   int    `json:"kernel"`
+		Engine   string `json:"engine"`
+		Why      string `json:"why"`
+		Device   string `json:"device"`
+		Epochs   int    `json:"epochs"`
+		Verified bool   `json:"verified"`
+	}
+	for _, be := range backends {
+		for _, engine := range []string{"gpu", "hybrid"} {
+			for _, k := range []string{"-1", fmt.Sprint(opt - 1), fmt.Sprint(opt)} {
+				code, out, stderr := runCLI(t, "vc", g, "--json", "--verify", "--engine", engine, "--backend", be, "--workers", "3", "-k", k)
+				var res result
+				if code != 0 || json.Unmarshal([]byte(out), &res) != nil {
+					t.Fatalf("%s %s -k %s: exit %d, %q %q", be, engine, k, code, out, stderr)
+				}
+				want := result{Size: opt, Proven: true, Found: true, Kernel: ref.Kernel, Engine: engine, Why: res.Why, Device: res.Device, Epochs: res.Epochs, Verified: true}
+				if k == fmt.Sprint(opt-1) {
+					want.Size, want.Found, want.Verified = -1, false, false
+				}
+				if res != want || res.Why == "" || !strings.HasPrefix(res.Device, be+":") || (k != fmt.Sprint(opt) && res.Epochs < 1) {
+					// With k = opt the host's greedy cover may already do.
+					t.Fatalf("%s %s -k %s: %+v, want %+v on a %s device after ≥ 1 epoch", be, engine, k, res, want, be)
+				}
+			}
+		}
+	}
+	if code, _, _ := runCLI(t, "vc", g, "--engine", "gpu", "--backend", "nosuch"); code == 0 {
+		t.Fatal("--engine gpu on a missing backend succeeded")
 	}
 }

@@ -1,0 +1,416 @@
+package vertexcover
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"runtime"
+	"slices"
+	"time"
+
+	"github.com/arbor-gpu/arbor/algorithms/devsearch"
+	"github.com/arbor-gpu/arbor/backend"
+	"github.com/arbor-gpu/arbor/core"
+	"github.com/arbor-gpu/arbor/kernels"
+)
+
+// The engines that say where the search runs (beside EngineAuto,
+// EngineBranch and EngineClique, which choose among the CPU routes).
+const (
+	// EngineCPU is the CPU engine with its own route choice (as auto
+	// would choose on the CPU).
+	EngineCPU = "cpu"
+	// EngineGPU runs the root reductions on the host and the search of
+	// the kernel on Options.Device (kernels/vc.cl on the device
+	// search-tree layer); on the CPU backend it runs the kernel's Go twin.
+	EngineGPU = "gpu"
+	// EngineHybrid runs the device search and the CPU engine (on all cores
+	// but one) side by side, exchanging the incumbent's size after every
+	// epoch; the first to finish settles the answer.
+	EngineHybrid = "hybrid"
+)
+
+// ParseEngine checks an engine name (Options.Engine).
+func ParseEngine(s string) error {
+	switch s {
+	case "", EngineAuto, EngineBranch, EngineClique, EngineCPU, EngineGPU, EngineHybrid:
+		return nil
+	}
+	return fmt.Errorf("vertex cover: unknown engine %q (want auto, cpu, branch, clique, gpu or hybrid)", s)
+}
+
+// autoDevice says whether the auto engine takes the device, and why.
+//
+// The rule, until the device engine is measured on the H100 against the
+// CPU engine: never. It needs a CUDA GPU (the OpenCL build runs the
+// reductions with work-group barriers, and PoCL is the CPU itself) and a
+// kernel shape where the device was measured to win; no such shape is
+// recorded yet, so auto stays on the CPU engine and says so.
+func autoDevice(dev backend.Device) (bool, string) {
+	switch {
+	case dev == nil:
+		return false, "auto: the CPU engine (no device opened: --engine gpu or hybrid runs the device engine)"
+	case dev.Info().Type != backend.TypeGPU || dev.Info().Backend != "cuda":
+		return false, fmt.Sprintf("auto: %s is not a CUDA GPU, the CPU engine", dev.Info())
+	}
+	return false, fmt.Sprintf("auto: no kernel shape is measured yet where %s beats the CPU engine, the CPU engine", dev.Info().Name)
+}
+
+// deviceWorkers is the default number of workers for a device: enough
+// work-groups of one warp to fill a GPU's multiprocessors, two per core on
+// a CPU device.
+func deviceWorkers(info backend.Info) int {
+	cu := max(info.ComputeUnits, 1)
+	if info.Type == backend.TypeGPU || info.Type == backend.TypeAccelerator {
+		return cu * 16
+	}
+	return cu * 2
+}
+
+// rootKernel is the graph after the root reductions: what the device
+// searches, and how its covers are lifted back to the input graph.
+type rootKernel struct {
+	s     *state
+	ops   []op    // the root ops, to resolve a kernel cover
+	ids   []int32 // kernel vertex i is state vertex ids[i]
+	off   []int32 // the kernel in CSR form
+	adj   []int32
+	base  int // cover vertices the root ops account for
+	lb    int // lower bound on the input graph's cover
+	empty bool
+}
+
+// reduceRoot applies the CPU engine's root reductions (degree 0–2 with
+// folding, domination, high degree against ub, unconfined, the
+// Nemhauser–Trotter LP) to g. ok is false when no cover below ub exists.
+func reduceRoot(g *core.Graph, ub int) (rk *rootKernel, ok bool) {
+	s := newState(g)
+	s.queueAll()
+	s.unconfinedOn = true
+	budget := func() int { return ub - 1 - s.cover }
+	if !s.reduce(budget) {
+		return nil, false
+	}
+	lb := 0
+	for round := 0; round < 8 && s.m > 0; round++ {
+		before := s.cover
+		changed, twiceLP := s.ntReduce()
+		lb = max(lb, before+(twiceLP+1)/2)
+		if !changed {
+			break
+		}
+		if !s.reduce(budget) {
+			return nil, false
+		}
+	}
+	s.unconfinedOn = false
+	rk = &rootKernel{s: s, ops: slices.Clone(s.ops), base: s.cover}
+	if s.m == 0 {
+		rk.empty, rk.lb = true, s.cover
+		return rk, true
+	}
+	rk.lb = max(lb, s.cover+s.rootLowerBound())
+	kg, ids := s.extract(nil)
+	rk.ids = ids
+	rk.off = make([]int32, kg.N+1)
+	for v := 0; v < kg.N; v++ {
+		// extract sorts each list; drop repeats (a fold can add an edge
+		// that is already there), which the kernel's marks must not see.
+		l := slices.Compact(slices.Clone(kg.Adj[kg.Offsets[v]:kg.Offsets[v+1]]))
+		rk.adj = append(rk.adj, l...)
+		rk.off[v+1] = int32(len(rk.adj))
+	}
+	return rk, true
+}
+
+// lift turns a cover of the kernel (kernel vertices) into a sorted cover
+// of the input graph.
+func (rk *rootKernel) lift(kcover []int) []int {
+	in := make([]bool, rk.s.n)
+	for _, v := range kcover {
+		in[rk.ids[v]] = true
+	}
+	return rk.liftState(in)
+}
+
+// liftState resolves a cover of the live state vertices through the root ops.
+func (rk *rootKernel) liftState(in []bool) []int {
+	resolve(rk.ops, in)
+	var out []int
+	for v, c := range in {
+		if c {
+			out = append(out, v)
+		}
+	}
+	if out == nil {
+		out = []int{}
+	}
+	return out
+}
+
+// devLoop adapts the vertex cover kernel to the epoch loop.
+type devLoop struct {
+	k      *kernels.VC
+	goal   int32
+	frozen bool
+}
+
+func (l *devLoop) Epoch(q backend.Queue, budget int64, idle int32) error {
+	return l.k.Epoch(q, budget, idle, l.goal, l.frozen)
+}
+func (l *devLoop) WorkerStatus(q backend.Queue) ([]int64, error) { return l.k.WorkerStatus(q) }
+func (l *devLoop) TaskRing() *kernels.Ring                       { return l.k.Ring }
+
+// solveDevice is Solve for the gpu and hybrid engines. The host runs the
+// root reductions and a reduction-interleaved greedy; the device searches
+// the kernel for covers smaller than the best known (minimum mode: its
+// incumbent word prunes every worker, and finishing proves it), or with
+// the budget k fixed (parameterized mode: the first cover within it ends
+// the search). The answer is lifted to g and verified.
+func solveDevice(ctx context.Context, g *core.Graph, opts Options, start time.Time, hybrid bool) (Result, error) {
+	dev := opts.Device
+	if dev == nil {
+		return Result{}, fmt.Errorf("vertex cover: the %s engine needs a device", opts.Engine)
+	}
+	info := dev.Info()
+	res := Result{Engine: opts.Engine, Device: info.String()}
+	ub := g.N + 1
+	if opts.Parameterized && opts.K < g.N {
+		ub = opts.K + 1
+	}
+	if !opts.Parameterized && opts.Below > 0 && opts.Below < ub {
+		ub = opts.Below
+	}
+	finish := func(cover []int, proven bool, why string) (Result, error) {
+		res.Proven, res.Why, res.Elapsed = proven, why, time.Since(start)
+		if cover != nil {
+			if err := Verify(g, cover); err != nil {
+				return res, fmt.Errorf("vertex cover: internal error, the %s engine's cover is wrong: %w", opts.Engine, err)
+			}
+			if len(cover) >= ub {
+				cover = nil // not below the bound asked for
+			}
+		}
+		res.Cover = cover
+		return res, nil
+	}
+	rk, ok := reduceRoot(g, ub)
+	if !ok {
+		return finish(nil, true, "the root reductions prove no cover below the bound")
+	}
+	res.LowerBound = rk.lb
+	if rk.empty {
+		return finish(rk.liftState(make([]bool, rk.s.n)), true, "the root reductions settled it")
+	}
+	n := len(rk.off) - 1
+	res.Kernel = n
+	if rk.lb >= ub {
+		return finish(nil, true, "the root lower bound proves no cover below the bound")
+	}
+	// The greedy's cover: the first incumbent (minimum mode), an answer
+	// already in parameterized mode when it is within k.
+	diveIn, diveSize := rk.s.greedyDive()
+	best := rk.liftState(slices.Clone(diveIn))
+	if len(best) != rk.base+diveSize {
+		return res, fmt.Errorf("vertex cover: internal error, greedy cover of %d lifted to %d (base %d)", diveSize, len(best), rk.base)
+	}
+	if len(best) < ub && (opts.Parameterized || len(best) <= rk.lb) {
+		return finish(best, true, fmt.Sprintf("kernel of %d vertices: the host's greedy cover meets the bound", n))
+	}
+	if n > kernels.VCMaxVertices {
+		return res, fmt.Errorf("vertex cover: a kernel of %d vertices is more than the device engine takes (%d); use --engine cpu", n, kernels.VCMaxVertices)
+	}
+	// The device searches for kernel covers of at most allowed vertices:
+	// its incumbent word is n − (a kernel cover size known), so that the
+	// budget is n − 1 − word (vc.cl).
+	kub := min(len(best), ub) - rk.base // a kernel cover of this size is known or not wanted
+	shape := kernels.VCShape{N: n, MaxCover: max(kub-1, 0), Workers: opts.Workers}
+	if info.Type == backend.TypeCPU {
+		shape.Lanes = 1
+	}
+	if shape.Workers <= 0 {
+		shape.Workers = deviceWorkers(info)
+	}
+	shape.Capacity = 64
+	for shape.Capacity < 4*shape.Workers {
+		shape.Capacity *= 2
+	}
+	if limit := int64(info.GlobalMemory / 2); limit > 0 {
+		for shape.Workers > 1 && shape.Bytes() > limit {
+			shape.Workers /= 2
+			shape.Capacity = max(64, shape.Capacity/2)
+		}
+	}
+	q, err := dev.NewQueue()
+	if err != nil {
+		return res, fmt.Errorf("vertex cover: %s: %w", info, err)
+	}
+	defer q.Release()
+	k, err := kernels.NewVC(dev, q, shape, rk.off, rk.adj)
+	if err != nil {
+		return res, fmt.Errorf("vertex cover: %s: %w", info, err)
+	}
+	defer k.Release()
+	if err := k.Reset(q, n-kub); err != nil {
+		return res, fmt.Errorf("vertex cover: %s: %w", info, err)
+	}
+	res.Workers = shape.Workers
+	toFull := func(word int) int { return rk.base + n - word } // the incumbent word as a cover size of g
+
+	dopt := devsearch.Options{Pool: [][]uint64{k.RootTask(rk.off)}}
+	if dl, ok := ctx.Deadline(); ok {
+		dopt.Deadline = dl
+	}
+	var cpu *cpuSide
+	if hybrid {
+		cpu = startCPU(ctx, g, opts, ub)
+		defer cpu.stop()
+	}
+	if opts.Progress != nil {
+		dopt.ProgressInterval = opts.ProgressEvery
+		dopt.Progress = func(s devsearch.Status) {
+			p := Progress{Best: -1, LowerBound: rk.lb, Nodes: s.Nodes, Elapsed: time.Since(start)}
+			if b := toFull(s.Incumbent); b < ub {
+				p.Best = b
+			}
+			if cpu != nil {
+				p.Nodes += cpu.nodes()
+				if b := cpu.best(); b < ub && (p.Best < 0 || b < p.Best) {
+					p.Best = b
+				}
+			}
+			opts.Progress(p)
+		}
+	}
+	settledBy := "the device"
+	dopt.Between = func(word int) (int, bool) {
+		if opts.Parameterized && toFull(word) <= opts.K {
+			return word, true // a cover within k: done
+		}
+		if cpu == nil {
+			return word, false
+		}
+		if cpu.finished() {
+			if cpu.res.Proven {
+				settledBy = "the CPU engine"
+				return word, true
+			}
+			return word, false
+		}
+		// One incumbent: each side prunes with the better of the two.
+		cpu.lower(toFull(word))
+		return max(word, n-(cpu.best()-rk.base)), false
+	}
+	st, proven, err := devsearch.Run(ctx, q, &devLoop{k: k, goal: int32(kub - 1)}, shape.Workers, dopt)
+	res.Nodes, res.Epochs = st.Nodes, st.Epochs
+	if err != nil {
+		return res, fmt.Errorf("vertex cover: %s: %w", info, err)
+	}
+	kc, err := k.Best(q)
+	if err != nil {
+		return res, fmt.Errorf("vertex cover: %s: reading the cover: %w", info, err)
+	}
+	if kc != nil {
+		if c := rk.lift(kc); len(c) < len(best) {
+			best = c
+		}
+	}
+	why := fmt.Sprintf("kernel of %d vertices (%d edges) on %s, %d workers", n, len(rk.adj)/2, info, shape.Workers)
+	if cpu != nil {
+		cpu.stop()
+		res.Nodes += cpu.res.Nodes
+		if cpu.err != nil && !errors.Is(cpu.err, context.Canceled) {
+			return res, cpu.err
+		}
+		if c := cpu.res.Cover; c != nil && len(c) < len(best) {
+			best = c
+		}
+		proven = proven || cpu.res.Proven
+		why += "; the CPU engine beside it; settled by " + settledBy
+	}
+	if opts.Parameterized && len(best) <= opts.K {
+		proven = true
+	}
+	return finish(best, proven, why)
+}
+
+// cpuSide is the CPU engine running beside the device (hybrid).
+type cpuSide struct {
+	cancel context.CancelFunc
+	done   chan struct{}
+	eng    chan *engine // the top engine, once Solve made it
+	e      *engine
+	res    Result
+	err    error
+}
+
+func startCPU(ctx context.Context, g *core.Graph, opts Options, ub int) *cpuSide {
+	c := &cpuSide{done: make(chan struct{}), eng: make(chan *engine, 1)}
+	cctx, cancel := context.WithCancel(ctx)
+	c.cancel = cancel
+	o := opts
+	o.Engine, o.Device, o.Progress = EngineAuto, nil, nil
+	o.Threads = max(1, runtime.GOMAXPROCS(0)-1)
+	o.onEngine = func(e *engine) { c.eng <- e }
+	go func() {
+		defer close(c.done)
+		c.res, c.err = Solve(cctx, g, o)
+	}()
+	return c
+}
+
+// top waits (briefly: Solve makes it at once) for the CPU engine's top engine.
+func (c *cpuSide) top() *engine {
+	if c.e == nil {
+		select {
+		case c.e = <-c.eng:
+		case <-c.done:
+		}
+	}
+	return c.e
+}
+
+func (c *cpuSide) finished() bool {
+	select {
+	case <-c.done:
+		return true
+	default:
+		return false
+	}
+}
+
+// best is the size below which the CPU engine looks for covers: its best
+// cover's size, or the bound it started with.
+func (c *cpuSide) best() int {
+	if e := c.top(); e != nil {
+		return int(e.best.Load())
+	}
+	return 1 << 30
+}
+
+func (c *cpuSide) nodes() int64 {
+	if e := c.top(); e != nil {
+		return e.sh.nodes.Load()
+	}
+	return 0
+}
+
+// lower makes the CPU engine look only for covers smaller than size (a
+// cover of that size is held by the device).
+func (c *cpuSide) lower(size int) {
+	e := c.top()
+	if e == nil {
+		return
+	}
+	for {
+		b := e.best.Load()
+		if int64(size) >= b || e.best.CompareAndSwap(b, int64(size)) {
+			return
+		}
+	}
+}
+
+func (c *cpuSide) stop() {
+	c.cancel()
+	<-c.done
+}

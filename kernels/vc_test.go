@@ -1,0 +1,183 @@
+package kernels
+
+import (
+	"math/rand/v2"
+	"testing"
+
+	"github.com/arbor-gpu/arbor/backend"
+	_ "github.com/arbor-gpu/arbor/backend/all"
+	"github.com/arbor-gpu/arbor/backend/backendtest"
+	"github.com/arbor-gpu/arbor/cpu"
+)
+
+// TestVCChecks runs the vertex cover conformance checks on the CPU twin,
+// checks the twin's answers against brute force (no cover below the
+// optimum, one at it), then requires every other device (PoCL here) to
+// give the twin's node counts and sizes exactly.
+func TestVCChecks(t *testing.T) {
+	checks := vcChecks()
+	ref := cpu.New(0)
+	want := make([][]Output, len(checks))
+	for i, c := range checks {
+		out, err := c.Run(ref)
+		if err != nil {
+			t.Fatalf("%s: CPU twin: %v", c.Case, err)
+		}
+		if out[1].Values[0] != -1 {
+			t.Fatalf("%s: the twin found a cover of %d below the optimum", c.Case, out[1].Values[0])
+		}
+		if out[0].Values[0] < 2 {
+			t.Fatalf("%s: %d nodes: the check explores no tree", c.Case, out[0].Values[0])
+		}
+		want[i] = out
+	}
+	backendtest.ForEach(t, func(t *testing.T, dev backend.Device) {
+		for i, c := range checks {
+			got, err := c.Run(dev)
+			if err != nil {
+				t.Fatalf("%s: %v", c.Case, err)
+			}
+			if err := Compare(got, want[i]); err != nil {
+				t.Errorf("%s: %v", c.Case, err)
+			}
+		}
+	})
+}
+
+// TestVCTwinOptimum: with the budget at the optimum the twin finds a cover
+// of exactly that size (brute force says which), whatever the worker
+// count; below it, none, and the node count does not depend on the
+// number of workers.
+func TestVCTwinOptimum(t *testing.T) {
+	dev := cpu.New(0)
+	rng := rand.New(rand.NewPCG(41, 42))
+	for i := 0; i < 30; i++ {
+		n := 2 + rng.IntN(22)
+		off, adj := randomCSR(rng, n, rng.Float64()*0.6)
+		opt := vcBruteMin(n, off, adj)
+		var nodes int64 = -1
+		for _, workers := range []int{1, 3, 6} {
+			nd, found, err := vcRun(dev, n, off, adj, int32(opt-1), workers, 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if found != -1 {
+				t.Fatalf("case %d (n=%d): a cover of %d below the optimum %d", i, n, found, opt)
+			}
+			if nodes >= 0 && nd != nodes {
+				t.Fatalf("case %d (n=%d): %d nodes with %d workers, %d before", i, n, nd, workers, nodes)
+			}
+			nodes = nd
+			if _, found, err = vcRun(dev, n, off, adj, int32(opt), workers, 0); err != nil || found != opt {
+				t.Fatalf("case %d (n=%d): cover of %d at budget %d (optimum), %v", i, n, found, opt, err)
+			}
+		}
+	}
+}
+
+// TestVCLanes runs the kernel with several lanes per worker on every
+// OpenCL device (PoCL here): the path CUDA takes with a warp per worker,
+// the group reductions and barriers included. The rounds of reductions
+// are decided on snapshots, so the tree, and the node count, must equal
+// the twin's. Four lanes only: PoCL compiles a kernel for each work-group
+// size at its first launch, and with barriers inside loops that took 6 s
+// for 8 lanes and did not finish in minutes for 32 (CUDA's 32 lanes run
+// on the GPU script's conformance checks instead).
+func TestVCLanes(t *testing.T) {
+	ref := cpu.New(0)
+	rng := rand.New(rand.NewPCG(43, 44))
+	type tc struct {
+		n        int
+		off, adj []int32
+		opt      int
+		nodes    int64
+	}
+	var cases []tc
+	for i := 0; i < 4; i++ {
+		n := 20 + 6*i
+		off, adj := randomCSR(rng, n, 0.2-0.03*float64(i))
+		c := tc{n: n, off: off, adj: adj, opt: vcBruteMin(n, off, adj)}
+		var err error
+		if c.nodes, _, err = vcRun(ref, n, off, adj, int32(c.opt-1), 3, 0); err != nil {
+			t.Fatal(err)
+		}
+		cases = append(cases, c)
+	}
+	backendtest.ForBackend(t, "opencl", func(t *testing.T, dev backend.Device) {
+		for _, lanes := range []int{4} {
+			for i, c := range cases {
+				nodes, found, err := vcRun(dev, c.n, c.off, c.adj, int32(c.opt-1), 3, lanes)
+				if err != nil {
+					t.Fatalf("%d lanes: %v", lanes, err)
+				}
+				if nodes != c.nodes || found != -1 {
+					t.Errorf("case %d, %d lanes: %d nodes, cover %d; twin %d nodes, none", i, lanes, nodes, found, c.nodes)
+				}
+				if _, found, err = vcRun(dev, c.n, c.off, c.adj, int32(c.opt), 3, lanes); err != nil || found != c.opt {
+					t.Errorf("case %d, %d lanes: cover of %d at the optimum %d, %v", i, lanes, found, c.opt, err)
+				}
+			}
+		}
+	})
+}
+
+// TestVCDonates: with several workers and short launches, workers give
+// away subtrees (so the equal node counts above are not one worker doing
+// everything), and the node count still equals the one-worker count.
+// Whether a worker is seen waiting depends on the scheduler, so a few
+// tries are allowed; donation is required on the twin only (PoCL on two
+// cores runs the work-groups of a launch nearly one after the other, and
+// an idle one gives up before a busy one looks), the node count everywhere.
+func TestVCDonates(t *testing.T) {
+	off, adj := randomCSR(rand.New(rand.NewPCG(5, 17)), 90, 0.1)
+	ref := cpu.New(0)
+	opt, err := vcOptimum(ref, 90, off, adj)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, _, err := vcRun(ref, 90, off, adj, int32(opt-1), 1, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	check := func(t *testing.T, dev backend.Device, mustDonate bool) {
+		q, err := dev.NewQueue()
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer q.Release()
+		s := VCShape{N: 90, MaxCover: opt - 1, Workers: 6, Capacity: 64}
+		if dev.Info().Type == backend.TypeCPU {
+			s.Lanes = 1
+		}
+		k, err := NewVC(dev, q, s, off, adj)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer k.Release()
+		for try := 0; try < 5; try++ {
+			if err := k.Reset(q, 90-opt); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := k.Ring.Push(q, [][]uint64{k.RootTask(off)}); err != nil {
+				t.Fatal(err)
+			}
+			tot, err := RunToEnd(q, frozenVC{k, int32(opt - 1)}, s.Workers, 16)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if tot.Nodes != want {
+				t.Fatalf("%d nodes with 6 workers, %d with one", tot.Nodes, want)
+			}
+			if tot.Donated > 0 {
+				t.Logf("try %d: %d nodes, %d tasks donated", try, tot.Nodes, tot.Donated)
+				return
+			}
+		}
+		if mustDonate {
+			t.Fatal("no worker donated in 5 searches")
+		}
+		t.Log("no worker donated in 5 searches")
+	}
+	t.Run("cpu", func(t *testing.T) { check(t, ref, true) })
+	backendtest.ForBackend(t, "opencl", func(t *testing.T, dev backend.Device) { check(t, dev, false) })
+}
