@@ -15,7 +15,7 @@ cd "$(dirname "$0")/../.."
 BIN=${ARBOR_BIN:-.dev/arbor}
 SRC=../shared/data/vc
 DATA=${ARBOR_DATA:-.dev/data}/vc
-YAMOUT="cop_hat300_1:292 cop_hat300-2:275 cop_hat300-3:264 cop_hat500-1:491 cop_hat500-2:464 Power-Grid:2203 formated_maayan-figeys:316 formated_maayan-vidal:1077"
+YAMOUT="cop_hat300_1:292 cop_hat300-2:275 cop_hat300-3:264 cop_hat500-1:491 cop_hat500-2:464 cop_hat500-3:450 Power-Grid:2203 formated_maayan-figeys:316 formated_maayan-vidal:1077"
 PACE="005:129 019:130 035:133 037:131 111:420"
 if [ "${1:-}" = --copy-data ]; then
 	mkdir -p .dev/data/vc/yamout2022 .dev/data/vc/pace2019
