@@ -260,3 +260,38 @@ func TestDeviceDataNodes(t *testing.T) {
 		})
 	}
 }
+
+// TestDeviceMany spreads one parameterized search (k = opt − 1, a tree
+// that does not depend on who explores it) over two devices: two CPU-
+// backend devices, and the CPU backend beside PoCL when OpenCL is present.
+// The root starts on one; the other gets subtrees only through the host.
+// The node count must equal one device's.
+func TestDeviceMany(t *testing.T) {
+	pairs := [][2]string{{"cpu", "cpu"}}
+	if backend.ProbeBackend("opencl").Available() {
+		pairs = append(pairs, [2]string{"cpu", "opencl"})
+	}
+	g := gnp(t, 110, 0.3, 107)
+	opt := cpuOptimum(t, g)
+	one := solveDev(t, g, deviceOpts(cpu.New(0), EngineGPU, Options{Parameterized: true, K: opt - 1, Workers: 1}))
+	for _, names := range pairs {
+		t.Run(names[0]+"+"+names[1], func(t *testing.T) {
+			a, b := backendtest.Open(t, names[0]), backendtest.Open(t, names[1])
+			o := deviceOpts(a, EngineGPU, Options{Parameterized: true, K: opt - 1, Workers: 3})
+			o.Devices = []backend.Device{b}
+			res := solveDev(t, g, o)
+			if res.Nodes != one.Nodes || !res.Proven || res.Cover != nil {
+				t.Errorf("k = %d over two devices: %d nodes, proven %v, cover %v; one device %d nodes", opt-1, res.Nodes, res.Proven, res.Cover, one.Nodes)
+			}
+			if res.Moved == 0 {
+				t.Errorf("no task moved between %s", res.Device)
+			}
+			o = deviceOpts(a, EngineGPU, Options{Workers: 3})
+			o.Devices = []backend.Device{b}
+			if res := solveDev(t, g, o); len(res.Cover) != opt || !res.Proven {
+				t.Errorf("minimum over two devices: %d proven %v, optimum %d", len(res.Cover), res.Proven, opt)
+			}
+			t.Logf("%d nodes, %d tasks moved, on %s", res.Nodes, res.Moved, res.Device)
+		})
+	}
+}

@@ -91,6 +91,9 @@ type Options struct {
 	// Workers its work-groups (0: sized from the device).
 	Device  backend.Device
 	Workers int
+	// Devices are more devices beside Device: one device search spans them
+	// all (devsearch.RunMany), with one task pool and one incumbent.
+	Devices []backend.Device
 
 	// onEngine, when set, gets the top engine once Solve has made it (the
 	// hybrid engine exchanges incumbents through it).
@@ -135,10 +138,12 @@ type Result struct {
 	Why            string
 	DenseThreshold float64
 	// Device, Workers and Epochs describe the device search (gpu and
-	// hybrid engines): the device, its workers, and the kernel launches.
+	// hybrid engines): the device, its workers, and the kernel launches;
+	// Moved the tasks moved between devices (Options.Devices).
 	Device  string
 	Workers int
 	Epochs  int
+	Moved   int64
 }
 
 // Size is the cover's size, or -1 when there is none.

@@ -31,7 +31,7 @@ func runVC(e *env) error {
 	var cf clusterFlags
 	cf.register(fs)
 	var df deviceFlags
-	df.register(fs)
+	df.registerMany(fs)
 	pos, err := parse(fs, e.args)
 	if err != nil {
 		return err
@@ -80,12 +80,14 @@ func runVC(e *env) error {
 	// until the device engine is measured to win (vertexcover.autoDevice),
 	// and creating a CUDA context costs about a second.
 	if onDevice {
-		dev, _, err := df.open(e, *asJSON)
+		devs, err := df.openMany(e, *asJSON)
 		if err != nil {
 			return fmt.Errorf("--engine %s: %w", *engine, err)
 		}
-		defer dev.Close()
-		opts.Device, opts.Workers = dev, *workers
+		for _, d := range devs {
+			defer d.Close()
+		}
+		opts.Device, opts.Devices, opts.Workers = devs[0], devs[1:], *workers
 	}
 	opts.Progress = func(p vertexcover.Progress) {
 		best := "-"
