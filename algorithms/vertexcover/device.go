@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/arbor-gpu/arbor/algorithms/clique"
 	"github.com/arbor-gpu/arbor/algorithms/devsearch"
 	"github.com/arbor-gpu/arbor/backend"
 	"github.com/arbor-gpu/arbor/core"
@@ -210,6 +211,17 @@ func solveDevice(ctx context.Context, g *core.Graph, opts Options, start time.Ti
 	}
 	if len(best) < ub && (opts.Parameterized || len(best) <= rk.lb) {
 		return finish(best, true, fmt.Sprintf("kernel of %d vertices: the host's greedy cover meets the bound", n))
+	}
+	// A dense kernel goes to the clique engine's device search, as the CPU
+	// engine sends it to its clique route (dense.go): on the H100,
+	// cop_hat500-3's kernel took 9.2 s on the CPU engine and its vc_epoch
+	// search was unproven after 15 s, while the clique device engine
+	// settles its complement in about half a second (clique/NOTES.md).
+	// Parameterized searches stay on vc_epoch, whose k = opt − 1 trees
+	// compare across backends.
+	dr := &denseRoute{threshold: DenseThreshold}
+	if use, why := dr.useClique(n, len(rk.adj)/2); use && !opts.Parameterized && n <= kernels.CliqueMaxVertices {
+		return solveDenseOnDevice(ctx, g, ub, rk, diveIn, best, opts, hybrid, why, &res, finish)
 	}
 	if n > kernels.VCMaxVertices {
 		return res, fmt.Errorf("vertex cover: a kernel of %d vertices is more than the device engine takes (%d); use --engine cpu", n, kernels.VCMaxVertices)
@@ -413,4 +425,96 @@ func (c *cpuSide) lower(size int) {
 func (c *cpuSide) stop() {
 	c.cancel()
 	<-c.done
+}
+
+// solveDenseOnDevice solves the root kernel rk as n − ω of its complement
+// with the clique engine on the device, starting from the greedy's
+// independent set (the kernel vertices diveIn leaves out) and capped by
+// the root lower bound. The hybrid runs the whole CPU engine beside it
+// (startCPU: its own clique route raced against branch and reduce, whose
+// local search and bounds settle kernels such as frb30-15-* at once, where
+// the clique search alone takes seconds); the first to prove its answer
+// settles it and stops the other.
+func solveDenseOnDevice(ctx context.Context, g *core.Graph, ub int, rk *rootKernel, diveIn []bool, best []int, opts Options, hybrid bool, why string,
+	res *Result, finish func([]int, bool, string) (Result, error)) (Result, error) {
+	n := len(rk.off) - 1
+	kg := &core.Graph{N: n, Offsets: make([]int, n+1), Adj: rk.adj}
+	for v := 0; v <= n; v++ {
+		kg.Offsets[v] = int(rk.off[v])
+	}
+	var initial []int
+	for i, v := range rk.ids {
+		if !diveIn[v] {
+			initial = append(initial, i)
+		}
+	}
+	co := clique.Options{Complement: true, Initial: initial, Device: opts.Device, Devices: opts.Devices, Workers: opts.Workers,
+		Engine: clique.EngineGPU}
+	if klb := rk.lb - rk.base; klb > 0 {
+		co.UpperBound = n - klb // the kernel needs klb cover vertices: ω ≤ n − klb
+	}
+	cctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	type outcome struct {
+		r   clique.Result
+		err error
+	}
+	done := make(chan outcome, 1)
+	go func() {
+		r, err := clique.Maximum(cctx, kg, co)
+		done <- outcome{r, err}
+	}()
+	var cpu *cpuSide
+	var cpuDone <-chan struct{}
+	if hybrid {
+		cpu = startCPU(cctx, g, opts, ub)
+		defer cpu.stop()
+		cpuDone = cpu.done
+	}
+	var o outcome
+	settledBy := "the device"
+	select {
+	case o = <-done:
+	case <-cpuDone:
+		if cpu.err == nil && cpu.res.Proven {
+			settledBy = "the CPU engine"
+			cancel()
+		}
+		o = <-done
+	}
+	if o.err != nil && !(settledBy != "the device" && errors.Is(o.err, context.Canceled)) {
+		return *res, fmt.Errorf("vertex cover: the clique route on the device: %w", o.err)
+	}
+	cr := o.r
+	res.Nodes, res.Epochs, res.Workers, res.Device, res.Moved = cr.Nodes, cr.Epochs, cr.Threads, cr.Device, cr.Moved
+	proven := cr.Proven && settledBy == "the device"
+	if cr.Clique != nil {
+		in := make([]bool, n)
+		for _, v := range cr.Clique {
+			in[v] = true
+		}
+		var kc []int
+		for v := 0; v < n; v++ {
+			if !in[v] {
+				kc = append(kc, v)
+			}
+		}
+		if c := rk.lift(kc); len(c) < len(best) {
+			best = c
+		}
+	}
+	why = fmt.Sprintf("%s, by the clique engine's gpu search on %s", why, cr.Device)
+	if cpu != nil {
+		cpu.stop()
+		res.Nodes += cpu.res.Nodes
+		if cpu.err != nil && !errors.Is(cpu.err, context.Canceled) {
+			return *res, cpu.err
+		}
+		if c := cpu.res.Cover; c != nil && len(c) < len(best) {
+			best = c
+		}
+		proven = proven || cpu.res.Proven
+		why += "; the CPU engine beside it; settled by " + settledBy
+	}
+	return finish(best, proven, why)
 }
