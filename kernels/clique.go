@@ -58,16 +58,7 @@ func (s CliqueShape) check() error {
 	if s.MaxDepth < 2 || s.MaxDepth > s.N+1 {
 		return fmt.Errorf("clique: %d frames per worker for %d vertices (want 2 to n+1)", s.MaxDepth, s.N)
 	}
-	if l := s.lanes(); l&(l-1) != 0 || l > 32 {
-		return fmt.Errorf("clique: %d lanes per worker (want a power of two up to 32)", l)
-	}
-	if s.Workers < 1 {
-		return fmt.Errorf("clique: %d workers", s.Workers)
-	}
-	if s.Capacity < 2 || s.Capacity&(s.Capacity-1) != 0 {
-		return fmt.Errorf("clique: ring capacity %d is not a power of two ≥ 2", s.Capacity)
-	}
-	return nil
+	return checkGeometry("clique", s.lanes(), s.Workers, s.Capacity)
 }
 
 // Clique is the maximum clique search kernel on one device with its

@@ -27,6 +27,22 @@ const (
 	DSWWords   = 8
 )
 
+// checkGeometry checks what every search kernel's shape has: work-items
+// per worker (a power of two up to a warp), workers, and a ring capacity
+// that is a power of two.
+func checkGeometry(kernel string, lanes, workers, capacity int) error {
+	if lanes&(lanes-1) != 0 || lanes < 1 || lanes > 32 {
+		return fmt.Errorf("%s: %d lanes per worker (want a power of two up to 32)", kernel, lanes)
+	}
+	if workers < 1 {
+		return fmt.Errorf("%s: %d workers", kernel, workers)
+	}
+	if capacity < 2 || capacity&(capacity-1) != 0 {
+		return fmt.Errorf("%s: ring capacity %d is not a power of two ≥ 2", kernel, capacity)
+	}
+	return nil
+}
+
 // WorkerTotals sums the status words of a search's workers.
 type WorkerTotals struct {
 	Nodes   int64 // nodes counted, all launches together

@@ -67,16 +67,7 @@ func (s MCSplitShape) check() error {
 	if s.N0 < 1 || s.N1 < 1 || s.N0 > MCSplitMaxVertices || s.N1 > MCSplitMaxVertices {
 		return fmt.Errorf("mcsplit: graphs of %d and %d vertices: the device engine takes 1 to %d", s.N0, s.N1, MCSplitMaxVertices)
 	}
-	if l := s.lanes(); l&(l-1) != 0 || l > 32 {
-		return fmt.Errorf("mcsplit: %d lanes per worker (want a power of two up to 32)", l)
-	}
-	if s.Workers < 1 {
-		return fmt.Errorf("mcsplit: %d workers", s.Workers)
-	}
-	if s.Capacity < 2 || s.Capacity&(s.Capacity-1) != 0 {
-		return fmt.Errorf("mcsplit: ring capacity %d is not a power of two ≥ 2", s.Capacity)
-	}
-	return nil
+	return checkGeometry("mcsplit", s.lanes(), s.Workers, s.Capacity)
 }
 
 // MCSplit is McSplit's search kernel on one device with its buffers: the

@@ -60,16 +60,7 @@ func (s VCShape) check() error {
 	if s.MaxCover < 0 {
 		return fmt.Errorf("vc: budget %d", s.MaxCover)
 	}
-	if l := s.lanes(); l&(l-1) != 0 || l > 32 {
-		return fmt.Errorf("vc: %d lanes per worker (want a power of two up to 32)", l)
-	}
-	if s.Workers < 1 {
-		return fmt.Errorf("vc: %d workers", s.Workers)
-	}
-	if s.Capacity < 2 || s.Capacity&(s.Capacity-1) != 0 {
-		return fmt.Errorf("vc: ring capacity %d is not a power of two ≥ 2", s.Capacity)
-	}
-	return nil
+	return checkGeometry("vc", s.lanes(), s.Workers, s.Capacity)
 }
 
 // VC is the vertex cover search kernel on one device with its buffers:

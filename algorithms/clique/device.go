@@ -118,19 +118,6 @@ func (p *problem) deviceShape(info backend.Info) kernels.CliqueShape {
 	return shape
 }
 
-// cliqueLoop adapts the clique kernel to devsearch's epoch loop.
-type cliqueLoop struct {
-	k      *kernels.Clique
-	goal   int32
-	frozen bool
-}
-
-func (l *cliqueLoop) Epoch(q backend.Queue, budget int64, idle int32) error {
-	return l.k.Epoch(q, budget, idle, l.goal, l.frozen)
-}
-func (l *cliqueLoop) WorkerStatus(q backend.Queue) ([]int64, error) { return l.k.WorkerStatus(q) }
-func (l *cliqueLoop) TaskRing() *kernels.Ring                       { return l.k.Ring }
-
 // solveDevice runs the search on opts.Device, with the CPU engine beside it
 // when hybrid. The device explores the plain-colouring tree (no bound
 // tightening) whatever opts.PlainColouring says; the CPU engine of the
@@ -165,7 +152,7 @@ func (p *problem) solveDevice(ctx context.Context, hybrid bool, start time.Time)
 			return res, fmt.Errorf("clique: %s: %w", di, err)
 		}
 		defer k.Release()
-		units = append(units, devsearch.Unit{Queue: q, Kernel: &cliqueLoop{k: k}, Workers: shape.Workers})
+		units = append(units, devsearch.Unit{Queue: q, Kernel: &devsearch.WithGoal{K: k}, Workers: shape.Workers})
 		ks = append(ks, k)
 		names = append(names, di.String())
 	}
@@ -183,8 +170,8 @@ func (p *problem) solveDevice(ctx context.Context, hybrid bool, start time.Time)
 		if err := ks[i].Reset(u.Queue, word); err != nil {
 			return res, fmt.Errorf("clique: %s: %w", names[i], err)
 		}
-		l := u.Kernel.(*cliqueLoop)
-		l.goal, l.frozen = goal, frozen
+		l := u.Kernel.(*devsearch.WithGoal)
+		l.Goal, l.Frozen = goal, frozen
 	}
 
 	var cpu *shared

@@ -81,3 +81,25 @@ type Options struct {
 func Run(ctx context.Context, q backend.Queue, k Kernel, workers int, opt Options) (Status, bool, error) {
 	return RunMany(ctx, []Unit{{Queue: q, Kernel: k, Workers: workers}}, opt)
 }
+
+// GoalKernel is a search kernel whose launches also take a goal and
+// whether the incumbent is frozen at goal − 1 (the fixed-incumbent mode
+// whose trees compare across devices): the form of every port so far.
+type GoalKernel interface {
+	Epoch(q backend.Queue, budget int64, idleLimit int32, goal int32, frozen bool) error
+	WorkerStatus(q backend.Queue) ([]int64, error)
+	TaskRing() *kernels.Ring
+}
+
+// WithGoal is a GoalKernel with its goal fixed: the Kernel the loop drives.
+type WithGoal struct {
+	K      GoalKernel
+	Goal   int32
+	Frozen bool
+}
+
+func (w *WithGoal) Epoch(q backend.Queue, budget int64, idleLimit int32) error {
+	return w.K.Epoch(q, budget, idleLimit, w.Goal, w.Frozen)
+}
+func (w *WithGoal) WorkerStatus(q backend.Queue) ([]int64, error) { return w.K.WorkerStatus(q) }
+func (w *WithGoal) TaskRing() *kernels.Ring                       { return w.K.TaskRing() }

@@ -147,7 +147,7 @@ func solveDevice(ctx context.Context, g, h *core.Graph, opts Options, hybrid boo
 		}
 		defer k.Release()
 		mks = append(mks, k)
-		units = append(units, devsearch.Unit{Queue: q, Kernel: &loop{k: k}, Workers: shape.Workers})
+		units = append(units, devsearch.Unit{Queue: q, Kernel: &devsearch.WithGoal{K: k}, Workers: shape.Workers})
 		names = append(names, info.String())
 	}
 
@@ -171,8 +171,8 @@ func solveDevice(ctx context.Context, g, h *core.Graph, opts Options, hybrid boo
 		if err := mks[i].Reset(u.Queue, max(incSize, int(goal)-1)); err != nil {
 			return Result{}, fmt.Errorf("mcs: %s: %w", names[i], err)
 		}
-		lo := u.Kernel.(*loop)
-		lo.goal, lo.frozen = goal, opts.Goal > 0
+		lo := u.Kernel.(*devsearch.WithGoal)
+		lo.Goal, lo.Frozen = goal, opts.Goal > 0
 	}
 	var cpu *shared
 	cpuDone := make(chan int64, 1)
@@ -274,19 +274,6 @@ func deviceShape(p *problem[uint8], info backend.Info, opts Options) kernels.MCS
 	})
 	return shape
 }
-
-// loop adapts the McSplit kernel to the epoch loop.
-type loop struct {
-	k      *kernels.MCSplit
-	goal   int32
-	frozen bool
-}
-
-func (l *loop) Epoch(q backend.Queue, budget int64, idle int32) error {
-	return l.k.Epoch(q, budget, idle, l.goal, l.frozen)
-}
-func (l *loop) WorkerStatus(q backend.Queue) ([]int64, error) { return l.k.WorkerStatus(q) }
-func (l *loop) TaskRing() *kernels.Ring                       { return l.k.Ring }
 
 // bitRows turns an n×n 0/1 matrix into rows of words-word bitsets.
 func bitRows(adj []uint8, n, words int) []uint64 {

@@ -143,19 +143,6 @@ func (rk *rootKernel) liftState(in []bool) []int {
 	return out
 }
 
-// devLoop adapts the vertex cover kernel to the epoch loop.
-type devLoop struct {
-	k      *kernels.VC
-	goal   int32
-	frozen bool
-}
-
-func (l *devLoop) Epoch(q backend.Queue, budget int64, idle int32) error {
-	return l.k.Epoch(q, budget, idle, l.goal, l.frozen)
-}
-func (l *devLoop) WorkerStatus(q backend.Queue) ([]int64, error) { return l.k.WorkerStatus(q) }
-func (l *devLoop) TaskRing() *kernels.Ring                       { return l.k.Ring }
-
 // solveDevice is Solve for the gpu and hybrid engines. The host runs the
 // root reductions and a reduction-interleaved greedy; the device searches
 // the kernel for covers smaller than the best known (minimum mode: its
@@ -259,7 +246,7 @@ func solveDevice(ctx context.Context, g *core.Graph, opts Options, start time.Ti
 		if err := k.Reset(q, n-kub); err != nil {
 			return res, fmt.Errorf("vertex cover: %s: %w", di, err)
 		}
-		units = append(units, devsearch.Unit{Queue: q, Kernel: &devLoop{k: k, goal: int32(kub - 1)}, Workers: shape.Workers})
+		units = append(units, devsearch.Unit{Queue: q, Kernel: &devsearch.WithGoal{K: k, Goal: int32(kub - 1)}, Workers: shape.Workers})
 		ks = append(ks, k)
 		names = append(names, di.String())
 		res.Workers += shape.Workers
