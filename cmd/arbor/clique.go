@@ -109,6 +109,7 @@ func runClique(e *env) error {
 			Why        string  `json:"why"`
 			Device     string  `json:"device,omitempty"`
 			Epochs     int     `json:"epochs,omitempty"`
+			Moved      int64   `json:"moved_between_devices,omitempty"`
 			Goal       int     `json:"goal,omitempty"`
 			Shared     int64   `json:"shared"`
 			Verified   bool    `json:"verified"`
@@ -116,7 +117,7 @@ func runClique(e *env) error {
 		}
 		return json.NewEncoder(e.stdout).Encode(jsonResult{Graph: pos[0], N: g.N, M: g.Edges(), Complement: *complement,
 			Size: res.Size, Proven: res.Proven, UpperBound: res.UpperBound, Nodes: res.Nodes, Seconds: res.Elapsed.Seconds(),
-			Threads: res.Threads, Engine: string(res.Engine), Why: res.Why, Device: res.Device, Epochs: res.Epochs, Goal: *goal,
+			Threads: res.Threads, Engine: string(res.Engine), Why: res.Why, Device: res.Device, Epochs: res.Epochs, Moved: res.Moved, Goal: *goal,
 			Shared: res.Shared, Verified: *verify, Clique: shown})
 	}
 	status := "proven maximum"

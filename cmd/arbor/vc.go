@@ -131,12 +131,13 @@ func runVC(e *env) error {
 			Device     string  `json:"device,omitempty"`
 			Workers    int     `json:"workers,omitempty"`
 			Epochs     int     `json:"epochs,omitempty"`
+			Moved      int64   `json:"moved_between_devices,omitempty"`
 			Seconds    float64 `json:"seconds"`
 			Verified   bool    `json:"verified"`
 			Cover      []int   `json:"cover"`
 		}
 		jr := jsonResult{Graph: pos[0], N: g.N, M: g.Edges(), Size: res.Size(), Proven: res.Proven, Found: res.Cover != nil,
-			LowerBound: res.LowerBound, Kernel: res.Kernel, Nodes: res.Nodes, Engine: res.Engine, Why: res.Why, Threshold: res.DenseThreshold, Device: res.Device, Workers: res.Workers, Epochs: res.Epochs, Seconds: res.Elapsed.Seconds(), Verified: verified != "", Cover: oneBased(res.Cover)}
+			LowerBound: res.LowerBound, Kernel: res.Kernel, Nodes: res.Nodes, Engine: res.Engine, Why: res.Why, Threshold: res.DenseThreshold, Device: res.Device, Workers: res.Workers, Epochs: res.Epochs, Moved: res.Moved, Seconds: res.Elapsed.Seconds(), Verified: verified != "", Cover: oneBased(res.Cover)}
 		if *k >= 0 {
 			jr.K = k
 		}
