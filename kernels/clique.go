@@ -169,8 +169,7 @@ func (c *Clique) TaskRing() *Ring { return c.Ring }
 
 // WorkerStatus reads every worker's status words (DSW*).
 func (c *Clique) WorkerStatus(q backend.Queue) ([]int64, error) {
-	st := make([]int64, c.Shape.Workers*DSWWords)
-	return st, backend.ReadSlice(q, c.wstate, st)
+	return readWorkerStatus(q, c.wstate, c.Shape.Workers)
 }
 
 // Best returns the largest clique any worker published, in the kernel's
@@ -200,18 +199,7 @@ func (c *Clique) Best(q backend.Queue) ([]int, error) {
 
 // Release frees the kernel, program and buffers.
 func (c *Clique) Release() error {
-	var first error
-	if c.k != nil {
-		first = c.k.Release()
-	}
-	if c.bs != nil {
-		c.bs.Free()
-	}
-	if c.prog != nil {
-		if err := c.prog.Release(); err != nil && first == nil {
-			first = err
-		}
-	}
+	err := releaseSearch(c.k, c.bs, c.prog)
 	*c = Clique{}
-	return first
+	return err
 }

@@ -43,6 +43,31 @@ func checkGeometry(kernel string, lanes, workers, capacity int) error {
 	return nil
 }
 
+// readWorkerStatus reads the status words (DSW*) of a search's workers.
+func readWorkerStatus(q backend.Queue, wstate backend.Buffer, workers int) ([]int64, error) {
+	st := make([]int64, workers*DSWWords)
+	return st, backend.ReadSlice(q, wstate, st)
+}
+
+// releaseSearch frees what every search kernel's wrapper holds: its
+// kernel, its buffers (the ring's included) and its program. It returns
+// the first error.
+func releaseSearch(k backend.Kernel, bs *backend.Buffers, prog backend.Program) error {
+	var first error
+	if k != nil {
+		first = k.Release()
+	}
+	if bs != nil {
+		bs.Free()
+	}
+	if prog != nil {
+		if err := prog.Release(); err != nil && first == nil {
+			first = err
+		}
+	}
+	return first
+}
+
 // WorkerTotals sums the status words of a search's workers.
 type WorkerTotals struct {
 	Nodes   int64 // nodes counted, all launches together

@@ -108,20 +108,9 @@ func (c *KCount) Count(q backend.Queue) (int64, error) {
 
 // Release frees the kernel, program and buffers.
 func (c *KCount) Release() error {
-	var first error
-	if c.k != nil {
-		first = c.k.Release()
-	}
-	if c.bs != nil {
-		c.bs.Free()
-	}
-	if c.prog != nil {
-		if err := c.prog.Release(); err != nil && first == nil {
-			first = err
-		}
-	}
+	err := releaseSearch(c.k, c.bs, c.prog)
 	*c = KCount{}
-	return first
+	return err
 }
 
 // CountKCliques counts the k-cliques of a graph on dev and returns the

@@ -175,8 +175,7 @@ func (m *MCSplit) TaskRing() *Ring { return m.Ring }
 
 // WorkerStatus reads every worker's status words (DSW*).
 func (m *MCSplit) WorkerStatus(q backend.Queue) ([]int64, error) {
-	st := make([]int64, m.Shape.Workers*DSWWords)
-	return st, backend.ReadSlice(q, m.wstate, st)
+	return readWorkerStatus(q, m.wstate, m.Shape.Workers)
 }
 
 // Best returns the largest certificate any worker published: its pairs
@@ -206,18 +205,7 @@ func (m *MCSplit) Best(q backend.Queue) ([][2]int, error) {
 
 // Release frees the kernel, program and buffers.
 func (m *MCSplit) Release() error {
-	var first error
-	if m.k != nil {
-		first = m.k.Release()
-	}
-	if m.bs != nil {
-		m.bs.Free()
-	}
-	if m.prog != nil {
-		if err := m.prog.Release(); err != nil && first == nil {
-			first = err
-		}
-	}
+	err := releaseSearch(m.k, m.bs, m.prog)
 	*m = MCSplit{}
-	return first
+	return err
 }

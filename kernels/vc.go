@@ -187,8 +187,8 @@ func (k *VC) TaskRing() *Ring { return k.Ring }
 // DSWBase word counts children it lost to a full stack: the host treats
 // any as an error (MaxCover too small).
 func (k *VC) WorkerStatus(q backend.Queue) ([]int64, error) {
-	st := make([]int64, k.Shape.Workers*DSWWords)
-	if err := backend.ReadSlice(q, k.wstate, st); err != nil {
+	st, err := readWorkerStatus(q, k.wstate, k.Shape.Workers)
+	if err != nil {
 		return nil, err
 	}
 	for w := 0; w < k.Shape.Workers; w++ {
@@ -230,18 +230,7 @@ func (k *VC) Best(q backend.Queue) ([]int, error) {
 
 // Release frees the kernel, program and buffers.
 func (k *VC) Release() error {
-	var first error
-	if k.k != nil {
-		first = k.k.Release()
-	}
-	if k.bs != nil {
-		k.bs.Free()
-	}
-	if k.prog != nil {
-		if err := k.prog.Release(); err != nil && first == nil {
-			first = err
-		}
-	}
+	err := releaseSearch(k.k, k.bs, k.prog)
 	*k = VC{}
-	return first
+	return err
 }

@@ -110,6 +110,7 @@ func (m *many) drive(ctx context.Context, i int) error {
 	u := m.units[i]
 	ring := u.Kernel.TaskRing()
 	budget := int64(256)
+	lastDemand := 0 // Reset leaves the hungry word at 0
 	for {
 		m.mu.Lock()
 		for {
@@ -153,17 +154,25 @@ func (m *many) drive(ctx context.Context, i int) error {
 		inc, devInc := m.inc, s.inc
 		m.mu.Unlock()
 
-		pushed, err := ring.Push(u.Queue, take)
-		if err != nil {
-			return fmt.Errorf("devsearch: feeding the ring: %w", err)
+		pushed := 0
+		if len(take) > 0 {
+			var err error
+			if pushed, err = ring.Push(u.Queue, take); err != nil {
+				return fmt.Errorf("devsearch: feeding the ring: %w", err)
+			}
 		}
 		if inc > devInc {
 			if err := ring.RaiseIncumbent(u.Queue, int32(inc)); err != nil {
 				return fmt.Errorf("devsearch: raising the incumbent: %w", err)
 			}
 		}
-		if err := ring.SetDemand(u.Queue, int32(demand)); err != nil {
-			return fmt.Errorf("devsearch: setting the demand: %w", err)
+		// The workers leave the demand where they found it: set it only
+		// when it changes (one device never has any).
+		if demand != lastDemand {
+			if err := ring.SetDemand(u.Queue, int32(demand)); err != nil {
+				return fmt.Errorf("devsearch: setting the demand: %w", err)
+			}
+			lastDemand = demand
 		}
 		t0 := time.Now()
 		if err := u.Kernel.Epoch(u.Queue, budget, int32(min(budget, 1<<20))); err != nil {
