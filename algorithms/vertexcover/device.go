@@ -80,25 +80,10 @@ type rootKernel struct {
 // Nemhauser–Trotter LP) to g. ok is false when no cover below ub exists.
 func reduceRoot(g *core.Graph, ub int) (rk *rootKernel, ok bool) {
 	s := newState(g)
-	s.queueAll()
-	s.unconfinedOn = true
-	budget := func() int { return ub - 1 - s.cover }
-	if !s.reduce(budget) {
+	lb, ok := s.rootReductions(func() int { return ub - 1 - s.cover })
+	if !ok {
 		return nil, false
 	}
-	lb := 0
-	for round := 0; round < 8 && s.m > 0; round++ {
-		before := s.cover
-		changed, twiceLP := s.ntReduce()
-		lb = max(lb, before+(twiceLP+1)/2)
-		if !changed {
-			break
-		}
-		if !s.reduce(budget) {
-			return nil, false
-		}
-	}
-	s.unconfinedOn = false
 	rk = &rootKernel{s: s, ops: slices.Clone(s.ops), base: s.cover}
 	if s.m == 0 {
 		rk.empty, rk.lb = true, s.cover

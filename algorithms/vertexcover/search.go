@@ -126,25 +126,10 @@ func (e *engine) offerSet(in []bool, size int) {
 // and whether the search finished (so the result is proven).
 func (e *engine) run(top bool) ([]int32, bool) {
 	s := newState(e.g)
-	s.queueAll()
-	s.unconfinedOn = true
-	budget := func() int { return int(e.best.Load()) - 1 - s.cover }
-	if !s.reduce(budget) {
+	lb, ok := s.rootReductions(func() int { return int(e.best.Load()) - 1 - s.cover })
+	if !ok {
 		return nil, !e.sh.stop.Load()
 	}
-	lb := 0
-	for round := 0; round < 8 && s.m > 0; round++ {
-		before := s.cover
-		changed, twiceLP := s.ntReduce()
-		lb = max(lb, before+(twiceLP+1)/2)
-		if !changed {
-			break
-		}
-		if !s.reduce(budget) {
-			return nil, !e.sh.stop.Load()
-		}
-	}
-	s.unconfinedOn = false
 	e.kernel = s.nAlive
 	if s.m == 0 {
 		e.offer(s)
@@ -774,4 +759,31 @@ func (w *worker) split(depth int) bool {
 	e.offer(s)
 	s.undoTo(mark)
 	return true
+}
+
+// rootReductions applies the root's reductions to a fresh state: every
+// rule of reduce with the unconfined rule on, then up to eight rounds of
+// the Nemhauser–Trotter LP reduction, each followed by reduce again. It
+// returns the LP lower bound on the cover (of the whole graph) and false
+// when budget is exceeded: no cover within it exists.
+func (s *state) rootReductions(budget func() int) (int, bool) {
+	s.queueAll()
+	s.unconfinedOn = true
+	defer func() { s.unconfinedOn = false }()
+	if !s.reduce(budget) {
+		return 0, false
+	}
+	lb := 0
+	for round := 0; round < 8 && s.m > 0; round++ {
+		before := s.cover
+		changed, twiceLP := s.ntReduce()
+		lb = max(lb, before+(twiceLP+1)/2)
+		if !changed {
+			break
+		}
+		if !s.reduce(budget) {
+			return lb, false
+		}
+	}
+	return lb, true
 }
