@@ -154,6 +154,14 @@ func TestCliqueDonates(t *testing.T) {
 		if _, err := k.Ring.Push(q, [][]uint64{s.RootTask()}); err != nil {
 			t.Fatal(err)
 		}
+		// A demand of two tasks (as a multi-device search sets it): the
+		// busy worker gives even when the scheduler lets the idle ones
+		// give up before it sees them waiting.
+		if workers > 1 {
+			if err := k.Ring.SetDemand(q, 2); err != nil {
+				t.Fatal(err)
+			}
+		}
 		// Short launches: every one restarts the idle workers, which then
 		// wait and ask for work.
 		tot, err := RunToEnd(q, frozenClique{k, 14}, workers, 1<<9)

@@ -2,7 +2,6 @@ package kernels
 
 import (
 	"math/bits"
-	"runtime"
 	"sync/atomic"
 
 	"github.com/arbor-gpu/arbor/cpu"
@@ -84,20 +83,13 @@ func (t *cqTwin) run(budget int64, idleLimit, goal int32, frozen bool) {
 	}
 	for {
 		if !active {
-			pos, ok, running := t.ring.tryTake(waiting)
-			if !ok {
-				waiting = true
-				polls++
-				if polls >= idleLimit || running <= 0 {
-					break
-				}
-				// Let the busy workers run: goroutines on few cores would
-				// otherwise spend their polls before anyone sees them
-				// waiting, and the twin would never donate.
-				runtime.Gosched()
+			pos, took, giveUp := t.ring.idle(&waiting, &polls, idleLimit)
+			if giveUp {
+				break
+			}
+			if !took {
 				continue
 			}
-			waiting = false
 			task := t.ring.slot(pos)
 			m, g := int(task[0]&0xffffffff), int(task[0]>>32)
 			copy(t.base[:m], task[1+W:1+W+m])

@@ -101,8 +101,9 @@ INLINE void ds_commit_pop(GLOBAL u32* seq, u32 cap, u32 pos)
 /* Tasks queued and not yet taken (an estimate while others push and pop). */
 INLINE i32 ds_queued(GLOBAL u32* ctrl) { return (i32)(ds_peek(&ctrl[DS_TAIL]) - ds_peek(&ctrl[DS_HEAD])); }
 
-/* Helpers for the boilerplate every search kernel repeats (added with the
-   clique port; mcsplit.cl predates them and spells the same steps out). */
+/* Helpers for the boilerplate every search kernel repeats (taking a task,
+   deciding to donate, leaving a task, saving the status at the end of a
+   launch): mcsplit.cl, clique.cl and vc.cl all use them. */
 
 /* ds_try_take is lane 0's part of an idle worker's attempt to take a task:
    the ring position now owned, or -1 with *running set to the workers

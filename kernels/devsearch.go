@@ -2,6 +2,7 @@ package kernels
 
 import (
 	"fmt"
+	"runtime"
 	"sync/atomic"
 
 	"github.com/arbor-gpu/arbor/backend"
@@ -332,6 +333,27 @@ func (r *twinRing) tryTake(waiting bool) (pos uint32, ok bool, running int32) {
 	}
 	r.add(DSRunning, 1)
 	return pos, true, 1
+}
+
+// idle is an idle twin worker's attempt to take a task, the kernels' idle
+// branch: the position it took, or, when none was ready, whether to give
+// up (after idleLimit tries, or once no worker that could donate is
+// running). Between tries it yields, so that on few cores the busy
+// workers run and see this one waiting (otherwise its polls are spent
+// before anyone donates).
+func (r *twinRing) idle(waiting *bool, polls *int32, idleLimit int32) (pos uint32, took, giveUp bool) {
+	pos, ok, running := r.tryTake(*waiting)
+	if ok {
+		*waiting = false
+		return pos, true, false
+	}
+	*waiting = true
+	*polls++
+	if *polls >= idleLimit || running <= 0 {
+		return 0, false, true
+	}
+	runtime.Gosched()
+	return 0, false, false
 }
 
 // shouldGive is the twin of ds_should_give.

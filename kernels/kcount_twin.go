@@ -2,7 +2,6 @@ package kernels
 
 import (
 	"math/bits"
-	"runtime"
 
 	"github.com/arbor-gpu/arbor/cpu"
 )
@@ -37,13 +36,11 @@ func kcountTwin(g *cpu.Group) {
 	}
 	for {
 		if !active {
-			pos, ok, running := ring.tryTake(waiting)
-			if !ok {
-				waiting = true
-				if polls++; polls >= idleLimit || running <= 0 {
-					break
-				}
-				runtime.Gosched() // let the busy workers see this one waiting
+			pos, took, giveUp := ring.idle(&waiting, &polls, idleLimit)
+			if giveUp {
+				break
+			}
+			if !took {
 				continue
 			}
 			t := ring.slot(pos)

@@ -113,7 +113,7 @@ INLINE i32 leave_node(GLOBAL u32* ctrl, i32 level, u32 lid, i32* active)
     }
     *active = 0;
     if (lid == 0) {
-        ATOMIC_ADD_I32(&ctrl[DS_RUNNING], -1);
+        ds_task_done(ctrl);
     }
     return 0;
 }
@@ -164,19 +164,9 @@ KERNEL void mcsplit_epoch(GLOBAL const i32* RESTRICT shape, GLOBAL const u64* RE
             /* Idle: take a task, or give up after idle_limit tries or once
                no worker that could donate is left in this launch. */
             if (lid == 0) {
-                i64 pos = ds_reserve_pop(ctrl, seq, CAP);
-                s_b[0] = pos;
-                if (pos < 0) {
-                    if (!waiting) {
-                        ATOMIC_ADD_I32(&ctrl[DS_HUNGRY], 1);
-                    }
-                    s_b[1] = (i32)ds_peek(&ctrl[DS_RUNNING]);
-                } else {
-                    if (waiting) {
-                        ATOMIC_ADD_I32(&ctrl[DS_HUNGRY], -1);
-                    }
-                    ATOMIC_ADD_I32(&ctrl[DS_RUNNING], 1);
-                }
+                i32 running;
+                s_b[0] = ds_try_take(ctrl, seq, CAP, waiting, &running);
+                s_b[1] = running;
             }
             BARRIER();
             i64 pos = s_b[0];
@@ -381,8 +371,7 @@ KERNEL void mcsplit_epoch(GLOBAL const i32* RESTRICT shape, GLOBAL const u64* RE
            doubled, with no fewer nodes. */
         if (level > 0) {
             if (lid == 0) {
-                i32 hungry = (i32)ds_peek(&ctrl[DS_HUNGRY]);
-                s_b[2] = hungry > 0 && ds_queued(ctrl) < hungry;
+                s_b[2] = ds_should_give(ctrl);
             }
             BARRIER();
             i32 give = (i32)s_b[2];
@@ -580,17 +569,6 @@ KERNEL void mcsplit_epoch(GLOBAL const i32* RESTRICT shape, GLOBAL const u64* RE
     }
 
     if (lid == 0) {
-        st[DS_W_NODES] = nodes;
-        st[DS_W_ACTIVE] = active;
-        st[DS_W_LEVEL] = level;
-        st[DS_W_PHASE] = phase;
-        st[DS_W_BASE] = basem;
-        st[DS_W_DONATED] = donated;
-        st[DS_W_TAKEN] = taken;
-        if (active) {
-            ATOMIC_ADD_I32(&ctrl[DS_RUNNING], -1);
-        } else if (waiting) {
-            ATOMIC_ADD_I32(&ctrl[DS_HUNGRY], -1);
-        }
+        ds_save_status(st, ctrl, nodes, active, level, phase, basem, donated, taken, waiting);
     }
 }

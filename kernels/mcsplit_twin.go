@@ -111,24 +111,13 @@ func (t *mcsTwin) run(budget int64, idleLimit, goal int32, frozen bool) {
 
 	for {
 		if !active {
-			pos, ok := t.ring.reservePop()
-			if !ok {
-				if !waiting {
-					t.ring.add(DSHungry, 1)
-				}
-				running := t.ring.load(DSRunning)
-				waiting = true
-				polls++
-				if polls >= idleLimit || running <= 0 {
-					break
-				}
+			pos, took, giveUp := t.ring.idle(&waiting, &polls, idleLimit)
+			if giveUp {
+				break
+			}
+			if !took {
 				continue
 			}
-			if waiting {
-				t.ring.add(DSHungry, -1)
-			}
-			t.ring.add(DSRunning, 1)
-			waiting = false
 			task := t.ring.slot(pos)
 			m, nd := int(task[0]&0xffffffff), int(task[0]>>32)
 			copy(t.base[:m], task[4+W:4+W+m])
@@ -262,8 +251,7 @@ func (t *mcsTwin) run(budget int64, idleLimit, goal int32, frozen bool) {
 		}
 
 		if level > 0 {
-			hungry := t.ring.load(DSHungry)
-			if hungry > 0 && t.ring.queued() < hungry {
+			if t.ring.shouldGive() {
 				if t.donate(level, basem) {
 					donated++
 				}
@@ -336,15 +324,7 @@ func (t *mcsTwin) run(budget int64, idleLimit, goal int32, frozen bool) {
 		phase = mcsPhaseNext
 	}
 
-	st[DSWNodes], st[DSWLevel], st[DSWPhase], st[DSWBase] = nodes, int64(level), int64(phase), int64(basem)
-	st[DSWDonated], st[DSWTaken] = donated, taken
-	st[DSWActive] = 0
-	if active {
-		st[DSWActive] = 1
-		t.ring.add(DSRunning, -1)
-	} else if waiting {
-		t.ring.add(DSHungry, -1)
-	}
+	t.ring.saveStatus(st, nodes, active, level, phase, basem, donated, taken, waiting)
 }
 
 // donate gives away half of the untried children of the shallowest node

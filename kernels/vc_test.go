@@ -161,6 +161,13 @@ func TestVCDonates(t *testing.T) {
 			if _, err := k.Ring.Push(q, [][]uint64{k.RootTask(off)}); err != nil {
 				t.Fatal(err)
 			}
+			// Whether a worker is seen waiting depends on the scheduler (on
+			// a loaded machine the idle ones may give up first): a demand of
+			// two tasks, as a multi-device search sets it, asks the busy
+			// worker to give whatever the scheduler does.
+			if err := k.Ring.SetDemand(q, 2); err != nil {
+				t.Fatal(err)
+			}
 			tot, err := RunToEnd(q, frozenVC{k, int32(opt - 1)}, s.Workers, 16)
 			if err != nil {
 				t.Fatal(err)

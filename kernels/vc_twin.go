@@ -2,7 +2,6 @@ package kernels
 
 import (
 	"math"
-	"runtime"
 
 	"github.com/arbor-gpu/arbor/cpu"
 )
@@ -174,20 +173,13 @@ func (w *vcWorker) run(budget int64, idleLimit, goal int32, frozen bool) {
 
 	for {
 		if !active {
-			pos, ok, running := w.ring.tryTake(waiting)
-			if !ok {
-				waiting = true
-				polls++
-				if polls >= idleLimit || running <= 0 {
-					break
-				}
-				// Let the busy workers run and see this one waiting (as
-				// the clique twin does): goroutines on few cores would
-				// spend their polls before anyone donates.
-				runtime.Gosched()
+			pos, took, giveUp := w.ring.idle(&waiting, &polls, idleLimit)
+			if giveUp {
+				break
+			}
+			if !took {
 				continue
 			}
-			waiting = false
 			t := w.ring.slot(pos)
 			deg := w.frame(0)
 			for i := range deg {
