@@ -200,17 +200,17 @@ func (r *Ring) Push(q backend.Queue, tasks [][]uint64) (int, error) {
 	if k <= 0 {
 		return 0, nil
 	}
-	buf := make([]uint64, r.TaskWords)
+	// One write per contiguous run of slots (two where the ring wraps):
+	// a multi-device search moves thousands of tasks between launches.
+	buf := make([]uint64, k*r.TaskWords)
 	for i := 0; i < k; i++ {
 		if len(tasks[i]) > r.TaskWords {
-			return i, fmt.Errorf("devsearch: task of %d words, slots hold %d", len(tasks[i]), r.TaskWords)
+			return 0, fmt.Errorf("devsearch: task of %d words, slots hold %d", len(tasks[i]), r.TaskWords)
 		}
-		clear(buf)
-		copy(buf, tasks[i])
-		slot := int((tail + uint32(i)) & uint32(r.Capacity-1))
-		if err := q.Write(r.Slots, slot*r.TaskWords*8, backend.Bytes(buf)); err != nil {
-			return i, err
-		}
+		copy(buf[i*r.TaskWords:], tasks[i])
+	}
+	if err := r.slotsIO(q, tail, k, buf, q.Write); err != nil {
+		return 0, err
 	}
 	if err := r.writeSeq(q, head, tail+uint32(k)); err != nil {
 		return 0, err
@@ -228,23 +228,38 @@ func (r *Ring) Drain(q backend.Queue, k int) ([][]uint64, error) {
 	}
 	head, tail := ctrl[DSHead], ctrl[DSTail]
 	k = min(k, int(tail-head))
-	out := make([][]uint64, 0, k)
-	for i := 0; i < k; i++ {
-		t := make([]uint64, r.TaskWords)
-		slot := int((head + uint32(i)) & uint32(r.Capacity-1))
-		if err := q.Read(r.Slots, slot*r.TaskWords*8, backend.Bytes(t)); err != nil {
-			return nil, err
-		}
-		out = append(out, t)
+	if k <= 0 {
+		return nil, nil
 	}
-	if k == 0 {
-		return out, nil
+	buf := make([]uint64, k*r.TaskWords)
+	if err := r.slotsIO(q, head, k, buf, q.Read); err != nil {
+		return nil, err
+	}
+	out := make([][]uint64, k)
+	for i := range out {
+		out[i] = buf[i*r.TaskWords : (i+1)*r.TaskWords : (i+1)*r.TaskWords]
 	}
 	if err := r.writeSeq(q, head+uint32(k), tail); err != nil {
 		return nil, err
 	}
 	ctrl[DSHead] = head + uint32(k)
 	return out, backend.WriteSlice(q, r.Ctrl, ctrl[:])
+}
+
+// slotsIO reads or writes (io: q.Read or q.Write) the k slots from ring
+// position pos on, as buf (k × TaskWords words): one transfer per
+// contiguous run, two where the ring wraps.
+func (r *Ring) slotsIO(q backend.Queue, pos uint32, k int, buf []uint64, io func(backend.Buffer, int, []byte) error) error {
+	first := int(pos & uint32(r.Capacity-1))
+	n := min(k, r.Capacity-first)
+	w := r.TaskWords
+	if err := io(r.Slots, first*w*8, backend.Bytes(buf[:n*w])); err != nil {
+		return err
+	}
+	if n < k {
+		return io(r.Slots, 0, backend.Bytes(buf[n*w:k*w]))
+	}
+	return nil
 }
 
 // twinRing is the Go twin of devsearch.cl's ring over the memory of CPU

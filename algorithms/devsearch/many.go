@@ -21,8 +21,8 @@ type Unit struct {
 // RunMany drives one search over several devices, each unit on its own
 // goroutine with its own epochs. They share the host pool, which seeds
 // them, and one incumbent, raised on every device between its launches.
-// When a device runs dry while the pool is empty, the host sets a demand
-// on the busy ones (Ring.SetDemand): their workers donate shallow
+// When devices have idle workers that the pool cannot feed, the host sets
+// a demand on the others (Ring.SetDemand): their workers donate shallow
 // subtrees to their own rings as they would to a hungry worker of their
 // own, and the host drains those into the pool for the idle device. The
 // search is over when every device is idle and the pool is empty.
@@ -131,26 +131,22 @@ func (m *many) drive(ctx context.Context, i int) error {
 			m.wake.Wait()
 		}
 		s := &m.per[i]
-		// A busy device leaves the pool to idle ones: it holds what was
-		// moved off it for them.
-		var take [][]uint64
-		if s.idle || !m.anyIdle(i) {
-			take = m.pool[:min(len(m.pool), ring.Capacity-s.queued)]
+		// A device takes from the pool what its ring holds when no other
+		// device has idle workers (always, with one device); else only
+		// what its own idle workers can start, leaving the rest (what was
+		// moved off it for them, say) to the others.
+		n := ring.Capacity - s.queued
+		if m.othersRoom(i) > 0 {
+			n = min(n, m.room(i))
 		}
+		take := m.pool[:max(min(len(m.pool), n), 0)]
 		m.pool = m.pool[len(take):]
 		if len(take) > 0 {
 			s.idle = false
 		}
-		// Ask for tasks for the devices that have none, when the pool has none.
-		demand := 0
-		if len(m.pool) == 0 {
-			for j := range m.per {
-				if j != i && m.per[j].idle {
-					demand += m.units[j].Workers
-				}
-			}
-			demand = min(demand, ring.Capacity/2)
-		}
+		// Ask this device for tasks for the others' idle workers, beyond
+		// what the pool already holds for them.
+		demand := min(max(m.othersRoom(i)-len(m.pool), 0), ring.Capacity/2)
 		inc, devInc := m.inc, s.inc
 		m.mu.Unlock()
 
@@ -221,14 +217,25 @@ func (m *many) drive(ctx context.Context, i int) error {
 	}
 }
 
-// anyIdle: a device other than i has no task. m.mu held.
-func (m *many) anyIdle(i int) bool {
-	for j, s := range m.per {
-		if j != i && s.idle {
-			return true
+// room is how many more tasks device i's workers could start: its idle
+// workers less the tasks already queued for them. m.mu held.
+func (m *many) room(i int) int {
+	s := m.per[i]
+	if s.idle {
+		return m.units[i].Workers
+	}
+	return max(m.units[i].Workers-s.active-s.queued, 0)
+}
+
+// othersRoom is the room of every device but i. m.mu held.
+func (m *many) othersRoom(i int) int {
+	n := 0
+	for j := range m.per {
+		if j != i {
+			n += m.room(j)
 		}
 	}
-	return false
+	return n
 }
 
 // allIdle: no device holds a task and the pool is empty. m.mu held.
