@@ -8,6 +8,21 @@ import (
 	"testing"
 )
 
+// runJSON runs the CLI, which must succeed, and decodes its --json output
+// into a T.
+func runJSON[T any](t *testing.T, args ...string) T {
+	t.Helper()
+	code, out, stderr := runCLI(t, args...)
+	if code != 0 {
+		t.Fatalf("%v: exit %d: %s", args, code, stderr)
+	}
+	var r T
+	if err := json.Unmarshal([]byte(out), &r); err != nil {
+		t.Fatalf("%v: not JSON: %v\n%s", args, err, out)
+	}
+	return r
+}
+
 func runCLI(t *testing.T, args ...string) (int, string, string) {
 	t.Helper()
 	var out, errb bytes.Buffer

@@ -79,15 +79,7 @@ func TestMCSEngines(t *testing.T) {
 	}
 	solve := func(args ...string) result {
 		t.Helper()
-		code, out, stderr := runCLI(t, append([]string{"mcs", paths[0], paths[1], "--verify", "--json"}, args...)...)
-		if code != 0 {
-			t.Fatalf("%v: exit %d: %s", args, code, stderr)
-		}
-		var r result
-		if err := json.Unmarshal([]byte(out), &r); err != nil {
-			t.Fatalf("not JSON: %v\n%s", err, out)
-		}
-		return r
+		return runJSON[result](t, append([]string{"mcs", paths[0], paths[1], "--verify", "--json"}, args...)...)
 	}
 	gpu := solve("--engine", "gpu", "--backend", "cpu", "--workers", "3")
 	cpu := solve("--engine", "cpu", "--threads", "1")
@@ -147,15 +139,7 @@ func TestMCSMany(t *testing.T) {
 	}
 	solve := func(args ...string) result {
 		t.Helper()
-		code, out, stderr := runCLI(t, append([]string{"mcs", "--verify", "--json", "--threads", "1"}, args...)...)
-		if code != 0 {
-			t.Fatalf("%v: exit %d: %s", args, code, stderr)
-		}
-		var r result
-		if err := json.Unmarshal([]byte(out), &r); err != nil {
-			t.Fatalf("not JSON: %v\n%s", err, out)
-		}
-		return r
+		return runJSON[result](t, append([]string{"mcs", "--verify", "--json", "--threads", "1"}, args...)...)
 	}
 	pair := solve(paths[0], paths[1])
 	if len(pair.Columns) != 2 || len(pair.Columns[0]) != pair.Size || len(pair.Mapping) != pair.Size || len(pair.Files) != 2 {
@@ -211,15 +195,7 @@ func TestMCSHeuristics(t *testing.T) {
 	}
 	solve := func(args ...string) result {
 		t.Helper()
-		code, out, stderr := runCLI(t, append([]string{"mcs", paths[0], paths[1], "--verify", "--json"}, args...)...)
-		if code != 0 {
-			t.Fatalf("%v: exit %d: %s", args, code, stderr)
-		}
-		var r result
-		if err := json.Unmarshal([]byte(out), &r); err != nil {
-			t.Fatalf("not JSON: %v\n%s", err, out)
-		}
-		return r
+		return runJSON[result](t, append([]string{"mcs", paths[0], paths[1], "--verify", "--json"}, args...)...)
 	}
 	want := solve("--engine", "cpu", "--threads", "1")
 	for _, args := range [][]string{

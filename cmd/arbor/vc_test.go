@@ -169,21 +169,9 @@ func TestVCClusterEmbedded(t *testing.T) {
 		Engine   string `json:"engine"`
 		Cover    []int  `json:"cover"`
 	}
-	runJSON := func(args ...string) result {
-		t.Helper()
-		code, out, stderr := runCLI(t, args...)
-		if code != 0 {
-			t.Fatalf("%v: exit %d: %s", args, code, stderr)
-		}
-		var r result
-		if err := json.Unmarshal([]byte(out), &r); err != nil {
-			t.Fatalf("not JSON: %v\n%s", err, out)
-		}
-		return r
-	}
-	local := runJSON("vc", path, "--threads", "1", "--json")
+	local := runJSON[result](t, "vc", path, "--threads", "1", "--json")
 	t.Setenv(envCLI, "1")
-	r := runJSON("vc", path, "--cluster", "embedded", "--workers", "2", "--threads", "1", "--task-nodes", "200", "--tasks", "8", "--verify", "--json")
+	r := runJSON[result](t, "vc", path, "--cluster", "embedded", "--workers", "2", "--threads", "1", "--task-nodes", "200", "--tasks", "8", "--verify", "--json")
 	if !r.Proven || !r.Verified || r.Size != local.Size || len(r.Cover) != r.Size || r.Engine != "cluster" {
 		t.Errorf("cluster run %+v, local size %d", r, local.Size)
 	}
