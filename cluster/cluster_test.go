@@ -19,6 +19,9 @@ import (
 
 	"github.com/arbor-gpu/arbor/algorithms/mcs"
 	"github.com/arbor-gpu/arbor/algorithms/vertexcover"
+	"github.com/arbor-gpu/arbor/backend"
+	_ "github.com/arbor-gpu/arbor/backend/all"
+	"github.com/arbor-gpu/arbor/backend/backendtest"
 	"github.com/arbor-gpu/arbor/core"
 	"github.com/arbor-gpu/arbor/internal/dataset"
 )
@@ -576,4 +579,62 @@ func TestVCWorkerProcesses(t *testing.T) {
 		t.Errorf("%s: %d roots, %d tasks: want one root, split", c.name, res.Roots, res.Tasks)
 	}
 	t.Logf("%s: cover %d, %d tasks, %d nodes, %v", c.name, res.Size, res.Tasks, res.Nodes, res.Elapsed)
+}
+
+// TestDeviceWorkers runs jobs on a worker whose only solver is a device
+// (every task is searched there, and its small device budget makes tasks
+// split), and on one with a device beside the CPU, on every device.
+func TestDeviceWorkers(t *testing.T) {
+	mcsCases := generatedPairs(t, 2)
+	if dataset.Path("mcs/mivia") != "" {
+		mcsCases = append(mcsCases, miviaPairs(t, "mcs10_r02_s20.A00")...)
+	}
+	// One sparse graph (the device's vc_epoch) and one dense (its clique
+	// search on the complement), each needing a search.
+	rng := rand.New(rand.NewPCG(5, 9))
+	var vcs []vcCase
+	for _, gp := range []struct {
+		n int
+		p float64
+	}{{130, 0.06}, {100, 0.12}} {
+		g := randomGraph(rng, gp.n, gp.p)
+		res, err := vertexcover.Solve(context.Background(), g, vertexcover.Options{Threads: 1})
+		if err != nil || !res.Proven {
+			t.Fatalf("reference solve: %v", err)
+		}
+		vcs = append(vcs, vcCase{fmt.Sprintf("random n=%d p=%.2f", gp.n, gp.p), g, len(res.Cover)})
+	}
+	backendtest.ForEach(t, func(t *testing.T, dev backend.Device) {
+		for _, onlyDevice := range []bool{true, false} {
+			srv := startServer(t)
+			ctx, cancel := context.WithCancel(context.Background())
+			done := make(chan error, 1)
+			go func() {
+				done <- RunWorker(ctx, WorkerConfig{URL: srv.URL(), Token: srv.Token, Name: "dev", Threads: 1, Log: logWriter{t},
+					Devices: []backend.Device{dev}, NoCPU: onlyDevice, DeviceBudget: 3000, DeviceWorkers: 3})
+			}()
+			for _, c := range mcsCases {
+				res, err := SolveMCS(deadline(t), testConfig(srv), c.g, c.h, mcs.Options{})
+				checkResult(t, c, res, err)
+				if onlyDevice && res.Tasks <= res.Roots {
+					t.Errorf("%s: %d tasks for %d roots: no device task split", c.name, res.Tasks, res.Roots)
+				}
+				t.Logf("device only %v, %s: size %d, %d tasks (%d roots), %d nodes, %v", onlyDevice, c.name, res.Size, res.Tasks, res.Roots, res.Nodes, res.Elapsed)
+			}
+			for i, c := range vcs {
+				cfg := testConfig(srv)
+				cfg.Tasks, cfg.Budget = 1, 50
+				res, err := SolveVC(deadline(t), cfg, c.g)
+				checkVC(t, c, res, err)
+				if onlyDevice && i == 0 && res.Tasks <= 1 {
+					t.Errorf("%s: one task: the device search did not overrun its budget and split", c.name)
+				}
+				t.Logf("device only %v, %s: cover %d, %d tasks (%d roots), %d nodes, %v", onlyDevice, c.name, res.Size, res.Tasks, res.Roots, res.Nodes, res.Elapsed)
+			}
+			cancel()
+			if err := <-done; err != nil {
+				t.Fatalf("worker: %v", err)
+			}
+		}
+	})
 }

@@ -224,10 +224,10 @@ func SolveVC(ctx context.Context, cfg CoordinatorConfig, g *core.Graph) (Result,
 	})
 }
 
-// solveVC searches a vc task: covers of its residual graph that beat the
-// incumbent, until none is left (done) or the node budget runs out (then
-// it branches and hands over two children).
-func (w *worker) solveVC(ctx context.Context, msg jetstream.Msg, t *Task, j *jobState) error {
+// solveVC searches a vc task on the slot's device or CPU: covers of its
+// residual graph that beat the incumbent, until none is left (done) or the
+// node budget runs out (then it branches and hands over children).
+func (w *worker) solveVC(ctx context.Context, msg jetstream.Msg, t *Task, j *jobState, s *slot) error {
 	alive, forced, err := vcApply(j.g, t.Path)
 	if err != nil {
 		return badTaskError{err}
@@ -258,10 +258,16 @@ func (w *worker) solveVC(ctx context.Context, msg jetstream.Msg, t *Task, j *job
 	sctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	var over atomic.Bool
-	opts := vertexcover.Options{Below: below, Threads: w.cfg.Threads, LocalSearch: -1, ProgressEvery: 5 * time.Millisecond}
-	if t.Budget > 0 {
+	opts := vertexcover.Options{Below: below, Threads: s.threads, LocalSearch: -1, ProgressEvery: 5 * time.Millisecond}
+	budget := s.budget(t.Budget)
+	if s.dev != nil {
+		// The device engine; its dense kernels go to the clique engine's
+		// device search, as on one machine.
+		opts.Engine, opts.Device, opts.Workers = vertexcover.EngineGPU, s.dev, w.cfg.DeviceWorkers
+	}
+	if budget > 0 {
 		opts.Progress = func(p vertexcover.Progress) {
-			if p.Nodes >= t.Budget {
+			if p.Nodes >= budget {
 				over.Store(true)
 				cancel()
 			}

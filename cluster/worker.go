@@ -10,12 +10,14 @@ import (
 	"os"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 
 	"github.com/arbor-gpu/arbor/algorithms/mcs"
+	"github.com/arbor-gpu/arbor/backend"
 	"github.com/arbor-gpu/arbor/core"
 )
 
@@ -34,7 +36,28 @@ type WorkerConfig struct {
 	// search starts and before heartbeats begin (tests use it to hold a
 	// task in a worker they then kill).
 	BeforeSolve func(*Task)
+	// Devices each take tasks of their own, one at a time, beside the CPU
+	// (which takes its own with Threads threads): one process serves a
+	// machine's GPUs and cores from the same queue, with one incumbent.
+	// A device that cannot run a job's options solves its tasks with one
+	// CPU thread.
+	Devices []backend.Device
+	// NoCPU leaves the tasks to the devices alone (arbor worker --engine gpu).
+	NoCPU bool
+	// DeviceBudget is the node budget of a task searched on a device (0:
+	// DeviceBudgetScale times the task's own).
+	DeviceBudget int64
+	// DeviceWorkers is the device engines' number of workers (0: sized from
+	// the device).
+	DeviceWorkers int
 }
+
+// DeviceBudgetScale is how many times a task's node budget a device gets
+// by default: its nodes are cheaper (an H100 searches McSplit nodes about
+// ten times faster than 16 cores), and a task that overruns its budget on
+// a device loses the search it did (DeviceSubtrees), so the budget should
+// be worth many launches.
+const DeviceBudgetScale = 64
 
 // worker is the state of one RunWorker.
 type worker struct {
@@ -44,11 +67,33 @@ type worker struct {
 	log  *log.Logger
 
 	mu        sync.Mutex
-	jobs      map[string]*jobState // by job id
-	raise     map[string]chan int  // by job: the running task's raise channel
-	ended     map[string]bool      // jobs whose end was announced
-	heartbeat time.Duration
+	jobs      map[string]*jobState         // by job id
+	raise     map[string]map[chan int]bool // by job: the running tasks' raise channels
+	ended     map[string]bool              // jobs whose end was announced
+	heartbeat atomic.Int64                 // a time.Duration: how often a running task says so
+	lastInfo  time.Time                    // when the consumer's ack wait was last read
 	results   jetstream.Stream
+}
+
+// slot is one solver of a worker: the CPU or one device, each taking one
+// task at a time. A device slot keeps its McSplit kernel for the job it
+// last solved.
+type slot struct {
+	name    string
+	dev     backend.Device
+	threads int // CPU threads: the CPU's search, or a device slot's fallback
+	budget  func(task int64) int64
+
+	mcsJob string
+	mcs    *mcs.DeviceSubtrees
+	mcsErr error // why the device cannot take mcsJob's tasks
+}
+
+func (s *slot) release() {
+	if s.mcs != nil {
+		s.mcs.Release()
+		s.mcs = nil
+	}
 }
 
 // RunWorker pulls tasks and solves them until ctx ends. It returns an error
@@ -77,21 +122,11 @@ func RunWorker(ctx context.Context, cfg WorkerConfig) error {
 		return err
 	}
 	w := &worker{cfg: cfg, conn: conn, obs: obs, log: log.New(out, "arbor worker "+cfg.Name+": ", log.LstdFlags),
-		jobs: map[string]*jobState{}, raise: map[string]chan int{}, ended: map[string]bool{}}
+		jobs: map[string]*jobState{}, raise: map[string]map[chan int]bool{}, ended: map[string]bool{}}
 	// Heartbeats three times per ack wait keep a long task ours. A
 	// coordinator may change the ack wait when its job starts, so it is
 	// read again now and then.
-	w.heartbeat = DefaultAckWait / 3
-	var lastInfo time.Time
-	refresh := func() {
-		if time.Since(lastInfo) < 5*time.Second {
-			return
-		}
-		lastInfo = time.Now()
-		if info, err := cons.Info(ctx); err == nil && info.Config.AckWait > 0 {
-			w.heartbeat = info.Config.AckWait / 3
-		}
-	}
+	w.heartbeat.Store(int64(DefaultAckWait / 3))
 	// Incumbents and ends of every job, as they happen.
 	for _, kind := range []string{kindBest, kindEnd} {
 		sub, err := conn.NC.Subscribe(resultPrefix+"*."+kind, w.hear)
@@ -106,6 +141,55 @@ func RunWorker(ctx context.Context, cfg WorkerConfig) error {
 	}
 	w.results = results
 
+	slots := w.slots()
+	if len(slots) == 0 {
+		return errors.New("cluster: a worker with no devices and no CPU has nothing to solve with")
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	errs := make(chan error, len(slots))
+	for _, s := range slots {
+		go func() {
+			defer s.release()
+			err := w.serve(ctx, cons, s)
+			if err != nil {
+				cancel() // the connection is gone: every slot stops
+			}
+			errs <- err
+		}()
+	}
+	var first error
+	for range slots {
+		if err := <-errs; err != nil && first == nil {
+			first = err
+		}
+	}
+	return first
+}
+
+// slots are the worker's solvers: each device, then the CPU.
+func (w *worker) slots() []*slot {
+	var out []*slot
+	fallback := 1
+	if w.cfg.NoCPU {
+		fallback = w.cfg.Threads
+	}
+	for _, d := range w.cfg.Devices {
+		out = append(out, &slot{name: d.Info().String(), dev: d, threads: fallback, budget: func(task int64) int64 {
+			if w.cfg.DeviceBudget > 0 {
+				return w.cfg.DeviceBudget
+			}
+			return task * DeviceBudgetScale
+		}})
+	}
+	if !w.cfg.NoCPU {
+		out = append(out, &slot{name: "cpu", threads: w.cfg.Threads, budget: func(task int64) int64 { return task }})
+	}
+	return out
+}
+
+// serve takes tasks for one slot until ctx ends or the connection closes.
+func (w *worker) serve(ctx context.Context, cons jetstream.Consumer, s *slot) error {
 	for ctx.Err() == nil {
 		batch, err := cons.Fetch(1, jetstream.FetchMaxWait(time.Second))
 		if err != nil {
@@ -113,21 +197,35 @@ func RunWorker(ctx context.Context, cfg WorkerConfig) error {
 				break
 			}
 			if errors.Is(err, nats.ErrConnectionClosed) {
-				return fmt.Errorf("cluster: worker %s: %w", cfg.Name, err)
+				return fmt.Errorf("cluster: worker %s: %w", w.cfg.Name, err)
 			}
 			w.log.Printf("fetch: %v", err)
 			sleep(ctx, time.Second)
 			continue
 		}
 		for msg := range batch.Messages() {
-			refresh()
-			w.handle(ctx, msg)
+			w.refresh(ctx, cons)
+			w.handle(ctx, msg, s)
 		}
 		if err := batch.Error(); err != nil && !errors.Is(err, nats.ErrTimeout) && ctx.Err() == nil {
 			w.log.Printf("fetch: %v", err)
 		}
 	}
 	return nil
+}
+
+// refresh reads the consumer's ack wait again, at most every 5 s.
+func (w *worker) refresh(ctx context.Context, cons jetstream.Consumer) {
+	w.mu.Lock()
+	if time.Since(w.lastInfo) < 5*time.Second {
+		w.mu.Unlock()
+		return
+	}
+	w.lastInfo = time.Now()
+	w.mu.Unlock()
+	if info, err := cons.Info(ctx); err == nil && info.Config.AckWait > 0 {
+		w.heartbeat.Store(int64(info.Config.AckWait / 3))
+	}
 }
 
 func sleep(ctx context.Context, d time.Duration) {
@@ -177,11 +275,31 @@ func (w *worker) raiseBest(job string, size int) {
 		return
 	}
 	j.best = size
-	if ch := w.raise[job]; ch != nil {
+	for ch := range w.raise[job] {
 		select {
 		case ch <- size:
 		default: // a later, larger size will follow; the bar only rises
 		}
+	}
+}
+
+// listen registers a raise channel for a task of job: it hears every
+// verified improvement until stop.
+func (w *worker) listen(job string) (ch chan int, stop func()) {
+	ch = make(chan int, 16)
+	w.mu.Lock()
+	if w.raise[job] == nil {
+		w.raise[job] = map[chan int]bool{}
+	}
+	w.raise[job][ch] = true
+	w.mu.Unlock()
+	return ch, func() {
+		w.mu.Lock()
+		delete(w.raise[job], ch)
+		if len(w.raise[job]) == 0 {
+			delete(w.raise, job)
+		}
+		w.mu.Unlock()
 	}
 }
 
@@ -194,7 +312,7 @@ func (w *worker) reject(msg jetstream.Msg, why error) {
 	}
 }
 
-func (w *worker) handle(ctx context.Context, msg jetstream.Msg) {
+func (w *worker) handle(ctx context.Context, msg jetstream.Msg, s *slot) {
 	t, err := decodeTask(msg.Data())
 	if err != nil {
 		w.reject(msg, err)
@@ -235,7 +353,7 @@ func (w *worker) handle(ctx context.Context, msg jetstream.Msg) {
 	if t.Problem == "vc" {
 		solve = w.solveVC
 	}
-	if err := solve(ctx, msg, t, j); err != nil {
+	if err := solve(ctx, msg, t, j, s); err != nil {
 		if ctx.Err() != nil {
 			_ = msg.Nak() // shutting down: someone else takes it now
 			return
@@ -324,23 +442,16 @@ func (w *worker) job(ctx context.Context, t *Task) (*jobState, error) {
 	return j, nil
 }
 
-// solve searches an mcs task's subtree and completes it with what it
-// left as child tasks.
-func (w *worker) solve(ctx context.Context, msg jetstream.Msg, t *Task, j *jobState) error {
-	raise := make(chan int, 16)
+// solve searches an mcs task's subtree on the slot's device or CPU and
+// completes it with what it left as child tasks.
+func (w *worker) solve(ctx context.Context, msg jetstream.Msg, t *Task, j *jobState, s *slot) error {
+	raise, stopListening := w.listen(t.Job)
+	defer stopListening()
 	w.mu.Lock()
 	// The task's own incumbent is a hint from whoever published it, not a
 	// proof: only sizes verified here prune.
 	incumbent := j.best
-	w.raise[t.Job] = raise
 	w.mu.Unlock()
-	defer func() {
-		w.mu.Lock()
-		if w.raise[t.Job] == raise {
-			delete(w.raise, t.Job)
-		}
-		w.mu.Unlock()
-	}()
 
 	stopBeat := w.heartbeats(msg, t)
 	defer stopBeat()
@@ -349,9 +460,12 @@ func (w *worker) solve(ctx context.Context, msg jetstream.Msg, t *Task, j *jobSt
 		w.raiseBest(t.Job, len(m))
 		w.publishBest(t, Record{Size: len(m), Mapping: m})
 	}
-	res, err := j.pr.SolveSubtree(ctx, t.steps(), mcs.SubtreeOptions{
-		Incumbent: incumbent, NodeBudget: t.Budget, Threads: w.cfg.Threads, Raise: raise, Improved: improved,
-	})
+	so := mcs.SubtreeOptions{Incumbent: incumbent, NodeBudget: t.Budget, Threads: s.threads, Raise: raise, Improved: improved}
+	solveSubtree := j.pr.SolveSubtree
+	if ds := w.deviceFor(s, t.Job, j); ds != nil {
+		solveSubtree, so.NodeBudget = ds.SolveSubtree, s.budget(t.Budget)
+	}
+	res, err := solveSubtree(ctx, t.steps(), so)
 	if err != nil {
 		return badTaskError{err}
 	}
@@ -372,12 +486,30 @@ func (w *worker) solve(ctx context.Context, msg jetstream.Msg, t *Task, j *jobSt
 	return w.complete(ctx, msg, t, children, Record{Nodes: res.Nodes, Size: res.Size, Mapping: res.Mapping})
 }
 
+// deviceFor is the slot's McSplit kernel for job, made on first use, or
+// nil for the CPU slot and for jobs the device cannot run (then the slot
+// searches on the CPU; the reason is logged once per job).
+func (w *worker) deviceFor(s *slot, job string, j *jobState) *mcs.DeviceSubtrees {
+	if s.dev == nil {
+		return nil
+	}
+	if s.mcsJob != job {
+		s.release()
+		s.mcsJob = job
+		s.mcs, s.mcsErr = j.pr.OnDevice(s.dev, w.cfg.DeviceWorkers)
+		if s.mcsErr != nil {
+			w.log.Printf("job %s on %s: %v; its tasks run on %d CPU thread(s)", job, s.name, s.mcsErr, max(s.threads, 1))
+		}
+	}
+	return s.mcs
+}
+
 // heartbeats tells JetStream every third of the ack wait that the task is
 // still being worked on, until the returned function is called.
 func (w *worker) heartbeats(msg jetstream.Msg, t *Task) (stop func()) {
 	done := make(chan struct{})
 	go func() {
-		tick := time.NewTicker(w.heartbeat)
+		tick := time.NewTicker(time.Duration(w.heartbeat.Load()))
 		defer tick.Stop()
 		for {
 			select {

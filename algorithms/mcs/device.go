@@ -55,7 +55,7 @@ func ParseEngine(s string) (Engine, error) {
 }
 
 // deviceUnsupported says why the device engine cannot solve a problem, or "".
-func deviceUnsupported(g, h *core.Graph, opts Options) string {
+func deviceUnsupported(n0, n1 int, opts Options) string {
 	switch {
 	case opts.Directed:
 		return "directed graphs"
@@ -69,8 +69,8 @@ func deviceUnsupported(g, h *core.Graph, opts Options) string {
 		return "dead-end target raising"
 	case opts.Restarts:
 		return "restarts"
-	case g.N > kernels.MCSplitMaxVertices || h.N > kernels.MCSplitMaxVertices:
-		return fmt.Sprintf("graphs over %d vertices (these have %d and %d)", kernels.MCSplitMaxVertices, g.N, h.N)
+	case n0 > kernels.MCSplitMaxVertices || n1 > kernels.MCSplitMaxVertices:
+		return fmt.Sprintf("graphs over %d vertices (these have %d and %d)", kernels.MCSplitMaxVertices, n0, n1)
 	}
 	return ""
 }
@@ -91,7 +91,7 @@ func chooseEngine(g, h *core.Graph, opts Options) (Engine, string, error) {
 		if opts.Device == nil {
 			return "", "", errors.New("mcs: the gpu engine needs a device")
 		}
-		if why := deviceUnsupported(g, h, opts); why != "" {
+		if why := deviceUnsupported(g.N, h.N, opts); why != "" {
 			return "", "", fmt.Errorf("mcs: the device engine does not support %s; use --engine cpu", why)
 		}
 		return e, "asked for", nil
@@ -107,7 +107,7 @@ func chooseEngine(g, h *core.Graph, opts Options) (Engine, string, error) {
 			// MIVIA pairs against 91 s for 16 CPU threads and 40 s on CUDA.
 			return EngineCPU, "the device engine beats the CPU engine only on CUDA so far", nil
 		}
-		if why := deviceUnsupported(g, h, opts); why != "" {
+		if why := deviceUnsupported(g.N, h.N, opts); why != "" {
 			return EngineCPU, "the device engine does not support " + why, nil
 		}
 		if opts.Goal > 0 {
@@ -291,20 +291,9 @@ func bitRows(adj []uint8, n, words int) []uint64 {
 // rootTask is the root of the search as a task: the initial bidomains, no
 // pair matched, not yet counted.
 func rootTask(p *problem[uint8], s kernels.MCSplitShape) []uint64 {
-	w := s.Words()
-	t := make([]uint64, s.TaskWords())
-	doms := t[4+w+s.NMin():]
-	for i, d := range p.doms {
-		l, r := doms[2*w*i:2*w*i+w], doms[2*w*i+w:2*w*(i+1)]
-		for _, x := range p.left[d.l : d.l+d.ll] {
-			l[x/64] |= 1 << (x % 64)
-		}
-		for _, x := range p.right[d.r : d.r+d.rl] {
-			r[x/64] |= 1 << (x % 64)
-		}
-	}
-	t[0] = uint64(len(p.doms)) << 32
-	return t
+	w := p.newWorker(newShared(0), 1, true)
+	doms, _ := w.follow(nil) // the empty path always leads to the root
+	return nodeTask(w, doms, s)
 }
 
 // searchDown is McSplit↓ on the CPU engine for the hybrid: searches with

@@ -69,7 +69,7 @@ func solvePortfolio(ctx context.Context, g, h *core.Graph, opts Options, start t
 	base := opts
 	base.Engine, base.Device, base.Devices, base.Progress, base.Timeout = EngineCPU, nil, nil, nil, 0
 	configs := portfolioConfigs(base, threads)
-	if opts.Device != nil && deviceUnsupported(g, h, opts) == "" {
+	if opts.Device != nil && deviceUnsupported(g.N, h.N, opts) == "" {
 		d := opts
 		d.Engine, d.Progress, d.Timeout = EngineGPU, nil, 0
 		configs = append(configs, portfolioConfig{name: "device " + opts.Device.Info().Name, opts: d, device: true})

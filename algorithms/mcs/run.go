@@ -300,7 +300,7 @@ const seedPerThread = 64
 // as searched). A goal (frozen incumbent) or McSplit↓ search starts from
 // the root: their node counts must equal the sequential search's.
 func (p *problem[C]) seed(threads int) ([][]op, int64) {
-	subs, split, err := p.expand(seedPerThread*threads, math.MaxInt)
+	subs, split, err := p.expand(nil, seedPerThread*threads, math.MaxInt)
 	if err != nil || len(subs) == 0 {
 		return [][]op{{}}, 0
 	}

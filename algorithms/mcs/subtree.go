@@ -69,7 +69,7 @@ type Prepared struct {
 }
 
 type subtreeSolver interface {
-	expand(target, maxDepth int) ([]Subtask, int64, error)
+	expand(from []op, target, maxDepth int) ([]Subtask, int64, error)
 	solveSubtree(ctx context.Context, path []op, so SubtreeOptions) (SubtreeResult, error)
 }
 
@@ -116,7 +116,7 @@ func Prepare(g, h *core.Graph, opts Options) (*Prepared, error) {
 // children come together) or the nodes left are maxDepth decisions deep. The subtasks cover the whole tree (the search from the root
 // explores nothing they do not), and are sorted by bound, largest first.
 func (pr *Prepared) Expand(target, maxDepth int) ([]Subtask, error) {
-	subs, _, err := pr.impl.expand(target, maxDepth)
+	subs, _, err := pr.impl.expand(nil, target, maxDepth)
 	return subs, err
 }
 
@@ -166,14 +166,15 @@ func (w *worker[C]) choose(doms []bidomain) (bound int32, chosen int) {
 	return bound, chosen
 }
 
-// expand is Expand; it also returns the number of nodes it split (each
-// one the search would have counted on its way to the subtasks).
-func (p *problem[C]) expand(target, maxDepth int) ([]Subtask, int64, error) {
+// expand is Expand from the node at from (the root when empty); it also
+// returns the number of nodes it split (each one the search would have
+// counted on its way to the subtasks).
+func (p *problem[C]) expand(from []op, target, maxDepth int) ([]Subtask, int64, error) {
 	w := p.newWorker(newShared(0), 1, true)
 	var split int64
 	// Breadth first, one node at a time, so the count lands near target
 	// instead of overshooting by a whole level.
-	queue := [][]op{{}}
+	queue := [][]op{slices.Clone(from)}
 	var final [][]op // leaves and nodes at maxDepth: not split further
 	for len(queue) > 0 && len(queue)+len(final) < target {
 		path := queue[0]

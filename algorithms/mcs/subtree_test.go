@@ -3,7 +3,11 @@ package mcs
 import (
 	"context"
 	"math/rand/v2"
+	"strings"
 	"testing"
+
+	"github.com/arbor-gpu/arbor/backend"
+	"github.com/arbor-gpu/arbor/backend/backendtest"
 )
 
 // solveBySubtrees solves g, h the way a cluster does, in one process:
@@ -12,6 +16,14 @@ import (
 // task to task.
 func solveBySubtrees(t *testing.T, pr *Prepared, budget int64, threads int) (size int, mapping [][2]int, splits int) {
 	t.Helper()
+	return solveBySubtreesWith(t, pr, budget, threads, pr.SolveSubtree)
+}
+
+// solveBySubtreesWith is solveBySubtrees with another subtree solver (a
+// device's).
+func solveBySubtreesWith(t *testing.T, pr *Prepared, budget int64, threads int,
+	solve func(context.Context, []Step, SubtreeOptions) (SubtreeResult, error)) (size int, mapping [][2]int, splits int) {
+	t.Helper()
 	queue, err := pr.Expand(16, 4)
 	if err != nil {
 		t.Fatal(err)
@@ -19,7 +31,7 @@ func solveBySubtrees(t *testing.T, pr *Prepared, budget int64, threads int) (siz
 	for len(queue) > 0 {
 		task := queue[0]
 		queue = queue[1:]
-		res, err := pr.SolveSubtree(context.Background(), task.Path, SubtreeOptions{Incumbent: size, NodeBudget: budget, Threads: threads})
+		res, err := solve(context.Background(), task.Path, SubtreeOptions{Incumbent: size, NodeBudget: budget, Threads: threads})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -85,4 +97,62 @@ func TestSubtreeBadPath(t *testing.T) {
 			t.Errorf("path %v accepted", path)
 		}
 	}
+}
+
+// TestDeviceSubtrees solves random pairs subtree by subtree on every
+// device, with budgets small enough that subtrees overrun them and split,
+// and compares with the CPU engine.
+func TestDeviceSubtrees(t *testing.T) {
+	backendtest.ForEach(t, func(t *testing.T, dev backend.Device) {
+		rng := rand.New(rand.NewPCG(9, 4))
+		total := 0
+		for i := 0; i < 6; i++ {
+			opts := Options{VertexLabels: i%3 == 2, Heuristic: []Heuristic{MinMax, MinProduct}[i%2]}
+			vl := 0
+			if opts.VertexLabels {
+				vl = 2
+			}
+			g := randomGraph(t, rng, 16+i%4, 0.3, false, vl, 0, 0)
+			h := randomGraph(t, rng, 17+i%3, 0.35, false, vl, 0, 0)
+			want := solveChecked(t, g, h, Options{Threads: 1, VertexLabels: opts.VertexLabels, Heuristic: opts.Heuristic})
+			pr, err := Prepare(g, h, opts)
+			if err != nil {
+				t.Fatal(err)
+			}
+			ds, err := pr.OnDevice(dev, 3)
+			if err != nil {
+				t.Fatal(err)
+			}
+			size, mapping, splits := solveBySubtreesWith(t, pr, 200, 1, ds.SolveSubtree)
+			if _, err := ds.SolveSubtree(context.Background(), []Step{{V: 0, W: 99}}, SubtreeOptions{}); err == nil {
+				t.Error("a bad path was accepted")
+			}
+			ds.Release()
+			if size != want.Size {
+				t.Fatalf("graph pair %d: device subtrees found %d, Solve %d", i, size, want.Size)
+			}
+			if err := Verify(g, h, mapping, opts); err != nil {
+				t.Fatalf("graph pair %d: %v", i, err)
+			}
+			total += splits
+		}
+		if total == 0 {
+			t.Error("no task ran out of its node budget: splitting went untested")
+		}
+	})
+}
+
+func TestDeviceSubtreesRefuse(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 3))
+	g := randomGraph(t, rng, 8, 0.4, true, 0, 0, 0)
+	h := randomGraph(t, rng, 8, 0.4, true, 0, 0, 0)
+	pr, err := Prepare(g, h, Options{Directed: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	backendtest.ForEach(t, func(t *testing.T, dev backend.Device) {
+		if _, err := pr.OnDevice(dev, 0); err == nil || !strings.Contains(err.Error(), "directed") {
+			t.Fatalf("directed graphs: err %v, want a refusal naming them", err)
+		}
+	})
 }

@@ -14,6 +14,7 @@ import (
 
 	"github.com/arbor-gpu/arbor/algorithms/mcs"
 	"github.com/arbor-gpu/arbor/algorithms/vertexcover"
+	"github.com/arbor-gpu/arbor/backend"
 	"github.com/arbor-gpu/arbor/cluster"
 	"github.com/arbor-gpu/arbor/core"
 )
@@ -25,6 +26,26 @@ type clusterFlags struct {
 	taskNodes int64
 	tasks     int
 	ackWait   time.Duration
+	// deviceArgs are the first local worker's engine and device flags
+	// (--cluster embedded with --engine gpu or hybrid).
+	deviceArgs []string
+}
+
+// onDevices hands --engine gpu|hybrid and the device flags to the first
+// local worker of --cluster embedded (the others search on the CPU). A
+// remote cluster's workers choose their own engine.
+func (c *clusterFlags) onDevices(engine string, df deviceFlags) error {
+	if c.url != "embedded" {
+		return usagef("with --cluster %s every 'arbor worker' chooses its own engine (arbor worker --engine %s --device …); leave --engine out here", c.url, engine)
+	}
+	c.deviceArgs = []string{"--engine", engine}
+	if df.backend != "" {
+		c.deviceArgs = append(c.deviceArgs, "--backend", df.backend)
+	}
+	if df.device != "" {
+		c.deviceArgs = append(c.deviceArgs, "--device", df.device)
+	}
+	return nil
 }
 
 func (c *clusterFlags) register(fs *flag.FlagSet) {
@@ -55,6 +76,9 @@ func (c *clusterFlags) coordinator(e *env, workers, threads int, quiet bool) (cl
 	}
 	if workers <= 0 {
 		workers = runtime.NumCPU()
+		if len(c.deviceArgs) > 0 && c.deviceArgs[1] == "gpu" {
+			workers = 1 // the devices alone
+		}
 	}
 	if threads <= 0 {
 		threads = max(1, runtime.NumCPU()/workers)
@@ -63,15 +87,23 @@ func (c *clusterFlags) coordinator(e *env, workers, threads int, quiet bool) (cl
 	if err != nil {
 		return cfg, nil, fmt.Errorf("finding the arbor binary for local workers: %w", err)
 	}
-	emb, err := cluster.StartEmbedded(workers, e.stderr, func(int) *exec.Cmd {
-		return exec.Command(exe, "worker", "--threads", strconv.Itoa(threads))
+	emb, err := cluster.StartEmbedded(workers, e.stderr, func(i int) *exec.Cmd {
+		args := []string{"worker", "--threads", strconv.Itoa(threads)}
+		if i == 0 {
+			args = append(args, c.deviceArgs...)
+		}
+		return exec.Command(exe, args...)
 	})
 	if err != nil {
 		return cfg, nil, err
 	}
 	cfg.URL, cfg.Token = emb.Server.URL(), emb.Server.Token
 	if !quiet {
-		fmt.Fprintf(e.stderr, "arbor: embedded NATS server at %s, %d local workers of %d threads\n", cfg.URL, workers, threads)
+		devices := ""
+		if len(c.deviceArgs) > 0 {
+			devices = fmt.Sprintf(" (the first with %s %s)", c.deviceArgs[0], c.deviceArgs[1])
+		}
+		fmt.Fprintf(e.stderr, "arbor: embedded NATS server at %s, %d local workers of %d threads%s\n", cfg.URL, workers, threads, devices)
 	}
 	return cfg, emb.Close, nil
 }
@@ -149,11 +181,16 @@ func runMCSCluster(e *env, cf clusterFlags, workers, threads int, names [2]strin
 
 // runWorker is 'arbor worker': take tasks from a cluster until stopped.
 func runWorker(e *env) error {
-	fs := newFlags(e, "worker", "--cluster nats://HOST:4222 [--cluster-token T] [--threads N] [--name NAME]")
+	fs := newFlags(e, "worker", "--cluster nats://HOST:4222 [--cluster-token T] [--threads N] [--name NAME] [--engine auto|cpu|gpu|hybrid] [--backend B] [--device D] [--device-nodes B] [--workers N]")
 	url := fs.String("cluster", "", "the NATS server (default $"+cluster.EnvURL+")")
 	token := fs.String("cluster-token", "", "the auth token (default $"+cluster.EnvToken+"; or in the URL)")
-	threads := fs.Int("threads", 0, "search threads per task; 0 uses every core")
+	threads := fs.Int("threads", 0, "CPU search threads per task; 0 uses every core (less one per device with --engine hybrid)")
 	name := fs.String("name", "", "the worker's name in records and logs (default host:pid)")
+	engine := fs.String("engine", "auto", "what solves tasks: cpu, gpu (each device of --device takes tasks of its own), hybrid (the devices and the CPU, each taking its own tasks) or auto (hybrid when the chosen devices are GPUs, else cpu)")
+	var df deviceFlags
+	df.registerMany(fs)
+	deviceNodes := fs.Int64("device-nodes", 0, fmt.Sprintf("node budget of a task searched on a device (0: %d × the task's own)", cluster.DeviceBudgetScale))
+	workers := fs.Int("workers", 0, "device engine workers (work-groups) per device; 0 sizes it from the device")
 	pos, err := parse(fs, e.args)
 	if err != nil {
 		return err
@@ -161,12 +198,42 @@ func runWorker(e *env) error {
 	if len(pos) != 0 {
 		return usagef("worker takes no arguments (got %q)", pos)
 	}
-	if *threads < 0 {
-		return usagef("--threads must be ≥ 0")
+	if *threads < 0 || *deviceNodes < 0 || *workers < 0 {
+		return usagef("--threads, --device-nodes and --workers must be ≥ 0")
 	}
-	cfg := cluster.WorkerFromEnv(cluster.WorkerConfig{URL: *url, Token: *token, Threads: *threads, Name: *name, Log: e.stderr})
+	cfg := cluster.WorkerFromEnv(cluster.WorkerConfig{URL: *url, Token: *token, Threads: *threads, Name: *name, Log: e.stderr,
+		DeviceBudget: *deviceNodes, DeviceWorkers: *workers})
 	if cfg.URL == "" {
 		return usagef("worker needs --cluster nats://HOST:4222 (or $%s)", cluster.EnvURL)
+	}
+	switch *engine {
+	case "cpu":
+	case "gpu", "hybrid", "auto":
+		devs, err := df.openMany(e, true)
+		if err != nil {
+			if *engine != "auto" {
+				return fmt.Errorf("--engine %s: %w", *engine, err)
+			}
+			fmt.Fprintf(e.stderr, "arbor worker: no device (%v): tasks run on the CPU\n", err)
+			break
+		}
+		if *engine == "auto" && devs[0].Info().Type != backend.TypeGPU {
+			for _, d := range devs {
+				d.Close()
+			}
+			break
+		}
+		for _, d := range devs {
+			defer d.Close()
+			fmt.Fprintf(e.stderr, "arbor worker: tasks on %s\n", d.Info())
+		}
+		cfg.Devices, cfg.NoCPU = devs, *engine == "gpu"
+		if !cfg.NoCPU && cfg.Threads == 0 {
+			// Each device's search loop keeps a core busy.
+			cfg.Threads = max(1, runtime.NumCPU()-len(devs))
+		}
+	default:
+		return usagef("--engine must be auto, cpu, gpu or hybrid (got %q)", *engine)
 	}
 	return cluster.RunWorker(e.ctx, cfg)
 }

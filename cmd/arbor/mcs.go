@@ -91,8 +91,10 @@ func runMCS(e *env) error {
 	}
 	g0, g1 := graphs[0], graphs[1]
 	if cf.url != "" {
-		if *engineName != "auto" && engine != mcs.EngineCPU {
-			return usagef("--cluster runs the CPU engine on every worker; leave --engine out")
+		if engine == mcs.EngineGPU || engine == mcs.EngineHybrid {
+			if err := cf.onDevices(string(engine), df); err != nil {
+				return err
+			}
 		}
 		if *bigFirst || *goal > 0 {
 			return usagef("--big-first and --goal are not distributed; run them without --cluster")

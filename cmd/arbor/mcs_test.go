@@ -260,6 +260,26 @@ func TestMCSClusterEmbedded(t *testing.T) {
 	if !r.Proven || !r.Verified || r.Size != local.Size || r.Size < planted || r.Engine != "cluster" || r.Tasks == 0 {
 		t.Errorf("cluster run %+v, local size %d", r, local.Size)
 	}
+	// The first local worker searches on a device (the CPU backend's Go
+	// twin, always there) and nothing else; it is the only worker.
+	code, out, stderr = runCLI(t, "mcs", paths[0], paths[1], "--cluster", "embedded", "--engine", "gpu", "--backend", "cpu",
+		"--task-nodes", "2000", "--tasks", "8", "--verify", "--json")
+	if code != 0 {
+		t.Fatalf("--engine gpu: exit %d: %s", code, stderr)
+	}
+	r.Proven, r.Size = false, 0
+	if err := json.Unmarshal([]byte(out), &r); err != nil {
+		t.Fatalf("not JSON: %v\n%s", err, out)
+	}
+	if !r.Proven || !r.Verified || r.Size != local.Size {
+		t.Errorf("cluster run on a device %+v, local size %d", r, local.Size)
+	}
+	if code, _, stderr := runCLI(t, "mcs", paths[0], paths[1], "--cluster", "nats://127.0.0.1:1", "--engine", "gpu"); code != 2 || !strings.Contains(stderr, "arbor worker --engine gpu") {
+		t.Errorf("--engine gpu with a remote cluster: exit %d (%s), want 2 naming the worker's flag", code, stderr)
+	}
+	if code, _, _ := runCLI(t, "worker", "--cluster", "nats://127.0.0.1:1", "--engine", "fast"); code != 2 {
+		t.Errorf("worker --engine fast: exit %d, want 2", code)
+	}
 	if code, _, _ := runCLI(t, "mcs", paths[0], paths[1], "--cluster", "embedded", "--big-first"); code != 2 {
 		t.Errorf("--big-first with --cluster: exit %d, want 2", code)
 	}

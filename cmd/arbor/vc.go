@@ -64,7 +64,9 @@ func runVC(e *env) error {
 			return usagef("-k is not distributed; run it without --cluster")
 		}
 		if onDevice {
-			return usagef("--cluster runs the CPU engine on every worker; --engine %s is not distributed", *engine)
+			if err := cf.onDevices(*engine, df); err != nil {
+				return err
+			}
 		}
 		return runVCCluster(e, cf, *workers, *threads, pos[0], g, *timeout, *asJSON, *verify, *out)
 	}

@@ -1,0 +1,171 @@
+package mcs
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/arbor-gpu/arbor/algorithms/devsearch"
+	"github.com/arbor-gpu/arbor/backend"
+	"github.com/arbor-gpu/arbor/kernels"
+)
+
+// deviceFanout is how many subtasks a subtree that overran its budget on
+// a device is split into: enough to spread it over a cluster's workers at
+// once.
+const deviceFanout = 16
+
+// DeviceSubtrees solves subtrees of one prepared instance on one device
+// (a cluster worker's device keeps one per job). The kernel, its buffers
+// and its queue are made once and reset for every subtree. Not safe for
+// concurrent use.
+type DeviceSubtrees struct {
+	p     *problem[uint8]
+	shape kernels.MCSplitShape
+	q     backend.Queue
+	k     *kernels.MCSplit
+	unit  devsearch.Unit
+	name  string
+}
+
+// OnDevice readies dev for SolveSubtree on pr's instance. workers is the
+// device engine's number of workers (0 sizes it from the device). The
+// device engine takes undirected graphs without edge labels of at most
+// kernels.MCSplitMaxVertices vertices; for anything else OnDevice says why
+// it cannot.
+func (pr *Prepared) OnDevice(dev backend.Device, workers int) (*DeviceSubtrees, error) {
+	p, ok := pr.impl.(*problem[uint8])
+	if !ok {
+		return nil, errors.New("mcs: the device engine does not support directed graphs or edge labels")
+	}
+	if why := deviceUnsupported(p.n0, p.n1, p.opts); why != "" {
+		return nil, fmt.Errorf("mcs: the device engine does not support %s", why)
+	}
+	info := dev.Info()
+	opts := p.opts
+	opts.Workers = workers
+	shape := deviceShape(p, info, opts)
+	q, err := dev.NewQueue()
+	if err != nil {
+		return nil, fmt.Errorf("mcs: %s: %w", info, err)
+	}
+	words := shape.Words()
+	k, err := kernels.NewMCSplit(dev, q, shape, bitRows(p.adj0, p.n0, words), bitRows(p.adj1, p.n1, words))
+	if err != nil {
+		q.Release()
+		return nil, fmt.Errorf("mcs: %s: %w", info, err)
+	}
+	d := &DeviceSubtrees{p: p, shape: shape, q: q, k: k, name: info.String()}
+	d.unit = devsearch.Unit{Queue: q, Kernel: &devsearch.WithGoal{K: k, Goal: 1}, Workers: shape.Workers}
+	return d, nil
+}
+
+// Release frees the device's kernel, buffers and queue.
+func (d *DeviceSubtrees) Release() {
+	d.k.Release()
+	d.q.Release()
+}
+
+// SolveSubtree searches the subtree at path on the device, as
+// Prepared.SolveSubtree does on the CPU, with one difference: when the
+// node budget runs out, the device's open work (spread over its workers'
+// stacks) is not handed back; the subtree is split breadth first into
+// subtasks instead, and the nodes already searched are counted but lost.
+// A budget should therefore be worth many device launches. Improvements
+// are reported once, when the search ends.
+func (d *DeviceSubtrees) SolveSubtree(ctx context.Context, path []Step, so SubtreeOptions) (SubtreeResult, error) {
+	p := d.p
+	ops := make([]op, len(path))
+	for i, s := range path {
+		if s.W < -1 {
+			return SubtreeResult{}, fmt.Errorf("mcs: path step %d: bad candidate %d", i, s.W)
+		}
+		ops[i] = op{s.V, s.W}
+	}
+	w := p.newWorker(newShared(0), 1, true)
+	doms, err := w.follow(ops)
+	if err != nil {
+		return SubtreeResult{}, err
+	}
+	incumbent := max(so.Incumbent, 0)
+	if err := d.k.Reset(d.q, incumbent); err != nil {
+		return SubtreeResult{}, fmt.Errorf("mcs: %s: %w", d.name, err)
+	}
+	opt := devsearch.Options{NodeLimit: so.NodeBudget, Pool: [][]uint64{nodeTask(w, doms, d.shape)}}
+	if so.Raise != nil {
+		best := incumbent
+		opt.Between = func(devInc int) (int, bool) {
+			for {
+				select {
+				case k, ok := <-so.Raise:
+					if !ok {
+						return best, false
+					}
+					best = max(best, k)
+					continue
+				default:
+				}
+				return max(best, devInc), false
+			}
+		}
+	}
+	st, proven, err := devsearch.RunMany(ctx, []devsearch.Unit{d.unit}, opt)
+	if err != nil {
+		return SubtreeResult{}, fmt.Errorf("mcs: %s: %w", d.name, err)
+	}
+	res := SubtreeResult{Nodes: st.Nodes, Cancelled: ctx.Err() != nil}
+	found, err := d.k.Best(d.q)
+	if err != nil {
+		return SubtreeResult{}, fmt.Errorf("mcs: %s: reading the result: %w", d.name, err)
+	}
+	if len(found) > incumbent {
+		cur := make([]pair, len(found))
+		for i, b := range found {
+			cur[i] = pair{int32(b[0]), int32(b[1])}
+		}
+		res.Size, res.Mapping = len(cur), p.mapping(cur)
+		if so.Improved != nil {
+			so.Improved(res.Mapping)
+		}
+	}
+	if proven || res.Cancelled {
+		return res, nil
+	}
+	// Over budget: the subtree's children (a few levels down), pruned by
+	// the best size known now.
+	best := max(incumbent, res.Size, st.Incumbent)
+	subs, _, err := p.expand(ops, deviceFanout, len(ops)+8)
+	if err != nil {
+		return SubtreeResult{}, err
+	}
+	for _, s := range subs {
+		if s.Bound > best && len(s.Path) > len(ops) {
+			res.Rest = append(res.Rest, s)
+		}
+	}
+	return res, nil
+}
+
+// nodeTask is the node w has followed a path to, as a fresh device task:
+// its matched pairs and its bidomains, not yet counted (the task's
+// searcher counts it, as the CPU engine counts a task root).
+func nodeTask(w *worker[uint8], doms []bidomain, s kernels.MCSplitShape) []uint64 {
+	words := s.Words()
+	t := make([]uint64, s.TaskWords())
+	pairs := t[4+words : 4+words+s.NMin()]
+	for i, pr := range w.cur {
+		pairs[i] = uint64(uint32(pr.v)) | uint64(uint32(pr.w))<<32
+	}
+	sets := t[4+words+s.NMin():]
+	for i, d := range doms {
+		l, r := sets[2*words*i:2*words*i+words], sets[2*words*i+words:2*words*(i+1)]
+		for _, x := range w.left[d.l : d.l+d.ll] {
+			l[x/64] |= 1 << (x % 64)
+		}
+		for _, x := range w.right[d.r : d.r+d.rl] {
+			r[x/64] |= 1 << (x % 64)
+		}
+	}
+	t[0] = uint64(len(w.cur)) | uint64(len(doms))<<32
+	return t
+}
