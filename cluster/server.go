@@ -9,8 +9,8 @@ import (
 	"github.com/nats-io/nats-server/v2/server"
 )
 
-// Server is an embedded NATS server with JetStream, listening on loopback
-// only: for tests and 'arbor mcs --cluster embedded'.
+// Server is an embedded NATS server with JetStream: on loopback for tests
+// and 'arbor mcs --cluster embedded', on any address for 'arbor server'.
 type Server struct {
 	srv   *server.Server
 	dir   string
@@ -22,6 +22,13 @@ type Server struct {
 // JetStream data in dir (a new temporary directory when dir is ""). A
 // non-empty token is required from every client.
 func StartServer(dir, token string) (*Server, error) {
+	return Listen("127.0.0.1", server.RANDOM_PORT, dir, token)
+}
+
+// Listen is StartServer on host and port ('arbor server': a cluster's
+// server from the same binary as its workers, where no NATS deployment
+// exists).
+func Listen(host string, port int, dir, token string) (*Server, error) {
 	owned := false
 	if dir == "" {
 		d, err := os.MkdirTemp("", "arbor-nats-")
@@ -32,8 +39,8 @@ func StartServer(dir, token string) (*Server, error) {
 	}
 	opts := &server.Options{
 		ServerName: "arbor-embedded",
-		Host:       "127.0.0.1",
-		Port:       server.RANDOM_PORT,
+		Host:       host,
+		Port:       port,
 		JetStream:  true,
 		StoreDir:   dir,
 		NoLog:      true,
@@ -52,7 +59,10 @@ func StartServer(dir, token string) (*Server, error) {
 	go srv.Start()
 	if !srv.ReadyForConnections(30 * time.Second) {
 		srv.Shutdown()
-		return nil, fmt.Errorf("cluster: the embedded server did not start")
+		if owned {
+			os.RemoveAll(dir)
+		}
+		return nil, fmt.Errorf("cluster: the server did not start on %s:%d (is the port taken?)", host, port)
 	}
 	return &Server{srv: srv, dir: dir, owned: owned, Token: token}, nil
 }

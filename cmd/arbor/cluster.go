@@ -6,6 +6,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"net"
 	"os"
 	"os/exec"
 	"runtime"
@@ -300,5 +301,47 @@ func runVCCluster(e *env, cf clusterFlags, workers, threads int, name string, g 
 	}
 	fmt.Fprintf(e.stdout, "%s: n=%d m=%d  cover %d  %s  nodes %d  %v  engine cluster (job %s: %d tasks from %d roots)\n",
 		name, g.N, g.Edges(), res.Size, status, res.Nodes, res.Elapsed.Round(time.Millisecond), res.Job, res.Tasks, res.Roots)
+	return nil
+}
+
+// runServer is 'arbor server': a cluster's NATS JetStream server from this
+// binary, for machines without a NATS deployment.
+func runServer(e *env) error {
+	fs := newFlags(e, "server", "[--listen HOST:PORT] [--store DIR] [--cluster-token T]")
+	listen := fs.String("listen", "127.0.0.1:4222", "address to serve on (0.0.0.0:4222 serves other machines)")
+	store := fs.String("store", "", "JetStream data directory: tasks and records survive a restart there (default: a temporary one, removed on exit)")
+	token := fs.String("cluster-token", "", "the token every client must give (default $"+cluster.EnvToken+"; a random one, printed, when neither is set)")
+	pos, err := parse(fs, e.args)
+	if err != nil {
+		return err
+	}
+	if len(pos) != 0 {
+		return usagef("server takes no arguments (got %q)", pos)
+	}
+	host, portText, err := net.SplitHostPort(*listen)
+	if err != nil {
+		return usagef("--listen %q: want HOST:PORT (%v)", *listen, err)
+	}
+	port, err := strconv.Atoi(portText)
+	if err != nil || port < 0 || port > 65535 {
+		return usagef("--listen %q: the port must be 0 (any free one) to 65535", *listen)
+	}
+	tok := *token
+	if tok == "" {
+		tok = os.Getenv(cluster.EnvToken)
+	}
+	if tok == "" {
+		if tok, err = cluster.NewToken(); err != nil {
+			return err
+		}
+		fmt.Fprintf(e.stderr, "arbor server: token %s (give it to workers and coordinators as $%s)\n", tok, cluster.EnvToken)
+	}
+	srv, err := cluster.Listen(host, port, *store, tok)
+	if err != nil {
+		return err
+	}
+	defer srv.Shutdown()
+	fmt.Fprintf(e.stderr, "arbor server: listening on %s\n", srv.URL())
+	<-e.ctx.Done()
 	return nil
 }

@@ -1,12 +1,20 @@
 package main
 
 import (
+	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"math/rand/v2"
+	"net"
+	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
+	"time"
 
 	"github.com/arbor-gpu/arbor/cluster"
 	"github.com/arbor-gpu/arbor/core"
@@ -297,5 +305,139 @@ func TestWorkerWrongToken(t *testing.T) {
 	code, _, stderr := runCLI(t, "worker", "--cluster", srv.URL(), "--cluster-token", "wrong")
 	if code != 1 || !strings.Contains(stderr, "wrong or missing token") {
 		t.Errorf("exit %d, stderr %q: want a refusal", code, stderr)
+	}
+}
+
+// lockedBuffer is a bytes.Buffer written by one goroutine, read by another.
+type lockedBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (l *lockedBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *lockedBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
+}
+
+// TestServerCommand runs 'arbor server', a worker and a coordinator on it,
+// and a worker with the wrong token, which it refuses.
+func TestServerCommand(t *testing.T) {
+	g, h, _, err := demoMCSPair()
+	if err != nil {
+		t.Fatal(err)
+	}
+	paths := writeGraphs(t, core.FormatMIVIA, "mivia", g, h)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	var serr lockedBuffer
+	exit := make(chan int, 1)
+	go func() {
+		exit <- run(ctx, []string{"server", "--listen", "127.0.0.1:0", "--store", t.TempDir(), "--cluster-token", "tok"}, io.Discard, &serr)
+	}()
+	var url string
+	for start := time.Now(); url == "" && time.Since(start) < 30*time.Second; time.Sleep(20 * time.Millisecond) {
+		if _, after, ok := strings.Cut(serr.String(), "listening on "); ok {
+			url = strings.TrimSpace(after)
+		}
+	}
+	if url == "" {
+		t.Fatalf("the server never said where it listens: %q", serr.String())
+	}
+	if code, _, stderr := runCLI(t, "worker", "--cluster", url, "--cluster-token", "wrong"); code != 1 || !strings.Contains(stderr, "wrong or missing token") {
+		t.Errorf("a worker with the wrong token: exit %d, stderr %q: want a refusal", code, stderr)
+	}
+	wctx, stopWorker := context.WithCancel(ctx)
+	workerExit := make(chan int, 1)
+	go func() {
+		workerExit <- run(wctx, []string{"worker", "--cluster", url, "--cluster-token", "tok", "--threads", "1", "--engine", "cpu"}, io.Discard, io.Discard)
+	}()
+	r := runJSON[struct {
+		Size   int  `json:"size"`
+		Proven bool `json:"proven"`
+	}](t, "mcs", paths[0], paths[1], "--cluster", url, "--cluster-token", "tok", "--verify", "--json")
+	local := runJSON[struct{ Size int }](t, "mcs", paths[0], paths[1], "--threads", "1", "--json")
+	if !r.Proven || r.Size != local.Size {
+		t.Errorf("on 'arbor server': size %d proven %v, local %d", r.Size, r.Proven, local.Size)
+	}
+	stopWorker()
+	if code := <-workerExit; code != 0 {
+		t.Errorf("worker exit %d", code)
+	}
+	cancel()
+	if code := <-exit; code != 0 {
+		t.Errorf("server exit %d: %s", code, serr.String())
+	}
+	if code, _, _ := runCLI(t, "server", "--listen", "nowhere"); code != 2 {
+		t.Errorf("--listen nowhere: exit %d, want 2", code)
+	}
+}
+
+// TestSlurmScriptLocally runs deploy/slurm/arbor-mcs.sbatch on this machine
+// with stand-ins for Slurm's scontrol and srun (one "node": this one) and
+// this test binary as arbor: the server, a worker and the coordinator it
+// starts must prove the demo pair's optimum.
+func TestSlurmScriptLocally(t *testing.T) {
+	bash, err := exec.LookPath("bash")
+	if err != nil {
+		t.Skip("no bash on this machine: the Slurm script cannot run")
+	}
+	script, err := filepath.Abs(filepath.Join("..", "..", "deploy", "slurm", "arbor-mcs.sbatch"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	g, h, _, err := demoMCSPair()
+	if err != nil {
+		t.Fatal(err)
+	}
+	paths := writeGraphs(t, core.FormatMIVIA, "mivia", g, h)
+	bin := t.TempDir()
+	self, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, body := range map[string]string{
+		"arbor":    "exec env " + envCLI + "=1 '" + self + "' \"$@\"",
+		"scontrol": "echo 127.0.0.1",                                               // show hostnames: one node
+		"srun":     "while [ \"${1#--}\" != \"$1\" ]; do shift; done; exec \"$@\"", // drop srun's own options
+	} {
+		if err := os.WriteFile(filepath.Join(bin, name), []byte("#!/bin/sh\n"+body+"\n"), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	port := l.Addr().(*net.TCPAddr).Port
+	l.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, bash, script, paths[0], paths[1], "--threads", "1")
+	cmd.Env = append(os.Environ(), "PATH="+bin+string(os.PathListSeparator)+os.Getenv("PATH"),
+		"SLURM_JOB_NODELIST=localhost", "SLURM_JOB_ID=test", fmt.Sprintf("ARBOR_NATS_PORT=%d", port), "TMPDIR="+t.TempDir())
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("the script failed: %v\n%s", err, stderr.String())
+	}
+	var r struct {
+		Size     int  `json:"size"`
+		Proven   bool `json:"proven"`
+		Verified bool `json:"verified"`
+	}
+	if err := json.Unmarshal(out, &r); err != nil {
+		t.Fatalf("not JSON: %v\n%s\n%s", err, out, stderr.String())
+	}
+	local := runJSON[struct{ Size int }](t, "mcs", paths[0], paths[1], "--threads", "1", "--json")
+	if !r.Proven || !r.Verified || r.Size != local.Size {
+		t.Errorf("the Slurm script: %+v, local size %d", r, local.Size)
 	}
 }
