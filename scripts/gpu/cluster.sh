@@ -1,33 +1,92 @@
 #!/usr/bin/env bash
-# Issue 21 on the GPU machine's 16 cores: one 16-thread process (the CPU
-# engine: the cluster's workers run it too) against an
-# embedded cluster of 4 worker processes × 4 threads (NATS JetStream on
-# loopback), on medium MIVIA pairs; then the McSplit portfolio against the
-# plain engine. Wall clock per run, sizes checked equal. Prints a table.
+# Issue 21 on the GPU machine: a standing cluster ('arbor server' on
+# loopback and long-lived 'arbor worker' processes, as a user runs one)
+# against one process, over the medium MIVIA pairs of mcsdev.sh (every
+# MCS_STRIDE-th of those the original McSplit took 5–60 s on; 21 pairs by
+# default). Only the coordinator's command is timed per pair (wall clock:
+# reading the graphs, the job, the answer), the same way as the one-process
+# command. Sizes are checked equal. Phases:
+#   cpu  4 workers × 4 threads against 'arbor mcs --engine cpu --threads 16'
+#   gpu  1 worker with the GPU and 15 threads (--engine hybrid) against
+#        'arbor mcs --engine hybrid' (the GPU and the CPU's McSplit↓)
 #
-#   scripts/gpu/cluster.sh [PAIRS...]   (default: five mcs90 s70/s80 pairs)
+#   scripts/gpu/cluster.sh [cpu] [gpu]     (default: both)
+# Environment: MCS_STRIDE (8), CLUSTER_TASK_NODES (the job's --task-nodes),
+# ARBOR (.dev/arbor). Prints one row per pair and run, then the sums.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
-BIN=${ARBOR_BIN:-.dev/arbor}
-DATA=${ARBOR_DATA:-$PWD/.dev/data}/mcs/mivia
-OUT=${OUT:-/tmp/arbor-out}
+ARBOR=${ARBOR:-.dev/arbor}
+SRC=../shared/data/mcs/mivia
+D=${MCS_DATA:-.dev/data/mcs/mivia}
+[ -f "$D/expected.csv" ] || D=$SRC
+stride=${MCS_STRIDE:-8}
+phases=("$@")
+[ ${#phases[@]} -gt 0 ] || phases=(cpu gpu)
 export ARBOR_CACHE_DIR=${ARBOR_CACHE_DIR:-/tmp/arbor-cluster-cache}
-pairs=("$@")
-[ ${#pairs[@]} -gt 0 ] || pairs=(mcs90_b03_s70.A00 mcs90_b03_s70.A01 mcs90_b03_s80.A01 mcs90_b03_s80.A02 mcs90_b03m_s80.A01 mcs90_b06_s80.A02)
-rows=()
-timed() { # timed NAME ARGS...: prints "size seconds"
+export ARBOR_CLUSTER_TOKEN=bench-$$
+port=$((20000 + $$ % 20000))
+url=nats://127.0.0.1:$port
+store=$(mktemp -d)
+pids=()
+cleanup() { kill "${pids[@]}" 2>/dev/null; wait 2>/dev/null; rm -rf "$store"; }
+trap cleanup EXIT
+"$ARBOR" server --listen 127.0.0.1:$port --store "$store" 2>/dev/null &
+server=$!
+for _ in $(seq 100); do (exec 3<>/dev/tcp/127.0.0.1/$port) 2>/dev/null && break; sleep 0.1; done
+
+pairs() { awk -F, -v s="$stride" 'NR>1 && $7=="yes" && $6>=5 && $6<=60 { if (i++ % s == 0) print $1, $2, $4 }' "$D/expected.csv"; }
+field() { grep -o "\"$1\": *[^,}]*" | head -1 | cut -d: -f2 | tr -d ' "'; }
+# run LABEL ARGS...: one timed command; prints "size seconds tasks".
+run() {
 	local t0 t1 out
 	t0=$(date +%s.%N)
-	out=$("$BIN" "$@" --json 2>"$OUT/cluster-last.err")
+	out=$("$ARBOR" mcs "$@" --json 2>>/tmp/arbor-cluster.err)
 	t1=$(date +%s.%N)
-	echo "$(grep -o '"size": *[0-9]*' <<<"$out" | head -1 | grep -o '[0-9]*$') $(awk -v a="$t0" -v b="$t1" 'BEGIN{printf "%.2f", b-a}')"
+	echo "$(field size <<<"$out") $(awk -v a="$t0" -v b="$t1" 'BEGIN{printf "%.3f", b-a}') $(field tasks <<<"$out")"
 }
-for p in "${pairs[@]}"; do
-	g=$DATA/$p h=$DATA/${p/.A/.B}
-	one=$(timed mcs "$g" "$h" --engine cpu --threads 16)
-	clu=$(timed mcs "$g" "$h" --cluster embedded --workers 4 --threads 4)
-	por=$(timed mcs "$g" "$h" --engine portfolio)
-	rows+=("$(printf '%-22s cpu 16 threads: %-10s 4x4 cluster: %-10s portfolio (16 threads + GPU): %s' "$p" "$one" "$clu" "$por")")
+start_workers() { # start_workers N ARGS...
+	local n=$1
+	shift
+	for i in $(seq "$n"); do
+		"$ARBOR" worker --cluster "$url" --name "w$i" "$@" 2>>/tmp/arbor-cluster.err &
+		pids+=($!)
+	done
+	sleep 2 # connected, and the device open (CUDA takes about a second)
+}
+stop_workers() { kill "${pids[@]}" 2>/dev/null; wait "${pids[@]}" 2>/dev/null; pids=(); }
+
+declare -A sum
+rows=()
+for phase in "${phases[@]}"; do
+	case $phase in
+	cpu)
+		local_args=(--engine cpu --threads 16)
+		start_workers 4 --threads 4 --engine cpu
+		;;
+	gpu)
+		local_args=(--engine hybrid --backend cuda)
+		start_workers 1 --threads 15 --engine hybrid --backend cuda
+		;;
+	*) echo "unknown phase $phase" >&2; exit 2 ;;
+	esac
+	extra=()
+	[ -n "${CLUSTER_TASK_NODES:-}" ] && extra=(--task-nodes "$CLUSTER_TASK_NODES")
+	while read -r g h size; do
+		read -r ls lt _ <<<"$(run "$D/$g" "$D/$h" "${local_args[@]}")"
+		read -r cs ct tasks <<<"$(run "$D/$g" "$D/$h" --cluster "$url" "${extra[@]}")"
+		check=ok
+		[ "$ls" = "$size" ] && [ "$cs" = "$size" ] || check="SIZE MISMATCH (want $size)"
+		rows+=("$(printf '%-4s %-22s size %3s  one process %8.3f s  cluster %8.3f s (%5s tasks)  ratio %5.2f  %s' \
+			"$phase" "$g" "$cs" "$lt" "$ct" "$tasks" "$(awk -v a="$ct" -v b="$lt" 'BEGIN{printf "%.2f", a/b}')" "$check")")
+		echo "${rows[-1]}"
+		sum[$phase.one]=$(awk -v a="${sum[$phase.one]:-0}" -v b="$lt" 'BEGIN{print a+b}')
+		sum[$phase.cluster]=$(awk -v a="${sum[$phase.cluster]:-0}" -v b="$ct" 'BEGIN{print a+b}')
+	done < <(pairs)
+	stop_workers
 done
-echo "== summary (size seconds)"
+echo "== summary"
 printf '%s\n' "${rows[@]}"
+for phase in "${phases[@]}"; do
+	printf '%-4s sum: one process %.2f s, cluster %.2f s, cluster/one %.3f\n' "$phase" "${sum[$phase.one]}" "${sum[$phase.cluster]}" \
+		"$(awk -v a="${sum[$phase.cluster]}" -v b="${sum[$phase.one]}" 'BEGIN{print a/b}')"
+done
