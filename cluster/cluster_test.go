@@ -610,7 +610,8 @@ func TestDeviceWorkers(t *testing.T) {
 			ctx, cancel := context.WithCancel(context.Background())
 			done := make(chan error, 1)
 			go func() {
-				done <- RunWorker(ctx, WorkerConfig{URL: srv.URL(), Token: srv.Token, Name: "dev", Threads: 1, Log: logWriter{t},
+				// Beside the device, two CPU tasks at a time.
+				done <- RunWorker(ctx, WorkerConfig{URL: srv.URL(), Token: srv.Token, Name: "dev", Threads: 2, Slots: 2, Log: logWriter{t},
 					Devices: []backend.Device{dev}, NoCPU: onlyDevice, DeviceBudget: 3000, DeviceWorkers: 3})
 			}()
 			for _, c := range mcsCases {

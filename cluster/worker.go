@@ -8,6 +8,7 @@ import (
 	"io"
 	"log"
 	"os"
+	"runtime"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -29,6 +30,11 @@ type WorkerConfig struct {
 	Name string
 	// Threads for the local engine (0: every core).
 	Threads int
+	// Slots is how many tasks the CPU searches at once, the threads shared
+	// out among them (0: one). Many single-thread tasks keep cores busier
+	// than one task of many threads, whose threads wait for each other's
+	// donations at its start and end.
+	Slots int
 	// Log receives one line per rejected message or failed task (default:
 	// discarded).
 	Log io.Writer
@@ -183,9 +189,24 @@ func (w *worker) slots() []*slot {
 		}})
 	}
 	if !w.cfg.NoCPU {
-		out = append(out, &slot{name: "cpu", threads: w.cfg.Threads, budget: func(task int64) int64 { return task }})
+		n, threads := max(w.cfg.Slots, 1), w.cfg.Threads
+		if threads <= 0 {
+			threads = runtime.GOMAXPROCS(0)
+		}
+		for i := range n {
+			// Threads dealt out as evenly as they go: 5 over 2 slots is 3 + 2.
+			t := max(threads/n+btoi(i < threads%n), 1)
+			out = append(out, &slot{name: fmt.Sprintf("cpu%d", i), threads: t, budget: func(task int64) int64 { return task }})
+		}
 	}
 	return out
+}
+
+func btoi(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }
 
 // serve takes tasks for one slot until ctx ends or the connection closes.

@@ -182,10 +182,11 @@ func runMCSCluster(e *env, cf clusterFlags, workers, threads int, names [2]strin
 
 // runWorker is 'arbor worker': take tasks from a cluster until stopped.
 func runWorker(e *env) error {
-	fs := newFlags(e, "worker", "--cluster nats://HOST:4222 [--cluster-token T] [--threads N] [--name NAME] [--engine auto|cpu|gpu|hybrid] [--backend B] [--device D] [--device-nodes B] [--workers N]")
+	fs := newFlags(e, "worker", "--cluster nats://HOST:4222 [--cluster-token T] [--threads N] [--slots S] [--name NAME] [--engine auto|cpu|gpu|hybrid] [--backend B] [--device D] [--device-nodes B] [--workers N]")
 	url := fs.String("cluster", "", "the NATS server (default $"+cluster.EnvURL+")")
 	token := fs.String("cluster-token", "", "the auth token (default $"+cluster.EnvToken+"; or in the URL)")
-	threads := fs.Int("threads", 0, "CPU search threads per task; 0 uses every core (less one per device with --engine hybrid)")
+	threads := fs.Int("threads", 0, "CPU search threads; 0 uses every core (less one per device with --engine hybrid)")
+	slots := fs.Int("slots", 0, "tasks the CPU searches at once, sharing the threads out (0: one)")
 	name := fs.String("name", "", "the worker's name in records and logs (default host:pid)")
 	engine := fs.String("engine", "auto", "what solves tasks: cpu, gpu (each device of --device takes tasks of its own), hybrid (the devices and the CPU, each taking its own tasks) or auto (hybrid when the chosen devices are GPUs, else cpu)")
 	var df deviceFlags
@@ -199,11 +200,11 @@ func runWorker(e *env) error {
 	if len(pos) != 0 {
 		return usagef("worker takes no arguments (got %q)", pos)
 	}
-	if *threads < 0 || *deviceNodes < 0 || *workers < 0 {
-		return usagef("--threads, --device-nodes and --workers must be ≥ 0")
+	if *threads < 0 || *slots < 0 || *deviceNodes < 0 || *workers < 0 {
+		return usagef("--threads, --slots, --device-nodes and --workers must be ≥ 0")
 	}
 	cfg := cluster.WorkerFromEnv(cluster.WorkerConfig{URL: *url, Token: *token, Threads: *threads, Name: *name, Log: e.stderr,
-		DeviceBudget: *deviceNodes, DeviceWorkers: *workers})
+		Slots: *slots, DeviceBudget: *deviceNodes, DeviceWorkers: *workers})
 	if cfg.URL == "" {
 		return usagef("worker needs --cluster nats://HOST:4222 (or $%s)", cluster.EnvURL)
 	}
