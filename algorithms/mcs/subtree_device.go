@@ -74,24 +74,61 @@ func (d *DeviceSubtrees) Release() {
 // A budget should therefore be worth many device launches. Improvements
 // are reported once, when the search ends.
 func (d *DeviceSubtrees) SolveSubtree(ctx context.Context, path []Step, so SubtreeOptions) (SubtreeResult, error) {
-	p := d.p
-	ops := make([]op, len(path))
-	for i, s := range path {
-		if s.W < -1 {
-			return SubtreeResult{}, fmt.Errorf("mcs: path step %d: bad candidate %d", i, s.W)
+	res, err := d.SolveBatch(ctx, [][]Step{path}, so)
+	if err != nil {
+		var pe *PathError
+		if errors.As(err, &pe) {
+			return SubtreeResult{}, pe.Err
 		}
-		ops[i] = op{s.V, s.W}
+		return SubtreeResult{}, err
+	}
+	return res[0], nil
+}
+
+// PathError is a path of a batch that names no node of the tree.
+type PathError struct {
+	Index int // in the batch
+	Err   error
+}
+
+func (e *PathError) Error() string { return fmt.Sprintf("subtree %d of the batch: %v", e.Index, e.Err) }
+func (e *PathError) Unwrap() error { return e.Err }
+
+// SolveBatch searches the subtrees at paths in one device search, their
+// roots the pool it starts from, with one incumbent and one node budget
+// (so.NodeBudget) for them all: a device is only busy with far more work
+// than one small subtree gives it. The results are per path; the best
+// solution found and the nodes are reported in the first. When the budget
+// runs out, every subtree is split (SolveSubtree says how) and the
+// search's nodes are lost, so a batch should be of subtrees that are
+// small together. A path that names no node is a *PathError naming it.
+func (d *DeviceSubtrees) SolveBatch(ctx context.Context, paths [][]Step, so SubtreeOptions) ([]SubtreeResult, error) {
+	p := d.p
+	if len(paths) == 0 {
+		return nil, nil
 	}
 	w := p.newWorker(newShared(0), 1, true)
-	doms, err := w.follow(ops)
-	if err != nil {
-		return SubtreeResult{}, err
+	all := make([][]op, len(paths))
+	pool := make([][]uint64, len(paths))
+	for k, path := range paths {
+		ops := make([]op, len(path))
+		for i, s := range path {
+			if s.W < -1 {
+				return nil, &PathError{k, fmt.Errorf("mcs: path step %d: bad candidate %d", i, s.W)}
+			}
+			ops[i] = op{s.V, s.W}
+		}
+		doms, err := w.follow(ops)
+		if err != nil {
+			return nil, &PathError{k, err}
+		}
+		all[k], pool[k] = ops, nodeTask(w, doms, d.shape)
 	}
 	incumbent := max(so.Incumbent, 0)
 	if err := d.k.Reset(d.q, incumbent); err != nil {
-		return SubtreeResult{}, fmt.Errorf("mcs: %s: %w", d.name, err)
+		return nil, fmt.Errorf("mcs: %s: %w", d.name, err)
 	}
-	opt := devsearch.Options{NodeLimit: so.NodeBudget, Pool: [][]uint64{nodeTask(w, doms, d.shape)}}
+	opt := devsearch.Options{NodeLimit: so.NodeBudget, Pool: pool}
 	if so.Raise != nil {
 		best := incumbent
 		opt.Between = func(devInc int) (int, bool) {
@@ -99,7 +136,7 @@ func (d *DeviceSubtrees) SolveSubtree(ctx context.Context, path []Step, so Subtr
 				select {
 				case k, ok := <-so.Raise:
 					if !ok {
-						return best, false
+						return max(best, devInc), false
 					}
 					best = max(best, k)
 					continue
@@ -111,36 +148,43 @@ func (d *DeviceSubtrees) SolveSubtree(ctx context.Context, path []Step, so Subtr
 	}
 	st, proven, err := devsearch.RunMany(ctx, []devsearch.Unit{d.unit}, opt)
 	if err != nil {
-		return SubtreeResult{}, fmt.Errorf("mcs: %s: %w", d.name, err)
+		return nil, fmt.Errorf("mcs: %s: %w", d.name, err)
 	}
-	res := SubtreeResult{Nodes: st.Nodes, Cancelled: ctx.Err() != nil}
+	res := make([]SubtreeResult, len(paths))
+	cancelled := ctx.Err() != nil
+	for k := range res {
+		res[k].Cancelled = cancelled
+	}
+	res[0].Nodes = st.Nodes
 	found, err := d.k.Best(d.q)
 	if err != nil {
-		return SubtreeResult{}, fmt.Errorf("mcs: %s: reading the result: %w", d.name, err)
+		return nil, fmt.Errorf("mcs: %s: reading the result: %w", d.name, err)
 	}
 	if len(found) > incumbent {
 		cur := make([]pair, len(found))
 		for i, b := range found {
 			cur[i] = pair{int32(b[0]), int32(b[1])}
 		}
-		res.Size, res.Mapping = len(cur), p.mapping(cur)
+		res[0].Size, res[0].Mapping = len(cur), p.mapping(cur)
 		if so.Improved != nil {
-			so.Improved(res.Mapping)
+			so.Improved(res[0].Mapping)
 		}
 	}
-	if proven || res.Cancelled {
+	if proven || cancelled {
 		return res, nil
 	}
-	// Over budget: the subtree's children (a few levels down), pruned by
+	// Over budget: each subtree's children (a few levels down), pruned by
 	// the best size known now.
-	best := max(incumbent, res.Size, st.Incumbent)
-	subs, _, err := p.expand(ops, deviceFanout, len(ops)+8)
-	if err != nil {
-		return SubtreeResult{}, err
-	}
-	for _, s := range subs {
-		if s.Bound > best && len(s.Path) > len(ops) {
-			res.Rest = append(res.Rest, s)
+	best := max(incumbent, res[0].Size, st.Incumbent)
+	for k, ops := range all {
+		subs, _, err := p.expand(ops, deviceFanout, len(ops)+8)
+		if err != nil {
+			return nil, err
+		}
+		for _, s := range subs {
+			if s.Bound > best && len(s.Path) > len(ops) {
+				res[k].Rest = append(res[k].Rest, s)
+			}
 		}
 	}
 	return res, nil

@@ -2,7 +2,9 @@ package mcs
 
 import (
 	"context"
+	"errors"
 	"math/rand/v2"
+	"slices"
 	"strings"
 	"testing"
 
@@ -123,7 +125,13 @@ func TestDeviceSubtrees(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			size, mapping, splits := solveBySubtreesWith(t, pr, 200, 1, ds.SolveSubtree)
+			var size, splits int
+			var mapping [][2]int
+			if i%2 == 0 {
+				size, mapping, splits = solveBySubtreesWith(t, pr, 200, 1, ds.SolveSubtree)
+			} else {
+				size, mapping, splits = solveInBatches(t, pr, ds, 5, 600)
+			}
 			if _, err := ds.SolveSubtree(context.Background(), []Step{{V: 0, W: 99}}, SubtreeOptions{}); err == nil {
 				t.Error("a bad path was accepted")
 			}
@@ -155,4 +163,50 @@ func TestDeviceSubtreesRefuse(t *testing.T) {
 			t.Fatalf("directed graphs: err %v, want a refusal naming them", err)
 		}
 	})
+}
+
+// solveInBatches is solveBySubtrees with up to k subtrees per device
+// search (DeviceSubtrees.SolveBatch).
+func solveInBatches(t *testing.T, pr *Prepared, ds *DeviceSubtrees, k int, budget int64) (size int, mapping [][2]int, splits int) {
+	t.Helper()
+	queue, err := pr.Expand(16, 4)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for len(queue) > 0 {
+		n := min(k, len(queue))
+		var paths [][]Step
+		for _, q := range queue[:n] {
+			paths = append(paths, q.Path)
+		}
+		batch := queue[:n]
+		queue = queue[n:]
+		res, err := ds.SolveBatch(context.Background(), paths, SubtreeOptions{Incumbent: size, NodeBudget: budget})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(res) != n {
+			t.Fatalf("%d results for %d subtrees", len(res), n)
+		}
+		for i, r := range res {
+			if r.Size > size {
+				size, mapping = r.Size, r.Mapping
+			}
+			for _, c := range r.Rest {
+				if len(c.Path) <= len(batch[i].Path) || !slices.Equal(c.Path[:len(batch[i].Path)], batch[i].Path) {
+					t.Fatalf("subtask %v is not below its parent %v", c.Path, batch[i].Path)
+				}
+			}
+			if len(r.Rest) > 0 {
+				splits++
+			}
+			queue = append(queue, r.Rest...)
+		}
+	}
+	_, err = ds.SolveBatch(context.Background(), [][]Step{nil, {{V: 0, W: 99}}}, SubtreeOptions{})
+	var pe *PathError
+	if !errors.As(err, &pe) || pe.Index != 1 {
+		t.Errorf("a batch with a bad second path: %v, want a PathError naming index 1", err)
+	}
+	return size, mapping, splits
 }

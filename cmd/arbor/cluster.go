@@ -186,7 +186,7 @@ func runWorker(e *env) error {
 	url := fs.String("cluster", "", "the NATS server (default $"+cluster.EnvURL+")")
 	token := fs.String("cluster-token", "", "the auth token (default $"+cluster.EnvToken+"; or in the URL)")
 	threads := fs.Int("threads", 0, "CPU search threads; 0 uses every core (less one per device with --engine hybrid)")
-	slots := fs.Int("slots", 0, "tasks the CPU searches at once, sharing the threads out (0: one)")
+	slots := fs.Int("slots", 0, "tasks the CPU searches at once, sharing the threads out (0: one per thread)")
 	name := fs.String("name", "", "the worker's name in records and logs (default host:pid)")
 	engine := fs.String("engine", "auto", "what solves tasks: cpu, gpu (each device of --device takes tasks of its own), hybrid (the devices and the CPU, each taking its own tasks) or auto (hybrid when the chosen devices are GPUs, else cpu)")
 	var df deviceFlags

@@ -7,10 +7,10 @@
 # reading the graphs, the job, the answer), the same way as the one-process
 # command. Sizes are checked equal. Each phase gets a fresh server (a job
 # run again is answered from its records). Phases:
-#   cpu       4 workers × 4 threads, one task at a time each
-#   slots     4 workers × 4 tasks at a time of one thread each (--slots 4)
+#   cpu       4 workers × 4 threads, one task at a time each (--slots 1)
+#   slots     4 workers × 4 tasks at a time of one thread each (the default)
 #             both against 'arbor mcs --engine cpu --threads 16'
-#   gpu       1 worker with the GPU and 15 threads (--engine hybrid)
+#   gpu       1 worker with the GPU and 15 threads on one task (--slots 1)
 #   gpuslots  the same with 15 one-thread CPU tasks at a time
 #             both against 'arbor mcs --engine hybrid' (the GPU and McSplit↓)
 #
@@ -72,19 +72,19 @@ for phase in "${phases[@]}"; do
 	case $phase in
 	cpu)
 		local_args=(--engine cpu --threads 16)
-		start_workers 4 --threads 4 --engine cpu
+		start_workers 4 --threads 4 --slots 1 --engine cpu
 		;;
 	slots)
 		local_args=(--engine cpu --threads 16)
-		start_workers 4 --threads 4 --slots 4 --engine cpu
+		start_workers 4 --threads 4 --engine cpu
 		;;
 	gpu)
 		local_args=(--engine hybrid --backend cuda)
-		start_workers 1 --threads 15 --engine hybrid --backend cuda
+		start_workers 1 --threads 15 --slots 1 --engine hybrid --backend cuda
 		;;
 	gpuslots)
 		local_args=(--engine hybrid --backend cuda)
-		start_workers 1 --threads 15 --slots 15 --engine hybrid --backend cuda
+		start_workers 1 --threads 15 --engine hybrid --backend cuda
 		;;
 	*) echo "unknown phase $phase" >&2; exit 2 ;;
 	esac
