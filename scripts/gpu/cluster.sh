@@ -15,7 +15,8 @@
 #             both against 'arbor mcs --engine hybrid' (the GPU and McSplit↓)
 #
 #   scripts/gpu/cluster.sh [PHASE...]     (default: cpu slots gpu gpuslots)
-# Environment: MCS_STRIDE (8), CLUSTER_TASK_NODES (the job's --task-nodes),
+# Environment: MCS_STRIDE (8), CLUSTER_PAIRS (first graphs of named pairs
+# instead, e.g. the large ones), CLUSTER_TASK_NODES (the job's --task-nodes),
 # MCS_DATA (the pairs and expected.csv), ARBOR (.dev/arbor). Prints one row
 # per pair and phase, then the sums.
 set -uo pipefail
@@ -44,7 +45,13 @@ start_server() { # a fresh server and store on a new port
 	for _ in $(seq 100); do (exec 3<>/dev/tcp/127.0.0.1/$port) 2>/dev/null && break; sleep 0.1; done
 }
 
-pairs() { awk -F, -v s="$stride" 'NR>1 && $7=="yes" && $6>=5 && $6<=60 { if (i++ % s == 0) print $1, $2, $4 }' "$D/expected.csv"; }
+pairs() {
+	if [ -n "${CLUSTER_PAIRS:-}" ]; then # named pairs (first graphs), e.g. large ones
+		for a in $CLUSTER_PAIRS; do awk -F, -v a="$a" '$1==a {print $1, $2, $4}' "$D/expected.csv"; done
+		return
+	fi
+	awk -F, -v s="$stride" 'NR>1 && $7=="yes" && $6>=5 && $6<=60 { if (i++ % s == 0) print $1, $2, $4 }' "$D/expected.csv"
+}
 field() { grep -o "\"$1\": *[^,}]*" | head -1 | cut -d: -f2 | tr -d ' "'; }
 # run LABEL ARGS...: one timed command; prints "size seconds tasks".
 run() {
