@@ -13,6 +13,9 @@
 #   gpu       1 worker with the GPU and 15 threads on one task (--slots 1)
 #   gpuslots  the same with 15 one-thread CPU tasks at a time
 #             both against 'arbor mcs --engine hybrid' (the GPU and McSplit↓)
+#   gpu1      1 worker with one GPU alone (--engine gpu --device 0)
+#   gpu2      1 worker with every GPU alone (--engine gpu --device all)
+#             both against 'arbor mcs --engine gpu' on the same devices
 #
 #   scripts/gpu/cluster.sh [PHASE...]     (default: cpu slots gpu gpuslots)
 # Environment: MCS_STRIDE (8), CLUSTER_PAIRS (first graphs of named pairs
@@ -92,6 +95,12 @@ for phase in "${phases[@]}"; do
 	gpuslots)
 		local_args=(--engine hybrid --backend cuda)
 		start_workers 1 --threads 15 --engine hybrid --backend cuda
+		;;
+	gpu1 | gpu2) # the GPUs alone: one, or every GPU of the machine
+		devs=0
+		[ "$phase" = gpu2 ] && devs=all
+		local_args=(--engine gpu --backend cuda --device "$devs")
+		start_workers 1 --engine gpu --backend cuda --device "$devs"
 		;;
 	*) echo "unknown phase $phase" >&2; exit 2 ;;
 	esac
