@@ -350,6 +350,13 @@ func TestCoordinatorRestart(t *testing.T) {
 	if !again.Resumed || again.Tasks != res.Tasks {
 		t.Errorf("the job asked again: resumed %v, %d tasks (first answer: %d)", again.Resumed, again.Tasks, res.Tasks)
 	}
+	// Asked fresh, it is a new job, searched again.
+	cfg.Fresh = true
+	fresh, err := SolveMCS(deadline(t), cfg, c.g, c.h, mcs.Options{})
+	checkResult(t, c, fresh, err)
+	if fresh.Resumed || fresh.Job == res.Job || fresh.Nodes == 0 {
+		t.Errorf("a fresh job: resumed %v, job %s (the old one %s), %d nodes", fresh.Resumed, fresh.Job, res.Job, fresh.Nodes)
+	}
 }
 
 func TestWrongTokenRefused(t *testing.T) {
@@ -554,6 +561,13 @@ func TestVCInProcessWorkers(t *testing.T) {
 		res, err := SolveVC(deadline(t), cfg, c.g)
 		checkVC(t, c, res, err)
 		split = split || res.Tasks > res.Roots
+		// The same graph fresh: a new job, its tasks carry its label.
+		cfg.Fresh = true
+		fresh, err := SolveVC(deadline(t), cfg, c.g)
+		checkVC(t, c, fresh, err)
+		if fresh.Resumed || fresh.Job == res.Job {
+			t.Errorf("%s: a fresh job: resumed %v, job %s (the old one %s)", c.name, fresh.Resumed, fresh.Job, res.Job)
+		}
 		t.Logf("%s: cover %d, %d tasks (%d roots), %d nodes, %v", c.name, res.Size, res.Tasks, res.Roots, res.Nodes, res.Elapsed)
 	}
 	if !split {

@@ -2,6 +2,8 @@ package cluster
 
 import (
 	"context"
+	"crypto/rand"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -36,6 +38,24 @@ type CoordinatorConfig struct {
 	Log io.Writer
 	// Progress, when set, is called after every record taken in.
 	Progress func(Progress)
+	// Fresh starts a new job even if the streams hold one of the same
+	// instance and options (which is otherwise resumed, or answered from
+	// its records when it ended): for timing, or to solve again after a
+	// change of workers. A fresh job cannot be resumed by a second
+	// coordinator.
+	Fresh bool
+}
+
+// freshRun is a label that makes a job new (MCSOptions.Run).
+func freshRun(fresh bool) (string, error) {
+	if !fresh {
+		return "", nil
+	}
+	b := make([]byte, 8)
+	if _, err := rand.Read(b); err != nil {
+		return "", fmt.Errorf("cluster: a fresh job's label: %w", err)
+	}
+	return hex.EncodeToString(b), nil
 }
 
 // Progress is the state of a job as the coordinator knows it.
@@ -195,6 +215,9 @@ func rootTasks(g, h *core.Graph, opts mcs.Options, copts MCSOptions, hash string
 func SolveMCS(ctx context.Context, cfg CoordinatorConfig, g, h *core.Graph, opts mcs.Options) (Result, error) {
 	copts, err := FromMCS(opts)
 	if err != nil {
+		return Result{}, err
+	}
+	if copts.Run, err = freshRun(cfg.Fresh); err != nil {
 		return Result{}, err
 	}
 	data, hash, err := encodeMCS(g, h)

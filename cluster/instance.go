@@ -107,6 +107,10 @@ type MCSOptions struct {
 	VertexLabels bool   `json:"vertex_labels,omitempty"`
 	EdgeLabels   bool   `json:"edge_labels,omitempty"`
 	Heuristic    string `json:"heuristic,omitempty"`
+	// Run tells apart runs of the same instance and options, which would
+	// otherwise be one job (CoordinatorConfig.Fresh); it changes nothing
+	// in the search.
+	Run string `json:"run,omitempty"`
 }
 
 // FromMCS takes the honoured options from opts; BigFirst and Goal, which

@@ -174,7 +174,7 @@ func vcExpand(g *core.Graph, path [][2]int32, target, maxDepth, best int) ([][][
 
 // vcTasks makes the tasks of paths, smallest forced cover first (the
 // likeliest to hold the optimum).
-func vcTasks(g *core.Graph, paths [][][2]int32, hash, job string, incumbent int, budget int64) ([]Task, error) {
+func vcTasks(g *core.Graph, paths [][][2]int32, hash, job string, opts MCSOptions, incumbent int, budget int64) ([]Task, error) {
 	var tasks []Task
 	for _, p := range paths {
 		_, forced, err := vcApply(g, p)
@@ -182,7 +182,7 @@ func vcTasks(g *core.Graph, paths [][][2]int32, hash, job string, incumbent int,
 			return nil, err
 		}
 		tasks = append(tasks, Task{Protocol: protocol, Problem: "vc", Job: job, ID: vcTaskID(job, p), Instance: hash,
-			Path: p, Bound: len(forced), Incumbent: incumbent, Budget: budget})
+			Options: opts, Path: p, Bound: len(forced), Incumbent: incumbent, Budget: budget})
 	}
 	slices.SortStableFunc(tasks, func(a, b Task) int { return a.Bound - b.Bound })
 	return tasks, nil
@@ -198,7 +198,12 @@ func SolveVC(ctx context.Context, cfg CoordinatorConfig, g *core.Graph) (Result,
 	if err != nil {
 		return Result{}, err
 	}
-	job := JobID(hash, MCSOptions{})
+	run, err := freshRun(cfg.Fresh)
+	if err != nil {
+		return Result{}, err
+	}
+	copts := MCSOptions{Run: run}
+	job := JobID(hash, copts)
 	all := make([]int, g.N)
 	for v := range all {
 		all[v] = v
@@ -218,7 +223,7 @@ func SolveVC(ctx context.Context, cfg CoordinatorConfig, g *core.Graph) (Result,
 			if err != nil {
 				return nil, err
 			}
-			return vcTasks(g, paths, hash, job, g.N, cfg.Budget)
+			return vcTasks(g, paths, hash, job, copts, g.N, cfg.Budget)
 		},
 		verify: vj.verify,
 	})
@@ -300,7 +305,7 @@ func (w *worker) solveVC(ctx context.Context, msg jetstream.Msg, t *Task, j *job
 	if err != nil {
 		return err
 	}
-	children, err := vcTasks(j.g, paths, t.Instance, t.Job, best, t.Budget)
+	children, err := vcTasks(j.g, paths, t.Instance, t.Job, t.Options, best, t.Budget)
 	if err != nil {
 		return err
 	}

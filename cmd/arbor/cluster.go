@@ -27,6 +27,7 @@ type clusterFlags struct {
 	taskNodes int64
 	tasks     int
 	ackWait   time.Duration
+	fresh     bool
 	// deviceArgs are the first local worker's engine and device flags
 	// (--cluster embedded with --engine gpu or hybrid).
 	deviceArgs []string
@@ -55,6 +56,7 @@ func (c *clusterFlags) register(fs *flag.FlagSet) {
 	fs.Int64Var(&c.taskNodes, "task-nodes", 0, "cluster: search nodes a task may take before it splits what it has left into new tasks (0: mcs 1000000, vc 20000)")
 	fs.IntVar(&c.tasks, "tasks", 0, "cluster: root tasks to split the search into (0: mcs 256, vc 1, the whole graph)")
 	fs.DurationVar(&c.ackWait, "ack-wait", cluster.DefaultAckWait, "cluster: how long a task may go without a worker's heartbeat before another worker gets it")
+	fs.BoolVar(&c.fresh, "fresh", false, "cluster: start a new job even if the server holds this one (which is otherwise resumed, or answered from its records if it ended)")
 }
 
 func (c *clusterFlags) tokenOrEnv() string {
@@ -71,7 +73,7 @@ func (c *clusterFlags) coordinator(e *env, workers, threads int, quiet bool) (cl
 	if c.taskNodes < 0 || c.tasks < 0 || c.ackWait <= 0 {
 		return cluster.CoordinatorConfig{}, nil, usagef("--task-nodes and --tasks must be ≥ 0, --ack-wait > 0")
 	}
-	cfg := cluster.CoordinatorConfig{URL: c.url, Token: c.tokenOrEnv(), Tasks: c.tasks, Budget: c.taskNodes, AckWait: c.ackWait, Log: e.stderr}
+	cfg := cluster.CoordinatorConfig{URL: c.url, Token: c.tokenOrEnv(), Tasks: c.tasks, Budget: c.taskNodes, AckWait: c.ackWait, Log: e.stderr, Fresh: c.fresh}
 	if c.url != "embedded" {
 		return cfg, func() {}, nil
 	}

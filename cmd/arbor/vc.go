@@ -15,7 +15,7 @@ import (
 // runVC is 'arbor vc': a minimum vertex cover, or with -k a cover of at
 // most K vertices or a proof that none exists.
 func runVC(e *env) error {
-	fs := newFlags(e, "vc", "GRAPH [-k K] [--threads N] [--timeout D] [--complement] [--engine auto|cpu|branch|clique|gpu|hybrid] [--workers N] [--backend B] [--device D] [--format F] [--verify] [--json] [-o FILE] [--cluster URL|embedded [--workers N] [--cluster-token T] [--task-nodes B] [--tasks N] [--ack-wait D]]")
+	fs := newFlags(e, "vc", "GRAPH [-k K] [--threads N] [--timeout D] [--complement] [--engine auto|cpu|branch|clique|gpu|hybrid] [--workers N] [--backend B] [--device D] [--format F] [--verify] [--json] [-o FILE] [--cluster URL|embedded [--workers N] [--cluster-token T] [--task-nodes B] [--tasks N] [--ack-wait D] [--fresh]]")
 	k := fs.Int("k", -1, "parameterized mode: find a cover of at most `K` vertices or prove none exists (-1: a minimum cover)")
 	threads := fs.Int("threads", 0, "worker threads (default: all cores)")
 	timeout := fs.Duration("timeout", 0, "stop after `D` (e.g. 30s) and report the best cover found, unproven")
