@@ -10,6 +10,7 @@ import (
 
 	"github.com/arbor-gpu/arbor/backend"
 	"github.com/arbor-gpu/arbor/backend/backendtest"
+	"github.com/arbor-gpu/arbor/core"
 )
 
 // solveBySubtrees solves g, h the way a cluster does, in one process:
@@ -73,16 +74,23 @@ func TestSubtreesCoverTheTree(t *testing.T) {
 			t.Fatal(err)
 		}
 		size, mapping, splits := solveBySubtrees(t, pr, 1024, 1+i%2)
-		if size != want.Size {
-			t.Fatalf("graph pair %d: subtrees found %d, Solve %d", i, size, want.Size)
-		}
-		if err := Verify(g, h, mapping, opts); err != nil {
-			t.Fatalf("graph pair %d: %v", i, err)
-		}
+		checkSubtreesAnswer(t, i, g, h, opts, want.Size, size, mapping)
 		total += splits
 	}
 	if total == 0 {
 		t.Error("no task ran out of its node budget: splitting went untested")
+	}
+}
+
+// checkSubtreesAnswer checks what solving pair i subtree by subtree
+// found against Solve's size, and verifies the mapping.
+func checkSubtreesAnswer(t *testing.T, i int, g, h *core.Graph, opts Options, want, size int, mapping [][2]int) {
+	t.Helper()
+	if size != want {
+		t.Fatalf("graph pair %d: subtrees found %d, Solve %d", i, size, want)
+	}
+	if err := Verify(g, h, mapping, opts); err != nil {
+		t.Fatalf("graph pair %d: %v", i, err)
 	}
 }
 
@@ -136,12 +144,7 @@ func TestDeviceSubtrees(t *testing.T) {
 				t.Error("a bad path was accepted")
 			}
 			ds.Release()
-			if size != want.Size {
-				t.Fatalf("graph pair %d: device subtrees found %d, Solve %d", i, size, want.Size)
-			}
-			if err := Verify(g, h, mapping, opts); err != nil {
-				t.Fatalf("graph pair %d: %v", i, err)
-			}
+			checkSubtreesAnswer(t, i, g, h, opts, want.Size, size, mapping)
 			total += splits
 		}
 		if total == 0 {
