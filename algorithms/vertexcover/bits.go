@@ -163,6 +163,123 @@ func (s *state) bitCliqueCover(order []int32) int {
 	return len(order) - int(cliques)
 }
 
+// bitMergeSingles lowers the clique count of the greedy cover by moves
+// that empty a singleton clique {x}: x joins a clique it sees entirely
+// (one formed after x was placed), or x takes y from a two-vertex clique
+// {y, z} whose z moves on: into a clique it sees entirely, or taking the
+// partner of a two-vertex clique in turn (up to augDepth times). With
+// cliques of two this is an augmenting path of the matching they form.
+// It returns how many cliques it emptied; the empty ones keep their
+// index.
+func (s *state) bitMergeSingles(order []int32) int {
+	c, b := &s.cc, s.bits
+	w := b.w
+	cl := func(q int32) []uint64 { return b.cl[int(q)*w : int(q)*w+w] }
+	sees := func(v, q int32) bool {
+		rv := b.row(v)
+		for i, x := range cl(q) {
+			if x&^rv[i] != 0 {
+				return false
+			}
+		}
+		return true
+	}
+	move := func(v, from, to int32) {
+		b.cl[int(from)*w+int(v>>6)] &^= 1 << (uint(v) & 63)
+		b.cl[int(to)*w+int(v>>6)] |= 1 << (uint(v) & 63)
+		c.clique[v] = to
+		c.size[from]--
+		c.size[to]++
+	}
+	// other is the member of two-vertex clique q that is not y.
+	other := func(q, y int32) int32 {
+		for i, m := range cl(q) {
+			if i == int(y>>6) {
+				m &^= 1 << (uint(y) & 63)
+			}
+			if m != 0 {
+				return int32(i*64 + bits.TrailingZeros64(m))
+			}
+		}
+		return -1
+	}
+	if len(c.augSeen) < s.n {
+		c.augSeen = make([]uint32, s.n)
+	}
+	// A clique seen once in a singleton's search is not tried again in
+	// it (as in a matching's augmenting-path search): this bounds the
+	// work per singleton by the adjacency it reaches. It only forgoes
+	// moves; every move keeps each clique a clique.
+	onPath := func(q int32) bool { return c.augSeen[q] == c.augStamp }
+	// free moves z out of its two-vertex clique q: into a clique it sees
+	// entirely, or into the clique of a neighbour u whose partner is
+	// freed in turn.
+	var free func(q, z int32, depth int) bool
+	free = func(q, z int32, depth int) bool {
+		for _, u := range s.adj[z] {
+			r := c.clique[u]
+			if r < 0 || r == q || c.size[r] == 0 || onPath(r) || !sees(z, r) {
+				continue
+			}
+			move(z, q, r)
+			return true
+		}
+		if depth == 0 {
+			return false
+		}
+		for _, u := range s.adj[z] {
+			r := c.clique[u]
+			if r < 0 || c.size[r] != 2 || onPath(r) {
+				continue
+			}
+			c.augSeen[r] = c.augStamp
+			if free(r, other(r, u), depth-1) {
+				move(z, q, r)
+				return true
+			}
+		}
+		return false
+	}
+	gained := 0
+next:
+	for _, x := range order {
+		qx := c.clique[x]
+		if c.size[qx] != 1 {
+			continue
+		}
+		for _, y := range s.adj[x] {
+			qy := c.clique[y]
+			if qy < 0 || qy == qx || c.size[qy] == 0 {
+				continue
+			}
+			if sees(x, qy) {
+				move(x, qx, qy)
+				gained++
+				continue next
+			}
+		}
+		c.augStamp++
+		c.augSeen[qx] = c.augStamp
+		for _, y := range s.adj[x] {
+			qy := c.clique[y]
+			if qy < 0 || c.size[qy] != 2 || onPath(qy) {
+				continue
+			}
+			c.augSeen[qy] = c.augStamp
+			if free(qy, other(qy, y), augDepth) {
+				move(x, qx, qy)
+				gained++
+				continue next
+			}
+		}
+	}
+	return gained
+}
+
+// augDepth bounds the chain of two-vertex cliques bitMergeSingles passes
+// through.
+const augDepth = 4
+
 // bitDegreeOrder is degreeOrder reading the live vertices from the alive
 // bitset (index order, so the same ties) in two passes instead of three
 // over all n entries: the count array is kept at n+2 entries and cleared

@@ -11,6 +11,10 @@ type ccScratch struct {
 	mate    []int32
 	k       int // cliques of the last cliqueCover
 
+	// bitMergeSingles: per clique, the stamp of the last search that saw it
+	augSeen  []uint32
+	augStamp uint32
+
 	// unit propagation (upBound)
 	start, members []int32
 	rem            []int32
@@ -62,6 +66,15 @@ func (s *state) prune(best int64) bool {
 	if int64(s.cover+lb) >= best {
 		s.clearCliques(order)
 		return true
+	}
+	if s.bits != nil {
+		// Fewer cliques where a singleton can be absorbed: on the PACE
+		// kernels a quarter to a half fewer nodes (NOTES.md).
+		lb += s.bitMergeSingles(order)
+		if int64(s.cover+lb) >= best {
+			s.clearCliques(order)
+			return true
+		}
 	}
 	if need := int(best) - s.cover - lb; need <= maxUPNeed {
 		// Unit propagation over the cliques (MaxSAT-style reasoning, as
