@@ -135,3 +135,33 @@ func (s *state) bitMergeSingles(order []int32) int {
 	}
 	return gained
 }
+
+// bitMergePairs dissolves two-vertex cliques {x, z}: x joins a clique it
+// sees entirely, and the singleton {z} left is absorbed. It returns how
+// many cliques it emptied.
+func (s *state) bitMergePairs(order []int32) int {
+	c := &s.cc
+	gained := 0
+next:
+	for _, x := range order {
+		qx := c.clique[x]
+		if c.size[qx] != 2 {
+			continue
+		}
+		for _, y := range s.adj[x] {
+			r := c.clique[y]
+			if r < 0 || r == qx || c.size[r] == 0 || !s.seesClique(x, r) {
+				continue
+			}
+			z := s.partner(qx, x)
+			s.moveToClique(x, qx, r)
+			if s.absorb(z, augDepth) {
+				gained++
+			} else {
+				s.moveToClique(x, r, qx)
+			}
+			continue next
+		}
+	}
+	return gained
+}

@@ -1,6 +1,7 @@
 package vertexcover
 
 import (
+	"math/rand/v2"
 	"slices"
 	"testing"
 )
@@ -219,4 +220,70 @@ func TestMergeSingles(t *testing.T) {
 		t.Fatal("nothing merged: the test exercises nothing")
 	}
 	t.Logf("%d cliques merged", merged)
+}
+
+// TestInheritedCover: a clique cover saved at a node (prunePart) and
+// inherited after random branching ops and the reductions (folds and
+// funnels included) is still a partition of the live vertices into
+// cliques, and its bound, merged and propagated, stays at or below the
+// optimum of the graph then.
+func TestInheritedCover(t *testing.T) {
+	checked := 0
+	bounded := 0
+	for seed := uint64(0); seed < 1000; seed++ {
+		r := rand.New(rand.NewPCG(seed, 5))
+		n := 26 + int(seed%6)
+		g := gnp(t, n, 0.18+float64(seed%4)*0.04, seed+13000)
+		s := newState(g)
+		save := make([]int32, n+1)
+		var inherit []int32
+		s.queueAll()
+		s.reduce(noBudget)
+		for step := 0; step < 8 && s.m > 0; step++ {
+			if s.prunePart(1<<40, inherit, save) {
+				t.Fatalf("seed %d: pruned against an unreachable incumbent", seed)
+			}
+			inherit = slices.Clone(save)
+			v := s.maxDegree()
+			if r.IntN(2) == 0 {
+				s.take(v)
+			} else {
+				for _, u := range s.liveNeighbors(v, nil) {
+					s.take(u)
+				}
+			}
+			s.reduce(noBudget)
+			if s.m == 0 {
+				break
+			}
+			s.degreeOrder()
+			order := s.cc.order
+			lb := s.inheritCover(order, inherit)
+			members := map[int32][]int32{}
+			for _, x := range order {
+				members[s.cc.clique[x]] = append(members[s.cc.clique[x]], x)
+			}
+			for q, m := range members {
+				if !s.isClique(m) {
+					t.Fatalf("seed %d step %d: inherited clique %d = %v is not a clique", seed, step, q, m)
+				}
+			}
+			lb += s.bitMergeSingles(order) + s.bitMergePairs(order)
+			lb += s.upBound(1 << 20)
+			s.clearCliques(order)
+			checked++
+			if s.nAlive > 20 {
+				continue
+			}
+			kg, _ := s.extract(nil)
+			if opt := bruteMin(kg); lb > opt {
+				t.Fatalf("seed %d step %d: inherited bound %d above the optimum %d", seed, step, lb, opt)
+			}
+			bounded++
+		}
+	}
+	if checked < 300 || bounded < 100 {
+		t.Fatalf("only %d inherited covers checked, %d against the optimum", checked, bounded)
+	}
+	t.Logf("%d inherited covers checked, %d against the optimum", checked, bounded)
 }
