@@ -62,6 +62,9 @@ type task struct {
 	// the packing constraints on the path (worker fields of those names)
 	pack             []packing
 	packMem, packVer []int32
+	// part: the clique cover the parent node saved (worker.parts), nil
+	// when none
+	part []int32
 }
 
 func newEngine(g *core.Graph, sh *shared, parent *engine, ub, threads int, ls time.Duration, seed uint64) *engine {
@@ -408,6 +411,15 @@ func (w *worker) loop() {
 		w.packMem = append(w.packMem[:0], t.packMem...)
 		w.packVer = append(w.packVer[:0], t.packVer...)
 		w.partFrom = t.depth
+		if t.part != nil && t.depth > 0 {
+			// The donor's cover, one level up, so the task's first
+			// node inherits it like any child.
+			for len(w.parts) < t.depth {
+				w.parts = append(w.parts, make([]int32, len(t.part)))
+			}
+			copy(w.parts[t.depth-1], t.part)
+			w.partFrom = t.depth - 1
+		}
 		w.search(t.depth)
 	}
 	e.sh.nodes.Add(w.nodes & 1023)
@@ -542,8 +554,12 @@ func (w *worker) search(depth int) {
 		// The task carries the path's constraints: without them the
 		// 2-thread searches took ~13% more nodes than one thread.
 		if len(nb) <= w.budget() && takeNeighbors() {
-			e.give(task{ops: slices.Clone(s.ops[w.root:]), depth: depth + 1,
-				pack: slices.Clone(w.pack), packMem: slices.Clone(w.packMem), packVer: slices.Clone(w.packVer)})
+			t := task{ops: slices.Clone(s.ops[w.root:]), depth: depth + 1,
+				pack: slices.Clone(w.pack), packMem: slices.Clone(w.packMem), packVer: slices.Clone(w.packVer)}
+			if s.bits != nil && depth < len(w.parts) {
+				t.part = slices.Clone(w.parts[depth])
+			}
+			e.give(t)
 		}
 		undo()
 		donated = true
