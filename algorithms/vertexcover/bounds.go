@@ -76,10 +76,11 @@ func (s *state) prune(best int64) bool {
 func (s *state) prunePart(best int64, inherit, save []int32) bool {
 	s.degreeOrder()
 	order := s.cc.order
-	var lb int
+	lb := -1
 	if inherit != nil {
 		lb = s.inheritCover(order, inherit)
-	} else {
+	}
+	if lb < 0 {
 		lb = s.cliqueCover(order)
 	}
 	if int64(s.cover+lb) >= best {
@@ -111,6 +112,9 @@ func (s *state) prunePart(best int64, inherit, save []int32) bool {
 		if int64(s.cover+lb) >= best {
 			s.clearCliques(order)
 			return true
+		}
+		for i := range save[:s.n] {
+			save[i] = -1
 		}
 		for _, v := range order {
 			save[v] = s.cc.clique[v]
@@ -489,8 +493,16 @@ const upWorkPasses = 16
 // inheritCover sets the clique cover (bitset states) to inherit's cliques
 // over the live vertices in order and returns its bound: live vertices
 // minus non-empty cliques. inherit[n] holds the number of clique indices.
+// It returns -1, setting nothing, when a live vertex has no clique there
+// (was dead in the parent: no op does that now, but the bound would be
+// wrong if one did).
 func (s *state) inheritCover(order []int32, inherit []int32) int {
 	c, b := &s.cc, s.bits
+	for _, v := range order {
+		if inherit[v] < 0 {
+			return -1
+		}
+	}
 	k := int(inherit[s.n])
 	w := b.w
 	if len(b.cl) < s.n*w {
