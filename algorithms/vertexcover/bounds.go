@@ -11,6 +11,10 @@ type ccScratch struct {
 	mate    []int32
 	k       int // cliques of the last cliqueCover
 
+	// bitMergeSingles: per clique, the stamp of the last search that saw it
+	augSeen  []uint32
+	augStamp uint32
+
 	// unit propagation (upBound)
 	start, members []int32
 	rem            []int32
@@ -56,12 +60,40 @@ func (s *state) lowerBound() int {
 // prune reports whether the node cannot reach a cover smaller than best:
 // the clique cover bound first, the matching bound only when that fails.
 func (s *state) prune(best int64) bool {
+	return s.prunePart(best, nil, nil)
+}
+
+// prunePart is prune on a clique cover that starts, when inherit is set,
+// from the parent node's (inherit[v] the clique of v, inherit[n] the
+// number of clique indices) instead of a fresh greedy one, and that is
+// saved, when the node is not pruned, in save for its children (nil:
+// neither). The parent's cover minus the vertices dead since is a clique
+// cover of the child: a child only removes vertices and adds edges
+// (folds, funnels), and a fold's merged vertex has lost its old clique
+// mates (its two neighbours) by then. The singleton merges improve the
+// cover from node to node, so it ends with fewer cliques than a fresh
+// greedy cover merged once would (NOTES.md).
+func (s *state) prunePart(best int64, inherit, save []int32) bool {
 	s.degreeOrder()
 	order := s.cc.order
-	lb := s.cliqueCover(order)
+	lb := -1
+	if inherit != nil {
+		lb = s.inheritCover(order, inherit)
+	}
+	if lb < 0 {
+		lb = s.cliqueCover(order)
+	}
 	if int64(s.cover+lb) >= best {
 		s.clearCliques(order)
 		return true
+	}
+	if s.bits != nil {
+		// Fewer cliques where a singleton can be absorbed (merge.go).
+		lb += s.bitMergeSingles(order)
+		if int64(s.cover+lb) >= best {
+			s.clearCliques(order)
+			return true
+		}
 	}
 	if need := int(best) - s.cover - lb; need <= maxUPNeed {
 		// Unit propagation over the cliques (MaxSAT-style reasoning, as
@@ -71,6 +103,23 @@ func (s *state) prune(best int64) bool {
 			s.clearCliques(order)
 			return true
 		}
+	}
+	if save != nil {
+		// The node branches: the two-vertex cliques it can dissolve are
+		// worth it for the children, which inherit the cover (run before
+		// unit propagation at every node it cost more than it saved).
+		lb += s.bitMergePairs(order)
+		if int64(s.cover+lb) >= best {
+			s.clearCliques(order)
+			return true
+		}
+		for i := range save[:s.n] {
+			save[i] = -1
+		}
+		for _, v := range order {
+			save[v] = s.cc.clique[v]
+		}
+		save[s.n] = int32(s.cc.k)
 	}
 	s.clearCliques(order)
 	// A matching has at most nAlive/2 edges: when even that cannot
@@ -440,3 +489,39 @@ const maxFailedLiteralClique = 3
 
 // upWorkPasses caps upBound's work in passes over the live graph.
 const upWorkPasses = 16
+
+// inheritCover sets the clique cover (bitset states) to inherit's cliques
+// over the live vertices in order and returns its bound: live vertices
+// minus non-empty cliques. inherit[n] holds the number of clique indices.
+// It returns -1, setting nothing, when a live vertex has no clique there
+// (was dead in the parent: no op does that now, but the bound would be
+// wrong if one did).
+func (s *state) inheritCover(order []int32, inherit []int32) int {
+	c, b := &s.cc, s.bits
+	for _, v := range order {
+		if inherit[v] < 0 {
+			return -1
+		}
+	}
+	k := int(inherit[s.n])
+	w := b.w
+	if len(b.cl) < s.n*w {
+		b.cl = make([]uint64, s.n*w)
+	}
+	clear(b.cl[:k*w])
+	clear(c.size[:k])
+	for _, v := range order {
+		q := inherit[v]
+		c.clique[v] = q
+		c.size[q]++
+		b.cl[int(q)*w+int(v>>6)] |= 1 << (uint(v) & 63)
+	}
+	used := 0
+	for q := 0; q < k; q++ {
+		if c.size[q] > 0 {
+			used++
+		}
+	}
+	c.k = k
+	return len(order) - used
+}

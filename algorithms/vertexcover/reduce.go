@@ -60,6 +60,8 @@ func (s *state) reduce(budget func() int) bool {
 		}
 		if u := s.dominator(v); u >= 0 {
 			s.take(u)
+		} else if d == 3 && s.funnelOn && s.tryFunnel(v) {
+			continue
 		} else if s.unconfinedOn && d <= maxUnconfinedDegree && s.unconfined(v) {
 			s.take(v)
 		}
@@ -216,4 +218,34 @@ func (s *state) unconfined(v int32) bool {
 		}
 	}
 	return false
+}
+
+// tryFunnel applies the funnel rule (state.funnel) to degree-3 v when
+// exactly one pair of its neighbours is adjacent, and reports whether it
+// did. With two or three such pairs v is dominated, which reduce tests
+// first; with none N(v) minus any one neighbour is no clique.
+func (s *state) tryFunnel(v int32) bool {
+	var nb [3]int32
+	k := 0
+	for _, u := range s.adj[v] {
+		if s.alive[u] {
+			nb[k] = u
+			k++
+			if k == 3 {
+				break
+			}
+		}
+	}
+	e01, e02, e12 := s.hasEdge(nb[0], nb[1]), s.hasEdge(nb[0], nb[2]), s.hasEdge(nb[1], nb[2])
+	switch {
+	case e01 && !e02 && !e12:
+		s.funnel(v, nb[0], nb[1], nb[2])
+	case e02 && !e01 && !e12:
+		s.funnel(v, nb[0], nb[2], nb[1])
+	case e12 && !e01 && !e02:
+		s.funnel(v, nb[1], nb[2], nb[0])
+	default:
+		return false
+	}
+	return true
 }

@@ -1,6 +1,7 @@
 package vertexcover
 
 import (
+	"math/rand/v2"
 	"slices"
 	"testing"
 )
@@ -128,4 +129,161 @@ func TestUnitPropagationBound(t *testing.T) {
 		t.Fatal("unit propagation never raised the bound: the test exercises nothing")
 	}
 	t.Logf("raised on %d of 300 graphs", raised)
+}
+
+// TestFunnelPreservesOptimum applies the funnel rule alone wherever it
+// fits on random graphs: the optimum drops by exactly one, an optimal
+// cover of the smaller graph resolves to an optimal cover of the input,
+// and undo restores the graph.
+func TestFunnelPreservesOptimum(t *testing.T) {
+	funnels := 0
+	for seed := uint64(0); seed < 400; seed++ {
+		n := 8 + int(seed%10)
+		g := gnp(t, n, 0.12+float64(seed%4)*0.06, seed+11000)
+		want := bruteMin(g)
+		s := newState(g)
+		before := takeSnap(s)
+		for v := int32(0); v < int32(n); v++ {
+			if !s.alive[v] || s.deg[v] != 3 || !s.tryFunnel(v) {
+				continue
+			}
+			funnels++
+			checkDegrees(t, s)
+			kg, ids := s.extract(nil)
+			if got := s.cover + bruteMin(kg); got != want {
+				t.Fatalf("seed %d: after funnels %d + kernel optimum = %d, want %d", seed, s.cover, got, want)
+			}
+			in := make([]bool, n)
+			for i, c := range bruteCover(kg) {
+				if c {
+					in[ids[i]] = true
+				}
+			}
+			resolve(s.ops, in)
+			var cover []int
+			for u, c := range in {
+				if c {
+					cover = append(cover, u)
+				}
+			}
+			if err := Verify(g, cover); err != nil || len(cover) != want {
+				t.Fatalf("seed %d: resolved cover %v (%d, want %d): %v", seed, cover, len(cover), want, err)
+			}
+		}
+		s.undoTo(0)
+		sameSnap(t, "undo funnels", before, takeSnap(s))
+	}
+	if funnels < 50 {
+		t.Fatalf("only %d funnels: the test exercises too little", funnels)
+	}
+	t.Logf("%d funnels", funnels)
+}
+
+// TestMergeSingles: the clique cover after bitMergeSingles is still a
+// partition into cliques, its bound (and unit propagation on it) stays
+// at or below the optimum, and it does lower the clique count sometimes.
+func TestMergeSingles(t *testing.T) {
+	merged := 0
+	for seed := uint64(0); seed < 400; seed++ {
+		n := 12 + int(seed%8)
+		g := gnp(t, n, 0.1+float64(seed%5)*0.07, seed+12000)
+		opt := bruteMin(g)
+		s := newState(g)
+		s.degreeOrder()
+		order := s.cc.order
+		lb := s.cliqueCover(order)
+		gained := s.bitMergeSingles(order)
+		merged += gained
+		members := map[int32][]int32{}
+		for _, v := range order {
+			q := s.cc.clique[v]
+			members[q] = append(members[q], v)
+		}
+		for q, m := range members {
+			if int(s.cc.size[q]) != len(m) {
+				t.Fatalf("seed %d: clique %d size %d, %d members", seed, q, s.cc.size[q], len(m))
+			}
+			if !s.isClique(m) {
+				t.Fatalf("seed %d: clique %d = %v is not a clique", seed, q, m)
+			}
+		}
+		if len(order)-len(members) != lb+gained {
+			t.Fatalf("seed %d: %d vertices in %d cliques, bound %d+%d", seed, len(order), len(members), lb, gained)
+		}
+		extra := s.upBound(1 << 20)
+		s.clearCliques(order)
+		if lb+gained+extra > opt {
+			t.Fatalf("seed %d: clique cover %d + %d merged + %d propagated > optimum %d", seed, lb, gained, extra, opt)
+		}
+	}
+	if merged == 0 {
+		t.Fatal("nothing merged: the test exercises nothing")
+	}
+	t.Logf("%d cliques merged", merged)
+}
+
+// TestInheritedCover: a clique cover saved at a node (prunePart) and
+// inherited after random branching ops and the reductions (folds and
+// funnels included) is still a partition of the live vertices into
+// cliques, and its bound, merged and propagated, stays at or below the
+// optimum of the graph then.
+func TestInheritedCover(t *testing.T) {
+	checked := 0
+	bounded := 0
+	for seed := uint64(0); seed < 1000; seed++ {
+		r := rand.New(rand.NewPCG(seed, 5))
+		n := 26 + int(seed%6)
+		g := gnp(t, n, 0.18+float64(seed%4)*0.04, seed+13000)
+		s := newState(g)
+		save := make([]int32, n+1)
+		var inherit []int32
+		s.queueAll()
+		s.reduce(noBudget)
+		for step := 0; step < 8 && s.m > 0; step++ {
+			if s.prunePart(1<<40, inherit, save) {
+				t.Fatalf("seed %d: pruned against an unreachable incumbent", seed)
+			}
+			inherit = slices.Clone(save)
+			v := s.maxDegree()
+			if r.IntN(2) == 0 {
+				s.take(v)
+			} else {
+				for _, u := range s.liveNeighbors(v, nil) {
+					s.take(u)
+				}
+			}
+			s.reduce(noBudget)
+			if s.m == 0 {
+				break
+			}
+			s.degreeOrder()
+			order := s.cc.order
+			lb := s.inheritCover(order, inherit)
+			members := map[int32][]int32{}
+			for _, x := range order {
+				members[s.cc.clique[x]] = append(members[s.cc.clique[x]], x)
+			}
+			for q, m := range members {
+				if !s.isClique(m) {
+					t.Fatalf("seed %d step %d: inherited clique %d = %v is not a clique", seed, step, q, m)
+				}
+			}
+			lb += s.bitMergeSingles(order) + s.bitMergePairs(order)
+			lb += s.upBound(1 << 20)
+			s.clearCliques(order)
+			checked++
+			if s.nAlive > 20 {
+				continue
+			}
+			kg, _ := s.extract(nil)
+			if opt := bruteMin(kg); lb > opt {
+				t.Fatalf("seed %d step %d: inherited bound %d above the optimum %d", seed, step, lb, opt)
+			}
+			bounded++
+		}
+	}
+	if checked < 300 || bounded < 100 {
+		t.Fatalf("only %d inherited covers checked, %d against the optimum", checked, bounded)
+	}
+	t.Logf("%d inherited covers checked, %d against the optimum", checked, bounded)
 }

@@ -62,6 +62,9 @@ type task struct {
 	// the packing constraints on the path (worker fields of those names)
 	pack             []packing
 	packMem, packVer []int32
+	// part: the clique cover the parent node saved (worker.parts), nil
+	// when none
+	part []int32
 }
 
 func newEngine(g *core.Graph, sh *shared, parent *engine, ub, threads int, ls time.Duration, seed uint64) *engine {
@@ -380,6 +383,11 @@ type worker struct {
 	packMem  []int32
 	packVer  []int32
 	packLeft []int32
+	// parts[d]: the clique cover the node at depth d on the path saved
+	// for its children (clique per vertex, then the number of clique
+	// indices); a task's first node, at depth partFrom, has no parent's.
+	parts    [][]int32
+	partFrom int
 	// the member of an open constraint with ≤ 3 members left to branch
 	// on, or -1 (applyPacking)
 	pair, pairScore int32
@@ -402,6 +410,16 @@ func (w *worker) loop() {
 		w.pack = append(w.pack[:0], t.pack...)
 		w.packMem = append(w.packMem[:0], t.packMem...)
 		w.packVer = append(w.packVer[:0], t.packVer...)
+		w.partFrom = t.depth
+		if t.part != nil && t.depth > 0 {
+			// The donor's cover, one level up, so the task's first
+			// node inherits it like any child.
+			for len(w.parts) < t.depth {
+				w.parts = append(w.parts, make([]int32, len(t.part)))
+			}
+			copy(w.parts[t.depth-1], t.part)
+			w.partFrom = t.depth - 1
+		}
 		w.search(t.depth)
 	}
 	e.sh.nodes.Add(w.nodes & 1023)
@@ -480,7 +498,20 @@ func (w *worker) search(depth int) {
 		e.offer(s)
 		return
 	}
-	if s.prune(e.best.Load()) {
+	// On bitset states the clique cover of the bound passes from node to
+	// node (prunePart): on vc-exact_043 51 k nodes in 1.5 s against 86 k
+	// in 2.5 s with a fresh cover at every node.
+	var inherit, save []int32
+	if s.bits != nil {
+		for len(w.parts) <= depth {
+			w.parts = append(w.parts, make([]int32, s.n+1))
+		}
+		save = w.parts[depth]
+		if depth > w.partFrom {
+			inherit = w.parts[depth-1]
+		}
+	}
+	if s.prunePart(e.best.Load(), inherit, save) {
 		return
 	}
 	if w.split(depth) {
@@ -523,8 +554,12 @@ func (w *worker) search(depth int) {
 		// The task carries the path's constraints: without them the
 		// 2-thread searches took ~13% more nodes than one thread.
 		if len(nb) <= w.budget() && takeNeighbors() {
-			e.give(task{ops: slices.Clone(s.ops[w.root:]), depth: depth + 1,
-				pack: slices.Clone(w.pack), packMem: slices.Clone(w.packMem), packVer: slices.Clone(w.packVer)})
+			t := task{ops: slices.Clone(s.ops[w.root:]), depth: depth + 1,
+				pack: slices.Clone(w.pack), packMem: slices.Clone(w.packMem), packVer: slices.Clone(w.packVer)}
+			if s.bits != nil && depth < len(w.parts) {
+				t.part = slices.Clone(w.parts[depth])
+			}
+			e.give(t)
 		}
 		undo()
 		donated = true
