@@ -191,10 +191,13 @@ func (e *engine) run(top bool) ([]int32, bool) {
 		var kbMu sync.Mutex
 		var kBest []bool
 		kBestSize := kg.N + 1
+		lsStart := time.Now()
+		var lastGain atomic.Int64 // since lsStart, of the local search's last better cover
 		offerKernel := func(c []bool, size int) {
 			if int64(base+size) >= e.best.Load() {
 				return
 			}
+			lastGain.Store(int64(time.Since(lsStart)))
 			kbMu.Lock()
 			if size < kBestSize {
 				kBest, kBestSize = slices.Clone(c), size
@@ -266,6 +269,16 @@ func (e *engine) run(top bool) ([]int32, bool) {
 				break alone
 			case <-poll.C:
 				if e.stopped() {
+					break alone
+				}
+				// Stalled: nothing better for twice as long as the last
+				// gain took, and for lsStall at least. On the 200-vertex
+				// PACE kernels the search finds its best in milliseconds
+				// and then held both cores for the rest of e.ls (a third
+				// of the time of the fastest); on large kernels that keep
+				// improving it keeps its slot.
+				since := time.Since(lsStart)
+				if last := time.Duration(lastGain.Load()); since-last >= max(lsStall, 2*last) {
 					break alone
 				}
 			}
@@ -466,6 +479,10 @@ func (e *engine) give(t task) {
 
 // maxDonateDepth keeps donated subtrees large enough to be worth the replay.
 const maxDonateDepth = 48
+
+// lsStall is the shortest time without a better cover after which the
+// local search gives up the cores it has alone at the root.
+const lsStall = 20 * time.Millisecond
 
 func (w *worker) search(depth int) {
 	e, s := w.e, w.s
