@@ -416,6 +416,11 @@ func (w *worker) handle(ctx context.Context, msgs []jetstream.Msg, s *slot) {
 		if !ok {
 			continue
 		}
+		// Tasks wait here while the ones before them are searched: they
+		// too say they are in progress, or the ack wait would hand them
+		// to other workers meanwhile.
+		stopBeat := w.heartbeats(msg, t)
+		defer stopBeat()
 		if s.dev != nil && t.Problem == "mcs" && (len(batch) == 0 || batch[0].t.Job == t.Job) {
 			batch = append(batch, pending{msg, t, j})
 			continue
@@ -669,7 +674,7 @@ func (w *worker) heartbeats(msg jetstream.Msg, t *Task) (stop func()) {
 			case <-done:
 				return
 			case <-tick.C:
-				if err := msg.InProgress(); err != nil {
+				if err := msg.InProgress(); err != nil && !errors.Is(err, jetstream.ErrMsgAlreadyAckd) {
 					w.log.Printf("task %s: heartbeat: %v", t.ID, err)
 				}
 			}
