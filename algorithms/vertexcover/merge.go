@@ -64,7 +64,8 @@ func (s *state) freeClique(q, z int32, depth int) bool {
 	c := &s.cc
 	for _, u := range s.adj[z] {
 		r := c.clique[u]
-		if r < 0 || r == q || c.size[r] == 0 || s.seenClique(r) || !s.seesClique(z, r) {
+		// A singleton {u} is seen (u is a neighbour): no row test.
+		if r < 0 || r == q || c.size[r] == 0 || s.seenClique(r) || c.size[r] > 1 && !s.seesClique(z, r) {
 			continue
 		}
 		s.moveToClique(z, q, r)
@@ -99,7 +100,7 @@ func (s *state) absorb(x int32, depth int) bool {
 		if qy < 0 || qy == qx || c.size[qy] == 0 {
 			continue
 		}
-		if s.seesClique(x, qy) {
+		if c.size[qy] == 1 || s.seesClique(x, qy) {
 			s.moveToClique(x, qx, qy)
 			return true
 		}
@@ -151,7 +152,7 @@ next:
 		}
 		for _, y := range s.adj[x] {
 			r := c.clique[y]
-			if r < 0 || r == qx || c.size[r] == 0 || !s.seesClique(x, r) {
+			if r < 0 || r == qx || c.size[r] == 0 || c.size[r] > 1 && !s.seesClique(x, r) {
 				continue
 			}
 			z := s.partner(qx, x)

@@ -119,6 +119,37 @@ func (s *state) commonNeighbor(left, members []int32) int32 {
 			x = y
 		}
 	}
+	if b := s.bits; b != nil {
+		// The candidates are ∩ N(y) over left, live, outside members:
+		// a few word operations, and on most calls empty. When not, the
+		// first of them in adj[x] order is the one the walk below finds.
+		res := b.tmp
+		for i := range res {
+			res[i] = b.alive[i]
+		}
+		for _, y := range left {
+			ry := b.row(y)
+			for i := range res {
+				res[i] &= ry[i]
+			}
+		}
+		var any uint64
+		for _, y := range members {
+			res[y>>6] &^= 1 << (uint(y) & 63)
+		}
+		for _, x := range res {
+			any |= x
+		}
+		if any == 0 {
+			return -1
+		}
+		for _, u := range s.adj[x] {
+			if res[u>>6]&(1<<(uint(u)&63)) != 0 {
+				return u
+			}
+		}
+		return -1
+	}
 	s.stamp++
 	st := s.stamp
 	for _, y := range members {
