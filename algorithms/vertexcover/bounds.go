@@ -14,6 +14,7 @@ type ccScratch struct {
 	// bitMergeSingles: per clique, the stamp of the last search that saw it
 	augSeen  []uint32
 	augStamp uint32
+	pairNbs  []int32 // freeClique: a stack of its neighbours in two-vertex cliques
 
 	// unit propagation (upBound)
 	start, members []int32
