@@ -62,28 +62,45 @@ func (s *state) seenClique(q int32) bool { return s.cc.augSeen[q] == s.cc.augSta
 // is moved out in turn (depth more times).
 func (s *state) freeClique(q, z int32, depth int) bool {
 	c := &s.cc
+	// The first pass also keeps the neighbours in two-vertex cliques, in
+	// adj order, for the second: a walk over those instead of the whole
+	// list again (half of its entries dead, most of the rest not in such
+	// a clique). No clique changes until a search succeeds, so they stay
+	// what the second walk would find; the seen marks, which do change,
+	// are read when it gets to them.
+	from := len(c.pairNbs)
 	for _, u := range s.adj[z] {
 		r := c.clique[u]
-		if r < 0 || r == q || c.size[r] == 0 || s.seenClique(r) || !s.seesClique(z, r) {
+		if r < 0 || r == q || c.size[r] == 0 {
 			continue
 		}
+		if c.size[r] == 2 && depth > 0 {
+			c.pairNbs = append(c.pairNbs, u)
+		}
+		// A singleton {u} is seen (u is a neighbour): no row test.
+		if s.seenClique(r) || c.size[r] > 1 && !s.seesClique(z, r) {
+			continue
+		}
+		c.pairNbs = c.pairNbs[:from]
 		s.moveToClique(z, q, r)
 		return true
 	}
-	if depth == 0 {
-		return false
-	}
-	for _, u := range s.adj[z] {
+	// Entries from..to are this call's; deeper calls push and pop above.
+	to := len(c.pairNbs)
+	for i := from; i < to; i++ {
+		u := c.pairNbs[i]
 		r := c.clique[u]
-		if r < 0 || c.size[r] != 2 || s.seenClique(r) {
+		if s.seenClique(r) {
 			continue
 		}
 		c.augSeen[r] = c.augStamp
 		if s.freeClique(r, s.partner(r, u), depth-1) {
+			c.pairNbs = c.pairNbs[:from]
 			s.moveToClique(z, q, r)
 			return true
 		}
 	}
+	c.pairNbs = c.pairNbs[:from]
 	return false
 }
 
@@ -99,7 +116,7 @@ func (s *state) absorb(x int32, depth int) bool {
 		if qy < 0 || qy == qx || c.size[qy] == 0 {
 			continue
 		}
-		if s.seesClique(x, qy) {
+		if c.size[qy] == 1 || s.seesClique(x, qy) {
 			s.moveToClique(x, qx, qy)
 			return true
 		}
@@ -151,7 +168,7 @@ next:
 		}
 		for _, y := range s.adj[x] {
 			r := c.clique[y]
-			if r < 0 || r == qx || c.size[r] == 0 || !s.seesClique(x, r) {
+			if r < 0 || r == qx || c.size[r] == 0 || c.size[r] > 1 && !s.seesClique(x, r) {
 				continue
 			}
 			z := s.partner(qx, x)

@@ -2,6 +2,7 @@ package vertexcover
 
 import (
 	"context"
+	"math/rand/v2"
 	"testing"
 
 	"github.com/arbor-gpu/arbor/core"
@@ -45,4 +46,62 @@ func TestPackingAgrees(t *testing.T) {
 type testGraph struct {
 	g    *core.Graph
 	name string
+}
+
+// TestCommonNeighborBits: the bitset commonNeighbor returns the vertex the
+// list walk returns, after random takes and folds (reductions).
+func TestCommonNeighborBits(t *testing.T) {
+	found := 0
+	for seed := uint64(0); seed < 300; seed++ {
+		r := rand.New(rand.NewPCG(seed, 17))
+		n := 20 + int(seed%30)
+		g := gnp(t, n, 0.15+float64(seed%4)*0.08, seed+21000)
+		s := newState(g)
+		if s.bits == nil {
+			t.Fatal("no bitsets on a small state")
+		}
+		s.queueAll()
+		s.reduce(noBudget)
+		for step := 0; step < 6 && s.nAlive > 3; step++ {
+			live := s.liveNeighbors(s.maxDegree(), nil)
+			for range 20 {
+				// left: 2–4 live vertices; members: left plus some dead
+				// or live others.
+				var left, members []int32
+				for v := int32(0); v < int32(s.n); v++ {
+					switch {
+					case s.alive[v] && len(left) < 4 && r.IntN(3) == 0:
+						left = append(left, v)
+						members = append(members, v)
+					case r.IntN(6) == 0:
+						members = append(members, v)
+					}
+				}
+				if r.IntN(2) == 0 && len(live) >= 2 {
+					// neighbours of one vertex: a common neighbour exists
+					left, members = append(left[:0], live[:2]...), append(members, live[:2]...)
+				}
+				if len(left) < 2 {
+					continue
+				}
+				got := s.commonNeighbor(left, members)
+				bits := s.bits
+				s.bits = nil
+				want := s.commonNeighbor(left, members)
+				s.bits = bits
+				if got != want {
+					t.Fatalf("seed %d: left %v members %v: bitset %d, lists %d", seed, left, members, got, want)
+				}
+				if got >= 0 {
+					found++
+				}
+			}
+			s.take(s.maxDegree())
+			s.reduce(noBudget)
+		}
+	}
+	if found == 0 {
+		t.Fatal("no common neighbour ever found: the test tests nothing")
+	}
+	t.Logf("%d common neighbours", found)
 }

@@ -404,6 +404,12 @@ type worker struct {
 	// the member of an open constraint with ≤ 3 members left to branch
 	// on, or -1 (applyPacking)
 	pair, pairScore int32
+	// packDone[i]: constraint i was found retired at a node on the path
+	// (a member dropped or folded away; that lasts for the subtree), so
+	// applyPacking skips it; doneTrail lists them, for search to clear
+	// what its node set when it returns.
+	packDone  []bool
+	doneTrail []int32
 }
 
 func (w *worker) loop() {
@@ -487,6 +493,7 @@ const lsStall = 20 * time.Millisecond
 func (w *worker) search(depth int) {
 	e, s := w.e, w.s
 	w.nodes++
+	defer w.reviveTo(len(w.doneTrail))
 	if w.nodes&1023 == 0 {
 		e.sh.nodes.Add(1024)
 	}
