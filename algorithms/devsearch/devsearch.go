@@ -51,6 +51,10 @@ type Status struct {
 	// the host moved from one device's ring to another's.
 	Devices int
 	Moved   int64
+	// Pool holds the tasks still in host memory when RunMany returns
+	// (never set in Progress's snapshots): with the devices' rings and
+	// stacks, the work a stopped search has not explored.
+	Pool [][]uint64
 }
 
 // Options control Run.

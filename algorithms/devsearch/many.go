@@ -68,6 +68,7 @@ func RunMany(ctx context.Context, units []Unit, opt Options) (Status, bool, erro
 	}
 	wg.Wait()
 	st := m.status()
+	st.Pool = m.pool
 	if m.err != nil {
 		return st, false, m.err
 	}

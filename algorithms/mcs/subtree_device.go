@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 
 	"github.com/arbor-gpu/arbor/algorithms/devsearch"
 	"github.com/arbor-gpu/arbor/backend"
@@ -67,12 +68,12 @@ func (d *DeviceSubtrees) Release() {
 }
 
 // SolveSubtree searches the subtree at path on the device, as
-// Prepared.SolveSubtree does on the CPU, with one difference: when the
-// node budget runs out, the device's open work (spread over its workers'
-// stacks) is not handed back; the subtree is split breadth first into
-// subtasks instead, and the nodes already searched are counted but lost.
-// A budget should therefore be worth many device launches. Improvements
-// are reported once, when the search ends.
+// Prepared.SolveSubtree does on the CPU. When the node budget runs out,
+// the device's open work (its host pool, its ring and its workers'
+// stacks) comes back as Rest, each piece a path the CPU or a device can
+// continue from. Those paths name the same nodes as the tree's own, but
+// take their steps in another order (see devicePath): they do not start
+// with path. Improvements are reported once, when the search ends.
 func (d *DeviceSubtrees) SolveSubtree(ctx context.Context, path []Step, so SubtreeOptions) (SubtreeResult, error) {
 	res, err := d.SolveBatch(ctx, [][]Step{path}, so)
 	if err != nil {
@@ -99,9 +100,11 @@ func (e *PathError) Unwrap() error { return e.Err }
 // (so.NodeBudget) for them all: a device is only busy with far more work
 // than one small subtree gives it. The results are per path; the best
 // solution found and the nodes are reported in the first. When the budget
-// runs out, every subtree is split (SolveSubtree says how) and the
-// search's nodes are lost, so a batch should be of subtrees that are
-// small together. A path that names no node is a *PathError naming it.
+// runs out, the first result's Rest holds the whole batch's open work
+// (SolveSubtree says how; a piece no longer tells which subtree it came
+// from) and the other results have none. Nodes counts every node once
+// over the pieces, as one uninterrupted search would (openRest says how).
+// A path that names no node is a *PathError naming it.
 func (d *DeviceSubtrees) SolveBatch(ctx context.Context, paths [][]Step, so SubtreeOptions) ([]SubtreeResult, error) {
 	p := d.p
 	if len(paths) == 0 {
@@ -125,30 +128,9 @@ func (d *DeviceSubtrees) SolveBatch(ctx context.Context, paths [][]Step, so Subt
 		all[k], pool[k] = ops, nodeTask(w, doms, d.shape)
 	}
 	incumbent := max(so.Incumbent, 0)
-	if err := d.k.Reset(d.q, incumbent); err != nil {
-		return nil, fmt.Errorf("mcs: %s: %w", d.name, err)
-	}
-	opt := devsearch.Options{NodeLimit: so.NodeBudget, Pool: pool}
-	if so.Raise != nil {
-		best := incumbent
-		opt.Between = func(devInc int) (int, bool) {
-			for {
-				select {
-				case k, ok := <-so.Raise:
-					if !ok {
-						return max(best, devInc), false
-					}
-					best = max(best, k)
-					continue
-				default:
-				}
-				return max(best, devInc), false
-			}
-		}
-	}
-	st, proven, err := devsearch.RunMany(ctx, []devsearch.Unit{d.unit}, opt)
+	st, proven, err := d.search(ctx, pool, so)
 	if err != nil {
-		return nil, fmt.Errorf("mcs: %s: %w", d.name, err)
+		return nil, err
 	}
 	res := make([]SubtreeResult, len(paths))
 	cancelled := ctx.Err() != nil
@@ -173,21 +155,157 @@ func (d *DeviceSubtrees) SolveBatch(ctx context.Context, paths [][]Step, so Subt
 	if proven || cancelled {
 		return res, nil
 	}
-	// Over budget: each subtree's children (a few levels down), pruned by
+	// Over budget: hand back what the device has not explored, pruned by
 	// the best size known now.
-	best := max(incumbent, res[0].Size, st.Incumbent)
+	best := int32(max(incumbent, res[0].Size, st.Incumbent))
+	open, err := d.k.OpenWork(d.q, st.Pool)
+	if err == nil {
+		var adjust int64
+		if res[0].Rest, adjust, err = d.openRest(open, best); err == nil {
+			res[0].Nodes += adjust
+			return res, nil
+		}
+	}
+	// The conversion failed (a bug): fall back to splitting each subtree
+	// breadth first, losing the device's work.
+	res[0].Rest = nil
 	for k, ops := range all {
 		subs, _, err := p.expand(ops, deviceFanout, len(ops)+8)
 		if err != nil {
 			return nil, err
 		}
 		for _, s := range subs {
-			if s.Bound > best && len(s.Path) > len(ops) {
+			if s.Bound > int(best) && len(s.Path) > len(ops) {
 				res[k].Rest = append(res[k].Rest, s)
 			}
 		}
 	}
 	return res, nil
+}
+
+// search runs one device search from the tasks of pool under so's
+// incumbent, node budget and raises.
+func (d *DeviceSubtrees) search(ctx context.Context, pool [][]uint64, so SubtreeOptions) (devsearch.Status, bool, error) {
+	incumbent := max(so.Incumbent, 0)
+	if err := d.k.Reset(d.q, incumbent); err != nil {
+		return devsearch.Status{}, false, fmt.Errorf("mcs: %s: %w", d.name, err)
+	}
+	opt := devsearch.Options{NodeLimit: so.NodeBudget, Pool: pool}
+	if so.Raise != nil {
+		best := incumbent
+		opt.Between = func(devInc int) (int, bool) {
+			for {
+				select {
+				case k, ok := <-so.Raise:
+					if !ok {
+						return max(best, devInc), false
+					}
+					best = max(best, k)
+					continue
+				default:
+				}
+				return max(best, devInc), false
+			}
+		}
+	}
+	st, proven, err := devsearch.RunMany(ctx, []devsearch.Unit{d.unit}, opt)
+	if err != nil {
+		return st, false, fmt.Errorf("mcs: %s: %w", d.name, err)
+	}
+	return st, proven, nil
+}
+
+// openRest turns the device's open work into subtasks whose bound beats
+// best. It also returns what to add to the device's node count so that,
+// over all the pieces, every node is counted once, as one uninterrupted
+// search counts it: a child the device counted when its parent generated
+// it is counted again as the root of its subtask, so a kept one is taken
+// off; an uncounted one pruned here would have been counted on entering
+// it, so it is added.
+func (d *DeviceSubtrees) openRest(open []kernels.MCSplitOpen, best int32) ([]Subtask, int64, error) {
+	p := d.p
+	w := p.newWorker(newShared(0), 1, true)
+	var rest []Subtask
+	var adjust int64
+	add := func(path []op, counted bool) error {
+		doms, err := w.follow(path)
+		if err != nil {
+			return fmt.Errorf("mcs: device work rebuilt as %v: %w", path, err)
+		}
+		switch bound, _ := w.choose(doms); {
+		case bound > best:
+			rest = append(rest, Subtask{Path: toSteps(path), Bound: int(bound)})
+			if counted {
+				adjust--
+			}
+		case !counted:
+			adjust++
+		}
+		return nil
+	}
+	for _, o := range open {
+		path := p.devicePath(o, d.shape.Words())
+		if o.V < 0 {
+			if err := add(path, o.Counted); err != nil {
+				return nil, 0, err
+			}
+			continue
+		}
+		for _, x := range o.Cands {
+			if err := add(appendOp(path, op{o.V, x}), true); err != nil {
+				return nil, 0, err
+			}
+		}
+		if o.Skip {
+			if err := add(appendOp(path, op{o.V, -1}), false); err != nil {
+				return nil, 0, err
+			}
+		}
+	}
+	return rest, adjust, nil
+}
+
+// devicePath is a path to the device node o (for an expanded one, to the
+// node with o.V still free). A node's bidomains depend only on its matched
+// pairs and on which left vertices are gone: the free vertices of each
+// root bidomain split by their adjacency to the matched ones, whatever the
+// order of the steps, and the parts with an empty side are dropped. follow
+// takes the steps in any order, so the path first leaves unmatched every
+// root left vertex that is neither matched nor in one of o's left sets
+// (some left by "v unmatched", some dropped with a part whose right side
+// ran empty: leaving them out early changes no other part), then matches
+// o's pairs in their order, each pair's vertices still sharing a part.
+func (p *problem[C]) devicePath(o kernels.MCSplitOpen, words int) []op {
+	free := make([]uint64, words)
+	for i := 0; i+words <= len(o.Doms); i += 2 * words {
+		for k := range free {
+			free[k] |= o.Doms[i+k]
+		}
+	}
+	in := func(x int32) bool { return free[x/64]>>(x%64)&1 != 0 }
+	if o.V >= 0 {
+		free[o.V/64] |= 1 << (o.V % 64)
+	}
+	for _, pr := range o.Pairs {
+		free[pr[0]/64] |= 1 << (pr[0] % 64)
+	}
+	var gone []int32
+	for _, d := range p.doms {
+		for _, x := range p.left[d.l : d.l+d.ll] {
+			if !in(x) {
+				gone = append(gone, x)
+			}
+		}
+	}
+	slices.Sort(gone)
+	path := make([]op, 0, len(gone)+len(o.Pairs)+1)
+	for _, x := range gone {
+		path = append(path, op{x, -1})
+	}
+	for _, pr := range o.Pairs {
+		path = append(path, op{pr[0], pr[1]})
+	}
+	return path
 }
 
 // nodeTask is the node w has followed a path to, as a fresh device task:
