@@ -268,13 +268,17 @@ func (d *DeviceSubtrees) openRest(open []kernels.MCSplitOpen, best int32) ([]Sub
 // devicePath is a path to the device node o (for an expanded one, to the
 // node with o.V still free). A node's bidomains depend only on its matched
 // pairs and on which left vertices are gone: the free vertices of each
-// root bidomain split by their adjacency to the matched ones, whatever the
-// order of the steps, and the parts with an empty side are dropped. follow
-// takes the steps in any order, so the path first leaves unmatched every
-// root left vertex that is neither matched nor in one of o's left sets
-// (some left by "v unmatched", some dropped with a part whose right side
-// ran empty: leaving them out early changes no other part), then matches
-// o's pairs in their order, each pair's vertices still sharing a part.
+// root bidomain (one per vertex key: label and self-loop) split by their
+// adjacency to the matched ones, whatever the order of the steps, and the
+// parts with an empty side are dropped. follow takes the steps in any
+// order, so the path first leaves unmatched every root left vertex that
+// is neither matched nor in one of o's left sets (some left by "v
+// unmatched", some dropped with a part whose right side ran empty: their
+// part at o has no right vertex either, so leaving them out early changes
+// no part that o keeps), then matches o's pairs in their order: when a
+// pair is matched, its vertices share the part they shared on the device,
+// which split by the same matched vertices. TestDeviceOpenPaths checks
+// that the CPU reaches exactly the device's bidomains.
 func (p *problem[C]) devicePath(o kernels.MCSplitOpen, words int) []op {
 	free := make([]uint64, words)
 	for i := 0; i+words <= len(o.Doms); i += 2 * words {

@@ -195,7 +195,8 @@ func TestDeviceOpenCovers(t *testing.T) {
 
 // TestDeviceOpenCounts fixes the incumbent at the optimum, so the tree is
 // the same whoever explores it, and solves it piece by piece with a tiny
-// budget, the pieces alternating between the device and the CPU engine.
+// budget, the pieces going to the CPU engine, the device and device
+// batches in turn.
 // No node may be lost or explored twice: the nodes over all pieces equal
 // one uninterrupted search's. (A child the device counted at its parent
 // and handed back is counted again as its piece's root; SolveBatch takes
@@ -230,27 +231,46 @@ func TestDeviceOpenCounts(t *testing.T) {
 			var nodes int64
 			pieces := 0
 			for len(queue) > 0 {
-				path := queue[0]
-				queue = queue[1:]
-				so := fixed
-				solve := pr.SolveSubtree
-				if pieces%3 != 2 {
-					so.NodeBudget, solve = 1, ds.SolveSubtree
+				// A turn of three: one piece on the device, a batch of
+				// up to four on the device, one piece on the CPU.
+				var results []SubtreeResult
+				var err error
+				switch pieces % 3 {
+				case 2:
+					var res SubtreeResult
+					res, err = pr.SolveSubtree(context.Background(), queue[0], fixed)
+					results, queue = []SubtreeResult{res}, queue[1:]
+				case 0:
+					so := fixed
+					so.NodeBudget = 1
+					var res SubtreeResult
+					res, err = ds.SolveSubtree(context.Background(), queue[0], so)
+					results, queue = []SubtreeResult{res}, queue[1:]
+				default:
+					so := fixed
+					so.NodeBudget = 1
+					n := min(4, len(queue))
+					results, err = ds.SolveBatch(context.Background(), queue[:n], so)
+					queue = queue[n:]
 				}
-				pieces++
-				res, err := solve(context.Background(), path, so)
 				if err != nil {
 					t.Fatal(err)
 				}
-				if res.Size != 0 {
-					t.Fatalf("pair %d: found size %d beyond the optimum %d", i, res.Size, want.Size)
-				}
-				nodes += res.Nodes
-				for _, r := range res.Rest {
-					queue = append(queue, r.Path)
+				pieces++
+				for _, res := range results {
+					if res.Size != 0 {
+						t.Fatalf("pair %d: found size %d beyond the optimum %d", i, res.Size, want.Size)
+					}
+					nodes += res.Nodes
+					for _, r := range res.Rest {
+						queue = append(queue, r.Path)
+					}
 				}
 			}
 			ds.Release()
+			if pieces < 3 {
+				t.Fatalf("pair %d: solved in %d pieces; the device should have stopped more often", i, pieces)
+			}
 			if nodes != whole.Nodes {
 				t.Fatalf("pair %d: %d pieces count %d nodes, one search %d", i, pieces, nodes, whole.Nodes)
 			}
