@@ -73,8 +73,14 @@ const DeviceBudgetScale = 64
 // of a medium pair is milliseconds of a GPU's time, much of it spent
 // filling and emptying its thousands of workers: on the H100 a worker with
 // the GPU took task by task 6.8 times as long as one process searching
-// the whole tree there.
+// the whole tree there, 2.2 times with batches.
 const deviceBatch = 64
+
+// devicePublish is how many subtrees of a device's open work go to the
+// queue per round; the device keeps the rest (its open work is thousands
+// of small subtrees, one per untried candidate on each worker's stack,
+// and publishing them all would cost more than searching them).
+const devicePublish = 64
 
 // worker is the state of one RunWorker.
 type worker struct {
@@ -536,8 +542,8 @@ func (w *worker) job(ctx context.Context, t *Task) (*jobState, error) {
 	return j, nil
 }
 
-// solve searches an mcs task's subtree on the slot's device or CPU and
-// completes it with what it left as child tasks.
+// solve searches an mcs task's subtree on the CPU (a device slot's tasks
+// go to solveBatch) and completes it with what it left as child tasks.
 func (w *worker) solve(ctx context.Context, msg jetstream.Msg, t *Task, j *jobState, s *slot) error {
 	raise, stopListening := w.listen(t.Job)
 	defer stopListening()
@@ -554,12 +560,9 @@ func (w *worker) solve(ctx context.Context, msg jetstream.Msg, t *Task, j *jobSt
 		w.raiseBest(t.Job, len(m))
 		w.publishBest(t, Record{Size: len(m), Mapping: m})
 	}
-	so := mcs.SubtreeOptions{Incumbent: incumbent, NodeBudget: t.Budget, Threads: s.threads, Raise: raise, Improved: improved}
-	solveSubtree := j.pr.SolveSubtree
-	if ds := w.deviceFor(s, t.Job, j); ds != nil {
-		solveSubtree, so.NodeBudget = ds.SolveSubtree, s.budget(t.Budget)
-	}
-	res, err := solveSubtree(ctx, t.steps(), so)
+	res, err := j.pr.SolveSubtree(ctx, t.steps(), mcs.SubtreeOptions{
+		Incumbent: incumbent, NodeBudget: t.Budget, Threads: s.threads, Raise: raise, Improved: improved,
+	})
 	if err != nil {
 		return badTaskError{err}
 	}
@@ -598,16 +601,20 @@ func (w *worker) deviceFor(s *slot, job string, j *jobState) *mcs.DeviceSubtrees
 	return s.mcs
 }
 
-// solveBatch searches McSplit tasks of one job in one device search: a
+// solveBatch searches McSplit tasks of one job on a device, together: a
 // device is only busy with far more work than one small task gives it.
-// The batch shares one task's device budget; when it runs over, its tasks
-// go back to the queue as they came (the best solution found still
-// counts) and the slot takes half as many next time, down to one task,
-// which splits as solve does.
+// Each round is one device search with one task's device budget. When it
+// runs over, the device hands back its open work as subtrees
+// (mcs.DeviceSubtrees.SolveBatch): the devicePublish most promising go to
+// the queue as subtasks at once, for other workers, and the device goes
+// on with the rest in the next round. The batch's tasks are done when
+// nothing is left; the one with the shortest path (every subtree handed
+// back lies below it) names the subtasks and carries the nodes and the
+// best solution, the others finish empty.
 func (w *worker) solveBatch(ctx context.Context, batch []pending, s *slot) {
 	first, j := batch[0].t, batch[0].j
 	ds := w.deviceFor(s, first.Job, j)
-	if ds == nil || len(batch) == 1 {
+	if ds == nil {
 		for _, p := range batch {
 			w.settle(ctx, p.msg, p.t, w.solve(ctx, p.msg, p.t, j, s))
 		}
@@ -615,50 +622,86 @@ func (w *worker) solveBatch(ctx context.Context, batch []pending, s *slot) {
 	}
 	raise, stopListening := w.listen(first.Job)
 	defer stopListening()
-	w.mu.Lock()
-	incumbent := j.best
-	w.mu.Unlock()
 	paths := make([][]mcs.Step, len(batch))
+	owner := 0
 	for i, p := range batch {
-		stopBeat := w.heartbeats(p.msg, p.t)
-		defer stopBeat()
 		paths[i] = p.t.steps()
+		if len(p.t.Path) < len(batch[owner].t.Path) {
+			owner = i
+		}
+	}
+	fail := func(err error) {
+		for _, p := range batch {
+			w.settle(ctx, p.msg, p.t, err)
+		}
 	}
 	improved := func(m [][2]int) {
 		w.raiseBest(first.Job, len(m))
 		w.publishBest(first, Record{Size: len(m), Mapping: m})
 	}
-	res, err := ds.SolveBatch(ctx, paths, mcs.SubtreeOptions{Incumbent: incumbent, NodeBudget: s.budget(first.Budget), Raise: raise, Improved: improved})
-	var pe *mcs.PathError
-	if errors.As(err, &pe) {
-		w.reject(batch[pe.Index].msg, fmt.Errorf("task %s: %w", batch[pe.Index].t.ID, pe.Err))
-		w.solveBatch(ctx, slices.Delete(slices.Clone(batch), pe.Index, pe.Index+1), s)
-		return
-	}
-	if err != nil || res[0].Cancelled {
-		if err == nil {
+	done := Record{}
+	var ids []string
+	for round := 0; len(paths) > 0; round++ {
+		w.mu.Lock()
+		incumbent := j.best
+		w.mu.Unlock()
+		res, err := ds.SolveBatch(ctx, paths, mcs.SubtreeOptions{Incumbent: incumbent, NodeBudget: s.budget(first.Budget), Raise: raise, Improved: improved})
+		var pe *mcs.PathError
+		if round == 0 && errors.As(err, &pe) {
+			// A task's own path is bad: reject it, search the others.
+			w.reject(batch[pe.Index].msg, fmt.Errorf("task %s: %w", batch[pe.Index].t.ID, pe.Err))
+			w.solveBatch(ctx, slices.Delete(slices.Clone(batch), pe.Index, pe.Index+1), s)
+			return
+		}
+		if err == nil && res[0].Cancelled {
 			err = ctx.Err()
 		}
-		for _, p := range batch {
-			w.settle(ctx, p.msg, p.t, err)
+		if err != nil {
+			fail(err) // handed back (a failed device, or shutting down)
+			return
 		}
-		return
-	}
-	over := false
-	for _, r := range res {
-		over = over || len(r.Rest) > 0
-	}
-	if over {
-		s.batch = max(s.batch/2, 1)
-		for _, p := range batch {
-			_ = p.msg.Nak()
+		var rest []mcs.Subtask
+		for _, r := range res {
+			done.Nodes += r.Nodes
+			if r.Size > done.Size {
+				done.Size, done.Mapping = r.Size, r.Mapping
+			}
+			rest = append(rest, r.Rest...)
 		}
-		return
+		w.mu.Lock()
+		known := j.best
+		w.mu.Unlock()
+		rest = slices.DeleteFunc(rest, func(r mcs.Subtask) bool { return r.Bound <= known })
+		slices.SortStableFunc(rest, func(a, b mcs.Subtask) int { return b.Bound - a.Bound })
+		// Out go the most promising subtrees strictly below the owner's
+		// node. A subtree of a batch task the device never started comes
+		// back as that task's own node, maybe by the very same path (then
+		// with the task's own id, which the queue would drop as a
+		// duplicate while the owner's record named it): those stay here.
+		var children []Task
+		paths = paths[:0]
+		for _, r := range rest {
+			id := taskID(first.Job, r.Path)
+			if len(children) == devicePublish || len(r.Path) <= len(batch[owner].t.Path) || slices.ContainsFunc(batch, func(p pending) bool { return p.t.ID == id }) {
+				paths = append(paths, r.Path)
+				continue
+			}
+			children = append(children, Task{Protocol: protocol, Problem: "mcs", Job: first.Job, ID: id,
+				Instance: first.Instance, Options: first.Options, Path: fromSteps(r.Path), Bound: r.Bound, Incumbent: known, Budget: first.Budget})
+		}
+		published, err := w.publishTasks(ctx, batch[owner].t, children)
+		if err != nil {
+			fail(err)
+			return
+		}
+		ids = append(ids, published...)
 	}
-	s.batch = min(s.batch*2, deviceBatch)
 	for i, p := range batch {
-		done := Record{Nodes: res[i].Nodes, Size: res[i].Size, Mapping: res[i].Mapping}
-		w.settle(ctx, p.msg, p.t, w.complete(ctx, p.msg, p.t, nil, done))
+		rec, kids := Record{}, []string(nil)
+		if i == owner {
+			rec, kids = done, ids
+		}
+		w.settle(ctx, p.msg, p.t, w.finish(ctx, p.msg, p.t, kids, rec))
 	}
 }
 
@@ -701,21 +744,36 @@ func (w *worker) publishBest(t *Task, rec Record) {
 // gives the nodes and the best found), then acks the task: in that order,
 // so that a done record always names children that exist.
 func (w *worker) complete(ctx context.Context, msg jetstream.Msg, t *Task, children []Task, done Record) error {
+	ids, err := w.publishTasks(ctx, t, children)
+	if err != nil {
+		return err
+	}
+	return w.finish(ctx, msg, t, ids, done)
+}
+
+// publishTasks publishes subtasks of t (each with its id as the message
+// id, so a retry's copies are dropped) and returns their ids.
+func (w *worker) publishTasks(ctx context.Context, t *Task, children []Task) ([]string, error) {
 	ids := make([]string, 0, len(children))
 	for i := range children {
 		c := &children[i]
 		if len(c.Path) <= len(t.Path) {
-			return fmt.Errorf("a subtask of %s is not below it (a bug)", t.ID)
+			return nil, fmt.Errorf("a subtask of %s is not below it (a bug)", t.ID)
 		}
 		b, err := json.Marshal(c)
 		if err != nil {
-			return err
+			return nil, err
 		}
 		if _, err := w.conn.JS.Publish(ctx, taskSubject(t.Job), b, jetstream.WithMsgID(c.ID)); err != nil {
-			return fmt.Errorf("publishing subtask: %w", err)
+			return nil, fmt.Errorf("publishing subtask: %w", err)
 		}
 		ids = append(ids, c.ID)
 	}
+	return ids, nil
+}
+
+// finish publishes t's done record naming its children's ids, then acks.
+func (w *worker) finish(ctx context.Context, msg jetstream.Msg, t *Task, ids []string, done Record) error {
 	done.Protocol, done.Kind, done.Job, done.Task, done.Children, done.Worker = protocol, kindDone, t.Job, t.ID, ids, w.cfg.Name
 	b, err := json.Marshal(done)
 	if err != nil {
