@@ -96,3 +96,23 @@ func liveSet(s *state, v int32) map[int32]bool {
 	}
 	return m
 }
+
+// liftedCover is an optimal cover of s's kernel kg (brute force; ids maps
+// its vertices to s's) lifted back through s's reductions to a cover of
+// the n-vertex input.
+func liftedCover(s *state, kg *core.Graph, ids []int32, n int) []int {
+	in := make([]bool, n)
+	for i, c := range bruteCover(kg) {
+		if c {
+			in[ids[i]] = true
+		}
+	}
+	resolve(s.ops, in)
+	var cover []int
+	for v, c := range in {
+		if c {
+			cover = append(cover, v)
+		}
+	}
+	return cover
+}

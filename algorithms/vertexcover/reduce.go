@@ -40,16 +40,7 @@ func (s *state) reduce(budget func() int) bool {
 			}
 			continue
 		case 2:
-			k := 0
-			for _, u := range s.adj[v] {
-				if s.alive[u] {
-					nb[k] = u
-					k++
-					if k == 2 {
-						break
-					}
-				}
-			}
+			s.firstLive(v, nb[:])
 			if s.adjacent(nb[0], nb[1]) {
 				s.take(nb[0])
 				s.take(nb[1])
@@ -220,22 +211,28 @@ func (s *state) unconfined(v int32) bool {
 	return false
 }
 
+// firstLive fills out with v's first len(out) live neighbours (v has
+// that many: its degree says so).
+func (s *state) firstLive(v int32, out []int32) {
+	k := 0
+	for _, u := range s.adj[v] {
+		if s.alive[u] {
+			out[k] = u
+			k++
+			if k == len(out) {
+				return
+			}
+		}
+	}
+}
+
 // tryFunnel applies the funnel rule (state.funnel) to degree-3 v when
 // exactly one pair of its neighbours is adjacent, and reports whether it
 // did. With two or three such pairs v is dominated, which reduce tests
 // first; with none N(v) minus any one neighbour is no clique.
 func (s *state) tryFunnel(v int32) bool {
 	var nb [3]int32
-	k := 0
-	for _, u := range s.adj[v] {
-		if s.alive[u] {
-			nb[k] = u
-			k++
-			if k == 3 {
-				break
-			}
-		}
-	}
+	s.firstLive(v, nb[:])
 	e01, e02, e12 := s.hasEdge(nb[0], nb[1]), s.hasEdge(nb[0], nb[2]), s.hasEdge(nb[1], nb[2])
 	switch {
 	case e01 && !e02 && !e12:

@@ -166,20 +166,7 @@ func TestFoldPreservesOptimum(t *testing.T) {
 			t.Fatalf("seed %d: reduced cover %d + kernel optimum = %d, want %d", seed, s.cover, got, want)
 		}
 		// An optimal kernel cover unfolds to an optimal input cover.
-		kc := bruteCover(kg)
-		in := make([]bool, n)
-		for i, c := range kc {
-			if c {
-				in[ids[i]] = true
-			}
-		}
-		resolve(s.ops, in)
-		var cover []int
-		for v, c := range in {
-			if c {
-				cover = append(cover, v)
-			}
-		}
+		cover := liftedCover(s, kg, ids, n)
 		if err := Verify(g, cover); err != nil || len(cover) != want {
 			t.Fatalf("seed %d: unfolded cover %v (%d, want %d): %v", seed, cover, len(cover), want, err)
 		}

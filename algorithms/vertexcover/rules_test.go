@@ -153,19 +153,7 @@ func TestFunnelPreservesOptimum(t *testing.T) {
 			if got := s.cover + bruteMin(kg); got != want {
 				t.Fatalf("seed %d: after funnels %d + kernel optimum = %d, want %d", seed, s.cover, got, want)
 			}
-			in := make([]bool, n)
-			for i, c := range bruteCover(kg) {
-				if c {
-					in[ids[i]] = true
-				}
-			}
-			resolve(s.ops, in)
-			var cover []int
-			for u, c := range in {
-				if c {
-					cover = append(cover, u)
-				}
-			}
+			cover := liftedCover(s, kg, ids, n)
 			if err := Verify(g, cover); err != nil || len(cover) != want {
 				t.Fatalf("seed %d: resolved cover %v (%d, want %d): %v", seed, cover, len(cover), want, err)
 			}

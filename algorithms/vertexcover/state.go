@@ -194,20 +194,26 @@ func (s *state) fold(v, a, b int32) {
 			// y is not adjacent to v already: v's only live
 			// neighbours were a and b.
 			s.mark[y] = st
-			if s.bits != nil {
-				s.bits.set(v, y)
-				s.bits.set(y, v)
-			}
-			s.adj[v] = append(s.adj[v], y)
-			s.adj[y] = append(s.adj[y], v)
-			s.deg[y]++
-			s.deg[v]++
+			s.link(v, y)
 			s.appended = append(s.appended, y)
 		}
 	}
 	s.m += int(s.deg[v])
 	s.cover++
 	s.push(v)
+}
+
+// link adds the edge xy, as a fold or a funnel does (their undo pops it
+// off both lists).
+func (s *state) link(x, y int32) {
+	if s.bits != nil {
+		s.bits.set(x, y)
+		s.bits.set(y, x)
+	}
+	s.adj[x] = append(s.adj[x], y)
+	s.adj[y] = append(s.adj[y], x)
+	s.deg[x]++
+	s.deg[y]++
 }
 
 // funnel applies Akiba and Iwata's funnel rule to degree-3 v with
@@ -228,14 +234,7 @@ func (s *state) funnel(v, a, b, c int32) {
 			if !s.alive[y] || s.hasEdge(x, y) {
 				continue
 			}
-			if s.bits != nil {
-				s.bits.set(x, y)
-				s.bits.set(y, x)
-			}
-			s.adj[x] = append(s.adj[x], y)
-			s.adj[y] = append(s.adj[y], x)
-			s.deg[x]++
-			s.deg[y]++
+			s.link(x, y)
 			s.m++
 			s.appended = append(s.appended, x, y)
 			s.push(y)
