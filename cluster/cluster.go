@@ -33,6 +33,7 @@ package cluster
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"time"
@@ -51,7 +52,50 @@ const (
 
 	taskPrefix   = "arbor.task."
 	resultPrefix = "arbor.result."
+	// Workers say they are alive on aliveSubject every aliveEvery, and at
+	// once when asked on pingSubject (plain NATS, not kept in a stream).
+	aliveSubject = "arbor.alive"
+	pingSubject  = "arbor.ping"
 )
+
+// aliveEvery is how often a worker says it is alive; a coordinator counts
+// a worker alive for three times as long.
+const aliveEvery = 2 * time.Second
+
+// Alive is a worker's announcement.
+type Alive struct {
+	Protocol int    `json:"protocol"`
+	Worker   string `json:"worker"`
+	Slots    int    `json:"slots"` // tasks it searches at once
+}
+
+// announce publishes a every aliveEvery and when pinged, until the
+// returned function is called or ctx ends.
+func announce(ctx context.Context, c *Conn, a Alive) (stop func(), err error) {
+	b, err := json.Marshal(a)
+	if err != nil {
+		return nil, err
+	}
+	say := func() { _ = c.NC.Publish(aliveSubject, b) }
+	sub, err := c.NC.Subscribe(pingSubject, func(*nats.Msg) { say() })
+	if err != nil {
+		return nil, fmt.Errorf("cluster: subscribing to %s: %w", pingSubject, err)
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	go func() {
+		tick := time.NewTicker(aliveEvery)
+		defer tick.Stop()
+		for {
+			say()
+			select {
+			case <-ctx.Done():
+				return
+			case <-tick.C:
+			}
+		}
+	}()
+	return func() { cancel(); _ = sub.Unsubscribe() }, nil
+}
 
 // DefaultAckWait is how long a task may go without an ack or a heartbeat
 // before JetStream gives it to another worker.

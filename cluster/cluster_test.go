@@ -11,6 +11,7 @@ import (
 	"os/exec"
 	"os/signal"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"syscall"
@@ -216,10 +217,19 @@ func TestInProcessWorkers(t *testing.T) {
 		cases = append(cases, miviaPairs(t, "mcs10_r02_s20.A00")...)
 	}
 	for _, c := range cases {
-		res, err := SolveMCS(deadline(t), testConfig(srv), c.g, c.h, mcs.Options{})
+		cfg := testConfig(srv)
+		var last Progress
+		workers := 0
+		cfg.Progress = func(p Progress) { last, workers = p, max(workers, p.Workers) }
+		res, err := SolveMCS(deadline(t), cfg, c.g, c.h, mcs.Options{})
 		checkResult(t, c, res, err)
 		if res.Tasks <= res.Roots {
 			t.Errorf("%s: %d tasks for %d roots: no task split", c.name, res.Tasks, res.Roots)
+		}
+		// Proven: no task is open, so the bound is the optimum; the three
+		// workers answered the coordinator's ping.
+		if last.Bound != res.Size || last.Done != res.Tasks || workers != 3 {
+			t.Errorf("%s: last progress %+v (most workers seen %d), want bound %d, %d done, 3 workers", c.name, last, workers, res.Size, res.Tasks)
 		}
 		t.Logf("%s: size %d, %d tasks (%d roots), %d nodes, %v", c.name, res.Size, res.Tasks, res.Roots, res.Nodes, res.Elapsed)
 	}
@@ -558,9 +568,15 @@ func TestVCInProcessWorkers(t *testing.T) {
 	for _, c := range vcCases(t) {
 		cfg := testConfig(srv)
 		cfg.Budget = 500
+		var bounds []int
+		cfg.Progress = func(p Progress) { bounds = append(bounds, p.Bound) }
 		res, err := SolveVC(deadline(t), cfg, c.g)
 		checkVC(t, c, res, err)
 		split = split || res.Tasks > res.Roots
+		// A lower bound that only rises, ending at the minimum.
+		if len(bounds) == 0 || bounds[len(bounds)-1] != c.min || !slices.IsSorted(bounds) {
+			t.Errorf("%s: bounds %v, want rising to %d", c.name, bounds, c.min)
+		}
 		// The same graph fresh: a new job, its tasks carry its label.
 		cfg.Fresh = true
 		fresh, err := SolveVC(deadline(t), cfg, c.g)

@@ -9,8 +9,10 @@ import (
 	"fmt"
 	"io"
 	"log"
+	"sync"
 	"time"
 
+	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 
 	"github.com/arbor-gpu/arbor/algorithms/mcs"
@@ -60,13 +62,18 @@ func freshRun(fresh bool) (string, error) {
 
 // Progress is the state of a job as the coordinator knows it.
 type Progress struct {
-	Job     string
-	Size    int   // best size found
-	Tasks   int   // tasks the job is known to need
-	Done    int   // of those, finished
-	Records int   // records read
-	Nodes   int64 // nodes of the finished tasks
-	Resumed bool  // the job was found in the streams: this coordinator carries on
+	Job   string
+	Size  int // best size found
+	Bound int // no solution beats it (mcs: an upper bound; vc: a lower bound)
+	Tasks int // tasks the job is known to need
+	Done  int // of those, finished
+	// Queued and Running are the tasks waiting in the queue and taken but
+	// not finished, over all jobs (the shared consumer's counts, read at
+	// most once a second); Workers the workers heard from lately.
+	Queued, Running, Workers int
+	Records                  int   // records read
+	Nodes                    int64 // nodes of the finished tasks
+	Resumed                  bool  // the job was found in the streams: this coordinator carries on
 }
 
 // Result is the outcome of a distributed search.
@@ -101,10 +108,29 @@ type ledger struct {
 	roots    []Task
 	plan     bool
 	ended    *Record
+	// bound holds the tasks' bounds where known (plan roots, children of
+	// done records that give them); open counts the bounds of expected
+	// tasks not yet done, by value.
+	bound map[string]int
+	open  map[int]int
 }
 
 func newLedger(minimize bool) *ledger {
-	return &ledger{expected: map[string]bool{}, done: map[string]*Record{}, minimize: minimize}
+	return &ledger{expected: map[string]bool{}, done: map[string]*Record{}, minimize: minimize,
+		bound: map[string]int{}, open: map[int]int{}}
+}
+
+// jobBound is the best any solution can be: the incumbent, or an open
+// task's bound beyond it (mcs: the largest upper bound; vc: the smallest
+// lower bound).
+func (l *ledger) jobBound() int {
+	b := l.size
+	for v, n := range l.open {
+		if n > 0 && (l.minimize && v < b || !l.minimize && v > b) {
+			b = v
+		}
+	}
+	return b
 }
 
 // offer keeps r's solution if it is better than the best known.
@@ -132,6 +158,8 @@ func (l *ledger) expect(id string) {
 			l.finished++
 			l.nodes += r.Nodes
 			stack = append(stack, r.Children...)
+		} else if b, ok := l.bound[id]; ok {
+			l.open[b]++
 		}
 	}
 }
@@ -145,6 +173,7 @@ func (l *ledger) take(r *Record) {
 		l.plan = true
 		l.roots = r.Roots
 		for _, t := range r.Roots {
+			l.bound[t.ID] = t.Bound
 			l.expect(t.ID)
 		}
 	case kindDone:
@@ -153,7 +182,15 @@ func (l *ledger) take(r *Record) {
 			return // a duplicate: the first record of a task counts
 		}
 		l.done[r.Task] = r
+		for i, c := range r.Children {
+			if i < len(r.Bounds) {
+				l.bound[c] = r.Bounds[i]
+			}
+		}
 		if l.expected[r.Task] {
+			if b, ok := l.bound[r.Task]; ok {
+				l.open[b]--
+			}
 			l.finished++
 			l.nodes += r.Nodes
 			for _, c := range r.Children {
@@ -276,9 +313,15 @@ func runJob(ctx context.Context, cfg CoordinatorConfig, spec jobSpec) (Result, e
 		return Result{}, err
 	}
 	defer conn.Close()
-	if _, err := conn.setup(ctx, cfg.AckWait, cfg.AckWait > 0); err != nil {
+	workCons, err := conn.setup(ctx, cfg.AckWait, cfg.AckWait > 0)
+	if err != nil {
 		return Result{}, err
 	}
+	alive, err := listenAlive(conn)
+	if err != nil {
+		return Result{}, err
+	}
+	defer alive.stop()
 	obs, err := conn.instances(ctx)
 	if err != nil {
 		return Result{}, err
@@ -369,6 +412,8 @@ func runJob(ctx context.Context, cfg CoordinatorConfig, spec jobSpec) (Result, e
 		l.offer(spec.start)
 	}
 	records := 0
+	var queueRead time.Time
+	queued, running := 0, 0
 	checkedPublished := !resumed
 	result := func() Result {
 		return Result{Job: job, Size: l.size, Mapping: l.mapping, Cover: l.cover, Found: l.has && spec.minimize, Proven: l.proven(), Tasks: l.finished,
@@ -422,7 +467,14 @@ func runJob(ctx context.Context, cfg CoordinatorConfig, spec jobSpec) (Result, e
 			}
 		}
 		if cfg.Progress != nil {
-			cfg.Progress(Progress{Job: job, Size: l.size, Tasks: len(l.expected), Done: l.finished, Records: records, Nodes: l.nodes, Resumed: resumed})
+			if time.Since(queueRead) >= time.Second {
+				queueRead = time.Now()
+				if info, err := workCons.Info(ctx); err == nil {
+					queued, running = int(info.NumPending), info.NumAckPending
+				}
+			}
+			cfg.Progress(Progress{Job: job, Size: l.size, Bound: l.jobBound(), Tasks: len(l.expected), Done: l.finished,
+				Queued: queued, Running: running, Workers: alive.count(), Records: records, Nodes: l.nodes, Resumed: resumed})
 		}
 	}
 	res := result()
@@ -443,3 +495,49 @@ func runJob(ctx context.Context, cfg CoordinatorConfig, spec jobSpec) (Result, e
 	}
 	return res, nil
 }
+
+// aliveWorkers tracks the workers' announcements (Alive).
+type aliveWorkers struct {
+	mu   sync.Mutex
+	seen map[string]time.Time
+	sub  *nats.Subscription
+}
+
+// listenAlive hears the workers' announcements, and asks every worker to
+// announce itself now rather than at its next beat.
+func listenAlive(conn *Conn) (*aliveWorkers, error) {
+	a := &aliveWorkers{seen: map[string]time.Time{}}
+	sub, err := conn.NC.Subscribe(aliveSubject, func(m *nats.Msg) {
+		var w Alive
+		if json.Unmarshal(m.Data, &w) != nil || w.Protocol != protocol || w.Worker == "" {
+			return // not an announcement: nothing to count
+		}
+		a.mu.Lock()
+		a.seen[w.Worker] = time.Now()
+		a.mu.Unlock()
+	})
+	if err != nil {
+		return nil, fmt.Errorf("cluster: subscribing to %s: %w", aliveSubject, err)
+	}
+	a.sub = sub
+	if err := conn.NC.Publish(pingSubject, nil); err != nil {
+		_ = sub.Unsubscribe()
+		return nil, fmt.Errorf("cluster: asking the workers: %w", err)
+	}
+	return a, nil
+}
+
+// count is the number of workers heard from within three beats.
+func (a *aliveWorkers) count() int {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	n := 0
+	for _, t := range a.seen {
+		if time.Since(t) < 3*aliveEvery {
+			n++
+		}
+	}
+	return n
+}
+
+func (a *aliveWorkers) stop() { _ = a.sub.Unsubscribe() }

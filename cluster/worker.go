@@ -171,6 +171,11 @@ func RunWorker(ctx context.Context, cfg WorkerConfig) error {
 	}
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
+	stopAlive, err := announce(ctx, conn, Alive{Protocol: protocol, Worker: cfg.Name, Slots: len(slots)})
+	if err != nil {
+		return err
+	}
+	defer stopAlive()
 	errs := make(chan error, len(slots))
 	for _, s := range slots {
 		go func() {
@@ -641,6 +646,7 @@ func (w *worker) solveBatch(ctx context.Context, batch []pending, s *slot) {
 	}
 	done := Record{}
 	var ids []string
+	var bounds []int
 	for round := 0; len(paths) > 0; round++ {
 		w.mu.Lock()
 		incumbent := j.best
@@ -695,11 +701,15 @@ func (w *worker) solveBatch(ctx context.Context, batch []pending, s *slot) {
 			return
 		}
 		ids = append(ids, published...)
+		for _, c := range children {
+			bounds = append(bounds, c.Bound)
+		}
 	}
 	for i, p := range batch {
 		rec, kids := Record{}, []string(nil)
 		if i == owner {
 			rec, kids = done, ids
+			rec.Bounds = bounds
 		}
 		w.settle(ctx, p.msg, p.t, w.finish(ctx, p.msg, p.t, kids, rec))
 	}
@@ -747,6 +757,10 @@ func (w *worker) complete(ctx context.Context, msg jetstream.Msg, t *Task, child
 	ids, err := w.publishTasks(ctx, t, children)
 	if err != nil {
 		return err
+	}
+	done.Bounds = nil
+	for _, c := range children {
+		done.Bounds = append(done.Bounds, c.Bound)
 	}
 	return w.finish(ctx, msg, t, ids, done)
 }

@@ -126,7 +126,7 @@ func runMCSCluster(e *env, cf clusterFlags, workers, threads int, names [2]strin
 	}
 	prog := newProgress(e)
 	cfg.Progress = func(p cluster.Progress) {
-		prog.Update(fmt.Sprintf("incumbent %d  tasks %d/%d  nodes %d", p.Size, p.Done, p.Tasks, p.Nodes))
+		prog.Update(clusterProgress("incumbent", "bound ≤", p))
 	}
 	res, err := cluster.SolveMCS(ctx, cfg, g, h, opts)
 	prog.Done()
@@ -257,7 +257,7 @@ func runVCCluster(e *env, cf clusterFlags, workers, threads int, name string, g 
 	}
 	prog := newProgress(e)
 	cfg.Progress = func(p cluster.Progress) {
-		prog.Update(fmt.Sprintf("best %d  tasks %d/%d  nodes %d", p.Size, p.Done, p.Tasks, p.Nodes))
+		prog.Update(clusterProgress("best", "bound ≥", p))
 	}
 	res, err := cluster.SolveVC(ctx, cfg, g)
 	prog.Done()
@@ -347,4 +347,10 @@ func runServer(e *env) error {
 	fmt.Fprintf(e.stderr, "arbor server: listening on %s\n", srv.URL())
 	<-e.ctx.Done()
 	return nil
+}
+
+// clusterProgress is the progress line of a distributed run.
+func clusterProgress(best, bound string, p cluster.Progress) string {
+	return fmt.Sprintf("%s %d  %s %d  tasks %d/%d done, %d queued, %d running  workers %d  nodes %d",
+		best, p.Size, bound, p.Bound, p.Done, p.Tasks, p.Queued, p.Running, p.Workers, p.Nodes)
 }
