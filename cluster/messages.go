@@ -101,9 +101,9 @@ type Record struct {
 	Children []string `json:"children,omitempty"`
 	// Bounds are the children's bounds, in order (for the job's bound in
 	// the coordinator's progress; older workers leave them out).
-	Bounds []int `json:"bounds,omitempty"`
-	Nodes    int64    `json:"nodes,omitempty"`
-	Worker   string   `json:"worker,omitempty"`
+	Bounds []int  `json:"bounds,omitempty"`
+	Nodes  int64  `json:"nodes,omitempty"`
+	Worker string `json:"worker,omitempty"`
 	// done, best, end: the best solution found (a certificate: mapping of
 	// input vertex ids).
 	Size    int      `json:"size,omitempty"`
