@@ -114,18 +114,65 @@ type Conn struct {
 	JS jetstream.JetStream
 }
 
+// Credentials are what a client shows the server beyond a token, and how
+// it checks the server: NATS's own options, passed through.
+type Credentials struct {
+	// Creds is a NATS credentials file: a user JWT and its NKey seed
+	// (decentralised authentication, as nsc writes it).
+	Creds string
+	// NKey is a file holding a user NKey seed (NKey authentication).
+	NKey string
+	// CA is a PEM file of the authorities the server's TLS certificate
+	// must chain to; setting it requires TLS.
+	CA string
+	// Cert and Key are a client certificate and its key, for servers that
+	// verify clients (mutual TLS).
+	Cert, Key string
+}
+
+// options turns c into NATS options.
+func (c Credentials) options() ([]nats.Option, error) {
+	var opts []nats.Option
+	if c.Creds != "" {
+		opts = append(opts, nats.UserCredentials(c.Creds))
+	}
+	if c.NKey != "" {
+		o, err := nats.NkeyOptionFromSeed(c.NKey)
+		if err != nil {
+			return nil, fmt.Errorf("cluster: NKey seed %s: %w", c.NKey, err)
+		}
+		opts = append(opts, o)
+	}
+	if c.CA != "" {
+		opts = append(opts, nats.RootCAs(c.CA))
+	}
+	if (c.Cert == "") != (c.Key == "") {
+		return nil, errors.New("cluster: a client certificate needs both its file and its key")
+	}
+	if c.Cert != "" {
+		opts = append(opts, nats.ClientCert(c.Cert, c.Key))
+	}
+	return opts, nil
+}
+
 // Connect dials url; a non-empty token is sent for token authentication (a
-// token may also be given in the URL, nats://TOKEN@host:port). The error of
-// a refused token says so.
-func Connect(url, token, name string) (*Conn, error) {
+// token may also be given in the URL, nats://TOKEN@host:port), and cr's
+// credentials and TLS settings as given. The error of a refused client
+// says so.
+func Connect(url, token, name string, cr Credentials) (*Conn, error) {
 	opts := []nats.Option{nats.Name(name), nats.MaxReconnects(-1), nats.RetryOnFailedConnect(false)}
 	if token != "" {
 		opts = append(opts, nats.Token(token))
 	}
+	more, err := cr.options()
+	if err != nil {
+		return nil, err
+	}
+	opts = append(opts, more...)
 	nc, err := nats.Connect(url, opts...)
 	if err != nil {
 		if errors.Is(err, nats.ErrAuthorization) {
-			return nil, fmt.Errorf("cluster: %s refused the connection: wrong or missing token (%w)", redact(url), err)
+			return nil, fmt.Errorf("cluster: %s refused the connection: wrong or missing token or credentials (%w)", redact(url), err)
 		}
 		return nil, fmt.Errorf("cluster: connecting to %s: %w", redact(url), err)
 	}

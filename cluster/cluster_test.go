@@ -379,7 +379,7 @@ func TestWrongTokenRefused(t *testing.T) {
 	}
 	// The right token in the URL is let in.
 	withToken := strings.Replace(srv.URL(), "nats://", "nats://"+srv.Token+"@", 1)
-	conn, err := Connect(withToken, "", "test")
+	conn, err := Connect(withToken, "", "test", Credentials{})
 	if err != nil {
 		t.Fatalf("token in the URL: %v", err)
 	}
@@ -396,7 +396,7 @@ func TestWrongTokenRefused(t *testing.T) {
 func TestForeignMessages(t *testing.T) {
 	srv := startServer(t)
 	c := generatedPairs(t, 1)[0]
-	conn, err := Connect(srv.URL(), srv.Token, "test")
+	conn, err := Connect(srv.URL(), srv.Token, "test", Credentials{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -473,7 +473,7 @@ func TestResumeAfterPlan(t *testing.T) {
 	srv := startServer(t)
 	c := generatedPairs(t, 1)[0]
 	ctx := deadline(t)
-	conn, err := Connect(srv.URL(), srv.Token, "test")
+	conn, err := Connect(srv.URL(), srv.Token, "test", Credentials{})
 	if err != nil {
 		t.Fatal(err)
 	}

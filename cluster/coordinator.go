@@ -26,6 +26,8 @@ const maxRoots = 4096
 type CoordinatorConfig struct {
 	URL   string
 	Token string
+	// Credentials beyond the token, and TLS.
+	Credentials Credentials
 	// Tasks is how many root tasks to aim for (default 256): many more
 	// than workers, so that they balance; MaxDepth caps the levels split
 	// for them (default 8).
@@ -308,7 +310,7 @@ func runJob(ctx context.Context, cfg CoordinatorConfig, spec jobSpec) (Result, e
 	}
 	lg := log.New(out, "arbor coordinator: ", log.LstdFlags)
 	data, hash, job := spec.data, spec.hash, spec.job
-	conn, err := Connect(cfg.URL, cfg.Token, "arbor coordinator "+job)
+	conn, err := Connect(cfg.URL, cfg.Token, "arbor coordinator "+job, cfg.Credentials)
 	if err != nil {
 		return Result{}, err
 	}

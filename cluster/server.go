@@ -1,12 +1,14 @@
 package cluster
 
 import (
+	"errors"
 	"fmt"
 	"net/url"
 	"os"
 	"time"
 
 	"github.com/nats-io/nats-server/v2/server"
+	"github.com/nats-io/nkeys"
 )
 
 // Server is an embedded NATS server with JetStream: on loopback for tests
@@ -22,14 +24,37 @@ type Server struct {
 // JetStream data in dir (a new temporary directory when dir is ""). A
 // non-empty token is required from every client.
 func StartServer(dir, token string) (*Server, error) {
-	return Listen("127.0.0.1", server.RANDOM_PORT, dir, token)
+	return Listen(ServerConfig{Host: "127.0.0.1", Port: server.RANDOM_PORT, Dir: dir, Token: token})
 }
 
-// Listen is StartServer on host and port ('arbor server': a cluster's
-// server from the same binary as its workers, where no NATS deployment
-// exists).
-func Listen(host string, port int, dir, token string) (*Server, error) {
-	owned := false
+// ServerConfig says how 'arbor server' serves: where, with what storage,
+// whom it lets in and over what.
+type ServerConfig struct {
+	Host string
+	Port int // server.RANDOM_PORT (-1) or 0: any free port
+	// Dir stores JetStream data (a temporary directory, removed on
+	// Shutdown, when "").
+	Dir string
+	// Token is required from every client, unless NKeys are given: then
+	// clients authenticate with one of these users' NKeys (public keys,
+	// "U…") instead. One of the two is required.
+	Token string
+	NKeys []string
+	// TLSCert and TLSKey turn TLS on; with TLSCA, clients must also show a
+	// certificate that chains to it (mutual TLS).
+	TLSCert, TLSKey, TLSCA string
+}
+
+// Listen starts a server as cfg says ('arbor server': a cluster's server
+// from the same binary as its workers, where no NATS deployment exists).
+func Listen(cfg ServerConfig) (*Server, error) {
+	if cfg.Token == "" && len(cfg.NKeys) == 0 {
+		return nil, errors.New("cluster: a server needs a token or NKey users: an open server would take tasks and records from anyone")
+	}
+	if cfg.Token != "" && len(cfg.NKeys) > 0 {
+		return nil, errors.New("cluster: a server takes a token or NKey users, not both")
+	}
+	dir, owned := cfg.Dir, false
 	if dir == "" {
 		d, err := os.MkdirTemp("", "arbor-nats-")
 		if err != nil {
@@ -37,34 +62,55 @@ func Listen(host string, port int, dir, token string) (*Server, error) {
 		}
 		dir, owned = d, true
 	}
+	if cfg.Port == 0 {
+		cfg.Port = server.RANDOM_PORT
+	}
 	opts := &server.Options{
 		ServerName: "arbor-embedded",
-		Host:       host,
-		Port:       port,
+		Host:       cfg.Host,
+		Port:       cfg.Port,
 		JetStream:  true,
 		StoreDir:   dir,
 		NoLog:      true,
 		NoSigs:     true,
 		// Task and record messages are small; instances go to the object
 		// store in chunks.
-		MaxPayload: 8 << 20,
+		MaxPayload:    8 << 20,
+		Authorization: cfg.Token,
 	}
-	if token != "" {
-		opts.Authorization = token
+	for _, k := range cfg.NKeys {
+		if !nkeys.IsValidPublicUserKey(k) {
+			return nil, fmt.Errorf("cluster: %q is not an NKey user's public key (U…)", k)
+		}
+		opts.Nkeys = append(opts.Nkeys, &server.NkeyUser{Nkey: k})
+	}
+	if (cfg.TLSCert == "") != (cfg.TLSKey == "") || cfg.TLSCA != "" && cfg.TLSCert == "" {
+		return nil, errors.New("cluster: TLS needs a certificate and its key (and a CA only with them)")
+	}
+	if cfg.TLSCert != "" {
+		tc, err := server.GenTLSConfig(&server.TLSConfigOpts{CertFile: cfg.TLSCert, KeyFile: cfg.TLSKey, CaFile: cfg.TLSCA, Verify: cfg.TLSCA != ""})
+		if err != nil {
+			return nil, fmt.Errorf("cluster: TLS: %w", err)
+		}
+		opts.TLSConfig, opts.TLSVerify, opts.TLSTimeout = tc, cfg.TLSCA != "", 2
+	}
+	cleanup := func() {
+		if owned {
+			os.RemoveAll(dir)
+		}
 	}
 	srv, err := server.NewServer(opts)
 	if err != nil {
+		cleanup()
 		return nil, fmt.Errorf("cluster: embedded server: %w", err)
 	}
 	go srv.Start()
 	if !srv.ReadyForConnections(30 * time.Second) {
 		srv.Shutdown()
-		if owned {
-			os.RemoveAll(dir)
-		}
-		return nil, fmt.Errorf("cluster: the server did not start on %s:%d (is the port taken?)", host, port)
+		cleanup()
+		return nil, fmt.Errorf("cluster: the server did not start on %s:%d (is the port taken?)", cfg.Host, cfg.Port)
 	}
-	return &Server{srv: srv, dir: dir, owned: owned, Token: token}, nil
+	return &Server{srv: srv, dir: dir, owned: owned, Token: cfg.Token}, nil
 }
 
 // URL is the client URL, without the token.

@@ -27,6 +27,8 @@ import (
 type WorkerConfig struct {
 	URL   string
 	Token string
+	// Credentials beyond the token, and TLS.
+	Credentials Credentials
 	// Name identifies the worker in records and logs (default host:pid).
 	Name string
 	// Threads for the local engine (0: every core).
@@ -132,7 +134,7 @@ func RunWorker(ctx context.Context, cfg WorkerConfig) error {
 	if out == nil {
 		out = io.Discard
 	}
-	conn, err := Connect(cfg.URL, cfg.Token, "arbor worker "+cfg.Name)
+	conn, err := Connect(cfg.URL, cfg.Token, "arbor worker "+cfg.Name, cfg.Credentials)
 	if err != nil {
 		return err
 	}

@@ -11,6 +11,7 @@ import (
 	"os/exec"
 	"runtime"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/arbor-gpu/arbor/algorithms/mcs"
@@ -28,6 +29,7 @@ type clusterFlags struct {
 	tasks     int
 	ackWait   time.Duration
 	fresh     bool
+	creds     cluster.Credentials
 	// deviceArgs are the first local worker's engine and device flags
 	// (--cluster embedded with --engine gpu or hybrid).
 	deviceArgs []string
@@ -57,6 +59,17 @@ func (c *clusterFlags) register(fs *flag.FlagSet) {
 	fs.IntVar(&c.tasks, "tasks", 0, "cluster: root tasks to split the search into (0: mcs 256, vc 1, the whole graph)")
 	fs.DurationVar(&c.ackWait, "ack-wait", cluster.DefaultAckWait, "cluster: how long a task may go without a worker's heartbeat before another worker gets it")
 	fs.BoolVar(&c.fresh, "fresh", false, "cluster: start a new job even if the server holds this one (which is otherwise resumed, or answered from its records if it ended)")
+	registerCredentials(fs, &c.creds)
+}
+
+// registerCredentials adds the NATS credential and TLS flags a client of
+// the cluster (coordinator or worker) passes through.
+func registerCredentials(fs *flag.FlagSet, cr *cluster.Credentials) {
+	fs.StringVar(&cr.Creds, "cluster-creds", "", "cluster: a NATS credentials file (user JWT and NKey seed)")
+	fs.StringVar(&cr.NKey, "cluster-nkey", "", "cluster: a file holding a user NKey seed (for servers with NKey users: arbor server --nkey)")
+	fs.StringVar(&cr.CA, "cluster-ca", "", "cluster: PEM file of the authorities the server's TLS certificate must chain to")
+	fs.StringVar(&cr.Cert, "cluster-cert", "", "cluster: a client TLS certificate (with --cluster-key), for servers that verify clients")
+	fs.StringVar(&cr.Key, "cluster-key", "", "cluster: the client TLS certificate's key")
 }
 
 func (c *clusterFlags) tokenOrEnv() string {
@@ -73,7 +86,7 @@ func (c *clusterFlags) coordinator(e *env, workers, threads int, quiet bool) (cl
 	if c.taskNodes < 0 || c.tasks < 0 || c.ackWait <= 0 {
 		return cluster.CoordinatorConfig{}, nil, usagef("--task-nodes and --tasks must be ≥ 0, --ack-wait > 0")
 	}
-	cfg := cluster.CoordinatorConfig{URL: c.url, Token: c.tokenOrEnv(), Tasks: c.tasks, Budget: c.taskNodes, AckWait: c.ackWait, Log: e.stderr, Fresh: c.fresh}
+	cfg := cluster.CoordinatorConfig{URL: c.url, Token: c.tokenOrEnv(), Credentials: c.creds, Tasks: c.tasks, Budget: c.taskNodes, AckWait: c.ackWait, Log: e.stderr, Fresh: c.fresh}
 	if c.url != "embedded" {
 		return cfg, func() {}, nil
 	}
@@ -195,6 +208,8 @@ func runWorker(e *env) error {
 	df.registerMany(fs)
 	deviceNodes := fs.Int64("device-nodes", 0, fmt.Sprintf("node budget of a task searched on a device (0: %d × the task's own)", cluster.DeviceBudgetScale))
 	workers := fs.Int("workers", 0, "device engine workers (work-groups) per device; 0 sizes it from the device")
+	var creds cluster.Credentials
+	registerCredentials(fs, &creds)
 	pos, err := parse(fs, e.args)
 	if err != nil {
 		return err
@@ -205,7 +220,7 @@ func runWorker(e *env) error {
 	if *threads < 0 || *slots < 0 || *deviceNodes < 0 || *workers < 0 {
 		return usagef("--threads, --slots, --device-nodes and --workers must be ≥ 0")
 	}
-	cfg := cluster.WorkerFromEnv(cluster.WorkerConfig{URL: *url, Token: *token, Threads: *threads, Name: *name, Log: e.stderr,
+	cfg := cluster.WorkerFromEnv(cluster.WorkerConfig{URL: *url, Token: *token, Credentials: creds, Threads: *threads, Name: *name, Log: e.stderr,
 		Slots: *slots, DeviceBudget: *deviceNodes, DeviceWorkers: *workers})
 	if cfg.URL == "" {
 		return usagef("worker needs --cluster nats://HOST:4222 (or $%s)", cluster.EnvURL)
@@ -310,10 +325,14 @@ func runVCCluster(e *env, cf clusterFlags, workers, threads int, name string, g 
 // runServer is 'arbor server': a cluster's NATS JetStream server from this
 // binary, for machines without a NATS deployment.
 func runServer(e *env) error {
-	fs := newFlags(e, "server", "[--listen HOST:PORT] [--store DIR] [--cluster-token T]")
+	fs := newFlags(e, "server", "[--listen HOST:PORT] [--store DIR] [--cluster-token T | --nkey U…[,U…]] [--tls-cert F --tls-key F [--tls-ca F]]")
 	listen := fs.String("listen", "127.0.0.1:4222", "address to serve on (0.0.0.0:4222 serves other machines)")
 	store := fs.String("store", "", "JetStream data directory: tasks and records survive a restart there (default: a temporary one, removed on exit)")
-	token := fs.String("cluster-token", "", "the token every client must give (default $"+cluster.EnvToken+"; a random one, printed, when neither is set)")
+	token := fs.String("cluster-token", "", "the token every client must give (default $"+cluster.EnvToken+"; a random one, printed, when neither is set and no --nkey)")
+	nkeyUsers := fs.String("nkey", "", "NKey users instead of a token: their public keys (U…), comma-separated; clients give the seed (--cluster-nkey)")
+	tlsCert := fs.String("tls-cert", "", "serve TLS with this certificate (PEM)")
+	tlsKey := fs.String("tls-key", "", "the TLS certificate's key (PEM)")
+	tlsCA := fs.String("tls-ca", "", "also require client certificates that chain to these authorities (PEM): mutual TLS")
 	pos, err := parse(fs, e.args)
 	if err != nil {
 		return err
@@ -329,17 +348,24 @@ func runServer(e *env) error {
 	if err != nil || port < 0 || port > 65535 {
 		return usagef("--listen %q: the port must be 0 (any free one) to 65535", *listen)
 	}
-	tok := *token
-	if tok == "" {
-		tok = os.Getenv(cluster.EnvToken)
-	}
-	if tok == "" {
-		if tok, err = cluster.NewToken(); err != nil {
-			return err
+	cfg := cluster.ServerConfig{Host: host, Port: port, Dir: *store, Token: *token, TLSCert: *tlsCert, TLSKey: *tlsKey, TLSCA: *tlsCA}
+	if *nkeyUsers != "" {
+		if *token != "" {
+			return usagef("--nkey and --cluster-token: a server takes one or the other")
 		}
-		fmt.Fprintf(e.stderr, "arbor server: token %s (give it to workers and coordinators as $%s)\n", tok, cluster.EnvToken)
+		cfg.NKeys = strings.Split(*nkeyUsers, ",")
+	} else {
+		if cfg.Token == "" {
+			cfg.Token = os.Getenv(cluster.EnvToken)
+		}
+		if cfg.Token == "" {
+			if cfg.Token, err = cluster.NewToken(); err != nil {
+				return err
+			}
+			fmt.Fprintf(e.stderr, "arbor server: token %s (give it to workers and coordinators as $%s)\n", cfg.Token, cluster.EnvToken)
+		}
 	}
-	srv, err := cluster.Listen(host, port, *store, tok)
+	srv, err := cluster.Listen(cfg)
 	if err != nil {
 		return err
 	}

@@ -377,6 +377,12 @@ func TestServerCommand(t *testing.T) {
 	if code, _, _ := runCLI(t, "server", "--listen", "nowhere"); code != 2 {
 		t.Errorf("--listen nowhere: exit %d, want 2", code)
 	}
+	if code, _, _ := runCLI(t, "server", "--nkey", "U123", "--cluster-token", "t"); code != 2 {
+		t.Errorf("--nkey with --cluster-token: exit %d, want 2", code)
+	}
+	if code, _, stderr := runCLI(t, "server", "--listen", "127.0.0.1:0", "--nkey", "not-a-key"); code != 1 || !strings.Contains(stderr, "public key") {
+		t.Errorf("--nkey not-a-key: exit %d (%s), want 1 naming the key", code, stderr)
+	}
 }
 
 // TestSlurmScriptLocally runs deploy/slurm/arbor-mcs.sbatch on this machine
