@@ -51,6 +51,19 @@ func bestPartition(g *core.Graph) ([]int32, int) {
 // passes. It returns the cover (every vertex but the chosen ones, of size
 // n − k) or nil.
 func partitionSearch(g *core.Graph, part []int32, k int, seed uint64, stop *atomic.Bool, deadline time.Time) []bool {
+	return partitionSearchSteps(g, part, k, seed, stop, deadline, nil)
+}
+
+// Weighting of the partition search: the weights are forgotten (scaled
+// by partRho) when their mean reaches partGamma·n.
+var (
+	partGamma = 0.5
+	partRho   = 0.3
+)
+
+// partitionSearchSteps is partitionSearch that also reports its step
+// count in steps (if set), for the measurements of ls_measure_test.go.
+func partitionSearchSteps(g *core.Graph, part []int32, k int, seed uint64, stop *atomic.Bool, deadline time.Time, steps *int64) []bool {
 	n := g.N
 	// Cliques as lists, and the arcs between different cliques with
 	// their edge ids.
@@ -80,12 +93,26 @@ func partitionSearch(g *core.Graph, part []int32, k int, seed uint64, stop *atom
 	}
 	arcEdge, eu, ev := numberEdges(off, adj)
 	m := len(eu)
-	w := make([]int32, m)
-	for e := range w {
-		w[e] = 1
+	// The weight of each edge lives on both of its arcs (ea, eb), so that
+	// choose and unchoose read it in arc order.
+	ea, eb := make([]int32, m), make([]int32, m)
+	for v := 0; v < n; v++ {
+		for i := off[v]; i < off[v+1]; i++ {
+			if e := arcEdge[i]; int32(v) == eu[e] {
+				ea[e] = i
+			} else {
+				eb[e] = i
+			}
+		}
+	}
+	w := make([]int32, len(adj))
+	for i := range w {
+		w[i] = 1
 	}
 	in := make([]bool, n)
-	score := make([]int64, n) // weight of v's edges to chosen vertices
+	// score: weight of v's edges to chosen vertices. The total weight
+	// stays below forgetAt + m, well inside 31 bits.
+	score := make([]int32, n)
 	conf := make([]bool, n)
 	age := make([]int64, n)
 	viol, vPos := make([]int32, 0, m), make([]int32, m)
@@ -95,11 +122,13 @@ func partitionSearch(g *core.Graph, part []int32, k int, seed uint64, stop *atom
 	rand := xorshiftFrom(seed)
 	choose := func(v int32) {
 		in[v] = true
-		for i := off[v]; i < off[v+1]; i++ {
-			u, e := adj[i], arcEdge[i]
-			score[u] += int64(w[e])
+		lo, hi := off[v], off[v+1]
+		ws := w[lo:hi]
+		for j, u := range adj[lo:hi] {
+			score[u] += ws[j]
 			conf[u] = true
 			if in[u] {
+				e := arcEdge[int(lo)+j]
 				vPos[e] = int32(len(viol))
 				viol = append(viol, e)
 			}
@@ -107,11 +136,13 @@ func partitionSearch(g *core.Graph, part []int32, k int, seed uint64, stop *atom
 	}
 	unchoose := func(v int32) {
 		in[v] = false
-		for i := off[v]; i < off[v+1]; i++ {
-			u, e := adj[i], arcEdge[i]
-			score[u] -= int64(w[e])
+		lo, hi := off[v], off[v+1]
+		ws := w[lo:hi]
+		for j, u := range adj[lo:hi] {
+			score[u] -= ws[j]
 			conf[u] = true
 			if in[u] {
+				e := arcEdge[int(lo)+j]
 				last := viol[len(viol)-1]
 				viol[vPos[e]] = last
 				vPos[last] = vPos[e]
@@ -154,8 +185,13 @@ func partitionSearch(g *core.Graph, part []int32, k int, seed uint64, stop *atom
 		}
 		return b
 	}
-	totalW, forgetAt := int64(m), int64(m)*int64(max(n/2, 2))
-	for step := int64(1); len(viol) > 0; step++ {
+	totalW, forgetAt := int64(m), min(int64(float64(m)*max(partGamma*float64(n), 2)), 1<<30)
+	rho := int32(partRho * 1024)
+	step := int64(1)
+	if steps != nil {
+		defer func() { *steps = step }()
+	}
+	for ; len(viol) > 0; step++ {
 		if step&1023 == 0 && (stop.Load() || time.Now().After(deadline)) {
 			return nil
 		}
@@ -184,7 +220,8 @@ func partitionSearch(g *core.Graph, part []int32, k int, seed uint64, stop *atom
 		choose(to)
 		age[from], age[to] = step, step
 		for _, e := range viol {
-			w[e]++
+			w[ea[e]]++
+			w[eb[e]]++
 			score[eu[e]]++
 			score[ev[e]]++
 		}
@@ -192,14 +229,15 @@ func partitionSearch(g *core.Graph, part []int32, k int, seed uint64, stop *atom
 		if totalW > forgetAt {
 			totalW = 0
 			clear(score)
-			for e := range w {
-				w[e] = max(1, w[e]*3/10)
-				totalW += int64(w[e])
+			for e := range m {
+				x := max(1, w[ea[e]]*rho/1024)
+				w[ea[e]], w[eb[e]] = x, x
+				totalW += int64(x)
 				if in[eu[e]] {
-					score[ev[e]] += int64(w[e])
+					score[ev[e]] += x
 				}
 				if in[ev[e]] {
-					score[eu[e]] += int64(w[e])
+					score[eu[e]] += x
 				}
 			}
 		}
