@@ -22,7 +22,12 @@ import (
 //
 // The target is the planted optimum n − N (the clique count of the
 // partition). Each line gives the time and steps to the target (or the
-// cap) and the steps per second.
+// cap) and the steps per second. ARBOR_LS_PAR runs that many seeds at
+// once (NuMVC's step counts are then mixed up: its counter is shared);
+// ARBOR_LS_STEPS caps the partition search's steps (so that runs on a
+// loaded machine compare); ARBOR_LS_GAMMA, ARBOR_LS_RHO and
+// ARBOR_LS_SAMPLE set the partition search's knobs (partGamma, partRho,
+// partSample).
 func TestLSMeasure(t *testing.T) {
 	which := os.Getenv("ARBOR_LS_MEASURE")
 	if which == "" {
@@ -52,7 +57,11 @@ func TestLSMeasure(t *testing.T) {
 	if x := os.Getenv("ARBOR_LS_RHO"); x != "" {
 		partRho, _ = strconv.ParseFloat(x, 64)
 	}
+	if x := os.Getenv("ARBOR_LS_SAMPLE"); x != "" {
+		partSample, _ = strconv.Atoi(x)
+	}
 	par, _ := strconv.Atoi(envOr("ARBOR_LS_PAR", "1"))
+	stepCap, _ := strconv.ParseInt(envOr("ARBOR_LS_STEPS", "0"), 10, 64)
 	for _, f := range files {
 		g, err := core.ReadGraph(filepath.Join(dir, "vc/bhoslib", f+".mis"), core.ReadOptions{})
 		if err != nil {
@@ -74,7 +83,7 @@ func TestLSMeasure(t *testing.T) {
 					var stop atomic.Bool
 					t0 := time.Now()
 					deadline := t0.Add(limit)
-					var steps int64
+					steps := stepCap
 					size := 0
 					switch alg {
 					case "part":
