@@ -118,29 +118,19 @@ type nuMVC struct {
 	inC   []bool
 	score []int64 // weight of v's uncovered edges (v outside C)
 	key   []int64 // by position in cList: packed score and age (v in C)
-	// blockMax is the largest key of each block of 1<<blockShift
-	// positions of cList (an upper bound only while the block is dirty),
-	// so that the removal scan reads one maximum per clean block: an
-	// exchange lowers the keys of a few dozen cover vertices, which
-	// dirties few blocks.
-	blockMax []int64
-	dirty    []bool
-	cList    []int32
-	cPos     []int32 // position in cList; -1 outside C
-	unc      []int32 // uncovered edges
-	uPos     []int32
-	conf     []bool  // configuration changed since v left C
-	age      []int64 // clock at v's last move
-	clock    int64
-	tabu     int32 // the vertex just added, which the next removal spares
+	cList []int32
+	cPos  []int32 // position in cList; -1 outside C
+	unc   []int32 // uncovered edges
+	uPos  []int32
+	conf  []bool  // configuration changed since v left C
+	age   []int64 // clock at v's last move
+	clock int64
+	tabu  int32 // the vertex just added, which the next removal spares
 
 	totalW, forgetAt int64
 }
 
-const (
-	ageLimit   = 1<<32 - 1
-	blockShift = 5
-)
+const ageLimit = 1<<32 - 1
 
 // numberEdges numbers the edges of a symmetric CSR graph whose neighbour
 // lists ascend: edge e is the e-th arc u→v with u < v in arc order, with
@@ -191,8 +181,6 @@ func newNuMVC(g *core.Graph) *nuMVC {
 	ls.inC = make([]bool, n)
 	ls.score = make([]int64, n)
 	ls.key = make([]int64, 0, n)
-	ls.blockMax = make([]int64, n>>blockShift+1)
-	ls.dirty = make([]bool, n>>blockShift+1)
 	ls.cList, ls.cPos = make([]int32, 0, n), make([]int32, n)
 	for v := range ls.cPos {
 		ls.cPos[v] = -1
@@ -249,30 +237,6 @@ func (ls *nuMVC) tick() {
 	for p, v := range ls.cList {
 		ls.key[p] = ls.packed(v, ls.key[p]>>32)
 	}
-	ls.allDirty()
-}
-
-func (ls *nuMVC) allDirty() {
-	for b := range ls.dirty {
-		ls.dirty[b] = true
-	}
-}
-
-// raise and lower change the key at position p by d (d > 0).
-func (ls *nuMVC) raise(p int32, d int64) {
-	k := ls.key[p] + d
-	ls.key[p] = k
-	if b := p >> blockShift; k > ls.blockMax[b] {
-		ls.blockMax[b] = k
-	}
-}
-
-func (ls *nuMVC) lower(p int32, d int64) {
-	k := ls.key[p]
-	if b := p >> blockShift; k == ls.blockMax[b] {
-		ls.dirty[b] = true
-	}
-	ls.key[p] = k - d
 }
 
 func (ls *nuMVC) add(v int32) {
@@ -280,18 +244,12 @@ func (ls *nuMVC) add(v int32) {
 	ls.inC[v] = true
 	ls.cPos[v] = int32(len(ls.cList))
 	ls.cList = append(ls.cList, v)
-	k := ls.packed(v, -ls.score[v])
-	ls.key = append(ls.key, k)
-	if p, b := ls.cPos[v], ls.cPos[v]>>blockShift; p&(1<<blockShift-1) == 0 {
-		ls.blockMax[b], ls.dirty[b] = k, false
-	} else if k > ls.blockMax[b] {
-		ls.blockMax[b] = k
-	}
+	ls.key = append(ls.key, ls.packed(v, -ls.score[v]))
 	lo, hi := g.Offsets[v], g.Offsets[v+1]
 	for i, u := range g.Adj[lo:hi] {
 		w := int64(ls.w[lo+i])
 		if p := ls.cPos[u]; p >= 0 {
-			ls.raise(p, w<<32)
+			ls.key[p] += w << 32
 		} else {
 			// The edge was uncovered: now covered by v alone.
 			e := ls.arcEdge[lo+i]
@@ -311,19 +269,9 @@ func (ls *nuMVC) remove(v int32) {
 	g := ls.g
 	p := ls.cPos[v]
 	ls.score[v] = -(ls.key[p] >> 32)
-	last := int32(len(ls.cList) - 1)
-	// The key at p leaves, the last one moves to p.
-	if b := p >> blockShift; ls.key[p] == ls.blockMax[b] {
-		ls.dirty[b] = true
-	}
-	if b := last >> blockShift; ls.key[last] == ls.blockMax[b] {
-		ls.dirty[b] = true
-	}
-	if p != last {
-		ls.cList[p], ls.key[p] = ls.cList[last], ls.key[last]
-		ls.cPos[ls.cList[p]] = p
-		ls.raise(p, 0)
-	}
+	last := len(ls.cList) - 1
+	ls.cList[p], ls.key[p] = ls.cList[last], ls.key[last]
+	ls.cPos[ls.cList[p]] = p
 	ls.cList, ls.key = ls.cList[:last], ls.key[:last]
 	ls.cPos[v] = -1
 	ls.inC[v] = false
@@ -331,7 +279,7 @@ func (ls *nuMVC) remove(v int32) {
 	for i, u := range g.Adj[lo:hi] {
 		w := int64(ls.w[lo+i])
 		if p := ls.cPos[u]; p >= 0 {
-			ls.lower(p, w<<32)
+			ls.key[p] -= w << 32
 		} else {
 			e := ls.arcEdge[lo+i]
 			ls.uPos[e] = int32(len(ls.unc))
@@ -355,10 +303,8 @@ func (ls *nuMVC) bestRemoval(spare int32, rand func(int) int) int {
 		p := ls.cPos[spare]
 		saved := keys[p]
 		keys[p] = math.MinInt64
-		ls.dirty[p>>blockShift] = true
 		bp := ls.scan(rand)
 		keys[p] = saved
-		ls.raise(p, 0)
 		return bp
 	}
 	return ls.scan(rand)
@@ -368,23 +314,24 @@ func (ls *nuMVC) scan(rand func(int) int) int {
 	keys := ls.key
 	best, bp := int64(math.MinInt64), -1
 	if rand == nil {
-		// The maximum over the blocks (recomputing the dirty ones),
-		// then its first position: the first block holding it, and
-		// the first position there.
-		nb := (len(keys) + 1<<blockShift - 1) >> blockShift
-		bm := ls.blockMax[:nb]
-		for b := range bm {
-			if ls.dirty[b] {
-				bm[b] = maxKey(keys[b<<blockShift : min(len(keys), (b+1)<<blockShift)])
-				ls.dirty[b] = false
-			}
-			best = max(best, bm[b])
+		// The maximum first, branch-free in four lanes, then its
+		// position: twice as fast as tracking the position as we go.
+		b0, b1, b2, b3 := best, best, best, best
+		i := 0
+		for ; i+4 <= len(keys); i += 4 {
+			b0 = max(b0, keys[i])
+			b1 = max(b1, keys[i+1])
+			b2 = max(b2, keys[i+2])
+			b3 = max(b3, keys[i+3])
 		}
+		for ; i < len(keys); i++ {
+			b0 = max(b0, keys[i])
+		}
+		best = max(b0, b1, b2, b3)
 		if best == math.MinInt64 {
 			return -1
 		}
-		b := slices.Index(bm, best)
-		return b<<blockShift + slices.Index(keys[b<<blockShift:], best)
+		return slices.Index(keys, best)
 	} else {
 		for i := 0; i < bmsSamples; i++ {
 			p := rand(len(keys))
@@ -397,23 +344,6 @@ func (ls *nuMVC) scan(rand func(int) int) int {
 		return -1
 	}
 	return bp
-}
-
-// maxKey is the largest of keys (math.MinInt64 when empty), branch-free
-// in four lanes.
-func maxKey(keys []int64) int64 {
-	b0, b1, b2, b3 := int64(math.MinInt64), int64(math.MinInt64), int64(math.MinInt64), int64(math.MinInt64)
-	i := 0
-	for ; i+4 <= len(keys); i += 4 {
-		b0 = max(b0, keys[i])
-		b1 = max(b1, keys[i+1])
-		b2 = max(b2, keys[i+2])
-		b3 = max(b3, keys[i+3])
-	}
-	for ; i < len(keys); i++ {
-		b0 = max(b0, keys[i])
-	}
-	return max(b0, b1, b2, b3)
 }
 
 // exchange is one step of NuMVC's two-stage exchange: remove the best
@@ -496,7 +426,6 @@ func (ls *nuMVC) rescore() {
 	for p, v := range ls.cList {
 		ls.key[p] = ls.packed(v, -loss[v])
 	}
-	ls.allDirty()
 }
 
 // jump makes c the current candidate (a cover of g, or not) and returns

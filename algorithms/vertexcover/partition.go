@@ -65,9 +65,9 @@ var (
 	partRho   = 0.3
 	// partSample is the number of violated edges a step looks at: it
 	// makes the move of least weighted delta among their endpoints'
-	// cliques (2: 15 % more time per step, 20–45 % fewer steps to the
-	// optimum on frb45/frb50; see NOTES).
-	partSample = 2
+	// cliques (2: 15 % more time per step for 19 % fewer steps to the
+	// optimum on frb45/frb50, no clear gain in time; see NOTES).
+	partSample = 1
 )
 
 // partitionSearchSteps is partitionSearch that also reports its step
