@@ -42,7 +42,9 @@ func localSearch(g *core.Graph, target int, deadline time.Time, throttle *atomic
 	rand := xorshiftFrom(seed)
 	lastPlateau := int64(0)
 	burst := time.Now()
-	for step := int64(1); ; step++ {
+	step := int64(1)
+	defer func() { numvcSteps.Add(step) }()
+	for ; ; step++ {
 		if step&255 == 0 {
 			now := time.Now()
 			if now.After(deadline) || (stop != nil && stop.Load()) {
@@ -86,6 +88,10 @@ func localSearch(g *core.Graph, target int, deadline time.Time, throttle *atomic
 	}
 	return best
 }
+
+// numvcSteps counts the steps of every local search (for the
+// measurements of ls_measure_test.go).
+var numvcSteps atomic.Int64
 
 // nuMVC is the state of one local search: the current candidate cover C,
 // the edge weights, the scores and the configuration-checking flags.
