@@ -124,13 +124,10 @@ func NewClique(dev backend.Device, q backend.Queue, s CliqueShape, adj []uint64)
 // Reset clears the workers and the ring and sets the incumbent's size.
 func (c *Clique) Reset(q backend.Queue, incumbent int) error {
 	s := c.Shape
-	if err := backend.WriteSlice(q, c.wstate, make([]int64, s.Workers*DSWWords)); err != nil {
-		return err
-	}
 	if err := backend.WriteSlice(q, c.certs, make([]uint32, s.Workers*(s.MaxDepth+1))); err != nil {
 		return err
 	}
-	return c.Ring.Reset(q, int32(incumbent))
+	return resetSearch(q, c.wstate, s.Workers, c.Ring, incumbent)
 }
 
 // RootTask is the task of the whole search: every vertex a candidate, the
@@ -149,15 +146,9 @@ func (s CliqueShape) RootTask() []uint64 {
 // tree is then the same on every device); cliques larger than the
 // incumbent word are still published.
 func (c *Clique) Epoch(q backend.Queue, budget int64, idleLimit int32, goal int32, frozen bool) error {
-	fz := int32(0)
-	if frozen {
-		fz = 1
-	}
-	r := c.Ring
 	err := q.Launch(c.k, backend.R1(c.Shape.Workers*c.Shape.lanes(), c.Shape.lanes()),
-		backend.Buf(c.shape), backend.Buf(c.adj), backend.Buf(r.Slots), backend.Buf(r.Seq), backend.Buf(r.Ctrl),
-		backend.Buf(c.wstate), backend.Buf(c.frames), backend.Buf(c.lists), backend.Buf(c.bases), backend.Buf(c.certs),
-		backend.I64(budget), backend.I32(idleLimit), backend.I32(goal), backend.I32(fz))
+		epochArgs([]backend.Buffer{c.shape, c.adj}, c.Ring, c.wstate,
+			[]backend.Buffer{c.frames, c.lists, c.bases, c.certs}, budget, idleLimit, goal, frozen)...)
 	if err != nil {
 		return fmt.Errorf("clique_epoch on %s: %w", c.dev.Info(), err)
 	}

@@ -50,6 +50,35 @@ func readWorkerStatus(q backend.Queue, wstate backend.Buffer, workers int) ([]in
 	return st, backend.ReadSlice(q, wstate, st)
 }
 
+// epochArgs are a search kernel's launch arguments in the layer's order:
+// its inputs, the ring, the workers' status words, its own state, then
+// the node budget, the idle limit and the goal with its frozen flag: the
+// order every *_epoch kernel declares its parameters in.
+func epochArgs(in []backend.Buffer, r *Ring, wstate backend.Buffer, state []backend.Buffer, budget int64, idleLimit, goal int32, frozen bool) []backend.Arg {
+	args := make([]backend.Arg, 0, len(in)+len(state)+8)
+	for _, b := range in {
+		args = append(args, backend.Buf(b))
+	}
+	args = append(args, backend.Buf(r.Slots), backend.Buf(r.Seq), backend.Buf(r.Ctrl), backend.Buf(wstate))
+	for _, b := range state {
+		args = append(args, backend.Buf(b))
+	}
+	fz := int32(0)
+	if frozen {
+		fz = 1
+	}
+	return append(args, backend.I64(budget), backend.I32(idleLimit), backend.I32(goal), backend.I32(fz))
+}
+
+// resetSearch clears a search's worker status words and its ring, and
+// sets the incumbent word; each wrapper clears its own certificates.
+func resetSearch(q backend.Queue, wstate backend.Buffer, workers int, r *Ring, incumbent int) error {
+	if err := backend.WriteSlice(q, wstate, make([]int64, workers*DSWWords)); err != nil {
+		return err
+	}
+	return r.Reset(q, int32(incumbent))
+}
+
 // releaseSearch frees what every search kernel's wrapper holds: its
 // kernel, its buffers (the ring's included) and its program. It returns
 // the first error.

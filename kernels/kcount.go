@@ -86,8 +86,7 @@ func (c *KCount) Epoch(q backend.Queue, budget int64, idleLimit int32) error {
 
 // WorkerStatus reads every worker's status words (devsearch.Kernel).
 func (c *KCount) WorkerStatus(q backend.Queue) ([]int64, error) {
-	st := make([]int64, c.Workers*DSWWords)
-	return st, backend.ReadSlice(q, c.wstate, st)
+	return readWorkerStatus(q, c.wstate, c.Workers)
 }
 
 // TaskRing is the kernel's task ring (devsearch.Kernel).

@@ -141,13 +141,10 @@ func NewMCSplit(dev backend.Device, q backend.Queue, s MCSplitShape, adjg, adjh 
 // Reset clears the workers and the ring and sets the incumbent's size.
 func (m *MCSplit) Reset(q backend.Queue, incumbent int) error {
 	s := m.Shape
-	if err := backend.WriteSlice(q, m.wstate, make([]int64, s.Workers*DSWWords)); err != nil {
-		return err
-	}
 	if err := backend.WriteSlice(q, m.certs, make([]uint32, s.Workers*(s.NMin()+1))); err != nil {
 		return err
 	}
-	return m.Ring.Reset(q, int32(incumbent))
+	return resetSearch(q, m.wstate, s.Workers, m.Ring, incumbent)
 }
 
 // Epoch runs one launch: every worker takes tasks and searches until it
@@ -155,15 +152,9 @@ func (m *MCSplit) Reset(q backend.Queue, incumbent int) error {
 // goal prunes nodes whose bound is below it; frozen fixes the incumbent at
 // goal−1 for pruning (the tree is then the same on every device).
 func (m *MCSplit) Epoch(q backend.Queue, budget int64, idleLimit int32, goal int32, frozen bool) error {
-	fz := int32(0)
-	if frozen {
-		fz = 1
-	}
-	r := m.Ring
 	err := q.Launch(m.k, backend.R1(m.Shape.Workers*m.Shape.lanes(), m.Shape.lanes()),
-		backend.Buf(m.shape), backend.Buf(m.adjg), backend.Buf(m.adjh), backend.Buf(r.Slots), backend.Buf(r.Seq),
-		backend.Buf(r.Ctrl), backend.Buf(m.wstate), backend.Buf(m.frames), backend.Buf(m.arena), backend.Buf(m.paths),
-		backend.Buf(m.certs), backend.I64(budget), backend.I32(idleLimit), backend.I32(goal), backend.I32(fz))
+		epochArgs([]backend.Buffer{m.shape, m.adjg, m.adjh}, m.Ring, m.wstate,
+			[]backend.Buffer{m.frames, m.arena, m.paths, m.certs}, budget, idleLimit, goal, frozen)...)
 	if err != nil {
 		return fmt.Errorf("mcsplit_epoch on %s: %w", m.dev.Info(), err)
 	}

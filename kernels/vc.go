@@ -132,9 +132,6 @@ func NewVC(dev backend.Device, q backend.Queue, s VCShape, off, adj []int32) (*V
 // of size c is known: only smaller ones are looked for).
 func (k *VC) Reset(q backend.Queue, incumbent int) error {
 	s := k.Shape
-	if err := backend.WriteSlice(q, k.wstate, make([]int64, s.Workers*DSWWords)); err != nil {
-		return err
-	}
 	if err := backend.WriteSlice(q, k.marks, make([]int32, s.Workers*s.N)); err != nil {
 		return err
 	}
@@ -145,7 +142,7 @@ func (k *VC) Reset(q backend.Queue, incumbent int) error {
 	if err := backend.WriteSlice(q, k.certs, certs); err != nil {
 		return err
 	}
-	return k.Ring.Reset(q, int32(incumbent))
+	return resetSearch(q, k.wstate, s.Workers, k.Ring, incumbent)
 }
 
 // RootTask is the whole graph as a task: every vertex live with its degree.
@@ -165,15 +162,9 @@ func (k *VC) RootTask(off []int32) []uint64 {
 // most goal vertices; the tree is then the same on every device);
 // otherwise with N − 1 − the incumbent word.
 func (k *VC) Epoch(q backend.Queue, budget int64, idleLimit int32, goal int32, frozen bool) error {
-	fz := int32(0)
-	if frozen {
-		fz = 1
-	}
-	r := k.Ring
 	err := q.Launch(k.k, backend.R1(k.Shape.Workers*k.Shape.lanes(), k.Shape.lanes()),
-		backend.Buf(k.shape), backend.Buf(k.off), backend.Buf(k.adj), backend.Buf(r.Slots), backend.Buf(r.Seq),
-		backend.Buf(r.Ctrl), backend.Buf(k.wstate), backend.Buf(k.stack), backend.Buf(k.hdrs), backend.Buf(k.marks),
-		backend.Buf(k.certs), backend.I64(budget), backend.I32(idleLimit), backend.I32(goal), backend.I32(fz))
+		epochArgs([]backend.Buffer{k.shape, k.off, k.adj}, k.Ring, k.wstate,
+			[]backend.Buffer{k.stack, k.hdrs, k.marks, k.certs}, budget, idleLimit, goal, frozen)...)
 	if err != nil {
 		return fmt.Errorf("vc_epoch on %s: %w", k.dev.Info(), err)
 	}
