@@ -241,8 +241,6 @@ func (w *worker) solveVC(ctx context.Context, msg jetstream.Msg, t *Task, j *job
 	if err != nil {
 		return badTaskError{err}
 	}
-	stopBeat := w.heartbeats(msg, t)
-	defer stopBeat()
 
 	found := Record{}
 	w.mu.Lock()

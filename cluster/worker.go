@@ -429,9 +429,9 @@ func (w *worker) handle(ctx context.Context, msgs []jetstream.Msg, s *slot) {
 		if !ok {
 			continue
 		}
-		// Tasks wait here while the ones before them are searched: they
-		// too say they are in progress, or the ack wait would hand them
-		// to other workers meanwhile.
+		// Every task says it is in progress until handle returns: while it
+		// is searched, and while the ones before it are (or the ack wait
+		// would hand it to other workers meanwhile).
 		stopBeat := w.heartbeats(msg, t)
 		defer stopBeat()
 		if s.dev != nil && t.Problem == "mcs" && (len(batch) == 0 || batch[0].t.Job == t.Job) {
@@ -559,9 +559,6 @@ func (w *worker) solve(ctx context.Context, msg jetstream.Msg, t *Task, j *jobSt
 	// proof: only sizes verified here prune.
 	incumbent := j.best
 	w.mu.Unlock()
-
-	stopBeat := w.heartbeats(msg, t)
-	defer stopBeat()
 
 	improved := func(m [][2]int) {
 		w.raiseBest(t.Job, len(m))
