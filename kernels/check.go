@@ -35,6 +35,7 @@ func Checks(dataDir string) []Check {
 	all = append(all, cliqueChecks()...)
 	all = append(all, kcountChecks()...)
 	all = append(all, vcChecks()...)
+	all = append(all, vclsChecks()...)
 	return all
 }
 

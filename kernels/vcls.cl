@@ -1,0 +1,466 @@
+/* vcls.cl: many independent chains of the partition local search for
+   vertex cover (algorithms/vertexcover/partition.go), one work-group of
+   LANES work-items per chain.
+
+   The problem: K cliques partition the N vertices; choose one vertex per
+   clique so that no two chosen vertices are adjacent. The graph holds only
+   the A arcs between different cliques (CSR off/adj, ascending lists;
+   rev[i] is the arc opposite arc i). A step takes a random violated pair
+   of cliques and re-chooses in one of them (weighted scores,
+   configuration checking, ties to the oldest); then every violated
+   edge's weight rises by one, and the weights are scaled by 0.3 when
+   their total passes forget_at.
+
+   Per chain, in global memory and kept between launches: w[A] (both arcs
+   of an edge hold the same weight), score[N] (weight of v's edges to
+   chosen vertices), age[N], conf[N], chosen[K], the violated-pair bit
+   matrix vm[K][KW] (symmetric; bit q2 of row q1 set when chosen[q1] and
+   chosen[q2] are adjacent), and the scalars cs[VCLS_CSW].
+
+   Every decision is taken by all lanes alike from the same values, so
+   control flow stays uniform (barriers inside loops are safe) and the
+   result does not depend on LANES: the lanes only share loops whose
+   iterations write disjoint words, and the reductions compare whole
+   keys (score, age, vertex), which have one minimum however they are
+   grouped. chosen, vm and the per-row counts live in local memory for
+   the launch. */
+
+#ifndef LANES
+#define LANES 64
+#endif
+
+#if LANES == 1
+#undef BARRIER
+#define BARRIER()
+#endif
+
+/* The chain scalars (must match vcls.go). */
+#define CS_RNG 0
+#define CS_STEP 1
+#define CS_TOTALW 2
+#define CS_SOLVED 3
+#define CS_V 4
+#define VCLS_CSW 8
+
+#define VCLS_GOLDEN ((u64)0x9E3779B97F4A7C15UL)
+
+/* splitmix64: one 64-bit state, so a chain's generator is one word to keep. */
+INLINE u64 vcls_next(u64* s)
+{
+    *s += VCLS_GOLDEN;
+    u64 z = *s;
+    z = (z ^ (z >> 30)) * (u64)0xBF58476D1CE4E5B9UL;
+    z = (z ^ (z >> 27)) * (u64)0x94D049BB133111EBUL;
+    return z ^ (z >> 31);
+}
+
+/* vcls_rand: uniform in [0, n) for 0 < n < 2^31, by multiply-shift (no division). */
+INLINE i32 vcls_rand(u64* s, i32 n)
+{
+    return (i32)(((vcls_next(s) >> 32) * (u64)n) >> 32);
+}
+
+/* vcls_better: is candidate x better than y (fewer weighted conflicts, then
+   older, then the smaller vertex, which is the earlier member)? -1 is none. */
+INLINE int vcls_better(GLOBAL const i32* score, GLOBAL const i64* age, i32 x, i32 y)
+{
+    if (x < 0) {
+        return 0;
+    }
+    if (y < 0) {
+        return 1;
+    }
+    if (score[x] != score[y]) {
+        return score[x] < score[y];
+    }
+    if (age[x] != age[y]) {
+        return age[x] < age[y];
+    }
+    return x < y;
+}
+
+/* vcls_reduce2 combines every lane's two candidates (x for the first clique,
+   y for the second) into the group's best of each, left in s[0] and
+   s[LANES]. The key is total, so the tree's shape does not matter. */
+INLINE void vcls_reduce2(LOCAL_REF(i32) s, GLOBAL const i32* score, GLOBAL const i64* age, i32 x, i32 y, i32 lid)
+{
+    s[lid] = x;
+    s[LANES + lid] = y;
+    BARRIER();
+    for (i32 h = LANES >> 1; h > 0; h >>= 1) {
+        if (lid < h) {
+            if (vcls_better(score, age, s[lid + h], s[lid])) {
+                s[lid] = s[lid + h];
+            }
+            if (vcls_better(score, age, s[LANES + lid + h], s[LANES + lid])) {
+                s[LANES + lid] = s[LANES + lid + h];
+            }
+        }
+        BARRIER();
+    }
+}
+
+/* vcls_upper: the set bits of row q above q (its pairs q < q2). */
+INLINE i32 vcls_upper(LOCAL_REF(u32) row, i32 q, i32 KW)
+{
+    i32 c = 0;
+    for (i32 j = q >> 5; j < KW; j++) {
+        u32 x = row[j];
+        if (j == (q >> 5)) {
+            x &= ~((2u << (q & 31)) - 1u);
+        }
+        c += POPCOUNT32(x);
+    }
+    return c;
+}
+
+/* vcls_pop: the set bits of a whole row (the pairs of its clique). */
+INLINE i32 vcls_pop(LOCAL_REF(u32) row, i32 KW)
+{
+    i32 c = 0;
+    for (i32 j = 0; j < KW; j++) {
+        c += POPCOUNT32(row[j]);
+    }
+    return c;
+}
+
+/* vcls_arc: the arc a -> c (they are adjacent): binary search of a's list. */
+INLINE i32 vcls_arc(GLOBAL const i32* RESTRICT off, GLOBAL const i32* RESTRICT adj, i32 a, i32 c)
+{
+    i32 lo = off[a], hi = off[a + 1] - 1;
+    while (lo < hi) {
+        i32 mid = (lo + hi) >> 1;
+        if (adj[mid] < c) {
+            lo = mid + 1;
+        } else {
+            hi = mid;
+        }
+    }
+    return lo;
+}
+
+/* The arguments both kernels take, and the per-chain views of the state. */
+#define VCLS_ARGS                                                                                                    \
+    GLOBAL const i32 *RESTRICT shape, GLOBAL const i32 *RESTRICT part, GLOBAL const i32 *RESTRICT members,          \
+        GLOBAL const i32 *RESTRICT start, GLOBAL const i32 *RESTRICT off, GLOBAL const i32 *RESTRICT adj,           \
+        GLOBAL const i32 *RESTRICT rev, GLOBAL i32 *w_all, GLOBAL i32 *score_all, GLOBAL i64 *age_all,              \
+        GLOBAL i32 *conf_all, GLOBAL i32 *chosen_all, GLOBAL u32 *vm_all, GLOBAL i64 *cs_all, GLOBAL i32 *found,   \
+        const i64 steps, const i32 stop_early, const i64 forget_at, LOCAL_PTR(i64, lsum), LOCAL_PTR(i32, lchosen), \
+        LOCAL_PTR(i32, lrowc), LOCAL_PTR(i32, lflag), LOCAL_PTR(u32, lvm), LOCAL_PTR(i32, lbest)
+#define VCLS_VIEWS                                                   \
+    LOCAL_BIND(i64, lsum);                                           \
+    LOCAL_BIND(i32, lchosen);                                        \
+    LOCAL_BIND(i32, lrowc);                                          \
+    LOCAL_BIND(i32, lflag);                                          \
+    LOCAL_BIND(u32, lvm);                                            \
+    LOCAL_BIND(i32, lbest);                                          \
+    const i32 N = shape[0], K = shape[1], KW = shape[2], A = shape[3]; \
+    const size_t ch = get_group_id(0);                               \
+    const i32 lid = (i32)get_local_id(0);                            \
+    GLOBAL i32* w = w_all + ch * (size_t)A;                          \
+    GLOBAL i32* score = score_all + ch * (size_t)N;                  \
+    GLOBAL i64* age = age_all + ch * (size_t)N;                      \
+    GLOBAL i32* conf = conf_all + ch * (size_t)N;                    \
+    GLOBAL i32* chosen = chosen_all + ch * (size_t)K;                \
+    GLOBAL u32* vm = vm_all + ch * (size_t)K * KW;                   \
+    GLOBAL i64* cs = cs_all + ch * (size_t)VCLS_CSW
+
+/* vcls_init builds every chain's start (launched once, by NewPartitionLS):
+   unit weights, then a greedy choice over the cliques in a random order
+   (each takes its member of least score), then the violated pairs. A
+   kernel of its own keeps vcls_epoch free of a branch with barriers. */
+KERNEL void vcls_init(VCLS_ARGS)
+{
+    VCLS_VIEWS;
+    u64 rng = (u64)cs[CS_RNG];
+    for (i32 i = lid; i < A; i += LANES) {
+        w[i] = 1;
+    }
+    for (i32 v = lid; v < N; v += LANES) {
+        score[v] = 0;
+        age[v] = 0;
+        conf[v] = 1;
+    }
+    for (i32 q = lid; q < K; q += LANES) {
+        lflag[q] = q; /* the order of the cliques */
+    }
+    BARRIER();
+    for (i32 i = K - 1; i > 0; i--) { /* every lane draws, so all keep the same generator */
+        i32 j = vcls_rand(&rng, i + 1);
+        if (lid == 0) {
+            i32 t = lflag[i];
+            lflag[i] = lflag[j];
+            lflag[j] = t;
+        }
+    }
+    BARRIER();
+    for (i32 k = 0; k < K; k++) {
+        const i32 q = lflag[k];
+        i32 b = -1;
+        for (i32 i = start[q] + lid; i < start[q + 1]; i += LANES) {
+            if (vcls_better(score, age, members[i], b)) {
+                b = members[i];
+            }
+        }
+        vcls_reduce2(lbest, score, age, b, -1, lid);
+        b = lbest[0];
+        for (i32 i = off[b] + lid; i < off[b + 1]; i += LANES) {
+            score[adj[i]] += w[i];
+            conf[adj[i]] = 1;
+        }
+        if (lid == 0) {
+            lchosen[q] = b;
+        }
+        BARRIER();
+    }
+    /* The violated pairs: each lane builds its own rows. */
+    i64 pairs = 0;
+    for (i32 q = lid; q < K; q += LANES) {
+        LOCAL_REF(u32) row = lvm + (size_t)q * KW;
+        for (i32 j = 0; j < KW; j++) {
+            row[j] = 0;
+        }
+        const i32 a = lchosen[q];
+        for (i32 i = off[a]; i < off[a + 1]; i++) {
+            const i32 u = adj[i], qu = part[u];
+            if (lchosen[qu] == u) {
+                row[qu >> 5] |= 1u << (qu & 31);
+            }
+        }
+        pairs += vcls_upper(row, q, KW);
+        chosen[q] = a;
+        for (i32 j = 0; j < KW; j++) {
+            vm[(size_t)q * KW + j] = row[j];
+        }
+    }
+    const i64 V = arbor_group_sum_i64(lsum, pairs);
+    if (lid == 0) {
+        cs[CS_RNG] = (i64)rng;
+        cs[CS_STEP] = 1;
+        cs[CS_TOTALW] = A / 2;
+        cs[CS_V] = V;
+        cs[CS_SOLVED] = 0;
+    }
+}
+
+/* vcls_epoch: every unsolved chain makes up to steps steps. The barriers
+   of a step are all unconditional (work a step skips is skipped inside
+   each phase): PoCL compiles a kernel whose barriers sit in branches by
+   replicating code, which took minutes. Only forgetting, rare, has its
+   own barriers in a branch. */
+KERNEL void vcls_epoch(VCLS_ARGS)
+{
+    VCLS_VIEWS;
+    u64 rng = (u64)cs[CS_RNG];
+    i64 step = cs[CS_STEP], total_w = cs[CS_TOTALW];
+    i32 V = (i32)cs[CS_V]; /* 0 for a solved chain: it leaves at once */
+    for (i32 q = lid; q < K; q += LANES) {
+        lchosen[q] = chosen[q];
+    }
+    for (i32 i = lid; i < K * KW; i += LANES) {
+        lvm[i] = vm[i];
+    }
+    /* The stop flag is read by lane 0 one step ahead into lbest[2·LANES +
+       (step & 1)]: lanes reading the global flag apart could see different
+       values and leave the loop apart; two slots, so the write for the
+       next step never meets a read for this one. */
+    if (lid == 0) {
+        lbest[2 * LANES + (step & 1)] = stop_early ? *(volatile GLOBAL i32*)found : 0;
+    }
+    BARRIER();
+    for (i32 q = lid; q < K; q += LANES) {
+        lrowc[q] = vcls_upper(lvm + (size_t)q * KW, q, KW);
+    }
+    BARRIER();
+
+    i32 solved = 0;
+    for (i64 spent = 0;; spent++, step++) {
+        if (V == 0) {
+            solved = 1;
+            break;
+        }
+        if (spent >= steps || (stop_early && (step & 255) == 0 && lbest[2 * LANES + (step & 1)] != 0)) {
+            break;
+        }
+        /* The r-th violated pair (qa < qc) in row-major order, by every lane. */
+        i32 r = vcls_rand(&rng, V), qa = 0, qc = -1;
+        while (r >= lrowc[qa]) {
+            r -= lrowc[qa];
+            qa++;
+        }
+        for (i32 j = qa >> 5; qc < 0; j++) {
+            u32 x = lvm[(size_t)qa * KW + j];
+            if (j == (qa >> 5)) {
+                x &= ~((2u << (qa & 31)) - 1u);
+            }
+            const i32 pc = POPCOUNT32(x);
+            if (r < pc) {
+                for (i32 t = 0; t < r; t++) {
+                    x &= x - 1u;
+                }
+                qc = j * 32 + CTZ64((u64)x);
+            } else {
+                r -= pc;
+            }
+        }
+        const i32 a = lchosen[qa], c = lchosen[qc];
+        /* The best allowed member of each clique. */
+        i32 xa = -1, xc = -1;
+        for (i32 i = start[qa] + lid; i < start[qa + 1]; i += LANES) {
+            const i32 v = members[i];
+            if (v != a && conf[v] != 0 && vcls_better(score, age, v, xa)) {
+                xa = v;
+            }
+        }
+        for (i32 i = start[qc] + lid; i < start[qc + 1]; i += LANES) {
+            const i32 v = members[i];
+            if (v != c && conf[v] != 0 && vcls_better(score, age, v, xc)) {
+                xc = v;
+            }
+        }
+        vcls_reduce2(lbest, score, age, xa, xc, lid);
+        const i32 ba = lbest[0], bc = lbest[LANES];
+        i32 from = a, to = ba, qf = qa;
+        if (ba < 0 && bc < 0) {
+            /* Nothing allowed on either side: a random member of qa, so the search cannot stall. */
+            to = members[start[qa] + vcls_rand(&rng, start[qa + 1] - start[qa])];
+        } else if (ba < 0) {
+            from = c, to = bc, qf = qc;
+        } else if (bc >= 0) {
+            const i32 da = score[ba] - score[a], dc = score[bc] - score[c];
+            if (dc < da || (dc == da && age[bc] < age[ba])) {
+                from = c, to = bc, qf = qc;
+            }
+        }
+        const i32 moved = to != from; /* else the step ends here, weights unchanged */
+        const i32 oldpop = vcls_pop(lvm + (size_t)qf * KW, KW);
+        if (lid == 0 && stop_early && ((step + 1) & 255) == 0) {
+            lbest[2 * LANES + ((step + 1) & 1)] = *(volatile GLOBAL i32*)found;
+        }
+        /* Everyone has read lbest and the scores it compares before anyone writes them. */
+        BARRIER();
+        if (moved) { /* unchoose(from); clear the flags that to's arcs will set */
+            for (i32 i = off[from] + lid; i < off[from + 1]; i += LANES) {
+                score[adj[i]] -= w[i];
+                conf[adj[i]] = 1;
+            }
+            for (i32 q = lid; q < K; q += LANES) {
+                lflag[q] = 0;
+            }
+        }
+        BARRIER();
+        if (moved) {
+            /* choose(to), flagging the cliques whose choice is to's neighbour
+               (one vertex of a clique is chosen, so one writer per flag). */
+            for (i32 i = off[to] + lid; i < off[to + 1]; i += LANES) {
+                const i32 u = adj[i], qu = part[u];
+                score[u] += w[i];
+                conf[u] = 1;
+                if (lchosen[qu] == u) {
+                    lflag[qu] = 1;
+                }
+            }
+            if (lid == 0) { /* from and to share a clique: neither is the other's neighbour */
+                conf[from] = 0;
+                lchosen[qf] = to;
+                age[from] = step;
+                age[to] = step;
+            }
+        }
+        BARRIER();
+        if (moved) { /* column qf of every other row, and row qf afresh from the flags */
+            const u32 bit = 1u << (qf & 31);
+            for (i32 q = lid; q < K; q += LANES) {
+                LOCAL_REF(u32) x = lvm + (size_t)q * KW + (qf >> 5);
+                const i32 now = lflag[q], was = (*x & bit) != 0;
+                if (q != qf && now != was) {
+                    *x ^= bit;
+                    if (q < qf) {
+                        lrowc[q] += now ? 1 : -1;
+                    }
+                }
+            }
+            for (i32 j = lid; j < KW; j += LANES) {
+                u32 x = 0;
+                for (i32 b = 0; b < 32 && j * 32 + b < K; b++) {
+                    x |= lflag[j * 32 + b] != 0 ? 1u << b : 0u;
+                }
+                lvm[(size_t)qf * KW + j] = x;
+            }
+        }
+        BARRIER();
+        if (moved) {
+            V += vcls_pop(lvm + (size_t)qf * KW, KW) - oldpop;
+            if (lid == 0) {
+                lrowc[qf] = vcls_upper(lvm + (size_t)qf * KW, qf, KW);
+            }
+            /* Raise every violated edge's weight: each lane its rows' upper
+               pairs (one writer per edge); each chosen vertex gains its
+               row's count. */
+            for (i32 q = lid; q < K; q += LANES) {
+                LOCAL_REF(u32) row = lvm + (size_t)q * KW;
+                const i32 x = lchosen[q];
+                i32 all = 0;
+                for (i32 j = 0; j < KW; j++) {
+                    u32 bits = row[j];
+                    all += POPCOUNT32(bits);
+                    if (j == (q >> 5)) {
+                        bits &= ~((2u << (q & 31)) - 1u);
+                    } else if (j < (q >> 5)) {
+                        bits = 0;
+                    }
+                    while (bits != 0) {
+                        const i32 q2 = j * 32 + CTZ64((u64)bits);
+                        bits &= bits - 1u;
+                        const i32 e = vcls_arc(off, adj, x, lchosen[q2]);
+                        w[e]++;
+                        w[rev[e]]++;
+                    }
+                }
+                if (all != 0) {
+                    score[x] += all;
+                }
+            }
+            total_w += V;
+        }
+        BARRIER();
+        if (total_w > forget_at) {
+            /* Forget: scale every weight (the two arcs of an edge stay equal), then rescore. */
+            i64 sum = 0;
+            for (i32 i = lid; i < A; i += LANES) {
+                const i32 x = ARBOR_MAX(1, (i32)(((i64)w[i] * 3) / 10));
+                w[i] = x;
+                sum += x;
+            }
+            total_w = arbor_group_sum_i64(lsum, sum) / 2;
+            for (i32 v = lid; v < N; v += LANES) {
+                i32 s = 0;
+                for (i32 i = off[v]; i < off[v + 1]; i++) {
+                    const i32 u = adj[i];
+                    if (lchosen[part[u]] == u) {
+                        s += w[i];
+                    }
+                }
+                score[v] = s;
+            }
+            BARRIER();
+        }
+    }
+
+    for (i32 q = lid; q < K; q += LANES) {
+        chosen[q] = lchosen[q];
+    }
+    for (i32 i = lid; i < K * KW; i += LANES) {
+        vm[i] = lvm[i];
+    }
+    if (lid == 0) {
+        cs[CS_RNG] = (i64)rng;
+        cs[CS_STEP] = step;
+        cs[CS_TOTALW] = total_w;
+        cs[CS_V] = V;
+        if (solved) {
+            cs[CS_SOLVED] = 1;
+            *found = 1;
+        }
+    }
+}

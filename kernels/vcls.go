@@ -1,0 +1,476 @@
+package kernels
+
+import (
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"slices"
+
+	"github.com/arbor-gpu/arbor/backend"
+)
+
+// PartitionProblem is the constraint problem of the partition search.
+type PartitionProblem struct {
+	K    int     // cliques
+	Part []int32 // clique of each vertex, 0..K-1; every clique non-empty; N = len(Part)
+	Off  []int32 // CSR (len N+1) of the edges between vertices of different cliques
+	Adj  []int32 // neighbours, ascending per vertex, symmetric
+}
+
+// PartitionLanes is the work-group size of vcls_epoch on GPUs: the loops
+// a step shares out run over ~140 arcs and ~26 members, so two warps
+// keep every lane busy most of the time. CPU devices take one work-item
+// per chain (no barriers; PoCL compiles that fastest).
+const PartitionLanes = 64
+
+// The chain scalars of vcls_epoch (vcls.cl's CS_*).
+const (
+	vclsRNGWord = 0 // the splitmix64 state
+	vclsStep    = 1 // the step counter, from 1
+	vclsTotalW  = 2 // the weights of all edges together
+	vclsSolved  = 3 // 1 once the chain has no violated pair
+	vclsV       = 4 // violated pairs
+	vclsCSW     = 8
+)
+
+// PartitionLS is Chains independent chains of the partition local search
+// (algorithms/vertexcover/partition.go, with splitmix64 and a violated-pair
+// matrix so that every device takes the same steps) on one device, their
+// states kept on it between launches. Not safe for concurrent use.
+type PartitionLS struct {
+	Chains int
+
+	p              PartitionProblem
+	n, kw, arcs, m int
+	lanes          int
+	forgetAt       int64
+	prog           backend.Program
+	k, init        backend.Kernel
+	bs             *backend.Buffers
+	shape, part    backend.Buffer
+	members, start backend.Buffer
+	off, adj, rev  backend.Buffer
+	w, score, age  backend.Buffer
+	conf, chosen   backend.Buffer
+	vm, cs, found  backend.Buffer
+}
+
+// check validates p and returns the reverse arc of every arc.
+func (p PartitionProblem) check() ([]int32, error) {
+	n := len(p.Part)
+	if p.K < 1 {
+		return nil, fmt.Errorf("vcls: %d cliques", p.K)
+	}
+	if n < p.K || n > 1<<30 {
+		return nil, fmt.Errorf("vcls: %d vertices for %d cliques", n, p.K)
+	}
+	size := make([]int, p.K)
+	for v, q := range p.Part {
+		if q < 0 || int(q) >= p.K {
+			return nil, fmt.Errorf("vcls: vertex %d in clique %d of %d", v, q, p.K)
+		}
+		size[q]++
+	}
+	for q, s := range size {
+		if s == 0 {
+			return nil, fmt.Errorf("vcls: clique %d is empty", q)
+		}
+	}
+	if len(p.Off) != n+1 || p.Off[0] != 0 || int(p.Off[n]) != len(p.Adj) || len(p.Adj) >= 1<<31-1 {
+		return nil, fmt.Errorf("vcls: CSR of %d offsets and %d neighbours for %d vertices", len(p.Off), len(p.Adj), n)
+	}
+	for v := 0; v < n; v++ {
+		lo, hi := p.Off[v], p.Off[v+1]
+		if lo > hi {
+			return nil, fmt.Errorf("vcls: offsets of vertex %d decrease (%d > %d)", v, lo, hi)
+		}
+		for i := lo; i < hi; i++ {
+			u := p.Adj[i]
+			switch {
+			case u < 0 || int(u) >= n:
+				return nil, fmt.Errorf("vcls: vertex %d has neighbour %d of %d vertices", v, u, n)
+			case i > lo && u <= p.Adj[i-1]:
+				return nil, fmt.Errorf("vcls: neighbours of vertex %d not strictly ascending", v)
+			case p.Part[u] == p.Part[v]:
+				return nil, fmt.Errorf("vcls: edge %d-%d inside clique %d (only edges between cliques belong in Adj)", v, u, p.Part[v])
+			}
+		}
+	}
+	rev := make([]int32, len(p.Adj))
+	for v := 0; v < n; v++ {
+		for i := p.Off[v]; i < p.Off[v+1]; i++ {
+			u := p.Adj[i]
+			j := vclsArc(p.Off, p.Adj, u, int32(v))
+			if p.Off[u] == p.Off[u+1] || p.Adj[j] != int32(v) {
+				return nil, fmt.Errorf("vcls: edge %d-%d has no arc back (Adj not symmetric)", v, u)
+			}
+			rev[i] = j
+		}
+	}
+	return rev, nil
+}
+
+// NewPartitionLS builds the kernels for p on dev and starts chains chains
+// (vcls_init: the greedy start), chain c's generator seeded from seed and c.
+func NewPartitionLS(dev backend.Device, q backend.Queue, p PartitionProblem, chains int, seed uint64) (*PartitionLS, error) {
+	lanes := PartitionLanes
+	if dev.Info().Type == backend.TypeCPU {
+		lanes = 1
+	}
+	return newPartitionLS(dev, q, p, chains, seed, lanes)
+}
+
+// newPartitionLS is NewPartitionLS with the lanes per chain (a power of
+// two): the tests run the many-lane path on PoCL with few lanes.
+func newPartitionLS(dev backend.Device, q backend.Queue, p PartitionProblem, chains int, seed uint64, lanes int) (*PartitionLS, error) {
+	rev, err := p.check()
+	if err != nil {
+		return nil, err
+	}
+	if chains < 1 || chains > 1<<24 {
+		return nil, fmt.Errorf("vcls: %d chains", chains)
+	}
+	if lanes < 1 || lanes&(lanes-1) != 0 || lanes > 1024 {
+		return nil, fmt.Errorf("vcls: %d lanes per chain (want a power of two)", lanes)
+	}
+	n, arcs := len(p.Part), len(p.Adj)
+	s := &PartitionLS{Chains: chains, p: p, n: n, kw: (p.K + 31) / 32, arcs: arcs, m: arcs / 2, lanes: lanes}
+	// Forget when the mean edge weight reaches N/2 (partition.go's
+	// partGamma 0.5, at least 2), capped so scores stay inside 31 bits.
+	s.forgetAt = min(int64(s.m)*int64(max(n/2, 2)), 1<<30)
+	if s.prog, err = Build(dev, "vcls", map[string]string{"LANES": fmt.Sprint(lanes)}, "vcls_init", "vcls_epoch"); err != nil {
+		return nil, err
+	}
+	if s.k, err = s.prog.Kernel("vcls_epoch"); err == nil {
+		s.init, err = s.prog.Kernel("vcls_init")
+	}
+	if err != nil {
+		s.Release()
+		return nil, fmt.Errorf("vcls: %w", err)
+	}
+	members, start := make([]int32, n), make([]int32, p.K+1)
+	for _, c := range p.Part {
+		start[c+1]++
+	}
+	for c := 0; c < p.K; c++ {
+		start[c+1] += start[c]
+	}
+	fill := append([]int32(nil), start[:p.K]...)
+	for v, c := range p.Part {
+		members[fill[c]] = int32(v) // ascending within each clique
+		fill[c]++
+	}
+	nonEmpty := func(x []int32) []int32 { // buffers need a size, graphs without edges have none
+		if len(x) == 0 {
+			return []int32{0}
+		}
+		return x
+	}
+	s.bs = backend.NewBuffers(dev, q)
+	bs := s.bs
+	s.shape = backend.Upload(bs, []int32{int32(n), int32(p.K), int32(s.kw), int32(arcs)})
+	s.part = backend.Upload(bs, p.Part)
+	s.members = backend.Upload(bs, members)
+	s.start = backend.Upload(bs, start)
+	s.off = backend.Upload(bs, p.Off)
+	s.adj = backend.Upload(bs, nonEmpty(p.Adj))
+	s.rev = backend.Upload(bs, nonEmpty(rev))
+	s.w = backend.AllocIn[int32](bs, chains*arcs)
+	s.score = backend.AllocIn[int32](bs, chains*n)
+	s.age = backend.AllocIn[int64](bs, chains*n)
+	s.conf = backend.AllocIn[int32](bs, chains*n)
+	s.chosen = backend.AllocIn[int32](bs, chains*p.K)
+	s.vm = backend.AllocIn[uint32](bs, chains*p.K*s.kw)
+	cs := make([]int64, chains*vclsCSW)
+	for c := 0; c < chains; c++ {
+		cs[c*vclsCSW+vclsRNGWord] = int64(seed ^ (uint64(c+1) * vclsGolden))
+		cs[c*vclsCSW+vclsStep] = 1
+		cs[c*vclsCSW+vclsTotalW] = int64(s.m)
+	}
+	s.cs = backend.Upload(bs, cs)
+	s.found = backend.Upload(bs, []int32{0})
+	if err := bs.Err(); err != nil {
+		s.Release()
+		return nil, fmt.Errorf("vcls: %w", err)
+	}
+	if err := q.Launch(s.init, s.grid(), s.args(0, false)...); err != nil {
+		s.Release()
+		return nil, fmt.Errorf("vcls: start: %w", err)
+	}
+	return s, nil
+}
+
+func (s *PartitionLS) grid() backend.Range { return backend.R1(s.Chains*s.lanes, s.lanes) }
+
+// args are the arguments of both kernels (vcls.cl's VCLS_ARGS).
+func (s *PartitionLS) args(steps int64, stopEarly bool) []backend.Arg {
+	early := int32(0)
+	if stopEarly {
+		early = 1
+	}
+	L, K := s.lanes, s.p.K
+	return []backend.Arg{backend.Buf(s.shape), backend.Buf(s.part), backend.Buf(s.members),
+		backend.Buf(s.start), backend.Buf(s.off), backend.Buf(s.adj), backend.Buf(s.rev), backend.Buf(s.w),
+		backend.Buf(s.score), backend.Buf(s.age), backend.Buf(s.conf), backend.Buf(s.chosen), backend.Buf(s.vm),
+		backend.Buf(s.cs), backend.Buf(s.found), backend.I64(steps), backend.I32(early), backend.I64(s.forgetAt),
+		backend.Local(8 * L), backend.Local(4 * K), backend.Local(4 * K), backend.Local(4 * K), backend.Local(4 * K * s.kw),
+		backend.Local(4 * (2*L + 2))}
+}
+
+// Run runs one launch: every unsolved chain makes up to steps more steps.
+// With stopEarly, chains also stop (at a multiple of 256 steps) once any
+// chain has solved (a global flag): faster, but then state depends on
+// timing. It reports whether any chain has solved.
+func (s *PartitionLS) Run(q backend.Queue, steps int64, stopEarly bool) (bool, error) {
+	if s.k == nil {
+		return false, errors.New("vcls: Run after Release")
+	}
+	if steps < 0 {
+		return false, fmt.Errorf("vcls: %d steps", steps)
+	}
+	err := q.Launch(s.k, s.grid(), s.args(steps, stopEarly)...)
+	if err != nil {
+		return false, fmt.Errorf("vcls: %w", err)
+	}
+	found := []int32{0}
+	if err := backend.ReadSlice(q, s.found, found); err != nil {
+		return false, fmt.Errorf("vcls: %w", err)
+	}
+	return found[0] != 0, nil
+}
+
+func (s *PartitionLS) scalars(q backend.Queue) ([]int64, error) {
+	cs := make([]int64, s.Chains*vclsCSW)
+	if err := backend.ReadSlice(q, s.cs, cs); err != nil {
+		return nil, fmt.Errorf("vcls: %w", err)
+	}
+	return cs, nil
+}
+
+// Solution is the chosen vertex of each clique for the lowest-numbered
+// solved chain, or nil.
+func (s *PartitionLS) Solution(q backend.Queue) ([]int32, error) {
+	cs, err := s.scalars(q)
+	if err != nil {
+		return nil, err
+	}
+	for c := 0; c < s.Chains; c++ {
+		if cs[c*vclsCSW+vclsSolved] == 0 {
+			continue
+		}
+		all := make([]int32, s.Chains*s.p.K)
+		if err := backend.ReadSlice(q, s.chosen, all); err != nil {
+			return nil, fmt.Errorf("vcls: %w", err)
+		}
+		return all[c*s.p.K : (c+1)*s.p.K], nil
+	}
+	return nil, nil
+}
+
+// Steps is the number of steps made by all chains together (each chain's
+// step counter starts at 1 and counts every loop iteration, as
+// partition.go's does).
+func (s *PartitionLS) Steps(q backend.Queue) (int64, error) {
+	cs, err := s.scalars(q)
+	if err != nil {
+		return 0, err
+	}
+	var sum int64
+	for c := 0; c < s.Chains; c++ {
+		sum += cs[c*vclsCSW+vclsStep] - 1
+	}
+	return sum, nil
+}
+
+// Release frees the kernel, program and buffers.
+func (s *PartitionLS) Release() error {
+	if s.init != nil {
+		s.init.Release()
+	}
+	err := releaseSearch(s.k, s.bs, s.prog)
+	*s = PartitionLS{}
+	return err
+}
+
+// chainBytes is the device memory of one chain's state.
+func (p PartitionProblem) chainBytes() int64 {
+	n, kw := int64(len(p.Part)), int64((p.K+31)/32)
+	return 4*int64(len(p.Adj)) + 16*n + 4*int64(p.K) + 4*int64(p.K)*kw + 8*vclsCSW
+}
+
+// PartitionChains is a good number of chains for dev and the problem:
+// enough work-groups to fill the device (8 per compute unit on a GPU, so
+// that a multiprocessor has other chains to run while one waits at a
+// barrier or on memory; the compute units on a CPU device), capped so the
+// chains' state (mostly the per-chain weights) uses at most a quarter of
+// the device's global memory.
+func PartitionChains(dev backend.Device, p PartitionProblem) int {
+	info := dev.Info()
+	cu := max(info.ComputeUnits, 1)
+	chains := cu
+	if info.Type != backend.TypeCPU {
+		chains = 8 * cu
+	}
+	if info.GlobalMemory > 0 {
+		limit := int64(info.GlobalMemory/4) / max(p.chainBytes(), 1)
+		chains = int(min(int64(chains), limit))
+	}
+	return max(chains, 1)
+}
+
+// partitionState is every chain's whole state, read back for the tests
+// and checks (chain c's slice of each array is c's).
+type partitionState struct {
+	W, Score, Conf, Chosen []int32
+	Age, Scalars           []int64
+	VM                     []uint32
+}
+
+func (s *PartitionLS) state(q backend.Queue) (*partitionState, error) {
+	c := s.Chains
+	st := &partitionState{W: make([]int32, c*s.arcs), Score: make([]int32, c*s.n), Conf: make([]int32, c*s.n),
+		Chosen: make([]int32, c*s.p.K), Age: make([]int64, c*s.n), VM: make([]uint32, c*s.p.K*s.kw)}
+	var err error
+	if st.Scalars, err = s.scalars(q); err != nil {
+		return nil, err
+	}
+	for _, e := range []error{backend.ReadSlice(q, s.w, st.W), backend.ReadSlice(q, s.score, st.Score),
+		backend.ReadSlice(q, s.conf, st.Conf), backend.ReadSlice(q, s.chosen, st.Chosen),
+		backend.ReadSlice(q, s.age, st.Age), backend.ReadSlice(q, s.vm, st.VM)} {
+		if e != nil {
+			return nil, fmt.Errorf("vcls: %w", e)
+		}
+	}
+	return st, nil
+}
+
+// outputs is the state as check outputs, in a fixed order.
+func (st *partitionState) outputs() []Output {
+	return []Output{Widen("scalars", st.Scalars), Widen("chosen", st.Chosen), Widen("score", st.Score),
+		Widen("age", st.Age), Widen("conf", st.Conf), Widen("w", st.W), Widen("vm", st.VM)}
+}
+
+// plantedPartition is a random partition problem with an answer: k cliques
+// of d vertices (clique q is vertices q·d .. q·d+d−1), each pair of
+// vertices of different cliques joined with probability p, except the
+// planted vertices (one per clique, its index drawn at random), which stay
+// pairwise non-adjacent. It returns the problem and the planted choice.
+func plantedPartition(rng *rand.Rand, k, d int, p float64) (PartitionProblem, []int32) {
+	n := k * d
+	plant := make([]int32, k)
+	part := make([]int32, n)
+	for q := range plant {
+		plant[q] = int32(q*d + rng.IntN(d))
+	}
+	for v := range part {
+		part[v] = int32(v / d)
+	}
+	lists := make([][]int32, n)
+	for u := 0; u < n; u++ {
+		for v := u + 1; v < n; v++ {
+			if part[u] == part[v] || (plant[part[u]] == int32(u) && plant[part[v]] == int32(v)) {
+				continue
+			}
+			if rng.Float64() < p {
+				lists[u] = append(lists[u], int32(v))
+				lists[v] = append(lists[v], int32(u))
+			}
+		}
+	}
+	off := make([]int32, n+1)
+	var adj []int32
+	for v, l := range lists {
+		slices.Sort(l)
+		adj = append(adj, l...)
+		off[v+1] = int32(len(adj))
+	}
+	return PartitionProblem{K: k, Part: part, Off: off, Adj: adj}, plant
+}
+
+// vclsStateAfter runs chains chains of p on dev for launches launches of
+// steps steps (stopEarly off, so the result is the same on every device)
+// and returns their whole state. lanes 0 takes NewPartitionLS's choice.
+func vclsStateAfter(dev backend.Device, p PartitionProblem, chains int, seed uint64, lanes, launches int, steps int64) ([]Output, error) {
+	q, err := dev.NewQueue()
+	if err != nil {
+		return nil, err
+	}
+	defer q.Release()
+	var s *PartitionLS
+	if lanes == 0 {
+		s, err = NewPartitionLS(dev, q, p, chains, seed)
+	} else {
+		s, err = newPartitionLS(dev, q, p, chains, seed, lanes)
+	}
+	if err != nil {
+		return nil, err
+	}
+	defer s.Release()
+	for i := 0; i < launches; i++ {
+		if _, err := s.Run(q, steps, false); err != nil {
+			return nil, err
+		}
+	}
+	st, err := s.state(q)
+	if err != nil {
+		return nil, err
+	}
+	return st.outputs(), nil
+}
+
+// vclsCases are the conformance instances: planted ones where some chains
+// solve within the budget and some do not, and a small unsolvable one
+// whose weights are forgotten several times.
+var vclsCases = []struct {
+	name             string
+	k, d             int
+	p                float64
+	seed             uint64
+	chains, launches int
+	steps            int64
+}{
+	// Near the threshold where planted answers get hard (about one
+	// answer expected by chance), so that within 1500 steps some chains
+	// solve and some do not; k 60 takes two words per matrix row.
+	{"planted k30 d6 p0.12", 30, 6, 0.12, 0, 8, 3, 500},
+	{"planted k60 d8 p0.13", 60, 8, 0.13, 1, 8, 3, 500},
+	{"dense k6 d3 p0.8 (forgets)", 6, 3, 0.8, 3, 4, 3, 500},
+}
+
+// vclsProblem builds case i's instance.
+func vclsProblem(i int) PartitionProblem {
+	c := vclsCases[i]
+	p, _ := plantedPartition(newCheckRand(uint64(i)+71), c.k, c.d, c.p)
+	if c.name[:5] == "dense" { // no planted answer: all pairs between cliques with probability p
+		rng := newCheckRand(uint64(i) + 171)
+		n := c.k * c.d
+		lists := make([][]int32, n)
+		for u := 0; u < n; u++ {
+			for v := u + 1; v < n; v++ {
+				if u/c.d != v/c.d && rng.Float64() < c.p {
+					lists[u] = append(lists[u], int32(v))
+					lists[v] = append(lists[v], int32(u))
+				}
+			}
+		}
+		p.Off, p.Adj = make([]int32, n+1), nil
+		for v, l := range lists {
+			p.Adj = append(p.Adj, l...)
+			p.Off[v+1] = int32(len(p.Adj))
+		}
+	}
+	return p
+}
+
+// vclsChecks: every chain's whole state after a few launches equals the
+// twin's on every device.
+func vclsChecks() []Check {
+	var out []Check
+	for i, c := range vclsCases {
+		out = append(out, Check{Kernel: "vcls_epoch", Case: fmt.Sprintf("%s, %d chains, %d×%d steps", c.name, c.chains, c.launches, c.steps),
+			Size: c.k * c.d, Run: func(dev backend.Device) ([]Output, error) {
+				return vclsStateAfter(dev, vclsProblem(i), c.chains, c.seed, 0, c.launches, c.steps)
+			}})
+	}
+	return out
+}

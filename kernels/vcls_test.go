@@ -1,0 +1,304 @@
+package kernels
+
+import (
+	"math/rand/v2"
+	"path/filepath"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/arbor-gpu/arbor/backend"
+	"github.com/arbor-gpu/arbor/backend/backendtest"
+	"github.com/arbor-gpu/arbor/core"
+	"github.com/arbor-gpu/arbor/cpu"
+	"github.com/arbor-gpu/arbor/internal/dataset"
+)
+
+// vclsScalar is chain c's scalar word i from a state's outputs.
+func vclsScalar(out []Output, c, i int) int64 { return out[0].Values[c*vclsCSW+i] }
+
+// TestVCLSChecks runs the conformance cases on the twin, checks that they
+// exercise what they are meant to (some chains solved and some not; the
+// dense case unsolved), then requires every device to leave the twin's
+// state bit for bit: with its own lanes (1 on PoCL, 64 on a GPU) and, on
+// OpenCL, with 4 and 64 lanes, the path a GPU takes (barriers, shared
+// loops, reductions; fewer lanes than cliques and more).
+func TestVCLSChecks(t *testing.T) {
+	checks := vclsChecks()
+	ref := cpu.New(0)
+	want := make([][]Output, len(checks))
+	if hasTransversal(vclsProblem(2)) {
+		t.Fatal("the dense case has an answer: it would not run long enough to forget")
+	}
+	for i, c := range checks {
+		out, err := c.Run(ref)
+		if err != nil {
+			t.Fatalf("%s: CPU twin: %v", c.Case, err)
+		}
+		want[i] = out
+		solved := 0
+		for ch := 0; ch < vclsCases[i].chains; ch++ {
+			if vclsScalar(out, ch, vclsSolved) != 0 {
+				solved++
+			}
+		}
+		t.Logf("%s: steps %v", c.Case, stepsOf(out, vclsCases[i].chains))
+		if i < 2 && (solved == 0 || solved == vclsCases[i].chains) {
+			t.Fatalf("%s: %d of %d chains solved: the planted cases should have both", c.Case, solved, vclsCases[i].chains)
+		}
+	}
+	backendtest.ForEach(t, func(t *testing.T, dev backend.Device) {
+		for i, c := range checks {
+			got, err := c.Run(dev)
+			if err != nil {
+				t.Fatalf("%s: %v", c.Case, err)
+			}
+			if err := Compare(got, want[i]); err != nil {
+				t.Errorf("%s: %v", c.Case, err)
+			}
+		}
+	})
+	backendtest.ForBackend(t, "opencl", func(t *testing.T, dev backend.Device) {
+		for _, lanes := range []int{4, 64} {
+			for i, c := range vclsCases {
+				got, err := vclsStateAfter(dev, vclsProblem(i), c.chains, c.seed, lanes, c.launches, c.steps)
+				if err != nil {
+					t.Fatalf("%s, %d lanes: %v", c.name, lanes, err)
+				}
+				if err := Compare(got, want[i]); err != nil {
+					t.Errorf("%s, %d lanes: %v", c.name, lanes, err)
+				}
+			}
+		}
+	})
+}
+
+func stepsOf(out []Output, chains int) []int64 {
+	s := make([]int64, chains)
+	for c := range s {
+		s[c] = vclsScalar(out, c, vclsStep)
+	}
+	return s
+}
+
+// hasTransversal says by brute force whether a small problem has an answer.
+func hasTransversal(p PartitionProblem) bool {
+	var rec func(q int, chosen []int32) bool
+	rec = func(q int, chosen []int32) bool {
+		if q == p.K {
+			return true
+		}
+	next:
+		for v := range p.Part {
+			if p.Part[v] != int32(q) {
+				continue
+			}
+			for _, u := range p.Adj[p.Off[v]:p.Off[v+1]] {
+				if slices.Contains(chosen, u) {
+					continue next
+				}
+			}
+			if rec(q+1, append(chosen, int32(v))) {
+				return true
+			}
+		}
+		return false
+	}
+	return rec(0, nil)
+}
+
+// TestVCLSForgets: on the dense case the total weight falls between
+// launches (only forgetting lowers it), and stays at or below forgetAt.
+func TestVCLSForgets(t *testing.T) {
+	dev := cpu.New(0)
+	q, _ := dev.NewQueue()
+	c := vclsCases[2]
+	s, err := NewPartitionLS(dev, q, vclsProblem(2), c.chains, c.seed)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Release()
+	prev := make([]int64, c.chains)
+	forgot := 0
+	for i := 0; i < 60; i++ {
+		if _, err := s.Run(q, 25, false); err != nil {
+			t.Fatal(err)
+		}
+		cs, err := s.scalars(q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for ch := range prev {
+			tw := cs[ch*vclsCSW+vclsTotalW]
+			if tw > s.forgetAt {
+				t.Fatalf("chain %d: total weight %d above forgetAt %d", ch, tw, s.forgetAt)
+			}
+			if tw < prev[ch] {
+				forgot++
+			}
+			prev[ch] = tw
+		}
+	}
+	if forgot < c.chains {
+		t.Fatalf("the weights were forgotten %d times in %d chains", forgot, c.chains)
+	}
+}
+
+// checkPartition says whether sol picks one vertex of each clique, no two adjacent.
+func checkPartition(t *testing.T, p PartitionProblem, sol []int32) {
+	t.Helper()
+	if len(sol) != p.K {
+		t.Fatalf("solution of %d vertices for %d cliques", len(sol), p.K)
+	}
+	in := make(map[int32]bool)
+	for q, v := range sol {
+		if v < 0 || int(v) >= len(p.Part) || p.Part[v] != int32(q) {
+			t.Fatalf("clique %d chose vertex %d", q, v)
+		}
+		in[v] = true
+	}
+	for _, v := range sol {
+		for _, u := range p.Adj[p.Off[v]:p.Off[v+1]] {
+			if in[u] {
+				t.Fatalf("chosen vertices %d and %d are adjacent", v, u)
+			}
+		}
+	}
+}
+
+// solvePartition runs chains until one solves (stopEarly) or maxSteps
+// steps per chain, and returns the solution (nil if none) and the steps.
+func solvePartition(t *testing.T, dev backend.Device, p PartitionProblem, chains int, seed uint64, maxSteps int64) ([]int32, int64) {
+	t.Helper()
+	q, err := dev.NewQueue()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer q.Release()
+	s, err := NewPartitionLS(dev, q, p, chains, seed)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Release()
+	const launch = 4096
+	for done := int64(0); done < maxSteps; done += launch {
+		found, err := s.Run(q, launch, true)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if found {
+			break
+		}
+	}
+	sol, err := s.Solution(q)
+	if err != nil {
+		t.Fatal(err)
+	}
+	steps, err := s.Steps(q)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return sol, steps
+}
+
+// TestVCLSSolves: on a planted instance the chains find an answer on every
+// device, and Solution returns a valid one.
+func TestVCLSSolves(t *testing.T) {
+	p, _ := plantedPartition(rand.New(rand.NewPCG(3, 4)), 25, 8, 0.3)
+	backendtest.ForEach(t, func(t *testing.T, dev backend.Device) {
+		sol, steps := solvePartition(t, dev, p, 4, 11, 200000)
+		if sol == nil {
+			t.Fatalf("no chain solved in %d steps", steps)
+		}
+		checkPartition(t, p, sol)
+		t.Logf("solved after %d steps (all chains)", steps)
+	})
+}
+
+// TestVCLSBHOSLIB: frb30-15-1 (cliques of 15 consecutive vertices) is
+// solved within a bounded number of steps on every device (the twin and
+// PoCL here).
+func TestVCLSBHOSLIB(t *testing.T) {
+	dir := dataset.Require(t, "vc/bhoslib")
+	g, err := core.ReadGraph(filepath.Join(dir, "frb30-15-1.mis"), core.ReadOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := PartitionProblem{K: g.N / 15, Part: make([]int32, g.N), Off: make([]int32, g.N+1)}
+	for v := 0; v < g.N; v++ {
+		p.Part[v] = int32(v / 15)
+	}
+	for v := 0; v < g.N; v++ {
+		for _, u := range g.Neighbors(v) {
+			if p.Part[u] != p.Part[v] {
+				p.Adj = append(p.Adj, u)
+			}
+		}
+		p.Off[v+1] = int32(len(p.Adj))
+	}
+	backendtest.ForEach(t, func(t *testing.T, dev backend.Device) {
+		start := time.Now()
+		sol, steps := solvePartition(t, dev, p, 4, 1, 2000000)
+		if sol == nil {
+			t.Fatalf("frb30-15-1: no chain solved in %d steps", steps)
+		}
+		checkPartition(t, p, sol)
+		t.Logf("frb30-15-1 solved: %d steps over 4 chains in %v", steps, time.Since(start))
+	})
+}
+
+// TestVCLSBadInput: malformed problems are errors, not panics.
+func TestVCLSBadInput(t *testing.T) {
+	dev := cpu.New(0)
+	q, _ := dev.NewQueue()
+	good := func() PartitionProblem { // cliques {0,1} {2,3}, edges 0-2 and 1-3
+		return PartitionProblem{K: 2, Part: []int32{0, 0, 1, 1}, Off: []int32{0, 1, 2, 3, 4}, Adj: []int32{2, 3, 0, 1}}
+	}
+	s, err := NewPartitionLS(dev, q, good(), 2, 1)
+	if err != nil {
+		t.Fatalf("good problem: %v", err)
+	}
+	if sol, steps := solvePartition(t, dev, good(), 2, 1, 10000); sol == nil {
+		t.Fatalf("good problem unsolved after %d steps", steps)
+	}
+	s.Release()
+	for name, mod := range map[string]func(p *PartitionProblem){
+		"no cliques":          func(p *PartitionProblem) { p.K = 0 },
+		"clique out of range": func(p *PartitionProblem) { p.Part[1] = 2 },
+		"negative clique":     func(p *PartitionProblem) { p.Part[1] = -1 },
+		"empty clique":        func(p *PartitionProblem) { p.K = 3 },
+		"short offsets":       func(p *PartitionProblem) { p.Off = p.Off[:4] },
+		"offsets vs adj":      func(p *PartitionProblem) { p.Adj = p.Adj[:3] },
+		"offsets decrease":    func(p *PartitionProblem) { p.Off[1], p.Off[2] = 2, 1 },
+		"neighbour range":     func(p *PartitionProblem) { p.Adj[0] = 7 },
+		"edge in a clique":    func(p *PartitionProblem) { p.Adj[0], p.Adj[2] = 1, 3 },
+		"asymmetric":          func(p *PartitionProblem) { p.Adj[0] = 3 },
+		"nil":                 func(p *PartitionProblem) { *p = PartitionProblem{K: 1} },
+	} {
+		p := good()
+		mod(&p)
+		if s, err := NewPartitionLS(dev, q, p, 2, 1); err == nil {
+			s.Release()
+			t.Errorf("%s: no error", name)
+		} else {
+			t.Logf("%s: %v", name, err)
+		}
+	}
+	if _, err := NewPartitionLS(dev, q, good(), 0, 1); err == nil {
+		t.Error("0 chains: no error")
+	}
+}
+
+// TestPartitionChains: a device gets at least one chain, and the cap on
+// memory holds.
+func TestPartitionChains(t *testing.T) {
+	p, _ := plantedPartition(rand.New(rand.NewPCG(1, 2)), 10, 4, 0.3)
+	backendtest.ForEach(t, func(t *testing.T, dev backend.Device) {
+		c := PartitionChains(dev, p)
+		info := dev.Info()
+		if c < 1 || (info.GlobalMemory > 0 && int64(c)*p.chainBytes() > int64(info.GlobalMemory/4) && c > 1) {
+			t.Fatalf("%d chains for %d compute units, %d bytes", c, info.ComputeUnits, info.GlobalMemory)
+		}
+		t.Logf("%s: %d chains", info.Name, c)
+	})
+}
