@@ -172,6 +172,7 @@ INLINE i32 vcls_arc(GLOBAL const i32* RESTRICT off, GLOBAL const i32* RESTRICT a
 KERNEL void vcls_init(VCLS_ARGS)
 {
     VCLS_VIEWS;
+    (void)lrowc; /* vcls_epoch's, rebuilt at every launch */
     u64 rng = (u64)cs[CS_RNG];
     for (i32 i = lid; i < A; i += LANES) {
         w[i] = 1;
