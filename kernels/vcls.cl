@@ -15,7 +15,9 @@
    of an edge hold the same weight), score[N] (weight of v's edges to
    chosen vertices), age[N], conf[N], chosen[K], the violated-pair bit
    matrix vm[K][KW] (symmetric; bit q2 of row q1 set when chosen[q1] and
-   chosen[q2] are adjacent), and the scalars cs[VCLS_CSW].
+   chosen[q2] are adjacent), arc[K][K] (for a violated pair, the arc from
+   chosen[q1] to chosen[q2]: raising the weights needs no search of the
+   lists), and the scalars cs[VCLS_CSW].
 
    Every decision is taken by all lanes alike from the same values, so
    control flow stays uniform (barriers inside loops are safe) and the
@@ -60,40 +62,45 @@ INLINE i32 vcls_rand(u64* s, i32 n)
     return (i32)(((vcls_next(s) >> 32) * (u64)n) >> 32);
 }
 
-/* vcls_better: is candidate x better than y (fewer weighted conflicts, then
-   older, then the smaller vertex, which is the earlier member)? -1 is none. */
-INLINE int vcls_better(GLOBAL const i32* score, GLOBAL const i64* age, i32 x, i32 y)
+/* A candidate is its key: (score, age, vertex). vcls_better: is (s1, a1,
+   x1) before (s2, a2, x2): fewer weighted conflicts, then older, then the
+   smaller vertex, which is the earlier member? x = -1 is none. */
+INLINE int vcls_better(i32 s1, i64 a1, i32 x1, i32 s2, i64 a2, i32 x2)
 {
-    if (x < 0) {
+    if (x1 < 0) {
         return 0;
     }
-    if (y < 0) {
+    if (x2 < 0) {
         return 1;
     }
-    if (score[x] != score[y]) {
-        return score[x] < score[y];
+    if (s1 != s2) {
+        return s1 < s2;
     }
-    if (age[x] != age[y]) {
-        return age[x] < age[y];
+    if (a1 != a2) {
+        return a1 < a2;
     }
-    return x < y;
+    return x1 < x2;
 }
 
-/* vcls_reduce2 combines every lane's two candidates (x for the first clique,
-   y for the second) into the group's best of each, left in s[0] and
-   s[LANES]. The key is total, so the tree's shape does not matter. */
-INLINE void vcls_reduce2(LOCAL_REF(i32) s, GLOBAL const i32* score, GLOBAL const i64* age, i32 x, i32 y, i32 lid)
+/* vcls_reduce2 combines every lane's two candidates (x for the first
+   clique, y for the second) into the group's best of each: vertices in
+   ids[0] and ids[LANES], their scores in ids[2·LANES], ids[3·LANES], ages
+   in ages[0], ages[LANES]. The keys travel with the vertices, so the tree
+   compares in local memory (no global reads between its barriers), and
+   the key is total, so the tree's shape does not matter. */
+INLINE void vcls_reduce2(LOCAL_REF(i32) ids, LOCAL_REF(i64) ages, i32 x, i32 sx, i64 ax, i32 y, i32 sy, i64 ay,
+                         i32 lid)
 {
-    s[lid] = x;
-    s[LANES + lid] = y;
+    ids[lid] = x, ids[2 * LANES + lid] = sx, ages[lid] = ax;
+    ids[LANES + lid] = y, ids[3 * LANES + lid] = sy, ages[LANES + lid] = ay;
     BARRIER();
     for (i32 h = LANES >> 1; h > 0; h >>= 1) {
         if (lid < h) {
-            if (vcls_better(score, age, s[lid + h], s[lid])) {
-                s[lid] = s[lid + h];
-            }
-            if (vcls_better(score, age, s[LANES + lid + h], s[LANES + lid])) {
-                s[LANES + lid] = s[LANES + lid + h];
+            for (i32 o = 0; o <= LANES; o += LANES) {
+                const i32 i = o + lid, j = o + lid + h;
+                if (vcls_better(ids[2 * LANES + j], ages[j], ids[j], ids[2 * LANES + i], ages[i], ids[i])) {
+                    ids[i] = ids[j], ids[2 * LANES + i] = ids[2 * LANES + j], ages[i] = ages[j];
+                }
             }
         }
         BARRIER();
@@ -124,28 +131,13 @@ INLINE i32 vcls_pop(LOCAL_REF(u32) row, i32 KW)
     return c;
 }
 
-/* vcls_arc: the arc a -> c (they are adjacent): binary search of a's list. */
-INLINE i32 vcls_arc(GLOBAL const i32* RESTRICT off, GLOBAL const i32* RESTRICT adj, i32 a, i32 c)
-{
-    i32 lo = off[a], hi = off[a + 1] - 1;
-    while (lo < hi) {
-        i32 mid = (lo + hi) >> 1;
-        if (adj[mid] < c) {
-            lo = mid + 1;
-        } else {
-            hi = mid;
-        }
-    }
-    return lo;
-}
-
 /* The arguments both kernels take, and the per-chain views of the state. */
 #define VCLS_ARGS                                                                                                    \
     GLOBAL const i32 *RESTRICT shape, GLOBAL const i32 *RESTRICT part, GLOBAL const i32 *RESTRICT members,          \
         GLOBAL const i32 *RESTRICT start, GLOBAL const i32 *RESTRICT off, GLOBAL const i32 *RESTRICT adj,           \
         GLOBAL const i32 *RESTRICT rev, GLOBAL i32 *w_all, GLOBAL i32 *score_all, GLOBAL i64 *age_all,              \
-        GLOBAL i32 *conf_all, GLOBAL i32 *chosen_all, GLOBAL u32 *vm_all, GLOBAL i64 *cs_all, GLOBAL i32 *found,   \
-        const i64 steps, const i32 stop_early, const i64 forget_at, LOCAL_PTR(i64, lsum), LOCAL_PTR(i32, lchosen), \
+        GLOBAL i32 *conf_all, GLOBAL i32 *chosen_all, GLOBAL u32 *vm_all, GLOBAL i32 *arc_all, GLOBAL i64 *cs_all,  \
+        GLOBAL i32 *found, const i64 steps, const i32 stop_early, const i64 forget_at, LOCAL_PTR(i64, lsum), LOCAL_PTR(i32, lchosen), \
         LOCAL_PTR(i32, lrowc), LOCAL_PTR(i32, lflag), LOCAL_PTR(u32, lvm), LOCAL_PTR(i32, lbest)
 #define VCLS_VIEWS                                                   \
     LOCAL_BIND(i64, lsum);                                           \
@@ -163,6 +155,7 @@ INLINE i32 vcls_arc(GLOBAL const i32* RESTRICT off, GLOBAL const i32* RESTRICT a
     GLOBAL i32* conf = conf_all + ch * (size_t)N;                    \
     GLOBAL i32* chosen = chosen_all + ch * (size_t)K;                \
     GLOBAL u32* vm = vm_all + ch * (size_t)K * KW;                   \
+    GLOBAL i32* arc = arc_all + ch * (size_t)K * K;                  \
     GLOBAL i64* cs = cs_all + ch * (size_t)VCLS_CSW
 
 /* vcls_init builds every chain's start (launched once, by NewPartitionLS):
@@ -197,13 +190,14 @@ KERNEL void vcls_init(VCLS_ARGS)
     BARRIER();
     for (i32 k = 0; k < K; k++) {
         const i32 q = lflag[k];
-        i32 b = -1;
+        i32 b = -1, sb = 0;
         for (i32 i = start[q] + lid; i < start[q + 1]; i += LANES) {
-            if (vcls_better(score, age, members[i], b)) {
-                b = members[i];
+            const i32 v = members[i], sv = score[v];
+            if (vcls_better(sv, 0, v, sb, 0, b)) { /* every age is 0 here */
+                b = v, sb = sv;
             }
         }
-        vcls_reduce2(lbest, score, age, b, -1, lid);
+        vcls_reduce2(lbest, lsum, b, sb, 0, -1, 0, 0, lid);
         b = lbest[0];
         for (i32 i = off[b] + lid; i < off[b + 1]; i += LANES) {
             score[adj[i]] += w[i];
@@ -226,6 +220,7 @@ KERNEL void vcls_init(VCLS_ARGS)
             const i32 u = adj[i], qu = part[u];
             if (lchosen[qu] == u) {
                 row[qu >> 5] |= 1u << (qu & 31);
+                arc[(size_t)q * K + qu] = i;
             }
         }
         pairs += vcls_upper(row, q, KW);
@@ -261,12 +256,12 @@ KERNEL void vcls_epoch(VCLS_ARGS)
     for (i32 i = lid; i < K * KW; i += LANES) {
         lvm[i] = vm[i];
     }
-    /* The stop flag is read by lane 0 one step ahead into lbest[2·LANES +
+    /* The stop flag is read by lane 0 one step ahead into lbest[4·LANES +
        (step & 1)]: lanes reading the global flag apart could see different
        values and leave the loop apart; two slots, so the write for the
        next step never meets a read for this one. */
     if (lid == 0) {
-        lbest[2 * LANES + (step & 1)] = stop_early ? *(volatile GLOBAL i32*)found : 0;
+        lbest[4 * LANES + (step & 1)] = stop_early ? *(volatile GLOBAL i32*)found : 0;
     }
     BARRIER();
     for (i32 q = lid; q < K; q += LANES) {
@@ -280,7 +275,7 @@ KERNEL void vcls_epoch(VCLS_ARGS)
             solved = 1;
             break;
         }
-        if (spent >= steps || (stop_early && (step & 255) == 0 && lbest[2 * LANES + (step & 1)] != 0)) {
+        if (spent >= steps || (stop_early && (step & 255) == 0 && lbest[4 * LANES + (step & 1)] != 0)) {
             break;
         }
         /* The r-th violated pair (qa < qc) in row-major order, by every lane. */
@@ -306,20 +301,29 @@ KERNEL void vcls_epoch(VCLS_ARGS)
         }
         const i32 a = lchosen[qa], c = lchosen[qc];
         /* The best allowed member of each clique. */
-        i32 xa = -1, xc = -1;
+        i32 xa = -1, sa = 0, xc = -1, sc = 0;
+        i64 aa = 0, ac = 0;
         for (i32 i = start[qa] + lid; i < start[qa + 1]; i += LANES) {
             const i32 v = members[i];
-            if (v != a && conf[v] != 0 && vcls_better(score, age, v, xa)) {
-                xa = v;
+            if (v != a && conf[v] != 0) {
+                const i32 sv = score[v];
+                const i64 av = age[v];
+                if (vcls_better(sv, av, v, sa, aa, xa)) {
+                    xa = v, sa = sv, aa = av;
+                }
             }
         }
         for (i32 i = start[qc] + lid; i < start[qc + 1]; i += LANES) {
             const i32 v = members[i];
-            if (v != c && conf[v] != 0 && vcls_better(score, age, v, xc)) {
-                xc = v;
+            if (v != c && conf[v] != 0) {
+                const i32 sv = score[v];
+                const i64 av = age[v];
+                if (vcls_better(sv, av, v, sc, ac, xc)) {
+                    xc = v, sc = sv, ac = av;
+                }
             }
         }
-        vcls_reduce2(lbest, score, age, xa, xc, lid);
+        vcls_reduce2(lbest, lsum, xa, sa, aa, xc, sc, ac, lid);
         const i32 ba = lbest[0], bc = lbest[LANES];
         i32 from = a, to = ba, qf = qa;
         if (ba < 0 && bc < 0) {
@@ -328,17 +332,17 @@ KERNEL void vcls_epoch(VCLS_ARGS)
         } else if (ba < 0) {
             from = c, to = bc, qf = qc;
         } else if (bc >= 0) {
-            const i32 da = score[ba] - score[a], dc = score[bc] - score[c];
-            if (dc < da || (dc == da && age[bc] < age[ba])) {
+            const i32 da = lbest[2 * LANES] - score[a], dc = lbest[3 * LANES] - score[c];
+            if (dc < da || (dc == da && lsum[LANES] < lsum[0])) {
                 from = c, to = bc, qf = qc;
             }
         }
         const i32 moved = to != from; /* else the step ends here, weights unchanged */
         const i32 oldpop = vcls_pop(lvm + (size_t)qf * KW, KW);
         if (lid == 0 && stop_early && ((step + 1) & 255) == 0) {
-            lbest[2 * LANES + ((step + 1) & 1)] = *(volatile GLOBAL i32*)found;
+            lbest[4 * LANES + ((step + 1) & 1)] = *(volatile GLOBAL i32*)found;
         }
-        /* Everyone has read lbest and the scores it compares before anyone writes them. */
+        /* Everyone has read lbest, lsum and the scores before anyone writes them. */
         BARRIER();
         if (moved) { /* unchoose(from); clear the flags that to's arcs will set */
             for (i32 i = off[from] + lid; i < off[from + 1]; i += LANES) {
@@ -358,7 +362,7 @@ KERNEL void vcls_epoch(VCLS_ARGS)
                 score[u] += w[i];
                 conf[u] = 1;
                 if (lchosen[qu] == u) {
-                    lflag[qu] = 1;
+                    lflag[qu] = i + 1; /* the arc, so that its weight is found without a search */
                 }
             }
             if (lid == 0) { /* from and to share a clique: neither is the other's neighbour */
@@ -373,7 +377,11 @@ KERNEL void vcls_epoch(VCLS_ARGS)
             const u32 bit = 1u << (qf & 31);
             for (i32 q = lid; q < K; q += LANES) {
                 LOCAL_REF(u32) x = lvm + (size_t)q * KW + (qf >> 5);
-                const i32 now = lflag[q], was = (*x & bit) != 0;
+                const i32 now = lflag[q] != 0, was = (*x & bit) != 0;
+                if (now) { /* q != qf: to has no arc into its own clique */
+                    arc[(size_t)qf * K + q] = lflag[q] - 1;
+                    arc[(size_t)q * K + qf] = rev[lflag[q] - 1];
+                }
                 if (q != qf && now != was) {
                     *x ^= bit;
                     if (q < qf) {
@@ -413,9 +421,8 @@ KERNEL void vcls_epoch(VCLS_ARGS)
                     while (bits != 0) {
                         const i32 q2 = j * 32 + CTZ64((u64)bits);
                         bits &= bits - 1u;
-                        const i32 e = vcls_arc(off, adj, x, lchosen[q2]);
-                        w[e]++;
-                        w[rev[e]]++;
+                        w[arc[(size_t)q * K + q2]]++;
+                        w[arc[(size_t)q2 * K + q]]++;
                     }
                 }
                 if (all != 0) {

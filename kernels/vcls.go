@@ -52,7 +52,8 @@ type PartitionLS struct {
 	off, adj, rev  backend.Buffer
 	w, score, age  backend.Buffer
 	conf, chosen   backend.Buffer
-	vm, cs, found  backend.Buffer
+	vm, arc        backend.Buffer
+	cs, found      backend.Buffer
 }
 
 // check validates p and returns the reverse arc of every arc.
@@ -181,6 +182,7 @@ func newPartitionLS(dev backend.Device, q backend.Queue, p PartitionProblem, cha
 	s.conf = backend.AllocIn[int32](bs, chains*n)
 	s.chosen = backend.AllocIn[int32](bs, chains*p.K)
 	s.vm = backend.AllocIn[uint32](bs, chains*p.K*s.kw)
+	s.arc = backend.AllocIn[int32](bs, chains*p.K*p.K)
 	cs := make([]int64, chains*vclsCSW)
 	for c := 0; c < chains; c++ {
 		cs[c*vclsCSW+vclsRNGWord] = int64(seed ^ (uint64(c+1) * vclsGolden))
@@ -202,7 +204,10 @@ func newPartitionLS(dev backend.Device, q backend.Queue, p PartitionProblem, cha
 
 func (s *PartitionLS) grid() backend.Range { return backend.R1(s.Chains*s.lanes, s.lanes) }
 
-// args are the arguments of both kernels (vcls.cl's VCLS_ARGS).
+// args are the arguments of both kernels (vcls.cl's VCLS_ARGS). Local
+// memory: i64 ages of the reductions and the group sums (2·lanes), chosen,
+// the per-row pair counts and the flags (K each), the pair matrix (K·KW
+// words), and the reductions' vertices and scores with two stop slots.
 func (s *PartitionLS) args(steps int64, stopEarly bool) []backend.Arg {
 	early := int32(0)
 	if stopEarly {
@@ -211,10 +216,10 @@ func (s *PartitionLS) args(steps int64, stopEarly bool) []backend.Arg {
 	L, K := s.lanes, s.p.K
 	return []backend.Arg{backend.Buf(s.shape), backend.Buf(s.part), backend.Buf(s.members),
 		backend.Buf(s.start), backend.Buf(s.off), backend.Buf(s.adj), backend.Buf(s.rev), backend.Buf(s.w),
-		backend.Buf(s.score), backend.Buf(s.age), backend.Buf(s.conf), backend.Buf(s.chosen), backend.Buf(s.vm),
+		backend.Buf(s.score), backend.Buf(s.age), backend.Buf(s.conf), backend.Buf(s.chosen), backend.Buf(s.vm), backend.Buf(s.arc),
 		backend.Buf(s.cs), backend.Buf(s.found), backend.I64(steps), backend.I32(early), backend.I64(s.forgetAt),
-		backend.Local(8 * L), backend.Local(4 * K), backend.Local(4 * K), backend.Local(4 * K), backend.Local(4 * K * s.kw),
-		backend.Local(4 * (2*L + 2))}
+		backend.Local(8 * 2 * L), backend.Local(4 * K), backend.Local(4 * K), backend.Local(4 * K), backend.Local(4 * K * s.kw),
+		backend.Local(4 * (4*L + 2))}
 }
 
 // Run runs one launch: every unsolved chain makes up to steps more steps.
@@ -295,7 +300,7 @@ func (s *PartitionLS) Release() error {
 // chainBytes is the device memory of one chain's state.
 func (p PartitionProblem) chainBytes() int64 {
 	n, kw := int64(len(p.Part)), int64((p.K+31)/32)
-	return 4*int64(len(p.Adj)) + 16*n + 4*int64(p.K) + 4*int64(p.K)*kw + 8*vclsCSW
+	return 4*int64(len(p.Adj)) + 16*n + 4*int64(p.K) + 4*int64(p.K)*kw + 4*int64(p.K)*int64(p.K) + 8*vclsCSW
 }
 
 // PartitionChains is a good number of chains for dev and the problem:
