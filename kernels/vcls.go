@@ -135,7 +135,16 @@ func newPartitionLS(dev backend.Device, q backend.Queue, p PartitionProblem, cha
 		return nil, fmt.Errorf("vcls: %d lanes per chain (want a power of two)", lanes)
 	}
 	n, arcs := len(p.Part), len(p.Adj)
-	s := &PartitionLS{Chains: chains, p: p, n: n, kw: (p.K + 31) / 32, arcs: arcs, m: arcs / 2, lanes: lanes}
+	kw := (p.K + 31) / 32
+	// The launch's local memory (args), each slice rounded up to 16 bytes as CUDA places them.
+	local := 0
+	for _, b := range []int{16 * lanes, 4 * p.K, 4 * p.K, 4 * p.K, 4 * p.K * kw, 4 * (4*lanes + 2)} {
+		local += (b + 15) / 16 * 16
+	}
+	if lm := dev.Info().LocalMemory; lm > 0 && uint64(local) > lm {
+		return nil, fmt.Errorf("vcls: %d cliques need %d bytes of local memory per chain; the device has %d", p.K, local, lm)
+	}
+	s := &PartitionLS{Chains: chains, p: p, n: n, kw: kw, arcs: arcs, m: arcs / 2, lanes: lanes}
 	// Forget when the mean edge weight reaches N/2 (partition.go's
 	// partGamma 0.5, at least 2), capped so scores stay inside 31 bits.
 	s.forgetAt = min(int64(s.m)*int64(max(n/2, 2)), 1<<30)

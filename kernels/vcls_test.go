@@ -168,7 +168,8 @@ func checkPartition(t *testing.T, p PartitionProblem, sol []int32) {
 
 // solvePartition runs chains until one solves (stopEarly) or maxSteps
 // steps per chain, and returns the solution (nil if none) and the steps.
-func solvePartition(t *testing.T, dev backend.Device, p PartitionProblem, chains int, seed uint64, maxSteps int64) ([]int32, int64) {
+// lanes 0 takes NewPartitionLS's choice.
+func solvePartition(t *testing.T, dev backend.Device, p PartitionProblem, chains int, seed uint64, maxSteps int64, lanes int) ([]int32, int64) {
 	t.Helper()
 	q, err := dev.NewQueue()
 	if err != nil {
@@ -176,6 +177,9 @@ func solvePartition(t *testing.T, dev backend.Device, p PartitionProblem, chains
 	}
 	defer q.Release()
 	s, err := NewPartitionLS(dev, q, p, chains, seed)
+	if lanes != 0 {
+		s, err = newPartitionLS(dev, q, p, chains, seed, lanes)
+	}
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -206,13 +210,69 @@ func solvePartition(t *testing.T, dev backend.Device, p PartitionProblem, chains
 func TestVCLSSolves(t *testing.T) {
 	p, _ := plantedPartition(rand.New(rand.NewPCG(3, 4)), 25, 8, 0.3)
 	backendtest.ForEach(t, func(t *testing.T, dev backend.Device) {
-		sol, steps := solvePartition(t, dev, p, 4, 11, 200000)
+		sol, steps := solvePartition(t, dev, p, 4, 11, 200000, 0)
 		if sol == nil {
 			t.Fatalf("no chain solved in %d steps", steps)
 		}
 		checkPartition(t, p, sol)
 		t.Logf("solved after %d steps (all chains)", steps)
 	})
+	backendtest.ForBackend(t, "opencl", func(t *testing.T, dev backend.Device) {
+		sol, steps := solvePartition(t, dev, p, 4, 11, 200000, 64)
+		if sol == nil {
+			t.Fatalf("64 lanes: no chain solved in %d steps", steps)
+		}
+		checkPartition(t, p, sol)
+	})
+}
+
+// TestVCLSStopEarly: with stopEarly, once a chain has solved the others
+// stop at their next multiple of 256 steps (or at the end of their budget,
+// when they ran before the flag was set), on the twin and on PoCL with 1
+// and 64 lanes (the lanes must agree on the flag, or the group would split
+// at a barrier).
+func TestVCLSStopEarly(t *testing.T) {
+	p := vclsProblem(0)
+	const budget = 100000
+	check := func(t *testing.T, dev backend.Device, lanes int) {
+		q, err := dev.NewQueue()
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer q.Release()
+		s, err := NewPartitionLS(dev, q, p, 8, 5)
+		if lanes != 0 {
+			s, err = newPartitionLS(dev, q, p, 8, 5, lanes)
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer s.Release()
+		found, err := s.Run(q, budget, true)
+		if err != nil || !found {
+			t.Fatalf("found %v, %v", found, err)
+		}
+		cs, err := s.scalars(q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		steps := make([]int64, s.Chains)
+		for c := 0; c < s.Chains; c++ {
+			step := cs[c*vclsCSW+vclsStep]
+			steps[c] = step
+			if cs[c*vclsCSW+vclsSolved] == 0 && step%256 != 0 && step != budget+1 {
+				t.Errorf("chain %d stopped unsolved at step %d", c, step)
+			}
+		}
+		t.Logf("steps %v (budget %d)", steps, budget)
+		sol, err := s.Solution(q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		checkPartition(t, p, sol)
+	}
+	backendtest.ForEach(t, func(t *testing.T, dev backend.Device) { check(t, dev, 0) })
+	backendtest.ForBackend(t, "opencl", func(t *testing.T, dev backend.Device) { check(t, dev, 64) })
 }
 
 // TestVCLSBHOSLIB: frb30-15-1 (cliques of 15 consecutive vertices) is
@@ -238,7 +298,7 @@ func TestVCLSBHOSLIB(t *testing.T) {
 	}
 	backendtest.ForEach(t, func(t *testing.T, dev backend.Device) {
 		start := time.Now()
-		sol, steps := solvePartition(t, dev, p, 4, 1, 2000000)
+		sol, steps := solvePartition(t, dev, p, 4, 1, 2000000, 0)
 		if sol == nil {
 			t.Fatalf("frb30-15-1: no chain solved in %d steps", steps)
 		}
@@ -258,7 +318,7 @@ func TestVCLSBadInput(t *testing.T) {
 	if err != nil {
 		t.Fatalf("good problem: %v", err)
 	}
-	if sol, steps := solvePartition(t, dev, good(), 2, 1, 10000); sol == nil {
+	if sol, steps := solvePartition(t, dev, good(), 2, 1, 10000, 0); sol == nil {
 		t.Fatalf("good problem unsolved after %d steps", steps)
 	}
 	s.Release()
@@ -286,6 +346,16 @@ func TestVCLSBadInput(t *testing.T) {
 	}
 	if _, err := NewPartitionLS(dev, q, good(), 0, 1); err == nil {
 		t.Error("0 chains: no error")
+	}
+	// Too many cliques for the local memory: an error before any launch.
+	big := PartitionProblem{K: 1 << 12, Part: make([]int32, 1<<12), Off: make([]int32, 1<<12+1)}
+	for v := range big.Part {
+		big.Part[v] = int32(v)
+	}
+	if _, err := NewPartitionLS(dev, q, big, 1, 1); err == nil {
+		t.Error("4096 cliques: no error about local memory")
+	} else {
+		t.Log(err)
 	}
 }
 
