@@ -122,7 +122,7 @@ func NewPartitionLS(dev backend.Device, q backend.Queue, p PartitionProblem, cha
 }
 
 // newPartitionLS is NewPartitionLS with the lanes per chain (a power of
-// two): the tests run the many-lane path on PoCL with few lanes.
+// two): the tests run the GPU's many-lane path on PoCL (4 and 64 lanes).
 func newPartitionLS(dev backend.Device, q backend.Queue, p PartitionProblem, chains int, seed uint64, lanes int) (*PartitionLS, error) {
 	rev, err := p.check()
 	if err != nil {
@@ -131,8 +131,8 @@ func newPartitionLS(dev backend.Device, q backend.Queue, p PartitionProblem, cha
 	if chains < 1 || chains > 1<<24 {
 		return nil, fmt.Errorf("vcls: %d chains", chains)
 	}
-	if lanes < 1 || lanes&(lanes-1) != 0 || lanes > 1024 {
-		return nil, fmt.Errorf("vcls: %d lanes per chain (want a power of two)", lanes)
+	if mwg := dev.Info().MaxWorkGroup; lanes < 1 || lanes&(lanes-1) != 0 || (mwg > 0 && lanes > mwg) {
+		return nil, fmt.Errorf("vcls: %d lanes per chain (want a power of two up to the device's %d)", lanes, mwg)
 	}
 	n, arcs := len(p.Part), len(p.Adj)
 	kw := (p.K + 31) / 32
