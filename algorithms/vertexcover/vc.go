@@ -95,6 +95,14 @@ type Options struct {
 	// all (devsearch.RunMany), with one task pool and one incumbent.
 	Devices []backend.Device
 
+	// LSDevice, when set, opens a device on which the partition local
+	// search (partition.go) runs as many chains as the device holds,
+	// beside the CPU's, where it applies: a clique partition's bound is
+	// the target on a large kernel (BHOSLIB). It is called at most once,
+	// and only after the CPU's local searches have had deviceLSDelay;
+	// Solve closes the device. Result.LSDevice says what ran.
+	LSDevice func() (backend.Device, error)
+
 	// onEngine, when set, gets the top engine once Solve has made it (the
 	// hybrid engine exchanges incumbents through it).
 	onEngine func(*engine)
@@ -144,6 +152,10 @@ type Result struct {
 	Workers int
 	Epochs  int
 	Moved   int64
+	// LSDevice says what the device of Options.LSDevice did: the device,
+	// its chains and steps and whether they closed the gap, or why it
+	// was not used; empty when it was not needed.
+	LSDevice string
 }
 
 // Size is the cover's size, or -1 when there is none.
@@ -176,6 +188,9 @@ func Solve(ctx context.Context, g *core.Graph, opts Options) (Result, error) {
 		ls = DefaultLocalSearch
 	}
 	sh := &shared{start: start}
+	if opts.LSDevice != nil {
+		sh.devLS = &deviceLS{open: opts.LSDevice, delay: deviceLSDelay}
+	}
 	if ctx.Done() != nil {
 		stopWatch := context.AfterFunc(ctx, func() { sh.stop.Store(true) })
 		defer stopWatch()
@@ -227,7 +242,7 @@ func Solve(ctx context.Context, g *core.Graph, opts Options) (Result, error) {
 	}
 	cover, proven := e.run(true)
 	res := Result{Proven: proven, LowerBound: int(e.rootLB.Load()), Kernel: e.kernel, Nodes: sh.nodes.Load(), Elapsed: time.Since(start),
-		Engine: route.engine(), Why: route.explain(), DenseThreshold: route.threshold}
+		Engine: route.engine(), Why: route.explain(), DenseThreshold: route.threshold, LSDevice: sh.devLS.get()}
 	if why != "" && opts.Device != nil {
 		res.Why = why + "; " + res.Why
 	}

@@ -96,6 +96,30 @@ func (d *deviceFlags) open(e *env, quiet bool) (backend.Device, backend.Choice, 
 	return dev, c, nil
 }
 
+// lsDevice is the opener of vertexcover.Options.LSDevice for
+// --ls-device mode (auto: only a GPU; on: any device; off: none). The
+// solver calls it only when a kernel needs it, so an easy instance never
+// pays for a CUDA context.
+func (d *deviceFlags) lsDevice(e *env, mode string, quiet bool) func() (backend.Device, error) {
+	if mode == "off" {
+		return nil
+	}
+	return func() (backend.Device, error) {
+		dev, c, err := backend.Select(backend.SelectionFromEnv(d.backend, d.device))
+		if err != nil {
+			return nil, err
+		}
+		if mode == "auto" && c.Info.Type != backend.TypeGPU {
+			dev.Close()
+			return nil, fmt.Errorf("%s is not a GPU (--ls-device on uses it anyway)", c.Info)
+		}
+		if !quiet {
+			fmt.Fprintf(e.stderr, "arbor: local search also on %s (%s)\n", c.Info, c.Why)
+		}
+		return dev, nil
+	}
+}
+
 // opening is a device being opened in the background.
 type opening struct {
 	done   chan struct{}

@@ -15,7 +15,7 @@ import (
 // runVC is 'arbor vc': a minimum vertex cover, or with -k a cover of at
 // most K vertices or a proof that none exists.
 func runVC(e *env) error {
-	fs := newFlags(e, "vc", "GRAPH [-k K] [--threads N] [--timeout D] [--complement] [--engine auto|cpu|branch|clique|gpu|hybrid] [--workers N] [--backend B] [--device D] [--format F] [--verify] [--json] [-o FILE] [--cluster URL|embedded [--workers N] [--cluster-token T] [--task-nodes B] [--tasks N] [--ack-wait D] [--fresh]]")
+	fs := newFlags(e, "vc", "GRAPH [-k K] [--threads N] [--timeout D] [--complement] [--engine auto|cpu|branch|clique|gpu|hybrid] [--ls-device auto|on|off] [--workers N] [--backend B] [--device D] [--format F] [--verify] [--json] [-o FILE] [--cluster URL|embedded [--workers N] [--cluster-token T] [--task-nodes B] [--tasks N] [--ack-wait D] [--fresh]]")
 	k := fs.Int("k", -1, "parameterized mode: find a cover of at most `K` vertices or prove none exists (-1: a minimum cover)")
 	threads := fs.Int("threads", 0, "worker threads (default: all cores)")
 	timeout := fs.Duration("timeout", 0, "stop after `D` (e.g. 30s) and report the best cover found, unproven")
@@ -26,6 +26,7 @@ func runVC(e *env) error {
 	out := fs.String("o", "", "write the cover to `FILE` in PACE solution format (s vc n k, then 1-based vertices)")
 	ls := fs.Duration("ls", 0, "local search budget for the initial cover (default 300ms; negative: none)")
 	engine := fs.String("engine", vertexcover.EngineAuto, "where and how the kernel is solved: auto (the CPU engine until the device engine is measured to win: clique route on the complement from density "+fmt.Sprint(vertexcover.DenseThreshold)+", else branch and reduce), cpu (the same), branch, clique, gpu (the device search on --backend/--device; the CPU backend runs its Go twin) or hybrid (the device and the CPU engine side by side, one incumbent)")
+	lsDevice := fs.String("ls-device", "auto", "where BHOSLIB-like kernels (a clique partition's bound is the target) also run the partition local search: auto (a GPU of --backend/--device, if there is one), on (the device of --backend/--device, whatever it is) or off")
 	mirrors := fs.Bool("mirrors", false, "also take v's mirrors in the branch that takes v (rarely pays: see the package doc)")
 	workers := fs.Int("workers", 0, "device engine workers (work-groups; 0 sizes it from the device). With --cluster embedded: local worker processes (0: one per core)")
 	var cf clusterFlags
@@ -46,6 +47,9 @@ func runVC(e *env) error {
 		return usagef("--engine must be auto, cpu, branch, clique, gpu or hybrid (got %q)", *engine)
 	}
 	onDevice := *engine == vertexcover.EngineGPU || *engine == vertexcover.EngineHybrid
+	if *lsDevice != "auto" && *lsDevice != "on" && *lsDevice != "off" {
+		return usagef("--ls-device must be auto, on or off (got %q)", *lsDevice)
+	}
 	if *k < -1 {
 		return usagef("-k must be ≥ 0 (got %d)", *k)
 	}
@@ -91,6 +95,7 @@ func runVC(e *env) error {
 		}
 		opts.Device, opts.Devices, opts.Workers = devs[0], devs[1:], *workers
 	}
+	opts.LSDevice = df.lsDevice(e, *lsDevice, *asJSON)
 	opts.Progress = func(p vertexcover.Progress) {
 		best := "-"
 		if p.Best >= 0 {
@@ -134,12 +139,13 @@ func runVC(e *env) error {
 			Workers    int     `json:"workers,omitempty"`
 			Epochs     int     `json:"epochs,omitempty"`
 			Moved      int64   `json:"moved_between_devices,omitempty"`
+			LSDevice   string  `json:"ls_device,omitempty"`
 			Seconds    float64 `json:"seconds"`
 			Verified   bool    `json:"verified"`
 			Cover      []int   `json:"cover"`
 		}
 		jr := jsonResult{Graph: pos[0], N: g.N, M: g.Edges(), Size: res.Size(), Proven: res.Proven, Found: res.Cover != nil,
-			LowerBound: res.LowerBound, Kernel: res.Kernel, Nodes: res.Nodes, Engine: res.Engine, Why: res.Why, Threshold: res.DenseThreshold, Device: res.Device, Workers: res.Workers, Epochs: res.Epochs, Moved: res.Moved, Seconds: res.Elapsed.Seconds(), Verified: verified != "", Cover: oneBased(res.Cover)}
+			LowerBound: res.LowerBound, Kernel: res.Kernel, Nodes: res.Nodes, Engine: res.Engine, Why: res.Why, Threshold: res.DenseThreshold, Device: res.Device, Workers: res.Workers, Epochs: res.Epochs, Moved: res.Moved, LSDevice: res.LSDevice, Seconds: res.Elapsed.Seconds(), Verified: verified != "", Cover: oneBased(res.Cover)}
 		if *k >= 0 {
 			jr.K = k
 		}
@@ -163,6 +169,9 @@ func runVC(e *env) error {
 		pos[0], g.N, g.Edges(), size, status, res.LowerBound, res.Kernel, res.Nodes, res.Elapsed.Round(time.Millisecond), res.Engine, res.Why)
 	if res.Device != "" {
 		fmt.Fprintf(e.stdout, "  device %s, %d workers, %d epochs", res.Device, res.Workers, res.Epochs)
+	}
+	if res.LSDevice != "" {
+		fmt.Fprintf(e.stdout, "  local search device %s", res.LSDevice)
 	}
 	if verified != "" {
 		fmt.Fprintf(e.stdout, "  %s", verified)

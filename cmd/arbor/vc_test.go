@@ -246,3 +246,38 @@ func TestVCDeviceEngine(t *testing.T) {
 		t.Fatal("--engine gpu on a missing backend succeeded")
 	}
 }
+
+// TestVCLSDevice: --ls-device takes auto, on or off; auto refuses a
+// device that is not a GPU (the CPU backend here), on takes it, off gives
+// no opener; an answer is the same with each.
+func TestVCLSDevice(t *testing.T) {
+	gr := writeTemp(t, "g.gr", vcTestGraph)
+	if code, _, stderr := runCLI(t, "vc", gr, "--ls-device", "sometimes"); code != 2 || !strings.Contains(stderr, "--ls-device") {
+		t.Fatalf("bad --ls-device: exit %d, stderr %q", code, stderr)
+	}
+	for _, mode := range []string{"auto", "on", "off"} {
+		res := runJSON[struct {
+			Size   int  `json:"size"`
+			Proven bool `json:"proven"`
+		}](t, "vc", gr, "--json", "--ls-device", mode, "--backend", "cpu")
+		if res.Size != 3 || !res.Proven {
+			t.Fatalf("--ls-device %s: size %d proven %v, want 3 proven", mode, res.Size, res.Proven)
+		}
+	}
+	e := &env{ctx: context.Background(), stdout: &strings.Builder{}, stderr: &strings.Builder{}}
+	df := deviceFlags{backend: "cpu"}
+	if df.lsDevice(e, "off", true) != nil {
+		t.Fatal("off gave an opener")
+	}
+	if _, err := df.lsDevice(e, "auto", true)(); err == nil || !strings.Contains(err.Error(), "not a GPU") {
+		t.Fatalf("auto on the CPU backend: %v, want 'not a GPU'", err)
+	}
+	dev, err := df.lsDevice(e, "on", true)()
+	if err != nil {
+		t.Fatalf("on: %v", err)
+	}
+	defer dev.Close()
+	if dev.Info().Backend != "cpu" {
+		t.Fatalf("on opened %s, want the CPU backend", dev.Info())
+	}
+}
