@@ -82,29 +82,70 @@ INLINE int vcls_better(i32 s1, i64 a1, i32 x1, i32 s2, i64 a2, i32 x2)
     return x1 < x2;
 }
 
-/* vcls_reduce2 combines every lane's two candidates (x for the first
-   clique, y for the second) into the group's best of each: vertices in
-   ids[0] and ids[LANES], their scores in ids[2·LANES], ids[3·LANES], ages
-   in ages[0], ages[LANES]. The keys travel with the vertices, so the tree
-   compares in local memory (no global reads between its barriers), and
-   the key is total, so the tree's shape does not matter. */
-INLINE void vcls_reduce2(LOCAL_REF(i32) ids, LOCAL_REF(i64) ages, i32 x, i32 sx, i64 ax, i32 y, i32 sy, i64 ay,
+/* The reduction's first level: VCLS_G groups of VCLS_S lanes (LANES a
+   power of two). Two levels of short serial scans take two barriers where
+   a binary tree takes 1 + log2(LANES); the scans' local loads are
+   independent of each other, so they overlap. */
+#if LANES >= 16
+#define VCLS_G 8
+#else
+#define VCLS_G (LANES > 1 ? LANES / 2 : 1)
+#endif
+#define VCLS_S (LANES / VCLS_G)
+
+/* vcls_reduce2 combines every lane's two candidates (*x for the first
+   clique, *y for the second, with their scores and ages) into the group's
+   best of each, returned to every lane in the same variables. Level 0:
+   vertices in ids[0] and ids[LANES], scores in ids[2·LANES], ids[3·LANES],
+   ages in ages[0], ages[LANES]; level 1 (lanes below 2·VCLS_G, one group
+   each): vertices in ids[4·LANES + 2 + o·VCLS_G], scores VCLS_G·2 further
+   on, ages in ages[2·LANES + o·VCLS_G] (o 0 for x, 1 for y); then every
+   lane scans level 1 itself. The keys travel with the vertices, so no
+   global memory is read between the barriers, and the key is total, so
+   the grouping does not change the winner. Level 1 is only written after
+   the first barrier of the next call, by which every lane has read it. */
+INLINE void vcls_reduce2(LOCAL_REF(i32) ids, LOCAL_REF(i64) ages, i32* x, i32* sx, i64* ax, i32* y, i32* sy, i64* ay,
                          i32 lid)
 {
-    ids[lid] = x, ids[2 * LANES + lid] = sx, ages[lid] = ax;
-    ids[LANES + lid] = y, ids[3 * LANES + lid] = sy, ages[LANES + lid] = ay;
+#if LANES > 1
+    ids[lid] = *x, ids[2 * LANES + lid] = *sx, ages[lid] = *ax;
+    ids[LANES + lid] = *y, ids[3 * LANES + lid] = *sy, ages[LANES + lid] = *ay;
     BARRIER();
-    for (i32 h = LANES >> 1; h > 0; h >>= 1) {
-        if (lid < h) {
-            for (i32 o = 0; o <= LANES; o += LANES) {
-                const i32 i = o + lid, j = o + lid + h;
-                if (vcls_better(ids[2 * LANES + j], ages[j], ids[j], ids[2 * LANES + i], ages[i], ids[i])) {
-                    ids[i] = ids[j], ids[2 * LANES + i] = ids[2 * LANES + j], ages[i] = ages[j];
-                }
+    LOCAL_REF(i32) l1 = ids + 4 * LANES + 2;
+    LOCAL_REF(i64) a1 = ages + 2 * LANES;
+    if (lid < 2 * VCLS_G) {
+        const i32 o = lid / VCLS_G, g = lid % VCLS_G, base = o * LANES + g * VCLS_S;
+        i32 b = ids[base], sb = ids[2 * LANES + base];
+        i64 ab = ages[base];
+        for (i32 k = 1; k < VCLS_S; k++) {
+            const i32 j = base + k, xj = ids[j], sj = ids[2 * LANES + j];
+            const i64 aj = ages[j];
+            if (vcls_better(sj, aj, xj, sb, ab, b)) {
+                b = xj, sb = sj, ab = aj;
             }
         }
-        BARRIER();
+        l1[lid] = b, l1[2 * VCLS_G + lid] = sb, a1[lid] = ab;
     }
+    BARRIER();
+    for (i32 o = 0; o < 2; o++) {
+        i32 b = l1[o * VCLS_G], sb = l1[2 * VCLS_G + o * VCLS_G];
+        i64 ab = a1[o * VCLS_G];
+        for (i32 g = 1; g < VCLS_G; g++) {
+            const i32 j = o * VCLS_G + g, xj = l1[j], sj = l1[2 * VCLS_G + j];
+            const i64 aj = a1[j];
+            if (vcls_better(sj, aj, xj, sb, ab, b)) {
+                b = xj, sb = sj, ab = aj;
+            }
+        }
+        if (o == 0) {
+            *x = b, *sx = sb, *ax = ab;
+        } else {
+            *y = b, *sy = sb, *ay = ab;
+        }
+    }
+#else
+    (void)ids, (void)ages, (void)x, (void)sx, (void)ax, (void)y, (void)sy, (void)ay, (void)lid;
+#endif
 }
 
 /* vcls_upper: the set bits of row q above q (its pairs q < q2). */
@@ -131,41 +172,83 @@ INLINE i32 vcls_pop(LOCAL_REF(u32) row, i32 KW)
     return c;
 }
 
-/* The arguments both kernels take, and the per-chain views of the state. */
+/* VCLS_LOCAL 1 (the wrapper's choice, when they fit): vcls_epoch keeps
+   the chain's score, age and conf in local memory for the launch, copied
+   in at the start and out at the end, so the candidate scans and the arc
+   loops wait on shared memory instead of L2; conf is a byte there, to
+   keep 13 bytes a vertex. VCLS_LOCAL 0: they stay in global memory. */
+#ifndef VCLS_LOCAL
+#define VCLS_LOCAL 0
+#endif
+#if VCLS_LOCAL
+#define VSTATE(type) LOCAL_REF(type)
+typedef unsigned char vcls_conf_t;
+#else
+#define VSTATE(type) GLOBAL type*
+typedef i32 vcls_conf_t;
+#endif
+
+/* unchoose and choose run in one phase (no barrier between them), so a
+   vertex next to both from and to gets both score updates from two
+   lanes: atomics (integer sums, so the result is the same in any order).
+   The new row of the moved clique is ORed together the same way. One lane
+   needs neither. */
+#if LANES == 1
+#define VCLS_SCORE_ADD(p, v) (*(p) += (v))
+#define VCLS_ROW_OR(p, v) (*(p) |= (v))
+#elif VCLS_LOCAL
+#define VCLS_SCORE_ADD(p, v) LOCAL_ATOMIC_ADD_I32(p, v)
+#define VCLS_ROW_OR(p, v) LOCAL_ATOMIC_OR_U32(p, v)
+#else
+#define VCLS_SCORE_ADD(p, v) ATOMIC_ADD_I32(p, v)
+#define VCLS_ROW_OR(p, v) LOCAL_ATOMIC_OR_U32(p, v)
+#endif
+
+/* The arguments both kernels take, and the per-chain views of the state.
+   Every state array is a buffer of its own, so the per-chain pointers are
+   RESTRICT: the compiler may then overlap the loads of different
+   iterations of the arc loops with the stores of earlier ones. */
 #define VCLS_ARGS                                                                                                    \
     GLOBAL const i32 *RESTRICT shape, GLOBAL const i32 *RESTRICT part, GLOBAL const i32 *RESTRICT members,          \
         GLOBAL const i32 *RESTRICT start, GLOBAL const i32 *RESTRICT off, GLOBAL const i32 *RESTRICT adj,           \
-        GLOBAL const i32 *RESTRICT rev, GLOBAL i32 *w_all, GLOBAL i32 *score_all, GLOBAL i64 *age_all,              \
-        GLOBAL i32 *conf_all, GLOBAL i32 *chosen_all, GLOBAL u32 *vm_all, GLOBAL i32 *arc_all, GLOBAL i64 *cs_all,  \
-        GLOBAL i32 *found, const i64 steps, const i32 stop_early, const i64 forget_at, LOCAL_PTR(i64, lsum), LOCAL_PTR(i32, lchosen), \
-        LOCAL_PTR(i32, lrowc), LOCAL_PTR(i32, lflag), LOCAL_PTR(u32, lvm), LOCAL_PTR(i32, lbest)
-#define VCLS_VIEWS                                                   \
-    LOCAL_BIND(i64, lsum);                                           \
-    LOCAL_BIND(i32, lchosen);                                        \
-    LOCAL_BIND(i32, lrowc);                                          \
-    LOCAL_BIND(i32, lflag);                                          \
-    LOCAL_BIND(u32, lvm);                                            \
-    LOCAL_BIND(i32, lbest);                                          \
+        GLOBAL const i32 *RESTRICT rev, GLOBAL i32 *RESTRICT w_all, GLOBAL i32 *RESTRICT score_all,                 \
+        GLOBAL i64 *RESTRICT age_all, GLOBAL i32 *RESTRICT conf_all, GLOBAL i32 *RESTRICT chosen_all,               \
+        GLOBAL u32 *RESTRICT vm_all, GLOBAL i32 *RESTRICT arc_all, GLOBAL i64 *RESTRICT cs_all, GLOBAL i32 *found,  \
+        const i64 steps, const i32 stop_early, const i64 forget_at, LOCAL_PTR(i64, lsum), LOCAL_PTR(i32, lchosen),  \
+        LOCAL_PTR(i32, lrowc), LOCAL_PTR(i32, lflag), LOCAL_PTR(u32, lvm), LOCAL_PTR(i32, lbest),                   \
+        LOCAL_PTR(i64, lage), LOCAL_PTR(i32, lscore), LOCAL_PTR(vcls_conf_t, lconf)
+#define VCLS_VIEWS                                                     \
+    LOCAL_BIND(i64, lsum);                                             \
+    LOCAL_BIND(i32, lchosen);                                          \
+    LOCAL_BIND(i32, lrowc);                                            \
+    LOCAL_BIND(i32, lflag);                                            \
+    LOCAL_BIND(u32, lvm);                                              \
+    LOCAL_BIND(i32, lbest);                                            \
+    LOCAL_BIND(i64, lage);                                             \
+    LOCAL_BIND(i32, lscore);                                           \
+    LOCAL_BIND(vcls_conf_t, lconf);                                    \
     const i32 N = shape[0], K = shape[1], KW = shape[2], A = shape[3]; \
-    const size_t ch = get_group_id(0);                               \
-    const i32 lid = (i32)get_local_id(0);                            \
-    GLOBAL i32* w = w_all + ch * (size_t)A;                          \
-    GLOBAL i32* score = score_all + ch * (size_t)N;                  \
-    GLOBAL i64* age = age_all + ch * (size_t)N;                      \
-    GLOBAL i32* conf = conf_all + ch * (size_t)N;                    \
-    GLOBAL i32* chosen = chosen_all + ch * (size_t)K;                \
-    GLOBAL u32* vm = vm_all + ch * (size_t)K * KW;                   \
-    GLOBAL i32* arc = arc_all + ch * (size_t)K * K;                  \
-    GLOBAL i64* cs = cs_all + ch * (size_t)VCLS_CSW
+    const size_t ch = get_group_id(0);                                 \
+    const i32 lid = (i32)get_local_id(0);                              \
+    GLOBAL i32* RESTRICT w = w_all + ch * (size_t)A;                   \
+    GLOBAL i32* RESTRICT score = score_all + ch * (size_t)N;           \
+    GLOBAL i64* RESTRICT age = age_all + ch * (size_t)N;               \
+    GLOBAL i32* RESTRICT conf = conf_all + ch * (size_t)N;             \
+    GLOBAL i32* RESTRICT chosen = chosen_all + ch * (size_t)K;         \
+    GLOBAL u32* RESTRICT vm = vm_all + ch * (size_t)K * KW;            \
+    GLOBAL i32* RESTRICT arc = arc_all + ch * (size_t)K * K;           \
+    GLOBAL i64* RESTRICT cs = cs_all + ch * (size_t)VCLS_CSW
 
 /* vcls_init builds every chain's start (launched once, by NewPartitionLS):
    unit weights, then a greedy choice over the cliques in a random order
    (each takes its member of least score), then the violated pairs. A
-   kernel of its own keeps vcls_epoch free of a branch with barriers. */
+   kernel of its own keeps vcls_epoch free of a branch with barriers. It
+   works on the global state (once per chain, not worth the copies). */
 KERNEL void vcls_init(VCLS_ARGS)
 {
     VCLS_VIEWS;
     (void)lrowc; /* vcls_epoch's, rebuilt at every launch */
+    (void)lage, (void)lscore, (void)lconf;
     u64 rng = (u64)cs[CS_RNG];
     for (i32 i = lid; i < A; i += LANES) {
         w[i] = 1;
@@ -190,15 +273,15 @@ KERNEL void vcls_init(VCLS_ARGS)
     BARRIER();
     for (i32 k = 0; k < K; k++) {
         const i32 q = lflag[k];
-        i32 b = -1, sb = 0;
+        i32 b = -1, sb = 0, y = -1, sy = 0;
+        i64 ab = 0, ay = 0; /* every age is 0 here */
         for (i32 i = start[q] + lid; i < start[q + 1]; i += LANES) {
             const i32 v = members[i], sv = score[v];
-            if (vcls_better(sv, 0, v, sb, 0, b)) { /* every age is 0 here */
+            if (vcls_better(sv, 0, v, sb, 0, b)) {
                 b = v, sb = sv;
             }
         }
-        vcls_reduce2(lbest, lsum, b, sb, 0, -1, 0, 0, lid);
-        b = lbest[0];
+        vcls_reduce2(lbest, lsum, &b, &sb, &ab, &y, &sy, &ay, lid);
         for (i32 i = off[b] + lid; i < off[b + 1]; i += LANES) {
             score[adj[i]] += w[i];
             conf[adj[i]] = 1;
@@ -243,13 +326,37 @@ KERNEL void vcls_init(VCLS_ARGS)
    of a step are all unconditional (work a step skips is skipped inside
    each phase): PoCL compiles a kernel whose barriers sit in branches by
    replicating code, which took minutes. Only forgetting, rare, has its
-   own barriers in a branch. */
+   own barriers in a branch.
+
+   A step has four phases, five barriers with the reduction's two:
+   decide (pick the pair, scan both cliques, reduce; clear the flags);
+   move (unchoose and choose together, flag the new row's pairs); update
+   (each lane its rows: the moved clique's column bit, or the row itself
+   from the flags, then raise that row's pairs' weights; one lane per
+   row, so the raise needs no barrier after the update); forget, rarely. */
 KERNEL void vcls_epoch(VCLS_ARGS)
 {
     VCLS_VIEWS;
     u64 rng = (u64)cs[CS_RNG];
     i64 step = cs[CS_STEP], total_w = cs[CS_TOTALW];
     i32 V = (i32)cs[CS_V]; /* 0 for a solved chain: it leaves at once */
+#if VCLS_LOCAL
+    VSTATE(i32) RESTRICT sco = lscore;
+    VSTATE(i64) RESTRICT ag = lage;
+    VSTATE(vcls_conf_t) RESTRICT cf = lconf;
+    for (i32 v = lid; v < N; v += LANES) {
+        sco[v] = score[v];
+        ag[v] = age[v];
+        cf[v] = (vcls_conf_t)conf[v];
+    }
+#else
+    VSTATE(i32) RESTRICT sco = score;
+    VSTATE(i64) RESTRICT ag = age;
+    VSTATE(vcls_conf_t) RESTRICT cf = conf;
+    (void)lage, (void)lscore, (void)lconf;
+#endif
+    /* lvm holds K rows and after them lnew, the moved clique's new row. */
+    LOCAL_REF(u32) lnew = lvm + (size_t)K * KW;
     for (i32 q = lid; q < K; q += LANES) {
         lchosen[q] = chosen[q];
     }
@@ -278,8 +385,18 @@ KERNEL void vcls_epoch(VCLS_ARGS)
         if (spent >= steps || (stop_early && (step & 255) == 0 && lbest[4 * LANES + (step & 1)] != 0)) {
             break;
         }
-        /* The r-th violated pair (qa < qc) in row-major order, by every lane. */
+        /* The r-th violated pair (qa < qc) in row-major order, by every
+           lane: first four rows at a time (four independent loads, so the
+           walk waits on local memory a quarter as often), then row by row. */
         i32 r = vcls_rand(&rng, V), qa = 0, qc = -1;
+        while (qa + 4 <= K) {
+            const i32 s4 = lrowc[qa] + lrowc[qa + 1] + lrowc[qa + 2] + lrowc[qa + 3];
+            if (r < s4) {
+                break;
+            }
+            r -= s4;
+            qa += 4;
+        }
         while (r >= lrowc[qa]) {
             r -= lrowc[qa];
             qa++;
@@ -300,41 +417,36 @@ KERNEL void vcls_epoch(VCLS_ARGS)
             }
         }
         const i32 a = lchosen[qa], c = lchosen[qc];
-        /* The best allowed member of each clique. */
+        /* The best allowed member of each clique. conf, score and age are
+           loaded together, not the latter two behind the test of conf:
+           one round trip to memory instead of two. */
         i32 xa = -1, sa = 0, xc = -1, sc = 0;
         i64 aa = 0, ac = 0;
         for (i32 i = start[qa] + lid; i < start[qa + 1]; i += LANES) {
-            const i32 v = members[i];
-            if (v != a && conf[v] != 0) {
-                const i32 sv = score[v];
-                const i64 av = age[v];
-                if (vcls_better(sv, av, v, sa, aa, xa)) {
-                    xa = v, sa = sv, aa = av;
-                }
+            const i32 v = members[i], cv = cf[v], sv = sco[v];
+            const i64 av = ag[v];
+            if (v != a && cv != 0 && vcls_better(sv, av, v, sa, aa, xa)) {
+                xa = v, sa = sv, aa = av;
             }
         }
         for (i32 i = start[qc] + lid; i < start[qc + 1]; i += LANES) {
-            const i32 v = members[i];
-            if (v != c && conf[v] != 0) {
-                const i32 sv = score[v];
-                const i64 av = age[v];
-                if (vcls_better(sv, av, v, sc, ac, xc)) {
-                    xc = v, sc = sv, ac = av;
-                }
+            const i32 v = members[i], cv = cf[v], sv = sco[v];
+            const i64 av = ag[v];
+            if (v != c && cv != 0 && vcls_better(sv, av, v, sc, ac, xc)) {
+                xc = v, sc = sv, ac = av;
             }
         }
-        vcls_reduce2(lbest, lsum, xa, sa, aa, xc, sc, ac, lid);
-        const i32 ba = lbest[0], bc = lbest[LANES];
-        i32 from = a, to = ba, qf = qa;
-        if (ba < 0 && bc < 0) {
+        vcls_reduce2(lbest, lsum, &xa, &sa, &aa, &xc, &sc, &ac, lid);
+        i32 from = a, to = xa, qf = qa;
+        if (xa < 0 && xc < 0) {
             /* Nothing allowed on either side: a random member of qa, so the search cannot stall. */
             to = members[start[qa] + vcls_rand(&rng, start[qa + 1] - start[qa])];
-        } else if (ba < 0) {
-            from = c, to = bc, qf = qc;
-        } else if (bc >= 0) {
-            const i32 da = lbest[2 * LANES] - score[a], dc = lbest[3 * LANES] - score[c];
-            if (dc < da || (dc == da && lsum[LANES] < lsum[0])) {
-                from = c, to = bc, qf = qc;
+        } else if (xa < 0) {
+            from = c, to = xc, qf = qc;
+        } else if (xc >= 0) {
+            const i32 da = sa - sco[a], dc = sc - sco[c];
+            if (dc < da || (dc == da && ac < aa)) {
+                from = c, to = xc, qf = qc;
             }
         }
         const i32 moved = to != from; /* else the step ends here, weights unchanged */
@@ -342,72 +454,73 @@ KERNEL void vcls_epoch(VCLS_ARGS)
         if (lid == 0 && stop_early && ((step + 1) & 255) == 0) {
             lbest[4 * LANES + ((step + 1) & 1)] = *(volatile GLOBAL i32*)found;
         }
-        /* Everyone has read lbest, lsum and the scores before anyone writes them. */
-        BARRIER();
-        if (moved) { /* unchoose(from); clear the flags that to's arcs will set */
-            for (i32 i = off[from] + lid; i < off[from + 1]; i += LANES) {
-                score[adj[i]] -= w[i];
-                conf[adj[i]] = 1;
-            }
-            for (i32 q = lid; q < K; q += LANES) {
-                lflag[q] = 0;
-            }
+        /* The flags and the new row start empty; their readers (the
+           previous step's update) are behind the previous step's last barrier. */
+        for (i32 q = lid; q < K; q += LANES) {
+            lflag[q] = 0;
         }
+        for (i32 j = lid; j < KW; j += LANES) {
+            lnew[j] = 0;
+        }
+        /* Everyone has read the scores, the rows and lrowc before anyone writes them. */
         BARRIER();
         if (moved) {
-            /* choose(to), flagging the cliques whose choice is to's neighbour
-               (one vertex of a clique is chosen, so one writer per flag). */
+            /* unchoose(from) and choose(to), flagging the cliques whose
+               choice is to's neighbour (one vertex of a clique is chosen,
+               so one writer per flag). */
+            for (i32 i = off[from] + lid; i < off[from + 1]; i += LANES) {
+                const i32 u = adj[i];
+                VCLS_SCORE_ADD(&sco[u], -w[i]);
+                cf[u] = 1;
+            }
             for (i32 i = off[to] + lid; i < off[to + 1]; i += LANES) {
                 const i32 u = adj[i], qu = part[u];
-                score[u] += w[i];
-                conf[u] = 1;
+                VCLS_SCORE_ADD(&sco[u], w[i]);
+                cf[u] = 1;
                 if (lchosen[qu] == u) {
                     lflag[qu] = i + 1; /* the arc, so that its weight is found without a search */
+                    VCLS_ROW_OR(&lnew[qu >> 5], 1u << (qu & 31));
                 }
             }
-            if (lid == 0) { /* from and to share a clique: neither is the other's neighbour */
-                conf[from] = 0;
+            if (lid == 0) {
+                /* from and to share a clique: neither is the other's
+                   neighbour, nor in the clique of one (qu != qf above). */
+                cf[from] = 0;
                 lchosen[qf] = to;
-                age[from] = step;
-                age[to] = step;
-            }
-        }
-        BARRIER();
-        if (moved) { /* column qf of every other row, and row qf afresh from the flags */
-            const u32 bit = 1u << (qf & 31);
-            for (i32 q = lid; q < K; q += LANES) {
-                LOCAL_REF(u32) x = lvm + (size_t)q * KW + (qf >> 5);
-                const i32 now = lflag[q] != 0, was = (*x & bit) != 0;
-                if (now) { /* q != qf: to has no arc into its own clique */
-                    arc[(size_t)qf * K + q] = lflag[q] - 1;
-                    arc[(size_t)q * K + qf] = rev[lflag[q] - 1];
-                }
-                if (q != qf && now != was) {
-                    *x ^= bit;
-                    if (q < qf) {
-                        lrowc[q] += now ? 1 : -1;
-                    }
-                }
-            }
-            for (i32 j = lid; j < KW; j += LANES) {
-                u32 x = 0;
-                for (i32 b = 0; b < 32 && j * 32 + b < K; b++) {
-                    x |= lflag[j * 32 + b] != 0 ? 1u << b : 0u;
-                }
-                lvm[(size_t)qf * KW + j] = x;
+                ag[from] = step;
+                ag[to] = step;
             }
         }
         BARRIER();
         if (moved) {
-            V += vcls_pop(lvm + (size_t)qf * KW, KW) - oldpop;
-            if (lid == 0) {
-                lrowc[qf] = vcls_upper(lvm + (size_t)qf * KW, qf, KW);
-            }
-            /* Raise every violated edge's weight: each lane its rows' upper
-               pairs (one writer per edge); each chosen vertex gains its
-               row's count. */
+            V += vcls_pop(lnew, KW) - oldpop;
+            const u32 bit = 1u << (qf & 31);
             for (i32 q = lid; q < K; q += LANES) {
                 LOCAL_REF(u32) row = lvm + (size_t)q * KW;
+                if (q == qf) {
+                    for (i32 j = 0; j < KW; j++) {
+                        row[j] = lnew[j];
+                    }
+                    lrowc[qf] = vcls_upper(lnew, qf, KW);
+                } else { /* column qf: to has no arc into its own clique */
+                    const i32 now = lflag[q] != 0, was = (row[qf >> 5] & bit) != 0;
+                    if (now) {
+                        arc[(size_t)qf * K + q] = lflag[q] - 1;
+                        arc[(size_t)q * K + qf] = rev[lflag[q] - 1];
+                    }
+                    if (now != was) {
+                        row[qf >> 5] ^= bit;
+                        if (q < qf) {
+                            lrowc[q] += now ? 1 : -1;
+                        }
+                    }
+                }
+                /* Raise every violated edge's weight: this lane its row's
+                   upper pairs (one writer per edge); the chosen vertex
+                   gains the row's count. The row and the arcs the lane
+                   reads are its own writes, or older than the last
+                   barrier; row qf's arcs (written by the other rows'
+                   lanes just now) come from the flags instead. */
                 const i32 x = lchosen[q];
                 i32 all = 0;
                 for (i32 j = 0; j < KW; j++) {
@@ -421,12 +534,18 @@ KERNEL void vcls_epoch(VCLS_ARGS)
                     while (bits != 0) {
                         const i32 q2 = j * 32 + CTZ64((u64)bits);
                         bits &= bits - 1u;
-                        w[arc[(size_t)q * K + q2]]++;
-                        w[arc[(size_t)q2 * K + q]]++;
+                        if (q == qf) {
+                            const i32 e = lflag[q2] - 1;
+                            w[e]++;
+                            w[rev[e]]++;
+                        } else {
+                            w[arc[(size_t)q * K + q2]]++;
+                            w[arc[(size_t)q2 * K + q]]++;
+                        }
                     }
                 }
                 if (all != 0) {
-                    score[x] += all;
+                    sco[x] += all;
                 }
             }
             total_w += V;
@@ -449,12 +568,20 @@ KERNEL void vcls_epoch(VCLS_ARGS)
                         s += w[i];
                     }
                 }
-                score[v] = s;
+                sco[v] = s;
             }
             BARRIER();
         }
     }
 
+    /* Every write to the state was before the last barrier. */
+#if VCLS_LOCAL
+    for (i32 v = lid; v < N; v += LANES) {
+        score[v] = sco[v];
+        age[v] = ag[v];
+        conf[v] = (i32)cf[v];
+    }
+#endif
     for (i32 q = lid; q < K; q += LANES) {
         chosen[q] = lchosen[q];
     }

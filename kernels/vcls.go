@@ -43,6 +43,8 @@ type PartitionLS struct {
 	p              PartitionProblem
 	n, kw, arcs, m int
 	lanes          int
+	local          []int // bytes of each local-memory argument
+	stateLocal     bool  // score, age and conf in local memory during a launch (VCLS_LOCAL)
 	forgetAt       int64
 	prog           backend.Program
 	k, init        backend.Kernel
@@ -121,9 +123,38 @@ func NewPartitionLS(dev backend.Device, q backend.Queue, p PartitionProblem, cha
 	return newPartitionLS(dev, q, p, chains, seed, lanes)
 }
 
+// vclsLocalMax is the most local memory per chain that vcls_epoch takes
+// to keep score, age and conf there (VCLS_LOCAL): below CUDA's 48 KiB
+// default for dynamic shared memory, and small enough that several
+// chains still share a multiprocessor (frb59-26-2, N 1534, takes 24 KiB).
+const vclsLocalMax = 40 << 10
+
 // newPartitionLS is NewPartitionLS with the lanes per chain (a power of
 // two): the tests run the GPU's many-lane path on PoCL (4 and 64 lanes).
 func newPartitionLS(dev backend.Device, q backend.Queue, p PartitionProblem, chains int, seed uint64, lanes int) (*PartitionLS, error) {
+	return newPartitionLSLocal(dev, q, p, chains, seed, lanes, vclsLocalMax)
+}
+
+// vclsGroups is the number of groups at the first level of vcls.cl's
+// vcls_reduce2 (VCLS_G).
+func vclsGroups(lanes int) int {
+	switch {
+	case lanes >= 16:
+		return 8
+	case lanes > 1:
+		return lanes / 2
+	}
+	return 1
+}
+
+// localSlice is a local-memory argument's bytes as CUDA places them (16-byte slices).
+func localSlice(b int) int { return (b + 15) / 16 * 16 }
+
+// newPartitionLSLocal is newPartitionLS with the cap on local memory per
+// chain under which the chains' score, age and conf live in local memory
+// during a launch; 0 keeps them in global memory (the tests' way to run
+// that path on small problems).
+func newPartitionLSLocal(dev backend.Device, q backend.Queue, p PartitionProblem, chains int, seed uint64, lanes, localMax int) (*PartitionLS, error) {
 	rev, err := p.check()
 	if err != nil {
 		return nil, err
@@ -136,19 +167,32 @@ func newPartitionLS(dev backend.Device, q backend.Queue, p PartitionProblem, cha
 	}
 	n, arcs := len(p.Part), len(p.Adj)
 	kw := (p.K + 31) / 32
-	// The launch's local memory (args), each slice rounded up to 16 bytes as CUDA places them.
-	local := 0
-	for _, b := range []int{16 * lanes, 4 * p.K, 4 * p.K, 4 * p.K, 4 * p.K * kw, 4 * (4*lanes + 2)} {
-		local += (b + 15) / 16 * 16
+	s := &PartitionLS{Chains: chains, p: p, n: n, kw: kw, arcs: arcs, m: arcs / 2, lanes: lanes}
+	// The launch's local memory (args) without and with the state.
+	s.local = s.localSizes(false)
+	local, withState := 0, 0
+	for _, b := range s.local {
+		local += localSlice(b)
 	}
-	if lm := dev.Info().LocalMemory; lm > 0 && uint64(local) > lm {
+	for _, b := range s.localSizes(true) {
+		withState += localSlice(b)
+	}
+	lm := dev.Info().LocalMemory
+	if lm > 0 && uint64(local) > lm {
 		return nil, fmt.Errorf("vcls: %d cliques need %d bytes of local memory per chain; the device has %d", p.K, local, lm)
 	}
-	s := &PartitionLS{Chains: chains, p: p, n: n, kw: kw, arcs: arcs, m: arcs / 2, lanes: lanes}
+	inLocal := withState <= localMax && (lm == 0 || uint64(withState) <= lm)
+	if inLocal {
+		s.local, s.stateLocal = s.localSizes(true), true
+	}
 	// Forget when the mean edge weight reaches N/2 (partition.go's
 	// partGamma 0.5, at least 2), capped so scores stay inside 31 bits.
 	s.forgetAt = min(int64(s.m)*int64(max(n/2, 2)), 1<<30)
-	if s.prog, err = Build(dev, "vcls", map[string]string{"LANES": fmt.Sprint(lanes)}, "vcls_init", "vcls_epoch"); err != nil {
+	defs := map[string]string{"LANES": fmt.Sprint(lanes), "VCLS_LOCAL": "0"}
+	if inLocal {
+		defs["VCLS_LOCAL"] = "1"
+	}
+	if s.prog, err = Build(dev, "vcls", defs, "vcls_init", "vcls_epoch"); err != nil {
 		return nil, err
 	}
 	if s.k, err = s.prog.Kernel("vcls_epoch"); err == nil {
@@ -213,22 +257,36 @@ func newPartitionLS(dev backend.Device, q backend.Queue, p PartitionProblem, cha
 
 func (s *PartitionLS) grid() backend.Range { return backend.R1(s.Chains*s.lanes, s.lanes) }
 
-// args are the arguments of both kernels (vcls.cl's VCLS_ARGS). Local
-// memory: i64 ages of the reductions and the group sums (2·lanes), chosen,
-// the per-row pair counts and the flags (K each), the pair matrix (K·KW
-// words), and the reductions' vertices and scores with two stop slots.
+// localSizes are the bytes of the kernels' local-memory arguments: i64
+// ages of the reductions (two levels) and the group sums, chosen, the
+// per-row pair counts and the flags (K each), the pair matrix and the
+// moved clique's new row ((K+1)·KW words), the reductions' vertices and
+// scores (two levels) with two stop slots; then age, score and conf (8,
+// 4 and 1 bytes a vertex) when they live in local memory, else a token
+// 16 bytes each (a local argument needs a size).
+func (s *PartitionLS) localSizes(state bool) []int {
+	L, K, G := s.lanes, s.p.K, vclsGroups(s.lanes)
+	st := []int{16, 16, 16}
+	if state {
+		st = []int{8 * s.n, 4 * s.n, s.n}
+	}
+	return append([]int{8 * (2*L + 2*G), 4 * K, 4 * K, 4 * K, 4 * (K + 1) * s.kw, 4 * (4*L + 2 + 4*G)}, st...)
+}
+
+// args are the arguments of both kernels (vcls.cl's VCLS_ARGS).
 func (s *PartitionLS) args(steps int64, stopEarly bool) []backend.Arg {
 	early := int32(0)
 	if stopEarly {
 		early = 1
 	}
-	L, K := s.lanes, s.p.K
-	return []backend.Arg{backend.Buf(s.shape), backend.Buf(s.part), backend.Buf(s.members),
+	args := []backend.Arg{backend.Buf(s.shape), backend.Buf(s.part), backend.Buf(s.members),
 		backend.Buf(s.start), backend.Buf(s.off), backend.Buf(s.adj), backend.Buf(s.rev), backend.Buf(s.w),
 		backend.Buf(s.score), backend.Buf(s.age), backend.Buf(s.conf), backend.Buf(s.chosen), backend.Buf(s.vm), backend.Buf(s.arc),
-		backend.Buf(s.cs), backend.Buf(s.found), backend.I64(steps), backend.I32(early), backend.I64(s.forgetAt),
-		backend.Local(8 * 2 * L), backend.Local(4 * K), backend.Local(4 * K), backend.Local(4 * K), backend.Local(4 * K * s.kw),
-		backend.Local(4 * (4*L + 2))}
+		backend.Buf(s.cs), backend.Buf(s.found), backend.I64(steps), backend.I32(early), backend.I64(s.forgetAt)}
+	for _, b := range s.local {
+		args = append(args, backend.Local(b))
+	}
+	return args
 }
 
 // Run runs one launch: every unsolved chain makes up to steps more steps.
@@ -403,8 +461,9 @@ func plantedPartition(rng *rand.Rand, k, d int, p float64) (PartitionProblem, []
 
 // vclsStateAfter runs chains chains of p on dev for launches launches of
 // steps steps (stopEarly off, so the result is the same on every device)
-// and returns their whole state. lanes 0 takes NewPartitionLS's choice.
-func vclsStateAfter(dev backend.Device, p PartitionProblem, chains int, seed uint64, lanes, launches int, steps int64) ([]Output, error) {
+// and returns their whole state. lanes 0 takes NewPartitionLS's choice;
+// localMax is newPartitionLSLocal's (vclsLocalMax, or 0 for global state).
+func vclsStateAfter(dev backend.Device, p PartitionProblem, chains int, seed uint64, lanes, localMax, launches int, steps int64) ([]Output, error) {
 	q, err := dev.NewQueue()
 	if err != nil {
 		return nil, err
@@ -414,7 +473,7 @@ func vclsStateAfter(dev backend.Device, p PartitionProblem, chains int, seed uin
 	if lanes == 0 {
 		s, err = NewPartitionLS(dev, q, p, chains, seed)
 	} else {
-		s, err = newPartitionLS(dev, q, p, chains, seed, lanes)
+		s, err = newPartitionLSLocal(dev, q, p, chains, seed, lanes, localMax)
 	}
 	if err != nil {
 		return nil, err
@@ -483,7 +542,7 @@ func vclsChecks() []Check {
 	for i, c := range vclsCases {
 		out = append(out, Check{Kernel: "vcls_epoch", Case: fmt.Sprintf("%s, %d chains, %d×%d steps", c.name, c.chains, c.launches, c.steps),
 			Size: c.k * c.d, Run: func(dev backend.Device) ([]Output, error) {
-				return vclsStateAfter(dev, vclsProblem(i), c.chains, c.seed, 0, c.launches, c.steps)
+				return vclsStateAfter(dev, vclsProblem(i), c.chains, c.seed, 0, vclsLocalMax, c.launches, c.steps)
 			}})
 	}
 	return out

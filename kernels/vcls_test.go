@@ -59,18 +59,65 @@ func TestVCLSChecks(t *testing.T) {
 		}
 	})
 	backendtest.ForBackend(t, "opencl", func(t *testing.T, dev backend.Device) {
-		for _, lanes := range []int{4, 64} {
+		// The cases' state fits in local memory (VCLS_LOCAL 1); a cap of
+		// 0 bytes keeps it in global memory, the path of large problems.
+		for _, run := range []struct {
+			lanes, localMax int
+		}{{4, vclsLocalMax}, {64, vclsLocalMax}, {1, 0}, {4, 0}, {64, 0}} {
 			for i, c := range vclsCases {
-				got, err := vclsStateAfter(dev, vclsProblem(i), c.chains, c.seed, lanes, c.launches, c.steps)
+				got, err := vclsStateAfter(dev, vclsProblem(i), c.chains, c.seed, run.lanes, run.localMax, c.launches, c.steps)
 				if err != nil {
-					t.Fatalf("%s, %d lanes: %v", c.name, lanes, err)
+					t.Fatalf("%s, %d lanes, local cap %d: %v", c.name, run.lanes, run.localMax, err)
 				}
 				if err := Compare(got, want[i]); err != nil {
-					t.Errorf("%s, %d lanes: %v", c.name, lanes, err)
+					t.Errorf("%s, %d lanes, local cap %d: %v", c.name, run.lanes, run.localMax, err)
 				}
 			}
 		}
 	})
+}
+
+// TestVCLSStatePlace: the wrapper keeps the state in local memory when it
+// fits under the cap (every conformance case does), and in global memory
+// under a cap of 0 or when it does not fit (frb59-26-2's size takes local
+// memory, a problem of 4000 vertices does not).
+func TestVCLSStatePlace(t *testing.T) {
+	dev := cpu.New(0)
+	q, _ := dev.NewQueue()
+	for i, c := range vclsCases {
+		for _, localMax := range []int{vclsLocalMax, 0} {
+			s, err := newPartitionLSLocal(dev, q, vclsProblem(i), 1, c.seed, 64, localMax)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if s.stateLocal != (localMax > 0) {
+				t.Errorf("%s, cap %d: state in local memory %v", c.name, localMax, s.stateLocal)
+			}
+			s.Release()
+		}
+	}
+	for _, tc := range []struct {
+		k, d  int
+		local bool
+	}{{59, 26, true}, {100, 40, false}} {
+		p := PartitionProblem{K: tc.k, Part: make([]int32, tc.k*tc.d), Off: make([]int32, tc.k*tc.d+1)}
+		for v := range p.Part {
+			p.Part[v] = int32(v / tc.d)
+		}
+		s, err := newPartitionLS(dev, q, p, 1, 1, PartitionLanes)
+		if err != nil {
+			t.Fatal(err)
+		}
+		local := 0
+		for _, b := range s.local {
+			local += localSlice(b)
+		}
+		t.Logf("K %d, N %d: %d bytes of local memory, state in local memory %v", tc.k, tc.k*tc.d, local, s.stateLocal)
+		if s.stateLocal != tc.local {
+			t.Errorf("K %d, N %d: state in local memory %v", tc.k, tc.k*tc.d, s.stateLocal)
+		}
+		s.Release()
+	}
 }
 
 func stepsOf(out []Output, chains int) []int64 {
