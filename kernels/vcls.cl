@@ -196,18 +196,26 @@ typedef i32 vcls_conf_t;
 #if LANES == 1
 #define VCLS_SCORE_ADD(p, v) (*(p) += (v))
 #define VCLS_ROW_OR(p, v) (*(p) |= (v))
-#elif VCLS_LOCAL
+#define VCLS_W_INC(p) ((*(p))++)
+#else
+#if VCLS_LOCAL
 #define VCLS_SCORE_ADD(p, v) LOCAL_ATOMIC_ADD_I32(p, v)
-#define VCLS_ROW_OR(p, v) LOCAL_ATOMIC_OR_U32(p, v)
 #else
 #define VCLS_SCORE_ADD(p, v) ATOMIC_ADD_I32(p, v)
+#endif
 #define VCLS_ROW_OR(p, v) LOCAL_ATOMIC_OR_U32(p, v)
+/* The weight raise has one writer per arc, but an atomic whose result is
+   unused is fire-and-forget (CUDA's RED): the lane does not wait for the
+   old weight to come back from L2 before its next pair. */
+#define VCLS_W_INC(p) ATOMIC_ADD_I32(p, 1)
 #endif
 
 /* The arguments both kernels take, and the per-chain views of the state.
    Every state array is a buffer of its own, so the per-chain pointers are
    RESTRICT: the compiler may then overlap the loads of different
-   iterations of the arc loops with the stores of earlier ones. */
+   iterations of the arc loops with the stores of earlier ones. padj[i] is
+   part[adj[i]], the clique at the end of arc i: loaded beside adj[i]
+   instead of after it, one round trip to memory less in choose's loop. */
 #define VCLS_ARGS                                                                                                    \
     GLOBAL const i32 *RESTRICT shape, GLOBAL const i32 *RESTRICT part, GLOBAL const i32 *RESTRICT members,          \
         GLOBAL const i32 *RESTRICT start, GLOBAL const i32 *RESTRICT off, GLOBAL const i32 *RESTRICT adj,           \
@@ -216,7 +224,7 @@ typedef i32 vcls_conf_t;
         GLOBAL u32 *RESTRICT vm_all, GLOBAL i32 *RESTRICT arc_all, GLOBAL i64 *RESTRICT cs_all, GLOBAL i32 *found,  \
         const i64 steps, const i32 stop_early, const i64 forget_at, LOCAL_PTR(i64, lsum), LOCAL_PTR(i32, lchosen),  \
         LOCAL_PTR(i32, lrowc), LOCAL_PTR(i32, lflag), LOCAL_PTR(u32, lvm), LOCAL_PTR(i32, lbest),                   \
-        LOCAL_PTR(i64, lage), LOCAL_PTR(i32, lscore), LOCAL_PTR(vcls_conf_t, lconf)
+        LOCAL_PTR(i64, lage), LOCAL_PTR(i32, lscore), LOCAL_PTR(vcls_conf_t, lconf), GLOBAL const i32 *RESTRICT padj
 #define VCLS_VIEWS                                                     \
     LOCAL_BIND(i64, lsum);                                             \
     LOCAL_BIND(i32, lchosen);                                          \
@@ -422,25 +430,30 @@ KERNEL void vcls_epoch(VCLS_ARGS)
            one round trip to memory instead of two. */
         i32 xa = -1, sa = 0, xc = -1, sc = 0;
         i64 aa = 0, ac = 0;
-        for (i32 i = start[qa] + lid; i < start[qa + 1]; i += LANES) {
-            const i32 v = members[i], cv = cf[v], sv = sco[v];
-            const i64 av = ag[v];
-            if (v != a && cv != 0 && vcls_better(sv, av, v, sa, aa, xa)) {
-                xa = v, sa = sv, aa = av;
+        /* Both cliques in one loop, so their members' loads overlap. */
+        const i32 sa0 = start[qa], na = start[qa + 1] - sa0, sc0 = start[qc], nc = start[qc + 1] - sc0;
+        for (i32 k = lid; k < ARBOR_MAX(na, nc); k += LANES) {
+            const i32 v = k < na ? members[sa0 + k] : -1, u = k < nc ? members[sc0 + k] : -1;
+            if (v >= 0) {
+                const i32 cv = cf[v], sv = sco[v];
+                const i64 av = ag[v];
+                if (v != a && cv != 0 && vcls_better(sv, av, v, sa, aa, xa)) {
+                    xa = v, sa = sv, aa = av;
+                }
             }
-        }
-        for (i32 i = start[qc] + lid; i < start[qc + 1]; i += LANES) {
-            const i32 v = members[i], cv = cf[v], sv = sco[v];
-            const i64 av = ag[v];
-            if (v != c && cv != 0 && vcls_better(sv, av, v, sc, ac, xc)) {
-                xc = v, sc = sv, ac = av;
+            if (u >= 0) {
+                const i32 cu = cf[u], su = sco[u];
+                const i64 au = ag[u];
+                if (u != c && cu != 0 && vcls_better(su, au, u, sc, ac, xc)) {
+                    xc = u, sc = su, ac = au;
+                }
             }
         }
         vcls_reduce2(lbest, lsum, &xa, &sa, &aa, &xc, &sc, &ac, lid);
         i32 from = a, to = xa, qf = qa;
         if (xa < 0 && xc < 0) {
             /* Nothing allowed on either side: a random member of qa, so the search cannot stall. */
-            to = members[start[qa] + vcls_rand(&rng, start[qa + 1] - start[qa])];
+            to = members[sa0 + vcls_rand(&rng, na)];
         } else if (xa < 0) {
             from = c, to = xc, qf = qc;
         } else if (xc >= 0) {
@@ -465,26 +478,31 @@ KERNEL void vcls_epoch(VCLS_ARGS)
         /* Everyone has read the scores, the rows and lrowc before anyone writes them. */
         BARRIER();
         if (moved) {
-            /* unchoose(from) and choose(to), flagging the cliques whose
-               choice is to's neighbour (one vertex of a clique is chosen,
-               so one writer per flag). */
-            for (i32 i = off[from] + lid; i < off[from + 1]; i += LANES) {
-                const i32 u = adj[i];
-                VCLS_SCORE_ADD(&sco[u], -w[i]);
-                cf[u] = 1;
-            }
-            for (i32 i = off[to] + lid; i < off[to + 1]; i += LANES) {
-                const i32 u = adj[i], qu = part[u];
-                VCLS_SCORE_ADD(&sco[u], w[i]);
-                cf[u] = 1;
-                if (lchosen[qu] == u) {
-                    lflag[qu] = i + 1; /* the arc, so that its weight is found without a search */
-                    VCLS_ROW_OR(&lnew[qu >> 5], 1u << (qu & 31));
+            /* unchoose(from) and choose(to) in one loop, their loads
+               issued together, flagging the cliques whose choice is to's
+               neighbour (one vertex of a clique is chosen, so one writer
+               per flag). */
+            const i32 of = off[from], nf = off[from + 1] - of, ot = off[to], nt = off[to + 1] - ot;
+            for (i32 k = lid; k < ARBOR_MAX(nf, nt); k += LANES) {
+                const i32 i = of + k, j = ot + k;
+                const i32 uf = k < nf ? adj[i] : -1, wf = k < nf ? w[i] : 0;
+                const i32 ut = k < nt ? adj[j] : -1, wt = k < nt ? w[j] : 0, qt = k < nt ? padj[j] : 0;
+                if (uf >= 0) {
+                    VCLS_SCORE_ADD(&sco[uf], -wf);
+                    cf[uf] = 1;
+                }
+                if (ut >= 0) {
+                    VCLS_SCORE_ADD(&sco[ut], wt);
+                    cf[ut] = 1;
+                    if (lchosen[qt] == ut) {
+                        lflag[qt] = j + 1; /* the arc, so that its weight is found without a search */
+                        VCLS_ROW_OR(&lnew[qt >> 5], 1u << (qt & 31));
+                    }
                 }
             }
             if (lid == 0) {
                 /* from and to share a clique: neither is the other's
-                   neighbour, nor in the clique of one (qu != qf above). */
+                   neighbour, nor in the clique of one (qt != qf above). */
                 cf[from] = 0;
                 lchosen[qf] = to;
                 ag[from] = step;
@@ -536,11 +554,11 @@ KERNEL void vcls_epoch(VCLS_ARGS)
                         bits &= bits - 1u;
                         if (q == qf) {
                             const i32 e = lflag[q2] - 1;
-                            w[e]++;
-                            w[rev[e]]++;
+                            VCLS_W_INC(&w[e]);
+                            VCLS_W_INC(&w[rev[e]]);
                         } else {
-                            w[arc[(size_t)q * K + q2]]++;
-                            w[arc[(size_t)q2 * K + q]]++;
+                            VCLS_W_INC(&w[arc[(size_t)q * K + q2]]);
+                            VCLS_W_INC(&w[arc[(size_t)q2 * K + q]]);
                         }
                     }
                 }
@@ -563,8 +581,7 @@ KERNEL void vcls_epoch(VCLS_ARGS)
             for (i32 v = lid; v < N; v += LANES) {
                 i32 s = 0;
                 for (i32 i = off[v]; i < off[v + 1]; i++) {
-                    const i32 u = adj[i];
-                    if (lchosen[part[u]] == u) {
+                    if (lchosen[padj[i]] == adj[i]) {
                         s += w[i];
                     }
                 }

@@ -52,6 +52,7 @@ type PartitionLS struct {
 	shape, part    backend.Buffer
 	members, start backend.Buffer
 	off, adj, rev  backend.Buffer
+	padj           backend.Buffer // part[adj[i]]: the clique at the end of each arc
 	w, score, age  backend.Buffer
 	conf, chosen   backend.Buffer
 	vm, arc        backend.Buffer
@@ -229,6 +230,11 @@ func newPartitionLSLocal(dev backend.Device, q backend.Queue, p PartitionProblem
 	s.off = backend.Upload(bs, p.Off)
 	s.adj = backend.Upload(bs, nonEmpty(p.Adj))
 	s.rev = backend.Upload(bs, nonEmpty(rev))
+	padj := make([]int32, arcs)
+	for i, u := range p.Adj {
+		padj[i] = p.Part[u]
+	}
+	s.padj = backend.Upload(bs, nonEmpty(padj))
 	s.w = backend.AllocIn[int32](bs, chains*arcs)
 	s.score = backend.AllocIn[int32](bs, chains*n)
 	s.age = backend.AllocIn[int64](bs, chains*n)
@@ -286,7 +292,7 @@ func (s *PartitionLS) args(steps int64, stopEarly bool) []backend.Arg {
 	for _, b := range s.local {
 		args = append(args, backend.Local(b))
 	}
-	return args
+	return append(args, backend.Buf(s.padj)) // last, so the twins' argument numbers stay as they were
 }
 
 // Run runs one launch: every unsolved chain makes up to steps more steps.
