@@ -117,11 +117,15 @@ func (p PartitionProblem) check() ([]int32, error) {
 // NewPartitionLS builds the kernels for p on dev and starts chains chains
 // (vcls_init: the greedy start), chain c's generator seeded from seed and c.
 func NewPartitionLS(dev backend.Device, q backend.Queue, p PartitionProblem, chains int, seed uint64) (*PartitionLS, error) {
-	lanes := PartitionLanes
+	return newPartitionLS(dev, q, p, chains, seed, partitionLanes(dev))
+}
+
+// partitionLanes is NewPartitionLS's lanes per chain on dev.
+func partitionLanes(dev backend.Device) int {
 	if dev.Info().Type == backend.TypeCPU {
-		lanes = 1
+		return 1
 	}
-	return newPartitionLS(dev, q, p, chains, seed, lanes)
+	return PartitionLanes
 }
 
 // vclsLocalMax is the most local memory per chain that vcls_epoch takes
@@ -475,12 +479,10 @@ func vclsStateAfter(dev backend.Device, p PartitionProblem, chains int, seed uin
 		return nil, err
 	}
 	defer q.Release()
-	var s *PartitionLS
 	if lanes == 0 {
-		s, err = NewPartitionLS(dev, q, p, chains, seed)
-	} else {
-		s, err = newPartitionLSLocal(dev, q, p, chains, seed, lanes, localMax)
+		lanes = partitionLanes(dev)
 	}
+	s, err := newPartitionLSLocal(dev, q, p, chains, seed, lanes, localMax)
 	if err != nil {
 		return nil, err
 	}

@@ -22,7 +22,8 @@ func vclsScalar(out []Output, c, i int) int64 { return out[0].Values[c*vclsCSW+i
 // dense case unsolved), then requires every device to leave the twin's
 // state bit for bit: with its own lanes (1 on PoCL, 64 on a GPU) and, on
 // OpenCL, with 4 and 64 lanes, the path a GPU takes (barriers, shared
-// loops, reductions; fewer lanes than cliques and more).
+// loops, reductions; fewer lanes than cliques and more); each with the
+// chains' score, age and conf in local memory and in global memory.
 func TestVCLSChecks(t *testing.T) {
 	checks := vclsChecks()
 	ref := cpu.New(0)
@@ -57,13 +58,24 @@ func TestVCLSChecks(t *testing.T) {
 				t.Errorf("%s: %v", c.Case, err)
 			}
 		}
+		// The same with the state in global memory (VCLS_LOCAL 0: a cap
+		// of 0 bytes), the path of problems too large for local memory.
+		for i, c := range vclsCases {
+			got, err := vclsStateAfter(dev, vclsProblem(i), c.chains, c.seed, 0, 0, c.launches, c.steps)
+			if err != nil {
+				t.Fatalf("%s, state in global memory: %v", c.name, err)
+			}
+			if err := Compare(got, want[i]); err != nil {
+				t.Errorf("%s, state in global memory: %v", c.name, err)
+			}
+		}
 	})
 	backendtest.ForBackend(t, "opencl", func(t *testing.T, dev backend.Device) {
 		// The cases' state fits in local memory (VCLS_LOCAL 1); a cap of
 		// 0 bytes keeps it in global memory, the path of large problems.
 		for _, run := range []struct {
 			lanes, localMax int
-		}{{4, vclsLocalMax}, {64, vclsLocalMax}, {1, 0}, {4, 0}, {64, 0}} {
+		}{{4, vclsLocalMax}, {64, vclsLocalMax}, {4, 0}, {64, 0}} {
 			for i, c := range vclsCases {
 				got, err := vclsStateAfter(dev, vclsProblem(i), c.chains, c.seed, run.lanes, run.localMax, c.launches, c.steps)
 				if err != nil {
