@@ -131,7 +131,10 @@ func partitionLanes(dev backend.Device) int {
 // vclsLocalMax is the most local memory per chain that vcls_epoch takes
 // to keep score, age and conf there (VCLS_LOCAL): below CUDA's 48 KiB
 // default for dynamic shared memory, and small enough that several
-// chains still share a multiprocessor (frb59-26-2, N 1534, takes 24 KiB).
+// chains still share a multiprocessor. frb59-26-2 (N 1534) takes 23 KiB,
+// so an H100 multiprocessor (228 KiB) still holds PartitionChains' 8
+// chains; between about 27 and 40 KiB it holds 5 to 7, a trade that has
+// not been timed.
 const vclsLocalMax = 40 << 10
 
 // newPartitionLS is NewPartitionLS with the lanes per chain (a power of
