@@ -264,6 +264,7 @@ func (e *engine) run(top bool) ([]int32, bool) {
 		// dense.go) settles the kernel meanwhile.
 		lsAlone := time.NewTimer(e.ls)
 		poll := time.NewTicker(5 * time.Millisecond)
+		stalled := false
 	alone:
 		for {
 			select {
@@ -285,6 +286,7 @@ func (e *engine) run(top bool) ([]int32, bool) {
 				// improving it keeps its slot.
 				since := time.Since(lsStart)
 				if last := time.Duration(lastGain.Load()); since-last >= max(lsStall, 2*last) {
+					stalled = true
 					break alone
 				}
 			}
@@ -295,6 +297,14 @@ func (e *engine) run(top bool) ([]int32, bool) {
 		smallGap := gap*100 <= int64(lb) && s.nAlive >= 400
 		if e.threads < 4 && !smallGap {
 			lsThrottle.Store(true)
+			if stalled && s.nAlive <= maxBitsetVertices {
+				// A small kernel whose local search stalled: the tree
+				// finds a better cover if there is one, and the throttled
+				// search beside it took a quarter of a core from it. With
+				// 2 threads, stopping it: vc-exact_083 1.34 → 1.23 s,
+				// _091 1.84 → 1.66 s, _093 1.05 → 0.95 s, the same nodes.
+				lsStop.Store(true)
+			}
 		}
 		if smallGap && !e.halt.Load() {
 			// Three quarters of the cores search locally, the tree keeps
