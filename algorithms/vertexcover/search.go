@@ -297,12 +297,16 @@ func (e *engine) run(top bool) ([]int32, bool) {
 		smallGap := gap*100 <= int64(lb) && s.nAlive >= 400
 		if e.threads < 4 && !smallGap {
 			lsThrottle.Store(true)
-			if stalled && s.nAlive <= maxBitsetVertices {
-				// A small kernel whose local search stalled: the tree
-				// finds a better cover if there is one, and the throttled
-				// search beside it took a quarter of a core from it. With
-				// 2 threads, stopping it: vc-exact_083 1.34 → 1.23 s,
-				// _091 1.84 → 1.66 s, _093 1.05 → 0.95 s, the same nodes.
+			density := 2 * float64(s.m) / (float64(s.nAlive) * float64(s.nAlive-1))
+			if stalled && s.nAlive <= maxBitsetVertices && density < DenseThreshold {
+				// A small sparse kernel whose local search stalled: the
+				// tree finds a better cover if there is one, and the
+				// throttled search beside it took a quarter of a core
+				// from it. With 2 threads, stopping it: vc-exact_083
+				// 1.34 → 1.23 s, _091 1.84 → 1.66 s, _093 1.05 → 0.95 s,
+				// the same nodes. Not on dense ones: on BHOSLIB frb30
+				// (450 vertices) the tree alone did not close the gap in
+				// 20 s where the local search finds the optimum.
 				lsStop.Store(true)
 			}
 		}
@@ -540,20 +544,8 @@ func (w *worker) search(depth int) {
 	if e.workers > 1 && e.hungry.Load() > e.queued.Load() {
 		w.donate(depth)
 	}
-	if !s.reduce(w.budget) {
+	if !w.reduceAll() {
 		return
-	}
-	for {
-		ok, changed := w.applyPacking()
-		if !ok {
-			return
-		}
-		if !changed {
-			break
-		}
-		if !s.reduce(w.budget) {
-			return
-		}
 	}
 	if s.m == 0 {
 		e.offer(s)
@@ -572,8 +564,30 @@ func (w *worker) search(depth int) {
 			inherit = w.parts[depth-1]
 		}
 	}
-	if s.prunePart(e.best.Load(), inherit, save) {
-		return
+	for {
+		if s.prunePart(e.best.Load(), inherit, save) {
+			return
+		}
+		if len(s.cc.forced) == 0 {
+			break
+		}
+		// The bound's failed literals put vertices in the cover: take
+		// them, reduce again and bound again from this node's cover.
+		for _, v := range s.cc.forced {
+			if s.alive[v] {
+				s.take(v)
+			}
+		}
+		if !w.reduceAll() {
+			return
+		}
+		if s.m == 0 {
+			e.offer(s)
+			return
+		}
+		if save != nil {
+			inherit = save
+		}
 	}
 	if w.split(depth) {
 		return
@@ -692,6 +706,27 @@ func (w *worker) secondChild(t task) {
 	}
 	if e.mirrors || e.noPacking || w.neighborPacking(t.v, t.nb) {
 		w.search(d + 1)
+	}
+}
+
+// reduceAll runs the reductions and the packing constraints to a fixed
+// point; false when the node is pruned.
+func (w *worker) reduceAll() bool {
+	s := w.s
+	if !s.reduce(w.budget) {
+		return false
+	}
+	for {
+		ok, changed := w.applyPacking()
+		if !ok {
+			return false
+		}
+		if !changed {
+			return true
+		}
+		if !s.reduce(w.budget) {
+			return false
+		}
 	}
 }
 
