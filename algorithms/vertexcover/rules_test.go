@@ -275,3 +275,54 @@ func TestInheritedCover(t *testing.T) {
 	}
 	t.Logf("%d inherited covers checked, %d against the optimum", checked, bounded)
 }
+
+// TestForcedVertices: every vertex upBound forces (cc.forced) is in every
+// cover of the live graph below the incumbent, checked by brute force
+// (a cover without v holds N(v) and covers the graph less N[v]) on small
+// states after random branching, with incumbents one and two above the
+// optimum (so that covers below them exist).
+func TestForcedVertices(t *testing.T) {
+	checked := 0
+	for seed := uint64(0); seed < 600; seed++ {
+		r := rand.New(rand.NewPCG(seed, 9))
+		n := 22 + int(seed%8)
+		g := gnp(t, n, 0.12+float64(seed%5)*0.03, seed+17000)
+		s := newState(g)
+		save := make([]int32, n+1)
+		s.queueAll()
+		s.reduce(noBudget)
+		for step := 0; step < 6 && s.m > 0; step++ {
+			kg, _ := s.extract(nil)
+			if kg.N <= 24 {
+				opt := bruteMin(kg)
+				for _, delta := range []int{1, 2} {
+					best := int64(s.cover + opt + delta)
+					if s.prunePart(best, nil, save) {
+						t.Fatalf("seed %d step %d: pruned with a cover of %d below the incumbent %d", seed, step, s.cover+opt, best)
+					}
+					for _, v := range s.cc.forced {
+						deg := len(s.liveNeighbors(v, nil))
+						rest, _ := s.extract(func(u int32) bool { return u != v && !s.adjacent(u, v) })
+						if without := deg + bruteMin(rest); s.cover+without < int(best) {
+							t.Fatalf("seed %d step %d: %d forced, but a cover of %d < %d leaves it out", seed, step, v, s.cover+without, best)
+						}
+						checked++
+					}
+				}
+			}
+			v := s.maxDegree()
+			if r.IntN(2) == 0 {
+				s.take(v)
+			} else {
+				for _, u := range s.liveNeighbors(v, nil) {
+					s.take(u)
+				}
+			}
+			s.reduce(noBudget)
+		}
+	}
+	if checked < 50 {
+		t.Fatalf("only %d forced vertices checked", checked)
+	}
+	t.Logf("%d forced vertices checked", checked)
+}

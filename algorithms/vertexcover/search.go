@@ -53,6 +53,7 @@ type engine struct {
 	tasks  []task
 	idle   int
 	hungry atomic.Int32
+	queued atomic.Int32 // len(tasks), read without the lock by donors
 	done   bool
 }
 
@@ -66,6 +67,11 @@ type task struct {
 	// part: the clique cover the parent node saved (worker.parts), nil
 	// when none
 	part []int32
+	// v >= 0: the task is the second child of the node that ops lead to
+	// (depth is that node's): the taker takes nb (N(v)) and adds the
+	// child's packing constraints itself, as the donor would have.
+	v  int32
+	nb []int32
 }
 
 func newEngine(g *core.Graph, sh *shared, parent *engine, ub, threads int, ls time.Duration, seed uint64) *engine {
@@ -262,6 +268,7 @@ func (e *engine) run(top bool) ([]int32, bool) {
 		// dense.go) settles the kernel meanwhile.
 		lsAlone := time.NewTimer(e.ls)
 		poll := time.NewTicker(5 * time.Millisecond)
+		stalled := false
 	alone:
 		for {
 			select {
@@ -283,6 +290,7 @@ func (e *engine) run(top bool) ([]int32, bool) {
 				// improving it keeps its slot.
 				since := time.Since(lsStart)
 				if last := time.Duration(lastGain.Load()); since-last >= max(lsStall, 2*last) {
+					stalled = true
 					break alone
 				}
 			}
@@ -293,6 +301,18 @@ func (e *engine) run(top bool) ([]int32, bool) {
 		smallGap := gap*100 <= int64(lb) && s.nAlive >= 400
 		if e.threads < 4 && !smallGap {
 			lsThrottle.Store(true)
+			density := 2 * float64(s.m) / (float64(s.nAlive) * float64(s.nAlive-1))
+			if stalled && s.nAlive <= maxBitsetVertices && density < DenseThreshold {
+				// A small sparse kernel whose local search stalled: the
+				// tree finds a better cover if there is one, and the
+				// throttled search beside it took a quarter of a core
+				// from it. With 2 threads, stopping it: vc-exact_083
+				// 1.34 → 1.23 s, _091 1.84 → 1.66 s, _093 1.05 → 0.95 s,
+				// the same nodes. Not on dense ones: on BHOSLIB frb30
+				// (450 vertices) the tree alone did not close the gap in
+				// 20 s where the local search finds the optimum.
+				lsStop.Store(true)
+			}
 		}
 		if smallGap && !e.halt.Load() {
 			// Three quarters of the cores search locally, the tree keeps
@@ -405,7 +425,8 @@ func (e *engine) run(top bool) ([]int32, bool) {
 	if e.halt.Load() || e.stopped() {
 		return e.cover, !e.sh.stop.Load()
 	}
-	e.tasks = append(e.tasks, task{ops: nil, depth: 0})
+	e.tasks = append(e.tasks, task{ops: nil, depth: 0, v: -1})
+	e.queued.Store(1)
 	e.workers = treeThreads
 	threads := e.workers
 	var wg sync.WaitGroup
@@ -461,6 +482,19 @@ type worker struct {
 	// what its node set when it returns.
 	packDone  []bool
 	doneTrail []int32
+	// frames[d]: the branching node at depth d on the path, for donating
+	// its second child while the first is searched; from the current
+	// task's first depth (minDepth) on.
+	frames   []frame
+	minDepth int
+}
+
+// frame is an open branching node: what its second child needs.
+type frame struct {
+	v       int32
+	mark    int  // len(s.ops) at the branch
+	np, nm  int  // len(pack), len(packMem) at the branch
+	pending bool // the second child is still to be searched here
 }
 
 func (w *worker) loop() {
@@ -480,6 +514,11 @@ func (w *worker) loop() {
 		w.pack = append(w.pack[:0], t.pack...)
 		w.packMem = append(w.packMem[:0], t.packMem...)
 		w.packVer = append(w.packVer[:0], t.packVer...)
+		if t.v >= 0 {
+			w.secondChild(t)
+			continue
+		}
+		w.minDepth = t.depth
 		w.partFrom = t.depth
 		if t.part != nil && t.depth > 0 {
 			// The donor's cover, one level up, so the task's first
@@ -512,6 +551,7 @@ func (e *engine) take() (task, bool) {
 		if n := len(e.tasks); n > 0 {
 			t := e.tasks[n-1]
 			e.tasks = e.tasks[:n-1]
+			e.queued.Add(-1)
 			return t, true
 		}
 		e.idle++
@@ -530,12 +570,10 @@ func (e *engine) take() (task, bool) {
 func (e *engine) give(t task) {
 	e.poolMu.Lock()
 	e.tasks = append(e.tasks, t)
+	e.queued.Add(1)
 	e.poolMu.Unlock()
 	e.cond.Signal()
 }
-
-// maxDonateDepth keeps donated subtrees large enough to be worth the replay.
-const maxDonateDepth = 48
 
 // lsStall is the shortest time without a better cover after which the
 // local search gives up the cores it has alone at the root.
@@ -554,20 +592,11 @@ func (w *worker) search(depth int) {
 	if e.stopped() {
 		return
 	}
-	if !s.reduce(w.budget) {
-		return
+	if e.workers > 1 && e.hungry.Load() > e.queued.Load() {
+		w.donate(depth)
 	}
-	for {
-		ok, changed := w.applyPacking()
-		if !ok {
-			return
-		}
-		if !changed {
-			break
-		}
-		if !s.reduce(w.budget) {
-			return
-		}
+	if !w.reduceAll() {
+		return
 	}
 	if s.m == 0 {
 		e.offer(s)
@@ -586,8 +615,30 @@ func (w *worker) search(depth int) {
 			inherit = w.parts[depth-1]
 		}
 	}
-	if s.prunePart(e.best.Load(), inherit, save) {
-		return
+	for {
+		if s.prunePart(e.best.Load(), inherit, save) {
+			return
+		}
+		if len(s.cc.forced) == 0 {
+			break
+		}
+		// The bound's failed literals put vertices in the cover: take
+		// them, reduce again and bound again from this node's cover.
+		for _, v := range s.cc.forced {
+			if s.alive[v] {
+				s.take(v)
+			}
+		}
+		if !w.reduceAll() {
+			return
+		}
+		if s.m == 0 {
+			e.offer(s)
+			return
+		}
+		if save != nil {
+			inherit = save
+		}
 	}
 	if w.split(depth) {
 		return
@@ -599,8 +650,8 @@ func (w *worker) search(depth int) {
 		v = s.branchVertex()
 	}
 	mark := len(s.ops)
-	// Child 1 takes v and its mirrors, child 2 takes N(v); when another
-	// worker is idle it gets child 2.
+	// Child 1 takes v and its mirrors, child 2 takes N(v); while child 1
+	// is searched, an idle worker may take child 2 (donate).
 	// One neighbour buffer per depth: no allocation per node.
 	for len(w.nbs) <= depth {
 		w.nbs = append(w.nbs, nil)
@@ -624,21 +675,10 @@ func (w *worker) search(depth int) {
 		}
 		return e.mirrors || e.noPacking || w.neighborPacking(v, nb)
 	}
-	donated := false
-	if e.workers > 1 && depth < maxDonateDepth && e.hungry.Load() > 0 {
-		// The task carries the path's constraints: without them the
-		// 2-thread searches took ~13% more nodes than one thread.
-		if len(nb) <= w.budget() && takeNeighbors() {
-			t := task{ops: slices.Clone(s.ops[w.root:]), depth: depth + 1,
-				pack: slices.Clone(w.pack), packMem: slices.Clone(w.packMem), packVer: slices.Clone(w.packVer)}
-			if s.bits != nil && depth < len(w.parts) {
-				t.part = slices.Clone(w.parts[depth])
-			}
-			e.give(t)
-		}
-		undo()
-		donated = true
+	for len(w.frames) <= depth {
+		w.frames = append(w.frames, frame{})
 	}
+	w.frames[depth] = frame{v: v, mark: mark, np: np, nm: nm, pending: true}
 	if 1+len(mirrors) <= w.budget() {
 		s.take(v)
 		for _, u := range mirrors {
@@ -650,6 +690,8 @@ func (w *worker) search(depth int) {
 		w.search(depth + 1)
 		undo()
 	}
+	donated := !w.frames[depth].pending
+	w.frames[depth].pending = false
 	if donated || e.stopped() || len(nb) > w.budget() {
 		return
 	}
@@ -657,6 +699,86 @@ func (w *worker) search(depth int) {
 		w.search(depth + 1)
 	}
 	undo()
+}
+
+// donate gives an idle worker the second child of the shallowest open
+// node on the path (classic work stealing: the largest subtree left).
+// Donating the current node's second child instead gave small subtrees
+// deep in the tree, and the idle worker came back 340–500 times per run
+// on vc-exact_083/_091/_093. The ops up to that node's branch are still
+// the prefix of s.ops, its constraints the prefix of the packing slices
+// and its saved clique cover in parts: the taker rebuilds the child
+// exactly as this worker would have (secondChild).
+func (w *worker) donate(depth int) {
+	s := w.s
+	for d := w.minDepth; d < depth && d < len(w.frames); d++ {
+		f := &w.frames[d]
+		if !f.pending {
+			continue
+		}
+		if len(w.nbs[d]) > w.budget() {
+			// Pruned by the bound when its turn comes.
+			continue
+		}
+		t := task{ops: slices.Clone(s.ops[w.root:f.mark]), depth: d,
+			pack: slices.Clone(w.pack[:f.np]), packMem: slices.Clone(w.packMem[:f.nm]), packVer: slices.Clone(w.packVer[:f.nm]),
+			v: f.v, nb: slices.Clone(w.nbs[d])}
+		if s.bits != nil && d < len(w.parts) {
+			t.part = slices.Clone(w.parts[d])
+		}
+		f.pending = false
+		w.e.give(t)
+		return
+	}
+}
+
+// secondChild searches a donated second child (donate): the parent
+// node's state after its reductions (the queue then empty), its cover for
+// the child to inherit, then N(v) taken and the child's constraints
+// added, as search does.
+func (w *worker) secondChild(t task) {
+	s, e := w.s, w.e
+	s.clearQueue()
+	d := t.depth
+	w.minDepth = d + 1
+	w.partFrom = d + 1
+	if t.part != nil {
+		for len(w.parts) <= d {
+			w.parts = append(w.parts, make([]int32, len(t.part)))
+		}
+		copy(w.parts[d], t.part)
+		w.partFrom = d
+	}
+	if len(t.nb) > w.budget() {
+		return
+	}
+	for _, u := range t.nb {
+		s.take(u)
+	}
+	if e.mirrors || e.noPacking || w.neighborPacking(t.v, t.nb) {
+		w.search(d + 1)
+	}
+}
+
+// reduceAll runs the reductions and the packing constraints to a fixed
+// point; false when the node is pruned.
+func (w *worker) reduceAll() bool {
+	s := w.s
+	if !s.reduce(w.budget) {
+		return false
+	}
+	for {
+		ok, changed := w.applyPacking()
+		if !ok {
+			return false
+		}
+		if !changed {
+			return true
+		}
+		if !s.reduce(w.budget) {
+			return false
+		}
+	}
 }
 
 // neighborPacking adds child 2's constraints (v out of the cover, N(v)

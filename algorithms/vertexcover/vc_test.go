@@ -374,3 +374,32 @@ func TestBelow(t *testing.T) {
 		}
 	}
 }
+
+// TestStealAgrees: donated second children (search.go, donate) rebuild the
+// subtree the donor would have searched, with the path's packing
+// constraints and inherited clique cover; on many graphs whose trees are
+// large enough for an idle worker to steal from, with and without
+// mirrors, 2 and 3 threads must reach the one-thread optimum.
+func TestStealAgrees(t *testing.T) {
+	for i := 0; i < 23; i++ {
+		g := gnp(t, 110+3*i, 0.05+0.01*float64(i%4), uint64(900+i))
+		one, err := Solve(context.Background(), g, Options{Threads: 1, LocalSearch: -1})
+		if err != nil || !one.Proven {
+			t.Fatalf("graph %d: %v proven %v", i, err, one.Proven)
+		}
+		for _, threads := range []int{2, 3} {
+			opts := Options{Threads: threads, LocalSearch: -1, Mirrors: i%4 == 3}
+			res, err := Solve(context.Background(), g, opts)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := Verify(g, res.Cover); err != nil {
+				t.Fatal(err)
+			}
+			if len(res.Cover) != len(one.Cover) || !res.Proven {
+				t.Fatalf("graph %d threads %d: cover %d proven %v, one thread %d", i, threads, len(res.Cover), res.Proven, len(one.Cover))
+			}
+		}
+		t.Logf("graph %d: %d nodes on one thread", i, one.Nodes)
+	}
+}
