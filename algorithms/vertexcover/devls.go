@@ -50,8 +50,14 @@ func (d *deviceLS) get() string {
 const deviceLSLaunch = 100 * time.Millisecond
 
 // deviceLSDelay is how long the CPU's local searches run alone before the
-// device is opened (frb30–frb45 are closed within it on 16 cores).
-const deviceLSDelay = time.Second
+// device is opened (frb30–frb45, up to 945 vertices, are closed within it
+// on 16 cores, 0.2–1.1 s in all), unless the kernel has deviceLSEager
+// vertices or more (frb50-23 and up took 3–14 s with the device, 1–2 s of
+// it opening the device and waiting out the delay).
+const (
+	deviceLSDelay = time.Second
+	deviceLSEager = 1000
+)
 
 // interCliqueCSR is kg's edges between different cliques of part, in CSR
 // form with ascending lists (kg's lists ascend).
@@ -78,9 +84,14 @@ func (d *deviceLS) run(kg *core.Graph, part []int32, k int, seed uint64, stop *a
 	if !ran {
 		return
 	}
-	// Easy instances are closed by the CPU within this; a CUDA context
-	// takes about a second to create, which they should not wait for.
-	for t0 := time.Now(); time.Since(t0) < d.delay; time.Sleep(5 * time.Millisecond) {
+	// Easy instances are closed by the CPU within the delay; a CUDA
+	// context takes about a second to create, which they should not wait
+	// for. Kernels of deviceLSEager vertices or more open it at once.
+	delay := d.delay
+	if kg.N >= deviceLSEager {
+		delay = 0
+	}
+	for t0 := time.Now(); time.Since(t0) < delay; time.Sleep(5 * time.Millisecond) {
 		if stop.Load() {
 			return
 		}
