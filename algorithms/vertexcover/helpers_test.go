@@ -116,3 +116,17 @@ func liftedCover(s *state, kg *core.Graph, ids []int32, n int) []int {
 	}
 	return cover
 }
+
+// randomBranch follows one child of a branching on a maximum-degree
+// vertex v, chosen by r (v in the cover, or N(v)), then reduces.
+func randomBranch(s *state, r *rand.Rand) {
+	v := s.maxDegree()
+	if r.IntN(2) == 0 {
+		s.take(v)
+	} else {
+		for _, u := range s.liveNeighbors(v, nil) {
+			s.take(u)
+		}
+	}
+	s.reduce(noBudget)
+}

@@ -359,15 +359,7 @@ func TestUndoRestores(t *testing.T) {
 		for step := 0; step < 12 && s.m > 0; step++ {
 			marks = append(marks, len(s.ops))
 			snaps = append(snaps, takeSnap(s))
-			v := s.maxDegree()
-			if r.IntN(2) == 0 {
-				s.take(v)
-			} else {
-				for _, u := range s.liveNeighbors(v, nil) {
-					s.take(u)
-				}
-			}
-			s.reduce(noBudget)
+			randomBranch(s, r)
 			checkDegrees(t, s)
 		}
 		for i := len(marks) - 1; i >= 0; i-- {

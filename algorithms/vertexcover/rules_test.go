@@ -232,15 +232,7 @@ func TestInheritedCover(t *testing.T) {
 				t.Fatalf("seed %d: pruned against an unreachable incumbent", seed)
 			}
 			inherit = slices.Clone(save)
-			v := s.maxDegree()
-			if r.IntN(2) == 0 {
-				s.take(v)
-			} else {
-				for _, u := range s.liveNeighbors(v, nil) {
-					s.take(u)
-				}
-			}
-			s.reduce(noBudget)
+			randomBranch(s, r)
 			if s.m == 0 {
 				break
 			}
@@ -310,15 +302,7 @@ func TestForcedVertices(t *testing.T) {
 					}
 				}
 			}
-			v := s.maxDegree()
-			if r.IntN(2) == 0 {
-				s.take(v)
-			} else {
-				for _, u := range s.liveNeighbors(v, nil) {
-					s.take(u)
-				}
-			}
-			s.reduce(noBudget)
+			randomBranch(s, r)
 		}
 	}
 	if checked < 50 {
