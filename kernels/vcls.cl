@@ -178,16 +178,22 @@ INLINE i32 vcls_pop(LOCAL_REF(u32) row, i32 KW)
    the chain's score, age and conf in local memory for the launch, copied
    in at the start and out at the end, so the candidate scans and the arc
    loops wait on shared memory instead of L2; conf is a byte there, to
-   keep 13 bytes a vertex. VCLS_LOCAL 0: they stay in global memory. */
+   keep 9 bytes a vertex (ages of 32 bits, below). VCLS_LOCAL 0: they stay
+   in global memory. */
 #ifndef VCLS_LOCAL
 #define VCLS_LOCAL 0
 #endif
 #if VCLS_LOCAL
 #define VSTATE(type) LOCAL_REF(type)
 typedef unsigned char vcls_conf_t;
+/* Ages are steps, which the wrapper keeps below 2^32 while the state is
+   local (PartitionLS.Run), so 4 bytes hold them exactly: 9 bytes a vertex
+   instead of 13, more chains a multiprocessor. */
+typedef u32 vcls_age_t;
 #else
 #define VSTATE(type) GLOBAL type*
 typedef i32 vcls_conf_t;
+typedef i64 vcls_age_t;
 #endif
 
 /* unchoose and choose run in one phase (no barrier between them), so a
@@ -229,7 +235,7 @@ typedef i32 vcls_conf_t;
         GLOBAL u32 *RESTRICT vm_all, GLOBAL i32 *RESTRICT arc_all, GLOBAL i64 *RESTRICT cs_all, GLOBAL i32 *found,  \
         const i64 steps, const i32 stop_early, const i64 forget_at, LOCAL_PTR(i64, lsum), LOCAL_PTR(i32, lchosen),  \
         LOCAL_PTR(i32, lrowc), LOCAL_PTR(i32, lflag), LOCAL_PTR(u32, lvm), LOCAL_PTR(i32, lbest),                   \
-        LOCAL_PTR(i64, lage), LOCAL_PTR(i32, lscore), LOCAL_PTR(vcls_conf_t, lconf), GLOBAL const i32 *RESTRICT padj
+        LOCAL_PTR(vcls_age_t, lage), LOCAL_PTR(i32, lscore), LOCAL_PTR(vcls_conf_t, lconf), GLOBAL const i32 *RESTRICT padj
 #define VCLS_VIEWS                                                     \
     LOCAL_BIND(i64, lsum);                                             \
     LOCAL_BIND(i32, lchosen);                                          \
@@ -237,7 +243,7 @@ typedef i32 vcls_conf_t;
     LOCAL_BIND(i32, lflag);                                            \
     LOCAL_BIND(u32, lvm);                                              \
     LOCAL_BIND(i32, lbest);                                            \
-    LOCAL_BIND(i64, lage);                                             \
+    LOCAL_BIND(vcls_age_t, lage);                                             \
     LOCAL_BIND(i32, lscore);                                           \
     LOCAL_BIND(vcls_conf_t, lconf);                                    \
     const i32 N = shape[0], K = shape[1], KW = shape[2], A = shape[3]; \
@@ -347,7 +353,11 @@ KERNEL void vcls_init(VCLS_ARGS)
    (each lane its rows: the moved clique's column bit, or the row itself
    from the flags, then raise that row's pairs' weights; one lane per
    row, so the raise needs no barrier after the update); forget, rarely. */
+#ifdef VCLS_MIN_BLOCKS
+KERNEL void KERNEL_BOUNDS(LANES, VCLS_MIN_BLOCKS) vcls_epoch(VCLS_ARGS)
+#else
 KERNEL void vcls_epoch(VCLS_ARGS)
+#endif
 {
     VCLS_VIEWS;
     u64 rng = (u64)cs[CS_RNG];
@@ -355,16 +365,16 @@ KERNEL void vcls_epoch(VCLS_ARGS)
     i32 V = (i32)cs[CS_V]; /* 0 for a solved chain: it leaves at once */
 #if VCLS_LOCAL
     VSTATE(i32) RESTRICT sco = lscore;
-    VSTATE(i64) RESTRICT ag = lage;
+    VSTATE(vcls_age_t) RESTRICT ag = lage;
     VSTATE(vcls_conf_t) RESTRICT cf = lconf;
     for (i32 v = lid; v < N; v += LANES) {
         sco[v] = score[v];
-        ag[v] = age[v];
+        ag[v] = (vcls_age_t)age[v];
         cf[v] = (vcls_conf_t)conf[v];
     }
 #else
     VSTATE(i32) RESTRICT sco = score;
-    VSTATE(i64) RESTRICT ag = age;
+    VSTATE(vcls_age_t) RESTRICT ag = age;
     VSTATE(vcls_conf_t) RESTRICT cf = conf;
     (void)lage, (void)lscore, (void)lconf;
 #endif
@@ -524,8 +534,8 @@ KERNEL void vcls_epoch(VCLS_ARGS)
                    neighbour, nor in the clique of one (qt != qf above). */
                 cf[from] = 0;
                 lchosen[qf] = to;
-                ag[from] = step;
-                ag[to] = step;
+                ag[from] = (vcls_age_t)step;
+                ag[to] = (vcls_age_t)step;
             }
         }
         BARRIER();
@@ -614,7 +624,7 @@ KERNEL void vcls_epoch(VCLS_ARGS)
 #if VCLS_LOCAL
     for (i32 v = lid; v < N; v += LANES) {
         score[v] = sco[v];
-        age[v] = ag[v];
+        age[v] = (i64)ag[v];
         conf[v] = (i32)cf[v];
     }
 #endif

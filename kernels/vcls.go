@@ -45,6 +45,10 @@ type PartitionLS struct {
 	lanes          int
 	local          []int // bytes of each local-memory argument
 	stateLocal     bool  // score, age and conf in local memory during a launch (VCLS_LOCAL)
+	// stepBound bounds every chain's step counter (1 + the steps of all
+	// launches): with the state local, ages are 32-bit, so Run keeps it
+	// below vclsLocalSteps.
+	stepBound      int64
 	forgetAt       int64
 	prog           backend.Program
 	k, init        backend.Kernel
@@ -137,6 +141,15 @@ func partitionLanes(dev backend.Device) int {
 // not been timed.
 const vclsLocalMax = 40 << 10
 
+// vclsMinBlocks, when above 0, asks the CUDA compiler to fit that many
+// chains per multiprocessor (__launch_bounds__: fewer registers a lane);
+// a knob for TestVCLSMeasure (ARBOR_VCLS_MINBLOCKS).
+var vclsMinBlocks = 0
+
+// vclsLocalSteps bounds a chain's steps while its state is local (ages
+// of 32 bits there).
+const vclsLocalSteps = 1 << 32
+
 // newPartitionLS is NewPartitionLS with the lanes per chain (a power of
 // two): the tests run the GPU's many-lane path on PoCL (4 and 64 lanes).
 func newPartitionLS(dev backend.Device, q backend.Queue, p PartitionProblem, chains int, seed uint64, lanes int) (*PartitionLS, error) {
@@ -175,7 +188,7 @@ func newPartitionLSLocal(dev backend.Device, q backend.Queue, p PartitionProblem
 	}
 	n, arcs := len(p.Part), len(p.Adj)
 	kw := (p.K + 31) / 32
-	s := &PartitionLS{Chains: chains, p: p, n: n, kw: kw, arcs: arcs, m: arcs / 2, lanes: lanes}
+	s := &PartitionLS{Chains: chains, p: p, n: n, kw: kw, arcs: arcs, m: arcs / 2, lanes: lanes, stepBound: 1}
 	// The launch's local memory (args) without and with the state.
 	s.local = s.localSizes(false)
 	local, withState := 0, 0
@@ -199,6 +212,9 @@ func newPartitionLSLocal(dev backend.Device, q backend.Queue, p PartitionProblem
 	defs := map[string]string{"LANES": fmt.Sprint(lanes), "VCLS_LOCAL": "0"}
 	if inLocal {
 		defs["VCLS_LOCAL"] = "1"
+	}
+	if vclsMinBlocks > 0 {
+		defs["VCLS_MIN_BLOCKS"] = fmt.Sprint(vclsMinBlocks)
 	}
 	if s.prog, err = Build(dev, "vcls", defs, "vcls_init", "vcls_epoch"); err != nil {
 		return nil, err
@@ -281,7 +297,7 @@ func (s *PartitionLS) localSizes(state bool) []int {
 	L, K, G := s.lanes, s.p.K, vclsGroups(s.lanes)
 	st := []int{16, 16, 16}
 	if state {
-		st = []int{8 * s.n, 4 * s.n, s.n}
+		st = []int{4 * s.n, 4 * s.n, s.n} // age (32-bit there), score, conf
 	}
 	return append([]int{8 * (2*L + 2*G), 4 * K, 4 * K, 4 * K, 4 * (K + 1) * s.kw, 4 * (4*L + 2 + 4*G)}, st...)
 }
@@ -313,6 +329,14 @@ func (s *PartitionLS) Run(q backend.Queue, steps int64, stopEarly bool) (bool, e
 	if steps < 0 {
 		return false, fmt.Errorf("vcls: %d steps", steps)
 	}
+	if s.stateLocal && s.stepBound+steps >= vclsLocalSteps {
+		// About 8 hours of one chain on an H100: the 32-bit ages of the
+		// local state would wrap.
+		if steps = vclsLocalSteps - 1 - s.stepBound; steps <= 0 {
+			return false, fmt.Errorf("vcls: the chains have made %d steps, the most a run with 32-bit ages takes", s.stepBound)
+		}
+	}
+	s.stepBound += steps
 	err := q.Launch(s.k, s.grid(), s.args(steps, stopEarly)...)
 	if err != nil {
 		return false, fmt.Errorf("vcls: %w", err)
@@ -384,17 +408,30 @@ func (p PartitionProblem) chainBytes() int64 {
 }
 
 // PartitionChains is a good number of chains for dev and the problem:
-// enough work-groups to fill the device (8 per compute unit on a GPU, so
-// that a multiprocessor has other chains to run while one waits at a
-// barrier or on memory; the compute units on a CPU device), capped so the
-// chains' state (mostly the per-chain weights) uses at most a quarter of
-// the device's global memory.
+// one wave of work-groups that fills the device (on a CPU device, its
+// compute units), capped so the chains' state (mostly the per-chain
+// weights) uses at most a quarter of the device's global memory. On a GPU
+// a chain is latency-bound (one step is ~6 µs of barriers and memory
+// waits), so the more chains a multiprocessor holds at once the better,
+// and what limits them is the local memory of the chains' state: frb59-26-2
+// (17 KiB a chain) on the H100, M steps/s: 8 a multiprocessor 159, 12 211,
+// 16 152 (more than fit: a second, partial wave). So as many as
+// vclsSharedPerCU holds, 4 to 12; 8 when the state stays global.
 func PartitionChains(dev backend.Device, p PartitionProblem) int {
 	info := dev.Info()
 	cu := max(info.ComputeUnits, 1)
 	chains := cu
 	if info.Type != backend.TypeCPU {
-		chains = 8 * cu
+		per := 8
+		est := &PartitionLS{p: p, n: len(p.Part), kw: (p.K + 31) / 32, lanes: PartitionLanes}
+		local := 0
+		for _, b := range est.localSizes(true) {
+			local += localSlice(b)
+		}
+		if local <= vclsLocalMax {
+			per = min(max(vclsSharedPerCU/local, 4), 12)
+		}
+		chains = per * cu
 	}
 	if info.GlobalMemory > 0 {
 		limit := int64(info.GlobalMemory/4) / max(p.chainBytes(), 1)
@@ -402,6 +439,10 @@ func PartitionChains(dev backend.Device, p PartitionProblem) int {
 	}
 	return max(chains, 1)
 }
+
+// vclsSharedPerCU is the local memory a GPU multiprocessor is taken to
+// give the chains (an H100 has 228 KiB; 12 chains of frb59-26-2 take 207).
+const vclsSharedPerCU = 208 << 10
 
 // partitionState is every chain's whole state, read back for the tests
 // and checks (chain c's slice of each array is c's).

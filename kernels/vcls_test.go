@@ -431,3 +431,33 @@ func TestPartitionChains(t *testing.T) {
 		t.Logf("%s: %d chains", info.Name, c)
 	})
 }
+
+// TestVCLSStepLimit: with the state in local memory (32-bit ages), Run
+// stops the chains short of 2^32 steps and then refuses to go on.
+func TestVCLSStepLimit(t *testing.T) {
+	dev := cpu.New(0)
+	q, err := dev.NewQueue()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer q.Release()
+	p, _ := plantedPartition(rand.New(rand.NewPCG(5, 6)), 10, 4, 0.3)
+	s, err := NewPartitionLS(dev, q, p, 2, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Release()
+	if !s.stateLocal {
+		t.Skip("the state is not local on the CPU backend")
+	}
+	s.stepBound = vclsLocalSteps - 10
+	if _, err := s.Run(q, 100, false); err != nil {
+		t.Fatalf("the last steps: %v", err)
+	}
+	if s.stepBound != vclsLocalSteps-1 {
+		t.Fatalf("step bound %d after the capped launch, want %d", s.stepBound, vclsLocalSteps-1)
+	}
+	if _, err := s.Run(q, 1, false); err == nil {
+		t.Fatal("a launch past 2^32 steps accepted")
+	}
+}
