@@ -154,9 +154,17 @@ func (s *state) bitMergeSingles(order []int32) int {
 	return gained
 }
 
-// bitMergePairs dissolves two-vertex cliques {x, z}: x joins a clique it
-// sees entirely, and the singleton {z} left is absorbed. It returns how
-// many cliques it emptied.
+// bitMergePairs dissolves two-vertex cliques {x, z}: x joins a clique of
+// two or more members it sees entirely, and the singleton {z} left is
+// absorbed. It returns how many cliques it emptied.
+//
+// Singleton cliques {y} are not joined: bitMergeSingles has just tried to
+// absorb y, and its search could take x from {x, z} and move z on, which
+// is what joining {y} and absorbing z searches again. On vc-exact_091
+// (1 thread, no local search) 51 k of the 135 k absorptions here were
+// such, 6% of them succeeding (21% of the others); skipping them, and
+// looking on for a larger clique x sees instead, left 117,365 → 117,292
+// nodes and cut 35% of the absorptions.
 func (s *state) bitMergePairs(order []int32) int {
 	c := &s.cc
 	gained := 0
@@ -168,7 +176,7 @@ next:
 		}
 		for _, y := range s.adj[x] {
 			r := c.clique[y]
-			if r < 0 || r == qx || c.size[r] == 0 || c.size[r] > 1 && !s.seesClique(x, r) {
+			if r < 0 || r == qx || c.size[r] <= 1 || !s.seesClique(x, r) {
 				continue
 			}
 			z := s.partner(qx, x)
