@@ -36,6 +36,10 @@ type ccScratch struct {
 	// clears it, search takes them (on vc-exact_091 with one thread and
 	// no local search 170 k → 117 k nodes, 3.9 → 3.15 s)
 	forced []int32
+	// failed: the vertices whose failed literal conflicted in the last
+	// upBound (forced or not); search branches on one of them when no
+	// packing constraint names a vertex.
+	failed []int32
 }
 
 func (c *ccScratch) init(n int) {
@@ -81,6 +85,7 @@ func (s *state) prune(best int64) bool {
 // greedy cover merged once would (NOTES.md).
 func (s *state) prunePart(best int64, inherit, save []int32) bool {
 	s.cc.forced = s.cc.forced[:0]
+	s.cc.failed = s.cc.failed[:0]
 	s.degreeOrder()
 	order := s.cc.order
 	lb := -1
@@ -490,6 +495,7 @@ func (s *state) upBound(need int) int {
 			}
 			trace(r)
 			undo()
+			c.failed = append(c.failed, a)
 			if found == need-1 {
 				// One set short of pruning: an independent set with a
 				// misses a clique of this conflict as well as one of each
