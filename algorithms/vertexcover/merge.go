@@ -174,19 +174,30 @@ next:
 		if c.size[qx] != 2 {
 			continue
 		}
-		for _, y := range s.adj[x] {
-			r := c.clique[y]
-			if r < 0 || r == qx || c.size[r] <= 1 || !s.seesClique(x, r) {
-				continue
+		// x's live neighbours from the bitsets, not adj[x] (half of
+		// whose entries are dead here): nearly every x finds no clique to
+		// join, so the whole row is read. 2–3% faster on vc-exact_091 and
+		// _083 (1 thread, no local search); the order changes which
+		// clique x joins first, within 0.1% of the nodes.
+		rx := s.bits.row(x)
+		for i, wd := range s.bits.alive {
+			wd &= rx[i]
+			for wd != 0 {
+				y := int32(i*64 + bits.TrailingZeros64(wd))
+				wd &= wd - 1
+				r := c.clique[y]
+				if r < 0 || r == qx || c.size[r] <= 1 || !s.seesClique(x, r) {
+					continue
+				}
+				z := s.partner(qx, x)
+				s.moveToClique(x, qx, r)
+				if s.absorb(z, augDepth) {
+					gained++
+				} else {
+					s.moveToClique(x, r, qx)
+				}
+				continue next
 			}
-			z := s.partner(qx, x)
-			s.moveToClique(x, qx, r)
-			if s.absorb(z, augDepth) {
-				gained++
-			} else {
-				s.moveToClique(x, r, qx)
-			}
-			continue next
 		}
 	}
 	return gained
