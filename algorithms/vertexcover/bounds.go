@@ -40,6 +40,11 @@ type ccScratch struct {
 	// upBound (forced or not); search branches on one of them when no
 	// packing constraint names a vertex.
 	failed []int32
+	// trials: upBound's cliques for failed literals, in trial order;
+	// trialSeen counts per clique the members the ordering pass has met
+	// (back to zero when it is done)
+	trials    []int32
+	trialSeen []int32
 }
 
 func (c *ccScratch) init(n int) {
@@ -476,9 +481,36 @@ func (s *state) upBound(need int) int {
 		commit()
 		found++
 	}
-	for q := int32(0); q < int32(k) && found < need && len(c.forced) < maxForcedRound; q++ {
+	// The failed literals are tried clique by clique in descending order
+	// of the smallest degree in the clique (a clique joins the list when
+	// the reverse degree order reaches its last member), not in index
+	// order: high-degree literals remove more and conflict more often,
+	// and they are the better branching vertices (search). 1 thread, no
+	// local search: vc-exact_091 105.5 k → 97.4 k nodes, _083 63.0 k →
+	// 58.0 k, _043 26.7 k → 23.9 k, about 7% faster.
+	if cap(c.trials) < k {
+		c.trials = make([]int32, 0, max(k, s.n+1))
+		c.trialSeen = make([]int32, max(k, s.n+1))
+	}
+	trials := c.trials[:0]
+	for i := len(c.order) - 1; i >= 0; i-- {
+		q := c.clique[c.order[i]]
 		size := start[q+1] - start[q]
 		if used[q] || size < 2 || size > maxFailedLiteralClique {
+			continue
+		}
+		c.trialSeen[q]++
+		if c.trialSeen[q] == size {
+			c.trialSeen[q] = 0
+			trials = append(trials, q)
+		}
+	}
+	c.trials = trials
+	for _, q := range trials {
+		if found >= need || len(c.forced) >= maxForcedRound {
+			break
+		}
+		if used[q] {
 			continue
 		}
 		all := true
