@@ -69,21 +69,29 @@ func (s *state) freeClique(q, z int32, depth int) bool {
 	// what the second walk would find; the seen marks, which do change,
 	// are read when it gets to them.
 	from := len(c.pairNbs)
-	for _, u := range s.adj[z] {
-		r := c.clique[u]
-		if r < 0 || r == q || c.size[r] == 0 {
-			continue
+	// z's live neighbours from the bitsets (index order), not adj[z]:
+	// about 3% faster on vc-exact_091, within 0.5% of the nodes.
+	rz := s.bits.row(z)
+	for i, wd := range s.bits.alive {
+		wd &= rz[i]
+		for wd != 0 {
+			u := int32(i*64 + bits.TrailingZeros64(wd))
+			wd &= wd - 1
+			r := c.clique[u]
+			if r < 0 || r == q || c.size[r] == 0 {
+				continue
+			}
+			if c.size[r] == 2 && depth > 0 {
+				c.pairNbs = append(c.pairNbs, u)
+			}
+			// A singleton {u} is seen (u is a neighbour): no row test.
+			if s.seenClique(r) || c.size[r] > 1 && !s.seesClique(z, r) {
+				continue
+			}
+			c.pairNbs = c.pairNbs[:from]
+			s.moveToClique(z, q, r)
+			return true
 		}
-		if c.size[r] == 2 && depth > 0 {
-			c.pairNbs = append(c.pairNbs, u)
-		}
-		// A singleton {u} is seen (u is a neighbour): no row test.
-		if s.seenClique(r) || c.size[r] > 1 && !s.seesClique(z, r) {
-			continue
-		}
-		c.pairNbs = c.pairNbs[:from]
-		s.moveToClique(z, q, r)
-		return true
 	}
 	// Entries from..to are this call's; deeper calls push and pop above.
 	to := len(c.pairNbs)
@@ -138,16 +146,22 @@ func (s *state) absorb(x int32, depth int) bool {
 }
 
 // bitMergeSingles absorbs the singleton cliques of the cover cliqueCover
-// left (in order) where it can, and returns how many it emptied; the
-// empty cliques keep their index (size 0).
+// left where it can, and returns how many it emptied; the empty cliques
+// keep their index (size 0). The singletons are taken in descending
+// degree (order backwards), not ascending: the absorptions compete for
+// the same two-vertex cliques, and which cover results is what the
+// children inherit and unit propagation works on. Measured, 1 thread, no
+// local search: vc-exact_091 97.8 k → 93.8 k nodes, _043 23.9 k → 22.4 k,
+// _031 21.7 k → 20.7 k, _083 58.2 k → 57.3 k (ascending pairs as well
+// was mixed: _091 95.2 k, _043 24.2 k).
 func (s *state) bitMergeSingles(order []int32) int {
 	c := &s.cc
 	if len(c.augSeen) < s.n {
 		c.augSeen = make([]uint32, s.n)
 	}
 	gained := 0
-	for _, x := range order {
-		if c.size[c.clique[x]] == 1 && s.absorb(x, augDepth) {
+	for i := len(order) - 1; i >= 0; i-- {
+		if x := order[i]; c.size[c.clique[x]] == 1 && s.absorb(x, augDepth) {
 			gained++
 		}
 	}
