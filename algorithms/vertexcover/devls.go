@@ -59,22 +59,7 @@ const (
 	deviceLSEager = 1000
 )
 
-// interCliqueCSR is kg's edges between different cliques of part, in CSR
-// form with ascending lists (kg's lists ascend).
-func interCliqueCSR(kg *core.Graph, part []int32) (off, adj []int32) {
-	off = make([]int32, kg.N+1)
-	for v := 0; v < kg.N; v++ {
-		for _, u := range kg.Neighbors(v) {
-			if part[u] != part[v] {
-				adj = append(adj, u)
-			}
-		}
-		off[v+1] = int32(len(adj))
-	}
-	return off, adj
-}
-
-// runDeviceLS runs the partition search's chains on the device until one
+// run runs the partition search's chains on the device until one
 // of them (or anything else) closes the gap: found gets the cover (every
 // vertex but the chosen ones) after an independent check. It runs at most
 // once per Solve (the top engine's root), and says in d.report what ran.

@@ -91,16 +91,7 @@ func partitionSearchSteps(g *core.Graph, part []int32, k int, seed uint64, stop 
 		fill[q]++
 	}
 	// The graph between the parts (edges inside a part are implied).
-	off := make([]int32, n+1)
-	var adj []int32
-	for v := 0; v < n; v++ {
-		for _, u := range g.Neighbors(v) {
-			if part[u] != part[v] {
-				adj = append(adj, u)
-			}
-		}
-		off[v+1] = int32(len(adj))
-	}
+	off, adj := interCliqueCSR(g, part)
 	arcEdge, eu, ev := numberEdges(off, adj)
 	m := len(eu)
 	// The weight of each edge lives on both of its arcs (ea, eb), so that
@@ -282,4 +273,20 @@ func partitionSearchSteps(g *core.Graph, part []int32, k int, seed uint64, stop 
 		cover[v] = !vs[v].in
 	}
 	return cover
+}
+
+// interCliqueCSR is g's edges between different cliques of part, in CSR
+// form with ascending lists (g's lists ascend): the graph the partition
+// search works on, here and on a device (devls.go).
+func interCliqueCSR(g *core.Graph, part []int32) (off, adj []int32) {
+	off = make([]int32, g.N+1)
+	for v := 0; v < g.N; v++ {
+		for _, u := range g.Neighbors(v) {
+			if part[u] != part[v] {
+				adj = append(adj, u)
+			}
+		}
+		off[v+1] = int32(len(adj))
+	}
+	return off, adj
 }
