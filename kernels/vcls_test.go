@@ -2,14 +2,12 @@ package kernels
 
 import (
 	"math/rand/v2"
-	"path/filepath"
 	"slices"
 	"testing"
 	"time"
 
 	"github.com/arbor-gpu/arbor/backend"
 	"github.com/arbor-gpu/arbor/backend/backendtest"
-	"github.com/arbor-gpu/arbor/core"
 	"github.com/arbor-gpu/arbor/cpu"
 	"github.com/arbor-gpu/arbor/internal/dataset"
 )
@@ -339,21 +337,9 @@ func TestVCLSStopEarly(t *testing.T) {
 // PoCL here).
 func TestVCLSBHOSLIB(t *testing.T) {
 	dir := dataset.Require(t, "vc/bhoslib")
-	g, err := core.ReadGraph(filepath.Join(dir, "frb30-15-1.mis"), core.ReadOptions{})
+	p, err := bhoslibProblem(dir, "frb30-15-1")
 	if err != nil {
 		t.Fatal(err)
-	}
-	p := PartitionProblem{K: g.N / 15, Part: make([]int32, g.N), Off: make([]int32, g.N+1)}
-	for v := 0; v < g.N; v++ {
-		p.Part[v] = int32(v / 15)
-	}
-	for v := 0; v < g.N; v++ {
-		for _, u := range g.Neighbors(v) {
-			if p.Part[u] != p.Part[v] {
-				p.Adj = append(p.Adj, u)
-			}
-		}
-		p.Off[v+1] = int32(len(p.Adj))
 	}
 	backendtest.ForEach(t, func(t *testing.T, dev backend.Device) {
 		start := time.Now()
