@@ -45,9 +45,13 @@ func (d *deviceLS) get() string {
 }
 
 // deviceLSLaunch is the wall time aimed at per launch: long enough that
-// the launch overhead is small, short enough that a stop or a solution
-// found on the CPU ends the device's part quickly.
-const deviceLSLaunch = 100 * time.Millisecond
+// the gaps between launches are small, short enough that a stop or a
+// solution found on the CPU ends the device's part soon (Solve waits for
+// the launch in flight). With the 16 CPU cores busy, the host thread that
+// drives the device waits for a core between launches: on the H100
+// machine frb59-26-2 took 12.5–15.4 s with 100 ms launches and 10.0 s with
+// 400 ms (the same 1.63 G steps: 120–140 against 178 M steps/s).
+const deviceLSLaunch = 400 * time.Millisecond
 
 // deviceLSDelay is how long the CPU's local searches run alone before the
 // device is opened (frb30–frb45, up to 945 vertices, are closed within it
