@@ -353,11 +353,7 @@ KERNEL void vcls_init(VCLS_ARGS)
    (each lane its rows: the moved clique's column bit, or the row itself
    from the flags, then raise that row's pairs' weights; one lane per
    row, so the raise needs no barrier after the update); forget, rarely. */
-#ifdef VCLS_MIN_BLOCKS
-KERNEL void KERNEL_BOUNDS(LANES, VCLS_MIN_BLOCKS) vcls_epoch(VCLS_ARGS)
-#else
 KERNEL void vcls_epoch(VCLS_ARGS)
-#endif
 {
     VCLS_VIEWS;
     u64 rng = (u64)cs[CS_RNG];

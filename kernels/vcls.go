@@ -141,11 +141,6 @@ func partitionLanes(dev backend.Device) int {
 // not been timed.
 const vclsLocalMax = 40 << 10
 
-// vclsMinBlocks, when above 0, asks the CUDA compiler to fit that many
-// chains per multiprocessor (__launch_bounds__: fewer registers a lane);
-// a knob for TestVCLSMeasure (ARBOR_VCLS_MINBLOCKS).
-var vclsMinBlocks = 0
-
 // vclsLocalSteps bounds a chain's steps while its state is local (ages
 // of 32 bits there).
 const vclsLocalSteps = 1 << 32
@@ -212,9 +207,6 @@ func newPartitionLSLocal(dev backend.Device, q backend.Queue, p PartitionProblem
 	defs := map[string]string{"LANES": fmt.Sprint(lanes), "VCLS_LOCAL": "0"}
 	if inLocal {
 		defs["VCLS_LOCAL"] = "1"
-	}
-	if vclsMinBlocks > 0 {
-		defs["VCLS_MIN_BLOCKS"] = fmt.Sprint(vclsMinBlocks)
 	}
 	if s.prog, err = Build(dev, "vcls", defs, "vcls_init", "vcls_epoch"); err != nil {
 		return nil, err

@@ -32,9 +32,6 @@ func TestVCLSMeasure(t *testing.T) {
 	dir := dataset.Require(t, "vc/bhoslib")
 	secs, _ := strconv.ParseFloat(envOr("ARBOR_VCLS_SECS", "6"), 64)
 	configs := strings.Split(envOr("ARBOR_VCLS_CONFIGS", "8x64"), ",")
-	if x := os.Getenv("ARBOR_VCLS_MINBLOCKS"); x != "" {
-		vclsMinBlocks, _ = strconv.Atoi(x)
-	}
 	dev, c, err := backend.Select(backend.SelectionFromEnv("", ""))
 	if err != nil {
 		t.Fatal(err)

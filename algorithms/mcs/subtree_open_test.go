@@ -167,22 +167,8 @@ func TestDeviceOpenCovers(t *testing.T) {
 		total := 0
 		for i := 0; i < 6; i++ {
 			g, h, opts := openCase(t, rng, i)
-			want := solveChecked(t, g, h, Options{Threads: 1, VertexLabels: opts.VertexLabels, Heuristic: opts.Heuristic})
-			pr, err := Prepare(g, h, opts)
-			if err != nil {
-				t.Fatal(err)
-			}
-			ds, err := pr.OnDevice(dev, 2+i%2)
-			if err != nil {
-				t.Fatal(err)
-			}
-			var size, splits int
-			var mapping [][2]int
-			if i%2 == 0 {
-				size, mapping, splits = solveBySubtreesWith(t, pr, 1, 1, ds.SolveSubtree)
-			} else {
-				size, mapping, splits = solveInBatches(t, pr, ds, 4, 1)
-			}
+			want, pr, ds := prepareOnDevice(t, dev, g, h, opts, 2+i%2)
+			size, mapping, splits := solveOnDevice(t, pr, ds, i, 1, 4, 1)
 			ds.Release()
 			checkSubtreesAnswer(t, i, g, h, opts, want.Size, size, mapping)
 			total += splits

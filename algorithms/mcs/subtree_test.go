@@ -123,22 +123,8 @@ func TestDeviceSubtrees(t *testing.T) {
 			}
 			g := randomGraph(t, rng, 16+i%4, 0.3, false, vl, 0, 0)
 			h := randomGraph(t, rng, 17+i%3, 0.35, false, vl, 0, 0)
-			want := solveChecked(t, g, h, Options{Threads: 1, VertexLabels: opts.VertexLabels, Heuristic: opts.Heuristic})
-			pr, err := Prepare(g, h, opts)
-			if err != nil {
-				t.Fatal(err)
-			}
-			ds, err := pr.OnDevice(dev, 3)
-			if err != nil {
-				t.Fatal(err)
-			}
-			var size, splits int
-			var mapping [][2]int
-			if i%2 == 0 {
-				size, mapping, splits = solveBySubtreesWith(t, pr, 200, 1, ds.SolveSubtree)
-			} else {
-				size, mapping, splits = solveInBatches(t, pr, ds, 5, 600)
-			}
+			want, pr, ds := prepareOnDevice(t, dev, g, h, opts, 3)
+			size, mapping, splits := solveOnDevice(t, pr, ds, i, 200, 5, 600)
 			if _, err := ds.SolveSubtree(context.Background(), []Step{{V: 0, W: 99}}, SubtreeOptions{}); err == nil {
 				t.Error("a bad path was accepted")
 			}
@@ -150,6 +136,32 @@ func TestDeviceSubtrees(t *testing.T) {
 			t.Error("no task ran out of its node budget: splitting went untested")
 		}
 	})
+}
+
+// prepareOnDevice is the CPU engine's answer for a pair (one thread, the
+// reference) and the pair prepared for a device search with workers.
+func prepareOnDevice(t *testing.T, dev backend.Device, g, h *core.Graph, opts Options, workers int) (Result, *Prepared, *DeviceSubtrees) {
+	t.Helper()
+	want := solveChecked(t, g, h, Options{Threads: 1, VertexLabels: opts.VertexLabels, Heuristic: opts.Heuristic})
+	pr, err := Prepare(g, h, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ds, err := pr.OnDevice(dev, workers)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return want, pr, ds
+}
+
+// solveOnDevice solves the pair on ds subtree by subtree with budget
+// (case i even) or in batches of batch tasks with batchBudget (odd).
+func solveOnDevice(t *testing.T, pr *Prepared, ds *DeviceSubtrees, i int, budget int64, batch int, batchBudget int64) (size int, mapping [][2]int, splits int) {
+	t.Helper()
+	if i%2 == 0 {
+		return solveBySubtreesWith(t, pr, budget, 1, ds.SolveSubtree)
+	}
+	return solveInBatches(t, pr, ds, batch, batchBudget)
 }
 
 func TestDeviceSubtreesRefuse(t *testing.T) {

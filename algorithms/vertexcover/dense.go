@@ -94,13 +94,18 @@ func (d *denseRoute) explain() string {
 	return why
 }
 
+// edgeDensity is m over the n(n−1)/2 pairs of n vertices (0 for n < 2).
+func edgeDensity(n, m int) float64 {
+	if n < 2 {
+		return 0
+	}
+	return 2 * float64(m) / (float64(n) * float64(n-1))
+}
+
 // useClique decides whether the kernel (n vertices, m edges) goes to the
 // clique route, and says why.
 func (d *denseRoute) useClique(n, m int) (bool, string) {
-	density := 0.0
-	if n > 1 {
-		density = 2 * float64(m) / (float64(n) * float64(n-1))
-	}
+	density := edgeDensity(n, m)
 	switch {
 	case d.mode == EngineBranch:
 		return false, fmt.Sprintf("kernel of %d vertices, density %.3f: branch and reduce (asked for)", n, density)

@@ -301,8 +301,7 @@ func (e *engine) run(top bool) ([]int32, bool) {
 		smallGap := gap*100 <= int64(lb) && s.nAlive >= 400
 		if e.threads < 4 && !smallGap {
 			lsThrottle.Store(true)
-			density := 2 * float64(s.m) / (float64(s.nAlive) * float64(s.nAlive-1))
-			if stalled && s.nAlive <= maxBitsetVertices && density < DenseThreshold {
+			if stalled && s.nAlive <= maxBitsetVertices && edgeDensity(s.nAlive, s.m) < DenseThreshold {
 				// A small sparse kernel whose local search stalled: the
 				// tree finds a better cover if there is one, and the
 				// throttled search beside it took a quarter of a core

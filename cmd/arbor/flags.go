@@ -105,7 +105,7 @@ func (d *deviceFlags) lsDevice(e *env, mode string, quiet bool) func() (backend.
 		return nil
 	}
 	return func() (backend.Device, error) {
-		dev, c, err := backend.Select(backend.SelectionFromEnv(d.backend, d.device))
+		dev, c, err := d.open(e, true)
 		if err != nil {
 			return nil, err
 		}
