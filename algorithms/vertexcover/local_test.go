@@ -118,6 +118,73 @@ func TestPartitionSearchPlanted(t *testing.T) {
 	}
 }
 
+// TestPartitionSearchAudit recounts the partition search's incremental
+// state (violated edges, lazily raised weights, scores) after every step,
+// through forgettings, on planted instances whose cliques are runs of ids
+// and on ones renumbered at random (so that the search's renumbering
+// reorders the lists).
+func TestPartitionSearchAudit(t *testing.T) {
+	defer func(g float64) { partAudit, partGamma = nil, g }(partGamma)
+	partGamma = 0.02 // forget every few dozen steps
+	problems := 0
+	partAudit = func(step int64, problem string) {
+		if problems++; problems <= 5 {
+			t.Errorf("step %d: %s", step, problem)
+		}
+	}
+	for seed := uint64(1); seed <= 4; seed++ {
+		const k, q = 12, 6
+		// No solution: cliques 0 and 1 are joined completely, so the
+		// search runs to its cap.
+		edges := graphEdges(plantedRB(t, k, q, 0.45, seed))
+		for u := range q {
+			for v := q; v < 2*q; v++ {
+				edges = append(edges, [2]int{u, v})
+			}
+		}
+		// The planted cliques (the greedy partition would merge 0 and 1).
+		perm := make([]int, k*q)
+		for i := range perm {
+			perm[i] = i
+		}
+		if seed%2 == 0 {
+			// Relabelled at random: the cliques are no longer runs of
+			// ids, and the search's renumbering reorders the lists.
+			rand := xorshiftFrom(seed)
+			for i := len(perm) - 1; i > 0; i-- {
+				j := rand(i + 1)
+				perm[i], perm[j] = perm[j], perm[i]
+			}
+			for i := range edges {
+				edges[i] = [2]int{perm[edges[i][0]], perm[edges[i][1]]}
+			}
+		}
+		g := fromEdges(t, k*q, edges)
+		part := make([]int32, k*q)
+		for v, p := range perm {
+			part[p] = int32(v / q)
+		}
+		var stop atomic.Bool
+		steps := int64(3000)
+		if c := partitionSearchSteps(g, part, k, seed, &stop, time.Now().Add(time.Minute), &steps); c != nil || steps < 3000 {
+			t.Fatalf("seed %d: stopped after %d steps (cover %v) on an instance without a solution", seed, steps, c != nil)
+		}
+	}
+}
+
+// graphEdges lists g's edges once each.
+func graphEdges(g *core.Graph) [][2]int {
+	var edges [][2]int
+	for u := 0; u < g.N; u++ {
+		for _, v := range g.Neighbors(u) {
+			if int(v) > u {
+				edges = append(edges, [2]int{u, int(v)})
+			}
+		}
+	}
+	return edges
+}
+
 // TestPartitionSearchStops: on a graph with no one-per-clique independent
 // set (two adjacent singleton cliques), the search returns nil once
 // stopped instead of running on.

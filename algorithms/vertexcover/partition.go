@@ -1,6 +1,7 @@
 package vertexcover
 
 import (
+	"fmt"
 	"math"
 	"slices"
 	"sync/atomic"
@@ -68,6 +69,10 @@ var (
 	// cliques (2: 15 % more time per step for 19 % fewer steps to the
 	// optimum on frb45/frb50, no clear gain in time; see NOTES).
 	partSample = 1
+	// partAudit, when set (tests only), is told of every inconsistency
+	// between the search's incremental state (violated edges, lazy
+	// weights, scores) and a recount, checked after every step.
+	partAudit func(step int64, problem string)
 )
 
 // partitionSearchSteps is partitionSearch that also reports its step
@@ -75,8 +80,9 @@ var (
 // for the measurements of ls_measure_test.go.
 func partitionSearchSteps(g *core.Graph, part []int32, k int, seed uint64, stop *atomic.Bool, deadline time.Time, steps *int64) []bool {
 	n := g.N
-	// Cliques as lists, and the arcs between different cliques with
-	// their edge ids.
+	// The search renumbers the vertices clique by clique, so that the
+	// members of clique q are the ids start[q] … start[q+1]−1 and the
+	// member scans of a step read its words in order; orig maps back.
 	start := make([]int32, k+1)
 	for _, q := range part {
 		start[q+1]++
@@ -84,80 +90,201 @@ func partitionSearchSteps(g *core.Graph, part []int32, k int, seed uint64, stop 
 	for q := 0; q < k; q++ {
 		start[q+1] += start[q]
 	}
-	members := make([]int32, n)
+	orig, id := make([]int32, n), make([]int32, n)
 	fill := slices.Clone(start[:k])
 	for v, q := range part {
-		members[fill[q]] = int32(v)
+		orig[fill[q]], id[v] = int32(v), fill[q]
 		fill[q]++
 	}
-	// The graph between the parts (edges inside a part are implied).
-	off, adj := interCliqueCSR(g, part)
-	arcEdge, eu, ev := numberEdges(off, adj)
+	clique := make([]int32, n)
+	for q := range k {
+		for v := start[q]; v < start[q+1]; v++ {
+			clique[v] = int32(q)
+		}
+	}
+	// The graph between the cliques (edges inside one are implied), with
+	// ascending lists (as numberEdges needs; where the cliques are runs
+	// of g's ids, as BHOSLIB's are, the lists keep g's order), and the
+	// edge ids of the arcs.
+	off, adj := make([]int32, n+1), make([]int32, 0, len(g.Adj))
+	for v, o := range orig {
+		for _, u := range g.Neighbors(int(o)) {
+			if part[u] != part[o] {
+				adj = append(adj, id[u])
+			}
+		}
+		off[v+1] = int32(len(adj))
+		slices.Sort(adj[off[v]:])
+	}
+	arcEdge, eu, _ := numberEdges(off, adj)
 	m := len(eu)
-	// The weight of each edge lives on both of its arcs (ea, eb), so that
-	// choose and unchoose read it in arc order.
-	ea, eb := make([]int32, m), make([]int32, m)
+	// What the search keeps of an edge, in one record so that the few
+	// edges a step touches cost a cache line each: its endpoints u < v,
+	// its arcs a (u→v) and b (v→u), which both hold its weight so that
+	// choose and unchoose read it in arc order, its place in viol while
+	// violated, and since (below).
+	type pedge struct {
+		u, v, a, b, pos int32
+		since           int64
+	}
+	edges := make([]pedge, m)
 	for v := 0; v < n; v++ {
 		for i := off[v]; i < off[v+1]; i++ {
-			if e := arcEdge[i]; int32(v) == eu[e] {
-				ea[e] = i
+			e := &edges[arcEdge[i]]
+			if int32(v) == eu[arcEdge[i]] {
+				e.u, e.a = int32(v), i
 			} else {
-				eb[e] = i
+				e.v, e.b = int32(v), i
 			}
 		}
 	}
-	w := make([]int32, len(adj))
-	for i := range w {
-		w[i] = 1
+	// Each arc packs its head (low 32 bits) with the weight of its edge
+	// (high 32 bits; a weight stays below forgetAt + m < 2^31), so that
+	// the neighbour loops of choose and unchoose read one array in order.
+	// The weight of each edge lives on both of its arcs (ea, eb).
+	arcs := make([]uint64, len(adj))
+	for i, u := range adj {
+		arcs[i] = uint64(uint32(u)) | 1<<32
 	}
-	// One record per vertex, so that the neighbour loops of choose and
-	// unchoose touch one place (and bounds-check once) per arc: score is
-	// the weight of v's edges to chosen vertices (the total weight stays
-	// below forgetAt + m, well inside 31 bits), in whether v is chosen,
-	// conf its configuration-checking flag.
-	type pvert struct {
-		score    int32
-		in, conf bool
-	}
-	vs := make([]pvert, n)
+	// One word per vertex, so that a neighbour update is one load and
+	// one store: the weight of v's edges to chosen vertices in the low
+	// bits (the total weight stays below forgetAt + m, well inside 62
+	// bits), pIn (the sign bit) when v is chosen, pConf when
+	// configuration checking allows v back.
+	const (
+		pIn    = int64(-1 << 63)
+		pConf  = int64(1 << 62)
+		pScore = pConf - 1
+	)
+	vs := make([]int64, n)
 	age := make([]int64, n)
-	viol, vPos := make([]int32, 0, m), make([]int32, m)
+	viol := make([]int32, 0, m)
+	// Every step raises the weight of each violated edge by one. Rather
+	// than touch those edges and their endpoints every step (random
+	// accesses into the arcs, the largest array), the raises are counted
+	// lazily: a violated edge e was last brought up to date at the start
+	// of step e.since, so its weight is its arcs' + (step − e.since);
+	// a chosen vertex's score is its word's + nv·step − sumSince, over
+	// its nv violated edges. Only chosen vertices have violated edges,
+	// and their scores are read only as the vertex leaving (the move's
+	// delta), so the raises are applied when an edge stops being
+	// violated and when the weights are forgotten. The same runs, step
+	// for step.
+	nv, sumSince := make([]int64, n), make([]int64, n)
+	step := int64(1)
+	chosenScore := func(v int32) int64 { return vs[v]&pScore + nv[v]*step - sumSince[v] }
 	for v := range vs {
-		vs[v].conf = true
+		vs[v] = pConf
 	}
 	rand := xorshiftFrom(seed)
+	// The neighbour loops note the arcs to chosen vertices without a
+	// branch (there are a few among a hundred or more, at random
+	// places, so a branch would be mispredicted on most of them) and
+	// handle them after.
+	maxDeg := int32(0)
+	for v := range n {
+		maxDeg = max(maxDeg, off[v+1]-off[v])
+	}
+	hits := make([]int32, maxDeg+1)
 	choose := func(v int32) {
-		vs[v].in = true
+		vs[v] |= pIn
 		lo, hi := off[v], off[v+1]
-		ws := w[lo:hi]
-		for j, u := range adj[lo:hi] {
-			x := &vs[u]
-			x.score += ws[j]
-			x.conf = true
-			if x.in {
-				e := arcEdge[int(lo)+j]
-				vPos[e] = int32(len(viol))
-				viol = append(viol, e)
-			}
+		nh := 0
+		for j, a := range arcs[lo:hi] {
+			u := uint32(a)
+			x := (vs[u] + int64(a>>32)) | pConf
+			vs[u] = x
+			hits[nh] = int32(j)
+			nh += int(uint64(x) >> 63)
+		}
+		for _, j := range hits[:nh] {
+			u := uint32(arcs[int(lo)+int(j)])
+			e := arcEdge[int(lo)+int(j)]
+			edges[e].pos = int32(len(viol))
+			edges[e].since = step
+			viol = append(viol, e)
+			nv[u]++
+			nv[v]++
+			sumSince[u] += step
+			sumSince[v] += step
 		}
 	}
 	unchoose := func(v int32) {
-		vs[v].in = false
+		vs[v] = (vs[v] &^ pIn) + nv[v]*step - sumSince[v]
+		nv[v], sumSince[v] = 0, 0
 		lo, hi := off[v], off[v+1]
-		ws := w[lo:hi]
-		for j, u := range adj[lo:hi] {
-			x := &vs[u]
-			x.score -= ws[j]
-			x.conf = true
-			if x.in {
-				e := arcEdge[int(lo)+j]
-				last := viol[len(viol)-1]
-				viol[vPos[e]] = last
-				vPos[last] = vPos[e]
-				viol = viol[:len(viol)-1]
+		nh := 0
+		for j, a := range arcs[lo:hi] {
+			u := uint32(a)
+			x := (vs[u] - int64(a>>32)) | pConf
+			vs[u] = x
+			hits[nh] = int32(j)
+			nh += int(uint64(x) >> 63)
+		}
+		for _, j := range hits[:nh] {
+			// The edge stops being violated: its raises go onto its
+			// arcs, and u's score loses them with the rest.
+			u := uint32(arcs[int(lo)+int(j)])
+			e := &edges[arcEdge[int(lo)+int(j)]]
+			late := step - e.since
+			arcs[e.a] += uint64(late) << 32
+			arcs[e.b] += uint64(late) << 32
+			nv[u]--
+			sumSince[u] -= e.since
+			last := viol[len(viol)-1]
+			viol[e.pos] = last
+			edges[last].pos = e.pos
+			viol = viol[:len(viol)-1]
+		}
+		vs[v] &^= pConf
+	}
+	// audit recounts the state at the end of step s (its raise done).
+	audit := func(s int64) {
+		bad := func(format string, args ...any) { partAudit(s, fmt.Sprintf(format, args...)) }
+		for q := range k {
+			c := 0
+			for v := start[q]; v < start[q+1]; v++ {
+				if vs[v] < 0 {
+					c++
+				}
+			}
+			if c != 1 {
+				bad("clique %d has %d chosen", q, c)
 			}
 		}
-		vs[v].conf = false
+		weight := make([]int64, m)
+		violated := 0
+		for i, e := range edges {
+			weight[i] = int64(arcs[e.a] >> 32)
+			if arcs[e.a]>>32 != arcs[e.b]>>32 {
+				bad("edge %d: arc weights %d and %d", i, arcs[e.a]>>32, arcs[e.b]>>32)
+			}
+			if vs[e.u] < 0 && vs[e.v] < 0 {
+				violated++
+				weight[i] += s + 1 - e.since
+				if p := e.pos; int(p) >= len(viol) || viol[p] != int32(i) {
+					bad("violated edge %d not at its place %d", i, p)
+				}
+			}
+		}
+		if violated != len(viol) {
+			bad("%d violated edges listed, %d violated", len(viol), violated)
+		}
+		for v := range n {
+			var want int64
+			for i := off[v]; i < off[v+1]; i++ {
+				if vs[adj[i]] < 0 {
+					want += weight[arcEdge[i]]
+				}
+			}
+			got := vs[v] & pScore
+			if vs[v] < 0 {
+				got += nv[v]*(s+1) - sumSince[v]
+			}
+			if got != want {
+				bad("vertex %d: score %d, recounted %d", v, got, want)
+			}
+		}
 	}
 	// Greedy start: each clique, in random order, takes its member with
 	// the fewest edges to those already chosen.
@@ -170,9 +297,9 @@ func partitionSearchSteps(g *core.Graph, part []int32, k int, seed uint64, stop 
 		qs[i], qs[j] = qs[j], qs[i]
 	}
 	for _, q := range qs {
-		best := members[start[q]]
-		for _, v := range members[start[q]:start[q+1]] {
-			if vs[v].score < vs[best].score {
+		best := start[q]
+		for v := start[q]; v < start[q+1]; v++ {
+			if vs[v]&pScore < vs[best]&pScore {
 				best = v
 			}
 		}
@@ -182,21 +309,29 @@ func partitionSearchSteps(g *core.Graph, part []int32, k int, seed uint64, stop 
 	// configuration checking allows, with the fewest weighted conflicts,
 	// oldest on ties; -1 when none is allowed.
 	bestIn := func(q int32) int32 {
-		b := int32(-1)
-		for _, v := range members[start[q]:start[q+1]] {
-			x := vs[v]
-			if x.in || !x.conf {
+		lo := start[q]
+		words := vs[lo:start[q+1]]
+		ages := age[lo:start[q+1]]
+		ages = ages[:len(words)]
+		b, bx, ba := -1, int64(0), int64(0)
+		for i, x := range words {
+			// Allowed: not chosen and the configuration flag set; among
+			// those the words compare as their scores.
+			if x&(pIn|pConf) != pConf {
 				continue
 			}
-			if b < 0 || x.score < vs[b].score || (x.score == vs[b].score && age[v] < age[b]) {
-				b = v
+			if b < 0 || x < bx || (x == bx && ages[i] < ba) {
+				b, bx, ba = i, x, ages[i]
 			}
 		}
-		return b
+		if b < 0 {
+			return -1
+		}
+		return lo + int32(b)
 	}
 	totalW, forgetAt := int64(m), min(int64(float64(m)*max(partGamma*float64(n), 2)), 1<<30)
 	rho := int32(partRho*10 + 0.5) // in tenths
-	step, stepCap := int64(1), int64(math.MaxInt64)
+	stepCap := int64(math.MaxInt64)
 	if steps != nil {
 		if *steps > 0 {
 			stepCap = *steps
@@ -208,22 +343,22 @@ func partitionSearchSteps(g *core.Graph, part []int32, k int, seed uint64, stop 
 			return nil
 		}
 		e := viol[rand(len(viol))]
-		a, c := eu[e], ev[e]
-		ba, bc := bestIn(part[a]), bestIn(part[c])
+		a, c := edges[e].u, edges[e].v
+		ba, bc := bestIn(clique[a]), bestIn(clique[c])
 		from, to := a, ba
 		switch {
 		case ba < 0 && bc < 0:
 			// Nothing allowed on either side: a random member of a's
 			// clique, so the search cannot stall.
-			q := part[a]
-			to = members[int(start[q])+rand(int(start[q+1]-start[q]))]
+			q := clique[a]
+			to = start[q] + int32(rand(int(start[q+1]-start[q])))
 			if to == a {
 				continue
 			}
 		case ba < 0:
 			from, to = c, bc
 		case bc >= 0:
-			da, dc := vs[ba].score-vs[a].score, vs[bc].score-vs[c].score
+			da, dc := vs[ba]&pScore-chosenScore(a), vs[bc]&pScore-chosenScore(c)
 			if dc < da || (dc == da && age[bc] < age[ba]) {
 				from, to = c, bc
 			}
@@ -231,10 +366,10 @@ func partitionSearchSteps(g *core.Graph, part []int32, k int, seed uint64, stop 
 		for range partSample - 1 {
 			// More violated edges: the move of least delta over all.
 			e := viol[rand(len(viol))]
-			d := vs[to].score - vs[from].score
-			for _, x := range [2]int32{eu[e], ev[e]} {
-				if y := bestIn(part[x]); y >= 0 {
-					if dy := vs[y].score - vs[x].score; dy < d || (dy == d && age[y] < age[to]) {
+			d := vs[to]&pScore - chosenScore(from)
+			for _, x := range [2]int32{edges[e].u, edges[e].v} {
+				if y := bestIn(clique[x]); y >= 0 {
+					if dy := vs[y]&pScore - chosenScore(x); dy < d || (dy == d && age[y] < age[to]) {
 						from, to, d = x, y, dy
 					}
 				}
@@ -243,34 +378,44 @@ func partitionSearchSteps(g *core.Graph, part []int32, k int, seed uint64, stop 
 		unchoose(from)
 		choose(to)
 		age[from], age[to] = step, step
-		for _, e := range viol {
-			w[ea[e]]++
-			w[eb[e]]++
-			vs[eu[e]].score++
-			vs[ev[e]].score++
-		}
 		totalW += int64(len(viol))
 		if totalW > forgetAt {
+			// Bring the violated edges up to date, this step's raise
+			// included, then scale every weight and recount the scores.
+			for _, i := range viol {
+				e := &edges[i]
+				late := step + 1 - e.since
+				arcs[e.a] += uint64(late) << 32
+				arcs[e.b] += uint64(late) << 32
+				e.since = step + 1
+			}
+			for v := range nv {
+				sumSince[v] = nv[v] * (step + 1)
+			}
 			totalW = 0
 			for v := range vs {
-				vs[v].score = 0
+				vs[v] &^= pScore
 			}
-			for e := range m {
-				x := max(1, w[ea[e]]*rho/10)
-				w[ea[e]], w[eb[e]] = x, x
+			for _, e := range edges {
+				x := max(1, int32(arcs[e.a]>>32)*rho/10)
+				arcs[e.a] = uint64(uint32(arcs[e.a])) | uint64(x)<<32
+				arcs[e.b] = uint64(uint32(arcs[e.b])) | uint64(x)<<32
 				totalW += int64(x)
-				if vs[eu[e]].in {
-					vs[ev[e]].score += x
+				if vs[e.u] < 0 {
+					vs[e.v] += int64(x)
 				}
-				if vs[ev[e]].in {
-					vs[eu[e]].score += x
+				if vs[e.v] < 0 {
+					vs[e.u] += int64(x)
 				}
 			}
+		}
+		if partAudit != nil {
+			audit(step)
 		}
 	}
 	cover := make([]bool, n)
 	for v := range cover {
-		cover[v] = !vs[v].in
+		cover[orig[v]] = vs[v] >= 0
 	}
 	return cover
 }
