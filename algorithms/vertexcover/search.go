@@ -262,7 +262,27 @@ func (e *engine) run(top bool) ([]int32, bool) {
 				localSearch(kg, e.target-base, time.Now().Add(time.Duration(1<<62)), &lsThrottle, e.seed+0x9e3779b97f4a7c15*(k+1), &lsStop, lsInit, latest, plateau, offerKernel)
 			}()
 		}
-		start(0, firstDone)
+		// The first local search stops with lsStop, and also with nuStop
+		// where the partition search takes over (below); then it runs
+		// thenPart, if set, in its place.
+		var firstStop atomic.Bool
+		var thenPart atomic.Pointer[func()]
+		lsWG.Add(2)
+		go func() {
+			defer lsWG.Done()
+			for !lsStop.Load() && !nuStop.Load() {
+				time.Sleep(5 * time.Millisecond)
+			}
+			firstStop.Store(true)
+		}()
+		go func() {
+			defer lsWG.Done()
+			localSearch(kg, e.target-base, time.Now().Add(time.Duration(1<<62)), &lsThrottle, e.seed+0x9e3779b97f4a7c15, &firstStop, lsInit, latest, plateau, offerKernel)
+			close(firstDone)
+			if f := thenPart.Load(); f != nil && !lsStop.Load() {
+				(*f)()
+			}
+		}()
 		// The local search has the cores alone for e.ls, unless it ends or
 		// reaches the target first, or another route (the clique race of
 		// dense.go) settles the kernel meanwhile.
@@ -336,7 +356,8 @@ func (e *engine) run(top bool) ([]int32, bool) {
 				// sizes): it keeps an eighth of the cores. NuMVC copies
 				// (a third) work only while the incumbent is above the
 				// target + 1, which the partition search cannot improve
-				// on; then they turn into partition searches too. On the
+				// on; then they, and the first local search, turn into
+				// partition searches too. On the
 				// GPU machine's Xeon a partition step is 2.3× faster than
 				// NuMVC's and, on frb53-24-1, 1 hit in 554 core-seconds
 				// against none for NuMVC.
@@ -352,17 +373,19 @@ func (e *engine) run(top bool) ([]int32, bool) {
 						offerKernel(cover, kg.N-k)
 					}
 				}
+				// The first local search (NuMVC) gives way too.
+				thenPart.Store(new(func() { runPart(partSeed(gaveWay.Add(1))) }))
+				// Stop the NuMVC searches once the incumbent is one above
+				// the target.
+				lsWG.Add(1)
+				go func() {
+					defer lsWG.Done()
+					for !nuStop.Load() && e.best.Load() > int64(e.target)+1 {
+						time.Sleep(10 * time.Millisecond)
+					}
+					nuStop.Store(true)
+				}()
 				if e.best.Load() > int64(e.target)+1 {
-					// Stop the copies once the incumbent is one above
-					// the target.
-					lsWG.Add(1)
-					go func() {
-						defer lsWG.Done()
-						for !nuStop.Load() && e.best.Load() > int64(e.target)+1 {
-							time.Sleep(10 * time.Millisecond)
-						}
-						nuStop.Store(true)
-					}()
 					for c := 1; c < copies/3; c++ {
 						lsWG.Add(1)
 						go func(c int) {
