@@ -1,7 +1,11 @@
 package kernels
 
 import (
+	"fmt"
 	"math/rand/v2"
+	"os"
+	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/arbor-gpu/arbor/backend"
@@ -117,6 +121,71 @@ func TestVCLanes(t *testing.T) {
 					t.Errorf("case %d, %d lanes: cover of %d at the optimum %d, %v", i, lanes, found, c.opt, err)
 				}
 			}
+		}
+	})
+}
+
+// TestVCLanesSweep is a debug aid for the lane path on OpenCL devices:
+// ARBOR_VC_LANES (a comma-separated list of lane counts, e.g. "2,4,8")
+// runs vc_epoch with each on graphs of odd and small sizes (fewer vertices
+// than lanes included) and requires the twin's node counts and covers.
+// Skipped when the variable is unset: every lane count is a compilation
+// of its own on PoCL (seconds for 8 lanes), and PoCL 3.1 cannot build
+// this kernel's lane path for 2 lanes (NOTES: "PoCL 5.0 crash of
+// TestVCLanes").
+func TestVCLanesSweep(t *testing.T) {
+	env := os.Getenv("ARBOR_VC_LANES")
+	if env == "" {
+		t.Skip("ARBOR_VC_LANES unset (e.g. ARBOR_VC_LANES=2,4,8)")
+	}
+	var lanes []int
+	for _, f := range strings.Split(env, ",") {
+		l, err := strconv.Atoi(strings.TrimSpace(f))
+		if err != nil {
+			t.Fatalf("ARBOR_VC_LANES=%q: %v", env, err)
+		}
+		lanes = append(lanes, l)
+	}
+	ref := cpu.New(0)
+	rng := rand.New(rand.NewPCG(45, 46))
+	type tc struct {
+		n        int
+		off, adj []int32
+		opt      int
+		nodes    int64
+	}
+	var cases []tc
+	for _, n := range []int{3, 5, 7, 13, 21, 33} {
+		off, adj := randomCSR(rng, n, 0.35-0.2*float64(n)/33)
+		c := tc{n: n, off: off, adj: adj, opt: vcBruteMin(n, off, adj)}
+		if c.opt == 0 {
+			continue // no edge: no tree below the root
+		}
+		var err error
+		if c.nodes, _, err = vcRun(ref, n, off, adj, int32(c.opt-1), 3, 0); err != nil {
+			t.Fatal(err)
+		}
+		cases = append(cases, c)
+	}
+	if len(cases) < 4 {
+		t.Fatalf("%d graphs with edges: the sweep tests too little", len(cases))
+	}
+	backendtest.ForBackend(t, "opencl", func(t *testing.T, dev backend.Device) {
+		for _, l := range lanes {
+			t.Run(fmt.Sprintf("lanes%d", l), func(t *testing.T) {
+				for _, c := range cases {
+					nodes, found, err := vcRun(dev, c.n, c.off, c.adj, int32(c.opt-1), 3, l)
+					if err != nil {
+						t.Fatalf("n=%d: %v", c.n, err)
+					}
+					if nodes != c.nodes || found != -1 {
+						t.Errorf("n=%d, k=%d: %d nodes, cover %d; twin %d nodes, none", c.n, c.opt-1, nodes, found, c.nodes)
+					}
+					if _, found, err = vcRun(dev, c.n, c.off, c.adj, int32(c.opt), 3, l); err != nil || found != c.opt {
+						t.Errorf("n=%d: cover of %d at the optimum %d, %v", c.n, found, c.opt, err)
+					}
+				}
+			})
 		}
 	})
 }
