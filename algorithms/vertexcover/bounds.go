@@ -12,6 +12,12 @@ type ccScratch struct {
 	touched []int32
 	mate    []int32
 	k       int // cliques of the last cliqueCover
+	// sum: per clique, the sum of its members' indices (kept with
+	// c.clique and c.size), so that a two-vertex clique's other member
+	// is sum − the one known: no scan of its member row (partner). On
+	// huge cliques the sum may wrap; the arithmetic is modular, so a
+	// two-vertex clique's is still exact.
+	sum []int32
 
 	// absorb: the members of the cliques its search has reached
 	augSeen []uint64
@@ -55,6 +61,7 @@ func (c *ccScratch) init(n int) {
 	if len(c.clique) < n {
 		c.clique = make([]int32, n)
 		c.size = make([]int32, n)
+		c.sum = make([]int32, n)
 		c.hits = make([]int32, n)
 		c.mate = make([]int32, n)
 		for i := range c.clique {
@@ -283,10 +290,12 @@ func (s *state) cliqueCover(order []int32) int {
 		if best < 0 {
 			best = cliques
 			c.size[best] = 0
+			c.sum[best] = 0
 			cliques++
 		}
 		c.clique[v] = best
 		c.size[best]++
+		c.sum[best] += v
 	}
 	c.k = int(cliques)
 	return len(order) - int(cliques)
@@ -698,10 +707,12 @@ func (s *state) inheritCover(order []int32, inherit []int32) int {
 	}
 	clear(b.cl[:k*w])
 	clear(c.size[:k])
+	clear(c.sum[:k])
 	for _, v := range order {
 		q := inherit[v]
 		c.clique[v] = q
 		c.size[q]++
+		c.sum[q] += v
 		b.cl[int(q)*w+int(v>>6)] |= 1 << (uint(v) & 63)
 	}
 	used := 0

@@ -37,19 +37,25 @@ func (s *state) moveToClique(v, from, to int32) {
 	c.clique[v] = to
 	c.size[from]--
 	c.size[to]++
+	c.sum[from] -= v
+	c.sum[to] += v
 }
 
 // partner is the member of two-vertex clique q that is not y.
-func (s *state) partner(q, y int32) int32 {
-	for i, m := range s.bits.cliqueRow(q) {
-		if i == int(y>>6) {
-			m &^= 1 << (uint(y) & 63)
-		}
-		if m != 0 {
-			return int32(i*64 + bits.TrailingZeros64(m))
-		}
+func (s *state) partner(q, y int32) int32 { return s.cc.sum[q] - y }
+
+// seesCliqueOf reports whether v is adjacent to every member of u's
+// clique q (v not in q, u adjacent to v): for two members one bit test,
+// of u's partner.
+func (s *state) seesCliqueOf(v, q, u int32) bool {
+	switch s.cc.size[q] {
+	case 1:
+		return true
+	case 2:
+		p := s.partner(q, u)
+		return s.bits.rows[int(v)*s.bits.w+int(p>>6)]&(1<<(uint(p)&63)) != 0
 	}
-	return -1
+	return s.seesClique(v, q)
 }
 
 // reached reports whether u's clique was reached by the current absorption.
@@ -99,7 +105,7 @@ func (s *state) freeClique(q, z int32, depth int) bool {
 				c.pairNbs = append(c.pairNbs, u)
 			}
 			// A singleton {u} is seen (u is a neighbour): no row test.
-			if c.size[r] > 1 && !s.seesClique(z, r) {
+			if !s.seesCliqueOf(z, r, u) {
 				continue
 			}
 			c.pairNbs = c.pairNbs[:from]
@@ -138,7 +144,7 @@ func (s *state) absorb(x int32, depth int) bool {
 		if qy < 0 || qy == qx || c.size[qy] == 0 {
 			continue
 		}
-		if c.size[qy] == 1 || s.seesClique(x, qy) {
+		if s.seesCliqueOf(x, qy, y) {
 			s.moveToClique(x, qx, qy)
 			return true
 		}
@@ -214,7 +220,7 @@ next:
 				y := int32(i*64 + bits.TrailingZeros64(wd))
 				wd &= wd - 1
 				r := c.clique[y]
-				if r < 0 || r == qx || c.size[r] <= 1 || !s.seesClique(x, r) {
+				if r < 0 || r == qx || c.size[r] <= 1 || !s.seesCliqueOf(x, r, y) {
 					continue
 				}
 				z := s.partner(qx, x)
