@@ -46,14 +46,15 @@ func (s *state) partner(q, y int32) int32 { return s.cc.sum[q] - y }
 
 // seesCliqueOf reports whether v is adjacent to every member of u's
 // clique q (v not in q, u adjacent to v): for two members one bit test,
-// of u's partner.
+// of u's partner. freeClique and bitMergePairs, which call it for nearly
+// every neighbour they walk, have it written out (it is too large to be
+// inlined).
 func (s *state) seesCliqueOf(v, q, u int32) bool {
 	switch s.cc.size[q] {
 	case 1:
 		return true
 	case 2:
-		p := s.partner(q, u)
-		return s.bits.rows[int(v)*s.bits.w+int(p>>6)]&(1<<(uint(p)&63)) != 0
+		return s.hasEdge(v, s.partner(q, u))
 	}
 	return s.seesClique(v, q)
 }
@@ -105,8 +106,16 @@ func (s *state) freeClique(q, z int32, depth int) bool {
 				c.pairNbs = append(c.pairNbs, u)
 			}
 			// A singleton {u} is seen (u is a neighbour): no row test.
-			if !s.seesCliqueOf(z, r, u) {
-				continue
+			// seesCliqueOf(z, r, u) written out
+			switch sz := c.size[r]; {
+			case sz == 2:
+				if p := c.sum[r] - u; rz[p>>6]&(1<<(uint(p)&63)) == 0 {
+					continue
+				}
+			case sz > 2:
+				if !s.seesClique(z, r) {
+					continue
+				}
 			}
 			c.pairNbs = c.pairNbs[:from]
 			s.moveToClique(z, q, r)
@@ -220,8 +229,21 @@ next:
 				y := int32(i*64 + bits.TrailingZeros64(wd))
 				wd &= wd - 1
 				r := c.clique[y]
-				if r < 0 || r == qx || c.size[r] <= 1 || !s.seesCliqueOf(x, r, y) {
+				if r < 0 || r == qx {
 					continue
+				}
+				// seesCliqueOf(x, r, y) written out, singletons skipped
+				switch sz := c.size[r]; {
+				case sz <= 1:
+					continue
+				case sz == 2:
+					if p := c.sum[r] - y; rx[p>>6]&(1<<(uint(p)&63)) == 0 {
+						continue
+					}
+				default:
+					if !s.seesClique(x, r) {
+						continue
+					}
 				}
 				z := s.partner(qx, x)
 				s.moveToClique(x, qx, r)
