@@ -335,10 +335,11 @@ func (s *state) matchingBound() int {
 // with one candidate left must give that vertex, which removes its
 // neighbours from the other cliques; a clique left empty is a conflict,
 // and the cliques on its chain of reasons form the set. Beyond the cliques
-// that are units from the start, each clique of two or three vertices is
-// tried vertex by vertex (failed literals): if every choice conflicts, the
-// clique with all the reasons is a set. It reads the cover that
-// cliqueCover(cc.order) left.
+// that are units from the start, each clique of up to
+// maxFailedLiteralClique vertices is tried vertex by vertex (failed
+// literals): if every choice conflicts, the clique with all the reasons is
+// a set. It reads the cover that cliqueCover(cc.order) left (cc.clique and
+// cc.size, which the merges keep).
 //
 // A failed literal found one set short of need (found = need−1) forces
 // its vertex into the cover even when the other members of its clique do
@@ -670,11 +671,12 @@ func (s *state) upBound(need int) int {
 
 // maxFailedLiteralClique is the largest clique whose vertices upBound
 // tries one by one (4 and 5 found nothing more on the PACE instances and
-// cost time). Two, not three: each trial re-propagates the initial units,
-// and the three-vertex trials cost more than the conflicts they find; on
-// the 28 PACE instances of ≤ 450 vertices also 0–4% fewer nodes (the
-// disjoint sets found differ) and vc-exact_043 / _091 about 10% / 5%
-// faster (NOTES.md).
+// cost time). Two, not three: the three-vertex trials cost more than the
+// conflicts they find; on the 28 PACE instances of ≤ 450 vertices also
+// 0–4% fewer nodes (the disjoint sets found differ) and vc-exact_043 /
+// _091 about 10% / 5% faster (NOTES.md). With the cheaper trials of
+// branch up (no initial units propagated again per trial) three is still
+// worse: _091 94.3 k → 100.5 k nodes, 1.72 → 1.95 s.
 const maxFailedLiteralClique = 2
 
 // maxForcedRound: upBound stops its failed literals once this many
