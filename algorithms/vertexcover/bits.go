@@ -152,11 +152,13 @@ func (s *state) bitCliqueCover(order []int32) int {
 		if best < 0 {
 			best = cliques
 			c.size[best] = 0
+			c.sum[best] = 0
 			clear(b.cl[int(best)*w : int(best)*w+w])
 			cliques++
 		}
 		c.clique[v] = best
 		c.size[best]++
+		c.sum[best] += v
 		b.cl[int(best)*w+int(v>>6)] |= 1 << (uint(v) & 63)
 	}
 	c.k = int(cliques)

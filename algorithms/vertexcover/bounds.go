@@ -1,5 +1,7 @@
 package vertexcover
 
+import "math/bits"
+
 // ccScratch is the reusable memory of the clique cover bound.
 type ccScratch struct {
 	order   []int32
@@ -10,21 +12,28 @@ type ccScratch struct {
 	touched []int32
 	mate    []int32
 	k       int // cliques of the last cliqueCover
+	// sum: per clique, the sum of its members' indices (kept with
+	// c.clique and c.size), so that a two-vertex clique's other member
+	// is sum − the one known: no scan of its member row (partner). On
+	// huge cliques the sum may wrap; the arithmetic is modular, so a
+	// two-vertex clique's is still exact.
+	sum []int32
 
-	// bitMergeSingles: per clique, the stamp of the last search that saw it
-	augSeen  []uint32
-	augStamp uint32
-	pairNbs  []int32 // freeClique: a stack of its neighbours in two-vertex cliques
+	// absorb: the members of the cliques its search has reached
+	augSeen []uint64
+	pairNbs []int32 // freeClique: a stack of its neighbours in two-vertex cliques
 
 	// unit propagation (upBound)
 	start, members []int32
 	rem            []int32
 	used, inSet    []bool
-	// gone[u]: u is dead, in a clique already used, or removed by the
-	// current propagation (then on the trail). One byte test instead of
-	// the alive, removed and used-clique tests per adjacency entry took
-	// vc-exact_031 from 17.4 to 16.6 µs per node.
-	gone    []bool
+	// avail: bit u is set while u is live, not in a clique already used
+	// and not removed by the current propagation (then on the trail).
+	// One bit test per adjacency entry instead of the alive, removed and
+	// used-clique tests; on bitset states a unit reads its row masked by
+	// avail instead of its adjacency list (was one byte per vertex,
+	// cleared over all n at every call).
+	avail   []uint64
 	by      []int32
 	trail   []int32
 	units   []int32 // clique, vertex pairs
@@ -40,17 +49,19 @@ type ccScratch struct {
 	// upBound (forced or not); search branches on one of them when no
 	// packing constraint names a vertex.
 	failed []int32
-	// trials: upBound's cliques for failed literals, in trial order;
-	// trialSeen counts per clique the members the ordering pass has met
-	// (back to zero when it is done)
-	trials    []int32
-	trialSeen []int32
+	// trials: upBound's cliques for failed literals, in trial order
+	trials []int32
+	// holds[v] == holdStamp: v's failed literal is known not to fail in
+	// the current upBound (it was implied by one that did not)
+	holds     []uint32
+	holdStamp uint32
 }
 
 func (c *ccScratch) init(n int) {
 	if len(c.clique) < n {
 		c.clique = make([]int32, n)
 		c.size = make([]int32, n)
+		c.sum = make([]int32, n)
 		c.hits = make([]int32, n)
 		c.mate = make([]int32, n)
 		for i := range c.clique {
@@ -279,10 +290,12 @@ func (s *state) cliqueCover(order []int32) int {
 		if best < 0 {
 			best = cliques
 			c.size[best] = 0
+			c.sum[best] = 0
 			cliques++
 		}
 		c.clique[v] = best
 		c.size[best]++
+		c.sum[best] += v
 	}
 	c.k = int(cliques)
 	return len(order) - int(cliques)
@@ -322,10 +335,11 @@ func (s *state) matchingBound() int {
 // with one candidate left must give that vertex, which removes its
 // neighbours from the other cliques; a clique left empty is a conflict,
 // and the cliques on its chain of reasons form the set. Beyond the cliques
-// that are units from the start, each clique of two or three vertices is
-// tried vertex by vertex (failed literals): if every choice conflicts, the
-// clique with all the reasons is a set. It reads the cover that
-// cliqueCover(cc.order) left.
+// that are units from the start, each clique of up to
+// maxFailedLiteralClique vertices is tried vertex by vertex (failed
+// literals): if every choice conflicts, the clique with all the reasons is
+// a set. It reads the cover that cliqueCover(cc.order) left (cc.clique and
+// cc.size, which the merges keep).
 //
 // A failed literal found one set short of need (found = need−1) forces
 // its vertex into the cover even when the other members of its clique do
@@ -344,62 +358,106 @@ func (s *state) upBound(need int) int {
 		c.used = make([]bool, n)
 		c.inSet = make([]bool, n)
 	}
-	if len(c.gone) < s.n {
-		c.gone = make([]bool, s.n)
+	words := (s.n + 63) / 64
+	if len(c.by) < s.n {
 		c.by = make([]int32, s.n)
 		c.members = make([]int32, s.n)
 	}
+	if len(c.avail) < words {
+		c.avail = make([]uint64, words)
+	}
+	// avail: the live vertices not removed (by the current propagation,
+	// or as members of a clique already used). A bitset, not a byte per
+	// vertex: it is set up by a copy of the live bitset, and a unit's
+	// propagation reads its row masked by it.
+	avail := c.avail[:words]
+	b := s.bits
+	if b != nil {
+		// order holds every live vertex
+		copy(avail, b.alive)
+	} else {
+		clear(avail)
+		for _, v := range c.order {
+			avail[v>>6] |= 1 << (uint(v) & 63)
+		}
+	}
 	start, rem, used := c.start[:k+1], c.rem[:k], c.used[:k]
-	clear(start)
-	for _, v := range c.order {
-		start[c.clique[v]+1]++
-	}
-	for q := 0; q < k; q++ {
-		start[q+1] += start[q]
-		used[q] = false
-	}
-	// Bucket the vertices by clique; rem serves as the fill cursor and
-	// is then reset to the clique sizes.
-	members := c.members
-	copy(rem, start[:k])
-	for _, v := range c.order {
-		q := c.clique[v]
-		members[rem[q]] = v
-		rem[q]++
-	}
-	for q := 0; q < k; q++ {
-		rem[q] = start[q+1] - start[q]
-	}
-	for v := 0; v < s.n; v++ {
-		c.gone[v] = true
-	}
-	for _, v := range c.order {
-		c.gone[v] = false
-	}
-
-	// Cliques of one vertex are the units every propagation starts from.
+	// Clique q's members go to members[start[q]:start[q+1]] in order's
+	// order; c.size holds the clique sizes (cliqueCover, inheritCover and
+	// the merges keep it). Cliques of one vertex are the units every
+	// propagation starts from.
 	c.singles = c.singles[:0]
+	start[0] = 0
 	for q := int32(0); q < int32(k); q++ {
-		if start[q+1]-start[q] == 1 {
+		start[q+1] = start[q] + c.size[q]
+		rem[q] = start[q+1] // the fill cursor, from the end
+		used[q] = false
+		if c.size[q] == 1 {
 			c.singles = append(c.singles, q)
 		}
+	}
+	// One pass backwards over order buckets the vertices and lists the
+	// cliques for failed literals. These are tried clique by clique in
+	// descending order of the smallest degree in the clique (a clique
+	// joins the list when the reverse degree order reaches its last
+	// member: when its cursor reaches its start), not in index order:
+	// high-degree literals remove more and conflict more often, and they
+	// are the better branching vertices (search). 1 thread, no local
+	// search: vc-exact_091 105.5 k → 97.4 k nodes, _083 63.0 k → 58.0 k,
+	// _043 26.7 k → 23.9 k, about 7% faster.
+	members := c.members
+	if cap(c.trials) < k {
+		c.trials = make([]int32, 0, max(k, s.n+1))
+	}
+	trials := c.trials[:0]
+	for i := len(c.order) - 1; i >= 0; i-- {
+		v := c.order[i]
+		q := c.clique[v]
+		rem[q]--
+		members[rem[q]] = v
+		if rem[q] == start[q] {
+			if size := start[q+1] - start[q]; size >= 2 && size <= maxFailedLiteralClique {
+				trials = append(trials, q)
+			}
+		}
+	}
+	c.trials = trials
+	for q := 0; q < k; q++ {
+		rem[q] = c.size[q]
 	}
 	// The work (adjacency entries read) is capped at a few passes over the
 	// graph, so that huge kernels do not pay k propagations per node.
 	work, budget := 0, upWorkPasses*(2*s.m+s.nAlive)
 
-	// propagate runs unit propagation from the initial units plus, when
-	// hq ≥ 0, the hypothesis that clique hq gives vertex hv. It returns
-	// the conflicting clique or -1; removals stay on the trail for trace
-	// and undo.
+	// unit: clique r has one vertex left since u was removed; r must
+	// give it.
+	unit := func(r, u int32) {
+		if o := start[r]; start[r+1]-o == 2 {
+			// most cliques here have two members: the other one
+			c.units = append(c.units, r, members[o]+members[o+1]-u)
+			return
+		}
+		for _, w := range members[start[r]:start[r+1]] {
+			if avail[w>>6]&(1<<(uint(w)&63)) != 0 {
+				c.units = append(c.units, r, w)
+				return
+			}
+		}
+	}
+	// propagate runs unit propagation from the initial units (hq < 0) or
+	// from the hypothesis that clique hq gives vertex hv alone, on top of
+	// the initial units' fixpoint left on the trail. It returns the
+	// conflicting clique or -1; removals stay on the trail for trace and
+	// undo.
 	propagate := func(hq, hv int32) int32 {
 		c.units = c.units[:0]
 		if hq >= 0 {
 			c.units = append(c.units, hq, hv)
-		}
-		for _, q := range c.singles {
-			if !used[q] && q != hq {
-				c.units = append(c.units, q, members[start[q]])
+		} else {
+			for _, q := range c.singles {
+				if !used[q] {
+					c.units = append(c.units, q, members[start[q]])
+				}
 			}
 		}
 		for i := 0; i < len(c.units); i += 2 {
@@ -408,20 +466,49 @@ func (s *state) upBound(need int) int {
 			}
 			q, v := c.units[i], c.units[i+1]
 			work += len(s.adj[v])
-			if c.gone[v] {
+			if avail[v>>6]&(1<<(uint(v)&63)) == 0 {
 				// v was removed after q became a unit: q is empty now,
 				// a conflict recorded when it happened.
 				continue
 			}
+			if b != nil {
+				// v's row masked by avail: the vertices still there, in
+				// index order, without reading the dead and removed
+				// entries of adj[v] (on vc-exact_091 about 11 entries
+				// read per unit for 2 removals).
+				rv := b.row(v)
+				for i := range avail {
+					x := rv[i] & avail[i]
+					for x != 0 {
+						u := int32(i*64 + bits.TrailingZeros64(x))
+						x &= x - 1
+						r := c.clique[u]
+						if r == q {
+							continue
+						}
+						avail[i] &^= 1 << (uint(u) & 63)
+						c.by[u] = q
+						c.trail = append(c.trail, u)
+						rem[r]--
+						switch rem[r] {
+						case 0:
+							return r
+						case 1:
+							unit(r, u)
+						}
+					}
+				}
+				continue
+			}
 			for _, u := range s.adj[v] {
-				if c.gone[u] {
+				if avail[u>>6]&(1<<(uint(u)&63)) == 0 {
 					continue
 				}
 				r := c.clique[u]
 				if r == q {
 					continue
 				}
-				c.gone[u] = true
+				avail[u>>6] &^= 1 << (uint(u) & 63)
 				c.by[u] = q
 				c.trail = append(c.trail, u)
 				rem[r]--
@@ -429,24 +516,21 @@ func (s *state) upBound(need int) int {
 				case 0:
 					return r
 				case 1:
-					for _, w := range members[start[r]:start[r+1]] {
-						if !c.gone[w] {
-							c.units = append(c.units, r, w)
-							break
-						}
-					}
+					unit(r, u)
 				}
 			}
 		}
 		return -1
 	}
-	undo := func() {
-		for _, u := range c.trail {
-			c.gone[u] = false
+	// undoTo takes back the removals on the trail after mark.
+	undoTo := func(mark int) {
+		for _, u := range c.trail[mark:] {
+			avail[u>>6] |= 1 << (uint(u) & 63)
 			rem[c.clique[u]]++
 		}
-		c.trail = c.trail[:0]
+		c.trail = c.trail[:mark]
 	}
+	undo := func() { undoTo(0) }
 	// trace adds to c.set the cliques behind the conflict at r.
 	trace := func(r int32) {
 		stack := append(c.union[:0], r)
@@ -459,7 +543,7 @@ func (s *state) upBound(need int) int {
 			q := stack[len(stack)-1]
 			stack = stack[:len(stack)-1]
 			for _, u := range members[start[q]:start[q+1]] {
-				if c.gone[u] {
+				if avail[u>>6]&(1<<(uint(u)&63)) == 0 {
 					if p := c.by[u]; !c.inSet[p] {
 						c.inSet[p] = true
 						c.set = append(c.set, p)
@@ -474,48 +558,44 @@ func (s *state) upBound(need int) int {
 			used[q] = true
 			c.inSet[q] = false
 			for _, u := range members[start[q]:start[q+1]] {
-				c.gone[u] = true
+				avail[u>>6] &^= 1 << (uint(u) & 63)
 			}
 		}
 		c.set = c.set[:0]
 	}
-	found := 0
-	for found < need {
-		r := propagate(-1, -1)
-		if r < 0 {
-			undo()
-			break
-		}
-		trace(r)
+	// settle propagates the initial units, committing the sets of their
+	// conflicts, until they reach a fixpoint without one (or need sets
+	// are found). That fixpoint stays on the trail (base): each failed
+	// literal below propagates only its hypothesis from it and undoes
+	// back to it, instead of propagating the initial units again for
+	// every trial. Unit propagation finds a conflict or not whatever the
+	// order, so the same literals fail as with the hypothesis first; the
+	// sets traced can differ (NOTES.md).
+	found, base := 0, 0
+	settle := func() {
 		undo()
-		commit()
-		found++
-	}
-	// The failed literals are tried clique by clique in descending order
-	// of the smallest degree in the clique (a clique joins the list when
-	// the reverse degree order reaches its last member), not in index
-	// order: high-degree literals remove more and conflict more often,
-	// and they are the better branching vertices (search). 1 thread, no
-	// local search: vc-exact_091 105.5 k → 97.4 k nodes, _083 63.0 k →
-	// 58.0 k, _043 26.7 k → 23.9 k, about 7% faster.
-	if cap(c.trials) < k {
-		c.trials = make([]int32, 0, max(k, s.n+1))
-		c.trialSeen = make([]int32, max(k, s.n+1))
-	}
-	trials := c.trials[:0]
-	for i := len(c.order) - 1; i >= 0; i-- {
-		q := c.clique[c.order[i]]
-		size := start[q+1] - start[q]
-		if used[q] || size < 2 || size > maxFailedLiteralClique {
-			continue
+		for found < need {
+			r := propagate(-1, -1)
+			if r < 0 {
+				break
+			}
+			trace(r)
+			undo()
+			commit()
+			found++
 		}
-		c.trialSeen[q]++
-		if c.trialSeen[q] == size {
-			c.trialSeen[q] = 0
-			trials = append(trials, q)
-		}
+		base = len(c.trail)
 	}
-	c.trials = trials
+	settle()
+	if len(c.holds) < s.n {
+		c.holds = make([]uint32, s.n)
+	}
+	c.holdStamp++
+	if c.holdStamp == 0 {
+		clear(c.holds)
+		c.holdStamp = 1
+	}
+	// (cliques used by the initial units are skipped below)
 	for _, q := range trials {
 		if found >= need || len(c.forced) >= maxForcedRound {
 			break
@@ -525,18 +605,39 @@ func (s *state) upBound(need int) int {
 		}
 		all := true
 		for _, a := range members[start[q]:start[q+1]] {
-			r := propagate(q, a)
-			if r < 0 {
-				all = false
-				undo()
-				if found == need-1 {
-					// The other members may still be forced.
-					continue
+			if avail[a>>6]&(1<<(uint(a)&63)) == 0 {
+				// The initial units removed a: clique by[a] has lost its
+				// last candidate when a is taken. Its reasons are the
+				// conflict.
+				trace(c.by[a])
+			} else {
+				r := int32(-1)
+				// A vertex implied by a literal that did not fail does
+				// not fail either (its propagation is part of that one),
+				// nor after a commit, which only takes cliques away: skip
+				// it, the outcome is the same.
+				if c.holds[a] != c.holdStamp {
+					r = propagate(q, a)
 				}
-				break
+				if r < 0 {
+					if c.holds[a] != c.holdStamp && work <= budget {
+						// Every unit of this propagation holds as well
+						// (when it ran to its fixpoint).
+						for i := 1; i < len(c.units); i += 2 {
+							c.holds[c.units[i]] = c.holdStamp
+						}
+					}
+					all = false
+					undoTo(base)
+					if found == need-1 {
+						// The other members may still be forced.
+						continue
+					}
+					break
+				}
+				trace(r)
+				undoTo(base)
 			}
-			trace(r)
-			undo()
 			c.failed = append(c.failed, a)
 			if found == need-1 {
 				// One set short of pruning: an independent set with a
@@ -557,19 +658,25 @@ func (s *state) upBound(need int) int {
 			c.inSet[q] = true
 			c.set = append(c.set, q)
 		}
+		// The set's cliques are used up: the initial units' fixpoint
+		// without them is built again.
+		undo()
 		commit()
 		found++
+		settle()
 	}
+	undo()
 	return found
 }
 
 // maxFailedLiteralClique is the largest clique whose vertices upBound
 // tries one by one (4 and 5 found nothing more on the PACE instances and
-// cost time). Two, not three: each trial re-propagates the initial units,
-// and the three-vertex trials cost more than the conflicts they find; on
-// the 28 PACE instances of ≤ 450 vertices also 0–4% fewer nodes (the
-// disjoint sets found differ) and vc-exact_043 / _091 about 10% / 5%
-// faster (NOTES.md).
+// cost time). Two, not three: the three-vertex trials cost more than the
+// conflicts they find; on the 28 PACE instances of ≤ 450 vertices also
+// 0–4% fewer nodes (the disjoint sets found differ) and vc-exact_043 /
+// _091 about 10% / 5% faster (NOTES.md). With the cheaper trials of
+// branch up (no initial units propagated again per trial) three is still
+// worse: _091 94.3 k → 100.5 k nodes, 1.72 → 1.95 s.
 const maxFailedLiteralClique = 2
 
 // maxForcedRound: upBound stops its failed literals once this many
@@ -602,10 +709,12 @@ func (s *state) inheritCover(order []int32, inherit []int32) int {
 	}
 	clear(b.cl[:k*w])
 	clear(c.size[:k])
+	clear(c.sum[:k])
 	for _, v := range order {
 		q := inherit[v]
 		c.clique[v] = q
 		c.size[q]++
+		c.sum[q] += v
 		b.cl[int(q)*w+int(v>>6)] |= 1 << (uint(v) & 63)
 	}
 	used := 0

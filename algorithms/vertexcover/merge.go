@@ -37,25 +37,44 @@ func (s *state) moveToClique(v, from, to int32) {
 	c.clique[v] = to
 	c.size[from]--
 	c.size[to]++
+	c.sum[from] -= v
+	c.sum[to] += v
 }
 
 // partner is the member of two-vertex clique q that is not y.
-func (s *state) partner(q, y int32) int32 {
-	for i, m := range s.bits.cliqueRow(q) {
-		if i == int(y>>6) {
-			m &^= 1 << (uint(y) & 63)
-		}
-		if m != 0 {
-			return int32(i*64 + bits.TrailingZeros64(m))
-		}
+func (s *state) partner(q, y int32) int32 { return s.cc.sum[q] - y }
+
+// seesCliqueOf reports whether v is adjacent to every member of u's
+// clique q (v not in q, u adjacent to v): for two members one bit test,
+// of u's partner. freeClique and bitMergePairs, which call it for nearly
+// every neighbour they walk, have it written out (it is too large to be
+// inlined).
+func (s *state) seesCliqueOf(v, q, u int32) bool {
+	switch s.cc.size[q] {
+	case 1:
+		return true
+	case 2:
+		return s.hasEdge(v, s.partner(q, u))
 	}
-	return -1
+	return s.seesClique(v, q)
 }
 
-// seenClique: clique q was reached by the current absorption. A clique is
-// not tried twice in one (as in a matching's augmenting-path search),
-// which bounds its work by the adjacency it reaches.
-func (s *state) seenClique(q int32) bool { return s.cc.augSeen[q] == s.cc.augStamp }
+// reached reports whether u's clique was reached by the current absorption.
+// A clique is not tried twice in one (as in a matching's augmenting-path
+// search), which bounds its work by the adjacency it reaches. The marks
+// are the members of the cliques reached, as a bitset (cc.augSeen): no
+// clique changes during a search until it succeeds, so they stay those
+// cliques, and freeClique masks them out of a row at once instead of
+// looking up each neighbour's clique and its mark.
+func (s *state) reached(u int32) bool { return s.cc.augSeen[u>>6]&(1<<(uint(u)&63)) != 0 }
+
+// markReached marks clique q as reached by the current absorption.
+func (s *state) markReached(q int32) {
+	seen := s.cc.augSeen
+	for i, x := range s.bits.cliqueRow(q) {
+		seen[i] |= x
+	}
+}
 
 // freeClique moves z out of its two-vertex clique q: into a clique it sees
 // entirely, or into the clique {u, u'} of a neighbour u whose partner u'
@@ -71,22 +90,32 @@ func (s *state) freeClique(q, z int32, depth int) bool {
 	from := len(c.pairNbs)
 	// z's live neighbours from the bitsets (index order), not adj[z]:
 	// about 3% faster on vc-exact_091, within 0.5% of the nodes.
-	rz := s.bits.row(z)
+	// The cliques reached already (q among them) are masked out: a
+	// two-vertex one would be skipped by the second walk as well.
+	rz, seen := s.bits.row(z), c.augSeen
 	for i, wd := range s.bits.alive {
-		wd &= rz[i]
+		wd &= rz[i] &^ seen[i]
 		for wd != 0 {
 			u := int32(i*64 + bits.TrailingZeros64(wd))
 			wd &= wd - 1
 			r := c.clique[u]
-			if r < 0 || r == q || c.size[r] == 0 {
+			if r < 0 {
 				continue
 			}
 			if c.size[r] == 2 && depth > 0 {
 				c.pairNbs = append(c.pairNbs, u)
 			}
 			// A singleton {u} is seen (u is a neighbour): no row test.
-			if s.seenClique(r) || c.size[r] > 1 && !s.seesClique(z, r) {
-				continue
+			// seesCliqueOf(z, r, u) written out
+			switch sz := c.size[r]; {
+			case sz == 2:
+				if p := c.sum[r] - u; rz[p>>6]&(1<<(uint(p)&63)) == 0 {
+					continue
+				}
+			case sz > 2:
+				if !s.seesClique(z, r) {
+					continue
+				}
 			}
 			c.pairNbs = c.pairNbs[:from]
 			s.moveToClique(z, q, r)
@@ -97,11 +126,11 @@ func (s *state) freeClique(q, z int32, depth int) bool {
 	to := len(c.pairNbs)
 	for i := from; i < to; i++ {
 		u := c.pairNbs[i]
-		r := c.clique[u]
-		if s.seenClique(r) {
+		if s.reached(u) {
 			continue
 		}
-		c.augSeen[r] = c.augStamp
+		r := c.clique[u]
+		s.markReached(r)
 		if s.freeClique(r, s.partner(r, u), depth-1) {
 			c.pairNbs = c.pairNbs[:from]
 			s.moveToClique(z, q, r)
@@ -124,19 +153,19 @@ func (s *state) absorb(x int32, depth int) bool {
 		if qy < 0 || qy == qx || c.size[qy] == 0 {
 			continue
 		}
-		if c.size[qy] == 1 || s.seesClique(x, qy) {
+		if s.seesCliqueOf(x, qy, y) {
 			s.moveToClique(x, qx, qy)
 			return true
 		}
 	}
-	c.augStamp++
-	c.augSeen[qx] = c.augStamp
+	clear(c.augSeen)
+	s.markReached(qx)
 	for _, y := range s.adj[x] {
 		qy := c.clique[y]
-		if qy < 0 || c.size[qy] != 2 || s.seenClique(qy) {
+		if qy < 0 || c.size[qy] != 2 || s.reached(y) {
 			continue
 		}
-		c.augSeen[qy] = c.augStamp
+		s.markReached(qy)
 		if s.freeClique(qy, s.partner(qy, y), depth) {
 			s.moveToClique(x, qx, qy)
 			return true
@@ -156,8 +185,8 @@ func (s *state) absorb(x int32, depth int) bool {
 // was mixed: _091 95.2 k, _043 24.2 k).
 func (s *state) bitMergeSingles(order []int32) int {
 	c := &s.cc
-	if len(c.augSeen) < s.n {
-		c.augSeen = make([]uint32, s.n)
+	if len(c.augSeen) != s.bits.w {
+		c.augSeen = make([]uint64, s.bits.w)
 	}
 	gained := 0
 	for i := len(order) - 1; i >= 0; i-- {
@@ -200,8 +229,21 @@ next:
 				y := int32(i*64 + bits.TrailingZeros64(wd))
 				wd &= wd - 1
 				r := c.clique[y]
-				if r < 0 || r == qx || c.size[r] <= 1 || !s.seesClique(x, r) {
+				if r < 0 || r == qx {
 					continue
+				}
+				// seesCliqueOf(x, r, y) written out, singletons skipped
+				switch sz := c.size[r]; {
+				case sz <= 1:
+					continue
+				case sz == 2:
+					if p := c.sum[r] - y; rx[p>>6]&(1<<(uint(p)&63)) == 0 {
+						continue
+					}
+				default:
+					if !s.seesClique(x, r) {
+						continue
+					}
 				}
 				z := s.partner(qx, x)
 				s.moveToClique(x, qx, r)

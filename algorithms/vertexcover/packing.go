@@ -133,24 +133,23 @@ func (w *worker) reviveTo(n int) {
 // commonNeighbor returns a live vertex outside members adjacent to every
 // vertex of left, or -1.
 func (s *state) commonNeighbor(left, members []int32) int32 {
-	x := left[0]
-	for _, y := range left[1:] {
-		if s.deg[y] < s.deg[x] {
-			x = y
-		}
-	}
 	if b := s.bits; b != nil {
 		// The candidates are ∩ N(y) over left, live, outside members:
-		// a few word operations, and on most calls empty. When not, the
-		// first of them in adj[x] order is the one the walk below finds.
+		// a few word operations, and on most calls empty (then it stops
+		// as soon as the intersection is, and the walk's x is not
+		// needed). When not, the first of them in adj[x] order is the one
+		// the walk below finds.
 		res := b.tmp
-		for i := range res {
-			res[i] = b.alive[i]
-		}
+		copy(res, b.alive)
 		for _, y := range left {
 			ry := b.row(y)
+			var any uint64
 			for i := range res {
 				res[i] &= ry[i]
+				any |= res[i]
+			}
+			if any == 0 {
+				return -1
 			}
 		}
 		var any uint64
@@ -163,6 +162,7 @@ func (s *state) commonNeighbor(left, members []int32) int32 {
 		if any == 0 {
 			return -1
 		}
+		x := s.minDegree(left)
 		for _, u := range s.adj[x] {
 			if res[u>>6]&(1<<(uint(u)&63)) != 0 {
 				return u
@@ -170,6 +170,7 @@ func (s *state) commonNeighbor(left, members []int32) int32 {
 		}
 		return -1
 	}
+	x := s.minDegree(left)
 	s.stamp++
 	st := s.stamp
 	for _, y := range members {
@@ -188,6 +189,17 @@ next:
 		return u
 	}
 	return -1
+}
+
+// minDegree is the first vertex of smallest degree in vs.
+func (s *state) minDegree(vs []int32) int32 {
+	x := vs[0]
+	for _, y := range vs[1:] {
+		if s.deg[y] < s.deg[x] {
+			x = y
+		}
+	}
+	return x
 }
 
 // hasEdge reports whether live vertices a and b are adjacent.

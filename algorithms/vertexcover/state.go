@@ -1,6 +1,7 @@
 package vertexcover
 
 import (
+	"math/bits"
 	"slices"
 
 	"github.com/arbor-gpu/arbor/core"
@@ -139,6 +140,22 @@ func (s *state) remove(v int32) {
 	}
 	s.nAlive--
 	s.m -= int(s.deg[v])
+	if b := s.bits; b != nil {
+		// v's live neighbours from its row (it mirrors adj[v], which has
+		// no repeated entries), in index order: no walk over the dead
+		// entries. The queue order changes with it (±0.1% nodes).
+		rv := b.row(v)
+		for i, x := range b.alive {
+			x &= rv[i]
+			for x != 0 {
+				u := int32(i*64 + bits.TrailingZeros64(x))
+				x &= x - 1
+				s.deg[u]--
+				s.push(u)
+			}
+		}
+		return
+	}
 	for _, u := range s.adj[v] {
 		if s.alive[u] {
 			s.deg[u]--
@@ -148,9 +165,23 @@ func (s *state) remove(v int32) {
 }
 
 func (s *state) restore(v int32) {
-	for _, u := range s.adj[v] {
-		if s.alive[u] {
-			s.deg[u]++
+	if b := s.bits; b != nil {
+		// v's live neighbours from its row (it mirrors adj[v], which has
+		// no repeated entries): no walk over the dead entries, and no
+		// order to keep here, unlike remove's queue.
+		rv := b.row(v)
+		for i, x := range b.alive {
+			x &= rv[i]
+			for x != 0 {
+				s.deg[i*64+bits.TrailingZeros64(x)]++
+				x &= x - 1
+			}
+		}
+	} else {
+		for _, u := range s.adj[v] {
+			if s.alive[u] {
+				s.deg[u]++
+			}
 		}
 	}
 	s.alive[v] = true
