@@ -108,6 +108,9 @@ func TestVCLanes(t *testing.T) {
 		cases = append(cases, c)
 	}
 	backendtest.ForBackend(t, "opencl", func(t *testing.T, dev backend.Device) {
+		if why := poclLaneBug(dev.Info()); why != "" {
+			t.Skip(why)
+		}
 		for _, lanes := range []int{4} {
 			for i, c := range cases {
 				nodes, found, err := vcRun(dev, c.n, c.off, c.adj, int32(c.opt-1), 3, lanes)
@@ -171,6 +174,9 @@ func TestVCLanesSweep(t *testing.T) {
 		t.Fatalf("%d graphs with edges: the sweep tests too little", len(cases))
 	}
 	backendtest.ForBackend(t, "opencl", func(t *testing.T, dev backend.Device) {
+		if why := poclLaneBug(dev.Info()); why != "" {
+			t.Skip(why)
+		}
 		for _, l := range lanes {
 			t.Run(fmt.Sprintf("lanes%d", l), func(t *testing.T) {
 				for _, c := range cases {
@@ -256,4 +262,40 @@ func TestVCDonates(t *testing.T) {
 	}
 	t.Run("cpu", func(t *testing.T) { check(t, ref, true) })
 	backendtest.ForBackend(t, "opencl", func(t *testing.T, dev backend.Device) { check(t, dev, false) })
+}
+
+// poclLaneBug says why vc_epoch's multi-lane path is not run on a device,
+// or "". PoCL 5.0 (the GPU machine's, LLVM 16) mishandles it under every
+// work-group method: a segmentation fault (the default, loopvec) or one
+// node and no cover (cbs), with the kernel cache off; a review found no
+// kernel defect, and PoCL 3.1 runs it right (NOTES.md, issue #16). CPU
+// devices run vc_epoch with one lane in production (device.go), so only
+// this test path is affected; other PoCL versions still run it.
+func poclLaneBug(info backend.Info) string {
+	if info.Platform != "Portable Computing Language" {
+		return ""
+	}
+	if major, _, _ := strings.Cut(info.DriverVersion, "."); major == "5" {
+		return "PoCL " + info.DriverVersion + " mishandles vc_epoch's multi-lane path (see NOTES.md, issue #16)"
+	}
+	return ""
+}
+
+func TestPoclLaneBug(t *testing.T) {
+	for _, c := range []struct {
+		platform, driver string
+		skip             bool
+	}{
+		{"Portable Computing Language", "5.0+debian", true},
+		{"Portable Computing Language", "5.2", true},
+		{"Portable Computing Language", "3.1+debian", false},
+		{"Portable Computing Language", "6.0", false},
+		{"NVIDIA CUDA", "580.95.05", false},
+		{"NVIDIA CUDA", "5.0", false},
+	} {
+		got := poclLaneBug(backend.Info{Platform: c.platform, DriverVersion: c.driver})
+		if (got != "") != c.skip {
+			t.Errorf("%s %s: %q, want skip %v", c.platform, c.driver, got, c.skip)
+		}
+	}
 }
