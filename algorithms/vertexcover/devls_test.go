@@ -86,7 +86,7 @@ func TestTransversalCover(t *testing.T) {
 	part, k := bestPartition(g)
 	var stop atomic.Bool
 	var sol []int32
-	if c := partitionSearch(g, part, k, 1, &stop, time.Now().Add(time.Minute)); c != nil {
+	if c := partitionSearch(g, part, k, 1, &stop, time.Now().Add(time.Minute), partDegBeta); c != nil {
 		for v, in := range c {
 			if !in {
 				sol = append(sol, int32(v))

@@ -99,7 +99,7 @@ func TestPartitionSearchPlanted(t *testing.T) {
 			t.Fatalf("seed %d: partition into %d cliques, want the %d planted ones", seed, got, k)
 		}
 		var stop atomic.Bool
-		cover := partitionSearch(g, part, k, seed, &stop, time.Now().Add(time.Minute))
+		cover := partitionSearch(g, part, k, seed, &stop, time.Now().Add(time.Minute), partDegBeta)
 		if cover == nil {
 			t.Fatalf("seed %d: no cover of %d found", seed, g.N-k)
 		}
@@ -166,7 +166,7 @@ func TestPartitionSearchAudit(t *testing.T) {
 		}
 		var stop atomic.Bool
 		steps := int64(3000)
-		if c := partitionSearchSteps(g, part, k, seed, &stop, time.Now().Add(time.Minute), &steps); c != nil || steps < 3000 {
+		if c := partitionSearchSteps(g, part, k, seed, &stop, time.Now().Add(time.Minute), partDegBeta, &steps); c != nil || steps < 3000 {
 			t.Fatalf("seed %d: stopped after %d steps (cover %v) on an instance without a solution", seed, steps, c != nil)
 		}
 	}
@@ -193,7 +193,7 @@ func TestPartitionSearchStops(t *testing.T) {
 	part := []int32{0, 1}
 	var stop atomic.Bool
 	time.AfterFunc(50*time.Millisecond, func() { stop.Store(true) })
-	if c := partitionSearch(g, part, 2, 1, &stop, time.Now().Add(time.Minute)); c != nil {
+	if c := partitionSearch(g, part, 2, 1, &stop, time.Now().Add(time.Minute), 0); c != nil {
 		t.Fatalf("found %v on a graph without one", c)
 	}
 }

@@ -27,7 +27,8 @@ import (
 // ARBOR_LS_STEPS caps the partition search's steps (so that runs on a
 // loaded machine compare); ARBOR_LS_GAMMA, ARBOR_LS_RHO and
 // ARBOR_LS_SAMPLE set the partition search's knobs (partGamma, partRho,
-// partSample).
+// partSample); ARBOR_LS_BETA sets partDegBeta, ARBOR_LS_CHAIN=1|any
+// partChain (any: partChainAny too).
 func TestLSMeasure(t *testing.T) {
 	which := os.Getenv("ARBOR_LS_MEASURE")
 	if which == "" {
@@ -60,6 +61,12 @@ func TestLSMeasure(t *testing.T) {
 	if x := os.Getenv("ARBOR_LS_SAMPLE"); x != "" {
 		partSample, _ = strconv.Atoi(x)
 	}
+	if x := os.Getenv("ARBOR_LS_BETA"); x != "" {
+		partDegBeta, _ = strconv.ParseFloat(x, 64)
+	}
+	if x := os.Getenv("ARBOR_LS_CHAIN"); x != "" {
+		partChain, partChainAny = x != "0", x == "any"
+	}
 	par, _ := strconv.Atoi(envOr("ARBOR_LS_PAR", "1"))
 	stepCap, _ := strconv.ParseInt(envOr("ARBOR_LS_STEPS", "0"), 10, 64)
 	for _, f := range files {
@@ -91,7 +98,7 @@ func TestLSMeasure(t *testing.T) {
 					size := 0
 					switch alg {
 					case "part":
-						c := partitionSearchSteps(g, part, k, uint64(seed), &stop, deadline, &steps)
+						c := partitionSearchSteps(g, part, k, uint64(seed), &stop, deadline, partDegBeta, &steps)
 						size = target + 1
 						if c != nil {
 							size = target

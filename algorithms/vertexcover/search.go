@@ -368,8 +368,17 @@ func (e *engine) run(top bool) ([]int32, bool) {
 				var gaveWay atomic.Int64
 				gaveWay.Store(int64(copies))
 				partSeed := func(c int64) uint64 { return e.seed + 0x2545f4914f6cdd1d*uint64(c+1) }
+				// Every other partition search has the degree bias
+				// (partDegBeta): it gains where the solution's vertices
+				// have low degree (most BHOSLIB instances) and loses
+				// where they do not (frb45-21-3), so the chains hedge.
+				var nPart atomic.Int64
 				runPart := func(seed uint64) {
-					if cover := partitionSearch(kg, part, k, seed, &lsStop, time.Now().Add(time.Duration(1<<62))); cover != nil {
+					beta := 0.0
+					if nPart.Add(1)%2 == 0 {
+						beta = partDegBeta
+					}
+					if cover := partitionSearch(kg, part, k, seed, &lsStop, time.Now().Add(time.Duration(1<<62)), beta); cover != nil {
 						offerKernel(cover, kg.N-k)
 					}
 				}
