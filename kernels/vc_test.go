@@ -90,17 +90,11 @@ func TestVCTwinOptimum(t *testing.T) {
 func TestVCLanes(t *testing.T) {
 	ref := cpu.New(0)
 	rng := rand.New(rand.NewPCG(43, 44))
-	type tc struct {
-		n        int
-		off, adj []int32
-		opt      int
-		nodes    int64
-	}
-	var cases []tc
+	var cases []vcLaneCase
 	for i := 0; i < 4; i++ {
 		n := 20 + 6*i
 		off, adj := randomCSR(rng, n, 0.2-0.03*float64(i))
-		c := tc{n: n, off: off, adj: adj, opt: vcBruteMin(n, off, adj)}
+		c := vcLaneCase{n: n, off: off, adj: adj, opt: vcBruteMin(n, off, adj)}
 		var err error
 		if c.nodes, _, err = vcRun(ref, n, off, adj, int32(c.opt-1), 3, 0); err != nil {
 			t.Fatal(err)
@@ -151,16 +145,10 @@ func TestVCLanesSweep(t *testing.T) {
 	}
 	ref := cpu.New(0)
 	rng := rand.New(rand.NewPCG(45, 46))
-	type tc struct {
-		n        int
-		off, adj []int32
-		opt      int
-		nodes    int64
-	}
-	var cases []tc
+	var cases []vcLaneCase
 	for _, n := range []int{3, 5, 7, 13, 21, 33} {
 		off, adj := randomCSR(rng, n, 0.35-0.2*float64(n)/33)
-		c := tc{n: n, off: off, adj: adj, opt: vcBruteMin(n, off, adj)}
+		c := vcLaneCase{n: n, off: off, adj: adj, opt: vcBruteMin(n, off, adj)}
 		if c.opt == 0 {
 			continue // no edge: no tree below the root
 		}
@@ -298,4 +286,13 @@ func TestPoclLaneBug(t *testing.T) {
 			t.Errorf("%s %s: %q, want skip %v", c.platform, c.driver, got, c.skip)
 		}
 	}
+}
+
+// vcLaneCase is a graph of the lane tests with its optimum and the twin's
+// node count below it.
+type vcLaneCase struct {
+	n        int
+	off, adj []int32
+	opt      int
+	nodes    int64
 }
