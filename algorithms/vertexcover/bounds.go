@@ -444,6 +444,26 @@ func (s *state) upBound(need int) int {
 			}
 		}
 	}
+	// drop removes u, still available, because unit q took another
+	// vertex (nothing if u is in q itself): its clique loses a member
+	// and becomes a unit or, empty, the conflict drop returns (else -1).
+	drop := func(u, q int32) int32 {
+		r := c.clique[u]
+		if r == q {
+			return -1
+		}
+		avail[u>>6] &^= 1 << (uint(u) & 63)
+		c.by[u] = q
+		c.trail = append(c.trail, u)
+		rem[r]--
+		switch rem[r] {
+		case 0:
+			return r
+		case 1:
+			unit(r, u)
+		}
+		return -1
+	}
 	// propagate runs unit propagation from the initial units (hq < 0) or
 	// from the hypothesis that clique hq gives vertex hv alone, on top of
 	// the initial units' fixpoint left on the trail. It returns the
@@ -482,19 +502,8 @@ func (s *state) upBound(need int) int {
 					for x != 0 {
 						u := int32(i*64 + bits.TrailingZeros64(x))
 						x &= x - 1
-						r := c.clique[u]
-						if r == q {
-							continue
-						}
-						avail[i] &^= 1 << (uint(u) & 63)
-						c.by[u] = q
-						c.trail = append(c.trail, u)
-						rem[r]--
-						switch rem[r] {
-						case 0:
+						if r := drop(u, q); r >= 0 {
 							return r
-						case 1:
-							unit(r, u)
 						}
 					}
 				}
@@ -504,19 +513,8 @@ func (s *state) upBound(need int) int {
 				if avail[u>>6]&(1<<(uint(u)&63)) == 0 {
 					continue
 				}
-				r := c.clique[u]
-				if r == q {
-					continue
-				}
-				avail[u>>6] &^= 1 << (uint(u) & 63)
-				c.by[u] = q
-				c.trail = append(c.trail, u)
-				rem[r]--
-				switch rem[r] {
-				case 0:
+				if r := drop(u, q); r >= 0 {
 					return r
-				case 1:
-					unit(r, u)
 				}
 			}
 		}
