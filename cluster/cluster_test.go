@@ -523,8 +523,9 @@ func vcCases(t *testing.T) []vcCase {
 	t.Helper()
 	rng := rand.New(rand.NewPCG(5, 8))
 	var out []vcCase
-	for i := 0; i < 3; i++ {
-		g := randomGraph(rng, 50+10*i, 0.1)
+	// The last needs a few thousand nodes: tasks split without the data.
+	for i, n := range []int{50, 60, 70, 130} {
+		g := randomGraph(rng, n, 0.1)
 		res, err := vertexcover.Solve(context.Background(), g, vertexcover.Options{Threads: 1})
 		if err != nil || !res.Proven {
 			t.Fatalf("reference solve: %v", err)
@@ -567,7 +568,9 @@ func TestVCInProcessWorkers(t *testing.T) {
 	split := false
 	for _, c := range vcCases(t) {
 		cfg := testConfig(srv)
-		cfg.Budget = 500
+		// Small enough that some task of the PACE graphs (1,400 to 3,400 nodes
+		// over 16 roots) runs over it.
+		cfg.Budget = 300
 		var bounds []int
 		cfg.Progress = func(p Progress) { bounds = append(bounds, p.Bound) }
 		res, err := SolveVC(deadline(t), cfg, c.g)

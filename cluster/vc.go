@@ -268,7 +268,12 @@ func (w *worker) solveVC(ctx context.Context, msg jetstream.Msg, t *Task, j *job
 		// device search, as on one machine.
 		opts.Engine, opts.Device, opts.Workers = vertexcover.EngineGPU, s.dev, w.cfg.DeviceWorkers
 	}
-	if budget > 0 {
+	switch {
+	case budget > 0 && s.dev == nil:
+		// Counted in the search itself: a task that finishes between
+		// progress ticks still stops at its budget.
+		opts.NodeLimit = budget
+	case budget > 0:
 		opts.Progress = func(p vertexcover.Progress) {
 			if p.Nodes >= budget {
 				over.Store(true)
@@ -292,7 +297,7 @@ func (w *worker) solveVC(ctx context.Context, msg jetstream.Msg, t *Task, j *job
 		return ctx.Err()
 	}
 	found.Nodes = res.Nodes
-	if res.Proven && !over.Load() {
+	if res.Proven && !over.Load() && !res.NodeLimited {
 		return w.complete(ctx, msg, t, nil, found)
 	}
 	// Over budget: branch, and leave the children to the cluster.

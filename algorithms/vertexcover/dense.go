@@ -255,11 +255,15 @@ func (e *engine) cliqueJob(s *state, lb int) cliqueJob {
 // and reports whether it was proven minimum.
 func (e *engine) cliqueRoute(ctx context.Context, j cliqueJob, rootOps []op) (bool, error) {
 	d := e.route
+	if e.sh.limit > 0 {
+		// What is left of the node limit; count stops the rest.
+		j.opts.NodeLimit = max(1, e.sh.limit-e.sh.nodes.Load())
+	}
 	res, err := clique.Maximum(ctx, j.kg, j.opts)
 	if err != nil {
 		return false, err
 	}
-	e.sh.nodes.Add(res.Nodes)
+	e.sh.count(res.Nodes)
 	d.cliqueNode.Add(res.Nodes)
 	in := make([]bool, j.n)
 	for _, v := range j.ids {

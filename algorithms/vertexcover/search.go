@@ -14,8 +14,30 @@ import (
 type shared struct {
 	stop  atomic.Bool
 	nodes atomic.Int64
-	start time.Time
-	devLS *deviceLS // Options.LSDevice; nil: none
+	// limit: Options.NodeLimit (0: none); limited is set when it stopped
+	// the search.
+	limit   int64
+	limited atomic.Bool
+	start   time.Time
+	devLS   *deviceLS // Options.LSDevice; nil: none
+}
+
+// count adds n searched nodes, and stops the search at the node limit.
+func (sh *shared) count(n int64) {
+	if t := sh.nodes.Add(n); sh.limit > 0 && t >= sh.limit && !sh.limited.Load() {
+		sh.limited.Store(true)
+		sh.stop.Store(true)
+	}
+}
+
+// flushMask: a worker adds its nodes to the shared count every
+// flushMask+1 nodes; under a node limit every 16, so that a small limit
+// (a cluster task's budget) stops near where it says.
+func (sh *shared) flushMask() int64 {
+	if sh.limit > 0 {
+		return 15
+	}
+	return 1023
 }
 
 // engine solves one graph: the input, or a connected component split off
@@ -470,7 +492,7 @@ func (e *engine) run(top bool) ([]int32, bool) {
 			}
 			ws.clearQueue()
 		}
-		w := &worker{e: e, s: ws, root: root, top: top}
+		w := &worker{e: e, s: ws, root: root, top: top, flush: e.sh.flushMask()}
 		w.budget = func() int { return int(e.best.Load()) - 1 - w.s.cover }
 		wg.Add(1)
 		go func() {
@@ -491,6 +513,7 @@ type worker struct {
 	top    bool
 	budget func() int
 	nodes  int64
+	flush  int64 // shared.flushMask
 	buf    []int32
 	nbs    [][]int32
 
@@ -562,7 +585,9 @@ func (w *worker) loop() {
 		}
 		w.search(t.depth)
 	}
-	e.sh.nodes.Add(w.nodes & 1023)
+	// The rest, past the limit check: the search is over, so it is not
+	// cut off for these.
+	e.sh.nodes.Add(w.nodes & w.flush)
 }
 
 // take blocks for a task; false once the pool is empty and every worker
@@ -614,8 +639,8 @@ func (w *worker) search(depth int) {
 	e, s := w.e, w.s
 	w.nodes++
 	defer w.reviveTo(len(w.doneTrail))
-	if w.nodes&1023 == 0 {
-		e.sh.nodes.Add(1024)
+	if w.nodes&w.flush == 0 {
+		e.sh.count(w.flush + 1)
 	}
 	// The stop flag is read at every node, not every 1024: on large kernels
 	// (PACE vc-exact_161: 69k vertices) one node's reductions and bounds take

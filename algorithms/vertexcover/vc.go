@@ -68,6 +68,12 @@ type Options struct {
 	Below int
 	// Threads is the number of workers; ≤ 0 means GOMAXPROCS.
 	Threads int
+	// NodeLimit, when above 0, stops the search once it has searched
+	// about this many nodes (branch and reduce to within 16 a worker, the
+	// clique route to within its 1,024): the result is then unproven,
+	// with Result.NodeLimited set. The CPU engines only; a cluster task's
+	// budget (package cluster) uses it.
+	NodeLimit int64
 	// LocalSearch bounds the time spent improving the initial cover of the
 	// root kernel; 0 means DefaultLocalSearch, negative disables it.
 	LocalSearch time.Duration
@@ -135,6 +141,8 @@ type Result struct {
 	// Kernel is the number of vertices left after the root reductions.
 	Kernel int
 	Nodes  int64
+	// NodeLimited: Options.NodeLimit stopped the search.
+	NodeLimited bool
 	// Elapsed is the wall time of Solve.
 	Elapsed time.Duration
 	// Engine names what settled the answer: EngineBranch, EngineClique,
@@ -187,7 +195,10 @@ func Solve(ctx context.Context, g *core.Graph, opts Options) (Result, error) {
 	if ls == 0 {
 		ls = DefaultLocalSearch
 	}
-	sh := &shared{start: start}
+	if opts.NodeLimit < 0 {
+		return Result{}, fmt.Errorf("vertex cover: negative node limit %d", opts.NodeLimit)
+	}
+	sh := &shared{start: start, limit: opts.NodeLimit}
 	if opts.LSDevice != nil {
 		sh.devLS = &deviceLS{open: opts.LSDevice, delay: deviceLSDelay}
 	}
@@ -241,7 +252,7 @@ func Solve(ctx context.Context, g *core.Graph, opts Options) (Result, error) {
 		defer stop() // no call after Solve returns
 	}
 	cover, proven := e.run(true)
-	res := Result{Proven: proven, LowerBound: int(e.rootLB.Load()), Kernel: e.kernel, Nodes: sh.nodes.Load(), Elapsed: time.Since(start),
+	res := Result{Proven: proven, NodeLimited: sh.limited.Load(), LowerBound: int(e.rootLB.Load()), Kernel: e.kernel, Nodes: sh.nodes.Load(), Elapsed: time.Since(start),
 		Engine: route.engine(), Why: route.explain(), DenseThreshold: route.threshold, LSDevice: sh.devLS.get()}
 	if why != "" && opts.Device != nil {
 		res.Why = why + "; " + res.Why

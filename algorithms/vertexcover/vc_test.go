@@ -403,3 +403,46 @@ func TestStealAgrees(t *testing.T) {
 		t.Logf("graph %d: %d nodes on one thread", i, one.Nodes)
 	}
 }
+
+// TestNodeLimit: a search stopped by its node limit says so, unproven,
+// near the limit (branch and reduce within 16 nodes a worker, the clique
+// route within its own 1,024); one that needs fewer nodes is proven as
+// without it.
+func TestNodeLimit(t *testing.T) {
+	g := gnp(t, 150, 0.1, 3) // tens of thousands of nodes on either engine
+	for _, c := range []struct {
+		engine string
+		slack  int64
+	}{{EngineBranch, 16}, {EngineClique, 1024}} {
+		ref, err := Solve(context.Background(), g, Options{Threads: 1, LocalSearch: -1, Engine: c.engine})
+		if err != nil || !ref.Proven || ref.NodeLimited {
+			t.Fatalf("%s: reference: %v, proven %v, limited %v", c.engine, err, ref.Proven, ref.NodeLimited)
+		}
+		if ref.Nodes < 8*c.slack {
+			t.Fatalf("%s: the reference search took %d nodes: too few to cut", c.engine, ref.Nodes)
+		}
+		for _, threads := range []int{1, 2} {
+			limit := ref.Nodes / 4
+			res, err := Solve(context.Background(), g, Options{Threads: threads, LocalSearch: -1, Engine: c.engine, NodeLimit: limit})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if res.Proven || !res.NodeLimited || res.Nodes < limit || res.Nodes >= limit+c.slack*int64(threads) {
+				t.Errorf("%s, %d threads, limit %d: proven %v, limited %v, %d nodes", c.engine, threads, limit, res.Proven, res.NodeLimited, res.Nodes)
+			}
+			if res.Cover != nil {
+				if err := Verify(g, res.Cover); err != nil {
+					t.Error(err)
+				}
+			}
+		}
+		res, err := Solve(context.Background(), g, Options{Threads: 1, LocalSearch: -1, Engine: c.engine, NodeLimit: ref.Nodes + 1})
+		if err != nil || !res.Proven || res.NodeLimited || len(res.Cover) != len(ref.Cover) || res.Nodes != ref.Nodes {
+			t.Errorf("%s, limit above the need: %v, proven %v, limited %v, cover %d (want %d), %d nodes (want %d)",
+				c.engine, err, res.Proven, res.NodeLimited, len(res.Cover), len(ref.Cover), res.Nodes, ref.Nodes)
+		}
+	}
+	if _, err := Solve(context.Background(), g, Options{NodeLimit: -1}); err == nil {
+		t.Error("a negative node limit: no error")
+	}
+}
