@@ -9,7 +9,11 @@
    of cliques and re-chooses in one of them (weighted scores,
    configuration checking, ties to the oldest); then every violated
    edge's weight rises by one, and the weights are scaled by 0.3 when
-   their total passes forget_at.
+   their total passes forget_at. A chain with a degree bias (cs[CS_BETA]
+   above 0) compares members by score·1024 + bias·ddeg[v] instead of the
+   score alone, bias = beta·total_w / (A/2) (beta in 1024ths of the mean
+   edge weight) and ddeg[v] v's degree above the least in its clique
+   (partition.go's partDegBeta: BHOSLIB's answers lean to low degrees).
 
    Per chain, in global memory and kept between launches: w[A] (both arcs
    of an edge hold the same weight), score[N] (weight of v's edges to
@@ -44,6 +48,7 @@
 #define CS_TOTALW 2
 #define CS_SOLVED 3
 #define CS_V 4
+#define CS_BETA 5
 #define VCLS_CSW 8
 
 #define VCLS_GOLDEN ((u64)0x9E3779B97F4A7C15UL)
@@ -64,10 +69,11 @@ INLINE i32 vcls_rand(u64* s, i32 n)
     return (i32)(((vcls_next(s) >> 32) * (u64)n) >> 32);
 }
 
-/* A candidate is its key: (score, age, vertex). vcls_better: is (s1, a1,
-   x1) before (s2, a2, x2): fewer weighted conflicts, then older, then the
-   smaller vertex, which is the earlier member? x = -1 is none. */
-INLINE int vcls_better(i32 s1, i64 a1, i32 x1, i32 s2, i64 a2, i32 x2)
+/* A candidate is its key: (score key, age, vertex). vcls_better: is (s1,
+   a1, x1) before (s2, a2, x2): fewer weighted conflicts (with the degree
+   bias, vcls_key), then older, then the smaller vertex, which is the
+   earlier member? x = -1 is none. */
+INLINE int vcls_better(i64 s1, i64 a1, i32 x1, i64 s2, i64 a2, i32 x2)
 {
     if (x1 < 0) {
         return 0;
@@ -84,6 +90,9 @@ INLINE int vcls_better(i32 s1, i64 a1, i32 x1, i32 s2, i64 a2, i32 x2)
     return x1 < x2;
 }
 
+/* vcls_key: a member's score key, the score in 1024ths plus the degree bias. */
+INLINE i64 vcls_key(i32 score, i64 bias, i32 ddeg) { return ((i64)score << 10) + bias * (i64)ddeg; }
+
 /* The reduction's first level: VCLS_G groups of VCLS_S lanes (LANES a
    power of two). Two levels of short serial scans take two barriers where
    a binary tree takes 1 + log2(LANES); the scans' local loads are
@@ -96,45 +105,45 @@ INLINE int vcls_better(i32 s1, i64 a1, i32 x1, i32 s2, i64 a2, i32 x2)
 #define VCLS_S (LANES / VCLS_G)
 
 /* vcls_reduce2 combines every lane's two candidates (*x for the first
-   clique, *y for the second, with their scores and ages) into the group's
-   best of each, returned to every lane in the same variables. Level 0:
-   vertices in ids[0] and ids[LANES], scores in ids[2·LANES], ids[3·LANES],
-   ages in ages[0], ages[LANES]; level 1 (lanes below 2·VCLS_G, one group
-   each): vertices in ids[4·LANES + 2 + o·VCLS_G], scores VCLS_G·2 further
-   on, ages in ages[2·LANES + o·VCLS_G] (o 0 for x, 1 for y); then every
-   lane scans level 1 itself. The keys travel with the vertices, so no
+   clique, *y for the second, with their score keys and ages) into the
+   group's best of each, returned to every lane in the same variables.
+   Level 0: vertices in ids[0] and ids[LANES], ages in ages[0],
+   ages[LANES], keys in ages[2·LANES], ages[3·LANES]; level 1 (lanes below
+   2·VCLS_G, one group each): vertices in ids[2·LANES + 2 + o·VCLS_G],
+   ages in ages[4·LANES + o·VCLS_G], keys 2·VCLS_G further on (o 0 for x,
+   1 for y); then every lane scans level 1 itself. The keys travel with the vertices, so no
    global memory is read between the barriers, and the key is total, so
    the grouping does not change the winner. Level 1 is only written after
    the first barrier of the next call, by which every lane has read it. */
-INLINE void vcls_reduce2(LOCAL_REF(i32) ids, LOCAL_REF(i64) ages, i32* x, i32* sx, i64* ax, i32* y, i32* sy, i64* ay,
+INLINE void vcls_reduce2(LOCAL_REF(i32) ids, LOCAL_REF(i64) ages, i32* x, i64* sx, i64* ax, i32* y, i64* sy, i64* ay,
                          i32 lid)
 {
 #if LANES > 1
-    ids[lid] = *x, ids[2 * LANES + lid] = *sx, ages[lid] = *ax;
-    ids[LANES + lid] = *y, ids[3 * LANES + lid] = *sy, ages[LANES + lid] = *ay;
+    ids[lid] = *x, ages[2 * LANES + lid] = *sx, ages[lid] = *ax;
+    ids[LANES + lid] = *y, ages[3 * LANES + lid] = *sy, ages[LANES + lid] = *ay;
     BARRIER();
-    LOCAL_REF(i32) l1 = ids + 4 * LANES + 2;
-    LOCAL_REF(i64) a1 = ages + 2 * LANES;
+    LOCAL_REF(i32) l1 = ids + 2 * LANES + 2;
+    LOCAL_REF(i64) a1 = ages + 4 * LANES;
     if (lid < 2 * VCLS_G) {
         const i32 o = lid / VCLS_G, g = lid % VCLS_G, base = o * LANES + g * VCLS_S;
-        i32 b = ids[base], sb = ids[2 * LANES + base];
-        i64 ab = ages[base];
+        i32 b = ids[base];
+        i64 sb = ages[2 * LANES + base], ab = ages[base];
         for (i32 k = 1; k < VCLS_S; k++) {
-            const i32 j = base + k, xj = ids[j], sj = ids[2 * LANES + j];
-            const i64 aj = ages[j];
+            const i32 j = base + k, xj = ids[j];
+            const i64 sj = ages[2 * LANES + j], aj = ages[j];
             if (vcls_better(sj, aj, xj, sb, ab, b)) {
                 b = xj, sb = sj, ab = aj;
             }
         }
-        l1[lid] = b, l1[2 * VCLS_G + lid] = sb, a1[lid] = ab;
+        l1[lid] = b, a1[2 * VCLS_G + lid] = sb, a1[lid] = ab;
     }
     BARRIER();
     for (i32 o = 0; o < 2; o++) {
-        i32 b = l1[o * VCLS_G], sb = l1[2 * VCLS_G + o * VCLS_G];
-        i64 ab = a1[o * VCLS_G];
+        i32 b = l1[o * VCLS_G];
+        i64 sb = a1[2 * VCLS_G + o * VCLS_G], ab = a1[o * VCLS_G];
         for (i32 g = 1; g < VCLS_G; g++) {
-            const i32 j = o * VCLS_G + g, xj = l1[j], sj = l1[2 * VCLS_G + j];
-            const i64 aj = a1[j];
+            const i32 j = o * VCLS_G + g, xj = l1[j];
+            const i64 sj = a1[2 * VCLS_G + j], aj = a1[j];
             if (vcls_better(sj, aj, xj, sb, ab, b)) {
                 b = xj, sb = sj, ab = aj;
             }
@@ -226,7 +235,8 @@ typedef i64 vcls_age_t;
    RESTRICT: the compiler may then overlap the loads of different
    iterations of the arc loops with the stores of earlier ones. padj[i] is
    part[adj[i]], the clique at the end of arc i: loaded beside adj[i]
-   instead of after it, one round trip to memory less in choose's loop. */
+   instead of after it, one round trip to memory less in choose's loop.
+   ddeg[v] is v's degree above the least in its clique (the bias's). */
 #define VCLS_ARGS                                                                                                    \
     GLOBAL const i32 *RESTRICT shape, GLOBAL const i32 *RESTRICT part, GLOBAL const i32 *RESTRICT members,          \
         GLOBAL const i32 *RESTRICT start, GLOBAL const i32 *RESTRICT off, GLOBAL const i32 *RESTRICT adj,           \
@@ -235,7 +245,8 @@ typedef i64 vcls_age_t;
         GLOBAL u32 *RESTRICT vm_all, GLOBAL i32 *RESTRICT arc_all, GLOBAL i64 *RESTRICT cs_all, GLOBAL i32 *found,  \
         const i64 steps, const i32 stop_early, const i64 forget_at, LOCAL_PTR(i64, lsum), LOCAL_PTR(i32, lchosen),  \
         LOCAL_PTR(i32, lrowc), LOCAL_PTR(i32, lflag), LOCAL_PTR(u32, lvm), LOCAL_PTR(i32, lbest),                   \
-        LOCAL_PTR(vcls_age_t, lage), LOCAL_PTR(i32, lscore), LOCAL_PTR(vcls_conf_t, lconf), GLOBAL const i32 *RESTRICT padj
+        LOCAL_PTR(vcls_age_t, lage), LOCAL_PTR(i32, lscore), LOCAL_PTR(vcls_conf_t, lconf), GLOBAL const i32 *RESTRICT padj, \
+        GLOBAL const i32 *RESTRICT ddeg
 #define VCLS_VIEWS                                                     \
     LOCAL_BIND(i64, lsum);                                             \
     LOCAL_BIND(i32, lchosen);                                          \
@@ -267,7 +278,7 @@ KERNEL void vcls_init(VCLS_ARGS)
 {
     VCLS_VIEWS;
     (void)lrowc; /* vcls_epoch's, rebuilt at every launch */
-    (void)lage, (void)lscore, (void)lconf;
+    (void)lage, (void)lscore, (void)lconf, (void)ddeg;
     u64 rng = (u64)cs[CS_RNG];
     for (i32 i = lid; i < A; i += LANES) {
         w[i] = 1;
@@ -292,10 +303,11 @@ KERNEL void vcls_init(VCLS_ARGS)
     BARRIER();
     for (i32 k = 0; k < K; k++) {
         const i32 q = lflag[k];
-        i32 b = -1, sb = 0, y = -1, sy = 0;
-        i64 ab = 0, ay = 0; /* every age is 0 here */
+        i32 b = -1, y = -1;
+        i64 sb = 0, sy = 0, ab = 0, ay = 0; /* every age is 0 here; no bias at the start */
         for (i32 i = start[q] + lid; i < start[q + 1]; i += LANES) {
-            const i32 v = members[i], sv = score[v];
+            const i32 v = members[i];
+            const i64 sv = score[v];
             if (vcls_better(sv, 0, v, sb, 0, b)) {
                 b = v, sb = sv;
             }
@@ -359,6 +371,7 @@ KERNEL void vcls_epoch(VCLS_ARGS)
     u64 rng = (u64)cs[CS_RNG];
     i64 step = cs[CS_STEP], total_w = cs[CS_TOTALW];
     i32 V = (i32)cs[CS_V]; /* 0 for a solved chain: it leaves at once */
+    const i64 beta = cs[CS_BETA], m = A / 2;
 #if VCLS_LOCAL
     VSTATE(i32) RESTRICT sco = lscore;
     VSTATE(vcls_age_t) RESTRICT ag = lage;
@@ -382,12 +395,12 @@ KERNEL void vcls_epoch(VCLS_ARGS)
     for (i32 i = lid; i < K * KW; i += LANES) {
         lvm[i] = vm[i];
     }
-    /* The stop flag is read by lane 0 one step ahead into lbest[4·LANES +
+    /* The stop flag is read by lane 0 one step ahead into lbest[2·LANES +
        (step & 1)]: lanes reading the global flag apart could see different
        values and leave the loop apart; two slots, so the write for the
        next step never meets a read for this one. */
     if (lid == 0) {
-        lbest[4 * LANES + (step & 1)] = stop_early ? *(volatile GLOBAL i32*)found : 0;
+        lbest[2 * LANES + (step & 1)] = stop_early ? *(volatile GLOBAL i32*)found : 0;
     }
     BARRIER();
     for (i32 q = lid; q < K; q += LANES) {
@@ -401,7 +414,7 @@ KERNEL void vcls_epoch(VCLS_ARGS)
             solved = 1;
             break;
         }
-        if (spent >= steps || (stop_early && (step & 255) == 0 && lbest[4 * LANES + (step & 1)] != 0)) {
+        if (spent >= steps || (stop_early && (step & 255) == 0 && lbest[2 * LANES + (step & 1)] != 0)) {
             break;
         }
         /* The r-th violated pair (qa < qc) in row-major order, by every
@@ -436,25 +449,26 @@ KERNEL void vcls_epoch(VCLS_ARGS)
             }
         }
         const i32 a = lchosen[qa], c = lchosen[qc];
+        const i64 bias = beta > 0 ? beta * total_w / m : 0;
         /* The best allowed member of each clique. conf, score and age are
            loaded together, not the latter two behind the test of conf:
            one round trip to memory instead of two. */
-        i32 xa = -1, sa = 0, xc = -1, sc = 0;
-        i64 aa = 0, ac = 0;
+        i32 xa = -1, xc = -1;
+        i64 sa = 0, sc = 0, aa = 0, ac = 0;
         /* Both cliques in one loop, so their members' loads overlap. */
         const i32 sa0 = start[qa], na = start[qa + 1] - sa0, sc0 = start[qc], nc = start[qc + 1] - sc0;
         for (i32 k = lid; k < ARBOR_MAX(na, nc); k += LANES) {
             const i32 v = k < na ? members[sa0 + k] : -1, u = k < nc ? members[sc0 + k] : -1;
             if (v >= 0) {
-                const i32 cv = cf[v], sv = sco[v];
-                const i64 av = ag[v];
+                const i32 cv = cf[v];
+                const i64 sv = vcls_key(sco[v], bias, bias != 0 ? ddeg[v] : 0), av = ag[v];
                 if (v != a && cv != 0 && vcls_better(sv, av, v, sa, aa, xa)) {
                     xa = v, sa = sv, aa = av;
                 }
             }
             if (u >= 0) {
-                const i32 cu = cf[u], su = sco[u];
-                const i64 au = ag[u];
+                const i32 cu = cf[u];
+                const i64 su = vcls_key(sco[u], bias, bias != 0 ? ddeg[u] : 0), au = ag[u];
                 if (u != c && cu != 0 && vcls_better(su, au, u, sc, ac, xc)) {
                     xc = u, sc = su, ac = au;
                 }
@@ -468,7 +482,7 @@ KERNEL void vcls_epoch(VCLS_ARGS)
         } else if (xa < 0) {
             from = c, to = xc, qf = qc;
         } else if (xc >= 0) {
-            const i32 da = sa - sco[a], dc = sc - sco[c];
+            const i64 da = sa - vcls_key(sco[a], bias, ddeg[a]), dc = sc - vcls_key(sco[c], bias, ddeg[c]);
             if (dc < da || (dc == da && ac < aa)) {
                 from = c, to = xc, qf = qc;
             }
@@ -476,7 +490,7 @@ KERNEL void vcls_epoch(VCLS_ARGS)
         const i32 moved = to != from; /* else the step ends here, weights unchanged */
         const i32 oldpop = vcls_pop(lvm + (size_t)qf * KW, KW);
         if (lid == 0 && stop_early && ((step + 1) & 255) == 0) {
-            lbest[4 * LANES + ((step + 1) & 1)] = *(volatile GLOBAL i32*)found;
+            lbest[2 * LANES + ((step + 1) & 1)] = *(volatile GLOBAL i32*)found;
         }
         /* The flags and the new row start empty; their readers (the
            previous step's update) are behind the previous step's last barrier. */

@@ -30,8 +30,18 @@ const (
 	vclsTotalW  = 2 // the weights of all edges together
 	vclsSolved  = 3 // 1 once the chain has no violated pair
 	vclsV       = 4 // violated pairs
+	vclsBeta    = 5 // the degree bias, in 1024ths of the mean edge weight (0: none)
 	vclsCSW     = 8
 )
+
+// PartitionBeta is the degree bias of every other chain (the odd ones), in
+// 1024ths of the mean edge weight: a member's key is its score·1024 plus
+// bias·(its degree above the least in its clique), bias = PartitionBeta ×
+// the mean edge weight. partition.go's partDegBeta (0.02) on the CPU,
+// where it takes 1.44× fewer steps to the optimum over frb45/frb50 but
+// loses where an answer is not of low degree (frb45-21-3): hence half the
+// chains.
+const PartitionBeta = 20
 
 // PartitionLS is Chains independent chains of the partition local search
 // (algorithms/vertexcover/partition.go, with splitmix64 and a violated-pair
@@ -57,6 +67,7 @@ type PartitionLS struct {
 	members, start backend.Buffer
 	off, adj, rev  backend.Buffer
 	padj           backend.Buffer // part[adj[i]]: the clique at the end of each arc
+	ddeg           backend.Buffer // each vertex's degree above the least in its clique
 	w, score, age  backend.Buffer
 	conf, chosen   backend.Buffer
 	vm, arc        backend.Buffer
@@ -250,6 +261,7 @@ func newPartitionLSLocal(dev backend.Device, q backend.Queue, p PartitionProblem
 		padj[i] = p.Part[u]
 	}
 	s.padj = backend.Upload(bs, nonEmpty(padj))
+	s.ddeg = backend.Upload(bs, degreeAboveLeast(p, start, members))
 	s.w = backend.AllocIn[int32](bs, chains*arcs)
 	s.score = backend.AllocIn[int32](bs, chains*n)
 	s.age = backend.AllocIn[int64](bs, chains*n)
@@ -262,6 +274,9 @@ func newPartitionLSLocal(dev backend.Device, q backend.Queue, p PartitionProblem
 		cs[c*vclsCSW+vclsRNGWord] = int64(seed ^ (uint64(c+1) * vclsGolden))
 		cs[c*vclsCSW+vclsStep] = 1
 		cs[c*vclsCSW+vclsTotalW] = int64(s.m)
+		if c%2 == 1 {
+			cs[c*vclsCSW+vclsBeta] = PartitionBeta
+		}
 	}
 	s.cs = backend.Upload(bs, cs)
 	s.found = backend.Upload(bs, []int32{0})
@@ -279,19 +294,19 @@ func newPartitionLSLocal(dev backend.Device, q backend.Queue, p PartitionProblem
 func (s *PartitionLS) grid() backend.Range { return backend.R1(s.Chains*s.lanes, s.lanes) }
 
 // localSizes are the bytes of the kernels' local-memory arguments: i64
-// ages of the reductions (two levels) and the group sums, chosen, the
-// per-row pair counts and the flags (K each), the pair matrix and the
-// moved clique's new row ((K+1)·KW words), the reductions' vertices and
-// scores (two levels) with two stop slots; then age, score and conf (8,
-// 4 and 1 bytes a vertex) when they live in local memory, else a token
-// 16 bytes each (a local argument needs a size).
+// ages and score keys of the reductions (two levels) and the group sums,
+// chosen, the per-row pair counts and the flags (K each), the pair
+// matrix and the moved clique's new row ((K+1)·KW words), the
+// reductions' vertices (two levels) with two stop slots; then age, score
+// and conf (4, 4 and 1 bytes a vertex) when they live in local memory,
+// else a token 16 bytes each (a local argument needs a size).
 func (s *PartitionLS) localSizes(state bool) []int {
 	L, K, G := s.lanes, s.p.K, vclsGroups(s.lanes)
 	st := []int{16, 16, 16}
 	if state {
 		st = []int{4 * s.n, 4 * s.n, s.n} // age (32-bit there), score, conf
 	}
-	return append([]int{8 * (2*L + 2*G), 4 * K, 4 * K, 4 * K, 4 * (K + 1) * s.kw, 4 * (4*L + 2 + 4*G)}, st...)
+	return append([]int{8 * (4*L + 4*G), 4 * K, 4 * K, 4 * K, 4 * (K + 1) * s.kw, 4 * (2*L + 2 + 2*G)}, st...)
 }
 
 // args are the arguments of both kernels (vcls.cl's VCLS_ARGS).
@@ -307,7 +322,42 @@ func (s *PartitionLS) args(steps int64, stopEarly bool) []backend.Arg {
 	for _, b := range s.local {
 		args = append(args, backend.Local(b))
 	}
-	return append(args, backend.Buf(s.padj)) // last, so the twins' argument numbers stay as they were
+	// Last, so the twins' argument numbers stay as they were.
+	return append(args, backend.Buf(s.padj), backend.Buf(s.ddeg))
+}
+
+// degreeAboveLeast is each vertex's degree (between cliques) above the
+// least of its clique's members.
+func degreeAboveLeast(p PartitionProblem, start, members []int32) []int32 {
+	d := make([]int32, len(p.Part))
+	for q := 0; q < p.K; q++ {
+		ms := members[start[q]:start[q+1]]
+		least := int32(1<<31 - 1)
+		for _, v := range ms {
+			least = min(least, p.Off[v+1]-p.Off[v])
+		}
+		for _, v := range ms {
+			d[v] = p.Off[v+1] - p.Off[v] - least
+		}
+	}
+	return d
+}
+
+// setBeta sets every chain's degree bias (beta(c) for chain c, 1024ths of
+// the mean edge weight; 0 none) in place of the default, odd chains
+// PartitionBeta: for the tests and measurements.
+func (s *PartitionLS) setBeta(q backend.Queue, beta func(c int) int64) error {
+	cs, err := s.scalars(q)
+	if err != nil {
+		return err
+	}
+	for c := 0; c < s.Chains; c++ {
+		cs[c*vclsCSW+vclsBeta] = beta(c)
+	}
+	if err := backend.WriteSlice(q, s.cs, cs); err != nil {
+		return fmt.Errorf("vcls: %w", err)
+	}
+	return nil
 }
 
 // Run runs one launch: every unsolved chain makes up to steps more steps.
@@ -406,7 +456,7 @@ func (p PartitionProblem) chainBytes() int64 {
 // a chain is latency-bound (one step is ~6 µs of barriers and memory
 // waits), so the more chains a multiprocessor holds at once the better,
 // and what limits them is the local memory of the chains' state: frb59-26-2
-// (17 KiB a chain) on the H100, M steps/s: 8 a multiprocessor 159, 12 211,
+// (17.5 KiB a chain) on the H100, M steps/s: 8 a multiprocessor 159, 12 211,
 // 16 152 (more than fit: a second, partial wave). So as many as
 // vclsSharedPerCU holds, 4 to 12; 8 when the state stays global.
 func PartitionChains(dev backend.Device, p PartitionProblem) int {
@@ -433,8 +483,9 @@ func PartitionChains(dev backend.Device, p PartitionProblem) int {
 }
 
 // vclsSharedPerCU is the local memory a GPU multiprocessor is taken to
-// give the chains (an H100 has 228 KiB; 12 chains of frb59-26-2 take 207).
-const vclsSharedPerCU = 208 << 10
+// give the chains: an H100 has 228 KiB, of which CUDA keeps 1 KiB a block;
+// 12 chains of frb59-26-2 take 12 × (17.5 + 1) = 222 KiB.
+const vclsSharedPerCU = 216 << 10
 
 // partitionState is every chain's whole state, read back for the tests
 // and checks (chain c's slice of each array is c's).

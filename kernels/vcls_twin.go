@@ -58,7 +58,13 @@ type vclsChain struct {
 	age, cs                             []int64
 	vm                                  []uint32
 	found                               *int32
+	ddeg                                []int32
+	bias                                int64 // the degree bias of the current step
 }
+
+// vclsDdegArg is the argument number of ddeg: after the 19 buffers and
+// scalars, vcls.go's 9 local-memory arguments and padj.
+const vclsDdegArg = 29
 
 func vclsView(g *cpu.Group) *vclsChain {
 	sh := g.I32s(0)
@@ -68,21 +74,24 @@ func vclsView(g *cpu.Group) *vclsChain {
 		part: g.I32s(1), members: g.I32s(2), start: g.I32s(3), off: g.I32s(4), adj: g.I32s(5), rev: g.I32s(6),
 		w: g.I32s(7)[c*na : (c+1)*na], score: g.I32s(8)[c*n : (c+1)*n], age: g.I64s(9)[c*n : (c+1)*n],
 		conf: g.I32s(10)[c*n : (c+1)*n], chosen: g.I32s(11)[c*k : (c+1)*k], vm: g.U32s(12)[c*k*kw : (c+1)*k*kw],
-		cs: g.I64s(14)[c*vclsCSW : (c+1)*vclsCSW], found: &g.I32s(15)[0]}
+		cs: g.I64s(14)[c*vclsCSW : (c+1)*vclsCSW], found: &g.I32s(15)[0], ddeg: g.I32s(vclsDdegArg)}
 }
+
+// key is v's score key: the score in 1024ths plus the degree bias.
+func (ch *vclsChain) key(v int32) int64 { return int64(ch.score[v])<<10 + ch.bias*int64(ch.ddeg[v]) }
 
 func (ch *vclsChain) row(q int32) []uint32 { return ch.vm[int(q)*ch.kw : (int(q)+1)*ch.kw] }
 
-// better: is candidate x better than y (fewer weighted conflicts, then
-// older, then the smaller vertex)? -1 is none.
+// better: is candidate x better than y (fewer weighted conflicts, with
+// the degree bias, then older, then the smaller vertex)? -1 is none.
 func (ch *vclsChain) better(x, y int32) bool {
 	switch {
 	case x < 0:
 		return false
 	case y < 0:
 		return true
-	case ch.score[x] != ch.score[y]:
-		return ch.score[x] < ch.score[y]
+	case ch.key(x) != ch.key(y):
+		return ch.key(x) < ch.key(y)
 	case ch.age[x] != ch.age[y]:
 		return ch.age[x] < ch.age[y]
 	}
@@ -151,6 +160,7 @@ func vclsTwin(g *cpu.Group) {
 	steps, stopEarly, forgetAt := g.I64(16), g.I32(17) != 0, g.I64(18)
 	rng := vclsRNG(cs[vclsRNGWord])
 	step, totalW, V := cs[vclsStep], cs[vclsTotalW], int32(cs[vclsV])
+	beta, m := cs[vclsBeta], int64(len(w)/2)
 	rowc := make([]int32, k)
 	for q := int32(0); q < int32(k); q++ {
 		rowc[q] = vclsUpper(row(q), q)
@@ -189,6 +199,10 @@ func vclsTwin(g *cpu.Group) {
 			}
 		}
 		a, cc := chosen[qa], chosen[qc]
+		ch.bias = 0
+		if beta > 0 {
+			ch.bias = beta * totalW / m
+		}
 		bestIn := func(q, cur int32) int32 {
 			b := int32(-1)
 			for _, v := range members[start[q]:start[q+1]] {
@@ -206,7 +220,7 @@ func vclsTwin(g *cpu.Group) {
 		case ba < 0:
 			from, to, qf = cc, bc, qc
 		case bc >= 0:
-			da, dc := score[ba]-score[a], score[bc]-score[cc]
+			da, dc := ch.key(ba)-ch.key(a), ch.key(bc)-ch.key(cc)
 			if dc < da || (dc == da && age[bc] < age[ba]) {
 				from, to, qf = cc, bc, qc
 			}
