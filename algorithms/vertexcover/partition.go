@@ -339,27 +339,57 @@ func partitionSearchSteps(g *core.Graph, part []int32, k int, seed uint64, stop 
 	var bias int64
 	freeKey := func(v int32) int64 { return (vs[v]&pScore)<<10 + bias*ddeg[v] }
 	chosenKey := func(v int32) int64 { return chosenScore(v)<<10 + bias*ddeg[v] }
+	// bestIn finds the least key without a branch on the data (which
+	// member wins is unpredictable: a branchy scan mispredicts on most
+	// steps), a member not allowed getting 2^62 more (keys stay below
+	// 2^42 + bias·ddeg); then the oldest among the members of that key,
+	// the earliest on ties, as a scan in member order would.
+	keys := make([]int64, 0, n)
 	bestIn := func(q int32) int32 {
 		lo := start[q]
 		words := vs[lo:start[q+1]]
-		ages := age[lo:start[q+1]]
-		ages = ages[:len(words)]
 		pen := ddeg[lo:start[q+1]]
 		pen = pen[:len(words)]
-		b, bk, ba := -1, int64(0), int64(0)
+		ks := keys[:len(words)]
+		bk := int64(math.MaxInt64)
 		for i, x := range words {
-			// Allowed: not chosen and the configuration flag set.
-			if x&(pIn|pConf) != pConf {
-				continue
-			}
-			if kx := (x&pScore)<<10 + bias*pen[i]; b < 0 || kx < bk || (kx == bk && ages[i] < ba) {
-				b, bk, ba = i, kx, ages[i]
-			}
+			// Allowed: x>>62 is 1 (pConf set, pIn clear); t^1 is
+			// then 0, else 1..3, and (t^1+3)>>2 is 1 exactly then.
+			t := uint64(x)>>62 ^ 1
+			k := (x&pScore)<<10 + bias*pen[i] + int64((t+3)>>2)<<62
+			ks[i] = k
+			bk = min(bk, k)
 		}
-		if b < 0 {
+		if bk >= 1<<62 {
 			return -1
 		}
+		ages := age[lo:start[q+1]]
+		ages = ages[:len(ks)]
+		b, ba := -1, int64(0)
+		for i, k := range ks {
+			if k == bk && (b < 0 || ages[i] < ba) {
+				b, ba = i, ages[i]
+			}
+		}
 		return lo + int32(b)
+	}
+	// auditBest checks bestIn against a plain scan in member order, for
+	// every clique (partAudit only).
+	auditBest := func(s int64) {
+		for q := range int32(k) {
+			want, wk := int32(-1), int64(0)
+			for v := start[q]; v < start[q+1]; v++ {
+				if vs[v] < 0 || vs[v]&pConf == 0 {
+					continue
+				}
+				if kv := freeKey(v); want < 0 || kv < wk || (kv == wk && age[v] < age[want]) {
+					want, wk = v, kv
+				}
+			}
+			if got := bestIn(q); got != want {
+				partAudit(s, fmt.Sprintf("clique %d: bestIn %d, a plain scan %d", q, got, want))
+			}
+		}
 	}
 	totalW, forgetAt := int64(m), min(int64(float64(m)*max(partGamma*float64(n), 2)), 1<<30)
 	rho := int32(partRho*10 + 0.5) // in tenths
@@ -465,6 +495,7 @@ func partitionSearchSteps(g *core.Graph, part []int32, k int, seed uint64, stop 
 		}
 		if partAudit != nil {
 			audit(step)
+			auditBest(step)
 		}
 	}
 	cover := make([]bool, n)
