@@ -218,12 +218,16 @@ func Solve(ctx context.Context, g *core.Graph, opts Options) (Result, error) {
 	why := ""
 	switch opts.Engine {
 	case EngineGPU, EngineHybrid:
+		if opts.NodeLimit > 0 {
+			return Result{}, fmt.Errorf("vertex cover: a node limit needs a CPU engine, not %s", opts.Engine)
+		}
 		return solveDevice(ctx, g, opts, start, opts.Engine == EngineHybrid)
 	case EngineCPU:
 		opts.Engine = EngineAuto
 	case EngineAuto, "":
 		var dev bool
-		if dev, why = autoDevice(opts.Device); dev {
+		// A node limit keeps auto on the CPU, the engines that count it.
+		if dev, why = autoDevice(opts.Device); dev && opts.NodeLimit == 0 {
 			opts.Engine = EngineHybrid
 			return solveDevice(ctx, g, opts, start, true)
 		}

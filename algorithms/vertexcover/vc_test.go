@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/arbor-gpu/arbor/core"
+	"github.com/arbor-gpu/arbor/cpu"
 )
 
 // TestAgainstBruteForce compares Solve with exhaustive search on generated
@@ -444,5 +445,10 @@ func TestNodeLimit(t *testing.T) {
 	}
 	if _, err := Solve(context.Background(), g, Options{NodeLimit: -1}); err == nil {
 		t.Error("a negative node limit: no error")
+	}
+	for _, engine := range []string{EngineGPU, EngineHybrid} {
+		if _, err := Solve(context.Background(), g, Options{NodeLimit: 10, Engine: engine, Device: cpu.New(1)}); err == nil {
+			t.Errorf("a node limit on the %s engine: no error", engine)
+		}
 	}
 }
