@@ -28,7 +28,10 @@ import (
 // loaded machine compare); ARBOR_LS_GAMMA, ARBOR_LS_RHO and
 // ARBOR_LS_SAMPLE set the partition search's knobs (partGamma, partRho,
 // partSample); ARBOR_LS_BETA sets partDegBeta, ARBOR_LS_CHAIN=1|any
-// partChain (any: partChainAny too).
+// partChain (any: partChainAny too). The weighting variants of
+// partition_cw_test.go run as cw (per clique pair), cwcv (per clique and
+// vertex), cwvc (per vertex and clique) and cwedge (per edge, as part);
+// ARBOR_LS_CWGAMMA sets their forgetting threshold (cwGamma).
 func TestLSMeasure(t *testing.T) {
 	which := os.Getenv("ARBOR_LS_MEASURE")
 	if which == "" {
@@ -66,6 +69,9 @@ func TestLSMeasure(t *testing.T) {
 	}
 	if x := os.Getenv("ARBOR_LS_CHAIN"); x != "" {
 		partChain, partChainAny = x != "0", x == "any"
+	}
+	if x := os.Getenv("ARBOR_LS_CWGAMMA"); x != "" {
+		cwGamma, _ = strconv.ParseFloat(x, 64)
 	}
 	par, _ := strconv.Atoi(envOr("ARBOR_LS_PAR", "1"))
 	stepCap, _ := strconv.ParseInt(envOr("ARBOR_LS_STEPS", "0"), 10, 64)
@@ -113,7 +119,15 @@ func TestLSMeasure(t *testing.T) {
 							}
 						}
 					default:
-						panic("unknown search " + alg)
+						mode, ok := cwModes[alg]
+						if !ok {
+							panic("unknown search " + alg)
+						}
+						c := partitionSearchCW(g, part, k, uint64(seed), &stop, deadline, partDegBeta, &steps, mode)
+						size = target + 1
+						if c != nil {
+							size = target
+						}
 					}
 					el := time.Since(t0)
 					mu.Lock()
