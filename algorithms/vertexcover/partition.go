@@ -94,43 +94,8 @@ var (
 // count in steps (if set; a positive *steps on entry caps the steps),
 // for the measurements of ls_measure_test.go.
 func partitionSearchSteps(g *core.Graph, part []int32, k int, seed uint64, stop *atomic.Bool, deadline time.Time, beta float64, steps *int64) []bool {
-	n := g.N
-	// The search renumbers the vertices clique by clique, so that the
-	// members of clique q are the ids start[q] … start[q+1]−1 and the
-	// member scans of a step read its words in order; orig maps back.
-	start := make([]int32, k+1)
-	for _, q := range part {
-		start[q+1]++
-	}
-	for q := 0; q < k; q++ {
-		start[q+1] += start[q]
-	}
-	orig, id := make([]int32, n), make([]int32, n)
-	fill := slices.Clone(start[:k])
-	for v, q := range part {
-		orig[fill[q]], id[v] = int32(v), fill[q]
-		fill[q]++
-	}
-	clique := make([]int32, n)
-	for q := range k {
-		for v := start[q]; v < start[q+1]; v++ {
-			clique[v] = int32(q)
-		}
-	}
-	// The graph between the cliques (edges inside one are implied), with
-	// ascending lists (as numberEdges needs; where the cliques are runs
-	// of g's ids, as BHOSLIB's are, the lists keep g's order), and the
-	// edge ids of the arcs.
-	off, adj := make([]int32, n+1), make([]int32, 0, len(g.Adj))
-	for v, o := range orig {
-		for _, u := range g.Neighbors(int(o)) {
-			if part[u] != part[o] {
-				adj = append(adj, id[u])
-			}
-		}
-		off[v+1] = int32(len(adj))
-		slices.Sort(adj[off[v]:])
-	}
+	l := newPartLayout(g, part, k)
+	n, start, orig, clique, off, adj := l.n, l.start, l.orig, l.clique, l.off, l.adj
 	arcEdge, eu, _ := numberEdges(off, adj)
 	m := len(eu)
 	// What the search keeps of an edge, in one record so that the few
@@ -161,16 +126,8 @@ func partitionSearchSteps(g *core.Graph, part []int32, k int, seed uint64, stop 
 	for i, u := range adj {
 		arcs[i] = uint64(uint32(u)) | 1<<32
 	}
-	// One word per vertex, so that a neighbour update is one load and
-	// one store: the weight of v's edges to chosen vertices in the low
-	// bits (the total weight stays below forgetAt + m, well inside 62
-	// bits), pIn (the sign bit) when v is chosen, pConf when
-	// configuration checking allows v back.
-	const (
-		pIn    = int64(-1 << 63)
-		pConf  = int64(1 << 62)
-		pScore = pConf - 1
-	)
+	// One word per vertex (pIn, pConf, pScore): the weight of v's edges
+	// to chosen vertices stays below forgetAt + m, well inside 62 bits.
 	vs := make([]int64, n)
 	age := make([]int64, n)
 	viol := make([]int32, 0, m)
@@ -196,11 +153,7 @@ func partitionSearchSteps(g *core.Graph, part []int32, k int, seed uint64, stop 
 	// branch (there are a few among a hundred or more, at random
 	// places, so a branch would be mispredicted on most of them) and
 	// handle them after.
-	maxDeg := int32(0)
-	for v := range n {
-		maxDeg = max(maxDeg, off[v+1]-off[v])
-	}
-	hits := make([]int32, maxDeg+1)
+	hits := make([]int32, l.maxDeg+1)
 	choose := func(v int32) {
 		vs[v] |= pIn
 		lo, hi := off[v], off[v+1]
@@ -301,78 +254,18 @@ func partitionSearchSteps(g *core.Graph, part []int32, k int, seed uint64, stop 
 			}
 		}
 	}
-	// Greedy start: each clique, in random order, takes its member with
-	// the fewest edges to those already chosen.
-	qs := make([]int32, k)
-	for q := range qs {
-		qs[q] = int32(q)
-	}
-	for i := k - 1; i > 0; i-- {
-		j := rand(i + 1)
-		qs[i], qs[j] = qs[j], qs[i]
-	}
-	for _, q := range qs {
-		best := start[q]
-		for v := start[q]; v < start[q+1]; v++ {
-			if vs[v]&pScore < vs[best]&pScore {
-				best = v
-			}
-		}
-		choose(best)
-	}
+	l.greedyStart(rand, vs, choose)
 	// bestIn is the member of q, other than its current choice, that
-	// configuration checking allows, with the fewest weighted conflicts,
-	// oldest on ties; -1 when none is allowed.
-	// The moves compare keys: the score in 1/1024ths plus bias·ddeg,
-	// ddeg a vertex's degree above the least in its clique and bias
-	// (beta, partDegBeta in the solver) set every step.
-	ddeg := make([]int64, n)
-	for q := range k {
-		least := int32(math.MaxInt32)
-		for v := start[q]; v < start[q+1]; v++ {
-			least = min(least, off[v+1]-off[v])
-		}
-		for v := start[q]; v < start[q+1]; v++ {
-			ddeg[v] = int64(off[v+1] - off[v] - least)
-		}
-	}
+	// configuration checking allows, with the least key, oldest on ties;
+	// -1 when none is allowed. The moves compare keys: the score in
+	// 1/1024ths plus bias·ddeg, ddeg a vertex's degree above the least in
+	// its clique and bias (beta, partDegBeta in the solver) set every step.
+	ddeg := l.ddeg
 	var bias int64
 	freeKey := func(v int32) int64 { return (vs[v]&pScore)<<10 + bias*ddeg[v] }
 	chosenKey := func(v int32) int64 { return chosenScore(v)<<10 + bias*ddeg[v] }
-	// bestIn finds the least key without a branch on the data (which
-	// member wins is unpredictable: a branchy scan mispredicts on most
-	// steps), a member not allowed getting 2^62 more (keys stay below
-	// 2^42 + bias·ddeg); then the oldest among the members of that key,
-	// the earliest on ties, as a scan in member order would.
 	keys := make([]int64, 0, n)
-	bestIn := func(q int32) int32 {
-		lo := start[q]
-		words := vs[lo:start[q+1]]
-		pen := ddeg[lo:start[q+1]]
-		pen = pen[:len(words)]
-		ks := keys[:len(words)]
-		bk := int64(math.MaxInt64)
-		for i, x := range words {
-			// Allowed: x>>62 is 1 (pConf set, pIn clear); t^1 is
-			// then 0, else 1..3, and (t^1+3)>>2 is 1 exactly then.
-			t := uint64(x)>>62 ^ 1
-			k := (x&pScore)<<10 + bias*pen[i] + int64((t+3)>>2)<<62
-			ks[i] = k
-			bk = min(bk, k)
-		}
-		if bk >= 1<<62 {
-			return -1
-		}
-		ages := age[lo:start[q+1]]
-		ages = ages[:len(ks)]
-		b, ba := -1, int64(0)
-		for i, k := range ks {
-			if k == bk && (b < 0 || ages[i] < ba) {
-				b, ba = i, ages[i]
-			}
-		}
-		return lo + int32(b)
-	}
+	bestIn := func(q int32) int32 { return l.bestIn(q, vs, age, bias, keys) }
 	// auditBest checks bestIn against a plain scan in member order, for
 	// every clique (partAudit only).
 	auditBest := func(s int64) {
@@ -519,4 +412,136 @@ func interCliqueCSR(g *core.Graph, part []int32) (off, adj []int32) {
 		off[v+1] = int32(len(adj))
 	}
 	return off, adj
+}
+
+// The word of a vertex in the partition searches, so that a neighbour
+// update is one load and one store: its score (the weight of its edges to
+// chosen vertices) in pScore, pIn (the sign bit) when it is chosen, pConf
+// when configuration checking allows it back.
+const (
+	pIn    = int64(-1 << 63)
+	pConf  = int64(1 << 62)
+	pScore = pConf - 1
+)
+
+// partLayout is what the partition searches (partition.go, pair.go) build
+// from a graph and its clique partition: the vertices renumbered clique by
+// clique, so that the members of clique q are the ids start[q] …
+// start[q+1]−1 and the member scans of a step read their words in order
+// (orig maps back), and the graph between the cliques (edges inside one
+// are implied) with ascending lists (where the cliques are runs of g's
+// ids, as BHOSLIB's are, the lists keep g's order).
+type partLayout struct {
+	n, k     int
+	start    []int32
+	orig     []int32
+	clique   []int32
+	off, adj []int32
+	// ddeg: each vertex's degree above the least in its clique (the
+	// degree bias's); maxDeg the largest degree.
+	ddeg   []int64
+	maxDeg int32
+}
+
+func newPartLayout(g *core.Graph, part []int32, k int) *partLayout {
+	n := g.N
+	l := &partLayout{n: n, k: k, start: make([]int32, k+1), orig: make([]int32, n), clique: make([]int32, n)}
+	start := l.start
+	for _, q := range part {
+		start[q+1]++
+	}
+	for q := 0; q < k; q++ {
+		start[q+1] += start[q]
+	}
+	id := make([]int32, n)
+	fill := slices.Clone(start[:k])
+	for v, q := range part {
+		l.orig[fill[q]], id[v] = int32(v), fill[q]
+		fill[q]++
+	}
+	for q := range k {
+		for v := start[q]; v < start[q+1]; v++ {
+			l.clique[v] = int32(q)
+		}
+	}
+	l.off, l.adj = make([]int32, n+1), make([]int32, 0, len(g.Adj))
+	for v, o := range l.orig {
+		for _, u := range g.Neighbors(int(o)) {
+			if part[u] != part[o] {
+				l.adj = append(l.adj, id[u])
+			}
+		}
+		l.off[v+1] = int32(len(l.adj))
+		slices.Sort(l.adj[l.off[v]:])
+		l.maxDeg = max(l.maxDeg, l.off[v+1]-l.off[v])
+	}
+	l.ddeg = make([]int64, n)
+	for q := range k {
+		least := int32(math.MaxInt32)
+		for v := start[q]; v < start[q+1]; v++ {
+			least = min(least, l.off[v+1]-l.off[v])
+		}
+		for v := start[q]; v < start[q+1]; v++ {
+			l.ddeg[v] = int64(l.off[v+1] - l.off[v] - least)
+		}
+	}
+	return l
+}
+
+// greedyStart chooses in each clique, in random order, its member with
+// the fewest weighted edges to those already chosen (the score in vs).
+func (l *partLayout) greedyStart(rand func(int) int, vs []int64, choose func(int32)) {
+	qs := make([]int32, l.k)
+	for q := range qs {
+		qs[q] = int32(q)
+	}
+	for i := l.k - 1; i > 0; i-- {
+		j := rand(i + 1)
+		qs[i], qs[j] = qs[j], qs[i]
+	}
+	for _, q := range qs {
+		best := l.start[q]
+		for v := l.start[q]; v < l.start[q+1]; v++ {
+			if vs[v]&pScore < vs[best]&pScore {
+				best = v
+			}
+		}
+		choose(best)
+	}
+}
+
+// bestIn is the member of clique q that is not chosen and that
+// configuration checking allows, with the least key (score·1024 +
+// bias·ddeg), the oldest on ties and then the first; -1 when there is
+// none. It finds the least key without a branch on the data (which member
+// wins is unpredictable: a branchy scan mispredicts on most steps), a
+// member not allowed getting 2^62 more (keys stay below 2^42 +
+// bias·ddeg), then the oldest of that key; keys is scratch of n words.
+func (l *partLayout) bestIn(q int32, vs, age []int64, bias int64, keys []int64) int32 {
+	lo, hi := l.start[q], l.start[q+1]
+	words := vs[lo:hi]
+	pen := l.ddeg[lo:hi]
+	pen = pen[:len(words)]
+	ks := keys[:len(words)]
+	bk := int64(math.MaxInt64)
+	for i, x := range words {
+		// Allowed: x>>62 is 1 (pConf set, pIn clear); t^1 is then 0,
+		// else 1..3, and (t^1+3)>>2 is 1 exactly then.
+		t := uint64(x)>>62 ^ 1
+		k := (x&pScore)<<10 + bias*pen[i] + int64((t+3)>>2)<<62
+		ks[i] = k
+		bk = min(bk, k)
+	}
+	if bk >= 1<<62 {
+		return -1
+	}
+	ages := age[lo:hi]
+	ages = ages[:len(ks)]
+	b, ba := -1, int64(0)
+	for i, k := range ks {
+		if k == bk && (b < 0 || ages[i] < ba) {
+			b, ba = i, ages[i]
+		}
+	}
+	return lo + int32(b)
 }
