@@ -28,7 +28,8 @@ import (
 // loaded machine compare); ARBOR_LS_GAMMA, ARBOR_LS_RHO and
 // ARBOR_LS_SAMPLE set the partition search's knobs (partGamma, partRho,
 // partSample); ARBOR_LS_BETA sets partDegBeta, ARBOR_LS_CHAIN=1|any
-// partChain (any: partChainAny too). The weighting variants of
+// partChain (any: partChainAny too). pair is pairSearch (pair.go), the
+// partition search with weights per pair of cliques. The variants of
 // partition_cw_test.go run as cw (per clique pair), cwcv (per clique and
 // vertex), cwvc (per vertex and clique) and cwedge (per edge, as part);
 // ARBOR_LS_CWGAMMA sets their forgetting threshold (cwGamma).
@@ -105,6 +106,12 @@ func TestLSMeasure(t *testing.T) {
 					switch alg {
 					case "part":
 						c := partitionSearchSteps(g, part, k, uint64(seed), &stop, deadline, partDegBeta, &steps)
+						size = target + 1
+						if c != nil {
+							size = target
+						}
+					case "pair":
+						c := pairSearch(g, part, k, uint64(seed), &stop, deadline, partDegBeta, &steps)
 						size = target + 1
 						if c != nil {
 							size = target
