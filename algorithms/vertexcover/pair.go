@@ -30,7 +30,7 @@ import (
 // reports its step count in steps as partitionSearchSteps does.
 func pairSearch(g *core.Graph, part []int32, k int, seed uint64, stop *atomic.Bool, deadline time.Time, beta float64, steps *int64) []bool {
 	l := newPartLayout(g, part, k)
-	n, start, clique, off, adj := l.n, l.start, l.clique, l.off, l.adj
+	n, clique, off, adj := l.n, l.clique, l.off, l.adj
 	m := len(adj) / 2
 	// seg[v·(k+1)+q]: the first of v's arcs into clique q or after, so
 	// that v's neighbours in q are adj[seg[…q] : seg[…q+1]] (the lists
@@ -129,13 +129,14 @@ func pairSearch(g *core.Graph, part []int32, k int, seed uint64, stop *atomic.Bo
 	l.greedyStart(rand, vs, choose)
 	var bias int64
 	key := func(v int32) int64 { return (vs[v]&pScore)<<10 + bias*l.ddeg[v] }
+	delta := func(from, to int32) int64 { return key(to) - key(from) }
 	keys := make([]int64, 0, n)
 	gamma := partGamma
 	if pairGamma > 0 {
 		gamma = pairGamma
 	}
 	forgetAt := 2 * min(int64(float64(m)*max(gamma*float64(n), 2)), 1<<30) // in arc weight
-	rho := int64(partRho*10 + 0.5)                                          // in tenths
+	rho := int64(partRho*10 + 0.5)                                         // in tenths
 	stepCap := int64(math.MaxInt64)
 	if steps != nil {
 		if *steps > 0 {
@@ -153,23 +154,9 @@ func pairSearch(g *core.Graph, part []int32, k int, seed uint64, stop *atomic.Bo
 		e := viol[rand(len(viol))]
 		a, c := e.u, e.v
 		ba, bc := l.bestIn(clique[a], vs, age, bias, keys), l.bestIn(clique[c], vs, age, bias, keys)
-		from, to := a, ba
-		switch {
-		case ba < 0 && bc < 0:
-			// Nothing allowed on either side: a random member of a's
-			// clique, so the search cannot stall.
-			q := clique[a]
-			to = start[q] + int32(rand(int(start[q+1]-start[q])))
-			if to == a {
-				continue
-			}
-		case ba < 0:
-			from, to = c, bc
-		case bc >= 0:
-			da, dc := key(ba)-key(a), key(bc)-key(c)
-			if dc < da || (dc == da && age[bc] < age[ba]) {
-				from, to = c, bc
-			}
+		from, to, ok := l.pickMove(rand, a, c, ba, bc, age, delta)
+		if !ok {
+			continue
 		}
 		unchoose(from)
 		choose(to)

@@ -264,6 +264,7 @@ func partitionSearchSteps(g *core.Graph, part []int32, k int, seed uint64, stop 
 	var bias int64
 	freeKey := func(v int32) int64 { return (vs[v]&pScore)<<10 + bias*ddeg[v] }
 	chosenKey := func(v int32) int64 { return chosenScore(v)<<10 + bias*ddeg[v] }
+	delta := func(from, to int32) int64 { return freeKey(to) - chosenKey(from) }
 	keys := make([]int64, 0, n)
 	bestIn := func(q int32) int32 { return l.bestIn(q, vs, age, bias, keys) }
 	// auditBest checks bestIn against a plain scan in member order, for
@@ -302,24 +303,9 @@ func partitionSearchSteps(g *core.Graph, part []int32, k int, seed uint64, stop 
 		}
 		e := viol[rand(len(viol))]
 		a, c := edges[e].u, edges[e].v
-		ba, bc := bestIn(clique[a]), bestIn(clique[c])
-		from, to := a, ba
-		switch {
-		case ba < 0 && bc < 0:
-			// Nothing allowed on either side: a random member of a's
-			// clique, so the search cannot stall.
-			q := clique[a]
-			to = start[q] + int32(rand(int(start[q+1]-start[q])))
-			if to == a {
-				continue
-			}
-		case ba < 0:
-			from, to = c, bc
-		case bc >= 0:
-			da, dc := freeKey(ba)-chosenKey(a), freeKey(bc)-chosenKey(c)
-			if dc < da || (dc == da && age[bc] < age[ba]) {
-				from, to = c, bc
-			}
+		from, to, ok := l.pickMove(rand, a, c, bestIn(clique[a]), bestIn(clique[c]), age, delta)
+		if !ok {
+			continue
 		}
 		for range partSample - 1 {
 			// More violated edges: the move of least delta over all.
@@ -486,6 +472,29 @@ func newPartLayout(g *core.Graph, part []int32, k int) *partLayout {
 		}
 	}
 	return l
+}
+
+// pickMove decides a step's move for the violated edge (a, c), given the
+// best allowed member of each one's clique (ba, bc; -1 none) and delta,
+// the change of weighted conflicts (in keys) of a move: the side of the
+// lesser delta, the older new member on ties, a's on equal ages; a's side
+// if only it has a member allowed, c's if only c's; and with none, a
+// random member of a's clique, so that the search cannot stall (ok false
+// when that is a itself: the step does nothing).
+func (l *partLayout) pickMove(rand func(int) int, a, c, ba, bc int32, age []int64, delta func(from, to int32) int64) (from, to int32, ok bool) {
+	switch {
+	case ba < 0 && bc < 0:
+		q := l.clique[a]
+		to = l.start[q] + int32(rand(int(l.start[q+1]-l.start[q])))
+		return a, to, to != a
+	case ba < 0:
+		return c, bc, true
+	case bc >= 0:
+		if da, dc := delta(a, ba), delta(c, bc); dc < da || (dc == da && age[bc] < age[ba]) {
+			return c, bc, true
+		}
+	}
+	return a, ba, true
 }
 
 // greedyStart chooses in each clique, in random order, its member with
