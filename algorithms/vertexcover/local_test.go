@@ -90,6 +90,24 @@ func plantedRB(t testing.TB, k, q int, p float64, seed uint64) *core.Graph {
 	return fromEdges(t, k*q, edges)
 }
 
+// joinedRB is g (plantedRB's k cliques of q) with cliques 0 and 1 joined
+// completely, so that no transversal exists and a partition search runs
+// to its cap, and its planted partition (the greedy one would merge 0
+// and 1): the edge list, the graph and the clique of each vertex.
+func joinedRB(t testing.TB, g *core.Graph, k, q int) ([][2]int, *core.Graph, []int32) {
+	edges := graphEdges(g)
+	for u := range q {
+		for v := q; v < 2*q; v++ {
+			edges = append(edges, [2]int{u, v})
+		}
+	}
+	part := make([]int32, k*q)
+	for v := range part {
+		part[v] = int32(v / q)
+	}
+	return edges, fromEdges(t, k*q, edges), part
+}
+
 func TestPartitionSearchPlanted(t *testing.T) {
 	for seed := uint64(1); seed <= 6; seed++ {
 		k, q := 10+int(seed), 6
@@ -134,14 +152,8 @@ func TestPartitionSearchAudit(t *testing.T) {
 	}
 	for seed := uint64(1); seed <= 4; seed++ {
 		const k, q = 12, 6
-		// No solution: cliques 0 and 1 are joined completely, so the
-		// search runs to its cap.
-		edges := graphEdges(plantedRB(t, k, q, 0.45, seed))
-		for u := range q {
-			for v := q; v < 2*q; v++ {
-				edges = append(edges, [2]int{u, v})
-			}
-		}
+		// No solution, so the search runs to its cap.
+		edges, _, _ := joinedRB(t, plantedRB(t, k, q, 0.45, seed), k, q)
 		// The planted cliques (the greedy partition would merge 0 and 1).
 		perm := make([]int, k*q)
 		for i := range perm {

@@ -1,7 +1,6 @@
 package vertexcover
 
 import (
-	"math"
 	"sync/atomic"
 	"time"
 
@@ -137,15 +136,12 @@ func pairSearch(g *core.Graph, part []int32, k int, seed uint64, stop *atomic.Bo
 	}
 	forgetAt := 2 * min(int64(float64(m)*max(gamma*float64(n), 2)), 1<<30) // in arc weight
 	rho := int64(partRho*10 + 0.5)                                         // in tenths
-	stepCap := int64(math.MaxInt64)
+	stepCap := stepCapOf(steps)
 	if steps != nil {
-		if *steps > 0 {
-			stepCap = *steps
-		}
 		defer func() { *steps = step }()
 	}
 	for ; len(viol) > 0; step++ {
-		if step&1023 == 0 && (stop.Load() || step >= stepCap || time.Now().After(deadline)) {
+		if step&1023 == 0 && partStopped(stop, step, stepCap, deadline) {
 			return nil
 		}
 		if beta != 0 {

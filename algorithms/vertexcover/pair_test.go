@@ -95,18 +95,8 @@ func TestPairSearch(t *testing.T) {
 		if err := Verify(g, list); err != nil || len(list) != g.N-k {
 			t.Fatalf("seed %d: cover of %d (%v), want %d", seed, len(list), err, g.N-k)
 		}
-		// No answer (cliques 0 and 1 joined completely): to the cap.
-		edges := graphEdges(g)
-		for u := range q {
-			for v := q; v < 2*q; v++ {
-				edges = append(edges, [2]int{u, v})
-			}
-		}
-		h := fromEdges(t, k*q, edges)
-		hp := make([]int32, k*q)
-		for v := range hp {
-			hp[v] = int32(v / q)
-		}
+		// No answer: to the cap.
+		_, h, hp := joinedRB(t, g, k, q)
 		steps := int64(3000)
 		if c := pairSearch(h, hp, k, seed, &stop, time.Now().Add(time.Minute), 0, &steps); c != nil || steps < 3000 {
 			t.Fatalf("seed %d: stopped after %d steps on an instance without an answer", seed, steps)

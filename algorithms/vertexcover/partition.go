@@ -287,15 +287,12 @@ func partitionSearchSteps(g *core.Graph, part []int32, k int, seed uint64, stop 
 	}
 	totalW, forgetAt := int64(m), min(int64(float64(m)*max(partGamma*float64(n), 2)), 1<<30)
 	rho := int32(partRho*10 + 0.5) // in tenths
-	stepCap := int64(math.MaxInt64)
+	stepCap := stepCapOf(steps)
 	if steps != nil {
-		if *steps > 0 {
-			stepCap = *steps
-		}
 		defer func() { *steps = step }()
 	}
 	for ; len(viol) > 0; step++ {
-		if step&1023 == 0 && (stop.Load() || step >= stepCap || time.Now().After(deadline)) {
+		if step&1023 == 0 && partStopped(stop, step, stepCap, deadline) {
 			return nil
 		}
 		if beta != 0 {
@@ -472,6 +469,21 @@ func newPartLayout(g *core.Graph, part []int32, k int) *partLayout {
 		}
 	}
 	return l
+}
+
+// stepCapOf is the step cap asked for through steps (a positive *steps),
+// else none.
+func stepCapOf(steps *int64) int64 {
+	if steps != nil && *steps > 0 {
+		return *steps
+	}
+	return math.MaxInt64
+}
+
+// partStopped: stop is set, the step cap reached or the deadline passed
+// (checked every 1024 steps).
+func partStopped(stop *atomic.Bool, step, stepCap int64, deadline time.Time) bool {
+	return stop.Load() || step >= stepCap || time.Now().After(deadline)
 }
 
 // pickMove decides a step's move for the violated edge (a, c), given the

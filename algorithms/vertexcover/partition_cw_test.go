@@ -426,17 +426,7 @@ func TestPartitionCW(t *testing.T) {
 			}
 			// No solution (cliques 0 and 1 joined completely): runs to
 			// its cap, audited throughout.
-			edges := graphEdges(g)
-			for u := range q {
-				for v := q; v < 2*q; v++ {
-					edges = append(edges, [2]int{u, v})
-				}
-			}
-			h := fromEdges(t, k*q, edges)
-			hp := make([]int32, k*q)
-			for v := range hp {
-				hp[v] = int32(v / q)
-			}
+			_, h, hp := joinedRB(t, g, k, q)
 			steps := int64(3000)
 			if c := partitionSearchCW(h, hp, k, seed, &stop, time.Now().Add(time.Minute), partDegBeta, &steps, mode); c != nil || steps < 3000 {
 				t.Fatalf("%s seed %d: stopped after %d steps", name, seed, steps)
