@@ -71,8 +71,17 @@ func pairSearch(g *core.Graph, part []int32, k int, seed uint64, stop *atomic.Bo
 	sumW := int64(len(adj))
 	// The violated edges, as (u, v) with u < v; at most one for a pair of
 	// cliques (one chosen vertex each), whose place in viol is
-	// pos[pair].
-	type vedge struct{ u, v int32 }
+	// pos[pair]. Every step raises each violated pair, but lazily: its
+	// raises since the start of step since are still to add, to its
+	// weight and to the scores of the vertices its edges reach from the
+	// pair's chosen vertices (flush). Only the scores of the two cliques
+	// a step looks at, and the row of the clique it re-chooses in, are
+	// read, so their pairs are flushed first; violCarriers is the arcs of
+	// the violated pairs, what a step's raise adds to sumW.
+	type vedge struct {
+		u, v  int32
+		since int64
+	}
 	viol := make([]vedge, 0, k*(k-1)/2)
 	pos := make([]int32, k*k)
 	pairOf := func(a, b int32) int { return int(min(clique[a], clique[b]))*k + int(max(clique[a], clique[b])) }
@@ -84,6 +93,36 @@ func pairSearch(g *core.Graph, part []int32, k int, seed uint64, stop *atomic.Bo
 	chosen := make([]int32, k)
 	hits := make([]int32, l.maxDeg+1)
 	step := int64(1)
+	var violCarriers int64
+	flush := func(i int, cur int64) {
+		e := &viol[i]
+		late := cur - e.since
+		if late == 0 {
+			return
+		}
+		qu, qv := clique[e.u], clique[e.v]
+		w[int(qu)*k+int(qv)] += late
+		w[int(qv)*k+int(qu)] += late
+		for _, u := range nb(e.u, qv) {
+			vs[u] += late
+		}
+		for _, u := range nb(e.v, qu) {
+			vs[u] += late
+		}
+		e.since = cur
+	}
+	flushClique := func(q int32, cur int64) {
+		for i, e := range viol {
+			if clique[e.u] == q || clique[e.v] == q {
+				flush(i, cur)
+			}
+		}
+	}
+	flushAll := func(cur int64) {
+		for i := range viol {
+			flush(i, cur)
+		}
+	}
 	rand := xorshiftFrom(seed)
 	choose := func(v int32) {
 		vs[v] |= pIn
@@ -100,11 +139,14 @@ func pairSearch(g *core.Graph, part []int32, k int, seed uint64, stop *atomic.Bo
 		}
 		for _, j := range hits[:nh] {
 			u := adj[int(lo)+int(j)]
-			pos[pairOf(v, u)] = int32(len(viol))
-			viol = append(viol, vedge{min(u, v), max(u, v)})
+			p := pairOf(v, u)
+			pos[p] = int32(len(viol))
+			viol = append(viol, vedge{min(u, v), max(u, v), step})
+			violCarriers += carriers[p]
 		}
 	}
 	unchoose := func(v int32) {
+		flushClique(clique[v], step)
 		vs[v] &^= pIn
 		row := w[int(clique[v])*k : int(clique[v]+1)*k]
 		lo, hi := off[v], off[v+1]
@@ -117,7 +159,9 @@ func pairSearch(g *core.Graph, part []int32, k int, seed uint64, stop *atomic.Bo
 			nh += int(uint64(x) >> 63)
 		}
 		for _, j := range hits[:nh] {
-			p := pos[pairOf(v, adj[int(lo)+int(j)])]
+			q := pairOf(v, adj[int(lo)+int(j)])
+			violCarriers -= carriers[q]
+			p := pos[q]
 			last := viol[len(viol)-1]
 			viol[p] = last
 			pos[pairOf(last.u, last.v)] = p
@@ -149,29 +193,23 @@ func pairSearch(g *core.Graph, part []int32, k int, seed uint64, stop *atomic.Bo
 		}
 		e := viol[rand(len(viol))]
 		a, c := e.u, e.v
+		flushClique(clique[a], step)
+		flushClique(clique[c], step)
 		ba, bc := l.bestIn(clique[a], vs, age, bias, keys), l.bestIn(clique[c], vs, age, bias, keys)
 		from, to, ok := l.pickMove(rand, a, c, ba, bc, age, delta)
 		if !ok {
+			// A step without a move raises nothing.
+			for i := range viol {
+				viol[i].since++
+			}
 			continue
 		}
 		unchoose(from)
 		choose(to)
 		age[from], age[to] = step, step
-		// Raise each violated pair: its weight, and the scores of the
-		// vertices its edges reach from the pair's chosen vertices.
-		for _, e := range viol {
-			i, j := clique[e.u], clique[e.v]
-			w[int(i)*k+int(j)]++
-			w[int(j)*k+int(i)]++
-			sumW += carriers[int(i)*k+int(j)]
-			for _, u := range nb(e.u, j) {
-				vs[u]++
-			}
-			for _, u := range nb(e.v, i) {
-				vs[u]++
-			}
-		}
+		sumW += violCarriers // this step's raise (pending in viol)
 		if sumW > forgetAt {
+			flushAll(step + 1)
 			sumW = 0
 			for i := range k {
 				for j := i; j < k; j++ {
@@ -191,6 +229,7 @@ func pairSearch(g *core.Graph, part []int32, k int, seed uint64, stop *atomic.Bo
 			}
 		}
 		if pairAudit != nil {
+			flushAll(step + 1) // the state a raise every step would have
 			pairAudit(step, l, vs, w, chosen, len(viol))
 		}
 	}
