@@ -398,7 +398,8 @@ func (e *engine) run(top bool) ([]int32, bool) {
 				// optimum in all, edges / pairs with the bias: frb50-23-5
 				// 24.1 / 5.3, frb50-23-4 3.4 / 1.4, frb50-23-1 23.4 /
 				// 13.5, but frb45-21-3 21.6 / 57+, where the bias loses
-				// too), so the chains hedge.
+				// too), so the chains hedge. Where pairSearch's tables would
+				// be large, all chains weigh edges.
 				var nPart atomic.Int64
 				runPart := func(seed uint64) {
 					c := nPart.Add(1)
@@ -408,7 +409,7 @@ func (e *engine) run(top bool) ([]int32, bool) {
 					}
 					deadline := time.Now().Add(time.Duration(1 << 62))
 					var cover []bool
-					if c%4 >= 2 {
+					if c%4 >= 2 && pairFits(kg.N, k) {
 						cover = pairSearch(kg, part, k, seed, &lsStop, deadline, beta, nil)
 					} else {
 						cover = partitionSearch(kg, part, k, seed, &lsStop, deadline, beta)
