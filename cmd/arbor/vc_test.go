@@ -235,8 +235,13 @@ func TestVCDeviceEngine(t *testing.T) {
 				if k == fmt.Sprint(opt-1) {
 					want.Size, want.Found, want.Verified = -1, false, false
 				}
-				if res != want || res.Why == "" || !strings.HasPrefix(res.Device, be+":") || (k != fmt.Sprint(opt) && res.Epochs < 1) {
-					// With k = opt the host's greedy cover may already do.
+				// The device runs at least an epoch, except with k = opt,
+				// where the host's greedy cover may already do, and in the
+				// hybrid engine when the CPU engine beside it settles the
+				// question first (a race: on a busy box it won before the
+				// first launch).
+				cpuFirst := engine == "hybrid" && strings.HasSuffix(res.Why, "settled by the CPU engine")
+				if res != want || res.Why == "" || !strings.HasPrefix(res.Device, be+":") || (k != fmt.Sprint(opt) && !cpuFirst && res.Epochs < 1) {
 					t.Fatalf("%s %s -k %s: %+v, want %+v on a %s device after ≥ 1 epoch", be, engine, k, res, want, be)
 				}
 			}
