@@ -297,7 +297,7 @@ func (w *worker) solveVC(ctx context.Context, msg jetstream.Msg, t *Task, j *job
 		return ctx.Err()
 	}
 	found.Nodes = res.Nodes
-	if res.Proven && !over.Load() && !res.NodeLimited {
+	if res.Proven && !over.Load() {
 		return w.complete(ctx, msg, t, nil, found)
 	}
 	// Over budget: branch, and leave the children to the cluster.

@@ -22,6 +22,9 @@ type bitAdj struct {
 	cl        []uint64 // clique cover: one row per clique
 }
 
+// bitHas reports whether bit v of set is set.
+func bitHas(set []uint64, v int32) bool { return set[v>>6]&(1<<(uint(v)&63)) != 0 }
+
 func newBitAdj(n int) *bitAdj {
 	w := (n + 63) / 64
 	return &bitAdj{w: w, rows: make([]uint64, n*w), alive: make([]uint64, w), tmp: make([]uint64, w), seen: make([]uint64, w)}
@@ -80,7 +83,7 @@ func (s *state) bitDominator(v int32) int32 {
 		}
 	}
 	for _, u := range s.adj[v] {
-		if s.alive[u] && res[u>>6]&(1<<(uint(u)&63)) != 0 {
+		if s.alive[u] && bitHas(res, u) {
 			return u
 		}
 	}

@@ -438,7 +438,7 @@ func (s *state) upBound(need int) int {
 			return
 		}
 		for _, w := range members[start[r]:start[r+1]] {
-			if avail[w>>6]&(1<<(uint(w)&63)) != 0 {
+			if bitHas(avail, w) {
 				c.units = append(c.units, r, w)
 				return
 			}
@@ -486,7 +486,7 @@ func (s *state) upBound(need int) int {
 			}
 			q, v := c.units[i], c.units[i+1]
 			work += len(s.adj[v])
-			if avail[v>>6]&(1<<(uint(v)&63)) == 0 {
+			if !bitHas(avail, v) {
 				// v was removed after q became a unit: q is empty now,
 				// a conflict recorded when it happened.
 				continue
@@ -510,7 +510,7 @@ func (s *state) upBound(need int) int {
 				continue
 			}
 			for _, u := range s.adj[v] {
-				if avail[u>>6]&(1<<(uint(u)&63)) == 0 {
+				if !bitHas(avail, u) {
 					continue
 				}
 				if r := drop(u, q); r >= 0 {
@@ -541,7 +541,7 @@ func (s *state) upBound(need int) int {
 			q := stack[len(stack)-1]
 			stack = stack[:len(stack)-1]
 			for _, u := range members[start[q]:start[q+1]] {
-				if avail[u>>6]&(1<<(uint(u)&63)) == 0 {
+				if !bitHas(avail, u) {
 					if p := c.by[u]; !c.inSet[p] {
 						c.inSet[p] = true
 						c.set = append(c.set, p)
@@ -603,7 +603,7 @@ func (s *state) upBound(need int) int {
 		}
 		all := true
 		for _, a := range members[start[q]:start[q+1]] {
-			if avail[a>>6]&(1<<(uint(a)&63)) == 0 {
+			if !bitHas(avail, a) {
 				// The initial units removed a: clique by[a] has lost its
 				// last candidate when a is taken. Its reasons are the
 				// conflict.

@@ -66,7 +66,7 @@ func (s *state) seesCliqueOf(v, q, u int32) bool {
 // clique changes during a search until it succeeds, so they stay those
 // cliques, and freeClique masks them out of a row at once instead of
 // looking up each neighbour's clique and its mark.
-func (s *state) reached(u int32) bool { return s.cc.augSeen[u>>6]&(1<<(uint(u)&63)) != 0 }
+func (s *state) reached(u int32) bool { return bitHas(s.cc.augSeen, u) }
 
 // markReached marks clique q as reached by the current absorption.
 func (s *state) markReached(q int32) {
@@ -109,7 +109,7 @@ func (s *state) freeClique(q, z int32, depth int) bool {
 			// seesCliqueOf(z, r, u) written out
 			switch sz := c.size[r]; {
 			case sz == 2:
-				if p := c.sum[r] - u; rz[p>>6]&(1<<(uint(p)&63)) == 0 {
+				if p := c.sum[r] - u; !bitHas(rz, p) {
 					continue
 				}
 			case sz > 2:
@@ -237,7 +237,7 @@ next:
 				case sz <= 1:
 					continue
 				case sz == 2:
-					if p := c.sum[r] - y; rx[p>>6]&(1<<(uint(p)&63)) == 0 {
+					if p := c.sum[r] - y; !bitHas(rx, p) {
 						continue
 					}
 				default:

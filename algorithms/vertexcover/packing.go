@@ -164,7 +164,7 @@ func (s *state) commonNeighbor(left, members []int32) int32 {
 		}
 		x := s.minDegree(left)
 		for _, u := range s.adj[x] {
-			if res[u>>6]&(1<<(uint(u)&63)) != 0 {
+			if bitHas(res, u) {
 				return u
 			}
 		}

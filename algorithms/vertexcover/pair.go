@@ -179,8 +179,8 @@ func pairSearch(g *core.Graph, part []int32, k int, seed uint64, stop *atomic.Bo
 	if pairGamma > 0 {
 		gamma = pairGamma
 	}
-	forgetAt := 2 * min(int64(float64(m)*max(gamma*float64(n), 2)), 1<<30) // in arc weight
-	rho := int64(partRho*10 + 0.5)                                         // in tenths
+	forgetAt := 2 * partForgetAt(m, n, gamma) // in arc weight
+	rho := int64(partRho*10 + 0.5)            // in tenths
 	stepCap := stepCapOf(steps)
 	if steps != nil {
 		defer func() { *steps = step }()
@@ -190,7 +190,7 @@ func pairSearch(g *core.Graph, part []int32, k int, seed uint64, stop *atomic.Bo
 			return nil
 		}
 		if beta != 0 {
-			bias = int64(beta * 1024 * float64(sumW) / float64(2*m))
+			bias = partBias(beta, sumW/2, m) // sumW counts each edge twice
 		}
 		e := viol[rand(len(viol))]
 		a, c := e.u, e.v

@@ -121,7 +121,7 @@ func partitionSearchSteps(g *core.Graph, part []int32, k int, seed uint64, stop 
 	// Each arc packs its head (low 32 bits) with the weight of its edge
 	// (high 32 bits; a weight stays below forgetAt + m < 2^31), so that
 	// the neighbour loops of choose and unchoose read one array in order.
-	// The weight of each edge lives on both of its arcs (ea, eb).
+	// The weight of each edge lives on both of its arcs (its a and b).
 	arcs := make([]uint64, len(adj))
 	for i, u := range adj {
 		arcs[i] = uint64(uint32(u)) | 1<<32
@@ -285,7 +285,7 @@ func partitionSearchSteps(g *core.Graph, part []int32, k int, seed uint64, stop 
 			}
 		}
 	}
-	totalW, forgetAt := int64(m), min(int64(float64(m)*max(partGamma*float64(n), 2)), 1<<30)
+	totalW, forgetAt := int64(m), partForgetAt(m, n, partGamma)
 	rho := int32(partRho*10 + 0.5) // in tenths
 	stepCap := stepCapOf(steps)
 	if steps != nil {
@@ -296,7 +296,7 @@ func partitionSearchSteps(g *core.Graph, part []int32, k int, seed uint64, stop 
 			return nil
 		}
 		if beta != 0 {
-			bias = int64(beta * 1024 * float64(totalW) / float64(m))
+			bias = partBias(beta, totalW, m)
 		}
 		e := viol[rand(len(viol))]
 		a, c := edges[e].u, edges[e].v
@@ -469,6 +469,19 @@ func newPartLayout(g *core.Graph, part []int32, k int) *partLayout {
 		}
 	}
 	return l
+}
+
+// partForgetAt is the total edge weight at which the partition searches
+// forget (scale) their weights: a mean edge weight of gamma·n (at least
+// 2), capped so that scores stay well inside 31 bits.
+func partForgetAt(m, n int, gamma float64) int64 {
+	return min(int64(float64(m)*max(gamma*float64(n), 2)), 1<<30)
+}
+
+// partBias is the degree bias of a step: beta × the mean edge weight
+// (edgeW over m edges), in the 1/1024ths of the score keys.
+func partBias(beta float64, edgeW int64, m int) int64 {
+	return int64(beta * 1024 * float64(edgeW) / float64(m))
 }
 
 // stepCapOf is the step cap asked for through steps (a positive *steps),
