@@ -390,30 +390,23 @@ func (e *engine) run(top bool) ([]int32, bool) {
 				var gaveWay atomic.Int64
 				gaveWay.Store(int64(copies))
 				partSeed := func(c int64) uint64 { return e.seed + 0x2545f4914f6cdd1d*uint64(c+1) }
-				// The chains are a portfolio of four, in turn: weights on
-				// the edges (partitionSearch) or on the pairs of cliques
-				// (pairSearch), each with and without the degree bias
-				// (partDegBeta). Each gains a lot on some instances and
-				// loses on others (this box, 8 seeds, seconds to the
-				// optimum in all, edges / pairs with the bias: frb50-23-5
-				// 24.1 / 5.3, frb50-23-4 3.4 / 1.4, frb50-23-1 23.4 /
-				// 13.5, but frb45-21-3 21.6 / 57+, where the bias loses
-				// too), so the chains hedge. Where pairSearch's tables would
-				// be large, all chains weigh edges.
+				// Every other chain has the degree bias (partDegBeta),
+				// which gains on most BHOSLIB instances and loses where the
+				// solution is not of low degree (frb45-21-3), so the
+				// chains hedge. Weights on pairs of cliques (pairSearch)
+				// take fewer steps on frb50–frb56 but lose where the bar
+				// is, on the largest: on the GPU machine's Xeon, 16 seeds
+				// at once, 30 s and 60 s each on frb56-25-1, frb59-26-1,
+				// -2, -4, 11 hits in 4,956 core-seconds for edge weights
+				// against 4 in 4,211 for pairs (NOTES), so every chain
+				// weighs edges.
 				var nPart atomic.Int64
 				runPart := func(seed uint64) {
-					c := nPart.Add(1)
 					beta := 0.0
-					if c%2 == 0 {
+					if nPart.Add(1)%2 == 0 {
 						beta = partDegBeta
 					}
-					deadline := time.Now().Add(time.Duration(1 << 62))
-					var cover []bool
-					if c%4 >= 2 && pairFits(kg.N, k) {
-						cover = pairSearch(kg, part, k, seed, &lsStop, deadline, beta, nil)
-					} else {
-						cover = partitionSearch(kg, part, k, seed, &lsStop, deadline, beta)
-					}
+					cover := partitionSearch(kg, part, k, seed, &lsStop, time.Now().Add(time.Duration(1<<62)), beta)
 					if cover != nil {
 						offerKernel(cover, kg.N-k)
 					}
