@@ -34,7 +34,8 @@ import (
 //
 // It returns the cover (every vertex but the chosen ones) or nil, and
 // reports its step count in steps as partitionSearchSteps does. Its
-// tables take k² and n·(k+1) words: callers check pairFits.
+// tables take k² and n·(k+1) words: a few MB on BHOSLIB (frb100-40: 0.2
+// and 1.6 MB), but gigabytes on a kernel of many small cliques.
 func pairSearch(g *core.Graph, part []int32, k int, seed uint64, stop *atomic.Bool, deadline time.Time, beta float64, steps *int64) []bool {
 	l := newPartLayout(g, part, k)
 	n, clique, off, adj := l.n, l.clique, l.off, l.adj
@@ -247,12 +248,6 @@ func pairSearch(g *core.Graph, part []int32, k int, seed uint64, stop *atomic.Bo
 	}
 	return cover
 }
-
-// pairFits says whether pairSearch's tables (pair weights, k² words;
-// each vertex's neighbours by clique, n·(k+1)) stay small: a few MB on
-// BHOSLIB (frb100-40: 0.2 and 1.6 MB), where a kernel of many small
-// cliques would take gigabytes.
-func pairFits(n, k int) bool { return k <= 1<<10 && n*(k+1) <= 1<<22 }
 
 var (
 	// pairGamma, when above 0, replaces partGamma in pairSearch's

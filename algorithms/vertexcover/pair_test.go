@@ -135,16 +135,3 @@ func TestPairSearch(t *testing.T) {
 		same("frb35-17-1", g, seed, 300000)
 	}
 }
-
-// TestPairFits: BHOSLIB's sizes take pairSearch, a kernel of many small
-// cliques does not (its tables would take gigabytes).
-func TestPairFits(t *testing.T) {
-	for _, c := range []struct {
-		n, k int
-		want bool
-	}{{1534, 59, true}, {4000, 100, true}, {20000, 10000, false}, {200000, 40, false}} {
-		if got := pairFits(c.n, c.k); got != c.want {
-			t.Errorf("pairFits(%d, %d) = %v, want %v", c.n, c.k, got, c.want)
-		}
-	}
-}

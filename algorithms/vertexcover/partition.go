@@ -470,7 +470,7 @@ func newPartLayout(g *core.Graph, part []int32, k int) *partLayout {
 //
 //go:noinline
 func addArcWeights(arcs []uint64, vs []int64, hits []int32, sign int64) int {
-	hits = hits[:len(arcs)+1]
+	hits = hits[:len(arcs)]
 	nh := 0
 	for j, a := range arcs {
 		u := uint32(a)
