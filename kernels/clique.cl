@@ -58,20 +58,6 @@
 #define CQ_ENTER 0 /* enter (count, colour) the node at level */
 #define CQ_NEXT 2  /* start the next child of the node at level */
 
-/* cq_leave goes back to the parent's next child; leaving the task's own
-   root ends the task (the worker is no longer running one). */
-INLINE i32 cq_leave(GLOBAL u32* ctrl, i32 level, u32 lid, i32* active)
-{
-    if (level > 0) {
-        return level - 1;
-    }
-    *active = 0;
-    if (lid == 0) {
-        ds_task_done(ctrl);
-    }
-    return 0;
-}
-
 KERNEL void clique_epoch(GLOBAL const i32* RESTRICT shape, GLOBAL const u64* RESTRICT adj, GLOBAL u64* slots,
                          GLOBAL u32* seq, GLOBAL u32* ctrl, GLOBAL i64* wstate, GLOBAL u64* frames, GLOBAL u32* lists,
                          GLOBAL u64* bases, GLOBAL u32* certs, const i64 budget, const i32 idle_limit, const i32 goal,
@@ -97,45 +83,27 @@ KERNEL void clique_epoch(GLOBAL const i32* RESTRICT shape, GLOBAL const u64* RES
     GLOBAL u64* base = bases + (size_t)wid * MAXDEPTH;
     GLOBAL u32* cert = certs + (size_t)wid * (MAXDEPTH + 1);
 
-    i64 nodes = st[DS_W_NODES];
-    i32 active = (i32)st[DS_W_ACTIVE];
-    i32 level = (i32)st[DS_W_LEVEL];
-    i32 phase = (i32)st[DS_W_PHASE];
-    i32 basem = (i32)st[DS_W_BASE];
-    i64 donated = st[DS_W_DONATED];
-    i64 taken = st[DS_W_TAKEN];
+    i32 basem = (i32)st[DS_W_BASE]; /* the task's own clique */
+    i64 nodes, donated, taken;
+    i32 active, level, phase;
+    ds_resume(st, ctrl, lid, &nodes, &active, &level, &phase, &donated, &taken);
     i64 spent = 0;
     i32 polls = 0;
     i32 waiting = 0; /* counted in DS_HUNGRY */
-    BARRIER();
-    if (lid == 0 && active) {
-        ATOMIC_ADD_I32(&ctrl[DS_RUNNING], 1);
-    }
 
     for (;;) {
         if (!active) {
             /* Idle: take a task, or give up after idle_limit tries or once
                no worker that could donate is left in this launch. */
-            if (lid == 0) {
-                i32 running;
-                s_b[0] = ds_try_take(ctrl, seq, CAP, waiting, &running);
-                s_b[1] = running;
+            const i64 pos = ds_take(ctrl, seq, CAP, idle_limit, s_b, lid, &waiting, &polls);
+            if (pos == DS_STOP) {
+                break;
             }
-            BARRIER();
-            i64 pos = s_b[0];
-            i32 running = (i32)s_b[1];
-            BARRIER();
             if (pos < 0) {
-                waiting = 1;
-                polls++;
-                if (polls >= idle_limit || running <= 0) {
-                    break;
-                }
                 continue;
             }
-            waiting = 0;
             /* Install the task as level 0. */
-            volatile GLOBAL const u64* t = (volatile GLOBAL const u64*)(slots + (size_t)(pos & (CAP - 1)) * TASKW);
+            volatile GLOBAL const u64* t = (volatile GLOBAL const u64*)ds_slot(slots, pos, CAP, TASKW);
             const u64 t0 = t[0];
             const i32 m = (i32)(t0 & 0xffffffffu);
             const i32 g = (i32)(t0 >> 32);
@@ -154,17 +122,12 @@ KERNEL void clique_epoch(GLOBAL const i32* RESTRICT shape, GLOBAL const u64* RES
                 fr[2] = 0;
                 fr[3] = 0;
             }
-            GLOBAL_FENCE();
-            BARRIER();
-            if (lid == 0) {
-                ds_commit_pop(seq, CAP, (u32)pos);
-            }
+            ds_finish_pop(seq, CAP, pos, lid);
             active = 1;
             taken++;
             basem = m;
             level = 0;
             phase = g > 0 ? CQ_NEXT : CQ_ENTER;
-            polls = 0;
             continue;
         }
         if (spent >= budget) {
@@ -176,12 +139,7 @@ KERNEL void clique_epoch(GLOBAL const i32* RESTRICT shape, GLOBAL const u64* RES
         const i32 size = basem + level;
         /* Lane 0 reads the incumbent for the whole worker, so that every
            lane prunes and publishes alike. */
-        if (lid == 0) {
-            s_inc = (i32)ds_peek(&ctrl[DS_INC]);
-        }
-        BARRIER();
-        const i32 inc = s_inc;
-        BARRIER();
+        const i32 inc = ds_incumbent(ctrl, &s_inc, lid);
         const i32 best = frozen ? goal - 1 : inc;
 
         if (phase == CQ_NEXT) {
@@ -190,7 +148,7 @@ KERNEL void clique_epoch(GLOBAL const i32* RESTRICT shape, GLOBAL const u64* RES
             const u32 e = next > lo ? lst[next - 1] : 0u;
             if (next == lo || size + (i32)(e >> 16) <= best) {
                 /* Every child done, or the rest have colours no larger. */
-                level = cq_leave(ctrl, level, lid, &active);
+                level = ds_leave(ctrl, level, lid, &active);
                 continue;
             }
             const u32 v = e & 0xffffu;
@@ -220,12 +178,7 @@ KERNEL void clique_epoch(GLOBAL const i32* RESTRICT shape, GLOBAL const u64* RES
                 for (i32 i = (i32)lid; i <= size; i += LANES) {
                     cert[1 + i] = (u32)(i < basem ? base[i] : fr[(size_t)(i - basem) * CQ_FH + 2]);
                 }
-                GLOBAL_FENCE();
-                BARRIER();
-                if (lid == 0) {
-                    cert[0] = (u32)(size + 1);
-                    ATOMIC_MAX_I32(&ctrl[DS_INC], size + 1);
-                }
+                ds_publish(ctrl, (GLOBAL i32*)cert, size + 1, lid);
             }
             continue;
         }
@@ -243,13 +196,7 @@ KERNEL void clique_epoch(GLOBAL const i32* RESTRICT shape, GLOBAL const u64* RES
            child fails the bound are closed on the way, as the CPU engine
            does. The tree does not change, only who explores which part. */
         if (level > 0) {
-            if (lid == 0) {
-                s_b[2] = ds_should_give(ctrl);
-            }
-            BARRIER();
-            const i32 give = (i32)s_b[2];
-            BARRIER();
-            if (give) {
+            if (ds_give_now(ctrl, &s_b[2], lid)) {
                 if (lid == 0) {
                     i32 jj = -1;
                     i64 pos = -1;
@@ -283,7 +230,7 @@ KERNEL void clique_epoch(GLOBAL const i32* RESTRICT shape, GLOBAL const u64* RES
                     const i32 lo = (i32)hj[3];
                     const i32 g = ARBOR_MAX(1, (nx - lo) / 2);
                     const i32 jm = basem + jj;
-                    GLOBAL u64* t = slots + (size_t)(pos & (CAP - 1)) * TASKW;
+                    GLOBAL u64* t = ds_slot(slots, pos, CAP, TASKW);
                     for (i32 j = (i32)lid; j < W; j += LANES) {
                         t[1 + j] = hj[CQ_P + j];
                     }

@@ -65,15 +65,11 @@ func (s CliqueShape) check() error {
 // buffers: the adjacency bitsets, the ring, and every worker's stack,
 // status and best clique. Not safe for concurrent use.
 type Clique struct {
-	Shape  CliqueShape
-	Ring   *Ring
-	dev    backend.Device
-	prog   backend.Program
-	k      backend.Kernel
-	bs     *backend.Buffers
+	Shape CliqueShape
+	Ring  *Ring
+	searchKernel
 	shape  backend.Buffer
 	adj    backend.Buffer
-	wstate backend.Buffer
 	frames backend.Buffer
 	lists  backend.Buffer
 	bases  backend.Buffer
@@ -93,15 +89,12 @@ func NewClique(dev backend.Device, q backend.Queue, s CliqueShape, adj []uint64)
 	shape := []int32{int32(w), int32(s.N), 0, int32(s.Capacity), int32(s.TaskWords()), int32(s.MaxDepth)}
 	// Only what sizes local arrays is compiled in; the rest travels in
 	// shape, so that PoCL and NVRTC build once per word count.
-	prog, err := Build(dev, "clique", map[string]string{"LANES": fmt.Sprint(s.lanes()), "W": fmt.Sprint(w)}, "clique_epoch")
+	defines := map[string]string{"LANES": fmt.Sprint(s.lanes()), "W": fmt.Sprint(w)}
+	sk, err := newSearchKernel(dev, q, "clique", defines, s.Workers, s.lanes())
 	if err != nil {
 		return nil, err
 	}
-	c := &Clique{Shape: s, dev: dev, prog: prog, bs: backend.NewBuffers(dev, q)}
-	if c.k, err = prog.Kernel("clique_epoch"); err != nil {
-		c.Release()
-		return nil, fmt.Errorf("clique: %w", err)
-	}
+	c := &Clique{Shape: s, searchKernel: sk}
 	bs := c.bs
 	c.shape = backend.Upload(bs, shape)
 	c.adj = backend.Upload(bs, adj)
@@ -110,11 +103,7 @@ func NewClique(dev backend.Device, q backend.Queue, s CliqueShape, adj []uint64)
 	c.lists = backend.AllocIn[uint32](bs, s.Workers*s.MaxDepth*s.N)
 	c.bases = backend.AllocIn[uint64](bs, s.Workers*s.MaxDepth)
 	c.certs = backend.AllocIn[uint32](bs, s.Workers*(s.MaxDepth+1))
-	if err := bs.Err(); err != nil {
-		c.Release()
-		return nil, fmt.Errorf("clique: %d workers, %d MiB: %w", s.Workers, s.Bytes()>>20, err)
-	}
-	if c.Ring, err = NewRing(bs, s.Capacity, s.TaskWords()); err != nil {
+	if c.Ring, err = c.newRing(s.Capacity, s.TaskWords(), s.Bytes()); err != nil {
 		c.Release()
 		return nil, err
 	}
@@ -127,7 +116,7 @@ func (c *Clique) Reset(q backend.Queue, incumbent int) error {
 	if err := backend.WriteSlice(q, c.certs, make([]uint32, s.Workers*(s.MaxDepth+1))); err != nil {
 		return err
 	}
-	return resetSearch(q, c.wstate, s.Workers, c.Ring, incumbent)
+	return c.reset(q, c.Ring, incumbent)
 }
 
 // RootTask is the task of the whole search: every vertex a candidate, the
@@ -146,13 +135,8 @@ func (s CliqueShape) RootTask() []uint64 {
 // tree is then the same on every device); cliques larger than the
 // incumbent word are still published.
 func (c *Clique) Epoch(q backend.Queue, budget int64, idleLimit int32, goal int32, frozen bool) error {
-	err := q.Launch(c.k, backend.R1(c.Shape.Workers*c.Shape.lanes(), c.Shape.lanes()),
-		epochArgs([]backend.Buffer{c.shape, c.adj}, c.Ring, c.wstate,
-			[]backend.Buffer{c.frames, c.lists, c.bases, c.certs}, budget, idleLimit, goal, frozen)...)
-	if err != nil {
-		return fmt.Errorf("clique_epoch on %s: %w", c.dev.Info(), err)
-	}
-	return nil
+	return c.launch(q, []backend.Buffer{c.shape, c.adj}, c.Ring,
+		[]backend.Buffer{c.frames, c.lists, c.bases, c.certs}, budget, idleLimit, goal, frozen)
 }
 
 // TaskRing is the kernel's task ring.
@@ -160,7 +144,7 @@ func (c *Clique) TaskRing() *Ring { return c.Ring }
 
 // WorkerStatus reads every worker's status words (DSW*).
 func (c *Clique) WorkerStatus(q backend.Queue) ([]int64, error) {
-	return readWorkerStatus(q, c.wstate, c.Shape.Workers)
+	return c.status(q)
 }
 
 // Best returns the largest clique any worker published, in the kernel's
@@ -172,16 +156,11 @@ func (c *Clique) Best(q backend.Queue) ([]int, error) {
 	if err := backend.ReadSlice(q, c.certs, certs); err != nil {
 		return nil, err
 	}
-	bestW, bestN := -1, 0
-	for w := 0; w < s.Workers; w++ {
-		if n := int(certs[w*stride]); n > bestN {
-			bestW, bestN = w, n
-		}
-	}
+	bestW := bestWorker(certs, s.Workers, stride, 0)
 	if bestW < 0 {
 		return nil, nil
 	}
-	out := make([]int, bestN)
+	out := make([]int, certs[bestW*stride])
 	for i := range out {
 		out[i] = int(certs[bestW*stride+1+i])
 	}
@@ -190,7 +169,7 @@ func (c *Clique) Best(q backend.Queue) ([]int, error) {
 
 // Release frees the kernel, program and buffers.
 func (c *Clique) Release() error {
-	err := releaseSearch(c.k, c.bs, c.prog)
+	err := c.release()
 	*c = Clique{}
 	return err
 }

@@ -63,24 +63,11 @@ func (t *cqTwin) member(i, basem int) uint64 {
 func (t *cqTwin) run(budget int64, idleLimit, goal int32, frozen bool) {
 	st := t.st
 	W := t.w
-	nodes := st[DSWNodes]
-	active := st[DSWActive] != 0
-	level, phase, basem := int(st[DSWLevel]), int(st[DSWPhase]), int(st[DSWBase])
-	donated, taken := st[DSWDonated], st[DSWTaken]
+	basem := int(st[DSWBase]) // the task's own clique
+	nodes, active, level, phase, donated, taken := t.ring.resume(st)
 	var spent int64
 	polls := int32(0)
 	waiting := false
-	if active {
-		t.ring.add(DSRunning, 1)
-	}
-	leave := func() {
-		if level > 0 {
-			level--
-			return
-		}
-		active = false
-		t.ring.add(DSRunning, -1)
-	}
 	for {
 		if !active {
 			pos, took, giveUp := t.ring.idle(&waiting, &polls, idleLimit)
@@ -107,7 +94,6 @@ func (t *cqTwin) run(budget int64, idleLimit, goal int32, frozen bool) {
 			if g > 0 {
 				phase = cqNext
 			}
-			polls = 0
 			continue
 		}
 		if spent >= budget {
@@ -125,7 +111,7 @@ func (t *cqTwin) run(budget int64, idleLimit, goal int32, frozen bool) {
 		if phase == cqNext {
 			next, lo := int(h[1]), int(h[3])
 			if next == lo || size+int(lst[next-1]>>16) <= best {
-				leave()
+				level, active = t.ring.leave(level)
 				continue
 			}
 			v := int(lst[next-1] & 0xffff)

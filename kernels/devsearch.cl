@@ -1,5 +1,5 @@
 /* devsearch.cl: the device search-tree layer, included by every search
-   kernel (mcsplit.cl). It holds what any depth-first search on the device
+   kernel (mcsplit.cl, clique.cl, vc.cl, kcount.cl). It holds what any depth-first search on the device
    shares, whatever its nodes look like:
 
    * the control block (u32 words, DS_*): the task ring's head and tail,
@@ -101,9 +101,11 @@ INLINE void ds_commit_pop(GLOBAL u32* seq, u32 cap, u32 pos)
 /* Tasks queued and not yet taken (an estimate while others push and pop). */
 INLINE i32 ds_queued(GLOBAL u32* ctrl) { return (i32)(ds_peek(&ctrl[DS_TAIL]) - ds_peek(&ctrl[DS_HEAD])); }
 
-/* Helpers for the boilerplate every search kernel repeats (taking a task,
-   deciding to donate, leaving a task, saving the status at the end of a
-   launch): mcsplit.cl, clique.cl and vc.cl all use them. */
+/* Helpers for the boilerplate every search kernel repeats (resuming and
+   saving a worker's status, taking a task, reading the incumbent,
+   publishing a certificate, deciding to donate, leaving a task):
+   mcsplit.cl, clique.cl and vc.cl all use them, and kcount.cl the
+   lane-0-only ones. */
 
 /* ds_try_take is lane 0's part of an idle worker's attempt to take a task:
    the ring position now owned, or -1 with *running set to the workers
@@ -156,6 +158,160 @@ INLINE void ds_save_status(GLOBAL i64* st, GLOBAL u32* ctrl, i64 nodes, i32 acti
         ATOMIC_ADD_I32(&ctrl[DS_RUNNING], -1);
     } else if (waiting) {
         ATOMIC_ADD_I32(&ctrl[DS_HUNGRY], -1);
+    }
+}
+
+/* ds_leave: a worker leaves the node at level: back to the parent's next
+   child, or, leaving the task's own root, the task is done (the worker no
+   longer runs one). Every lane calls it; lane 0 keeps DS_RUNNING right. */
+INLINE i32 ds_leave(GLOBAL u32* ctrl, i32 level, u32 lid, i32* active)
+{
+    if (level > 0) {
+        return level - 1;
+    }
+    *active = 0;
+    if (lid == 0) {
+        ds_task_done(ctrl);
+    }
+    return 0;
+}
+
+/* ds_slot: the words of the ring slot that position pos lands in (slots
+   of taskw words). */
+INLINE GLOBAL u64* ds_slot(GLOBAL u64* slots, i64 pos, u32 cap, i32 taskw)
+{
+    return slots + (size_t)(pos & (cap - 1)) * taskw;
+}
+
+/* The rest is the worker's side of the protocol, which every lane of the
+   work-group calls together (barriers inside stay uniform): lane 0 does
+   the atomics and broadcasts its outcome through LOCAL memory. */
+
+/* ds_resume: at the start of a launch, the status words the last launch
+   saved (ds_save_status), less DS_W_BASE, which each kernel reads itself
+   (its meaning is the kernel's); a worker that still holds a task counts
+   as running again. */
+INLINE void ds_resume(GLOBAL const i64* st, GLOBAL u32* ctrl, u32 lid, i64* nodes, i32* active, i32* level, i32* phase,
+                      i64* donated, i64* taken)
+{
+    *nodes = st[DS_W_NODES];
+    *active = (i32)st[DS_W_ACTIVE];
+    *level = (i32)st[DS_W_LEVEL];
+    *phase = (i32)st[DS_W_PHASE];
+    *donated = st[DS_W_DONATED];
+    *taken = st[DS_W_TAKEN];
+    BARRIER();
+    if (lid == 0 && *active) {
+        ATOMIC_ADD_I32(&ctrl[DS_RUNNING], 1);
+    }
+}
+
+#define DS_POLL (-1) /* ds_take: no task ready, try again */
+#define DS_STOP (-2) /* ds_take: give up for this launch */
+
+/* ds_take is an idle worker's attempt to take a task (lane 0 calls
+   ds_try_take and broadcasts through b[0] and b[1]): the ring position it
+   now owns, or DS_POLL, or DS_STOP after idle_limit tries or once no
+   worker that could donate is left in this launch. *waiting (counted in
+   DS_HUNGRY) and *polls are the worker's, the same on every lane. The
+   caller installs the task, then calls ds_finish_pop. */
+INLINE i64 ds_take(GLOBAL u32* ctrl, GLOBAL u32* seq, u32 cap, i32 idle_limit, LOCAL_REF(i64) b, u32 lid,
+                   i32* waiting, i32* polls)
+{
+    if (lid == 0) {
+        i32 running;
+        b[0] = ds_try_take(ctrl, seq, cap, *waiting, &running);
+        b[1] = running;
+    }
+    BARRIER();
+    const i64 pos = b[0];
+    const i32 running = (i32)b[1];
+    BARRIER();
+    if (pos >= 0) {
+        *waiting = 0;
+        *polls = 0;
+        return pos;
+    }
+    *waiting = 1;
+    (*polls)++;
+    return *polls >= idle_limit || running <= 0 ? DS_STOP : DS_POLL;
+}
+
+/* ds_finish_pop: once every lane has read its part of the task at pos,
+   lane 0 frees the slot. */
+INLINE void ds_finish_pop(GLOBAL u32* seq, u32 cap, i64 pos, u32 lid)
+{
+    GLOBAL_FENCE();
+    BARRIER();
+    if (lid == 0) {
+        ds_commit_pop(seq, cap, (u32)pos);
+    }
+}
+
+/* ds_incumbent: the incumbent (DS_INC) as lane 0 read it, through *s, on
+   every lane. Lanes reading it themselves could see different values
+   (another worker raising it in between) and part of them would publish
+   or prune, the rest not. On the H100's OpenCL that left stale pairs in
+   McSplit's certificate (a vertex matched twice). */
+INLINE i32 ds_incumbent(GLOBAL u32* ctrl, LOCAL_REF(i32) s, u32 lid)
+{
+    if (lid == 0) {
+        *s = (i32)ds_peek(&ctrl[DS_INC]);
+    }
+    BARRIER();
+    const i32 inc = *s;
+    BARRIER();
+    return inc;
+}
+
+/* ds_publish: once every lane has written its part of a certificate
+   whose size word is *size_word, lane 0 sets that word, then raises the
+   incumbent to size: certificate first, then its size (the host reads
+   the certificate with the largest size word once the launch is over). */
+INLINE void ds_publish(GLOBAL u32* ctrl, GLOBAL i32* size_word, i32 size, u32 lid)
+{
+    GLOBAL_FENCE();
+    BARRIER();
+    if (lid == 0) {
+        *size_word = size;
+        ATOMIC_MAX_I32(&ctrl[DS_INC], size);
+    }
+}
+
+/* ds_give_now: ds_should_give as lane 0 decided it (through *b), on every
+   lane. */
+INLINE i32 ds_give_now(GLOBAL u32* ctrl, LOCAL_REF(i64) b, u32 lid)
+{
+    if (lid == 0) {
+        *b = ds_should_give(ctrl);
+    }
+    BARRIER();
+    const i32 give = (i32)*b;
+    BARRIER();
+    return give;
+}
+
+/* ds_reserve_slot: the ring position lane 0 reserved for a donation
+   (ds_reserve_push, through *b), on every lane; -1 when the ring is full.
+   One barrier only: the caller passes another before lane 0 can write *b
+   again. The lanes fill the slot, then call ds_finish_push. */
+INLINE i64 ds_reserve_slot(GLOBAL u32* ctrl, GLOBAL u32* seq, u32 cap, LOCAL_REF(i64) b, u32 lid)
+{
+    if (lid == 0) {
+        *b = ds_reserve_push(ctrl, seq, cap);
+    }
+    BARRIER();
+    return *b;
+}
+
+/* ds_finish_push: once every lane has written its part of the task at
+   pos, lane 0 publishes it. */
+INLINE void ds_finish_push(GLOBAL u32* seq, u32 cap, i64 pos, u32 lid)
+{
+    GLOBAL_FENCE();
+    BARRIER();
+    if (lid == 0) {
+        ds_commit_push(seq, cap, (u32)pos);
     }
 }
 

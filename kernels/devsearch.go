@@ -98,6 +98,83 @@ func releaseSearch(k backend.Kernel, bs *backend.Buffers, prog backend.Program) 
 	return first
 }
 
+// searchKernel is what the wrappers of mcsplit_epoch, clique_epoch and
+// vc_epoch hold alike: the device, the program and its epoch kernel, the
+// buffers (the ring's included), the workers' status words, and the
+// launch geometry (workers work-groups of lanes work-items).
+type searchKernel struct {
+	name           string // the source, name.cl, whose kernel is name_epoch
+	dev            backend.Device
+	prog           backend.Program
+	k              backend.Kernel
+	bs             *backend.Buffers
+	wstate         backend.Buffer
+	workers, lanes int
+}
+
+// newSearchKernel builds name_epoch for dev with defines and starts the
+// buffer set; the wrapper allocates into sk.bs (sk.wstate included), then
+// calls newRing. On an error nothing is left held.
+func newSearchKernel(dev backend.Device, q backend.Queue, name string, defines map[string]string, workers, lanes int) (searchKernel, error) {
+	prog, err := Build(dev, name, defines, name+"_epoch")
+	if err != nil {
+		return searchKernel{}, err
+	}
+	sk := searchKernel{name: name, dev: dev, prog: prog, bs: backend.NewBuffers(dev, q), workers: workers, lanes: lanes}
+	if sk.k, err = prog.Kernel(name + "_epoch"); err != nil {
+		sk.release()
+		return searchKernel{}, fmt.Errorf("%s: %w", name, err)
+	}
+	return sk, nil
+}
+
+// newRing checks the wrapper's allocations (bytes, the whole search's,
+// names the size in the error) and adds the task ring to them.
+func (sk *searchKernel) newRing(capacity, taskWords int, bytes int64) (*Ring, error) {
+	if err := sk.bs.Err(); err != nil {
+		return nil, fmt.Errorf("%s: %d workers, %d MiB: %w", sk.name, sk.workers, bytes>>20, err)
+	}
+	return NewRing(sk.bs, capacity, taskWords)
+}
+
+// launch runs one epoch with the kernel's inputs in and own state around
+// the layer's arguments (epochArgs).
+func (sk *searchKernel) launch(q backend.Queue, in []backend.Buffer, r *Ring, state []backend.Buffer, budget int64, idleLimit, goal int32, frozen bool) error {
+	err := q.Launch(sk.k, backend.R1(sk.workers*sk.lanes, sk.lanes),
+		epochArgs(in, r, sk.wstate, state, budget, idleLimit, goal, frozen)...)
+	if err != nil {
+		return fmt.Errorf("%s_epoch on %s: %w", sk.name, sk.dev.Info(), err)
+	}
+	return nil
+}
+
+// status reads every worker's status words (DSW*).
+func (sk *searchKernel) status(q backend.Queue) ([]int64, error) {
+	return readWorkerStatus(q, sk.wstate, sk.workers)
+}
+
+// reset clears the workers' status words and the ring, and sets the
+// incumbent word.
+func (sk *searchKernel) reset(q backend.Queue, r *Ring, incumbent int) error {
+	return resetSearch(q, sk.wstate, sk.workers, r, incumbent)
+}
+
+// release frees the kernel, the buffers and the program.
+func (sk *searchKernel) release() error { return releaseSearch(sk.k, sk.bs, sk.prog) }
+
+// bestWorker is the worker whose certificate (stride words each, the
+// first its size word) has the largest size word above none, the first of
+// equals; -1 when no size word is above none.
+func bestWorker[T int32 | uint32](certs []T, workers, stride int, none T) int {
+	best, size := -1, none
+	for w := 0; w < workers; w++ {
+		if c := certs[w*stride]; c > size {
+			best, size = w, c
+		}
+	}
+	return best
+}
+
 // WorkerTotals sums the status words of a search's workers.
 type WorkerTotals struct {
 	Nodes   int64 // nodes counted, all launches together
@@ -379,8 +456,32 @@ func (r *twinRing) tryTake(waiting bool) (pos uint32, ok bool, running int32) {
 	return pos, true, 1
 }
 
-// idle is an idle twin worker's attempt to take a task, the kernels' idle
-// branch: the position it took, or, when none was ready, whether to give
+// resume is the twin of ds_resume: the status words the last launch
+// saved, less DSWBase (whose meaning is the kernel's: each twin reads it
+// itself), and a worker that still holds a task counts as running again.
+func (r *twinRing) resume(st []int64) (nodes int64, active bool, level, phase int, donated, taken int64) {
+	nodes, active = st[DSWNodes], st[DSWActive] != 0
+	level, phase = int(st[DSWLevel]), int(st[DSWPhase])
+	donated, taken = st[DSWDonated], st[DSWTaken]
+	if active {
+		r.add(DSRunning, 1)
+	}
+	return nodes, active, level, phase, donated, taken
+}
+
+// leave is the twin of ds_leave: the level of the parent's next child,
+// or, leaving the task's own root, level 0 and active false (the task is
+// done).
+func (r *twinRing) leave(level int) (int, bool) {
+	if level > 0 {
+		return level - 1, true
+	}
+	r.add(DSRunning, -1)
+	return 0, false
+}
+
+// idle is an idle twin worker's attempt to take a task, the twin of
+// ds_take: the position it took, or, when none was ready, whether to give
 // up (after idleLimit tries, or once no worker that could donate is
 // running). Between tries it yields, so that on few cores the busy
 // workers run and see this one waiting (otherwise its polls are spent
@@ -388,7 +489,7 @@ func (r *twinRing) tryTake(waiting bool) (pos uint32, ok bool, running int32) {
 func (r *twinRing) idle(waiting *bool, polls *int32, idleLimit int32) (pos uint32, took, giveUp bool) {
 	pos, ok, running := r.tryTake(*waiting)
 	if ok {
-		*waiting = false
+		*waiting, *polls = false, 0
 		return pos, true, false
 	}
 	*waiting = true

@@ -104,20 +104,6 @@ INLINE u64 dom_key(i32 ls, i32 rs, u32 minl)
    serves every pair with the same number of words: W, n1, NMIN, the ring
    capacity CAP, TASKW, ARENA, MAXDEPTH, MINPRODUCT (the Go twin reads
    them all from here). */
-/* leave_node goes back to the parent's next child; leaving the task's own
-   root ends the task (the worker is no longer running one). */
-INLINE i32 leave_node(GLOBAL u32* ctrl, i32 level, u32 lid, i32* active)
-{
-    if (level > 0) {
-        return level - 1;
-    }
-    *active = 0;
-    if (lid == 0) {
-        ds_task_done(ctrl);
-    }
-    return 0;
-}
-
 KERNEL void mcsplit_epoch(GLOBAL const i32* RESTRICT shape, GLOBAL const u64* RESTRICT adjg, GLOBAL const u64* RESTRICT adjh, GLOBAL u64* slots,
                           GLOBAL u32* seq, GLOBAL u32* ctrl, GLOBAL i64* wstate, GLOBAL u64* frames,
                           GLOBAL u64* arena, GLOBAL u64* paths, GLOBAL u32* certs, const i64 budget,
@@ -144,45 +130,27 @@ KERNEL void mcsplit_epoch(GLOBAL const i32* RESTRICT shape, GLOBAL const u64* RE
     GLOBAL u64* base = paths + (size_t)wid * NMIN;
     GLOBAL u32* cert = certs + (size_t)wid * (NMIN + 1);
 
-    i64 nodes = st[DS_W_NODES];
-    i32 active = (i32)st[DS_W_ACTIVE];
-    i32 level = (i32)st[DS_W_LEVEL];
-    i32 phase = (i32)st[DS_W_PHASE];
-    i32 basem = (i32)st[DS_W_BASE];
-    i64 donated = st[DS_W_DONATED];
-    i64 taken = st[DS_W_TAKEN];
+    i32 basem = (i32)st[DS_W_BASE]; /* the task's own matched pairs */
+    i64 nodes, donated, taken;
+    i32 active, level, phase;
+    ds_resume(st, ctrl, lid, &nodes, &active, &level, &phase, &donated, &taken);
     i64 spent = 0;
     i32 polls = 0;
     i32 waiting = 0; /* counted in DS_HUNGRY */
-    BARRIER();
-    if (lid == 0 && active) {
-        ATOMIC_ADD_I32(&ctrl[DS_RUNNING], 1);
-    }
 
     for (;;) {
         if (!active) {
             /* Idle: take a task, or give up after idle_limit tries or once
                no worker that could donate is left in this launch. */
-            if (lid == 0) {
-                i32 running;
-                s_b[0] = ds_try_take(ctrl, seq, CAP, waiting, &running);
-                s_b[1] = running;
+            const i64 pos = ds_take(ctrl, seq, CAP, idle_limit, s_b, lid, &waiting, &polls);
+            if (pos == DS_STOP) {
+                break;
             }
-            BARRIER();
-            i64 pos = s_b[0];
-            i32 running = (i32)s_b[1];
-            BARRIER();
             if (pos < 0) {
-                waiting = 1;
-                polls++;
-                if (polls >= idle_limit || running <= 0) {
-                    break;
-                }
                 continue;
             }
-            waiting = 0;
             /* Install the task as level 0. */
-            volatile GLOBAL const u64* t = (volatile GLOBAL const u64*)(slots + (size_t)(pos & (CAP - 1)) * TASKW);
+            volatile GLOBAL const u64* t = (volatile GLOBAL const u64*)ds_slot(slots, pos, CAP, TASKW);
             u64 t0 = t[0], t1 = t[1], t2 = t[2];
             i32 m = (i32)(t0 & 0xffffffffu);
             i32 nd = (i32)(t0 >> 32);
@@ -200,17 +168,12 @@ KERNEL void mcsplit_epoch(GLOBAL const i32* RESTRICT shape, GLOBAL const u64* RE
                     fr[4 + k] = t[T_CAND + k];
                 }
             }
-            GLOBAL_FENCE();
-            BARRIER();
-            if (lid == 0) {
-                ds_commit_pop(seq, CAP, (u32)pos);
-            }
+            ds_finish_pop(seq, CAP, pos, lid);
             active = 1;
             taken++;
             basem = m;
             level = 0;
             phase = (t2 & TASK_PARTIAL) ? PH_NEXT : (t2 & TASK_COUNTED) ? PH_ENTER_COUNTED : PH_ENTER;
-            polls = 0;
             continue;
         }
         if (spent >= budget) {
@@ -323,7 +286,7 @@ KERNEL void mcsplit_epoch(GLOBAL const i32* RESTRICT shape, GLOBAL const u64* RE
                 continue;
             }
             /* Every child done: back to the parent. */
-            level = leave_node(ctrl, level, lid, &active);
+            level = ds_leave(ctrl, level, lid, &active);
             phase = PH_NEXT;
             continue;
         }
@@ -333,16 +296,9 @@ KERNEL void mcsplit_epoch(GLOBAL const i32* RESTRICT shape, GLOBAL const u64* RE
             nodes++;
             spent++;
         }
-        /* Lane 0 reads the incumbent for the whole worker: lanes reading it
-           themselves could see different values (another worker raising
-           it in between) and part of them would publish or prune, the
-           rest not. On the H100's OpenCL that left stale pairs in the
-           certificate (a vertex matched twice). */
-        if (lid == 0)
-            s_inc = (i32)ds_peek(&ctrl[DS_INC]);
-        BARRIER();
-        const i32 inc = s_inc;
-        BARRIER();
+        /* Lane 0 reads the incumbent for the whole worker (ds_incumbent
+           says why). */
+        const i32 inc = ds_incumbent(ctrl, &s_inc, lid);
         if (m > inc) {
             /* A larger common subgraph: publish its certificate in this
                worker's slot, then its size (the host reads the slot of
@@ -352,12 +308,7 @@ KERNEL void mcsplit_epoch(GLOBAL const i32* RESTRICT shape, GLOBAL const u64* RE
                                                    (fr[(size_t)(i - basem) * FH + 2] << 32);
                 cert[1 + i] = (u32)(p & 0xffffu) | (u32)((p >> 32) & 0xffffu) << 16;
             }
-            GLOBAL_FENCE();
-            BARRIER();
-            if (lid == 0) {
-                cert[0] = (u32)m;
-                ATOMIC_MAX_I32(&ctrl[DS_INC], m);
-            }
+            ds_publish(ctrl, (GLOBAL i32*)cert, m, lid);
         }
         const i32 best = frozen ? goal - 1 : ARBOR_MAX(inc, m);
 
@@ -370,13 +321,7 @@ KERNEL void mcsplit_epoch(GLOBAL const i32* RESTRICT shape, GLOBAL const u64* RE
            tasks so small that the node rate fell 2-5x and the sum of times
            doubled, with no fewer nodes. */
         if (level > 0) {
-            if (lid == 0) {
-                s_b[2] = ds_should_give(ctrl);
-            }
-            BARRIER();
-            i32 give = (i32)s_b[2];
-            BARRIER();
-            if (give) {
+            if (ds_give_now(ctrl, &s_b[2], lid)) {
                 i32 j = level;
                 for (i32 k = (i32)lid; k < level; k += LANES) {
                     GLOBAL const u64* hk = fr + (size_t)k * FH;
@@ -392,15 +337,11 @@ KERNEL void mcsplit_epoch(GLOBAL const i32* RESTRICT shape, GLOBAL const u64* RE
                 j = (i32)ds_min_u64(s_u, (u64)j);
                 if (j < level) {
                     GLOBAL u64* hj = fr + (size_t)j * FH;
-                    if (lid == 0) {
-                        s_b[3] = ds_reserve_push(ctrl, seq, CAP);
-                    }
-                    BARRIER();
-                    i64 pos = s_b[3];
+                    const i64 pos = ds_reserve_slot(ctrl, seq, CAP, &s_b[3], lid);
                     if (pos >= 0) {
                         const i32 jnd = (i32)(hj[0] & 0xffffffffu);
                         const i32 joff = (i32)(hj[0] >> 32);
-                        GLOBAL u64* t = slots + (size_t)(pos & (CAP - 1)) * TASKW;
+                        GLOBAL u64* t = ds_slot(slots, pos, CAP, TASKW);
                         const i32 jm = basem + j;
                         for (i32 i = (i32)lid; i < jm; i += LANES) {
                             t[T_PAIRS + i] = i < basem ? base[i]
@@ -454,11 +395,7 @@ KERNEL void mcsplit_epoch(GLOBAL const i32* RESTRICT shape, GLOBAL const u64* RE
                             }
                             hj[2] &= 0xffffffffu; /* "v unmatched" always goes with the gift */
                         }
-                        GLOBAL_FENCE();
-                        BARRIER();
-                        if (lid == 0) {
-                            ds_commit_push(seq, CAP, (u32)pos);
-                        }
+                        ds_finish_push(seq, CAP, pos, lid);
                         donated++;
                     }
                     BARRIER();
@@ -485,7 +422,7 @@ KERNEL void mcsplit_epoch(GLOBAL const i32* RESTRICT shape, GLOBAL const u64* RE
         kmin = ds_min_u64(s_u, kmin);
         if (bound <= best || bound < goal || nd == 0) {
             /* Pruned (or a leaf): back to the parent's next child. */
-            level = leave_node(ctrl, level, lid, &active);
+            level = ds_leave(ctrl, level, lid, &active);
             phase = PH_NEXT;
             continue;
         }

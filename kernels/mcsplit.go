@@ -74,16 +74,12 @@ func (s MCSplitShape) check() error {
 // adjacency bitsets, the ring, and every worker's stack, status and best
 // certificate. Not safe for concurrent use.
 type MCSplit struct {
-	Shape  MCSplitShape
-	Ring   *Ring
-	dev    backend.Device
-	prog   backend.Program
-	k      backend.Kernel
-	bs     *backend.Buffers
+	Shape MCSplitShape
+	Ring  *Ring
+	searchKernel
 	shape  backend.Buffer
 	adjg   backend.Buffer
 	adjh   backend.Buffer
-	wstate backend.Buffer
 	frames backend.Buffer
 	arena  backend.Buffer
 	paths  backend.Buffer
@@ -109,15 +105,11 @@ func NewMCSplit(dev backend.Device, q backend.Queue, s MCSplitShape, adjg, adjh 
 	// Only what sizes registers and local arrays is compiled in; the rest
 	// travels in shape, so PoCL and NVRTC build once per word count.
 	defines := map[string]string{"LANES": fmt.Sprint(s.lanes()), "W": fmt.Sprint(w), "MINPRODUCT": fmt.Sprint(mp)}
-	prog, err := Build(dev, "mcsplit", defines, "mcsplit_epoch")
+	sk, err := newSearchKernel(dev, q, "mcsplit", defines, s.Workers, s.lanes())
 	if err != nil {
 		return nil, err
 	}
-	m := &MCSplit{Shape: s, dev: dev, prog: prog, bs: backend.NewBuffers(dev, q)}
-	if m.k, err = prog.Kernel("mcsplit_epoch"); err != nil {
-		m.Release()
-		return nil, fmt.Errorf("mcsplit: %w", err)
-	}
+	m := &MCSplit{Shape: s, searchKernel: sk}
 	bs := m.bs
 	m.shape = backend.Upload(bs, shape)
 	m.adjg = backend.Upload(bs, adjg)
@@ -127,11 +119,7 @@ func NewMCSplit(dev backend.Device, q backend.Queue, s MCSplitShape, adjg, adjh 
 	m.arena = backend.AllocIn[uint64](bs, s.Workers*s.ArenaDoms()*2*w)
 	m.paths = backend.AllocIn[uint64](bs, s.Workers*s.NMin())
 	m.certs = backend.AllocIn[uint32](bs, s.Workers*(s.NMin()+1))
-	if err := bs.Err(); err != nil {
-		m.Release()
-		return nil, fmt.Errorf("mcsplit: %d workers, %d MiB: %w", s.Workers, s.Bytes()>>20, err)
-	}
-	if m.Ring, err = NewRing(bs, s.Capacity, s.TaskWords()); err != nil {
+	if m.Ring, err = m.newRing(s.Capacity, s.TaskWords(), s.Bytes()); err != nil {
 		m.Release()
 		return nil, err
 	}
@@ -144,7 +132,7 @@ func (m *MCSplit) Reset(q backend.Queue, incumbent int) error {
 	if err := backend.WriteSlice(q, m.certs, make([]uint32, s.Workers*(s.NMin()+1))); err != nil {
 		return err
 	}
-	return resetSearch(q, m.wstate, s.Workers, m.Ring, incumbent)
+	return m.reset(q, m.Ring, incumbent)
 }
 
 // Epoch runs one launch: every worker takes tasks and searches until it
@@ -152,13 +140,8 @@ func (m *MCSplit) Reset(q backend.Queue, incumbent int) error {
 // goal prunes nodes whose bound is below it; frozen fixes the incumbent at
 // goal−1 for pruning (the tree is then the same on every device).
 func (m *MCSplit) Epoch(q backend.Queue, budget int64, idleLimit int32, goal int32, frozen bool) error {
-	err := q.Launch(m.k, backend.R1(m.Shape.Workers*m.Shape.lanes(), m.Shape.lanes()),
-		epochArgs([]backend.Buffer{m.shape, m.adjg, m.adjh}, m.Ring, m.wstate,
-			[]backend.Buffer{m.frames, m.arena, m.paths, m.certs}, budget, idleLimit, goal, frozen)...)
-	if err != nil {
-		return fmt.Errorf("mcsplit_epoch on %s: %w", m.dev.Info(), err)
-	}
-	return nil
+	return m.launch(q, []backend.Buffer{m.shape, m.adjg, m.adjh}, m.Ring,
+		[]backend.Buffer{m.frames, m.arena, m.paths, m.certs}, budget, idleLimit, goal, frozen)
 }
 
 // TaskRing is the kernel's task ring.
@@ -166,7 +149,7 @@ func (m *MCSplit) TaskRing() *Ring { return m.Ring }
 
 // WorkerStatus reads every worker's status words (DSW*).
 func (m *MCSplit) WorkerStatus(q backend.Queue) ([]int64, error) {
-	return readWorkerStatus(q, m.wstate, m.Shape.Workers)
+	return m.status(q)
 }
 
 // Best returns the largest certificate any worker published: its pairs
@@ -177,16 +160,11 @@ func (m *MCSplit) Best(q backend.Queue) ([][2]int, error) {
 	if err := backend.ReadSlice(q, m.certs, c); err != nil {
 		return nil, err
 	}
-	bestW, bestN := -1, 0
-	for w := 0; w < s.Workers; w++ {
-		if n := int(c[w*(s.NMin()+1)]); n > bestN {
-			bestW, bestN = w, n
-		}
-	}
+	bestW := bestWorker(c, s.Workers, s.NMin()+1, 0)
 	if bestW < 0 {
 		return nil, nil
 	}
-	out := make([][2]int, bestN)
+	out := make([][2]int, c[bestW*(s.NMin()+1)])
 	for i := range out {
 		p := c[bestW*(s.NMin()+1)+1+i]
 		out[i] = [2]int{int(p & 0xffff), int(p >> 16)}
@@ -196,7 +174,7 @@ func (m *MCSplit) Best(q backend.Queue) ([][2]int, error) {
 
 // Release frees the kernel, program and buffers.
 func (m *MCSplit) Release() error {
-	err := releaseSearch(m.k, m.bs, m.prog)
+	err := m.release()
 	*m = MCSplit{}
 	return err
 }

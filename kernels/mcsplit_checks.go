@@ -61,15 +61,22 @@ func randomBitRows(rng *rand.Rand, n int, p float64) []uint64 {
 // its own short epoch loop: kernels cannot import algorithms/devsearch,
 // which drives the real searches.
 func mcsplitFixedGoal(dev backend.Device, n0, n1 int, g, h []uint64, goal int32, minProduct bool) (int64, int, error) {
+	lanes := 0
+	if dev.Info().Type == backend.TypeCPU {
+		lanes = 1
+	}
+	return mcsplitFixedGoalLanes(dev, n0, n1, g, h, goal, minProduct, lanes)
+}
+
+// mcsplitFixedGoalLanes is mcsplitFixedGoal with lanes work-items per
+// worker (0: MCSplitLanes).
+func mcsplitFixedGoalLanes(dev backend.Device, n0, n1 int, g, h []uint64, goal int32, minProduct bool, lanes int) (int64, int, error) {
 	q, err := dev.NewQueue()
 	if err != nil {
 		return 0, 0, err
 	}
 	defer q.Release()
-	s := MCSplitShape{N0: n0, N1: n1, Workers: 6, Capacity: 64, MinProduct: minProduct}
-	if dev.Info().Type == backend.TypeCPU {
-		s.Lanes = 1
-	}
+	s := MCSplitShape{N0: n0, N1: n1, Workers: 6, Capacity: 64, MinProduct: minProduct, Lanes: lanes}
 	k, err := NewMCSplit(dev, q, s, g, h)
 	if err != nil {
 		return 0, 0, err

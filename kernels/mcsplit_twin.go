@@ -86,26 +86,12 @@ func countBits(s []uint64) int {
 
 func (t *mcsTwin) run(budget int64, idleLimit, goal int32, frozen bool) {
 	st := t.st
-	nodes := st[DSWNodes]
-	active := st[DSWActive] != 0
-	level, phase, basem := int(st[DSWLevel]), int(st[DSWPhase]), int(st[DSWBase])
-	donated, taken := st[DSWDonated], st[DSWTaken]
+	basem := int(st[DSWBase]) // the task's own matched pairs
+	nodes, active, level, phase, donated, taken := t.ring.resume(st)
 	var spent int64
 	polls := int32(0)
 	waiting := false
-	if active {
-		t.ring.add(DSRunning, 1)
-	}
 	W := t.w
-	// leave goes back to the parent's next child, or ends the task at its root.
-	leave := func() {
-		if level > 0 {
-			level--
-			return
-		}
-		active = false
-		t.ring.add(DSRunning, -1)
-	}
 	cw := make([]int, 0, t.n1)
 	cb := make([]int, t.n1)
 
@@ -143,7 +129,6 @@ func (t *mcsTwin) run(budget int64, idleLimit, goal int32, frozen bool) {
 			default:
 				phase = mcsPhaseEnter
 			}
-			polls = 0
 			continue
 		}
 		if spent >= budget {
@@ -226,7 +211,7 @@ func (t *mcsTwin) run(budget int64, idleLimit, goal int32, frozen bool) {
 				phase = mcsPhaseEnter
 				continue
 			}
-			leave()
+			level, active = t.ring.leave(level)
 			phase = mcsPhaseNext
 			continue
 		}
@@ -271,7 +256,7 @@ func (t *mcsTwin) run(budget int64, idleLimit, goal int32, frozen bool) {
 			kmin = min(kmin, size<<32|uint64(firstBit(d[:W])))
 		}
 		if bound <= best || bound < int(goal) || nd == 0 {
-			leave()
+			level, active = t.ring.leave(level)
 			phase = mcsPhaseNext
 			continue
 		}

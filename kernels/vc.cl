@@ -123,18 +123,6 @@ INLINE i32 vc_apply_marks(GLOBAL i32* deg, GLOBAL const i32* RESTRICT off, GLOBA
     return ds_sum_i32(s_i, c);
 }
 
-INLINE i32 vc_leave(GLOBAL u32* ctrl, i32 level, u32 lid, i32* active)
-{
-    if (level > 0) {
-        return level - 1;
-    }
-    *active = 0;
-    if (lid == 0) {
-        ds_task_done(ctrl);
-    }
-    return 0;
-}
-
 /* shape: N, CAP, TASKW, MAXDEPTH. */
 KERNEL void vc_epoch(GLOBAL const i32* RESTRICT shape, GLOBAL const i32* RESTRICT off, GLOBAL const i32* RESTRICT adj,
                      GLOBAL u64* slots, GLOBAL u32* seq, GLOBAL u32* ctrl, GLOBAL i64* wstate, GLOBAL i32* stack,
@@ -158,42 +146,24 @@ KERNEL void vc_epoch(GLOBAL const i32* RESTRICT shape, GLOBAL const i32* RESTRIC
     GLOBAL i32* mk = marks + (size_t)wid * N;
     GLOBAL i32* cert = certs + (size_t)wid * (N + 1);
 
-    i64 nodes = st[DS_W_NODES];
-    i32 active = (i32)st[DS_W_ACTIVE];
-    i32 level = (i32)st[DS_W_LEVEL];
-    i32 phase = (i32)st[DS_W_PHASE];
     i64 overflow = st[DS_W_BASE]; /* children lost to a full stack: must stay 0 */
-    i64 donated = st[DS_W_DONATED];
-    i64 taken = st[DS_W_TAKEN];
+    i64 nodes, donated, taken;
+    i32 active, level, phase;
+    ds_resume(st, ctrl, lid, &nodes, &active, &level, &phase, &donated, &taken);
     i64 spent = 0;
     i32 polls = 0;
     i32 waiting = 0; /* counted in DS_HUNGRY */
-    BARRIER();
-    if (lid == 0 && active) {
-        ATOMIC_ADD_I32(&ctrl[DS_RUNNING], 1);
-    }
 
     for (;;) {
         if (!active) {
-            if (lid == 0) {
-                i32 running;
-                s_b[0] = ds_try_take(ctrl, seq, CAP, waiting, &running);
-                s_b[1] = running;
+            const i64 pos = ds_take(ctrl, seq, CAP, idle_limit, s_b, lid, &waiting, &polls);
+            if (pos == DS_STOP) {
+                break;
             }
-            BARRIER();
-            i64 pos = s_b[0];
-            i32 running = (i32)s_b[1];
-            BARRIER();
             if (pos < 0) {
-                waiting = 1;
-                polls++;
-                if (polls >= idle_limit || running <= 0) {
-                    break;
-                }
                 continue;
             }
-            waiting = 0;
-            volatile GLOBAL const u64* t = (volatile GLOBAL const u64*)(slots + (size_t)(pos & (CAP - 1)) * TASKW);
+            volatile GLOBAL const u64* t = (volatile GLOBAL const u64*)ds_slot(slots, pos, CAP, TASKW);
             volatile GLOBAL const i32* td = (volatile GLOBAL const i32*)(t + T_DEG);
             for (i32 i = (i32)lid; i < N; i += LANES) {
                 fr[i] = td[i];
@@ -205,16 +175,11 @@ KERNEL void vc_epoch(GLOBAL const i32* RESTRICT shape, GLOBAL const i32* RESTRIC
                 hd[H_V] = (i32)t[1];
                 hd[H_NEXT] = 0;
             }
-            GLOBAL_FENCE();
-            BARRIER();
-            if (lid == 0) {
-                ds_commit_pop(seq, CAP, (u32)pos);
-            }
+            ds_finish_pop(seq, CAP, pos, lid);
             active = 1;
             taken++;
             level = 0;
             phase = PH_ENTER;
-            polls = 0;
             continue;
         }
         if (spent >= budget) {
@@ -266,7 +231,7 @@ KERNEL void vc_epoch(GLOBAL const i32* RESTRICT shape, GLOBAL const i32* RESTRIC
                 phase = PH_ENTER;
                 continue;
             }
-            level = vc_leave(ctrl, level, lid, &active);
+            level = ds_leave(ctrl, level, lid, &active);
             phase = PH_NEXT;
             continue;
         }
@@ -274,15 +239,10 @@ KERNEL void vc_epoch(GLOBAL const i32* RESTRICT shape, GLOBAL const i32* RESTRIC
         /* Enter the node at this level: apply its op, reduce, bound, branch. */
         nodes++;
         spent++;
-        if (lid == 0) {
-            s_inc = (i32)ds_peek(&ctrl[DS_INC]);
-        }
-        BARRIER();
-        const i32 inc = s_inc;
+        const i32 inc = ds_incumbent(ctrl, &s_inc, lid);
         const i32 op = h[H_OP];
         const i32 ov = h[H_V];
         i32 cover = h[H_COVER];
-        BARRIER();
         const i32 allowed = frozen ? goal : N - 1 - inc;
         if (op == OP_TAKE_V) {
             if (lid == 0) {
@@ -367,7 +327,7 @@ KERNEL void vc_epoch(GLOBAL const i32* RESTRICT shape, GLOBAL const i32* RESTRIC
             kleft = allowed - cover;
         }
         if (kleft < 0) {
-            level = vc_leave(ctrl, level, lid, &active);
+            level = ds_leave(ctrl, level, lid, &active);
             phase = PH_NEXT;
             continue;
         }
@@ -390,20 +350,15 @@ KERNEL void vc_epoch(GLOBAL const i32* RESTRICT shape, GLOBAL const i32* RESTRIC
                 for (i32 v = (i32)lid; v < N; v += LANES) {
                     cert[1 + v] = deg[v] == VC_IN ? 1 : 0;
                 }
-                GLOBAL_FENCE();
-                BARRIER();
-                if (lid == 0) {
-                    cert[0] = value;
-                    ATOMIC_MAX_I32(&ctrl[DS_INC], value);
-                }
+                ds_publish(ctrl, cert, value, lid);
             }
-            level = vc_leave(ctrl, level, lid, &active);
+            level = ds_leave(ctrl, level, lid, &active);
             phase = PH_NEXT;
             continue;
         }
         const i32 maxd = 0x7fffffff - (i32)(key >> 32);
         if ((i64)(dsum / 2) > (i64)kleft * (i64)maxd) {
-            level = vc_leave(ctrl, level, lid, &active);
+            level = ds_leave(ctrl, level, lid, &active);
             phase = PH_NEXT;
             continue;
         }
@@ -437,7 +392,7 @@ KERNEL void vc_epoch(GLOBAL const i32* RESTRICT shape, GLOBAL const i32* RESTRIC
         }
         BARRIER();
         if (msize > kleft) {
-            level = vc_leave(ctrl, level, lid, &active);
+            level = ds_leave(ctrl, level, lid, &active);
             phase = PH_NEXT;
             continue;
         }
@@ -446,13 +401,7 @@ KERNEL void vc_epoch(GLOBAL const i32* RESTRICT shape, GLOBAL const i32* RESTRIC
            them, give away the "N(v) in the cover" child of the shallowest
            node on the path that has it still to do. */
         if (level > 0) {
-            if (lid == 0) {
-                s_b[2] = ds_should_give(ctrl);
-            }
-            BARRIER();
-            const i32 give = (i32)s_b[2];
-            BARRIER();
-            if (give) {
+            if (ds_give_now(ctrl, &s_b[2], lid)) {
                 i32 j = level;
                 for (i32 k = (i32)lid; k < level; k += LANES) {
                     if (hd[(size_t)k * HW + H_NEXT] == 2) {
@@ -462,13 +411,9 @@ KERNEL void vc_epoch(GLOBAL const i32* RESTRICT shape, GLOBAL const i32* RESTRIC
                 }
                 j = (i32)ds_min_u64(s_u, (u64)j);
                 if (j < level) {
-                    if (lid == 0) {
-                        s_b[3] = ds_reserve_push(ctrl, seq, CAP);
-                    }
-                    BARRIER();
-                    const i64 pos = s_b[3];
+                    const i64 pos = ds_reserve_slot(ctrl, seq, CAP, &s_b[3], lid);
                     if (pos >= 0) {
-                        GLOBAL u64* t = slots + (size_t)(pos & (CAP - 1)) * TASKW;
+                        GLOBAL u64* t = ds_slot(slots, pos, CAP, TASKW);
                         GLOBAL i32* td = (GLOBAL i32*)(t + T_DEG);
                         GLOBAL const i32* jd = fr + (size_t)j * N;
                         GLOBAL i32* hj = hd + (size_t)j * HW;
@@ -480,11 +425,7 @@ KERNEL void vc_epoch(GLOBAL const i32* RESTRICT shape, GLOBAL const i32* RESTRIC
                             t[1] = (u64)(u32)hj[H_V];
                             hj[H_NEXT] = 3;
                         }
-                        GLOBAL_FENCE();
-                        BARRIER();
-                        if (lid == 0) {
-                            ds_commit_push(seq, CAP, (u32)pos);
-                        }
+                        ds_finish_push(seq, CAP, pos, lid);
                         donated++;
                     }
                     BARRIER();

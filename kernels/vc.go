@@ -67,20 +67,16 @@ func (s VCShape) check() error {
 // the CSR graph, the ring, and every worker's stack, marks, status and
 // best certificate. Not safe for concurrent use.
 type VC struct {
-	Shape  VCShape
-	Ring   *Ring
-	dev    backend.Device
-	prog   backend.Program
-	k      backend.Kernel
-	bs     *backend.Buffers
-	shape  backend.Buffer
-	off    backend.Buffer
-	adj    backend.Buffer
-	wstate backend.Buffer
-	stack  backend.Buffer
-	hdrs   backend.Buffer
-	marks  backend.Buffer
-	certs  backend.Buffer
+	Shape VCShape
+	Ring  *Ring
+	searchKernel
+	shape backend.Buffer
+	off   backend.Buffer
+	adj   backend.Buffer
+	stack backend.Buffer
+	hdrs  backend.Buffer
+	marks backend.Buffer
+	certs backend.Buffer
 }
 
 // NewVC builds the kernel for s on dev and uploads the graph in CSR form
@@ -93,15 +89,11 @@ func NewVC(dev backend.Device, q backend.Queue, s VCShape, off, adj []int32) (*V
 		return nil, fmt.Errorf("vc: CSR of %d offsets and %d entries for %d vertices", len(off), len(adj), s.N)
 	}
 	shape := []int32{int32(s.N), int32(s.Capacity), int32(s.TaskWords()), int32(s.MaxDepth())}
-	prog, err := Build(dev, "vc", map[string]string{"LANES": fmt.Sprint(s.lanes())}, "vc_epoch")
+	sk, err := newSearchKernel(dev, q, "vc", map[string]string{"LANES": fmt.Sprint(s.lanes())}, s.Workers, s.lanes())
 	if err != nil {
 		return nil, err
 	}
-	k := &VC{Shape: s, dev: dev, prog: prog, bs: backend.NewBuffers(dev, q)}
-	if k.k, err = prog.Kernel("vc_epoch"); err != nil {
-		k.Release()
-		return nil, fmt.Errorf("vc: %w", err)
-	}
+	k := &VC{Shape: s, searchKernel: sk}
 	bs := k.bs
 	// A graph without edges still needs buffers of some size.
 	adjUp := adj
@@ -116,11 +108,7 @@ func NewVC(dev backend.Device, q backend.Queue, s VCShape, off, adj []int32) (*V
 	k.hdrs = backend.AllocIn[int32](bs, s.Workers*s.MaxDepth()*vcHW)
 	k.marks = backend.AllocIn[int32](bs, s.Workers*s.N)
 	k.certs = backend.AllocIn[int32](bs, s.Workers*(s.N+1))
-	if err := bs.Err(); err != nil {
-		k.Release()
-		return nil, fmt.Errorf("vc: %d workers, %d MiB: %w", s.Workers, s.Bytes()>>20, err)
-	}
-	if k.Ring, err = NewRing(bs, s.Capacity, s.TaskWords()); err != nil {
+	if k.Ring, err = k.newRing(s.Capacity, s.TaskWords(), s.Bytes()); err != nil {
 		k.Release()
 		return nil, err
 	}
@@ -142,7 +130,7 @@ func (k *VC) Reset(q backend.Queue, incumbent int) error {
 	if err := backend.WriteSlice(q, k.certs, certs); err != nil {
 		return err
 	}
-	return resetSearch(q, k.wstate, s.Workers, k.Ring, incumbent)
+	return k.reset(q, k.Ring, incumbent)
 }
 
 // RootTask is the whole graph as a task: every vertex live with its degree.
@@ -162,13 +150,8 @@ func (k *VC) RootTask(off []int32) []uint64 {
 // most goal vertices; the tree is then the same on every device);
 // otherwise with N − 1 − the incumbent word.
 func (k *VC) Epoch(q backend.Queue, budget int64, idleLimit int32, goal int32, frozen bool) error {
-	err := q.Launch(k.k, backend.R1(k.Shape.Workers*k.Shape.lanes(), k.Shape.lanes()),
-		epochArgs([]backend.Buffer{k.shape, k.off, k.adj}, k.Ring, k.wstate,
-			[]backend.Buffer{k.stack, k.hdrs, k.marks, k.certs}, budget, idleLimit, goal, frozen)...)
-	if err != nil {
-		return fmt.Errorf("vc_epoch on %s: %w", k.dev.Info(), err)
-	}
-	return nil
+	return k.launch(q, []backend.Buffer{k.shape, k.off, k.adj}, k.Ring,
+		[]backend.Buffer{k.stack, k.hdrs, k.marks, k.certs}, budget, idleLimit, goal, frozen)
 }
 
 // TaskRing is the kernel's task ring.
@@ -178,7 +161,7 @@ func (k *VC) TaskRing() *Ring { return k.Ring }
 // DSWBase word counts children it lost to a full stack: the host treats
 // any as an error (MaxCover too small).
 func (k *VC) WorkerStatus(q backend.Queue) ([]int64, error) {
-	st, err := readWorkerStatus(q, k.wstate, k.Shape.Workers)
+	st, err := k.status(q)
 	if err != nil {
 		return nil, err
 	}
@@ -198,15 +181,11 @@ func (k *VC) Best(q backend.Queue) ([]int, error) {
 	if err := backend.ReadSlice(q, k.certs, c); err != nil {
 		return nil, err
 	}
-	bestW, bestV := -1, int32(-1)
-	for w := 0; w < s.Workers; w++ {
-		if c[w*(s.N+1)] > bestV {
-			bestW, bestV = w, c[w*(s.N+1)]
-		}
-	}
+	bestW := bestWorker(c, s.Workers, s.N+1, -1) // -1: no cover yet
 	if bestW < 0 {
 		return nil, nil
 	}
+	bestV := c[bestW*(s.N+1)]
 	cover := make([]int, 0, s.N-int(bestV))
 	for v, in := range c[bestW*(s.N+1)+1 : (bestW+1)*(s.N+1)] {
 		if in != 0 {
@@ -221,7 +200,7 @@ func (k *VC) Best(q backend.Queue) ([]int, error) {
 
 // Release frees the kernel, program and buffers.
 func (k *VC) Release() error {
-	err := releaseSearch(k.k, k.bs, k.prog)
+	err := k.release()
 	*k = VC{}
 	return err
 }

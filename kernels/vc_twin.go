@@ -151,25 +151,11 @@ func (w *vcWorker) reduce(deg []int32, cover, allowed int32) (int32, int32) {
 func (w *vcWorker) run(budget int64, idleLimit, goal int32, frozen bool) {
 	st := w.st
 	n := int32(w.n)
-	nodes := st[DSWNodes]
-	active := st[DSWActive] != 0
-	level, phase := int(st[DSWLevel]), int(st[DSWPhase])
-	overflow := st[DSWBase]
-	donated, taken := st[DSWDonated], st[DSWTaken]
+	overflow := st[DSWBase] // children lost to a full stack: must stay 0
+	nodes, active, level, phase, donated, taken := w.ring.resume(st)
 	var spent int64
 	polls := int32(0)
 	waiting := false
-	if active {
-		w.ring.add(DSRunning, 1)
-	}
-	leave := func() {
-		if level > 0 {
-			level--
-			return
-		}
-		active = false
-		w.ring.add(DSRunning, -1)
-	}
 
 	for {
 		if !active {
@@ -191,7 +177,7 @@ func (w *vcWorker) run(budget int64, idleLimit, goal int32, frozen bool) {
 			w.ring.commitPop(pos)
 			active = true
 			taken++
-			level, phase, polls = 0, vcPhaseEnter, 0
+			level, phase = 0, vcPhaseEnter
 			continue
 		}
 		if spent >= budget {
@@ -217,7 +203,7 @@ func (w *vcWorker) run(budget int64, idleLimit, goal int32, frozen bool) {
 				h[vcHNext], h[vcHOp] = 0, VCOpTakeNV
 				phase = vcPhaseEnter
 			default:
-				leave()
+				level, active = w.ring.leave(level)
 				phase = vcPhaseNext
 			}
 			continue
@@ -246,7 +232,7 @@ func (w *vcWorker) run(budget int64, idleLimit, goal int32, frozen bool) {
 		}
 		cover, kleft := w.reduce(deg, cover, allowed)
 		if kleft < 0 {
-			leave()
+			level, active = w.ring.leave(level)
 			phase = vcPhaseNext
 			continue
 		}
@@ -269,18 +255,18 @@ func (w *vcWorker) run(budget int64, idleLimit, goal int32, frozen bool) {
 				w.cert[0] = value
 				w.ring.maxInc(value)
 			}
-			leave()
+			level, active = w.ring.leave(level)
 			phase = vcPhaseNext
 			continue
 		}
 		maxd := 0x7fffffff - int32(key>>32)
 		if int64(dsum/2) > int64(kleft)*int64(maxd) {
-			leave()
+			level, active = w.ring.leave(level)
 			phase = vcPhaseNext
 			continue
 		}
 		if w.matching(deg, kleft) > kleft {
-			leave()
+			level, active = w.ring.leave(level)
 			phase = vcPhaseNext
 			continue
 		}
