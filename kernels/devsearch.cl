@@ -1,6 +1,6 @@
 /* devsearch.cl: the device search-tree layer, included by every search
-   kernel (mcsplit.cl, clique.cl, vc.cl, kcount.cl). It holds what any depth-first search on the device
-   shares, whatever its nodes look like:
+   kernel (mcsplit.cl, clique.cl, vc.cl, kcount.cl). It holds what any
+   depth-first search on the device shares, whatever its nodes look like:
 
    * the control block (u32 words, DS_*): the task ring's head and tail,
      the incumbent's size, and the counts of idle and working workers;
