@@ -596,15 +596,21 @@ func memberKeys(words, ddeg, ks []int64, bias int64) int64 {
 }
 
 // oldestOf is the index of the oldest (least age) of the keys equal to
-// bk, the first on ties.
+// bk, the first on ties; one of them must be. Without a branch on the
+// data, as memberKeys: a member of another key counts as infinitely
+// young.
 //
 //go:noinline
 func oldestOf(ks, ages []int64, bk int64) int {
 	ages = ages[:len(ks)]
-	b, ba := -1, int64(0)
+	b, ba := 0, int64(math.MaxInt64)
 	for i, k := range ks {
-		if k == bk && (b < 0 || ages[i] < ba) {
-			b, ba = i, ages[i]
+		a := ages[i]
+		if k != bk {
+			a = math.MaxInt64
+		}
+		if a < ba {
+			b, ba = i, a
 		}
 	}
 	return b
