@@ -620,19 +620,7 @@ func (w *manyWorker[C]) splitFirst(lv *level, split []int32, row []C) {
 	k := w.p.k
 	for i := range lv.cs {
 		s := lv.sp[i*k]
-		seg := w.sets[0][s.lo : s.lo+s.n]
-		a := 0
-		minA, minN := int32(noVertex), int32(noVertex)
-		for j, x := range seg {
-			// Branch-free, as splitLeft: entries are exactly 0 or 1.
-			b := int32(row[x])
-			seg[j] = seg[a]
-			seg[a] = x
-			a += int(b)
-			mask := -b
-			minA = min(minA, x|(^mask&noVertex))
-			minN = min(minN, x|(mask&noVertex))
-		}
+		a, minA, minN := splitAdjacentMin(w.sets[0][s.lo:s.lo+s.n], row)
 		split[i*k] = int32(a)
 		lv.cs[i].minA, lv.cs[i].minN = minA, minN
 	}
