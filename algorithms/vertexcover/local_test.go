@@ -90,6 +90,18 @@ func plantedRB(t testing.TB, k, q int, p float64, seed uint64) *core.Graph {
 	return fromEdges(t, k*q, edges)
 }
 
+// plantedParts is plantedRB with its clique partition (bestPartition),
+// which must find the k planted cliques.
+func plantedParts(t testing.TB, k, q int, p float64, seed uint64) (*core.Graph, []int32) {
+	t.Helper()
+	g := plantedRB(t, k, q, p, seed)
+	part, got := bestPartition(g)
+	if got != k {
+		t.Fatalf("seed %d: partition into %d cliques, want the %d planted ones", seed, got, k)
+	}
+	return g, part
+}
+
 // joinedRB is g (plantedRB's k cliques of q) with cliques 0 and 1 joined
 // completely, so that no transversal exists and a partition search runs
 // to its cap, and its planted partition (the greedy one would merge 0
@@ -111,11 +123,7 @@ func joinedRB(t testing.TB, g *core.Graph, k, q int) ([][2]int, *core.Graph, []i
 func TestPartitionSearchPlanted(t *testing.T) {
 	for seed := uint64(1); seed <= 6; seed++ {
 		k, q := 10+int(seed), 6
-		g := plantedRB(t, k, q, 0.35, seed)
-		part, got := bestPartition(g)
-		if got != k {
-			t.Fatalf("seed %d: partition into %d cliques, want the %d planted ones", seed, got, k)
-		}
+		g, part := plantedParts(t, k, q, 0.35, seed)
 		var stop atomic.Bool
 		cover := partitionSearch(g, part, k, seed, &stop, time.Now().Add(time.Minute), partDegBeta)
 		if cover == nil {

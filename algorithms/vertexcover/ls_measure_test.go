@@ -28,8 +28,9 @@ import (
 // loaded machine compare); ARBOR_LS_GAMMA, ARBOR_LS_RHO and
 // ARBOR_LS_SAMPLE set the partition search's knobs (partGamma, partRho,
 // partSample); ARBOR_LS_BETA sets partDegBeta, ARBOR_LS_CHAIN=1|any
-// partChain (any: partChainAny too). pair is pairSearch (pair.go), the
-// partition search with weights per pair of cliques. The variants of
+// partChain (any: partChainAny too). pair is pairSearch
+// (pairsearch_test.go), the partition search with weights per pair of
+// cliques. The variants of
 // partition_cw_test.go run as cw (per clique pair), cwcv (per clique and
 // vertex), cwvc (per vertex and clique) and cwedge (per edge, as part);
 // ARBOR_LS_CWGAMMA sets their forgetting threshold (cwGamma).

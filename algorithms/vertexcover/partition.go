@@ -391,9 +391,10 @@ const (
 	pScore = pConf - 1
 )
 
-// partLayout is what the partition searches (partition.go, pair.go) build
-// from a graph and its clique partition: the vertices renumbered clique by
-// clique, so that the members of clique q are the ids start[q] …
+// partLayout is what the partition searches (partition.go, and the
+// measured alternative in pairsearch_test.go) build from a graph and its
+// clique partition: the vertices renumbered clique by clique, so that the
+// members of clique q are the ids start[q] …
 // start[q+1]−1 and the member scans of a step read their words in order
 // (orig maps back), and the graph between the cliques (edges inside one
 // are implied) with ascending lists (where the cliques are runs of g's
