@@ -129,9 +129,14 @@ type Result struct {
 	UpperBound int
 	Nodes      int64 // search nodes, all workers together
 	Elapsed    time.Duration
-	Proven     bool  // false when stopped by timeout, node limit or cancellation
-	Threads    int   // workers that ran the search (device workers for gpu and hybrid)
-	Shared     int64 // subtrees one worker gave to another
+	Proven     bool // false when stopped by timeout, node limit or cancellation
+	// Status says what the result answers (core.MaxStatus): optimal when
+	// Proven and, with Options.Goal, Size ≥ Goal; infeasible when Proven
+	// and Size < Goal (no clique reaches the goal); feasible when the
+	// search stopped early.
+	Status  core.Status
+	Threads int   // workers that ran the search (device workers for gpu and hybrid)
+	Shared  int64 // subtrees one worker gave to another
 
 	Engine Engine // the engine that ran
 	Why    string // why that engine
@@ -212,6 +217,7 @@ func Maximum(ctx context.Context, g *core.Graph, opts Options) (Result, error) {
 	}
 	res.Engine, res.Why = engine, why
 	res.Elapsed = time.Since(start)
+	res.Status = core.MaxStatus(res.Proven, res.Size, opts.Goal)
 	if err := Verify(g, res.Clique, opts.Complement); err != nil {
 		return res, fmt.Errorf("clique: internal error, the clique found is wrong: %w", err)
 	}

@@ -46,8 +46,11 @@ type MultiResult struct {
 	// approximate method never proves anything.
 	Proven      bool
 	Approximate bool
-	Threads     int
-	Shared      int64 // subtrees one worker gave to another (parallel)
+	// Status is optimal when Proven, else feasible (SolveMany takes no
+	// goal).
+	Status  core.Status
+	Threads int
+	Shared  int64 // subtrees one worker gave to another (parallel)
 	// Order is the order the graphs were searched in (input indices).
 	Order []int
 }
@@ -122,6 +125,7 @@ func SolveMany(ctx context.Context, graphs []*core.Graph, opts Options) (MultiRe
 		return MultiResult{}, err
 	}
 	res.Elapsed = time.Since(start)
+	res.Status = core.MaxStatus(res.Proven, res.Size, 0)
 	return res, nil
 }
 

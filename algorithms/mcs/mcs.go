@@ -170,7 +170,12 @@ type Result struct {
 	Mapping [][2]int
 	Nodes   int64 // search nodes (sequential: equal to the original McSplit's)
 	Elapsed time.Duration
-	Proven  bool  // false when stopped by timeout, node limit or cancellation
+	Proven  bool // false when stopped by timeout, node limit or cancellation
+	// Status says what the result answers (core.MaxStatus): optimal when
+	// Proven and, with Options.Goal, Size ≥ Goal; infeasible when Proven
+	// and Size < Goal (no common subgraph reaches the goal); feasible when
+	// the search stopped early.
+	Status  core.Status
 	Threads int   // workers that ran the search
 	Shared  int64 // subtrees one worker gave to another (parallel engine)
 	// Engine is the engine that ran, and Why says why it was chosen.
@@ -198,8 +203,30 @@ const (
 
 // Solve finds a maximum common induced subgraph of g and h. Cancelling ctx
 // (or reaching opts.Timeout) returns the best found so far with Proven
-// false and a nil error.
+// false and a nil error. Result.Status says what the result answers.
+//
+// Restarts run on the sequential engine: with Threads other than 1 (and
+// not the portfolio, which runs them among its configurations) Solve
+// runs that engine and says so in Result.Why.
 func Solve(ctx context.Context, g, h *core.Graph, opts Options) (Result, error) {
+	note := ""
+	if opts.Restarts && opts.Threads != 1 && opts.Engine != EnginePortfolio && opts.DeadEnd == 0 &&
+		(opts.Engine == "" || opts.Engine == EngineAuto || opts.Engine == EngineCPU) {
+		opts.Threads, opts.Engine = 1, EngineCPU
+		note = "restarts run on the sequential engine (1 thread)"
+	}
+	res, err := solve(ctx, g, h, opts)
+	if err != nil {
+		return res, err
+	}
+	if note != "" {
+		res.Why = note
+	}
+	res.Status = core.MaxStatus(res.Proven, res.Size, opts.Goal)
+	return res, nil
+}
+
+func solve(ctx context.Context, g, h *core.Graph, opts Options) (Result, error) {
 	start := time.Now()
 	if g == nil || h == nil {
 		return Result{}, errors.New("mcs: nil graph")

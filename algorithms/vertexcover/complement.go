@@ -8,7 +8,7 @@ import "github.com/arbor-gpu/arbor/core"
 // n − ω(g) is the minimum cover of Complement(g).
 func Complement(g *core.Graph) *core.Graph {
 	n := g.N
-	c := &core.Graph{N: n, Offsets: make([]int, n+1), Name: g.Name + " (complement)", Format: g.Format}
+	c := &core.Graph{N: n, Offsets: make([]int, n+1), Name: g.Name + " (complement)", Format: g.Format, Base: g.Base}
 	total := 0
 	for v := 0; v < n; v++ {
 		total += n - 1 - g.Degree(v)

@@ -133,8 +133,17 @@ type Result struct {
 	// none was found (parameterized mode: none of size ≤ K).
 	Cover []int
 	// Proven: the cover is minimum (minimum mode), or in parameterized mode
-	// either a cover of size ≤ K was found or none exists (Cover == nil).
+	// either a cover of size ≤ K was found or none exists (Cover == nil):
+	// the question asked was settled. Status says which.
 	Proven bool
+	// Status says what the result answers: optimal (the cover is proven
+	// minimum: minimum mode and Proven, or in parameterized mode a cover
+	// whose size meets the lower bound), feasible (a cover not proven
+	// minimum: stopped early, or in parameterized mode a cover of ≤ K;
+	// Cover is nil when a parameterized search stopped before finding
+	// one), or infeasible (parameterized mode: proven that no cover of
+	// ≤ K exists).
+	Status core.Status
 	// LowerBound is the root lower bound (the larger of the LP, clique
 	// cover and matching bounds after the root reductions).
 	LowerBound int
@@ -177,7 +186,16 @@ func (r Result) Size() int {
 // Solve finds a minimum vertex cover of g, or with opts.K ≥ 0 a cover of
 // size ≤ K. Cancelling ctx stops the search: the best cover found so far
 // is returned, marked unproven. The graph must be undirected.
+// Result.Status says what the result answers.
 func Solve(ctx context.Context, g *core.Graph, opts Options) (Result, error) {
+	res, err := solve(ctx, g, opts)
+	if err == nil {
+		res.Status = coverStatus(res, opts.Parameterized)
+	}
+	return res, err
+}
+
+func solve(ctx context.Context, g *core.Graph, opts Options) (Result, error) {
 	start := time.Now()
 	if g.Directed {
 		return Result{}, fmt.Errorf("vertex cover: %s is directed", g.Name)
@@ -274,6 +292,22 @@ func Solve(ctx context.Context, g *core.Graph, opts Options) (Result, error) {
 		return res, fmt.Errorf("vertex cover: internal error, cover of %d above k=%d", len(res.Cover), opts.K)
 	}
 	return res, nil
+}
+
+// coverStatus is Result.Status from what Solve found. A parameterized
+// search stops at the first cover of ≤ K, which is minimum only when it
+// meets the lower bound.
+func coverStatus(r Result, parameterized bool) core.Status {
+	switch {
+	case r.Cover == nil && r.Proven:
+		// Parameterized: none of ≤ K; with Options.Below: none below it.
+		return core.StatusInfeasible
+	case r.Cover == nil:
+		return core.StatusFeasible
+	case !parameterized && r.Proven, len(r.Cover) <= r.LowerBound:
+		return core.StatusOptimal
+	}
+	return core.StatusFeasible
 }
 
 // Verify checks independently that cover is a vertex cover of g: vertices

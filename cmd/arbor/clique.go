@@ -1,8 +1,10 @@
 package main
 
 import (
+	"bufio"
 	"encoding/json"
 	"fmt"
+	"io"
 	"strings"
 	"time"
 
@@ -13,14 +15,14 @@ import (
 // runClique is 'arbor clique': a maximum clique of a graph, or of its
 // complement (a maximum independent set of the graph).
 func runClique(e *env) error {
-	fs := newFlags(e, "clique", "GRAPH [--threads N] [--timeout D] [--complement] [--format F] [--json] [--verify] [--plain-colouring] [--engine auto|cpu|gpu|hybrid] [--goal K] [--workers N] [--backend B] [--device D]")
+	fs := newFlags(e, "clique", "GRAPH [--threads N] [--timeout D] [--complement] [--format F] [--json] [--verify] [--require-optimal] [--zero-based] [-o FILE] [-v] [--plain-colouring] [--engine auto|cpu|gpu|hybrid] [--goal K] [--workers N] [--backend B] [--device D]")
 	threads := fs.Int("threads", 0, "worker threads: 1 runs the sequential engine; 0 uses every core")
 	timeout := fs.Duration("timeout", 0, "stop after `D` (e.g. 30s) and report the best clique found, unproven")
 	complement := fs.Bool("complement", false, "solve the complement graph (a maximum independent set of GRAPH)")
 	plain := fs.Bool("plain-colouring", false, "use BBMC's colouring bound alone, without the Re-NUMBER and infra-chromatic tightening (for comparison)")
 	format := fs.String("format", "", "input format (default: detected); one of "+fmt.Sprint(core.Formats()))
-	asJSON := fs.Bool("json", false, "print the result as JSON")
-	verify := fs.Bool("verify", false, "check the clique independently against the input graph")
+	var sf solverFlags
+	sf.register(fs, "clique", "write the clique to `FILE` (atomically): '#' lines saying the status, then one vertex per line")
 	engineName := fs.String("engine", "auto", "where to search: cpu, gpu (the device search on --backend/--device, plain colouring bound; the CPU backend runs its Go twin), hybrid (the device and the CPU engine side by side, sharing the incumbent) or auto (the CPU engine unless the device engine is measured to win)")
 	goal := fs.Int("goal", 0, "fixed-incumbent mode (gpu engine): prune as if a clique of K−1 vertices were known, never raising it (the same tree on every device: node counts compare); reports a clique of ≥ K if there is one")
 	workers := fs.Int("workers", 0, "device engine workers (work-groups); 0 sizes it from the device")
@@ -31,7 +33,7 @@ func runClique(e *env) error {
 		return err
 	}
 	if len(pos) != 1 {
-		return usagef("clique needs exactly one graph file (got %d arguments)", len(pos))
+		return usagef("clique needs exactly one graph file (got %s)", plural(len(pos), "argument"))
 	}
 	if *threads < 0 {
 		return usagef("--threads must be ≥ 0")
@@ -49,7 +51,7 @@ func runClique(e *env) error {
 	if *goal > 0 && engine != clique.EngineGPU {
 		return usagef("--goal takes --engine gpu")
 	}
-	g, err := core.ReadGraph(pos[0], core.ReadOptions{Format: *format})
+	g, err := readGraph(e, pos[0], core.ReadOptions{Format: *format})
 	if err != nil {
 		return err
 	}
@@ -61,7 +63,7 @@ func runClique(e *env) error {
 	opts := clique.Options{Threads: *threads, Timeout: *timeout, Complement: *complement, PlainColouring: *plain,
 		Engine: engine, Goal: *goal, Workers: *workers}
 	if engine != clique.EngineCPU {
-		devs, err := df.openMany(e, *asJSON)
+		devs, err := df.openMany(e, true)
 		if err != nil {
 			if engine == clique.EngineGPU || engine == clique.EngineHybrid {
 				return err
@@ -72,6 +74,7 @@ func runClique(e *env) error {
 				defer d.Close()
 			}
 			opts.Device, opts.Devices = devs[0], devs[1:]
+			sayDevices(e, sf.verbose, devs)
 		}
 	}
 	prog := newProgress(e)
@@ -83,48 +86,57 @@ func runClique(e *env) error {
 	if err != nil {
 		return fmt.Errorf("%s: %w", pos[0], err)
 	}
-	if *verify {
-		if err := clique.Verify(g, res.Clique, *complement); err != nil {
-			return fmt.Errorf("%s: verification failed: %w", pos[0], err)
+	if err := guardClique(g, res, opts); err != nil {
+		return fmt.Errorf("%s: %w", pos[0], err)
+	}
+	v := newVerdict(res.Status, *goal > 0, *goal, *goal > 0 && res.Size >= *goal)
+	// Vertices are printed in the file's own numbering.
+	shown := shifted(res.Clique, sf.base(g))
+	if sf.out != "" {
+		if err := writeVertexFile(sf.out, "clique", pos[0], v, shown); err != nil {
+			return err
 		}
 	}
-	// Vertices are printed in the file's own numbering.
-	shown := make([]int, len(res.Clique))
-	for i, v := range res.Clique {
-		shown[i] = v + g.Base
-	}
-	if *asJSON {
+	if sf.json {
 		type jsonResult struct {
-			Graph      string  `json:"graph"`
-			N          int     `json:"n"`
-			M          int     `json:"m"`
-			Complement bool    `json:"complement"`
-			Size       int     `json:"size"`
-			Proven     bool    `json:"proven"`
+			Files      []string `json:"files"`
+			N          int      `json:"n"`
+			M          int      `json:"m"`
+			Base       int      `json:"base"`
+			Complement bool     `json:"complement"`
+			Size       int      `json:"size"`
+			verdict
 			UpperBound int     `json:"upper_bound"`
 			Nodes      int64   `json:"nodes"`
 			Seconds    float64 `json:"seconds"`
 			Threads    int     `json:"threads"`
 			Engine     string  `json:"engine"`
 			Why        string  `json:"why"`
+			Backend    string  `json:"backend,omitempty"`
 			Device     string  `json:"device,omitempty"`
 			Epochs     int     `json:"epochs,omitempty"`
 			Moved      int64   `json:"moved_between_devices,omitempty"`
-			Goal       int     `json:"goal,omitempty"`
 			Shared     int64   `json:"shared"`
 			Verified   bool    `json:"verified"`
 			Clique     []int   `json:"clique"`
 		}
-		return json.NewEncoder(e.stdout).Encode(jsonResult{Graph: pos[0], N: g.N, M: g.Edges(), Complement: *complement,
-			Size: res.Size, Proven: res.Proven, UpperBound: res.UpperBound, Nodes: res.Nodes, Seconds: res.Elapsed.Seconds(),
-			Threads: res.Threads, Engine: string(res.Engine), Why: res.Why, Device: res.Device, Epochs: res.Epochs, Moved: res.Moved, Goal: *goal,
-			Shared: res.Shared, Verified: *verify, Clique: shown})
+		backendName := ""
+		if opts.Device != nil && res.Device != "" {
+			backendName = opts.Device.Info().Backend
+		}
+		if err := json.NewEncoder(e.stdout).Encode(jsonResult{Files: pos, N: g.N, M: g.Edges(), Base: sf.base(g), Complement: *complement,
+			Size: res.Size, verdict: v, UpperBound: res.UpperBound, Nodes: res.Nodes, Seconds: res.Elapsed.Seconds(),
+			Threads: res.Threads, Engine: string(res.Engine), Why: res.Why, Backend: backendName, Device: res.Device, Epochs: res.Epochs, Moved: res.Moved,
+			Shared: res.Shared, Verified: sf.verify, Clique: shown}); err != nil {
+			return err
+		}
+		return v.require(sf.requireOptimal)
 	}
-	status := "proven maximum"
+	status := statusText(v, "maximum", fmt.Sprintf("clique of ≥ %d vertices", *goal))
 	if !res.Proven {
-		status = fmt.Sprintf("unproven (stopped early; bound %d)", res.UpperBound)
+		status += fmt.Sprintf("; bound %d", res.UpperBound)
 	}
-	if *verify {
+	if sf.verify {
 		status += ", verified"
 	}
 	what := "clique"
@@ -140,12 +152,32 @@ func runClique(e *env) error {
 	fmt.Fprintf(w, "nodes %d  time %v  %s %d  %s\n", res.Nodes, res.Elapsed.Round(time.Microsecond), workersName, res.Threads, rate(res.Nodes, res.Elapsed))
 	fmt.Fprintf(w, "engine %s (%s)%s\n", res.Engine, res.Why, deviceSuffix(res.Device))
 	var sb strings.Builder
-	for i, v := range shown {
+	for i, x := range shown {
 		if i > 0 {
 			sb.WriteByte(' ')
 		}
-		fmt.Fprint(&sb, v)
+		fmt.Fprint(&sb, x)
 	}
 	fmt.Fprintf(w, "vertices %s\n", sb.String())
-	return nil
+	return v.require(sf.requireOptimal)
+}
+
+// writeVertexFile writes clique -o: '#' lines with the status, then one
+// vertex per line.
+func writeVertexFile(path, cmd, file string, v verdict, vertices []int) error {
+	return writeAtomic(path, func(w io.Writer) error {
+		bw := bufio.NewWriter(w)
+		fmt.Fprintf(bw, "# arbor %s: size %d, status %s", cmd, len(vertices), v.Status)
+		if !v.Proven {
+			bw.WriteString(" (not proven)")
+		}
+		if v.GoalMet != nil {
+			fmt.Fprintf(bw, ", goal %d met %v", *v.Goal, *v.GoalMet)
+		}
+		fmt.Fprintf(bw, "\n# file: %s\n", file)
+		for _, x := range vertices {
+			fmt.Fprintf(bw, "%d\n", x)
+		}
+		return bw.Flush()
+	})
 }

@@ -15,13 +15,17 @@ import (
 // errFlagHelp is returned when -h was asked for: usage was printed, exit 0.
 var errFlagHelp = errors.New("help requested")
 
-// newFlags makes a flag set that reports errors instead of exiting.
+// newFlags makes a flag set that reports errors instead of exiting. Its
+// usage (-h) goes to stdout; a bad flag is a usage error that run prints
+// on stderr, without the whole usage.
 func newFlags(e *env, name, synopsis string) *flag.FlagSet {
 	fs := flag.NewFlagSet(name, flag.ContinueOnError)
-	fs.SetOutput(e.stderr)
+	fs.SetOutput(io.Discard)
 	fs.Usage = func() {
-		fmt.Fprintf(e.stderr, "usage: arbor %s %s\n", name, synopsis)
+		fmt.Fprintf(e.stdout, "usage: arbor %s %s\n", name, synopsis)
+		fs.SetOutput(e.stdout)
 		fs.PrintDefaults()
+		fs.SetOutput(io.Discard)
 	}
 	return fs
 }
@@ -30,9 +34,14 @@ func newFlags(e *env, name, synopsis string) *flag.FlagSet {
 // (arbor mcs G H --threads 1), and returns the positionals.
 func parse(fs *flag.FlagSet, args []string) ([]string, error) {
 	var pos []string
+	// The flag package prints the usage on any error; only -h shows it.
+	help := fs.Usage
+	fs.Usage = func() {}
+	defer func() { fs.Usage = help }()
 	for {
 		if err := fs.Parse(args); err != nil {
 			if errors.Is(err, flag.ErrHelp) {
+				help()
 				return nil, errFlagHelp
 			}
 			return nil, usageError{err.Error()}

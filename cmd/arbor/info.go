@@ -9,13 +9,25 @@ import (
 	"github.com/arbor-gpu/arbor/core"
 )
 
-// infoReport is what `arbor info --json` prints.
+// infoReport is what `arbor info --json` prints (docs/schema/info.json).
 type infoReport struct {
-	File   string   `json:"file"`
+	Files  []string `json:"files"`
 	Format string   `json:"format"`
 	Base   int      `json:"base"` // what the file's vertex numbers start from
 	Notes  []string `json:"notes,omitempty"`
 	core.Stats
+	// The label counts, absent when the graph has no such labels (Stats
+	// says -1 there; these shallower fields hide its).
+	VertexLabels *int `json:"vertex_labels,omitempty"`
+	EdgeLabels   *int `json:"edge_labels,omitempty"`
+}
+
+// labelField is a Stats label count for JSON: nil (absent) when unknown.
+func labelField(n int) *int {
+	if n < 0 {
+		return nil
+	}
+	return &n
 }
 
 func runInfo(e *env) error {
@@ -28,16 +40,17 @@ func runInfo(e *env) error {
 		return err
 	}
 	if len(pos) != 1 {
-		return usagef("info takes one graph file (got %d arguments)", len(pos))
+		return usagef("info takes one graph file (got %s)", plural(len(pos), "argument"))
 	}
-	g, err := core.ReadGraph(pos[0], core.ReadOptions{Format: *format, Directed: *directed})
+	g, err := readGraph(e, pos[0], core.ReadOptions{Format: *format, Directed: *directed})
 	if err != nil {
 		if strings.Contains(err.Error(), "unknown format") {
 			return usagef("%v", err)
 		}
 		return err
 	}
-	r := infoReport{File: pos[0], Format: g.Format, Base: g.Base, Notes: g.Notes, Stats: g.Stats()}
+	r := infoReport{Files: pos, Format: g.Format, Base: g.Base, Notes: g.Notes, Stats: g.Stats()}
+	r.VertexLabels, r.EdgeLabels = labelField(r.Stats.VertexLabels), labelField(r.Stats.EdgeLabels)
 	if *asJSON {
 		enc := json.NewEncoder(e.stdout)
 		enc.SetIndent("", "  ")
@@ -45,7 +58,7 @@ func runInfo(e *env) error {
 	}
 	s := r.Stats
 	tw := tabwriter.NewWriter(e.stdout, 0, 4, 2, ' ', 0)
-	fmt.Fprintf(tw, "file:\t%s\n", r.File)
+	fmt.Fprintf(tw, "file:\t%s\n", r.Files[0])
 	fmt.Fprintf(tw, "format:\t%s (vertices numbered from %d in the file)\n", r.Format, r.Base)
 	fmt.Fprintf(tw, "vertices:\t%d\n", s.Vertices)
 	edges := fmt.Sprintf("%d", s.Edges)

@@ -1,7 +1,9 @@
 // Command arbor runs exact search-tree graph algorithms on CUDA, OpenCL or
 // CPU devices from one static binary.
 //
-// Exit status: 0 success, 1 failure, 2 usage error.
+// Exit status: 0 an answer was returned (proven or not), 1 failure, 2
+// usage error, 3 --require-optimal and the question was not settled. The
+// whole contract (flags, JSON fields, numbering) is docs/cli.md.
 package main
 
 import (
@@ -27,8 +29,11 @@ var version = "dev"
 type env struct {
 	ctx    context.Context
 	args   []string
+	stdin  io.Reader // nil: os.Stdin
 	stdout io.Writer
 	stderr io.Writer
+	// stdinUsed: a graph was read from "-" already (readGraph).
+	stdinUsed bool
 }
 
 type command struct {
@@ -104,13 +109,33 @@ func startProfile(path string) (func(), error) {
 }
 
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	return runIO(ctx, args, nil, stdout, stderr)
+}
+
+// runIO is run with standard input (nil: os.Stdin).
+func runIO(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	cmds := commands()
-	if len(args) == 0 || args[0] == "help" || args[0] == "-h" || args[0] == "--help" {
+	if len(args) == 0 {
 		usage(stderr, cmds)
-		if len(args) == 0 {
+		return 2
+	}
+	switch args[0] {
+	case "-h", "-help", "--help":
+		usage(stdout, cmds)
+		return 0
+	case "--version", "-version":
+		args = []string{"version"}
+	case "help":
+		// arbor help CMD is arbor CMD -h.
+		if len(args) == 1 {
+			usage(stdout, cmds)
+			return 0
+		}
+		if _, ok := cmds[args[1]]; !ok || len(args) > 2 {
+			fmt.Fprintf(stderr, "arbor help: unknown command %q (arbor help lists them)\n", strings.Join(args[1:], " "))
 			return 2
 		}
-		return 0
+		args = []string{args[1], "-h"}
 	}
 	c, ok := cmds[args[0]]
 	if !ok {
@@ -118,19 +143,22 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		usage(stderr, cmds)
 		return 2
 	}
-	err := c.run(&env{ctx: ctx, args: args[1:], stdout: stdout, stderr: stderr})
+	err := c.run(&env{ctx: ctx, args: args[1:], stdin: stdin, stdout: stdout, stderr: stderr})
 	if err == nil {
 		return 0
 	}
 	var ue usageError
 	if errors.As(err, &ue) {
-		fmt.Fprintf(stderr, "arbor %s: %v\n", args[0], err)
+		fmt.Fprintf(stderr, "arbor %s: %v (arbor %s -h lists the options)\n", args[0], err, args[0])
 		return 2
 	}
 	if errors.Is(err, errFlagHelp) {
 		return 0
 	}
 	fmt.Fprintf(stderr, "arbor %s: %v\n", args[0], err)
+	if isUnsettled(err) {
+		return exitUnsettled
+	}
 	return 1
 }
 
@@ -146,7 +174,8 @@ func usage(w io.Writer, cmds map[string]command) {
 	}
 	fmt.Fprintln(w, "\nbackend selection: --backend auto|cuda|opencl|cpu (ARBOR_BACKEND), --device INDEX|NAME (ARBOR_DEVICE);")
 	fmt.Fprintln(w, "ARBOR_REQUIRE=cuda|opencl makes a missing backend an error instead of a fallback.")
-	fmt.Fprintln(w, "Run 'arbor COMMAND -h' for a command's options.")
+	fmt.Fprintln(w, "Run 'arbor help COMMAND' (or 'arbor COMMAND -h') for a command's options; docs/cli.md is the reference.")
+	fmt.Fprintln(w, "Exit status: 0 an answer (proven or not), 1 failure, 2 usage error, 3 --require-optimal and not settled.")
 }
 
 func runVersion(e *env) error {

@@ -14,13 +14,13 @@ import (
 	"github.com/arbor-gpu/arbor/core"
 )
 
-const matchSynopsis = "GRAPH [-o OUT] [--strong-only] [--threads N] [--engine spec|fast] [--filter lookback|scan] [--tie index|hashed] [--format F] [--verify] [--json] [--backend B --device D]"
+const matchSynopsis = "GRAPH [-o OUT] [--strong-only] [--threads N] [--engine spec|fast] [--filter lookback|scan] [--tie index|hashed] [--format F] [--verify] [--json] [--zero-based] [-v] [--backend B --device D]"
 
 func runMatch(e *env) error {
 	fs := newFlags(e, "match", matchSynopsis)
 	var df deviceFlags
 	df.register(fs)
-	outPath := fs.String("o", "", "write the result to this file instead of stdout")
+	outPath := fs.String("o", "", "write the result (one line per vertex, the file's first vertex first: its partner, or -1) to `FILE` (atomically) instead of stdout")
 	strongOnly := fs.Bool("strong-only", false, "print each vertex's strongest neighbour (the first pass only), not a matching")
 	threads := fs.Int("threads", 0, "total work-items per launch; every kernel is a grid-stride loop, so any value gives the same result (the fast engine's tile kernels round it up to whole work-groups of up to 256); 0: the default")
 	engine := fs.String("engine", string(matching.EngineFast), "spec (the CS314 kernels, stride by stride) or fast")
@@ -29,6 +29,8 @@ func runMatch(e *env) error {
 	format := fs.String("format", "", "input format (default: detected)")
 	verify := fs.Bool("verify", false, "check the result with the independent checker (and, for a matching, against sequential greedy)")
 	asJSON := fs.Bool("json", false, "print the summary as JSON on stdout (the vertex list goes to -o, or is included when -o is absent)")
+	zeroBased := fs.Bool("zero-based", false, "number partners from 0 whatever the file's numbering (the CS314 reference outputs are 0-based; default: the file's own numbering)")
+	verbose := fs.Bool("v", false, "say on stderr which device runs and why")
 	pos, err := parse(fs, e.args)
 	if err != nil {
 		return err
@@ -57,15 +59,15 @@ func runMatch(e *env) error {
 	clock := matching.NewClock()
 	// The device opens while the file is read; "open" is what is left of
 	// its wait afterwards.
-	opening := df.openAsync(e, *asJSON)
-	g, err := core.ReadGraph(pos[0], core.ReadOptions{Format: *format})
+	opening := df.openAsync(e, true)
+	g, err := readGraph(e, pos[0], core.ReadOptions{Format: *format})
 	if err != nil {
 		opening.abandon()
 		return err
 	}
 	clock.Mark("read")
 	var fileBytes int64
-	if st, err := os.Stat(pos[0]); err == nil {
+	if st, err := os.Stat(pos[0]); err == nil && pos[0] != "-" {
 		fileBytes = st.Size()
 	}
 	dev, choice, err := opening.wait()
@@ -73,6 +75,9 @@ func runMatch(e *env) error {
 		return err
 	}
 	defer dev.Close()
+	if *verbose {
+		fmt.Fprintf(e.stderr, "arbor: using %s (%s)\n", choice.Info, choice.Why)
+	}
 	clock.Mark("open")
 	in, err := matching.Prepare(g, opt.Tie)
 	if err != nil {
@@ -93,39 +98,36 @@ func runMatch(e *env) error {
 		clock.Mark("verify")
 	}
 
-	var w io.Writer = e.stdout
+	base := g.Base
+	if *zeroBased {
+		base = 0
+	}
+	mates := shiftMates(res.Mate, base)
 	if *outPath != "" {
-		f, err := os.Create(*outPath)
-		if err != nil {
+		if err := writeAtomic(*outPath, func(w io.Writer) error { return writeMates(w, mates) }); err != nil {
 			return err
 		}
-		defer f.Close()
-		w = f
-	}
-	if !*asJSON || *outPath != "" {
-		if err := writeMates(w, res.Mate); err != nil {
+		clock.Mark("write")
+	} else if !*asJSON {
+		if err := writeMates(e.stdout, mates); err != nil {
 			return fmt.Errorf("write result: %w", err)
 		}
 		clock.Mark("write")
 	}
 	if *asJSON {
-		out := struct {
-			Graph     string           `json:"graph"`
-			Format    string           `json:"format"`
-			Bytes     int64            `json:"bytes"`
-			Result    *matching.Result `json:"result"`
-			Mate      []int32          `json:"mate,omitempty"`
-			Time      []matching.Phase `json:"time"` // every phase, file to output
-			ReadMBs   float64          `json:"read_mb_per_s"`
-			ReadNS    time.Duration    `json:"read_ns"`
-			PrepareNS time.Duration    `json:"prepare_ns"`
-			TotalNS   time.Duration    `json:"total_ns"` // prepare and Run
-			Chosen    string           `json:"chosen"`
-			Verified  string           `json:"verified,omitempty"`
-		}{g.Name, g.Format, fileBytes, res, nil, clock.Phases, mbPerS(fileBytes, clock.Get("read")),
-			clock.Get("read"), clock.Get("prepare"), clock.Get("prepare") + res.WallTotal, choice.Why, verified}
+		out := matchJSON{Files: pos, Format: g.Format, Bytes: fileBytes, Base: base, N: res.Vertices, Edges: res.Edges,
+			Size: res.Pairs, Weight: res.Weight, Passes: res.Passes, StrongOnly: res.StrongOnly,
+			Engine: string(res.Engine), Filter: string(res.Filter), Tie: res.Tie, Threads: res.Threads,
+			Backend: res.Device.Backend, Device: res.Device.String(), Why: choice.Why,
+			Seconds: (clock.Get("prepare") + res.WallTotal).Seconds(), Time: phaseSeconds(clock.Phases),
+			ReadMBs: mbPerS(fileBytes, clock.Get("read")), Wall: phaseSeconds(res.Wall), DevicePhases: phaseSeconds(res.Phases),
+			LoopSeconds: res.Loop.Seconds(), ArcsProcessed: res.ArcsProcessed, ArcsPerPass: res.ArcsPerPass,
+			PassSeconds: durSeconds(res.PassTimes), Verified: verified != ""}
+		if out.ArcsPerPass == nil {
+			out.ArcsPerPass = []int{}
+		}
 		if *outPath == "" {
-			out.Mate = res.Mate
+			out.Mate = mates
 		}
 		enc := json.NewEncoder(e.stdout)
 		enc.SetIndent("", "  ")
@@ -133,6 +135,72 @@ func runMatch(e *env) error {
 	}
 	fmt.Fprintln(e.stderr, matchSummary(g, res, clock, fileBytes, verified))
 	return nil
+}
+
+// matchJSON is what 'arbor match --json' prints (docs/schema/match.json).
+type matchJSON struct {
+	Files         []string    `json:"files"`
+	Format        string      `json:"format"`
+	Bytes         int64       `json:"bytes"`
+	Base          int         `json:"base"`
+	N             int         `json:"n"`
+	Edges         int         `json:"edges"`
+	Size          int         `json:"size"` // matched pairs
+	Weight        float64     `json:"weight"`
+	Passes        int         `json:"passes"`
+	StrongOnly    bool        `json:"strong_only"`
+	Engine        string      `json:"engine"`
+	Filter        string      `json:"filter,omitempty"`
+	Tie           string      `json:"tie"`
+	Threads       int         `json:"threads"`
+	Backend       string      `json:"backend"`
+	Device        string      `json:"device"`
+	Why           string      `json:"why"`
+	Seconds       float64     `json:"seconds"` // prepare and Run: from graph in memory to result
+	Time          []phaseJSON `json:"time"`    // every phase, file to output
+	ReadMBs       float64     `json:"read_mb_per_s"`
+	Wall          []phaseJSON `json:"wall"`          // Run's wall clock split
+	DevicePhases  []phaseJSON `json:"device_phases"` // device time per kernel
+	LoopSeconds   float64     `json:"loop_seconds"`
+	ArcsProcessed int64       `json:"arcs_processed"`
+	ArcsPerPass   []int       `json:"arcs_per_pass"`
+	PassSeconds   []float64   `json:"pass_seconds"`
+	Verified      bool        `json:"verified"`
+	Mate          []int32     `json:"mate,omitempty"`
+}
+
+// phaseJSON is a named span of time in seconds.
+type phaseJSON struct {
+	Name    string  `json:"name"`
+	Seconds float64 `json:"seconds"`
+}
+
+func phaseSeconds(ps []matching.Phase) []phaseJSON {
+	out := make([]phaseJSON, len(ps))
+	for i, p := range ps {
+		out[i] = phaseJSON{p.Name, p.Time.Seconds()}
+	}
+	return out
+}
+
+func durSeconds(ds []time.Duration) []float64 {
+	out := make([]float64, len(ds))
+	for i, d := range ds {
+		out[i] = d.Seconds()
+	}
+	return out
+}
+
+// shiftMates numbers partners from base; -1 (unmatched) stays.
+func shiftMates(m matching.Matching, base int) []int32 {
+	out := make([]int32, len(m))
+	for i, p := range m {
+		if p >= 0 {
+			p += int32(base)
+		}
+		out[i] = p
+	}
+	return out
 }
 
 // verifyMatch checks a result independently: --strong-only entries against
@@ -161,7 +229,7 @@ func verifyMatch(g *core.Graph, in *matching.Input, res *matching.Result, opt ma
 }
 
 // writeMates writes one partner per line.
-func writeMates(w io.Writer, mate matching.Matching) error {
+func writeMates(w io.Writer, mate []int32) error {
 	bw := bufio.NewWriterSize(w, 1<<16)
 	buf := make([]byte, 0, 16)
 	for _, p := range mate {

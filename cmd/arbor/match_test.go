@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -24,14 +25,15 @@ func TestMatchReference(t *testing.T) {
 			{"--filter", "scan", "--threads", "64"},
 			{"--verify"},
 		} {
-			code, out, stderr := runCLI(t, append([]string{"match", in, "--backend", "cpu"}, args...)...)
+			// The references number partners from 0, the file from 1.
+			code, out, stderr := runCLI(t, append([]string{"match", in, "--backend", "cpu", "--zero-based"}, args...)...)
 			if code != 0 || strings.TrimSpace(out) != strings.TrimSpace(string(match)) {
 				t.Fatalf("match %s %v: exit %d, output differs from match%s.txt:\n%s\nstderr: %s", in, args, code, k, out, stderr)
 			}
 			if !strings.Contains(stderr, "passes") {
 				t.Fatalf("match %s %v: no summary on stderr: %s", in, args, stderr)
 			}
-			code, out, stderr = runCLI(t, append([]string{"match", in, "--strong-only", "--verify", "--backend", "cpu"}, args...)...)
+			code, out, stderr = runCLI(t, append([]string{"match", in, "--strong-only", "--verify", "--backend", "cpu", "--zero-based"}, args...)...)
 			if code != 0 || strings.TrimSpace(out) != strings.TrimSpace(string(strong)) {
 				t.Fatalf("match --strong-only %s %v: exit %d, output differs from strong%s.txt:\n%s\nstderr: %s", in, args, code, k, out, stderr)
 			}
@@ -43,17 +45,22 @@ func TestMatchReference(t *testing.T) {
 		t.Fatalf("match --json: exit %d: %s", code, stderr)
 	}
 	var js struct {
-		Result struct {
-			Vertices, Edges, Passes, Pairs int
-			Weight                         float64
-		}
-		Mate []int32
+		N, Edges, Passes, Size int
+		Weight                 float64
+		Mate                   []int32
 	}
 	if err := json.Unmarshal([]byte(out), &js); err != nil {
 		t.Fatalf("match --json: %v\n%s", err, out)
 	}
-	if js.Result.Vertices != 5 || js.Result.Edges != 6 || js.Result.Pairs != 2 || js.Result.Weight != 10 || len(js.Mate) != 5 {
+	if js.N != 5 || js.Edges != 6 || js.Size != 2 || js.Weight != 10 || len(js.Mate) != 5 {
 		t.Fatalf("match --json: %+v", js)
+	}
+	// The file's own numbering: match1.txt + 1 where matched.
+	want := shiftMates(mustInts(t, filepath.Join(dir, "match1.txt")), 1)
+	for v, p := range js.Mate {
+		if p != want[v] {
+			t.Fatalf("match --json mate %v, want the reference in the file's numbering %v", js.Mate, want)
+		}
 	}
 }
 
@@ -72,4 +79,22 @@ func TestMatchUsage(t *testing.T) {
 	if code, _, stderr := runCLI(t, "match", filepath.Join(t.TempDir(), "missing.mtx")); code != 1 {
 		t.Errorf("match of a missing file: exit %d, want 1 (%s)", code, stderr)
 	}
+}
+
+// mustInts reads a file of one integer per line.
+func mustInts(t *testing.T, path string) []int32 {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []int32
+	for _, f := range strings.Fields(string(data)) {
+		n, err := strconv.Atoi(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, int32(n))
+	}
+	return out
 }

@@ -1,9 +1,11 @@
 package main
 
 import (
+	"bufio"
 	"encoding/json"
 	"fmt"
 	"io"
+	"strconv"
 	"strings"
 	"time"
 
@@ -15,7 +17,7 @@ import (
 // runMCS is 'arbor mcs': a maximum common induced subgraph of two or more
 // graphs.
 func runMCS(e *env) error {
-	fs := newFlags(e, "mcs", "G1 G2 [G3 …] [--plain-order] [--approximate [--keep K]] [--threads N] [--connected] [--directed] [--vertex-labels] [--edge-labels] [--big-first] [--heuristic min_max|min_product] [--block-order] [--dead-end N [--double-raise]] [--restarts [--seed S]] [--engine auto|cpu|gpu|hybrid|portfolio] [--goal K] [--workers N] [--backend B] [--device D] [--timeout D] [--format F] [--json] [--verify] [--cluster URL|embedded [--cluster-token T] [--task-nodes B] [--tasks N] [--ack-wait D] [--fresh]]")
+	fs := newFlags(e, "mcs", "G1 G2 [G3 …] [--plain-order] [--approximate [--keep K]] [--threads N] [--connected] [--directed] [--vertex-labels] [--edge-labels] [--big-first] [--heuristic min_max|min_product] [--block-order] [--dead-end N [--double-raise]] [--restarts [--seed S]] [--engine auto|cpu|gpu|hybrid|portfolio] [--goal K] [--workers N] [--backend B] [--device D] [--timeout D] [--format F] [--json] [--verify] [--require-optimal] [--zero-based] [-o FILE] [-v] [--cluster URL|embedded [--cluster-token T] [--task-nodes B] [--tasks N] [--ack-wait D] [--fresh]]")
 	threads := fs.Int("threads", 0, "worker threads: 1 runs the sequential engine (node counts equal the original McSplit's); 0 uses every core")
 	connected := fs.Bool("connected", false, "find a maximum common connected induced subgraph")
 	directed := fs.Bool("directed", false, "read the graphs as directed and respect arc directions")
@@ -35,19 +37,19 @@ func runMCS(e *env) error {
 	blockOrder := fs.Bool("block-order", false, "heuristic h1: order vertices by component, border, then breadth-first instead of by degree (exact; node counts differ)")
 	deadEnd := fs.Int64("dead-end", 0, "heuristic h2: after `N` nodes without a better incumbent, search for larger targets, then binary search back down (exact); 0: off")
 	doubleRaise := fs.Bool("double-raise", false, "--dead-end: double the target's step at every dead end instead of adding one")
-	restarts := fs.Bool("restarts", false, "heuristic h3 (--threads 1): the root's children in a random order, under node budgets that double, the finished ones recorded (exact)")
+	restarts := fs.Bool("restarts", false, "heuristic h3 (runs on the sequential engine, whatever --threads says): the root's children in a random order, under node budgets that double, the finished ones recorded (exact)")
 	seed := fs.Uint64("seed", 1, "--restarts: random seed")
 	plainOrder := fs.Bool("plain-order", false, "three or more graphs: search them in the given order, not smallest, largest, second smallest, …")
 	approx := fs.Bool("approximate", false, "intersect the graphs one at a time (MCS of G1 and G2, then of that and G3, …): fast, never proven")
 	keep := fs.Int("keep", 1, "--approximate: how many maximum solutions each step hands on")
-	asJSON := fs.Bool("json", false, "print the result as JSON")
-	verify := fs.Bool("verify", false, "check the mapping independently against the input graphs")
+	var sf solverFlags
+	sf.register(fs, "mapping", "write the mapping to `FILE` (atomically): '#' lines saying the status, then one line per matched vertex, its number in each graph")
 	pos, err := parse(fs, e.args)
 	if err != nil {
 		return err
 	}
 	if len(pos) < 2 {
-		return usagef("mcs needs at least two graph files (got %d arguments)", len(pos))
+		return usagef("mcs needs at least two graph files (got %s)", plural(len(pos), "argument"))
 	}
 	if *keep < 1 {
 		return usagef("--keep must be ≥ 1")
@@ -69,7 +71,7 @@ func runMCS(e *env) error {
 	ro := core.ReadOptions{Directed: *directed, Format: *format}
 	graphs := make([]*core.Graph, len(pos))
 	for i, path := range pos {
-		if graphs[i], err = core.ReadGraph(path, ro); err != nil {
+		if graphs[i], err = readGraph(e, path, ro); err != nil {
 			return err
 		}
 	}
@@ -87,7 +89,7 @@ func runMCS(e *env) error {
 		return usagef("--cluster distributes the plain two-graph search; leave out more graphs, --approximate, the heuristics and the portfolio")
 	}
 	if len(graphs) > 2 || *approx {
-		return runMCSMany(e, pos, graphs, opts, *asJSON, *verify)
+		return runMCSMany(e, pos, graphs, opts, sf)
 	}
 	g0, g1 := graphs[0], graphs[1]
 	if cf.url != "" {
@@ -100,10 +102,10 @@ func runMCS(e *env) error {
 			return usagef("--big-first and --goal are not distributed; run them without --cluster")
 		}
 		opts.Workers = 0
-		return runMCSCluster(e, cf, *workers, *threads, [2]string{pos[0], pos[1]}, g0, g1, opts, *asJSON, *verify)
+		return runMCSCluster(e, cf, *workers, *threads, [2]string{pos[0], pos[1]}, g0, g1, opts, sf.json, sf.verify)
 	}
 	if engine != mcs.EngineCPU {
-		devs, err := df.openMany(e, *asJSON)
+		devs, err := df.openMany(e, true)
 		if err != nil {
 			if engine == mcs.EngineGPU {
 				return err
@@ -118,11 +120,12 @@ func runMCS(e *env) error {
 				defer d.Close()
 			}
 			opts.Device, opts.Devices = devs[0], devs[1:]
+			sayDevices(e, sf.verbose, devs)
 			// A CPU device runs the kernel's Go twin on the cores the
 			// portfolio's CPU searches use: only when named with --backend.
 			if engine == mcs.EnginePortfolio && devs[0].Info().Type != backend.TypeGPU && df.backend == "" {
 				opts.Device, opts.Devices = nil, nil
-				if !*asJSON {
+				if sf.verbose {
 					fmt.Fprintf(e.stderr, "arbor: the portfolio leaves %s out: not a GPU (name its backend with --backend to include it)\n", devs[0].Info())
 				}
 			}
@@ -141,26 +144,35 @@ func runMCS(e *env) error {
 	if err != nil {
 		return err
 	}
-	if *verify {
-		if err := mcs.Verify(g0, g1, res.Mapping, opts); err != nil {
-			return fmt.Errorf("%s, %s: verification failed: %w", pos[0], pos[1], err)
+	if err := guardMCS(g0, g1, res, opts); err != nil {
+		return fmt.Errorf("%s, %s: %w", pos[0], pos[1], err)
+	}
+	v := newVerdict(res.Status, *goal > 0, *goal, *goal > 0 && res.Size >= *goal)
+	b0, b1 := sf.base(g0), sf.base(g1)
+	m := shiftedPairs(res.Mapping, b0, b1)
+	if sf.out != "" {
+		rows := make([][]int, len(m))
+		for i, p := range m {
+			rows[i] = []int{p[0], p[1]}
+		}
+		if err := writeMCSFile(sf.out, pos, v, res.Size, rows); err != nil {
+			return err
 		}
 	}
-	if *asJSON {
+	if sf.json {
 		type jsonResult struct {
-			G        string   `json:"g"`
-			H        string   `json:"h"`
-			NG       int      `json:"n_g"`
-			NH       int      `json:"n_h"`
-			Size     int      `json:"size"`
-			Proven   bool     `json:"proven"`
+			Files []string `json:"files"`
+			N     []int    `json:"n"`
+			Base  []int    `json:"base"`
+			Size  int      `json:"size"`
+			verdict
 			Nodes    int64    `json:"nodes"`
 			Seconds  float64  `json:"seconds"`
 			Threads  int      `json:"threads"`
 			Engine   string   `json:"engine"`
 			Why      string   `json:"why"`
+			Backend  string   `json:"backend,omitempty"`
 			Device   string   `json:"device,omitempty"`
-			Goal     int      `json:"goal,omitempty"`
 			Epochs   int      `json:"epochs,omitempty"`
 			TailSecs float64  `json:"tail_seconds,omitempty"`
 			Shared   int64    `json:"shared"`
@@ -168,29 +180,27 @@ func runMCS(e *env) error {
 			Targets  int      `json:"targets,omitempty"`
 			Verified bool     `json:"verified"`
 			Mapping  [][2]int `json:"mapping"`
-			// The shape of the multi-graph output, for readers of both.
-			Files   []string `json:"files"`
-			Columns [][]int  `json:"columns"`
-		}
-		m := res.Mapping
-		if m == nil {
-			m = [][2]int{}
+			Columns  [][]int  `json:"columns"`
 		}
 		cols := [][]int{make([]int, len(m)), make([]int, len(m))}
 		for i, pr := range m {
 			cols[0][i], cols[1][i] = pr[0], pr[1]
 		}
-		return json.NewEncoder(e.stdout).Encode(jsonResult{G: pos[0], H: pos[1], NG: g0.N, NH: g1.N, Size: res.Size,
-			Files: pos, Columns: cols, Targets: res.Targets,
-			Proven: res.Proven, Nodes: res.Nodes, Seconds: res.Elapsed.Seconds(), Threads: res.Threads, Verified: *verify, Mapping: m,
-			Engine: string(res.Engine), Why: res.Why, Device: res.Device, Goal: *goal, Epochs: res.Epochs,
-			TailSecs: res.Tail.Seconds(), Shared: res.Shared, Moved: res.Moved})
+		backendName := ""
+		if opts.Device != nil && res.Device != "" {
+			backendName = opts.Device.Info().Backend
+		}
+		if err := json.NewEncoder(e.stdout).Encode(jsonResult{Files: pos, N: []int{g0.N, g1.N}, Base: []int{b0, b1}, Size: res.Size,
+			verdict: v, Columns: cols, Targets: res.Targets,
+			Nodes: res.Nodes, Seconds: res.Elapsed.Seconds(), Threads: res.Threads, Verified: sf.verify, Mapping: m,
+			Engine: string(res.Engine), Why: res.Why, Backend: backendName, Device: res.Device, Epochs: res.Epochs,
+			TailSecs: res.Tail.Seconds(), Shared: res.Shared, Moved: res.Moved}); err != nil {
+			return err
+		}
+		return v.require(sf.requireOptimal)
 	}
-	status := "proven maximum"
-	if !res.Proven {
-		status = "unproven (stopped early)"
-	}
-	if *verify {
+	status := statusText(v, "maximum", fmt.Sprintf("common subgraph of ≥ %d vertices", *goal))
+	if sf.verify {
 		status += ", verified"
 	}
 	w := e.stdout
@@ -201,8 +211,48 @@ func runMCS(e *env) error {
 	}
 	fmt.Fprintf(w, "nodes %d  time %v  %s %d  %s\n", res.Nodes, res.Elapsed.Round(time.Microsecond), workersName, res.Threads, rate(res.Nodes, res.Elapsed))
 	fmt.Fprintf(w, "engine %s (%s)%s\n", res.Engine, res.Why, joinNonEmpty(" ", "", deviceSuffix(res.Device)))
-	writeMapping(w, res.Mapping)
-	return nil
+	writeMapping(w, m)
+	return v.require(sf.requireOptimal)
+}
+
+// sayDevices says on stderr, with -v, which devices a command opened.
+func sayDevices(e *env, verbose bool, devs []backend.Device) {
+	if !verbose {
+		return
+	}
+	for _, d := range devs {
+		fmt.Fprintf(e.stderr, "arbor: using %s\n", d.Info())
+	}
+}
+
+// writeMCSFile writes mcs -o: comment lines with the status and the
+// files, then one row per matched vertex (its number in each graph).
+func writeMCSFile(path string, files []string, v verdict, size int, rows [][]int) error {
+	return writeAtomic(path, func(w io.Writer) error {
+		bw := bufio.NewWriter(w)
+		fmt.Fprintf(bw, "# arbor mcs: size %d, status %s", size, v.Status)
+		if !v.Proven {
+			bw.WriteString(" (not proven)")
+		}
+		if v.GoalMet != nil {
+			fmt.Fprintf(bw, ", goal %d met %v", *v.Goal, *v.GoalMet)
+		}
+		fmt.Fprintf(bw, "\n# files:")
+		for _, f := range files {
+			fmt.Fprintf(bw, " %s", f)
+		}
+		bw.WriteString("\n")
+		for _, r := range rows {
+			for j, x := range r {
+				if j > 0 {
+					bw.WriteByte(' ')
+				}
+				bw.WriteString(strconv.Itoa(x))
+			}
+			bw.WriteByte('\n')
+		}
+		return bw.Flush()
+	})
 }
 
 func deviceSuffix(d string) string {
@@ -213,7 +263,7 @@ func deviceSuffix(d string) string {
 }
 
 // runMCSMany is 'arbor mcs' on three or more graphs, or --approximate.
-func runMCSMany(e *env, pos []string, graphs []*core.Graph, opts mcs.Options, asJSON, verify bool) error {
+func runMCSMany(e *env, pos []string, graphs []*core.Graph, opts mcs.Options, sf solverFlags) error {
 	if opts.Engine == mcs.EngineGPU || opts.Engine == mcs.EngineHybrid {
 		return usagef("more than two graphs (or --approximate) run on the CPU only: --engine %s is not supported", opts.Engine)
 	}
@@ -229,23 +279,38 @@ func runMCSMany(e *env, pos []string, graphs []*core.Graph, opts mcs.Options, as
 	if err != nil {
 		return err
 	}
-	if verify {
-		if err := mcs.VerifyMany(graphs, res.Tuples, opts); err != nil {
-			return fmt.Errorf("%s: verification failed: %w", strings.Join(pos, ", "), err)
+	if err := guardMCSMany(graphs, res, opts); err != nil {
+		return fmt.Errorf("%s: %w", strings.Join(pos, ", "), err)
+	}
+	v := newVerdict(res.Status, false, 0, false)
+	ns := make([]int, len(graphs))
+	bases := make([]int, len(graphs))
+	cols := make([][]int, len(graphs))
+	for j, g := range graphs {
+		ns[j], bases[j] = g.N, sf.base(g)
+		cols[j] = shifted(res.Column(j), bases[j])
+	}
+	rows := make([][]int, len(res.Tuples))
+	for i, t := range res.Tuples {
+		rows[i] = make([]int, len(t))
+		for j, x := range t {
+			rows[i][j] = x + bases[j]
 		}
 	}
-	if asJSON {
-		// g, h, n_g, n_h and mapping describe the first two graphs, as for
-		// a pair; files, n and columns (one per graph) describe them all.
+	if sf.out != "" {
+		if err := writeMCSFile(sf.out, pos, v, res.Size, rows); err != nil {
+			return err
+		}
+	}
+	if sf.json {
+		// mapping describes the first two graphs, as for a pair; columns
+		// (one per graph) describe them all.
 		type jsonResult struct {
-			G           string   `json:"g"`
-			H           string   `json:"h"`
-			NG          int      `json:"n_g"`
-			NH          int      `json:"n_h"`
-			Files       []string `json:"files"`
-			N           []int    `json:"n"`
-			Size        int      `json:"size"`
-			Proven      bool     `json:"proven"`
+			Files []string `json:"files"`
+			N     []int    `json:"n"`
+			Base  []int    `json:"base"`
+			Size  int      `json:"size"`
+			verdict
 			Approximate bool     `json:"approximate"`
 			Keep        int      `json:"keep,omitempty"`
 			Order       []int    `json:"order"`
@@ -254,52 +319,50 @@ func runMCSMany(e *env, pos []string, graphs []*core.Graph, opts mcs.Options, as
 			Threads     int      `json:"threads"`
 			Shared      int64    `json:"shared"`
 			Engine      string   `json:"engine"`
+			Why         string   `json:"why"`
 			Verified    bool     `json:"verified"`
 			Mapping     [][2]int `json:"mapping"`
 			Columns     [][]int  `json:"columns"`
 		}
-		ns := make([]int, len(graphs))
-		cols := make([][]int, len(graphs))
-		for j, g := range graphs {
-			ns[j] = g.N
-			cols[j] = res.Column(j)
-		}
 		keep := 0
+		why := "more than two graphs: the multi-graph search"
 		if opts.Approximate {
 			keep = opts.Keep
+			why = "--approximate: the graphs intersected one at a time"
 		}
-		return json.NewEncoder(e.stdout).Encode(jsonResult{G: pos[0], H: pos[1], NG: graphs[0].N, NH: graphs[1].N,
-			Files: pos, N: ns, Size: res.Size, Proven: res.Proven, Approximate: res.Approximate, Keep: keep,
+		if err := json.NewEncoder(e.stdout).Encode(jsonResult{Files: pos, N: ns, Base: bases, Size: res.Size, verdict: v,
+			Approximate: res.Approximate, Keep: keep,
 			Order: res.Order, Nodes: res.Nodes, Seconds: res.Elapsed.Seconds(), Threads: res.Threads, Shared: res.Shared,
-			Engine: string(mcs.EngineCPU), Verified: verify, Mapping: res.Pairs(0, 1), Columns: cols})
+			Engine: string(mcs.EngineCPU), Why: why, Verified: sf.verify,
+			Mapping: shiftedPairs(res.Pairs(0, 1), bases[0], bases[1]), Columns: cols}); err != nil {
+			return err
+		}
+		return v.require(sf.requireOptimal)
 	}
-	status := "proven maximum"
-	switch {
-	case res.Approximate:
+	status := statusText(v, "maximum", "")
+	if res.Approximate {
 		status = "approximate (a common subgraph, not proven maximum)"
-	case !res.Proven:
-		status = "unproven (stopped early)"
 	}
-	if verify {
+	if sf.verify {
 		status += ", verified"
 	}
 	w := e.stdout
 	fmt.Fprintf(w, "size %d  %s  (%d graphs, searched in order %v)\n", res.Size, status, len(graphs), plusOne(res.Order))
 	fmt.Fprintf(w, "nodes %d  time %v  threads %d  %s\n", res.Nodes, res.Elapsed.Round(time.Microsecond), res.Threads, rate(res.Nodes, res.Elapsed))
 	var sb strings.Builder
-	for i, row := range res.Tuples {
+	for i, row := range rows {
 		if i > 0 {
 			sb.WriteByte(' ')
 		}
-		for j, v := range row {
+		for j, x := range row {
 			if j > 0 {
 				sb.WriteString("→")
 			}
-			fmt.Fprint(&sb, v)
+			fmt.Fprint(&sb, x)
 		}
 	}
 	fmt.Fprintf(w, "mapping %s\n", sb.String())
-	return nil
+	return v.require(sf.requireOptimal)
 }
 
 // plusOne numbers graphs from 1, as the command line lists them.

@@ -3,9 +3,8 @@ package main
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
-	"os"
+	"io"
 	"time"
 
 	"github.com/arbor-gpu/arbor/algorithms/vertexcover"
@@ -15,15 +14,14 @@ import (
 // runVC is 'arbor vc': a minimum vertex cover, or with -k a cover of at
 // most K vertices or a proof that none exists.
 func runVC(e *env) error {
-	fs := newFlags(e, "vc", "GRAPH [-k K] [--threads N] [--timeout D] [--complement] [--engine auto|cpu|branch|clique|gpu|hybrid] [--ls-device auto|on|off] [--workers N] [--backend B] [--device D] [--format F] [--verify] [--json] [-o FILE] [--cluster URL|embedded [--workers N] [--cluster-token T] [--task-nodes B] [--tasks N] [--ack-wait D] [--fresh]]")
+	fs := newFlags(e, "vc", "GRAPH [-k K] [--threads N] [--timeout D] [--complement] [--engine auto|cpu|branch|clique|gpu|hybrid] [--ls-device auto|on|off] [--workers N] [--backend B] [--device D] [--format F] [--verify] [--json] [--require-optimal] [--zero-based] [-o FILE] [-v] [--cluster URL|embedded [--workers N] [--cluster-token T] [--task-nodes B] [--tasks N] [--ack-wait D] [--fresh]]")
 	k := fs.Int("k", -1, "parameterized mode: find a cover of at most `K` vertices or prove none exists (-1: a minimum cover)")
 	threads := fs.Int("threads", 0, "worker threads (default: all cores)")
 	timeout := fs.Duration("timeout", 0, "stop after `D` (e.g. 30s) and report the best cover found, unproven")
 	complement := fs.Bool("complement", false, "solve the complement graph (DIMACS clique files: n − cover = maximum clique)")
 	format := fs.String("format", "", "input format (default: detected); one of "+fmt.Sprint(core.Formats()))
-	verify := fs.Bool("verify", false, "check the cover independently against the input graph")
-	asJSON := fs.Bool("json", false, "print the result as JSON")
-	out := fs.String("o", "", "write the cover to `FILE` in PACE solution format (s vc n k, then 1-based vertices)")
+	var sf solverFlags
+	sf.register(fs, "cover", "write the cover to `FILE` (atomically) in PACE solution format: 'c' lines saying the status, 's vc n k', then one vertex per line, numbered from 1 as PACE requires")
 	ls := fs.Duration("ls", 0, "local search budget for the initial cover (default 300ms; negative: none)")
 	engine := fs.String("engine", vertexcover.EngineAuto, "where and how the kernel is solved: auto (the CPU engine until the device engine is measured to win: clique route on the complement from density "+fmt.Sprint(vertexcover.DenseThreshold)+", else branch and reduce), cpu (the same), branch, clique, gpu (the device search on --backend/--device; the CPU backend runs its Go twin) or hybrid (the device and the CPU engine side by side, one incumbent)")
 	lsDevice := fs.String("ls-device", "auto", "where BHOSLIB-like kernels (a clique partition's bound is the target) also run the partition local search: auto (a GPU of --backend/--device, if there is one), on (the device of --backend/--device, whatever it is) or off")
@@ -38,7 +36,7 @@ func runVC(e *env) error {
 		return err
 	}
 	if len(pos) != 1 {
-		return usagef("vc needs exactly one graph file (got %d arguments)", len(pos))
+		return usagef("vc needs exactly one graph file (got %s)", plural(len(pos), "argument"))
 	}
 	if *threads < 0 {
 		return usagef("--threads must be ≥ 0")
@@ -53,7 +51,7 @@ func runVC(e *env) error {
 	if *k < -1 {
 		return usagef("-k must be ≥ 0 (got %d)", *k)
 	}
-	g, err := core.ReadGraph(pos[0], core.ReadOptions{Format: *format})
+	g, err := readGraph(e, pos[0], core.ReadOptions{Format: *format})
 	if err != nil {
 		return err
 	}
@@ -72,7 +70,7 @@ func runVC(e *env) error {
 				return err
 			}
 		}
-		return runVCCluster(e, cf, *workers, *threads, pos[0], g, *timeout, *asJSON, *verify, *out)
+		return runVCCluster(e, cf, *workers, *threads, pos[0], g, *timeout, sf.json, sf.verify, sf.out)
 	}
 	ctx := e.ctx
 	if *timeout > 0 {
@@ -86,7 +84,7 @@ func runVC(e *env) error {
 	// until the device engine is measured to win (vertexcover.autoDevice),
 	// and creating a CUDA context costs about a second.
 	if onDevice {
-		devs, err := df.openMany(e, *asJSON)
+		devs, err := df.openMany(e, true)
 		if err != nil {
 			return fmt.Errorf("--engine %s: %w", *engine, err)
 		}
@@ -94,8 +92,9 @@ func runVC(e *env) error {
 			defer d.Close()
 		}
 		opts.Device, opts.Devices, opts.Workers = devs[0], devs[1:], *workers
+		sayDevices(e, sf.verbose, devs)
 	}
-	opts.LSDevice = df.lsDevice(e, *lsDevice, *asJSON)
+	opts.LSDevice = df.lsDevice(e, *lsDevice, !sf.verbose)
 	opts.Progress = func(p vertexcover.Progress) {
 		best := "-"
 		if p.Best >= 0 {
@@ -108,33 +107,31 @@ func runVC(e *env) error {
 	if err != nil {
 		return err
 	}
-	verified := ""
-	if *verify && res.Cover != nil {
-		if err := vertexcover.Verify(g, res.Cover); err != nil {
-			return fmt.Errorf("%s: verification failed: %w", pos[0], err)
-		}
-		verified = "cover verified"
+	if err := guardVC(g, res, *k); err != nil {
+		return fmt.Errorf("%s: %w", pos[0], err)
 	}
-	if *out != "" && res.Cover != nil {
-		if err := writeCover(*out, g.N, res.Cover); err != nil {
+	v := newVerdict(res.Status, *k >= 0, *k, *k >= 0 && res.Cover != nil)
+	base := sf.base(g)
+	if sf.out != "" && res.Cover != nil {
+		if err := writePACE(sf.out, g.N, res.Cover, paceComments(v)); err != nil {
 			return err
 		}
 	}
-	if *asJSON {
+	if sf.json {
 		type jsonResult struct {
-			Graph      string  `json:"graph"`
-			N          int     `json:"n"`
-			M          int     `json:"m"`
-			K          *int    `json:"k,omitempty"`
-			Size       int     `json:"size"`
-			Proven     bool    `json:"proven"`
-			Found      bool    `json:"found"`
+			Files []string `json:"files"`
+			N     int      `json:"n"`
+			M     int      `json:"m"`
+			Base  int      `json:"base"`
+			Size  *int     `json:"size,omitempty"` // absent: no cover (-k)
+			verdict
 			LowerBound int     `json:"lower_bound"`
 			Kernel     int     `json:"kernel"`
 			Nodes      int64   `json:"nodes"`
 			Engine     string  `json:"engine"`
 			Why        string  `json:"why"`
 			Threshold  float64 `json:"dense_threshold"`
+			Backend    string  `json:"backend,omitempty"`
 			Device     string  `json:"device,omitempty"`
 			Workers    int     `json:"workers,omitempty"`
 			Epochs     int     `json:"epochs,omitempty"`
@@ -142,25 +139,23 @@ func runVC(e *env) error {
 			LSDevice   string  `json:"ls_device,omitempty"`
 			Seconds    float64 `json:"seconds"`
 			Verified   bool    `json:"verified"`
-			Cover      []int   `json:"cover"`
+			Cover      []int   `json:"cover,omitempty"` // absent with size
 		}
-		jr := jsonResult{Graph: pos[0], N: g.N, M: g.Edges(), Size: res.Size(), Proven: res.Proven, Found: res.Cover != nil,
-			LowerBound: res.LowerBound, Kernel: res.Kernel, Nodes: res.Nodes, Engine: res.Engine, Why: res.Why, Threshold: res.DenseThreshold, Device: res.Device, Workers: res.Workers, Epochs: res.Epochs, Moved: res.Moved, LSDevice: res.LSDevice, Seconds: res.Elapsed.Seconds(), Verified: verified != "", Cover: oneBased(res.Cover)}
-		if *k >= 0 {
-			jr.K = k
+		jr := jsonResult{Files: pos, N: g.N, M: g.Edges(), Base: base, verdict: v,
+			LowerBound: res.LowerBound, Kernel: res.Kernel, Nodes: res.Nodes, Engine: res.Engine, Why: res.Why, Threshold: res.DenseThreshold, Device: res.Device, Workers: res.Workers, Epochs: res.Epochs, Moved: res.Moved, LSDevice: res.LSDevice, Seconds: res.Elapsed.Seconds(), Verified: sf.verify && res.Cover != nil}
+		if res.Cover != nil {
+			size := len(res.Cover)
+			jr.Size, jr.Cover = &size, shifted(res.Cover, base)
 		}
-		enc := json.NewEncoder(e.stdout)
-		return enc.Encode(jr)
+		if opts.Device != nil && res.Device != "" {
+			jr.Backend = opts.Device.Info().Backend
+		}
+		if err := json.NewEncoder(e.stdout).Encode(jr); err != nil {
+			return err
+		}
+		return v.require(sf.requireOptimal)
 	}
-	status := "unproven (stopped early)"
-	switch {
-	case res.Proven && *k >= 0 && res.Cover == nil:
-		status = fmt.Sprintf("proven: no cover of size ≤ %d", *k)
-	case res.Proven && *k >= 0:
-		status = fmt.Sprintf("proven: size ≤ %d", *k)
-	case res.Proven:
-		status = "proven minimum"
-	}
+	status := statusText(v, "minimum", fmt.Sprintf("cover of size ≤ %d", *k))
 	size := "none"
 	if res.Cover != nil {
 		size = fmt.Sprint(len(res.Cover))
@@ -168,44 +163,48 @@ func runVC(e *env) error {
 	fmt.Fprintf(e.stdout, "%s: n=%d m=%d  cover %s  %s  lower bound %d  kernel %d  nodes %d  %v  engine %s (%s)",
 		pos[0], g.N, g.Edges(), size, status, res.LowerBound, res.Kernel, res.Nodes, res.Elapsed.Round(time.Millisecond), res.Engine, res.Why)
 	if res.Device != "" {
-		fmt.Fprintf(e.stdout, "  device %s, %d workers, %d epochs", res.Device, res.Workers, res.Epochs)
+		fmt.Fprintf(e.stdout, "  device %s, %s, %s", res.Device, plural(res.Workers, "worker"), plural(res.Epochs, "epoch"))
 	}
 	if res.LSDevice != "" {
 		fmt.Fprintf(e.stdout, "  local search device %s", res.LSDevice)
 	}
-	if verified != "" {
-		fmt.Fprintf(e.stdout, "  %s", verified)
+	if sf.verify && res.Cover != nil {
+		fmt.Fprintf(e.stdout, "  cover verified")
 	}
 	fmt.Fprintln(e.stdout)
-	if *k >= 0 && res.Proven && res.Cover == nil {
-		return nil
-	}
-	if res.Cover == nil && !res.Proven {
-		return errors.New("no cover found before the search stopped")
-	}
-	return nil
+	return v.require(sf.requireOptimal)
 }
 
-func oneBased(c []int) []int {
-	out := make([]int, len(c))
-	for i, v := range c {
-		out[i] = v + 1
+func oneBased(c []int) []int { return shifted(c, 1) }
+
+// paceComments are the 'c' lines of vc -o: the status, and that the
+// cover is not proven minimum when it is not.
+func paceComments(v verdict) []string {
+	c := []string{"arbor vc: status " + string(v.Status)}
+	if v.Status != core.StatusOptimal {
+		c = append(c, "not proven minimum")
 	}
-	return out
+	if v.GoalMet != nil {
+		c = append(c, fmt.Sprintf("goal: a cover of at most %d vertices, met %v", *v.Goal, *v.GoalMet))
+	}
+	return c
 }
 
-// writeCover writes a cover to path in the PACE solution format.
+// writeCover writes a cover to path in the PACE solution format, without
+// comments (the cluster's coordinator uses it).
 func writeCover(path string, n int, cover []int) error {
-	f, err := os.Create(path)
-	if err != nil {
-		return err
-	}
-	werr := vertexcover.WriteSolution(f, n, cover)
-	if cerr := f.Close(); werr == nil {
-		werr = cerr
-	}
-	if werr != nil {
-		return fmt.Errorf("writing %s: %w", path, werr)
-	}
-	return nil
+	return writePACE(path, n, cover, nil)
+}
+
+// writePACE writes a cover atomically in the PACE solution format, with
+// 'c' comment lines first.
+func writePACE(path string, n int, cover []int, comments []string) error {
+	return writeAtomic(path, func(w io.Writer) error {
+		for _, c := range comments {
+			if _, err := fmt.Fprintf(w, "c %s\n", c); err != nil {
+				return err
+			}
+		}
+		return vertexcover.WriteSolution(w, n, cover)
+	})
 }

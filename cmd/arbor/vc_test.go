@@ -61,18 +61,23 @@ func TestVCCommand(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	lines := strings.Fields(string(data))
+	if !strings.HasPrefix(string(data), "c arbor vc: status optimal\n") {
+		t.Fatalf("solution file %q does not start with its status", data)
+	}
+	lines := strings.Fields(strings.TrimPrefix(string(data), "c arbor vc: status optimal\n"))
 	if len(lines) != 7 || strings.Join(lines[:4], " ") != "s vc 6 3" {
 		t.Fatalf("solution file %q", data)
 	}
 
-	// Parameterized: k = 3 found, k = 2 proven impossible (exit 0 both).
-	code, out, _ = runCLI(t, "vc", g, "-k", "3")
-	if code != 0 || !strings.Contains(out, "proven: size ≤ 3") {
-		t.Fatalf("-k 3: exit %d, %q", code, out)
+	// Parameterized: k = 4 found (not proven minimum: the root bound is
+	// below 3 or not, either way the question is answered), k = 2 proven
+	// impossible (exit 0 both).
+	code, out, _ = runCLI(t, "vc", g, "-k", "4")
+	if code != 0 || !(strings.Contains(out, "a cover of size ≤ 4, not proven minimum") || strings.Contains(out, "proven minimum")) {
+		t.Fatalf("-k 4: exit %d, %q", code, out)
 	}
 	code, out, _ = runCLI(t, "vc", g, "-k", "2")
-	if code != 0 || !strings.Contains(out, "no cover of size ≤ 2") {
+	if code != 0 || !strings.Contains(out, "cover none  no cover of size ≤ 2 (proven)") {
 		t.Fatalf("-k 2: exit %d, %q", code, out)
 	}
 
@@ -214,8 +219,9 @@ func TestVCDeviceEngine(t *testing.T) {
 	}
 	type result struct {
 		Size     int    `json:"size"`
+		Status   string `json:"status"`
 		Proven   bool   `json:"proven"`
-		Found    bool   `json:"found"`
+		GoalMet  *bool  `json:"goal_met"`
 		Kernel   int    `json:"kernel"`
 		Engine   string `json:"engine"`
 		Why      string `json:"why"`
@@ -223,6 +229,7 @@ func TestVCDeviceEngine(t *testing.T) {
 		Epochs   int    `json:"epochs"`
 		Verified bool   `json:"verified"`
 	}
+	yes, no := true, false
 	for _, be := range backends {
 		for _, engine := range []string{"gpu", "hybrid"} {
 			for _, k := range []string{"-1", fmt.Sprint(opt - 1), fmt.Sprint(opt)} {
@@ -231,17 +238,29 @@ func TestVCDeviceEngine(t *testing.T) {
 				if code != 0 || json.Unmarshal([]byte(out), &res) != nil {
 					t.Fatalf("%s %s -k %s: exit %d, %q %q", be, engine, k, code, out, stderr)
 				}
-				want := result{Size: opt, Proven: true, Found: true, Kernel: ref.Kernel, Engine: engine, Why: res.Why, Device: res.Device, Epochs: res.Epochs, Verified: true}
-				if k == fmt.Sprint(opt-1) {
-					want.Size, want.Found, want.Verified = -1, false, false
+				want := result{Size: opt, Status: "optimal", Proven: true, Kernel: ref.Kernel, Engine: engine, Why: res.Why, Device: res.Device, Epochs: res.Epochs, Verified: true}
+				switch k {
+				case fmt.Sprint(opt - 1):
+					// No cover: no size, proven infeasible.
+					want.Size, want.Status, want.GoalMet, want.Verified = 0, "infeasible", &no, false
+				case fmt.Sprint(opt):
+					// A cover of ≤ k answers the question; it is proven
+					// minimum only where it meets the lower bound.
+					want.GoalMet = &yes
+					if res.Status == "feasible" {
+						want.Status, want.Proven = "feasible", false
+					}
 				}
+				same := res.Size == want.Size && res.Status == want.Status && res.Proven == want.Proven &&
+					(res.GoalMet == nil) == (want.GoalMet == nil) && (res.GoalMet == nil || *res.GoalMet == *want.GoalMet) &&
+					res.Kernel == want.Kernel && res.Engine == want.Engine && res.Verified == want.Verified
 				// The device runs at least an epoch, except with k = opt,
 				// where the host's greedy cover may already do, and in the
 				// hybrid engine when the CPU engine beside it settles the
 				// question first (a race: on a busy box it won before the
 				// first launch).
 				cpuFirst := engine == "hybrid" && strings.HasSuffix(res.Why, "settled by the CPU engine")
-				if res != want || res.Why == "" || !strings.HasPrefix(res.Device, be+":") || (k != fmt.Sprint(opt) && !cpuFirst && res.Epochs < 1) {
+				if !same || res.Why == "" || !strings.HasPrefix(res.Device, be+":") || (k != fmt.Sprint(opt) && !cpuFirst && res.Epochs < 1) {
 					t.Fatalf("%s %s -k %s: %+v, want %+v on a %s device after ≥ 1 epoch", be, engine, k, res, want, be)
 				}
 			}

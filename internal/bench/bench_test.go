@@ -332,11 +332,16 @@ func TestParsers(t *testing.T) {
 	if _, err := ParseRegex(regexp.MustCompile(`omega=\d+`), []byte("omega=12")); err == nil {
 		t.Error("regex without a group accepted")
 	}
-	a, err = ParseOutput(KindVC, FormatAuto, nil, []byte(`{"size":4,"proven":true,"found":true,"nodes":7,"verified":true,"cover":[1,2,3,4]}`))
-	if err != nil || a.Size != 4 || a.Nodes != 7 || len(a.Cover) != 4 {
+	a, err = ParseOutput(KindVC, FormatAuto, nil, []byte(`{"size":4,"status":"optimal","proven":true,"m":11,"nodes":7,"verified":true,"cover":[1,2,3,4]}`))
+	if err != nil || a.Size != 4 || a.Nodes != 7 || len(a.Cover) != 4 || a.Edges != 11 {
 		t.Errorf("arbor vc JSON: %+v %v", a, err)
 	}
-	a, err = ParseOutput(KindMatch, FormatAuto, nil, []byte(`{"result":{"pairs":3,"edges":9,"weight":4.5,"device":{"backend":"cpu","name":"x"}},"total_ns":2000000,"verified":"ok","mate":[1,0]}`))
+	// vc -k without a cover: no size, a status.
+	a, err = ParseOutput(KindVC, FormatAuto, nil, []byte(`{"status":"infeasible","proven":true,"goal":3,"goal_met":false,"m":11,"nodes":7,"verified":false}`))
+	if err != nil || a.Size != -1 || !a.Proven || a.Cover != nil {
+		t.Errorf("arbor vc -k JSON without a cover: %+v %v", a, err)
+	}
+	a, err = ParseOutput(KindMatch, FormatAuto, nil, []byte(`{"size":3,"edges":9,"weight":4.5,"backend":"cpu","device":"cpu:x","seconds":0.002,"verified":true,"mate":[1,0]}`))
 	if err != nil || a.Size != 3 || a.Edges != 9 || a.Device != "cpu:x" || a.Seconds != 0.002 || !a.Verified || len(a.Mate) != 2 {
 		t.Errorf("arbor match JSON: %+v %v", a, err)
 	}
@@ -347,7 +352,7 @@ func TestParsers(t *testing.T) {
 
 func FuzzParsers(f *testing.F) {
 	for _, s := range []string{"s vc 5 2\n1\n4\n", "c x\ns vc 0 0\n", "Solution size 3\n(0 -> 2) (1 -> 0) (2 -> 1)\nNodes: 9\n", "TIMEOUT\nSolution size 0\n",
-		`{"size":3,"proven":true}`, `{"result":{"pairs":1}}`, "size=12", "s vc 99999999999999999999 1\n"} {
+		`{"size":3,"proven":true}`, `{"size":1,"edges":2}`, "size=12", "s vc 99999999999999999999 1\n"} {
 		f.Add([]byte(s))
 	}
 	re := regexp.MustCompile(`size=(\d+)`)

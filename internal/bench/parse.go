@@ -87,36 +87,34 @@ func head(b []byte) string {
 func ParseArborJSON(kind Kind, out []byte) (Answer, error) {
 	a := Answer{Size: -1}
 	if kind == KindMatch {
+		// arbor match --json (docs/schema/match.json).
 		var m struct {
-			Result *struct {
-				Pairs   int     `json:"pairs"`
-				Edges   int     `json:"edges"`
-				Weight  float64 `json:"weight"`
-				Threads int     `json:"threads"`
-				Engine  string  `json:"engine"`
-				Device  struct {
-					Backend string `json:"backend"`
-					Name    string `json:"name"`
-				} `json:"device"`
-			} `json:"result"`
+			Size     *int    `json:"size"`
+			Edges    int     `json:"edges"`
+			Weight   float64 `json:"weight"`
+			Threads  int     `json:"threads"`
+			Engine   string  `json:"engine"`
+			Device   string  `json:"device"`
+			Seconds  float64 `json:"seconds"`
+			Verified bool    `json:"verified"`
 			Mate     []int32 `json:"mate"`
-			TotalNS  int64   `json:"total_ns"`
-			Verified string  `json:"verified"`
 		}
 		if err := json.Unmarshal(out, &m); err != nil {
 			return a, fmt.Errorf("arbor match --json output: %w: %q", err, head(out))
 		}
-		if m.Result == nil {
-			return a, fmt.Errorf("arbor match --json output has no result: %q", head(out))
+		if m.Size == nil {
+			return a, fmt.Errorf("arbor match --json output has no size: %q", head(out))
 		}
-		r := m.Result
-		return Answer{Size: r.Pairs, Proven: true, Seconds: float64(m.TotalNS) / 1e9, Device: joinDevice(r.Device.Backend, r.Device.Name),
-			Engine: r.Engine, Threads: r.Threads, Edges: r.Edges, Weight: r.Weight, Verified: m.Verified == "ok", Mate: m.Mate}, nil
+		return Answer{Size: *m.Size, Proven: true, Seconds: m.Seconds, Device: m.Device,
+			Engine: m.Engine, Threads: m.Threads, Edges: m.Edges, Weight: m.Weight, Verified: m.Verified, Mate: m.Mate}, nil
 	}
 	// mcs, vc and clique share these fields.
+	// A vc -k run that found no cover has no size (docs/cli.md); m is
+	// the edges of vc and clique's graph.
 	var j struct {
 		Size     *int     `json:"size"`
-		Found    *bool    `json:"found"`
+		Status   string   `json:"status"`
+		M        int      `json:"m"`
 		Proven   bool     `json:"proven"`
 		Nodes    int64    `json:"nodes"`
 		Seconds  float64  `json:"seconds"`
@@ -131,13 +129,13 @@ func ParseArborJSON(kind Kind, out []byte) (Answer, error) {
 	if err := json.Unmarshal(out, &j); err != nil {
 		return a, fmt.Errorf("arbor %s --json output: %w: %q", kind, err, head(out))
 	}
-	if j.Size == nil {
+	if j.Size == nil && j.Status == "" {
 		return a, fmt.Errorf("arbor %s --json output has no size: %q", kind, head(out))
 	}
-	a = Answer{Size: *j.Size, Proven: j.Proven, Nodes: j.Nodes, Seconds: j.Seconds, Threads: j.Threads, Engine: j.Engine,
-		Device: j.Device, Verified: j.Verified, Cover: j.Cover, Mapping: j.Mapping}
-	if j.Found != nil && !*j.Found {
-		a.Size = -1
+	a = Answer{Size: -1, Proven: j.Proven, Nodes: j.Nodes, Seconds: j.Seconds, Threads: j.Threads, Engine: j.Engine,
+		Device: j.Device, Verified: j.Verified, Cover: j.Cover, Mapping: j.Mapping, Edges: j.M}
+	if j.Size != nil {
+		a.Size = *j.Size
 	}
 	return a, nil
 }

@@ -326,6 +326,10 @@ func arborArgs(c Config, in Instance, rc runConfig) []string {
 		// The vertex list is needed only to compare with a reference.
 		args = append(args, "-o", os.DevNull)
 	}
+	if in.Kind == KindMatch {
+		// The references (CS314's) number partners from 0.
+		args = append(args, "--zero-based")
+	}
 	return append(args, in.Args...)
 }
 

@@ -1,0 +1,378 @@
+package main
+
+// The contract every solver command keeps at its output boundary (issue
+// #32, docs/cli.md): one result status, a last-line guard against a proof
+// that contradicts what the program knows, --require-optimal, one vertex
+// numbering rule, "-" for standard input and -o written atomically.
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+
+	"github.com/arbor-gpu/arbor/algorithms/clique"
+	"github.com/arbor-gpu/arbor/algorithms/mcs"
+	"github.com/arbor-gpu/arbor/algorithms/vertexcover"
+	"github.com/arbor-gpu/arbor/core"
+)
+
+// exitUnsettled is the exit status of --require-optimal when the question
+// asked was not settled.
+const exitUnsettled = 3
+
+// unsettledError makes run exit with exitUnsettled after the answer was
+// printed.
+type unsettledError struct{ msg string }
+
+func (u unsettledError) Error() string { return u.msg }
+
+// solverFlags are the output flags every solver takes.
+type solverFlags struct {
+	json, verify, requireOptimal, zeroBased, verbose bool
+	out                                              string
+}
+
+// register adds the flags; outUsage describes -o for this command.
+func (s *solverFlags) register(fs *flag.FlagSet, what, outUsage string) {
+	fs.BoolVar(&s.json, "json", false, "print the result as JSON (fields: docs/cli.md, docs/schema/)")
+	fs.BoolVar(&s.verify, "verify", false, "check the "+what+" independently against the input and say so (the check also runs, silently, on every result)")
+	fs.BoolVar(&s.requireOptimal, "require-optimal", false, "exit 3 when the question asked was not settled (not proven optimal; with a goal: neither a solution reaching it nor a proof that none exists)")
+	fs.BoolVar(&s.zeroBased, "zero-based", false, "print vertices numbered from 0 whatever the file's numbering (default: the file's own numbering)")
+	fs.BoolVar(&s.verbose, "v", false, "say on stderr which device runs and why")
+	fs.StringVar(&s.out, "o", "", outUsage)
+}
+
+// base is what to add to a 0-based vertex id of g when printing it.
+func (s *solverFlags) base(g *core.Graph) int {
+	if s.zeroBased {
+		return 0
+	}
+	return g.Base
+}
+
+// verdict is what a result answers, the same fields in every command.
+type verdict struct {
+	Status  core.Status `json:"status"`
+	Proven  bool        `json:"proven"`
+	Goal    *int        `json:"goal,omitempty"`     // the K of --goal or -k; absent without one
+	GoalMet *bool       `json:"goal_met,omitempty"` // with a goal: a solution reaching it was found
+}
+
+// newVerdict makes the verdict of a result of status s; hasGoal says
+// whether goal was asked for (vc -k 0 is a goal of 0), met whether the
+// solution reaches it.
+func newVerdict(s core.Status, hasGoal bool, goal int, met bool) verdict {
+	v := verdict{Status: s, Proven: s.Proven()}
+	if hasGoal {
+		v.Goal, v.GoalMet = &goal, &met
+	}
+	return v
+}
+
+// settled reports whether the question asked was answered: optimisation,
+// a proven optimum; a goal, a solution reaching it or a proof that none
+// exists.
+func (v verdict) settled() bool {
+	if v.GoalMet != nil {
+		return *v.GoalMet || v.Status == core.StatusInfeasible
+	}
+	return v.Status == core.StatusOptimal
+}
+
+// require is --require-optimal's check, made after the answer is printed.
+func (v verdict) require(on bool) error {
+	if !on || v.settled() {
+		return nil
+	}
+	if v.GoalMet != nil {
+		return unsettledError{fmt.Sprintf("--require-optimal: the search stopped before settling the goal %d (status %s)", *v.Goal, v.Status)}
+	}
+	return unsettledError{fmt.Sprintf("--require-optimal: the answer is not proven optimal (status %s)", v.Status)}
+}
+
+// statusText says a verdict in words for text output; best is "maximum"
+// or "minimum", what describes a solution reaching the goal ("common
+// subgraph of ≥ 18 vertices").
+func statusText(v verdict, best, what string) string {
+	switch {
+	case v.Status == core.StatusInfeasible:
+		return fmt.Sprintf("no %s (proven)", what)
+	case v.Status == core.StatusOptimal:
+		return "proven " + best
+	case v.GoalMet != nil && *v.GoalMet:
+		return fmt.Sprintf("a %s, not proven %s", what, best)
+	case v.GoalMet != nil:
+		return fmt.Sprintf("unproven (stopped early; no %s found yet)", what)
+	}
+	return "unproven (stopped early)"
+}
+
+// internalf is the guard's error: a result that contradicts what the
+// program knows is never printed as an answer.
+func internalf(format string, a ...any) error {
+	return fmt.Errorf("internal error, no answer printed: "+format, a...)
+}
+
+// guardMCS is the last-line check of a two-graph result before it is
+// printed: the mapping passes the independent checker and has Size pairs,
+// and a proof agrees with what is known without search — a goal run's
+// status against its size, and a maximum of at least one pair when some
+// single pair is compatible (a label-and-self-loop match is a common
+// subgraph of one vertex).
+func guardMCS(g, h *core.Graph, res mcs.Result, opts mcs.Options) error {
+	if err := mcs.Verify(g, h, res.Mapping, opts); err != nil {
+		return internalf("the mapping fails the checker: %w", err)
+	}
+	if len(res.Mapping) != res.Size {
+		return internalf("size %d but %d mapped pairs", res.Size, len(res.Mapping))
+	}
+	return guardMax(res.Status, res.Proven, res.Size, opts.Goal, mcsLowerBound(g, h, opts), "common subgraph")
+}
+
+// guardMax checks a maximisation result's status against its size, its
+// goal (0: none) and a lower bound known without search.
+func guardMax(s core.Status, proven bool, size, goal, lower int, what string) error {
+	switch {
+	case s != core.MaxStatus(proven, size, goal):
+		return internalf("status %s for a %s of %d (proven %v, goal %d)", s, what, size, proven, goal)
+	case s == core.StatusOptimal && size < lower:
+		return internalf("proven maximum %s of %d, but one of %d is known", what, size, lower)
+	case s == core.StatusInfeasible && goal <= lower:
+		return internalf("proven that no %s reaches %d, but one of %d is known", what, goal, lower)
+	}
+	return nil
+}
+
+// mcsLowerBound is 1 when some pair of vertices is compatible (checked by
+// mcs.Verify on that one pair), else 0.
+func mcsLowerBound(g, h *core.Graph, opts mcs.Options) int {
+	type sig struct {
+		label int32
+		loop  bool
+	}
+	of := func(x *core.Graph, v int) sig {
+		s := sig{loop: x.HasEdge(v, v)}
+		if opts.VertexLabels && x.VertexLabels != nil {
+			s.label = x.VertexLabels[v]
+		}
+		return s
+	}
+	inH := map[sig]int{}
+	for w := h.N - 1; w >= 0; w-- {
+		inH[of(h, w)] = w
+	}
+	for v := range g.N {
+		if w, ok := inH[of(g, v)]; ok && mcs.Verify(g, h, [][2]int{{v, w}}, opts) == nil {
+			return 1
+		}
+	}
+	return 0
+}
+
+// guardMCSMany is guardMCS for three or more graphs.
+func guardMCSMany(graphs []*core.Graph, res mcs.MultiResult, opts mcs.Options) error {
+	if err := mcs.VerifyMany(graphs, res.Tuples, opts); err != nil {
+		return internalf("the common subgraph fails the checker: %w", err)
+	}
+	if len(res.Tuples) != res.Size {
+		return internalf("size %d but %d rows", res.Size, len(res.Tuples))
+	}
+	return guardMax(res.Status, res.Proven, res.Size, 0, 0, "common subgraph")
+}
+
+// guardClique checks a clique result: the checker accepts it, and a
+// proven maximum is at least the trivial bound (1 in a graph with a
+// vertex, 2 with an edge, of the complement with a non-adjacent pair) and
+// at most its own upper bound.
+func guardClique(g *core.Graph, res clique.Result, opts clique.Options) error {
+	if err := clique.Verify(g, res.Clique, opts.Complement); err != nil {
+		return internalf("the clique fails the checker: %w", err)
+	}
+	if len(res.Clique) != res.Size {
+		return internalf("size %d but %d vertices", res.Size, len(res.Clique))
+	}
+	if res.Proven && res.Status == core.StatusOptimal && res.UpperBound < res.Size {
+		return internalf("clique of %d above its proven upper bound %d", res.Size, res.UpperBound)
+	}
+	return guardMax(res.Status, res.Proven, res.Size, opts.Goal, cliqueLowerBound(g, opts.Complement), "clique")
+}
+
+// cliqueLowerBound is the clique number's trivial lower bound: 0 for no
+// vertex, 2 when some pair is adjacent (not adjacent, for the
+// complement), else 1. Self-loops are ignored, as in clique.Maximum; for
+// the complement of a directed graph (adjacent when either arc exists)
+// the bound stays at 1 rather than pay for in-neighbour lists.
+func cliqueLowerBound(g *core.Graph, complement bool) int {
+	if g.N == 0 {
+		return 0
+	}
+	if complement && g.Directed {
+		return 1
+	}
+	for u := range g.N {
+		others := 0 // distinct neighbours other than u (rows are distinct)
+		for _, v := range g.Neighbors(u) {
+			if int(v) != u {
+				others++
+			}
+		}
+		if (!complement && others > 0) || (complement && others < g.N-1) {
+			return 2
+		}
+	}
+	return 1
+}
+
+// guardVC checks a vertex cover result: the checker accepts the cover,
+// and the status agrees with a maximal matching M (|M| ≤ τ ≤ 2|M|): a
+// proven minimum is not below |M|, a goal k ≥ 2|M| is never infeasible.
+// k < 0 means minimum mode.
+func guardVC(g *core.Graph, res vertexcover.Result, k int) error {
+	if res.Cover != nil {
+		if err := vertexcover.Verify(g, res.Cover); err != nil {
+			return internalf("the cover fails the checker: %w", err)
+		}
+	}
+	m := maximalMatching(g)
+	size := len(res.Cover)
+	switch {
+	case res.Status == core.StatusOptimal && res.Cover == nil:
+		return internalf("proven minimum but no cover")
+	case res.Status == core.StatusOptimal && size < m:
+		return internalf("proven minimum cover of %d, but a matching of %d edges needs %d", size, m, m)
+	case res.Status == core.StatusInfeasible && (k < 0 || res.Cover != nil):
+		return internalf("status infeasible with k %d and a cover of %d", k, size)
+	case res.Status == core.StatusInfeasible && k >= 2*m:
+		return internalf("proven that no cover of ≤ %d exists, but a matching of %d edges gives one of %d", k, m, 2*m)
+	case k >= 0 && res.Cover != nil && size > k:
+		return internalf("cover of %d above k=%d", size, k)
+	case k < 0 && res.Cover == nil:
+		return internalf("no cover at all (every vertex is one)")
+	}
+	return nil
+}
+
+// maximalMatching is the size of a greedy maximal matching of g.
+func maximalMatching(g *core.Graph) int {
+	used := make([]bool, g.N)
+	n := 0
+	for u := range g.N {
+		if used[u] {
+			continue
+		}
+		for _, v := range g.Neighbors(u) {
+			if int(v) != u && !used[v] {
+				used[u], used[v] = true, true
+				n++
+				break
+			}
+		}
+	}
+	return n
+}
+
+// stdinName is the name "-" reads under, in messages.
+const stdinName = "<stdin>"
+
+// readGraph reads a graph file, or standard input for "-" (format
+// detection then goes by content alone).
+func readGraph(e *env, path string, ro core.ReadOptions) (*core.Graph, error) {
+	if path != "-" {
+		return core.ReadGraph(path, ro)
+	}
+	if e.stdinUsed {
+		return nil, usagef("standard input (-) can be read only once")
+	}
+	e.stdinUsed = true
+	in := e.stdin
+	if in == nil {
+		in = os.Stdin
+	}
+	return core.ParseGraph(in, stdinName, ro)
+}
+
+// writeAtomic writes a file through write: into a temporary file in the
+// same folder, renamed over path once complete, so that a reader never
+// sees half a result and a failed run leaves an earlier file as it was.
+// Where path exists and is not a regular file (/dev/null, a pipe) it is
+// written directly: renaming over it would replace the device.
+func writeAtomic(path string, write func(io.Writer) error) error {
+	if st, err := os.Stat(path); err == nil && !st.Mode().IsRegular() {
+		f, err := os.OpenFile(path, os.O_WRONLY, 0)
+		if err != nil {
+			return err
+		}
+		werr := write(f)
+		if cerr := f.Close(); werr == nil {
+			werr = cerr
+		}
+		if werr != nil {
+			return fmt.Errorf("writing %s: %w", path, werr)
+		}
+		return nil
+	}
+	dir, name := filepath.Split(path)
+	if dir == "" {
+		dir = "."
+	}
+	f, err := os.CreateTemp(dir, "."+name+".tmp*")
+	if err != nil {
+		return fmt.Errorf("writing %s: %w", path, err)
+	}
+	tmp := f.Name()
+	werr := write(f)
+	if werr == nil {
+		werr = f.Sync()
+	}
+	if cerr := f.Close(); werr == nil {
+		werr = cerr
+	}
+	if werr == nil {
+		// CreateTemp makes the file 0600; a result is as readable as any
+		// file the user creates.
+		werr = os.Chmod(tmp, 0o644)
+	}
+	if werr == nil {
+		werr = os.Rename(tmp, path)
+	}
+	if werr != nil {
+		os.Remove(tmp)
+		return fmt.Errorf("writing %s: %w", path, werr)
+	}
+	return nil
+}
+
+// plural is "1 run", "2 runs".
+func plural(n int, word string) string {
+	if n == 1 {
+		return fmt.Sprintf("%d %s", n, word)
+	}
+	return fmt.Sprintf("%d %ss", n, word)
+}
+
+// shifted returns ids with base added, for printing.
+func shifted(ids []int, base int) []int {
+	out := make([]int, len(ids))
+	for i, v := range ids {
+		out[i] = v + base
+	}
+	return out
+}
+
+// shiftedPairs returns a mapping with each side's base added.
+func shiftedPairs(m [][2]int, b0, b1 int) [][2]int {
+	out := make([][2]int, len(m))
+	for i, p := range m {
+		out[i] = [2]int{p[0] + b0, p[1] + b1}
+	}
+	return out
+}
+
+// isUnsettled reports whether err is --require-optimal's.
+func isUnsettled(err error) bool {
+	var u unsettledError
+	return errors.As(err, &u)
+}
