@@ -46,7 +46,7 @@ func runBench(e *env) error {
 		return err
 	}
 	if len(pos) != 1 {
-		return usagef("bench needs one suite or list file (got %d arguments); suites:\n  %s", len(pos), strings.Join(bench.SuiteNames(), "\n  "))
+		return usagef("bench needs one suite or list file (got %s); suites:\n  %s", plural(len(pos), "argument"), strings.Join(bench.SuiteNames(), "\n  "))
 	}
 	cfg := bench.Config{Timeout: *timeout, Warn: e.stderr}
 	if *timeout < 0 {
@@ -130,10 +130,10 @@ func runBench(e *env) error {
 	} else if err := bench.WriteMarkdown(e.stdout, sum); err != nil {
 		return err
 	}
-	fmt.Fprintf(e.stderr, "arbor bench: %d runs on %d instances; wrote %s, %s and %d plots\n", len(results), len(ins),
-		filepath.Join(*out, bench.CSVName), filepath.Join(*out, bench.JSONName), len(plots))
+	fmt.Fprintf(e.stderr, "arbor bench: %s on %s; wrote %s, %s and %s\n", plural(len(results), "run"), plural(len(ins), "instance"),
+		filepath.Join(*out, bench.CSVName), filepath.Join(*out, bench.JSONName), plural(len(plots), "plot"))
 	if runErr != nil {
-		return fmt.Errorf("stopped after %d runs: %w", len(results), runErr)
+		return fmt.Errorf("stopped after %s: %w", plural(len(results), "run"), runErr)
 	}
 	wrong := 0
 	for _, r := range results {
@@ -156,7 +156,7 @@ func runBenchReport(e *env, args []string) error {
 		return err
 	}
 	if len(pos) != 1 {
-		return usagef("bench report needs the folder of a bench run (got %d arguments)", len(pos))
+		return usagef("bench report needs the folder of a bench run (got %s)", plural(len(pos), "argument"))
 	}
 	results, err := bench.ReadCSV(filepath.Join(pos[0], bench.CSVName))
 	if err != nil {

@@ -179,7 +179,11 @@ func usage(w io.Writer, cmds map[string]command) {
 }
 
 func runVersion(e *env) error {
-	if len(e.args) > 0 {
+	pos, err := parse(newFlags(e, "version", "(also: arbor --version)"), e.args)
+	if err != nil {
+		return err
+	}
+	if len(pos) > 0 {
 		return usagef("version takes no arguments")
 	}
 	fmt.Fprintf(e.stdout, "arbor %s\n", strings.TrimSpace(version))

@@ -253,7 +253,7 @@ func mbPerS(bytes int64, d time.Duration) float64 {
 // matchSummary is the human summary on stderr.
 func matchSummary(g *core.Graph, res *matching.Result, clock *matching.Clock, fileBytes int64, verified string) string {
 	var sb strings.Builder
-	what := fmt.Sprintf("%d pairs, weight %.6g", res.Pairs, res.Weight)
+	what := fmt.Sprintf("%s, weight %.6g", plural(res.Pairs, "pair"), res.Weight)
 	if res.StrongOnly {
 		what = "strongest neighbours"
 	}
@@ -261,8 +261,8 @@ func matchSummary(g *core.Graph, res *matching.Result, clock *matching.Clock, fi
 	if res.Filter != "" {
 		engine += ", filter " + string(res.Filter)
 	}
-	fmt.Fprintf(&sb, "match: %s: %d vertices, %d edges; %s in %d passes (engine %s, tie %s) on %s",
-		g.Name, res.Vertices, res.Edges, what, res.Passes, engine, res.Tie, res.Device)
+	fmt.Fprintf(&sb, "match: %s: %s, %s; %s in %s (engine %s, tie %s) on %s",
+		g.Name, plural(res.Vertices, "vertex"), plural(res.Edges, "edge"), what, plural(res.Passes, "pass"), engine, res.Tie, res.Device)
 	if verified != "" {
 		sb.WriteString("; verified")
 	}

@@ -12,6 +12,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/arbor-gpu/arbor/algorithms/clique"
 	"github.com/arbor-gpu/arbor/algorithms/mcs"
@@ -345,12 +346,21 @@ func writeAtomic(path string, write func(io.Writer) error) error {
 	return nil
 }
 
-// plural is "1 run", "2 runs".
+// plural is "1 run", "2 runs", "0 passes", "3 vertices": a count with
+// its noun in the number it takes.
 func plural(n int, word string) string {
-	if n == 1 {
+	if n == 1 || n == -1 {
 		return fmt.Sprintf("%d %s", n, word)
 	}
-	return fmt.Sprintf("%d %ss", n, word)
+	switch {
+	case word == "vertex":
+		word = "vertices"
+	case strings.HasSuffix(word, "s"), strings.HasSuffix(word, "x"), strings.HasSuffix(word, "sh"), strings.HasSuffix(word, "ch"):
+		word += "es"
+	default:
+		word += "s"
+	}
+	return fmt.Sprintf("%d %s", n, word)
 }
 
 // shifted returns ids with base added, for printing.
