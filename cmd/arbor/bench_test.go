@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"encoding/xml"
 	"fmt"
 	"io"
@@ -111,9 +112,22 @@ func TestBenchList(t *testing.T) {
 		if r["device"] == "" || r["peak_mem"] == "0" || r["seconds"] == "" || !strings.HasPrefix(r["engine"], "arbor:") {
 			t.Errorf("row lacks a measurement: %v", r)
 		}
+		// Every graph-of-one-file run knows its edges (vc's came out 0).
+		if wantEdges := map[string]string{"c5.gr": "6", "p4.clq --complement": "3", "m.mtx": "3"}[r["instance"]]; wantEdges != "" && r["edges"] != wantEdges {
+			t.Errorf("%s: edges %q, want %s", r["instance"], r["edges"], wantEdges)
+		}
 	}
 	if !strings.Contains(stdout, "| engine | runs | solved | wrong |") {
 		t.Errorf("no summary table:\n%s", stdout)
+	}
+	// --json: the same runs, valid against docs/schema/bench.json.
+	code, stdout, stderr = runCLI(t, "bench", filepath.Join(dir, list), "--out", filepath.Join(dir, "out-json"), "--threads", "1", "--timeout", "30s", "--mem-limit", "2G", "--backends", "cpu", "--json")
+	var doc any
+	if code != 0 || json.Unmarshal([]byte(stdout), &doc) != nil {
+		t.Fatalf("--json: exit %d, %q %s", code, stdout, stderr)
+	}
+	for _, e := range validate(loadSchema(t, "bench"), doc, "$") {
+		t.Errorf("bench --json: %s", e)
 	}
 	for _, f := range []string{"results.json", "solved.svg", "match-throughput.svg"} {
 		if _, err := os.Stat(filepath.Join(out, f)); err != nil {

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"runtime"
 	"time"
 
 	"github.com/arbor-gpu/arbor/algorithms/vertexcover"
@@ -138,11 +139,15 @@ func runVC(e *env) error {
 			Moved      int64   `json:"moved_between_devices,omitempty"`
 			LSDevice   string  `json:"ls_device,omitempty"`
 			Seconds    float64 `json:"seconds"`
+			Threads    int     `json:"threads"`
 			Verified   bool    `json:"verified"`
 			Cover      []int   `json:"cover,omitempty"` // absent with size
 		}
 		jr := jsonResult{Files: pos, N: g.N, M: g.Edges(), Base: base, verdict: v,
 			LowerBound: res.LowerBound, Kernel: res.Kernel, Nodes: res.Nodes, Engine: res.Engine, Why: res.Why, Threshold: res.DenseThreshold, Device: res.Device, Workers: res.Workers, Epochs: res.Epochs, Moved: res.Moved, LSDevice: res.LSDevice, Seconds: res.Elapsed.Seconds(), Verified: sf.verify && res.Cover != nil}
+		if jr.Threads = *threads; jr.Threads == 0 {
+			jr.Threads = runtime.GOMAXPROCS(0)
+		}
 		if res.Cover != nil {
 			size := len(res.Cover)
 			jr.Size, jr.Cover = &size, shifted(res.Cover, base)
