@@ -56,7 +56,7 @@ for step in $steps; do
 			table+=("cli $be: rc $? $(python3 -c "
 import json,sys
 d=json.load(open('$OUT/cli-$be.json'))
-print('read %.0f MB/s;' % d['read_mb_per_s'], ', '.join('%s %.0f ms' % (p['name'], p['ns']/1e6) for p in d['time']), '; pairs', d['result']['pairs'])
+print('read %.0f MB/s;' % d['read_mb_per_s'], ', '.join('%s %.0f ms' % (p['name'], p['seconds']*1e3) for p in d['time']), '; pairs', d['size'])
 " 2>&1)")
 		done
 		if cmp -s /tmp/arbor-mate-cuda.txt /tmp/arbor-mate-cpu.txt; then table+=("cli: cuda and cpu outputs identical"); else table+=("cli: OUTPUTS DIFFER"); fi
