@@ -440,3 +440,23 @@ func TestPlural(t *testing.T) {
 		t.Errorf("mcs with one file: exit %d, %q", code, stderr)
 	}
 }
+
+// TestNoSentinels: absent means unknown. info leaves out the label
+// counts of a graph without labels and gives them where there are some.
+func TestNoSentinels(t *testing.T) {
+	plain := writeTemp(t, "p.gr", vcTestGraph)
+	labelled := writeTemp(t, "l.clq", "p edge 3 2\nn 1 7\nn 2 8\ne 1 2\ne 2 3\n")
+	code, out, _ := runCLI(t, "info", plain, "--json")
+	if code != 0 || strings.Contains(out, "vertex_labels") || strings.Contains(out, "edge_labels") || strings.Contains(out, "-1") {
+		t.Errorf("info of an unlabelled graph: exit %d\n%s", code, out)
+	}
+	r := runJSON[struct {
+		VertexLabels *int `json:"vertex_labels"`
+	}](t, "info", labelled, "--json")
+	if r.VertexLabels == nil || *r.VertexLabels < 2 {
+		t.Errorf("info of a labelled graph: vertex_labels %v", r.VertexLabels)
+	}
+	if code, out, _ := runCLI(t, "version", "--json"); code != 0 || !strings.HasPrefix(out, `{"version":`) {
+		t.Errorf("version --json: exit %d, %q", code, out)
+	}
+}

@@ -8,6 +8,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -179,13 +180,21 @@ func usage(w io.Writer, cmds map[string]command) {
 }
 
 func runVersion(e *env) error {
-	pos, err := parse(newFlags(e, "version", "(also: arbor --version)"), e.args)
+	fs := newFlags(e, "version", "[--json] (also: arbor --version)")
+	asJSON := fs.Bool("json", false, "print {\"version\": …}")
+	pos, err := parse(fs, e.args)
 	if err != nil {
 		return err
 	}
 	if len(pos) > 0 {
 		return usagef("version takes no arguments")
 	}
-	fmt.Fprintf(e.stdout, "arbor %s\n", strings.TrimSpace(version))
-	return nil
+	v := strings.TrimSpace(version)
+	if *asJSON {
+		return json.NewEncoder(e.stdout).Encode(struct {
+			Version string `json:"version"`
+		}{v})
+	}
+	_, err = fmt.Fprintf(e.stdout, "arbor %s\n", v)
+	return err
 }

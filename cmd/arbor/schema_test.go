@@ -221,6 +221,7 @@ func TestJSONSchemas(t *testing.T) {
 		},
 		"info":    {{gr}, {labelled}, {mivia[0]}, {mtx}},
 		"devices": {{}},
+		"version": {{}},
 		"verify":  {{"--backend", "cpu", "--kernel", "vec_add", "--no-data"}},
 	}
 	cmds := make([]string, 0, len(runs))
