@@ -76,7 +76,7 @@ func runMatch(e *env) error {
 	}
 	defer dev.Close()
 	if *verbose {
-		fmt.Fprintf(e.stderr, "arbor: using %s (%s)\n", choice.Info, choice.Why)
+		fmt.Fprintf(e.stderr, "arbor: using %s\n", choice.Info)
 	}
 	clock.Mark("open")
 	in, err := matching.Prepare(g, opt.Tie)

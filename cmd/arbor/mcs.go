@@ -85,6 +85,10 @@ func runMCS(e *env) error {
 	if *deadEnd < 0 {
 		return usagef("--dead-end must be ≥ 0")
 	}
+	if cf.url != "" && (sf.out != "" || sf.requireOptimal || sf.zeroBased) {
+		// The cluster's coordinator (cluster.go) prints its own result.
+		return usagef("-o, --require-optimal and --zero-based are not yet supported with --cluster")
+	}
 	if cf.url != "" && (len(graphs) > 2 || *approx || *blockOrder || *deadEnd > 0 || *restarts || engine == mcs.EnginePortfolio) {
 		return usagef("--cluster distributes the plain two-graph search; leave out more graphs, --approximate, the heuristics and the portfolio")
 	}

@@ -63,6 +63,10 @@ func runVC(e *env) error {
 		g = vertexcover.Complement(g)
 	}
 	if cf.url != "" {
+		if sf.requireOptimal || sf.zeroBased {
+			// The cluster's coordinator (cluster.go) prints its own result.
+			return usagef("--require-optimal and --zero-based are not yet supported with --cluster")
+		}
 		if *k >= 0 {
 			return usagef("-k is not distributed; run it without --cluster")
 		}
