@@ -3,14 +3,14 @@ package kernels
 import (
 	"math/bits"
 
-	"github.com/arbor-gpu/arbor/cpu"
+	"github.com/arbor-gpu/arbor/backend"
 )
 
-func init() { cpu.RegisterTwin("bitset_and_count", bitsetAndCountTwin) }
+func init() { backend.RegisterTwin("bitset_and_count", bitsetAndCountTwin) }
 
 // bitsetAndCountTwin is bitset_and_count: arguments rows, nrows, words,
 // row_stride, mask, mask_stride, lanes, counts, scratch.
-func bitsetAndCountTwin(g *cpu.Group) {
+func bitsetAndCountTwin(g *backend.Group) {
 	rows, nrows, words, rowStride := g.U64s(0), int(g.I32(1)), int(g.I32(2)), int(g.I64(3))
 	mask, maskStride, lanes, counts := g.U64s(4), int(g.I64(5)), int(g.I32(6)), g.I32s(7)
 	laneSlots(g, nrows, lanes, func(r int) {

@@ -4,10 +4,10 @@ import (
 	"math/bits"
 	"sync/atomic"
 
-	"github.com/arbor-gpu/arbor/cpu"
+	"github.com/arbor-gpu/arbor/backend"
 )
 
-func init() { cpu.RegisterTwin("clique_epoch", cliqueTwin) }
+func init() { backend.RegisterTwin("clique_epoch", cliqueTwin) }
 
 // The layout of a clique frame (clique.cl).
 const (
@@ -30,7 +30,7 @@ type cqTwin struct {
 	q, r                      []uint64
 }
 
-func cliqueTwin(g *cpu.Group) {
+func cliqueTwin(g *backend.Group) {
 	shape := g.I32s(0)
 	t := &cqTwin{w: int(shape[0]), n: int(shape[1]), taskw: int(shape[4]), maxDepth: int(shape[5])}
 	t.fh = cqFH + t.w

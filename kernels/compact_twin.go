@@ -1,17 +1,17 @@
 package kernels
 
-import "github.com/arbor-gpu/arbor/cpu"
+import "github.com/arbor-gpu/arbor/backend"
 
 func init() {
-	cpu.RegisterTwin("compact_mark", compactMarkTwin)
-	cpu.RegisterTwin("compact_scatter4", compactScatterTwin[uint32])
-	cpu.RegisterTwin("compact_scatter8", compactScatterTwin[uint64])
-	cpu.RegisterTwin("compact_index", compactIndexTwin)
+	backend.RegisterTwin("compact_mark", compactMarkTwin)
+	backend.RegisterTwin("compact_scatter4", compactScatterTwin[uint32])
+	backend.RegisterTwin("compact_scatter8", compactScatterTwin[uint64])
+	backend.RegisterTwin("compact_index", compactIndexTwin)
 }
 
 // gridStride calls fn for each index of the group's items in a grid-stride loop
 // over n, as `for (i = get_global_id(0); i < n; i += get_global_size(0))`.
-func gridStride(g *cpu.Group, n int64, fn func(i int)) {
+func gridStride(g *backend.Group, n int64, fn func(i int)) {
 	step := int64(g.Global[0])
 	g.Each(func(_, gid int) {
 		for i := int64(gid); i < n; i += step {
@@ -21,7 +21,7 @@ func gridStride(g *cpu.Group, n int64, fn func(i int)) {
 }
 
 // compactMarkTwin is compact_mark: arguments flags, n, pos.
-func compactMarkTwin(g *cpu.Group) {
+func compactMarkTwin(g *backend.Group) {
 	flags, pos := g.I32s(0), g.I32s(2)
 	gridStride(g, g.I64(1), func(i int) {
 		pos[i] = 0
@@ -32,7 +32,7 @@ func compactMarkTwin(g *cpu.Group) {
 }
 
 // compactScatterTwin is compact_scatter4/8: arguments flags, pos, n, src, dst.
-func compactScatterTwin[T elem](g *cpu.Group) {
+func compactScatterTwin[T elem](g *backend.Group) {
 	flags, pos, src, dst := g.I32s(0), g.I32s(1), argView[T](g, 3), argView[T](g, 4)
 	gridStride(g, g.I64(2), func(i int) {
 		if flags[i] != 0 {
@@ -42,7 +42,7 @@ func compactScatterTwin[T elem](g *cpu.Group) {
 }
 
 // compactIndexTwin is compact_index: arguments flags, pos, n, dst.
-func compactIndexTwin(g *cpu.Group) {
+func compactIndexTwin(g *backend.Group) {
 	flags, pos, dst := g.I32s(0), g.I32s(1), g.I32s(3)
 	gridStride(g, g.I64(2), func(i int) {
 		if flags[i] != 0 {

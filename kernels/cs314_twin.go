@@ -3,7 +3,7 @@ package kernels
 import (
 	"sync/atomic"
 
-	"github.com/arbor-gpu/arbor/cpu"
+	"github.com/arbor-gpu/arbor/backend"
 )
 
 // The Go twins of cs314.cl. Each runs the kernel's grid-stride loop for the
@@ -11,17 +11,17 @@ import (
 // the kernel's.
 
 func init() {
-	cpu.RegisterTwin("strongestNeighborScan", strongestNeighborScanTwin)
-	cpu.RegisterTwin("collateSegments", collateSegmentsTwin)
-	cpu.RegisterTwin("checkHandshaking", checkHandshakingTwin)
-	cpu.RegisterTwin("markFilterEdges", markFilterEdgesTwin)
-	cpu.RegisterTwin("exclusivePrefixSum", exclusivePrefixSumTwin)
-	cpu.RegisterTwin("packGraph", packGraphTwin)
+	backend.RegisterTwin("strongestNeighborScan", strongestNeighborScanTwin)
+	backend.RegisterTwin("collateSegments", collateSegmentsTwin)
+	backend.RegisterTwin("checkHandshaking", checkHandshakingTwin)
+	backend.RegisterTwin("markFilterEdges", markFilterEdgesTwin)
+	backend.RegisterTwin("exclusivePrefixSum", exclusivePrefixSumTwin)
+	backend.RegisterTwin("packGraph", packGraphTwin)
 }
 
 // strideItems calls body(t) for every work-item t of the group below
 // nthreads: the `if (t >= nthreads) return;` every cs314 kernel starts with.
-func strideItems(g *cpu.Group, nthreads int, body func(t int)) {
+func strideItems(g *backend.Group, nthreads int, body func(t int)) {
 	g.Each(func(_, gid int) {
 		if gid < nthreads {
 			body(gid)
@@ -31,7 +31,7 @@ func strideItems(g *cpu.Group, nthreads int, body func(t int)) {
 
 // strongestNeighborScanTwin: src, oldDst, newDst, oldWeight, newWeight,
 // madeChanges, distance, numEdges, nthreads.
-func strongestNeighborScanTwin(g *cpu.Group) {
+func strongestNeighborScanTwin(g *backend.Group) {
 	src, oldDst, newDst := g.I32s(0), g.I32s(1), g.I32s(2)
 	oldW, newW, changes := g.I32s(3), g.I32s(4), g.I32s(5)
 	dist, m, nt := int(g.I32(6)), int(g.I32(7)), int(g.I32(8))
@@ -54,7 +54,7 @@ func strongestNeighborScanTwin(g *cpu.Group) {
 }
 
 // collateSegmentsTwin: src, scanResult, strongNeighbor, numEdges, nthreads.
-func collateSegmentsTwin(g *cpu.Group) {
+func collateSegmentsTwin(g *backend.Group) {
 	src, scan, strong := g.I32s(0), g.I32s(1), g.I32s(2)
 	m, nt := int(g.I32(3)), int(g.I32(4))
 	strideItems(g, nt, func(t int) {
@@ -67,7 +67,7 @@ func collateSegmentsTwin(g *cpu.Group) {
 }
 
 // checkHandshakingTwin: strongNeighbor, matches, numVertices, nthreads.
-func checkHandshakingTwin(g *cpu.Group) {
+func checkHandshakingTwin(g *backend.Group) {
 	strong, matches := g.I32s(0), g.I32s(1)
 	n, nt := int(g.I32(2)), int(g.I32(3))
 	strideItems(g, nt, func(t int) {
@@ -82,7 +82,7 @@ func checkHandshakingTwin(g *cpu.Group) {
 }
 
 // markFilterEdgesTwin: src, dst, matches, keepEdges, numEdges, nthreads.
-func markFilterEdgesTwin(g *cpu.Group) {
+func markFilterEdgesTwin(g *backend.Group) {
 	src, dst, matches, keep := g.I32s(0), g.I32s(1), g.I32s(2), g.I32s(3)
 	m, nt := int(g.I32(4)), int(g.I32(5))
 	strideItems(g, nt, func(t int) {
@@ -96,7 +96,7 @@ func markFilterEdgesTwin(g *cpu.Group) {
 }
 
 // exclusivePrefixSumTwin: oldSum, newSum, distance, numElements, nthreads.
-func exclusivePrefixSumTwin(g *cpu.Group) {
+func exclusivePrefixSumTwin(g *backend.Group) {
 	old, sum := g.I32s(0), g.I32s(1)
 	dist, n, nt := int(g.I32(2)), int(g.I32(3)), int(g.I32(4))
 	strideItems(g, nt, func(t int) {
@@ -117,7 +117,7 @@ func exclusivePrefixSumTwin(g *cpu.Group) {
 
 // packGraphTwin: newSrc, oldSrc, newDst, oldDst, newWeight, oldWeight,
 // edgeMap, numEdges, nthreads.
-func packGraphTwin(g *cpu.Group) {
+func packGraphTwin(g *backend.Group) {
 	newSrc, oldSrc, newDst, oldDst := g.I32s(0), g.I32s(1), g.I32s(2), g.I32s(3)
 	newW, oldW, edgeMap := g.I32s(4), g.I32s(5), g.I32s(6)
 	m, nt := int(g.I32(7)), int(g.I32(8))

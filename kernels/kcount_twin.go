@@ -3,14 +3,14 @@ package kernels
 import (
 	"math/bits"
 
-	"github.com/arbor-gpu/arbor/cpu"
+	"github.com/arbor-gpu/arbor/backend"
 )
 
-func init() { cpu.RegisterTwin("kcount_epoch", kcountTwin) }
+func init() { backend.RegisterTwin("kcount_epoch", kcountTwin) }
 
 // kcountTwin is one worker of kcount_epoch (the porting guide's one-page
 // example) on the CPU backend: the same steps in the same order.
-func kcountTwin(g *cpu.Group) {
+func kcountTwin(g *backend.Group) {
 	shape := g.I32s(0)
 	W, K := int(shape[0]), int(shape[1])
 	adj := g.U64s(1)

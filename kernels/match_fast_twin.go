@@ -6,18 +6,18 @@ import (
 	"slices"
 	"sync/atomic"
 
-	"github.com/arbor-gpu/arbor/cpu"
+	"github.com/arbor-gpu/arbor/backend"
 )
 
 // The Go twins of match_fast.cl, argument for argument.
 
 func init() {
-	cpu.RegisterTwin("matchSources", matchSourcesTwin)
-	cpu.RegisterTwin("matchArgmax", matchArgmaxTwin)
-	cpu.RegisterTwin("matchHandshake", matchHandshakeTwin)
-	cpu.RegisterTwin("matchMarkTiles", matchMarkTilesTwin)
-	cpu.RegisterTwin("matchPackTiles", matchPackTilesTwin)
-	cpu.RegisterTwin("matchFilter", matchFilterTwin)
+	backend.RegisterTwin("matchSources", matchSourcesTwin)
+	backend.RegisterTwin("matchArgmax", matchArgmaxTwin)
+	backend.RegisterTwin("matchHandshake", matchHandshakeTwin)
+	backend.RegisterTwin("matchMarkTiles", matchMarkTilesTwin)
+	backend.RegisterTwin("matchPackTiles", matchPackTilesTwin)
+	backend.RegisterTwin("matchFilter", matchFilterTwin)
 }
 
 // MatchChunk is match_fast.cl's MATCH_CHUNK: arcs per argmax chunk.
@@ -40,7 +40,7 @@ func atomicMaxU64(p *uint64, v uint64) {
 // cover one run of consecutive arcs, so the twin searches once per run and
 // walks the offsets along it (the kernel searches per arc; the result, a
 // function of the offsets alone, is the same).
-func matchSourcesTwin(g *cpu.Group) {
+func matchSourcesTwin(g *backend.Group) {
 	offsets, src := g.I32s(0), g.I32s(1)
 	n, m, nt := int(g.I32(2)), int(g.I32(3)), int(g.I32(4))
 	g0 := g.ID[0] * g.Size[0]
@@ -62,7 +62,7 @@ func matchSourcesTwin(g *cpu.Group) {
 // matchArgmaxTwin: src, keys, best, numArcs, tag, slots (local). With
 // only smaller tags in best beforehand (the kernel's precondition), the
 // maximum by atomics is the kernel's result.
-func matchArgmaxTwin(g *cpu.Group) {
+func matchArgmaxTwin(g *backend.Group) {
 	src, keys, best := g.I32s(0), g.U64s(1), g.U64s(2)
 	m, tag := int(g.I32(3)), g.U64(4)
 	size := g.Size[0] * MatchChunk
@@ -75,7 +75,7 @@ func matchArgmaxTwin(g *cpu.Group) {
 
 // matchHandshakeTwin: src, best, match, matched, counts, pass, n,
 // vertexAbove, tag, tagMask, nthreads.
-func matchHandshakeTwin(g *cpu.Group) {
+func matchHandshakeTwin(g *backend.Group) {
 	src, best, match, matched := g.I32s(0), g.U64s(1), g.I32s(2), g.U32s(3)
 	m := g.I64s(4)[g.I32(5)]
 	n, vertexAbove := int(g.I32(6)), g.I32(7)
@@ -127,7 +127,7 @@ func chunkOf(c, m int) (lo, hi int) { return c * MatchChunk, min(c*MatchChunk+Ma
 // matchMarkTilesTwin: src, keys, matched, mask, tileCount, counts, pass,
 // sums (local). The group's items run one after the other, which gives the
 // device's result: the per-tile sum does not depend on the order.
-func matchMarkTilesTwin(g *cpu.Group) {
+func matchMarkTilesTwin(g *backend.Group) {
 	src, keys, matched := g.I32s(0), g.U64s(1), g.U32s(2)
 	mask, tileCount := g.U32s(3), g.I32s(4)
 	m := int(g.I64s(5)[g.I32(6)])
@@ -182,7 +182,7 @@ func stageKept(src []int32, keys []uint64, lo, hi, m int, b uint32, pos int, new
 
 // matchPackTilesTwin: src, keys, mask, tileOffset, newSrc, newKeys, best,
 // counts, pass, tag, stage (local).
-func matchPackTilesTwin(g *cpu.Group) {
+func matchPackTilesTwin(g *backend.Group) {
 	src, keys, mask, tileOffset := g.I32s(0), g.U64s(1), g.U32s(2), g.I32s(3)
 	newSrc, newKeys, best := g.I32s(4), g.U64s(5), g.U64s(6)
 	m, tag := int(g.I64s(7)[g.I32(8)]), g.U64(9)
@@ -214,7 +214,7 @@ func matchStatus(epoch int32, flag uint64, value int64) uint64 {
 // groups to its workers in order and runs each to completion, so a tile's
 // predecessors are always claimed by running or finished groups, as on a
 // device; the look-back spins with atomic loads.
-func matchFilterTwin(g *cpu.Group) {
+func matchFilterTwin(g *backend.Group) {
 	src, keys, matched, status := g.I32s(0), g.U64s(1), g.U32s(2), g.U64s(3)
 	counter, newSrc, newKeys, best := g.I32s(4), g.I32s(5), g.U64s(6), g.U64s(7)
 	counts, pass, epoch, tag := g.I64s(8), int(g.I32(9)), g.I32(10), g.U64(11)

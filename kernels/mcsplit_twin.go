@@ -5,10 +5,10 @@ import (
 	"math/bits"
 	"sync/atomic"
 
-	"github.com/arbor-gpu/arbor/cpu"
+	"github.com/arbor-gpu/arbor/backend"
 )
 
-func init() { cpu.RegisterTwin("mcsplit_epoch", mcsplitTwin) }
+func init() { backend.RegisterTwin("mcsplit_epoch", mcsplitTwin) }
 
 // The layout of an McSplit task and frame (mcsplit.cl).
 const (
@@ -35,7 +35,7 @@ type mcsTwin struct {
 	cert                                 []uint32
 }
 
-func mcsplitTwin(g *cpu.Group) {
+func mcsplitTwin(g *backend.Group) {
 	shape := g.I32s(0)
 	t := &mcsTwin{w: int(shape[0]), n1: int(shape[1]), nmin: int(shape[2]), taskw: int(shape[4]),
 		maxDepth: int(shape[6]), minProduct: shape[7] != 0}

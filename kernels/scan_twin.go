@@ -3,7 +3,7 @@ package kernels
 import (
 	"math"
 
-	"github.com/arbor-gpu/arbor/cpu"
+	"github.com/arbor-gpu/arbor/backend"
 )
 
 // elem is an element type the primitives' twins read buffers as.
@@ -12,7 +12,7 @@ type elem interface {
 }
 
 // argView returns buffer argument i of a twin's group as a []T.
-func argView[T elem](g *cpu.Group, i int) []T {
+func argView[T elem](g *backend.Group, i int) []T {
 	var z T
 	switch any(z).(type) {
 	case int32:
@@ -39,20 +39,20 @@ func init() {
 }
 
 func registerScanTwins[T, A elem](name string, ident A, op func(A, A) A) {
-	cpu.RegisterTwin("scan_reduce_"+name, scanReduceTwin[T](ident, op))
-	cpu.RegisterTwin("scan_down_"+name, scanDownTwin[T](ident, op))
+	backend.RegisterTwin("scan_reduce_"+name, scanReduceTwin[T](ident, op))
+	backend.RegisterTwin("scan_down_"+name, scanDownTwin[T](ident, op))
 }
 
 // tileOf returns the element range [base, end) of the group's tile.
-func tileOf(g *cpu.Group, n int64, perItem int) (int, int) {
+func tileOf(g *backend.Group, n int64, perItem int) (int, int) {
 	tile := int64(g.Size[0]) * int64(perItem)
 	base := int64(g.ID[0]) * tile
 	return int(base), int(max(base, min(base+tile, n)))
 }
 
 // scanReduceTwin is scan_reduce_OP: arguments in, n, per_item, partials, sums.
-func scanReduceTwin[T, A elem](ident A, op func(A, A) A) cpu.Twin {
-	return func(g *cpu.Group) {
+func scanReduceTwin[T, A elem](ident A, op func(A, A) A) backend.Twin {
+	return func(g *backend.Group) {
 		in, partials := argView[T](g, 0), argView[A](g, 3)
 		base, end := tileOf(g, g.I64(1), int(g.I32(2)))
 		acc := ident
@@ -66,8 +66,8 @@ func scanReduceTwin[T, A elem](ident A, op func(A, A) A) cpu.Twin {
 // scanDownTwin is scan_down_OP: arguments in, out, n, per_item, offsets,
 // use_offsets, inclusive, total, tile, sums. Each element is read before
 // its slot is written, so in and out may alias, as on the device.
-func scanDownTwin[T, A elem](ident A, op func(A, A) A) cpu.Twin {
-	return func(g *cpu.Group) {
+func scanDownTwin[T, A elem](ident A, op func(A, A) A) backend.Twin {
+	return func(g *backend.Group) {
 		in, out, offsets, total := argView[T](g, 0), argView[T](g, 1), argView[A](g, 4), argView[A](g, 7)
 		base, end := tileOf(g, g.I64(2), int(g.I32(3)))
 		run := ident

@@ -1,14 +1,14 @@
 package kernels
 
-import "github.com/arbor-gpu/arbor/cpu"
+import "github.com/arbor-gpu/arbor/backend"
 
 func init() {
-	cpu.RegisterTwin("segreduce_i32", segReduceTwin)
+	backend.RegisterTwin("segreduce_i32", segReduceTwin)
 }
 
 // laneSlots calls fn for each item index (segment or row) the group owns
 // when lanes work-items share one: groups loop over blocks of size/lanes.
-func laneSlots(g *cpu.Group, count, lanes int, fn func(i int)) {
+func laneSlots(g *backend.Group, count, lanes int, fn func(i int)) {
 	per := g.Size[0] / lanes
 	for first := g.ID[0] * per; first < count; first += g.Groups[0] * per {
 		for i := first; i < min(first+per, count); i++ {
@@ -19,7 +19,7 @@ func laneSlots(g *cpu.Group, count, lanes int, fn func(i int)) {
 
 // segReduceTwin is segreduce_i32: arguments offsets, values, segments,
 // lanes, want, sums, maxes, argmax, lsum, lmax.
-func segReduceTwin(g *cpu.Group) {
+func segReduceTwin(g *backend.Group) {
 	offsets, values := g.I32s(0), g.I32s(1)
 	segments, lanes, want := int(g.I32(2)), int(g.I32(3)), g.I32(4)
 	laneSlots(g, segments, lanes, func(s int) {

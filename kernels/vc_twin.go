@@ -3,10 +3,10 @@ package kernels
 import (
 	"math"
 
-	"github.com/arbor-gpu/arbor/cpu"
+	"github.com/arbor-gpu/arbor/backend"
 )
 
-func init() { cpu.RegisterTwin("vc_epoch", vcTwin) }
+func init() { backend.RegisterTwin("vc_epoch", vcTwin) }
 
 // The layout of a vertex cover node, frame header and task (vc.cl).
 const (
@@ -41,7 +41,7 @@ type vcWorker struct {
 	fr, hd, mk, cert   []int32
 }
 
-func vcTwin(g *cpu.Group) {
+func vcTwin(g *backend.Group) {
 	shape := g.I32s(0)
 	w := &vcWorker{n: int(shape[0]), taskw: int(shape[2]), maxDepth: int(shape[3])}
 	w.off, w.adj = g.I32s(1), g.I32s(2)

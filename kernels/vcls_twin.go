@@ -4,12 +4,12 @@ import (
 	"math/bits"
 	"sync/atomic"
 
-	"github.com/arbor-gpu/arbor/cpu"
+	"github.com/arbor-gpu/arbor/backend"
 )
 
 func init() {
-	cpu.RegisterTwin("vcls_init", vclsInitTwin)
-	cpu.RegisterTwin("vcls_epoch", vclsTwin)
+	backend.RegisterTwin("vcls_init", vclsInitTwin)
+	backend.RegisterTwin("vcls_epoch", vclsTwin)
 }
 
 // vclsRNG is the chains' generator, splitmix64: one word of state.
@@ -66,7 +66,7 @@ type vclsChain struct {
 // scalars, vcls.go's 9 local-memory arguments and padj.
 const vclsDdegArg = 29
 
-func vclsView(g *cpu.Group) *vclsChain {
+func vclsView(g *backend.Group) *vclsChain {
 	sh := g.I32s(0)
 	n, k, kw, na := int(sh[0]), int(sh[1]), int(sh[2]), int(sh[3])
 	c := g.ID[0]
@@ -100,7 +100,7 @@ func (ch *vclsChain) better(x, y int32) bool {
 
 // vclsInitTwin is vcls_init for one chain: unit weights, the greedy start
 // in a random clique order, the violated pairs.
-func vclsInitTwin(g *cpu.Group) {
+func vclsInitTwin(g *backend.Group) {
 	ch := vclsView(g)
 	rng := vclsRNG(ch.cs[vclsRNGWord])
 	for i := range ch.w {
@@ -151,7 +151,7 @@ func vclsInitTwin(g *cpu.Group) {
 // kernel's arc cache (which arc a violated pair's weight is on) is the
 // kernel's own: the twin searches the lists instead, and the weights the
 // tests compare show that the cache was right.
-func vclsTwin(g *cpu.Group) {
+func vclsTwin(g *backend.Group) {
 	ch := vclsView(g)
 	n, k := ch.n, ch.k
 	part, members, start, off, adj, rev := ch.part, ch.members, ch.start, ch.off, ch.adj, ch.rev

@@ -1,14 +1,14 @@
 package kernels
 
-import "github.com/arbor-gpu/arbor/cpu"
+import "github.com/arbor-gpu/arbor/backend"
 
 func init() {
-	cpu.RegisterTwin("vec_add", vecAddTwin)
-	cpu.RegisterTwin("group_sum", groupSumTwin)
+	backend.RegisterTwin("vec_add", vecAddTwin)
+	backend.RegisterTwin("group_sum", groupSumTwin)
 }
 
 // vecAddTwin is vec_add in Go: arguments a, b, c, n, scale.
-func vecAddTwin(g *cpu.Group) {
+func vecAddTwin(g *backend.Group) {
 	a, b, c := g.I32s(0), g.I32s(1), g.I32s(2)
 	n, scale := int(g.I32(3)), g.I32(4)
 	g.Each(func(_, i int) {
@@ -20,7 +20,7 @@ func vecAddTwin(g *cpu.Group) {
 
 // groupSumTwin is group_sum in Go: arguments a, sums, n, scratch. Each
 // BARRIER of the source ends one g.Each phase here.
-func groupSumTwin(g *cpu.Group) {
+func groupSumTwin(g *backend.Group) {
 	a, sums, n := g.I32s(0), g.I64s(1), int(g.I32(2))
 	scratch := g.LocalI64(3)
 	g.Each(func(lid, gid int) {

@@ -1,15 +1,18 @@
-package cpu
+package backend
 
 import (
 	"fmt"
 	"sort"
 	"sync"
 	"unsafe"
-
-	"github.com/arbor-gpu/arbor/backend"
 )
 
-// Twin is the Go twin of a device kernel: it runs one work-group. Code that
+// Twin is the Go twin of a device kernel: it runs one work-group on the
+// CPU backend, which is the twin's only runner. Twins register here rather
+// than with the cpu package so that the packages defining kernels never
+// import a driver (only the registrar, backend/all, does).
+//
+// A twin runs one work-group. Code that
 // a device runs between two barriers is written as one g.Items (or g.Each)
 // call, which visits every work-item of the group; the call's return is the
 // barrier. Local memory arguments are per-group slices (g.LocalI32, ...),
@@ -27,7 +30,7 @@ func RegisterTwin(name string, fn Twin) {
 	twinMu.Lock()
 	defer twinMu.Unlock()
 	if _, dup := twins[name]; dup {
-		panic("cpu: RegisterTwin called twice for " + name)
+		panic("backend: RegisterTwin called twice for " + name)
 	}
 	twins[name] = fn
 }
@@ -58,8 +61,17 @@ type Group struct {
 	Groups [3]int // number of groups (get_num_groups / gridDim)
 	Size   [3]int // work-group size (get_local_size / blockDim)
 	Global [3]int // global size, rounded up to whole groups (get_global_size)
-	Args   []backend.Arg
-	local  [][]byte // per-argument local memory, nil for non-local args
+	Args   []Arg
+	// Local is the per-argument local memory (nil for other arguments),
+	// set by the backend that runs the twin, fresh for each group.
+	Local [][]byte
+}
+
+// HostBuffer is a buffer whose memory the host addresses directly: the
+// CPU backend's, the only one twins run on.
+type HostBuffer interface {
+	Buffer
+	HostBytes() []byte
 }
 
 // Item is one work-item's ids.
@@ -96,20 +108,20 @@ func (g *Group) Each(fn func(lid, gid int)) {
 // N is the number of work-items in the group.
 func (g *Group) N() int { return g.Size[0] * g.Size[1] * g.Size[2] }
 
-func (g *Group) arg(i int, kind backend.ArgKind) backend.Arg {
+func (g *Group) arg(i int, kind ArgKind) Arg {
 	if i < 0 || i >= len(g.Args) {
-		panic(fmt.Sprintf("cpu twin: argument %d of %d requested", i, len(g.Args)))
+		panic(fmt.Sprintf("twin: argument %d of %d requested", i, len(g.Args)))
 	}
 	a := g.Args[i]
 	if a.Kind != kind {
-		panic(fmt.Sprintf("cpu twin: argument %d is %s, read as %s", i, a.Kind, kind))
+		panic(fmt.Sprintf("twin: argument %d is %s, read as %s", i, a.Kind, kind))
 	}
 	return a
 }
 
 // Bytes returns buffer argument i's memory.
 func (g *Group) Bytes(i int) []byte {
-	return g.arg(i, backend.ArgBuffer).Buf.(*buffer).data
+	return g.arg(i, ArgBuffer).Buf.(HostBuffer).HostBytes()
 }
 
 func view[T any](b []byte) []T {
@@ -130,15 +142,15 @@ func (g *Group) F32s(i int) []float32 { return view[float32](g.Bytes(i)) }
 func (g *Group) F64s(i int) []float64 { return view[float64](g.Bytes(i)) }
 
 // Scalar arguments.
-func (g *Group) I32(i int) int32   { return g.arg(i, backend.ArgInt32).Int32() }
-func (g *Group) U32(i int) uint32  { return g.arg(i, backend.ArgUint32).Uint32() }
-func (g *Group) I64(i int) int64   { return g.arg(i, backend.ArgInt64).Int64() }
-func (g *Group) U64(i int) uint64  { return g.arg(i, backend.ArgUint64).Uint64() }
-func (g *Group) F32(i int) float32 { return g.arg(i, backend.ArgFloat32).Float32() }
-func (g *Group) F64(i int) float64 { return g.arg(i, backend.ArgFloat64).Float64() }
+func (g *Group) I32(i int) int32   { return g.arg(i, ArgInt32).Int32() }
+func (g *Group) U32(i int) uint32  { return g.arg(i, ArgUint32).Uint32() }
+func (g *Group) I64(i int) int64   { return g.arg(i, ArgInt64).Int64() }
+func (g *Group) U64(i int) uint64  { return g.arg(i, ArgUint64).Uint64() }
+func (g *Group) F32(i int) float32 { return g.arg(i, ArgFloat32).Float32() }
+func (g *Group) F64(i int) float64 { return g.arg(i, ArgFloat64).Float64() }
 func (g *Group) LocalBytes(i int) []byte {
-	g.arg(i, backend.ArgLocal)
-	return g.local[i]
+	g.arg(i, ArgLocal)
+	return g.Local[i]
 }
 
 // Views of local-memory arguments.
