@@ -14,7 +14,7 @@ import (
 
 	"github.com/arbor-gpu/arbor/backend"
 	"github.com/arbor-gpu/arbor/backend/backendtest"
-	"github.com/arbor-gpu/arbor/kernels"
+	"github.com/arbor-gpu/arbor/device"
 )
 
 const conformanceCode = `
@@ -128,7 +128,7 @@ func buildConformance(t *testing.T, dev backend.Device) (backend.Program, backen
 	info := dev.Info()
 	src := backend.Source{
 		Name:    "conformance",
-		Code:    kernels.Prelude(kernels.DialectOf(info)) + "#line 1 \"conformance.cl\"\n" + conformanceCode,
+		Code:    device.Prelude(device.DialectOf(info)) + "#line 1 \"conformance.cl\"\n" + conformanceCode,
 		Kernels: conformanceKernels,
 	}
 	p, err := dev.Build(src)

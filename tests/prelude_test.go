@@ -8,7 +8,7 @@ import (
 
 	"github.com/arbor-gpu/arbor/backend"
 	"github.com/arbor-gpu/arbor/backend/backendtest"
-	"github.com/arbor-gpu/arbor/kernels"
+	"github.com/arbor-gpu/arbor/device"
 )
 
 // preludeCode exercises the prelude's shared helpers in both dialects: the
@@ -66,7 +66,7 @@ func TestPreludeHelpers(t *testing.T) {
 		info := dev.Info()
 		p, err := dev.Build(backend.Source{
 			Name:    "prelude_helpers",
-			Code:    kernels.Prelude(kernels.DialectOf(info)) + "#line 1 \"prelude_helpers.cl\"\n" + preludeCode,
+			Code:    device.Prelude(device.DialectOf(info)) + "#line 1 \"prelude_helpers.cl\"\n" + preludeCode,
 			Kernels: []string{"prelude_helpers"},
 		})
 		if err != nil {

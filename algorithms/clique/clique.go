@@ -91,7 +91,7 @@ type Options struct {
 	// Engine says where to search (EngineAuto when empty): see
 	// chooseEngine for what auto picks.
 	Engine Engine
-	// Device runs the gpu and hybrid engines (kernels/clique.cl on the
+	// Device runs the gpu and hybrid engines (algorithms/clique/kernel/clique.cl on the
 	// device search-tree layer); nil leaves the CPU engine only.
 	Device backend.Device
 	// Devices are more devices beside Device: one search spans them all,

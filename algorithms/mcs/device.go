@@ -9,10 +9,10 @@ import (
 	"strings"
 	"time"
 
-	"github.com/arbor-gpu/arbor/algorithms/devsearch"
+	"github.com/arbor-gpu/arbor/algorithms/mcs/kernel"
 	"github.com/arbor-gpu/arbor/backend"
 	"github.com/arbor-gpu/arbor/core"
-	"github.com/arbor-gpu/arbor/kernels"
+	"github.com/arbor-gpu/arbor/device/search"
 )
 
 // Engine says where the search runs.
@@ -24,7 +24,7 @@ const (
 	EngineAuto Engine = "auto"
 	// EngineCPU is the CPU engine: sequential with Threads 1, else parallel.
 	EngineCPU Engine = "cpu"
-	// EngineGPU runs the search on Options.Device (kernels/mcsplit.cl on
+	// EngineGPU runs the search on Options.Device (algorithms/mcs/kernel/mcsplit.cl on
 	// the device search-tree layer); on the CPU backend it runs the
 	// kernel's Go twin.
 	EngineGPU Engine = "gpu"
@@ -42,6 +42,9 @@ const (
 	// prove its answer stops the others (see solvePortfolio).
 	EnginePortfolio Engine = "portfolio"
 )
+
+// Engines lists every engine (`arbor bench` offers them).
+var Engines = []Engine{EngineAuto, EngineCPU, EngineGPU, EngineHybrid, EnginePortfolio}
 
 // ParseEngine reads an engine name.
 func ParseEngine(s string) (Engine, error) {
@@ -69,8 +72,8 @@ func deviceUnsupported(n0, n1 int, opts Options) string {
 		return "dead-end target raising"
 	case opts.Restarts:
 		return "restarts"
-	case n0 > kernels.MCSplitMaxVertices || n1 > kernels.MCSplitMaxVertices:
-		return fmt.Sprintf("graphs over %d vertices (these have %d and %d)", kernels.MCSplitMaxVertices, n0, n1)
+	case n0 > kernel.MCSplitMaxVertices || n1 > kernel.MCSplitMaxVertices:
+		return fmt.Sprintf("graphs over %d vertices (these have %d and %d)", kernel.MCSplitMaxVertices, n0, n1)
 	}
 	return ""
 }
@@ -129,8 +132,8 @@ func solveDevice(ctx context.Context, g, h *core.Graph, opts Options, hybrid boo
 		return Result{}, err
 	}
 	devs := append([]backend.Device{opts.Device}, opts.Devices...)
-	units := make([]devsearch.Unit, 0, len(devs))
-	mks := make([]*kernels.MCSplit, 0, len(devs))
+	units := make([]search.Unit, 0, len(devs))
+	mks := make([]*kernel.MCSplit, 0, len(devs))
 	var names []string
 	for _, dev := range devs {
 		info := dev.Info()
@@ -141,13 +144,13 @@ func solveDevice(ctx context.Context, g, h *core.Graph, opts Options, hybrid boo
 		}
 		defer q.Release()
 		words := shape.Words()
-		k, err := kernels.NewMCSplit(dev, q, shape, bitRows(p.adj0, p.n0, words), bitRows(p.adj1, p.n1, words))
+		k, err := kernel.NewMCSplit(dev, q, shape, bitRows(p.adj0, p.n0, words), bitRows(p.adj1, p.n1, words))
 		if err != nil {
 			return Result{}, fmt.Errorf("mcs: %s: %w", info, err)
 		}
 		defer k.Release()
 		mks = append(mks, k)
-		units = append(units, devsearch.Unit{Queue: q, Kernel: &devsearch.WithGoal{K: k}, Workers: shape.Workers})
+		units = append(units, search.Unit{Queue: q, Kernel: &search.WithGoal{K: k}, Workers: shape.Workers})
 		names = append(names, info.String())
 	}
 
@@ -171,7 +174,7 @@ func solveDevice(ctx context.Context, g, h *core.Graph, opts Options, hybrid boo
 		if err := mks[i].Reset(u.Queue, max(incSize, int(goal)-1)); err != nil {
 			return Result{}, fmt.Errorf("mcs: %s: %w", names[i], err)
 		}
-		lo := u.Kernel.(*devsearch.WithGoal)
+		lo := u.Kernel.(*search.WithGoal)
 		lo.Goal, lo.Frozen = goal, opts.Goal > 0
 	}
 	var cpu *shared
@@ -182,13 +185,13 @@ func solveDevice(ctx context.Context, g, h *core.Graph, opts Options, hybrid boo
 		threads := max(1, runtime.GOMAXPROCS(0)-1)
 		go func() { cpuDone <- p.searchDown(cpu, threads) }()
 	}
-	dopt := devsearch.Options{NodeLimit: opts.NodeLimit, Pool: [][]uint64{rootTask(p, deviceShape(p, devs[0].Info(), opts))}}
+	dopt := search.Options{NodeLimit: opts.NodeLimit, Pool: [][]uint64{rootTask(p, deviceShape(p, devs[0].Info(), opts))}}
 	if opts.Timeout > 0 {
 		dopt.Deadline = start.Add(opts.Timeout)
 	}
 	if opts.Progress != nil {
 		dopt.ProgressInterval = opts.ProgressInterval
-		dopt.Progress = func(s devsearch.Status) {
+		dopt.Progress = func(s search.Status) {
 			n, b := hostNodes+s.Nodes, max(s.Incumbent, incSize)
 			if cpu != nil {
 				n += cpu.nodes.Load()
@@ -219,7 +222,7 @@ func solveDevice(ctx context.Context, g, h *core.Graph, opts Options, hybrid boo
 	if share != nil && !hybrid {
 		dopt.Between = func(devInc int) (int, bool) { return share(devInc), false }
 	}
-	st, proven, err := devsearch.RunMany(ctx, units, dopt)
+	st, proven, err := search.RunMany(ctx, units, dopt)
 	if hybrid {
 		if !cpuFinished {
 			cpu.halt()
@@ -261,13 +264,13 @@ func solveDevice(ctx context.Context, g, h *core.Graph, opts Options, hybrid boo
 // deviceShape sizes the search for one device: its workers, and a ring
 // that holds a few tasks per worker. The task layout depends on the graphs
 // only, so that tasks move between devices of different sizes.
-func deviceShape(p *problem[uint8], info backend.Info, opts Options) kernels.MCSplitShape {
-	shape := kernels.MCSplitShape{N0: p.n0, N1: p.n1, MinProduct: opts.Heuristic == MinProduct}
+func deviceShape(p *problem[uint8], info backend.Info, opts Options) kernel.MCSplitShape {
+	shape := kernel.MCSplitShape{N0: p.n0, N1: p.n1, MinProduct: opts.Heuristic == MinProduct}
 	if info.Type == backend.TypeCPU {
 		shape.Lanes = 1
 	}
 	shape.Workers = opts.Workers
-	shape.Workers, shape.Capacity = devsearch.Fit(info, shape.Workers, func(w, c int) int64 {
+	shape.Workers, shape.Capacity = search.Fit(info, shape.Workers, func(w, c int) int64 {
 		t := shape
 		t.Workers, t.Capacity = w, c
 		return t.Bytes()
@@ -290,7 +293,7 @@ func bitRows(adj []uint8, n, words int) []uint64 {
 
 // rootTask is the root of the search as a task: the initial bidomains, no
 // pair matched, not yet counted.
-func rootTask(p *problem[uint8], s kernels.MCSplitShape) []uint64 {
+func rootTask(p *problem[uint8], s kernel.MCSplitShape) []uint64 {
 	w := p.newWorker(newShared(0), 1, true)
 	doms, _ := w.follow(nil) // the empty path always leads to the root
 	return nodeTask(w, doms, s)

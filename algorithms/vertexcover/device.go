@@ -10,10 +10,10 @@ import (
 	"time"
 
 	"github.com/arbor-gpu/arbor/algorithms/clique"
-	"github.com/arbor-gpu/arbor/algorithms/devsearch"
+	"github.com/arbor-gpu/arbor/algorithms/vertexcover/kernel"
 	"github.com/arbor-gpu/arbor/backend"
 	"github.com/arbor-gpu/arbor/core"
-	"github.com/arbor-gpu/arbor/kernels"
+	"github.com/arbor-gpu/arbor/device/search"
 )
 
 // The engines that say where the search runs (beside EngineAuto,
@@ -21,24 +21,29 @@ import (
 const (
 	// EngineCPU is the CPU engine with its own route choice (as auto
 	// would choose on the CPU).
-	EngineCPU = "cpu"
+	EngineCPU Engine = "cpu"
 	// EngineGPU runs the root reductions on the host and the search of
-	// the kernel on Options.Device (kernels/vc.cl on the device
+	// the kernel on Options.Device (algorithms/vertexcover/kernel/vc.cl on the device
 	// search-tree layer); on the CPU backend it runs the kernel's Go twin.
-	EngineGPU = "gpu"
+	EngineGPU Engine = "gpu"
 	// EngineHybrid runs the device search and the CPU engine (on all cores
 	// but one) side by side, exchanging the incumbent's size after every
 	// epoch; the first to finish settles the answer.
-	EngineHybrid = "hybrid"
+	EngineHybrid Engine = "hybrid"
 )
 
-// ParseEngine checks an engine name (Options.Engine).
-func ParseEngine(s string) error {
-	switch s {
-	case "", EngineAuto, EngineBranch, EngineClique, EngineCPU, EngineGPU, EngineHybrid:
-		return nil
+// Engines lists every engine, in the order the CLI's help names them.
+var Engines = []Engine{EngineAuto, EngineCPU, EngineBranch, EngineClique, EngineGPU, EngineHybrid}
+
+// ParseEngine reads an engine name ("" is EngineAuto).
+func ParseEngine(s string) (Engine, error) {
+	switch e := Engine(s); e {
+	case "":
+		return EngineAuto, nil
+	case EngineAuto, EngineBranch, EngineClique, EngineCPU, EngineGPU, EngineHybrid:
+		return e, nil
 	}
-	return fmt.Errorf("vertex cover: unknown engine %q (want auto, cpu, branch, clique, gpu or hybrid)", s)
+	return "", fmt.Errorf("vertex cover: unknown engine %q (want auto, cpu, branch, clique, gpu or hybrid)", s)
 }
 
 // autoDevice says whether the auto engine takes the device, and why.
@@ -140,7 +145,7 @@ func solveDevice(ctx context.Context, g *core.Graph, opts Options, start time.Ti
 		return Result{}, fmt.Errorf("vertex cover: the %s engine needs a device", opts.Engine)
 	}
 	info := dev.Info()
-	res := Result{Engine: opts.Engine, Device: info.String()}
+	res := Result{Engine: string(opts.Engine), Device: info.String()}
 	ub := g.N + 1
 	if opts.Parameterized && opts.K < g.N {
 		ub = opts.K + 1
@@ -192,28 +197,28 @@ func solveDevice(ctx context.Context, g *core.Graph, opts Options, start time.Ti
 	// Parameterized searches stay on vc_epoch, whose k = opt − 1 trees
 	// compare across backends.
 	dr := &denseRoute{threshold: DenseThreshold}
-	if use, why := dr.useClique(n, len(rk.adj)/2); use && !opts.Parameterized && n <= kernels.CliqueMaxVertices {
+	if use, why := dr.useClique(n, len(rk.adj)/2); use && !opts.Parameterized && n <= clique.DeviceMaxVertices {
 		return solveDenseOnDevice(ctx, g, ub, rk, diveIn, best, opts, hybrid, why, &res, finish)
 	}
-	if n > kernels.VCMaxVertices {
-		return res, fmt.Errorf("vertex cover: a kernel of %d vertices is more than the device engine takes (%d); use --engine cpu", n, kernels.VCMaxVertices)
+	if n > kernel.VCMaxVertices {
+		return res, fmt.Errorf("vertex cover: a kernel of %d vertices is more than the device engine takes (%d); use --engine cpu", n, kernel.VCMaxVertices)
 	}
 	// The device searches for kernel covers of at most allowed vertices:
 	// its incumbent word is n − (a kernel cover size known), so that the
 	// budget is n − 1 − word (vc.cl).
 	kub := min(len(best), ub) - rk.base // a kernel cover of this size is known or not wanted
 	devs := append([]backend.Device{dev}, opts.Devices...)
-	units := make([]devsearch.Unit, 0, len(devs))
-	ks := make([]*kernels.VC, 0, len(devs))
+	units := make([]search.Unit, 0, len(devs))
+	ks := make([]*kernel.VC, 0, len(devs))
 	names := make([]string, 0, len(devs))
 	res.Workers = 0
 	for _, d := range devs {
 		di := d.Info()
-		shape := kernels.VCShape{N: n, MaxCover: max(kub-1, 0)}
+		shape := kernel.VCShape{N: n, MaxCover: max(kub-1, 0)}
 		if di.Type == backend.TypeCPU {
 			shape.Lanes = 1
 		}
-		shape.Workers, shape.Capacity = devsearch.Fit(di, opts.Workers, func(w, c int) int64 {
+		shape.Workers, shape.Capacity = search.Fit(di, opts.Workers, func(w, c int) int64 {
 			t := shape
 			t.Workers, t.Capacity = w, c
 			return t.Bytes()
@@ -223,7 +228,7 @@ func solveDevice(ctx context.Context, g *core.Graph, opts Options, start time.Ti
 			return res, fmt.Errorf("vertex cover: %s: %w", di, err)
 		}
 		defer q.Release()
-		k, err := kernels.NewVC(d, q, shape, rk.off, rk.adj)
+		k, err := kernel.NewVC(d, q, shape, rk.off, rk.adj)
 		if err != nil {
 			return res, fmt.Errorf("vertex cover: %s: %w", di, err)
 		}
@@ -231,7 +236,7 @@ func solveDevice(ctx context.Context, g *core.Graph, opts Options, start time.Ti
 		if err := k.Reset(q, n-kub); err != nil {
 			return res, fmt.Errorf("vertex cover: %s: %w", di, err)
 		}
-		units = append(units, devsearch.Unit{Queue: q, Kernel: &devsearch.WithGoal{K: k, Goal: int32(kub - 1)}, Workers: shape.Workers})
+		units = append(units, search.Unit{Queue: q, Kernel: &search.WithGoal{K: k, Goal: int32(kub - 1)}, Workers: shape.Workers})
 		ks = append(ks, k)
 		names = append(names, di.String())
 		res.Workers += shape.Workers
@@ -239,7 +244,7 @@ func solveDevice(ctx context.Context, g *core.Graph, opts Options, start time.Ti
 	res.Device = strings.Join(names, ", ")
 	toFull := func(word int) int { return rk.base + n - word } // the incumbent word as a cover size of g
 
-	dopt := devsearch.Options{Pool: [][]uint64{ks[0].RootTask(rk.off)}}
+	dopt := search.Options{Pool: [][]uint64{ks[0].RootTask(rk.off)}}
 	if dl, ok := ctx.Deadline(); ok {
 		dopt.Deadline = dl
 	}
@@ -250,7 +255,7 @@ func solveDevice(ctx context.Context, g *core.Graph, opts Options, start time.Ti
 	}
 	if opts.Progress != nil {
 		dopt.ProgressInterval = opts.ProgressEvery
-		dopt.Progress = func(s devsearch.Status) {
+		dopt.Progress = func(s search.Status) {
 			p := Progress{Best: -1, LowerBound: rk.lb, Nodes: s.Nodes, Elapsed: time.Since(start)}
 			if b := toFull(s.Incumbent); b < ub {
 				p.Best = b
@@ -283,7 +288,7 @@ func solveDevice(ctx context.Context, g *core.Graph, opts Options, start time.Ti
 		cpu.lower(toFull(word))
 		return max(word, n-(cpu.best()-rk.base)), false
 	}
-	st, proven, err := devsearch.RunMany(ctx, units, dopt)
+	st, proven, err := search.RunMany(ctx, units, dopt)
 	res.Nodes, res.Epochs, res.Moved = st.Nodes, st.Epochs, st.Moved
 	if err != nil {
 		return res, fmt.Errorf("vertex cover: %s: %w", res.Device, err)

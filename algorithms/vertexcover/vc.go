@@ -37,7 +37,7 @@
 // NOTES.md).
 //
 // The gpu and hybrid engines (device.go) run the root reductions here and
-// search the kernel on a device with kernels/vc.cl, alone or beside this
+// search the kernel on a device with algorithms/vertexcover/kernel/vc.cl, alone or beside this
 // engine with one incumbent; see NOTES.md for what the device does.
 package vertexcover
 
@@ -92,7 +92,7 @@ type Options struct {
 	// default, "" too) by density against DenseThreshold, EngineBranch
 	// branch and reduce only, EngineClique the clique route on every
 	// component it can hold. See dense.go.
-	Engine string
+	Engine Engine
 	// Device is where the gpu and hybrid engines search (device.go);
 	// Workers its work-groups (0: sized from the device).
 	Device  backend.Device
@@ -212,7 +212,7 @@ func Solve(ctx context.Context, g *core.Graph, opts Options) (Result, error) {
 	if opts.Below < 0 {
 		return Result{}, fmt.Errorf("vertex cover: negative bound Below=%d", opts.Below)
 	}
-	if err := ParseEngine(opts.Engine); err != nil {
+	if _, err := ParseEngine(string(opts.Engine)); err != nil {
 		return Result{}, err
 	}
 	why := ""
