@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"runtime"
 	"slices"
-	"strings"
 	"time"
 
 	"github.com/arbor-gpu/arbor/algorithms/clique/kernel"
@@ -90,7 +89,7 @@ func chooseEngine(n int, opts Options) (Engine, string, error) {
 		case opts.Device.Info().Backend != "cuda":
 			return EngineCPU, "the device engine is only ever considered on CUDA (warp-sized teams)", nil
 		}
-		// Measured on the H100 against 16 CPU threads (NOTES.md): the
+		// Measured on the H100 against 16 CPU threads (docs/results/clique.md): the
 		// hybrid wins wherever the CPU engine takes more than a few tens
 		// of milliseconds (p_hat500-3 4.9 → 0.35 s, frb30-15-1 47.9 →
 		// 10.2 s) and loses on the easy instances, which the CPU engine
@@ -142,28 +141,17 @@ func (p *problem) solveDevice(ctx context.Context, hybrid bool, start time.Time)
 		return out, nil
 	}
 	devs := append([]backend.Device{dev}, opts.Devices...)
-	units := make([]search.Unit, 0, len(devs))
-	ks := make([]*kernel.Clique, 0, len(devs))
-	names := make([]string, 0, len(devs))
 	var shape kernel.CliqueShape
-	for _, d := range devs {
-		di := d.Info()
-		shape = p.deviceShape(di)
-		q, err := d.NewQueue()
-		if err != nil {
-			return res, fmt.Errorf("clique: %s: %w", di, err)
-		}
-		defer q.Release()
+	ds, err := search.Open(devs, func(d backend.Device, q backend.Queue) (*kernel.Clique, int, error) {
+		shape = p.deviceShape(d.Info())
 		k, err := kernel.NewClique(d, q, shape, p.adj)
-		if err != nil {
-			return res, fmt.Errorf("clique: %s: %w", di, err)
-		}
-		defer k.Release()
-		units = append(units, search.Unit{Queue: q, Kernel: &search.WithGoal{K: k}, Workers: shape.Workers})
-		ks = append(ks, k)
-		names = append(names, di.String())
+		return k, shape.Workers, err
+	})
+	if err != nil {
+		return res, fmt.Errorf("clique: %w", err)
 	}
-	res.Device = strings.Join(names, ", ")
+	defer ds.Close()
+	res.Device = ds.Device()
 
 	inc := p.init
 	goal := int32(0)
@@ -172,13 +160,6 @@ func (p *problem) solveDevice(ctx context.Context, hybrid bool, start time.Time)
 		// The incumbent word starts at goal−1, so that only cliques of the
 		// goal's size or more are published; pruning never moves from it.
 		goal, word = int32(opts.Goal), opts.Goal-1
-	}
-	for i, u := range units {
-		if err := ks[i].Reset(u.Queue, word); err != nil {
-			return res, fmt.Errorf("clique: %s: %w", names[i], err)
-		}
-		l := u.Kernel.(*search.WithGoal)
-		l.Goal, l.Frozen = goal, frozen
 	}
 
 	var cpu *shared
@@ -237,7 +218,7 @@ func (p *problem) solveDevice(ctx context.Context, hybrid bool, start time.Time)
 			return b, b >= p.ub
 		}
 	}
-	st, proven, err := search.RunMany(ctx, units, dopt)
+	st, proven, err := ds.Run(ctx, word, goal, frozen, dopt)
 	if hybrid {
 		if !cpuFinished {
 			cpu.halt()
@@ -248,15 +229,13 @@ func (p *problem) solveDevice(ctx context.Context, hybrid bool, start time.Time)
 		}
 	}
 	if err != nil {
-		return res, fmt.Errorf("clique: %s: %w", res.Device, err)
+		return res, fmt.Errorf("clique: %w", err)
 	}
-	workers := 0
-	for i, u := range units {
-		workers += u.Workers
-		best, err := ks[i].Best(u.Queue)
-		if err != nil {
-			return res, fmt.Errorf("clique: %s: reading the result: %w", names[i], err)
-		}
+	bests, err := search.Collect(ds, "the result", (*kernel.Clique).Best)
+	if err != nil {
+		return res, fmt.Errorf("clique: %w", err)
+	}
+	for _, best := range bests {
 		if len(best) > len(inc) {
 			inc = make([]int32, len(best))
 			for j, v := range best {
@@ -265,7 +244,7 @@ func (p *problem) solveDevice(ctx context.Context, hybrid bool, start time.Time)
 		}
 	}
 	res.Size, res.Nodes, res.Proven = len(inc), st.Nodes+cpuNodes, proven
-	res.Threads, res.Shared, res.Epochs, res.Moved = workers, st.Donated, st.Epochs, st.Moved
+	res.Threads, res.Shared, res.Epochs, res.Moved = ds.Workers(), st.Donated, st.Epochs, st.Moved
 	res.Clique = make([]int, len(inc))
 	for i, v := range inc {
 		res.Clique[i] = p.order[v]

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"runtime"
 	"sort"
-	"strings"
 	"time"
 
 	"github.com/arbor-gpu/arbor/algorithms/mcs/kernel"
@@ -132,27 +131,16 @@ func solveDevice(ctx context.Context, g, h *core.Graph, opts Options, hybrid boo
 		return Result{}, err
 	}
 	devs := append([]backend.Device{opts.Device}, opts.Devices...)
-	units := make([]search.Unit, 0, len(devs))
-	mks := make([]*kernel.MCSplit, 0, len(devs))
-	var names []string
-	for _, dev := range devs {
-		info := dev.Info()
-		shape := deviceShape(p, info, opts)
-		q, err := dev.NewQueue()
-		if err != nil {
-			return Result{}, fmt.Errorf("mcs: %s: %w", info, err)
-		}
-		defer q.Release()
+	ds, err := search.Open(devs, func(dev backend.Device, q backend.Queue) (*kernel.MCSplit, int, error) {
+		shape := deviceShape(p, dev.Info(), opts)
 		words := shape.Words()
 		k, err := kernel.NewMCSplit(dev, q, shape, bitRows(p.adj0, p.n0, words), bitRows(p.adj1, p.n1, words))
-		if err != nil {
-			return Result{}, fmt.Errorf("mcs: %s: %w", info, err)
-		}
-		defer k.Release()
-		mks = append(mks, k)
-		units = append(units, search.Unit{Queue: q, Kernel: &search.WithGoal{K: k}, Workers: shape.Workers})
-		names = append(names, info.String())
+		return k, shape.Workers, err
+	})
+	if err != nil {
+		return Result{}, fmt.Errorf("mcs: %w", err)
 	}
+	defer ds.Close()
 
 	// A fast incumbent from a short sequential run, unless the incumbent
 	// is fixed.
@@ -167,15 +155,6 @@ func solveDevice(ctx context.Context, g, h *core.Graph, opts Options, hybrid boo
 	goal := int32(1)
 	if opts.Goal > 0 {
 		incSize, goal = 0, int32(opts.Goal)
-	}
-	// With a fixed goal the incumbent word starts at goal−1, so that only
-	// solutions of the goal's size or more are published, as on the CPU.
-	for i, u := range units {
-		if err := mks[i].Reset(u.Queue, max(incSize, int(goal)-1)); err != nil {
-			return Result{}, fmt.Errorf("mcs: %s: %w", names[i], err)
-		}
-		lo := u.Kernel.(*search.WithGoal)
-		lo.Goal, lo.Frozen = goal, opts.Goal > 0
 	}
 	var cpu *shared
 	cpuDone := make(chan int64, 1)
@@ -222,7 +201,9 @@ func solveDevice(ctx context.Context, g, h *core.Graph, opts Options, hybrid boo
 	if share != nil && !hybrid {
 		dopt.Between = func(devInc int) (int, bool) { return share(devInc), false }
 	}
-	st, proven, err := search.RunMany(ctx, units, dopt)
+	// With a fixed goal the incumbent word starts at goal−1, so that only
+	// solutions of the goal's size or more are published, as on the CPU.
+	st, proven, err := ds.Run(ctx, max(incSize, int(goal)-1), goal, opts.Goal > 0, dopt)
 	if hybrid {
 		if !cpuFinished {
 			cpu.halt()
@@ -233,17 +214,14 @@ func solveDevice(ctx context.Context, g, h *core.Graph, opts Options, hybrid boo
 			inc = cpu.inc
 		}
 	}
-	device := strings.Join(names, ", ")
 	if err != nil {
-		return Result{}, fmt.Errorf("mcs: %s: %w", device, err)
+		return Result{}, fmt.Errorf("mcs: %w", err)
 	}
-	workers := 0
-	for i, u := range units {
-		workers += u.Workers
-		best, err := mks[i].Best(u.Queue)
-		if err != nil {
-			return Result{}, fmt.Errorf("mcs: %s: reading the result: %w", names[i], err)
-		}
+	bests, err := search.Collect(ds, "the result", (*kernel.MCSplit).Best)
+	if err != nil {
+		return Result{}, fmt.Errorf("mcs: %w", err)
+	}
+	for _, best := range bests {
 		if len(best) > len(inc) {
 			inc = make([]pair, 0, len(best))
 			for _, b := range best {
@@ -251,8 +229,8 @@ func solveDevice(ctx context.Context, g, h *core.Graph, opts Options, hybrid boo
 			}
 		}
 	}
-	res := Result{Nodes: hostNodes + st.Nodes, Proven: proven, Threads: workers, Shared: st.Donated, Moved: st.Moved,
-		Device: device, Epochs: st.Epochs, Tail: st.Tail}
+	res := Result{Nodes: hostNodes + st.Nodes, Proven: proven, Threads: ds.Workers(), Shared: st.Donated, Moved: st.Moved,
+		Device: ds.Device(), Epochs: st.Epochs, Tail: st.Tail}
 	res.Size = len(inc)
 	for _, pr := range inc {
 		res.Mapping = append(res.Mapping, [2]int{p.order0[pr.v], p.order1[pr.w]})

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"runtime"
 	"slices"
-	"strings"
 	"time"
 
 	"github.com/arbor-gpu/arbor/algorithms/clique"
@@ -49,7 +48,7 @@ func ParseEngine(s string) (Engine, error) {
 // autoDevice says whether the auto engine takes the device, and why.
 //
 // Never, as measured on the H100 against the CPU engine on its 16 cores
-// (NOTES.md): over the Yamout graphs, the 28 PACE instances with ≤ 450
+// (docs/results/vertexcover.md): over the Yamout graphs, the 28 PACE instances with ≤ 450
 // vertices and frb30-15-*, the CPU engine (its reductions, clique route and
 // bounds) is the fastest or within 10 % everywhere but on two small PACE
 // kernels (vc-exact_005 and _019: 0.22 and 0.16 s on the device against
@@ -64,7 +63,7 @@ func autoDevice(dev backend.Device) (bool, string) {
 	case dev.Info().Type != backend.TypeGPU || dev.Info().Backend != "cuda":
 		return false, fmt.Sprintf("auto: %s is not a CUDA GPU, the CPU engine", dev.Info())
 	}
-	return false, fmt.Sprintf("auto: the CPU engine, measured on the H100 to match or beat %s's device engine (vertexcover/NOTES.md)", dev.Info().Name)
+	return false, fmt.Sprintf("auto: the CPU engine, measured on the H100 to match or beat %s's device engine (vertexcover/docs/results/vertexcover.md)", dev.Info().Name)
 }
 
 // rootKernel is the graph after the root reductions: what the device
@@ -193,7 +192,7 @@ func solveDevice(ctx context.Context, g *core.Graph, opts Options, start time.Ti
 	// engine sends it to its clique route (dense.go): on the H100,
 	// cop_hat500-3's kernel took 9.2 s on the CPU engine and its vc_epoch
 	// search was unproven after 15 s, while the clique device engine
-	// settles its complement in about half a second (clique/NOTES.md).
+	// settles its complement in about half a second (clique/docs/results/vertexcover.md).
 	// Parameterized searches stay on vc_epoch, whose k = opt − 1 trees
 	// compare across backends.
 	dr := &denseRoute{threshold: DenseThreshold}
@@ -208,43 +207,28 @@ func solveDevice(ctx context.Context, g *core.Graph, opts Options, start time.Ti
 	// budget is n − 1 − word (vc.cl).
 	kub := min(len(best), ub) - rk.base // a kernel cover of this size is known or not wanted
 	devs := append([]backend.Device{dev}, opts.Devices...)
-	units := make([]search.Unit, 0, len(devs))
-	ks := make([]*kernel.VC, 0, len(devs))
-	names := make([]string, 0, len(devs))
-	res.Workers = 0
-	for _, d := range devs {
-		di := d.Info()
+	ds, err := search.Open(devs, func(d backend.Device, q backend.Queue) (*kernel.VC, int, error) {
 		shape := kernel.VCShape{N: n, MaxCover: max(kub-1, 0)}
-		if di.Type == backend.TypeCPU {
+		if d.Info().Type == backend.TypeCPU {
 			shape.Lanes = 1
 		}
-		shape.Workers, shape.Capacity = search.Fit(di, opts.Workers, func(w, c int) int64 {
+		shape.Workers, shape.Capacity = search.Fit(d.Info(), opts.Workers, func(w, c int) int64 {
 			t := shape
 			t.Workers, t.Capacity = w, c
 			return t.Bytes()
 		})
-		q, err := d.NewQueue()
-		if err != nil {
-			return res, fmt.Errorf("vertex cover: %s: %w", di, err)
-		}
-		defer q.Release()
 		k, err := kernel.NewVC(d, q, shape, rk.off, rk.adj)
-		if err != nil {
-			return res, fmt.Errorf("vertex cover: %s: %w", di, err)
-		}
-		defer k.Release()
-		if err := k.Reset(q, n-kub); err != nil {
-			return res, fmt.Errorf("vertex cover: %s: %w", di, err)
-		}
-		units = append(units, search.Unit{Queue: q, Kernel: &search.WithGoal{K: k, Goal: int32(kub - 1)}, Workers: shape.Workers})
-		ks = append(ks, k)
-		names = append(names, di.String())
-		res.Workers += shape.Workers
+		return k, shape.Workers, err
+	})
+	if err != nil {
+		return res, fmt.Errorf("vertex cover: %w", err)
 	}
-	res.Device = strings.Join(names, ", ")
+	defer ds.Close()
+	res.Workers = ds.Workers()
+	res.Device = ds.Device()
 	toFull := func(word int) int { return rk.base + n - word } // the incumbent word as a cover size of g
 
-	dopt := search.Options{Pool: [][]uint64{ks[0].RootTask(rk.off)}}
+	dopt := search.Options{Pool: [][]uint64{ds.Kernels[0].RootTask(rk.off)}}
 	if dl, ok := ctx.Deadline(); ok {
 		dopt.Deadline = dl
 	}
@@ -288,16 +272,18 @@ func solveDevice(ctx context.Context, g *core.Graph, opts Options, start time.Ti
 		cpu.lower(toFull(word))
 		return max(word, n-(cpu.best()-rk.base)), false
 	}
-	st, proven, err := search.RunMany(ctx, units, dopt)
+	// The incumbent word is n − kub (a kernel cover of kub is known or not
+	// wanted); the goal kub − 1 bounds the covers searched for, not frozen.
+	st, proven, err := ds.Run(ctx, n-kub, int32(kub-1), false, dopt)
 	res.Nodes, res.Epochs, res.Moved = st.Nodes, st.Epochs, st.Moved
 	if err != nil {
-		return res, fmt.Errorf("vertex cover: %s: %w", res.Device, err)
+		return res, fmt.Errorf("vertex cover: %w", err)
 	}
-	for i, u := range units {
-		kc, err := ks[i].Best(u.Queue)
-		if err != nil {
-			return res, fmt.Errorf("vertex cover: %s: reading the cover: %w", names[i], err)
-		}
+	covers, err := search.Collect(ds, "the cover", (*kernel.VC).Best)
+	if err != nil {
+		return res, fmt.Errorf("vertex cover: %w", err)
+	}
+	for _, kc := range covers {
 		if kc != nil {
 			if c := rk.lift(kc); len(c) < len(best) {
 				best = c

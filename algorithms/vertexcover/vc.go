@@ -34,11 +34,11 @@
 // kernels it races branch and reduce, whose local search closes kernels
 // with a tight lower bound at once. Options.Engine forces either route;
 // Result.Engine and Result.Why say which settled the answer (dense.go,
-// NOTES.md).
+// docs/results/vertexcover.md).
 //
 // The gpu and hybrid engines (device.go) run the root reductions here and
 // search the kernel on a device with algorithms/vertexcover/kernel/vc.cl, alone or beside this
-// engine with one incumbent; see NOTES.md for what the device does.
+// engine with one incumbent; see docs/results/vertexcover.md for what the device does.
 package vertexcover
 
 import (
@@ -98,7 +98,7 @@ type Options struct {
 	Device  backend.Device
 	Workers int
 	// Devices are more devices beside Device: one device search spans them
-	// all (devsearch.RunMany), with one task pool and one incumbent.
+	// all (search.RunMany), with one task pool and one incumbent.
 	Devices []backend.Device
 
 	// LSDevice, when set, opens a device on which the partition local

@@ -279,7 +279,7 @@ func (r *Ring) RaiseIncumbent(q backend.Queue, v int32) error {
 // its own idle workers want: the hungry count starts each launch at n, and
 // busy workers donate while fewer tasks than that are queued. A search
 // spread over several devices sets it on a busy device while another has
-// run dry, and moves what was donated (devsearch.RunMany). The workers
+// run dry, and moves what was donated (RunMany). The workers
 // leave the count where they found it, so it holds until changed. Only
 // between launches.
 func (r *Ring) SetDemand(q backend.Queue, n int32) error {

@@ -78,7 +78,7 @@ func NewKCount(dev backend.Device, q backend.Queue, n, k, workers int, adj []uin
 	return c, nil
 }
 
-// Epoch runs one launch (devsearch.Kernel).
+// Epoch runs one launch (search.Kernel).
 func (c *KCount) Epoch(q backend.Queue, budget int64, idleLimit int32) error {
 	r := c.Ring
 	return q.Launch(c.k, backend.R1(c.Workers, 1), backend.Buf(c.shape), backend.Buf(c.adj), backend.Buf(r.Slots),
@@ -86,12 +86,12 @@ func (c *KCount) Epoch(q backend.Queue, budget int64, idleLimit int32) error {
 		backend.I64(budget), backend.I32(idleLimit))
 }
 
-// WorkerStatus reads every worker's status words (devsearch.Kernel).
+// WorkerStatus reads every worker's status words (search.Kernel).
 func (c *KCount) WorkerStatus(q backend.Queue) ([]int64, error) {
 	return search.ReadWorkerStatus(q, c.wstate, c.Workers)
 }
 
-// TaskRing is the kernel's task ring (devsearch.Kernel).
+// TaskRing is the kernel's task ring (search.Kernel).
 func (c *KCount) TaskRing() *search.Ring { return c.Ring }
 
 // Count is the number of k-cliques counted so far, all workers together.

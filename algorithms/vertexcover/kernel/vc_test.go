@@ -130,7 +130,7 @@ func TestVCLanes(t *testing.T) {
 // than lanes included) and requires the twin's node counts and covers.
 // Skipped when the variable is unset: every lane count is a compilation
 // of its own on PoCL (seconds for 8 lanes), and PoCL 3.1 cannot build
-// this kernel's lane path for 2 lanes (NOTES: "PoCL 5.0 crash of
+// this kernel's lane path for 2 lanes (docs/results/vertexcover.md: "PoCL 5.0 crash of
 // TestVCLanes").
 func TestVCLanesSweep(t *testing.T) {
 	env := os.Getenv("ARBOR_VC_LANES")
@@ -258,7 +258,7 @@ func TestVCDonates(t *testing.T) {
 // or "". PoCL 5.0 (the GPU machine's, LLVM 16) mishandles it under every
 // work-group method: a segmentation fault (the default, loopvec) or one
 // node and no cover (cbs), with the kernel cache off; a review found no
-// kernel defect, and PoCL 3.1 runs it right (NOTES.md, issue #16). CPU
+// kernel defect, and PoCL 3.1 runs it right (docs/results/vertexcover.md, issue #16). CPU
 // devices run vc_epoch with one lane in production (device.go), so only
 // this test path is affected; other PoCL versions still run it.
 func poclLaneBug(info backend.Info) string {
@@ -266,7 +266,7 @@ func poclLaneBug(info backend.Info) string {
 		return ""
 	}
 	if major, _, _ := strings.Cut(info.DriverVersion, "."); major == "5" {
-		return "PoCL " + info.DriverVersion + " mishandles vc_epoch's multi-lane path (see NOTES.md, issue #16)"
+		return "PoCL " + info.DriverVersion + " mishandles vc_epoch's multi-lane path (see docs/results/vertexcover.md, issue #16)"
 	}
 	return ""
 }
