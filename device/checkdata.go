@@ -2,7 +2,7 @@ package device
 
 import "math/rand/v2"
 
-// randomBitRows is the adjacency bitsets of a G(n, p) graph.
+// RandomBitRows is the adjacency bitsets of a G(n, p) graph.
 func RandomBitRows(rng *rand.Rand, n int, p float64) []uint64 {
 	w := (n + 63) / 64
 	rows := make([]uint64, n*w)
@@ -17,5 +17,5 @@ func RandomBitRows(rng *rand.Rand, n int, p float64) []uint64 {
 	return rows
 }
 
-// newCheckRand is the seeded generator of a check's random input.
+// NewCheckRand is the seeded generator of a check's random input.
 func NewCheckRand(seed uint64) *rand.Rand { return rand.New(rand.NewPCG(seed, 5)) }

@@ -31,7 +31,7 @@ const (
 // DenseThreshold is the kernel density (2m / n(n−1)) from which the auto
 // engine solves a kernel component as a maximum clique of its complement
 // (raced against branch and reduce on the top-level kernels; see dense).
-// Measured on two cores (docs/results/vertexcover.md): on G(n,p) kernels of 100–150
+// Measured on two cores (docs/design/vertexcover.md): on G(n,p) kernels of 100–150
 // vertices the clique route is faster from p = 0.08 up (2–300×); at 200
 // vertices it loses at p = 0.05, wins from p = 0.15, and both time out at
 // 0.08–0.12. On the Yamout cop_hat graphs (density 0.25–0.75) it is

@@ -63,7 +63,7 @@ func autoDevice(dev backend.Device) (bool, string) {
 	case dev.Info().Type != backend.TypeGPU || dev.Info().Backend != "cuda":
 		return false, fmt.Sprintf("auto: %s is not a CUDA GPU, the CPU engine", dev.Info())
 	}
-	return false, fmt.Sprintf("auto: the CPU engine, measured on the H100 to match or beat %s's device engine (vertexcover/docs/results/vertexcover.md)", dev.Info().Name)
+	return false, fmt.Sprintf("auto: the CPU engine, measured on the H100 to match or beat %s's device engine (docs/results/vertexcover.md)", dev.Info().Name)
 }
 
 // rootKernel is the graph after the root reductions: what the device
@@ -189,10 +189,10 @@ func solveDevice(ctx context.Context, g *core.Graph, opts Options, start time.Ti
 		return finish(best, true, fmt.Sprintf("kernel of %d vertices: the host's greedy cover meets the bound", n))
 	}
 	// A dense kernel goes to the clique engine's device search, as the CPU
-	// engine sends it to its clique route (dense.go): on the H100,
-	// cop_hat500-3's kernel took 9.2 s on the CPU engine and its vc_epoch
-	// search was unproven after 15 s, while the clique device engine
-	// settles its complement in about half a second (clique/docs/results/vertexcover.md).
+	// engine sends it to its clique route (dense.go): on the H100 the
+	// clique device engine settles such kernels' complements far sooner
+	// than vc_epoch (cop_hat500-3 in docs/results/vertexcover.md, issue
+	// #16, "On the H100").
 	// Parameterized searches stay on vc_epoch, whose k = opt − 1 trees
 	// compare across backends.
 	dr := &denseRoute{threshold: DenseThreshold}

@@ -307,7 +307,7 @@ func (m *many) workers() int {
 	return n
 }
 
-// status sums the devices' states. m.mu held (or every unit finished).
+// Status sums the devices' states. m.mu held (or every unit finished).
 func (m *many) status() Status {
 	st := Status{Incumbent: m.inc, Pooled: len(m.pool), Elapsed: time.Since(m.start), Tail: m.tail,
 		Devices: len(m.units), Moved: m.moved}

@@ -16,10 +16,12 @@ import (
 // and it honours the demand protocol as device workers do: while the
 // hungry word exceeds the tasks queued, it gives its oldest node away.
 type treeKernel struct {
-	ring  *Ring
-	stack []uint64
-	nodes int64
-	given int64
+	ring    *Ring
+	stack   []uint64
+	nodes   int64
+	given   int64
+	budgets map[int64]bool // the budgets launches got
+	idles   map[int32]bool // the idle limits launches got
 }
 
 func newTreeKernel(t *testing.T, dev backend.Device, q backend.Queue) *treeKernel {
@@ -32,10 +34,11 @@ func newTreeKernel(t *testing.T, dev backend.Device, q backend.Queue) *treeKerne
 	if err := r.Reset(q, 0); err != nil {
 		t.Fatal(err)
 	}
-	return &treeKernel{ring: r}
+	return &treeKernel{ring: r, budgets: map[int64]bool{}, idles: map[int32]bool{}}
 }
 
-func (k *treeKernel) Epoch(q backend.Queue, budget int64, _ int32) error {
+func (k *treeKernel) Epoch(q backend.Queue, budget int64, idle int32) error {
+	k.budgets[budget], k.idles[idle] = true, true
 	// A launch takes time on a device; without it the units waiting for
 	// work would rarely get the lock before the busy one is back.
 	time.Sleep(200 * time.Microsecond)

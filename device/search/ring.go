@@ -30,7 +30,7 @@ const (
 	DSWWords   = 8
 )
 
-// checkGeometry checks what every search kernel's shape has: work-items
+// CheckGeometry checks what every search kernel's shape has: work-items
 // per worker (a power of two up to a warp), workers, and a ring capacity
 // that is a power of two.
 func CheckGeometry(kernel string, lanes, workers, capacity int) error {
@@ -46,7 +46,7 @@ func CheckGeometry(kernel string, lanes, workers, capacity int) error {
 	return nil
 }
 
-// readWorkerStatus reads the status words (DSW*) of a search's workers.
+// ReadWorkerStatus reads the status words (DSW*) of a search's workers.
 func ReadWorkerStatus(q backend.Queue, wstate backend.Buffer, workers int) ([]int64, error) {
 	st := make([]int64, workers*DSWWords)
 	return st, backend.ReadSlice(q, wstate, st)
@@ -81,7 +81,7 @@ func resetSearch(q backend.Queue, wstate backend.Buffer, workers int, r *Ring, i
 	return r.Reset(q, int32(incumbent))
 }
 
-// releaseSearch frees what every search kernel's wrapper holds: its
+// ReleaseSearch frees what every search kernel's wrapper holds: its
 // kernel, its buffers (the ring's included) and its program. It returns
 // the first error.
 func ReleaseSearch(k backend.Kernel, bs *backend.Buffers, prog backend.Program) error {
@@ -100,7 +100,7 @@ func ReleaseSearch(k backend.Kernel, bs *backend.Buffers, prog backend.Program) 
 	return first
 }
 
-// searchKernel is what the wrappers of mcsplit_epoch, clique_epoch and
+// SearchKernel is what the wrappers of mcsplit_epoch, clique_epoch and
 // vc_epoch hold alike: the device, the program and its epoch kernel, the
 // buffers (the ring's included), the workers' status words, and the
 // launch geometry (workers work-groups of lanes work-items).
@@ -114,7 +114,7 @@ type SearchKernel struct {
 	workers, lanes int
 }
 
-// newSearchKernel builds name_epoch for dev with defines and starts the
+// NewSearchKernel builds name_epoch for dev with defines and starts the
 // buffer set; the wrapper allocates into sk.bs (sk.wstate included), then
 // calls newRing. On an error nothing is left held.
 func NewSearchKernel(dev backend.Device, q backend.Queue, name string, defines map[string]string, workers, lanes int) (SearchKernel, error) {
@@ -130,7 +130,7 @@ func NewSearchKernel(dev backend.Device, q backend.Queue, name string, defines m
 	return sk, nil
 }
 
-// newRing checks the wrapper's allocations (bytes, the whole search's,
+// NewRing checks the wrapper's allocations (bytes, the whole search's,
 // names the size in the error) and adds the task ring to them.
 func (sk *SearchKernel) NewRing(capacity, taskWords int, bytes int64) (*Ring, error) {
 	if err := sk.Buffers.Err(); err != nil {
@@ -139,7 +139,7 @@ func (sk *SearchKernel) NewRing(capacity, taskWords int, bytes int64) (*Ring, er
 	return NewRing(sk.Buffers, capacity, taskWords)
 }
 
-// launch runs one epoch with the kernel's inputs in and own state around
+// Launch runs one epoch with the kernel's inputs in and own state around
 // the layer's arguments (epochArgs).
 func (sk *SearchKernel) Launch(q backend.Queue, in []backend.Buffer, r *Ring, state []backend.Buffer, budget int64, idleLimit, goal int32, frozen bool) error {
 	err := q.Launch(sk.k, backend.R1(sk.workers*sk.lanes, sk.lanes),
@@ -150,7 +150,7 @@ func (sk *SearchKernel) Launch(q backend.Queue, in []backend.Buffer, r *Ring, st
 	return nil
 }
 
-// status reads every worker's status words (DSW*).
+// Status reads every worker's status words (DSW*).
 func (sk *SearchKernel) Status(q backend.Queue) ([]int64, error) {
 	return ReadWorkerStatus(q, sk.WState, sk.workers)
 }
@@ -165,7 +165,7 @@ func (sk *SearchKernel) ResetWorkers(q backend.Queue, r *Ring, incumbent int) er
 // Release calls it; an error path of NewSearchKernel too).
 func (sk *SearchKernel) Free() error { return ReleaseSearch(sk.k, sk.Buffers, sk.prog) }
 
-// bestWorker is the worker whose certificate (stride words each, the
+// BestWorker is the worker whose certificate (stride words each, the
 // first its size word) has the largest size word above none, the first of
 // equals; -1 when no size word is above none.
 func BestWorker[T int32 | uint32](certs []T, workers, stride int, none T) int {
@@ -371,7 +371,7 @@ func (r *Ring) slotsIO(q backend.Queue, pos uint32, k int, buf []uint64, io func
 	return nil
 }
 
-// twinRing is the Go twin of devsearch.cl's ring over the memory of CPU
+// TwinRing is the Go twin of devsearch.cl's ring over the memory of CPU
 // backend buffers. Work-groups run as concurrent goroutines there, so the
 // control and sequence words are used through sync/atomic only, which
 // also orders the plain slot reads and writes around them.
@@ -432,7 +432,7 @@ func (r *TwinRing) Add(word int, delta int32) { atomic.AddUint32(&r.Ctrl[word], 
 
 func (r *TwinRing) Load(word int) int32 { return int32(atomic.LoadUint32(&r.Ctrl[word])) }
 
-// maxInc raises the incumbent word to at least m.
+// MaxInc raises the incumbent word to at least m.
 func (r *TwinRing) MaxInc(m int32) {
 	for {
 		old := atomic.LoadUint32(&r.Ctrl[DSInc])
@@ -459,7 +459,7 @@ func (r *TwinRing) tryTake(waiting bool) (pos uint32, ok bool, running int32) {
 	return pos, true, 1
 }
 
-// resume is the twin of ds_resume: the status words the last launch
+// Resume is the twin of ds_resume: the status words the last launch
 // saved, less DSWBase (whose meaning is the kernel's: each twin reads it
 // itself), and a worker that still holds a task counts as running again.
 func (r *TwinRing) Resume(st []int64) (nodes int64, active bool, level, phase int, donated, taken int64) {
@@ -472,7 +472,7 @@ func (r *TwinRing) Resume(st []int64) (nodes int64, active bool, level, phase in
 	return nodes, active, level, phase, donated, taken
 }
 
-// leave is the twin of ds_leave: the level of the parent's next child,
+// Leave is the twin of ds_leave: the level of the parent's next child,
 // or, leaving the task's own root, level 0 and active false (the task is
 // done).
 func (r *TwinRing) Leave(level int) (int, bool) {
@@ -483,7 +483,7 @@ func (r *TwinRing) Leave(level int) (int, bool) {
 	return 0, false
 }
 
-// idle is an idle twin worker's attempt to take a task, the twin of
+// Idle is an idle twin worker's attempt to take a task, the twin of
 // ds_take: the position it took, or, when none was ready, whether to give
 // up (after idleLimit tries, or once no worker that could donate is
 // running). Between tries it yields, so that on few cores the busy
@@ -504,13 +504,13 @@ func (r *TwinRing) Idle(waiting *bool, polls *int32, idleLimit int32) (pos uint3
 	return 0, false, false
 }
 
-// shouldGive is the twin of ds_should_give.
+// ShouldGive is the twin of ds_should_give.
 func (r *TwinRing) ShouldGive() bool {
 	hungry := r.Load(DSHungry)
 	return hungry > 0 && r.queued() < hungry
 }
 
-// saveStatus is the twin of ds_save_status.
+// SaveStatus is the twin of ds_save_status.
 func (r *TwinRing) SaveStatus(st []int64, nodes int64, active bool, level, phase, base int, donated, taken int64, waiting bool) {
 	st[DSWNodes], st[DSWLevel], st[DSWPhase], st[DSWBase] = nodes, int64(level), int64(phase), int64(base)
 	st[DSWDonated], st[DSWTaken] = donated, taken
