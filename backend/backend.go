@@ -69,7 +69,7 @@ type Device interface {
 	// ErrOutOfMemory so callers can fall back or split work.
 	Alloc(bytes int) (Buffer, error)
 	// Build compiles a program. Source.Code is the complete text the
-	// compiler sees (kernels.Source prepends the prelude).
+	// compiler sees (device.Source prepends the prelude).
 	Build(src Source) (Program, error)
 	// NewQueue returns an in-order queue (stream) with timing enabled.
 	NewQueue() (Queue, error)

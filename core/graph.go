@@ -1,6 +1,15 @@
-// Package core holds Arbor's graph type, its file formats and the pure-Go
-// primitives the algorithms share. It knows nothing of devices: it is the
-// reference the device code is checked against.
+// Package core holds Arbor's graph type and everything about graphs that
+// is not an algorithm: Graph (compressed sparse rows, directed or not, with
+// vertex and edge labels; csr.go, csr_par.go build it in parallel), the
+// readers and writers of every file format (ReadGraph detects Matrix
+// Market, DIMACS, PACE, MIVIA/ARG, LAD and edge lists, read*.go; errors
+// name file, line and expectation, FormatError), the generators (GNP,
+// BoundedDegree, RMAT, and random MTX / edge-list files), statistics
+// (Stats) and validation.
+//
+// Why its own package: every algorithm, the CLI, the cluster and the
+// benchmarks read and write the same graphs. Invariant: it knows nothing of
+// devices (it never imports backend), so it stays the host-side reference.
 package core
 
 import (

@@ -11,6 +11,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+	"unsafe"
 
 	"github.com/arbor-gpu/arbor/backend"
 	"github.com/arbor-gpu/arbor/internal/par"
@@ -114,6 +115,10 @@ type buffer struct {
 }
 
 func (b *buffer) Size() int { return len(b.data) }
+
+// HostBytes is the buffer's memory, which the twins read and write
+// (backend.HostBuffer).
+func (b *buffer) HostBytes() []byte { return b.data }
 func (b *buffer) Free() error {
 	if b.freed {
 		return fmt.Errorf("cpu: buffer freed twice")
@@ -154,16 +159,16 @@ func (d *Device) Alloc(bytes int) (backend.Buffer, error) {
 
 type program struct {
 	name  string
-	twins map[string]Twin
+	twins map[string]backend.Twin
 }
 
 // Build finds the twin of every kernel the source lists. The source text is
 // not compiled: the twins are the CPU's compiled form of it.
 func (d *Device) Build(src backend.Source) (backend.Program, error) {
-	p := &program{name: src.Name, twins: map[string]Twin{}}
+	p := &program{name: src.Name, twins: map[string]backend.Twin{}}
 	var missing []string
 	for _, k := range src.Kernels {
-		t, ok := LookupTwin(k)
+		t, ok := backend.LookupTwin(k)
 		if !ok {
 			missing = append(missing, k)
 			continue
@@ -178,7 +183,7 @@ func (d *Device) Build(src backend.Source) (backend.Program, error) {
 
 type kernel struct {
 	name string
-	twin Twin
+	twin backend.Twin
 }
 
 func (k *kernel) Name() string   { return k.name }
@@ -189,7 +194,7 @@ func (p *program) Kernel(name string) (backend.Kernel, error) {
 	if !ok {
 		// A twin registered for a kernel the source did not list is still
 		// usable: the list is a check, not a restriction.
-		if t, ok = LookupTwin(name); !ok {
+		if t, ok = backend.LookupTwin(name); !ok {
 			return nil, fmt.Errorf("cpu: program %q has no kernel %q", p.name, name)
 		}
 	}
@@ -327,11 +332,11 @@ func (q *Queue) Launch(k backend.Kernel, r backend.Range, args ...backend.Arg) e
 					panicked.CompareAndSwap(nil, fmt.Sprint(p))
 				}
 			}()
-			g := &Group{Groups: groups, Size: r.Local, Global: r.Global, Args: args, local: make([][]byte, len(args))}
+			g := &backend.Group{Groups: groups, Size: r.Local, Global: r.Global, Args: args, Local: make([][]byte, len(args))}
 			for i, s := range localSizes {
 				if s > 0 {
 					words := make([]uint64, (s+7)/8)
-					g.local[i] = view[byte](backend.Bytes(words))[:s]
+					g.Local[i] = backend.Bytes(words)[:s]
 				}
 			}
 			for {
@@ -340,8 +345,8 @@ func (q *Queue) Launch(k backend.Kernel, r backend.Range, args ...backend.Arg) e
 					return
 				}
 				g.ID = [3]int{id % groups[0], (id / groups[0]) % groups[1], id / (groups[0] * groups[1])}
-				for i := range g.local {
-					clear(g.local[i]) // local memory starts undefined on a device; zero it so twins are reproducible
+				for i := range g.Local {
+					clear(g.Local[i]) // local memory starts undefined on a device; zero it so twins are reproducible
 				}
 				kk.twin(g)
 			}
@@ -370,3 +375,13 @@ func (e *event) Elapsed(start backend.Event) (time.Duration, error) {
 func (q *Queue) Record() (backend.Event, error) { return &event{at: time.Now()}, nil }
 func (q *Queue) Finish() error                  { return nil }
 func (q *Queue) Release() error                 { return nil }
+
+// view is b as a slice of T (the memory is shared, not copied).
+func view[T any](b []byte) []T {
+	var z T
+	n := len(b) / int(unsafe.Sizeof(z))
+	if n == 0 {
+		return nil
+	}
+	return unsafe.Slice((*T)(unsafe.Pointer(&b[0])), n)
+}

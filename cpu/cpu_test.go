@@ -15,10 +15,10 @@ func registerTestTwins() {
 	registerOnce.Do(func() {
 		// ids3d writes, for each in-range work-item, its flat global index
 		// into out[gx + gy*nx + gz*nx*ny], plus group and local ids.
-		RegisterTwin("test_ids3d", func(g *Group) {
+		backend.RegisterTwin("test_ids3d", func(g *backend.Group) {
 			out, grp := g.I32s(0), g.I32s(1)
 			nx, ny, nz := int(g.I32(2)), int(g.I32(3)), int(g.I32(4))
-			g.Items(func(it Item) {
+			g.Items(func(it backend.Item) {
 				x, y, z := it.Global[0], it.Global[1], it.Global[2]
 				if x < nx && y < ny && z < nz {
 					i := x + y*nx + z*nx*ny
@@ -29,13 +29,13 @@ func registerTestTwins() {
 		})
 		// localProbe checks that local memory starts zeroed in every group and
 		// is private to it: each item adds 1 to scratch[0], then item 0 writes it.
-		RegisterTwin("test_local_probe", func(g *Group) {
+		backend.RegisterTwin("test_local_probe", func(g *backend.Group) {
 			out := g.I32s(0)
 			scratch := g.LocalI32(1)
 			g.Each(func(lid, _ int) { scratch[0]++ })
 			out[g.ID[0]] = scratch[0]
 		})
-		RegisterTwin("test_fault", func(g *Group) {
+		backend.RegisterTwin("test_fault", func(g *backend.Group) {
 			out := g.I32s(0)
 			g.Each(func(_, gid int) { out[gid+len(out)] = 1 })
 		})

@@ -15,7 +15,7 @@ import (
 	"github.com/arbor-gpu/arbor/backend"
 	"github.com/arbor-gpu/arbor/backend/backendtest"
 	"github.com/arbor-gpu/arbor/backend/cache"
-	"github.com/arbor-gpu/arbor/kernels"
+	"github.com/arbor-gpu/arbor/device"
 )
 
 // These tests run on the first CUDA device. Without libcuda they skip with
@@ -43,10 +43,10 @@ func openCUDA(t testing.TB) *Device {
 // defines, the CUDA prelude, then the body under `#line 1 "<name>.cl"`.
 func source(d *Device, name, body string, kernelNames ...string) backend.Source {
 	var sb strings.Builder
-	for k, v := range kernels.FeatureDefines(d.Info()) {
+	for k, v := range device.FeatureDefines(d.Info()) {
 		fmt.Fprintf(&sb, "#define %s %s\n", k, v)
 	}
-	sb.WriteString(kernels.Prelude(kernels.CUDA))
+	sb.WriteString(device.Prelude(device.CUDA))
 	fmt.Fprintf(&sb, "#line 1 \"%s.cl\"\n", name)
 	sb.WriteString(body)
 	return backend.Source{Name: name, Code: sb.String(), Kernels: kernelNames}
@@ -230,7 +230,7 @@ func TestOutOfMemory(t *testing.T) {
 	if err := backend.ReadSlice(q, small, out); err != nil || out[3] != 4 {
 		t.Fatalf("after OOM: %v %v", out, err)
 	}
-	got, err := kernels.VecAdd(d, in, in, 2, 0)
+	got, err := device.VecAdd(d, in, in, 2, 0)
 	if err != nil || got[3] != 12 {
 		t.Fatalf("kernel after OOM: %v %v", got, err)
 	}
@@ -512,7 +512,7 @@ func TestLocalMemory(t *testing.T) {
 		a[i] = int32(i%1013) - 300
 	}
 	for _, local := range []int{1, 32, 256, 1024} {
-		sums, err := kernels.GroupSums(d, a, local)
+		sums, err := device.GroupSums(d, a, local)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -589,7 +589,7 @@ func TestClosedDevice(t *testing.T) {
 		t.Error("free on a closed device succeeded")
 	}
 	// The first device (another handle on the same primary context) still works.
-	if _, err := kernels.VecAdd(d, []int32{1}, []int32{2}, 3, 0); err != nil {
+	if _, err := device.VecAdd(d, []int32{1}, []int32{2}, 3, 0); err != nil {
 		t.Errorf("the other handle broke: %v", err)
 	}
 }

@@ -10,7 +10,7 @@ import (
 
 	"github.com/arbor-gpu/arbor/backend"
 	"github.com/arbor-gpu/arbor/backend/cache"
-	"github.com/arbor-gpu/arbor/kernels"
+	"github.com/arbor-gpu/arbor/device"
 )
 
 // brokenBody has an undeclared identifier on line 4 of broken.cl.
@@ -29,7 +29,7 @@ func TestBuildError(t *testing.T) {
 		// The way kernels.Source assembles a program: prelude, then
 		// #line 1 "broken.cl" and the body.
 		src := backend.Source{Name: "broken", Kernels: []string{"broken"},
-			Code: kernels.Prelude(kernels.OpenCL) + "#line 1 \"broken.cl\"\n" + brokenBody}
+			Code: device.Prelude(device.OpenCL) + "#line 1 \"broken.cl\"\n" + brokenBody}
 		_, err := d.Build(src)
 		if err == nil {
 			t.Fatal("a broken kernel built")

@@ -11,7 +11,7 @@ import (
 	"time"
 
 	"github.com/arbor-gpu/arbor/backend"
-	"github.com/arbor-gpu/arbor/kernels"
+	"github.com/arbor-gpu/arbor/device"
 )
 
 // idsCode records, for every work-item inside (nx, ny, nz), its packed
@@ -324,7 +324,7 @@ func TestOutOfMemory(t *testing.T) {
 // kernel; the kernel's lock keeps argument setting and launch together.
 func TestConcurrent(t *testing.T) {
 	forEachDevice(t, func(t *testing.T, d *Device) {
-		p, err := kernels.Build(d, "vecadd", nil, "vec_add")
+		p, err := device.Build(d, "vecadd", nil, "vec_add")
 		must(t, err)
 		defer p.Release()
 		k, err := p.Kernel("vec_add")

@@ -14,8 +14,7 @@ import (
 
 	"github.com/arbor-gpu/arbor/backend"
 	"github.com/arbor-gpu/arbor/backend/backendtest"
-	"github.com/arbor-gpu/arbor/cpu"
-	"github.com/arbor-gpu/arbor/kernels"
+	"github.com/arbor-gpu/arbor/device"
 )
 
 const conformanceCode = `
@@ -81,10 +80,10 @@ KERNEL void conformance_reverse(GLOBAL const i32* in, GLOBAL i64* out, LOCAL_PTR
 var conformanceKernels = []string{"conformance_ids", "conformance_scalars", "conformance_reverse"}
 
 func init() {
-	cpu.RegisterTwin("conformance_ids", func(g *cpu.Group) {
+	backend.RegisterTwin("conformance_ids", func(g *backend.Group) {
 		out, count, geo := g.U32s(0), g.U32s(1), g.U32s(2)
 		nx, ny, nz := int(g.U32(3)), int(g.U32(4)), int(g.U32(5))
-		g.Items(func(it cpu.Item) {
+		g.Items(func(it backend.Item) {
 			x, y, z := it.Global[0], it.Global[1], it.Global[2]
 			if x == 0 && y == 0 && z == 0 {
 				for d := range 3 {
@@ -98,7 +97,7 @@ func init() {
 			}
 		})
 	})
-	cpu.RegisterTwin("conformance_scalars", func(g *cpu.Group) {
+	backend.RegisterTwin("conformance_scalars", func(g *backend.Group) {
 		out := g.U64s(0)
 		if g.ID != [3]int{} {
 			return
@@ -111,7 +110,7 @@ func init() {
 		out[5] = math.Float64bits(g.F64(6))
 		out[6] = uint64(uint32(g.I32(7)))
 	})
-	cpu.RegisterTwin("conformance_reverse", func(g *cpu.Group) {
+	backend.RegisterTwin("conformance_reverse", func(g *backend.Group) {
 		in, out := g.I32s(0), g.I64s(1)
 		a, b := g.LocalI32(2), g.LocalI64(3)
 		n := g.Size[0]
@@ -129,7 +128,7 @@ func buildConformance(t *testing.T, dev backend.Device) (backend.Program, backen
 	info := dev.Info()
 	src := backend.Source{
 		Name:    "conformance",
-		Code:    kernels.Prelude(kernels.DialectOf(info)) + "#line 1 \"conformance.cl\"\n" + conformanceCode,
+		Code:    device.Prelude(device.DialectOf(info)) + "#line 1 \"conformance.cl\"\n" + conformanceCode,
 		Kernels: conformanceKernels,
 	}
 	p, err := dev.Build(src)

@@ -8,8 +8,7 @@ import (
 
 	"github.com/arbor-gpu/arbor/backend"
 	"github.com/arbor-gpu/arbor/backend/backendtest"
-	"github.com/arbor-gpu/arbor/cpu"
-	"github.com/arbor-gpu/arbor/kernels"
+	"github.com/arbor-gpu/arbor/device"
 )
 
 // preludeCode exercises the prelude's shared helpers in both dialects: the
@@ -39,11 +38,11 @@ KERNEL void prelude_helpers(GLOBAL const i32* in, GLOBAL const u64* words, const
 }
 `
 
-func init() { cpu.RegisterTwin("prelude_helpers", preludeHelpersTwin) }
+func init() { backend.RegisterTwin("prelude_helpers", preludeHelpersTwin) }
 
 // preludeHelpersTwin is prelude_helpers in Go, written from the definitions
 // (not from the kernels package) so the test checks the prelude itself.
-func preludeHelpersTwin(g *cpu.Group) {
+func preludeHelpersTwin(g *backend.Group) {
 	in, words, n := g.I32s(0), g.U64s(1), int(g.I32(2))
 	sums, index, value, misc := g.I64s(3), g.I32s(4), g.I32s(5), g.I32s(6)
 	var s int64
@@ -67,7 +66,7 @@ func TestPreludeHelpers(t *testing.T) {
 		info := dev.Info()
 		p, err := dev.Build(backend.Source{
 			Name:    "prelude_helpers",
-			Code:    kernels.Prelude(kernels.DialectOf(info)) + "#line 1 \"prelude_helpers.cl\"\n" + preludeCode,
+			Code:    device.Prelude(device.DialectOf(info)) + "#line 1 \"prelude_helpers.cl\"\n" + preludeCode,
 			Kernels: []string{"prelude_helpers"},
 		})
 		if err != nil {

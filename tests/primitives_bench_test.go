@@ -11,7 +11,8 @@ import (
 
 	"github.com/arbor-gpu/arbor/backend"
 	"github.com/arbor-gpu/arbor/backend/backendtest"
-	"github.com/arbor-gpu/arbor/kernels"
+	"github.com/arbor-gpu/arbor/device"
+	"github.com/arbor-gpu/arbor/device/prim"
 )
 
 // benchN is the element count of the primitive benchmarks: ARBOR_BENCH_N,
@@ -29,7 +30,7 @@ func benchN() int {
 // forEachBenchDevice opens every device of the backends under test in turn;
 // ARBOR_BENCH_DEVICES (comma-separated, e.g. "cuda:0,opencl:1" or
 // "cuda,opencl:NVIDIA") keeps only the devices it names.
-func forEachBenchDevice(b *testing.B, fn func(label string, dev *kernels.BuildCache)) {
+func forEachBenchDevice(b *testing.B, fn func(label string, dev *device.BuildCache)) {
 	var only []string
 	if s := os.Getenv("ARBOR_BENCH_DEVICES"); s != "" {
 		only = strings.Split(s, ",")
@@ -48,7 +49,7 @@ func forEachBenchDevice(b *testing.B, fn func(label string, dev *kernels.BuildCa
 			if err != nil {
 				b.Fatal(err)
 			}
-			c := kernels.CacheBuilds(dev)
+			c := device.CacheBuilds(dev)
 			fn(label, c)
 			c.Release()
 			dev.Close()
@@ -92,7 +93,7 @@ const warmFor = 200 * time.Millisecond
 //	             scan, argmax): the kernels alone.
 func BenchmarkPrimitive(b *testing.B) {
 	n := benchN()
-	forEachBenchDevice(b, func(label string, dev *kernels.BuildCache) { benchDevice(b, label, dev, n) })
+	forEachBenchDevice(b, func(label string, dev *device.BuildCache) { benchDevice(b, label, dev, n) })
 }
 
 // devicePerCall is the median device time of one call of fn, bracketed by
@@ -150,7 +151,7 @@ func deviceQueued(q backend.Queue, queue func() error, reps int) (time.Duration,
 
 func us(d time.Duration) float64 { return float64(d) / float64(time.Microsecond) }
 
-func benchDevice(b *testing.B, label string, dev *kernels.BuildCache, n int) {
+func benchDevice(b *testing.B, label string, dev *device.BuildCache, n int) {
 	q, err := dev.NewQueue()
 	if err != nil {
 		b.Fatal(err)
@@ -182,22 +183,22 @@ func benchDevice(b *testing.B, label string, dev *kernels.BuildCache, n int) {
 		b.Fatal(err)
 	}
 	defer packed.Free()
-	s, err := kernels.NewScan(dev)
+	s, err := prim.NewScan(dev)
 	if err != nil {
 		b.Fatal(err)
 	}
 	defer s.Release()
-	r, err := kernels.NewReduce(dev)
+	r, err := prim.NewReduce(dev)
 	if err != nil {
 		b.Fatal(err)
 	}
 	defer r.Release()
-	a, err := kernels.NewArgmax(dev)
+	a, err := prim.NewArgmax(dev)
 	if err != nil {
 		b.Fatal(err)
 	}
 	defer a.Release()
-	c, err := kernels.NewCompact(dev)
+	c, err := prim.NewCompact(dev)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -248,10 +249,10 @@ func benchDevice(b *testing.B, label string, dev *kernels.BuildCache, n int) {
 // compares the code each backend's compiler made of the same source.
 func BenchmarkPrimitiveKernel(b *testing.B) {
 	n := benchN()
-	forEachBenchDevice(b, func(label string, dev *kernels.BuildCache) { benchKernels(b, label, dev, n) })
+	forEachBenchDevice(b, func(label string, dev *device.BuildCache) { benchKernels(b, label, dev, n) })
 }
 
-func benchKernels(b *testing.B, label string, dev *kernels.BuildCache, n int) {
+func benchKernels(b *testing.B, label string, dev *device.BuildCache, n int) {
 	const group, perItem, gridGroups = 256, 8, 4096
 	q, err := dev.NewQueue()
 	if err != nil {
@@ -300,7 +301,7 @@ func benchKernels(b *testing.B, label string, dev *kernels.BuildCache, n int) {
 	}
 	defer word.Free()
 	build := func(src string, names ...string) map[string]backend.Kernel {
-		p, err := kernels.Build(dev, src, nil, names...)
+		p, err := device.Build(dev, src, nil, names...)
 		if err != nil {
 			b.Fatal(err)
 		}

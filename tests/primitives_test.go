@@ -6,29 +6,31 @@ import (
 	"math/rand/v2"
 	"testing"
 
+	_ "github.com/arbor-gpu/arbor/algorithms/all" // every algorithm's checks
 	"github.com/arbor-gpu/arbor/backend"
 	_ "github.com/arbor-gpu/arbor/backend/all"
 	"github.com/arbor-gpu/arbor/backend/backendtest"
 	"github.com/arbor-gpu/arbor/cpu"
+	"github.com/arbor-gpu/arbor/device"
+	"github.com/arbor-gpu/arbor/device/prim"
 	"github.com/arbor-gpu/arbor/internal/dataset"
-	"github.com/arbor-gpu/arbor/kernels"
 )
 
-// TestKernelChecks runs every kernels.Checks case (the cases `arbor verify`
+// TestKernelChecks runs every device.Checks case (the cases `arbor verify`
 // runs; the real-graph ones too when ../shared/data is present) on each
 // device and on the CPU backend, and requires identical outputs. Programs
-// are built once per device (kernels.CacheBuilds).
+// are built once per device (device.CacheBuilds).
 func TestKernelChecks(t *testing.T) {
-	checks := kernels.Checks(dataset.Dir())
-	ref := kernels.CacheBuilds(cpu.New(0))
+	checks := device.Checks(dataset.Dir())
+	ref := device.CacheBuilds(cpu.New(0))
 	defer ref.Release()
-	want := make([][]kernels.Output, len(checks))
+	want := make([][]device.Output, len(checks))
 	wantErr := make([]error, len(checks))
 	for i, c := range checks {
 		want[i], wantErr[i] = c.Run(ref)
 	}
 	backendtest.ForEach(t, func(t *testing.T, dev backend.Device) {
-		cached := kernels.CacheBuilds(dev)
+		cached := device.CacheBuilds(dev)
 		defer cached.Release()
 		for i, c := range checks {
 			if wantErr[i] != nil {
@@ -40,7 +42,7 @@ func TestKernelChecks(t *testing.T) {
 				t.Errorf("%s %s: %v", c.Kernel, c.Case, err)
 				continue
 			}
-			if err := kernels.Compare(got, want[i]); err != nil {
+			if err := device.Compare(got, want[i]); err != nil {
 				t.Errorf("%s %s: %v", c.Kernel, c.Case, err)
 			}
 		}
@@ -51,14 +53,14 @@ func TestKernelChecks(t *testing.T) {
 // sequential Go reference, so the twins themselves are checked too.
 func TestPrimitives(t *testing.T) {
 	backendtest.ForEach(t, func(t *testing.T, dev backend.Device) {
-		cached := kernels.CacheBuilds(dev)
+		cached := device.CacheBuilds(dev)
 		defer cached.Release()
 		q, err := cached.NewQueue()
 		if err != nil {
 			t.Fatal(err)
 		}
 		defer q.Release()
-		p := &prim{t: t, dev: cached, q: q, rng: rand.New(rand.NewPCG(11, 12))}
+		p := &primCase{t: t, dev: cached, q: q, rng: rand.New(rand.NewPCG(11, 12))}
 		t.Run("scan", p.scan)
 		t.Run("reduce", p.reduce)
 		t.Run("compact", p.compact)
@@ -70,7 +72,7 @@ func TestPrimitives(t *testing.T) {
 	})
 }
 
-type prim struct {
+type primCase struct {
 	t   *testing.T
 	dev backend.Device
 	q   backend.Queue
@@ -80,7 +82,7 @@ type prim struct {
 // sizes straddle the work-group (256), tile (2048) and level boundaries.
 var primSizes = []int{0, 1, 3, 255, 256, 257, 2048, 2049, 5003, 2048*2048 + 1}
 
-func upload[T backend.Scalar](t *testing.T, p *prim, s []T) backend.Buffer {
+func upload[T backend.Scalar](t *testing.T, p *primCase, s []T) backend.Buffer {
 	t.Helper()
 	b, err := backend.AllocSlice(p.dev, p.q, s)
 	if err != nil {
@@ -90,7 +92,7 @@ func upload[T backend.Scalar](t *testing.T, p *prim, s []T) backend.Buffer {
 	return b
 }
 
-func alloc[T backend.Scalar](t *testing.T, p *prim, n int) backend.Buffer {
+func alloc[T backend.Scalar](t *testing.T, p *primCase, n int) backend.Buffer {
 	t.Helper()
 	b, err := backend.AllocN[T](p.dev, n)
 	if err != nil {
@@ -100,7 +102,7 @@ func alloc[T backend.Scalar](t *testing.T, p *prim, n int) backend.Buffer {
 	return b
 }
 
-func read[T backend.Scalar](t *testing.T, p *prim, b backend.Buffer, n int) []T {
+func read[T backend.Scalar](t *testing.T, p *primCase, b backend.Buffer, n int) []T {
 	t.Helper()
 	out := make([]T, n)
 	if err := backend.ReadSlice(p.q, b, out); err != nil {
@@ -110,7 +112,7 @@ func read[T backend.Scalar](t *testing.T, p *prim, b backend.Buffer, n int) []T 
 }
 
 // values makes n int32s: full range when spread is 0, else in [-spread, spread].
-func (p *prim) values(n int, spread int32) []int32 {
+func (p *primCase) values(n int, spread int32) []int32 {
 	out := make([]int32, n)
 	for i := range out {
 		if spread == 0 {
@@ -122,18 +124,18 @@ func (p *prim) values(n int, spread int32) []int32 {
 	return out
 }
 
-func (p *prim) scan(t *testing.T) {
-	s, err := kernels.NewScan(p.dev)
+func (p *primCase) scan(t *testing.T) {
+	s, err := prim.NewScan(p.dev)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer s.Release()
-	small, err := kernels.NewScanSize(p.dev, 4, 2) // tiles of 8: many levels at small n
+	small, err := prim.NewScanSize(p.dev, 4, 2) // tiles of 8: many levels at small n
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer small.Release()
-	for _, sc := range []*kernels.Scan{s, small} {
+	for _, sc := range []*prim.Scan{s, small} {
 		for _, n := range primSizes {
 			if sc == small && n > 100000 {
 				continue
@@ -194,8 +196,8 @@ func (p *prim) scan(t *testing.T) {
 	}
 }
 
-func (p *prim) reduce(t *testing.T) {
-	r, err := kernels.NewReduce(p.dev)
+func (p *primCase) reduce(t *testing.T) {
+	r, err := prim.NewReduce(p.dev)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -233,8 +235,8 @@ func (p *prim) reduce(t *testing.T) {
 	}
 }
 
-func (p *prim) compact(t *testing.T) {
-	c, err := kernels.NewCompact(p.dev)
+func (p *primCase) compact(t *testing.T) {
+	c, err := prim.NewCompact(p.dev)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -263,8 +265,8 @@ func (p *prim) compact(t *testing.T) {
 			}
 			fb := upload(t, p, flags)
 			d4, d8, di := alloc[int32](t, p, n), alloc[uint64](t, p, n), alloc[int32](t, p, n)
-			kept, err := c.Run(p.q, fb, n, kernels.Column{Src: upload(t, p, vals), Dst: d4, Width: 4},
-				kernels.Column{Src: upload(t, p, wide), Dst: d8, Width: 8})
+			kept, err := c.Run(p.q, fb, n, prim.Column{Src: upload(t, p, vals), Dst: d4, Width: 4},
+				prim.Column{Src: upload(t, p, wide), Dst: d8, Width: 8})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -298,8 +300,8 @@ func refArgmax(v []int32) (int, int32) {
 	return best, v[best]
 }
 
-func (p *prim) argmax(t *testing.T) {
-	a, err := kernels.NewArgmax(p.dev)
+func (p *primCase) argmax(t *testing.T) {
+	a, err := prim.NewArgmax(p.dev)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -327,8 +329,8 @@ func (p *prim) argmax(t *testing.T) {
 	}
 }
 
-func (p *prim) argmaxRows(t *testing.T) {
-	a, err := kernels.NewArgmax(p.dev)
+func (p *primCase) argmaxRows(t *testing.T) {
+	a, err := prim.NewArgmax(p.dev)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -350,13 +352,13 @@ func (p *prim) argmaxRows(t *testing.T) {
 	}
 }
 
-func (p *prim) prefixMax(t *testing.T) {
-	s, err := kernels.NewScan(p.dev)
+func (p *primCase) prefixMax(t *testing.T) {
+	s, err := prim.NewScan(p.dev)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer s.Release()
-	a, err := kernels.NewArgmax(p.dev)
+	a, err := prim.NewArgmax(p.dev)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -376,7 +378,7 @@ func (p *prim) prefixMax(t *testing.T) {
 			if in[i] > in[best] {
 				best = i
 			}
-			v, idx := kernels.UnpackMax(got[i])
+			v, idx := prim.UnpackMax(got[i])
 			if int(idx) != best || v != in[best] {
 				t.Fatalf("n=%d: running argmax at %d is (%d, %d), want (%d, %d)", n, i, idx, v, best, in[best])
 			}
@@ -384,8 +386,8 @@ func (p *prim) prefixMax(t *testing.T) {
 	}
 }
 
-func (p *prim) segReduce(t *testing.T) {
-	s, err := kernels.NewSegReduce(p.dev)
+func (p *primCase) segReduce(t *testing.T) {
+	s, err := prim.NewSegReduce(p.dev)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -404,7 +406,7 @@ func (p *prim) segReduce(t *testing.T) {
 		ob, vb := upload(t, p, off), upload(t, p, vals)
 		for _, lanes := range []int{0, 1, 8, 256} {
 			sums, mx, arg := alloc[int64](t, p, segs), alloc[int32](t, p, segs), alloc[int32](t, p, segs)
-			o := kernels.SegOutputs{Sums: sums, Max: mx, Argmax: arg}
+			o := prim.SegOutputs{Sums: sums, Max: mx, Argmax: arg}
 			if lanes == 0 {
 				err = s.Run(p.q, ob, vb, segs, arcs, o)
 			} else {
@@ -431,8 +433,8 @@ func (p *prim) segReduce(t *testing.T) {
 	}
 }
 
-func (p *prim) bitset(t *testing.T) {
-	b, err := kernels.NewBitsets(p.dev)
+func (p *primCase) bitset(t *testing.T) {
+	b, err := prim.NewBitsets(p.dev)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -8,7 +8,7 @@ import (
 	"github.com/arbor-gpu/arbor/backend"
 	_ "github.com/arbor-gpu/arbor/backend/all"
 	"github.com/arbor-gpu/arbor/backend/backendtest"
-	"github.com/arbor-gpu/arbor/kernels"
+	"github.com/arbor-gpu/arbor/device"
 )
 
 // TestVecAdd fails if a launch skips a work-group (some c[i] stays wrong),
@@ -25,7 +25,7 @@ func TestVecAdd(t *testing.T) {
 					a[i] = rng.Int32N(1 << 20)
 					b[i] = rng.Int32N(1<<20) - 1<<19
 				}
-				got, err := kernels.VecAdd(dev, a, b, 7, local)
+				got, err := device.VecAdd(dev, a, b, 7, local)
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -49,7 +49,7 @@ func TestGroupSum(t *testing.T) {
 				for i := range a {
 					a[i] = int32(i%1013) - 300
 				}
-				got, err := kernels.GroupSums(dev, a, tc.local)
+				got, err := device.GroupSums(dev, a, tc.local)
 				if err != nil {
 					t.Fatal(err)
 				}

@@ -25,7 +25,7 @@
 // Options.PlainColouring switches it off. Measured on one core, p_hat500-3
 // takes 21.8 M nodes in 36–41 s with plain colouring and 4.5 M in 34 s
 // tightened; with two threads frb30-15-1 takes 114 M nodes in 179 s
-// tightened, 226 M in 212 s with Re-NUMBER and triples only. See NOTES.md.
+// tightened, 226 M in 212 s with Re-NUMBER and triples only. See docs/results/clique.md.
 //
 // The first incumbent comes from the peeling order (its longest prefix
 // that is a clique) and a greedy (most candidate neighbours first) run
@@ -91,11 +91,11 @@ type Options struct {
 	// Engine says where to search (EngineAuto when empty): see
 	// chooseEngine for what auto picks.
 	Engine Engine
-	// Device runs the gpu and hybrid engines (kernels/clique.cl on the
+	// Device runs the gpu and hybrid engines (algorithms/clique/kernel/clique.cl on the
 	// device search-tree layer); nil leaves the CPU engine only.
 	Device backend.Device
 	// Devices are more devices beside Device: one search spans them all,
-	// with one task pool and one incumbent (devsearch.RunMany).
+	// with one task pool and one incumbent (search.RunMany).
 	Devices []backend.Device
 	// Workers is the device engine's number of workers (work-groups) per
 	// device; 0 sizes it from the device.

@@ -6,12 +6,11 @@ import (
 	"fmt"
 	"runtime"
 	"slices"
-	"strings"
 	"time"
 
-	"github.com/arbor-gpu/arbor/algorithms/devsearch"
+	"github.com/arbor-gpu/arbor/algorithms/clique/kernel"
 	"github.com/arbor-gpu/arbor/backend"
-	"github.com/arbor-gpu/arbor/kernels"
+	"github.com/arbor-gpu/arbor/device/search"
 )
 
 // Engine says where the search runs.
@@ -23,7 +22,7 @@ const (
 	EngineAuto Engine = "auto"
 	// EngineCPU is the CPU engine: sequential with Threads 1, else parallel.
 	EngineCPU Engine = "cpu"
-	// EngineGPU runs the search on Options.Device (kernels/clique.cl on the
+	// EngineGPU runs the search on Options.Device (algorithms/clique/kernel/clique.cl on the
 	// device search-tree layer, plain colouring bound); on the CPU backend
 	// it runs the kernel's Go twin.
 	EngineGPU Engine = "gpu"
@@ -32,6 +31,13 @@ const (
 	// either found, and the first to finish settles the answer.
 	EngineHybrid Engine = "hybrid"
 )
+
+// DeviceMaxVertices bounds the graphs the device engines take (the
+// kernel's limit, for callers that route work to them: vertexcover).
+const DeviceMaxVertices = kernel.CliqueMaxVertices
+
+// Engines lists every engine (`arbor bench` offers the device ones).
+var Engines = []Engine{EngineAuto, EngineCPU, EngineGPU, EngineHybrid}
 
 // ParseEngine reads an engine name ("" is auto).
 func ParseEngine(s string) (Engine, error) {
@@ -63,9 +69,9 @@ func chooseEngine(n int, opts Options) (Engine, string, error) {
 		if opts.Device == nil {
 			return "", "", fmt.Errorf("clique: the %s engine needs a device", e)
 		}
-		if n > kernels.CliqueMaxVertices {
+		if n > kernel.CliqueMaxVertices {
 			return "", "", fmt.Errorf("clique: the device engine takes at most %d vertices (this graph has %d); use --engine cpu",
-				kernels.CliqueMaxVertices, n)
+				kernel.CliqueMaxVertices, n)
 		}
 		return e, "asked for", nil
 	case EngineAuto:
@@ -83,7 +89,7 @@ func chooseEngine(n int, opts Options) (Engine, string, error) {
 		case opts.Device.Info().Backend != "cuda":
 			return EngineCPU, "the device engine is only ever considered on CUDA (warp-sized teams)", nil
 		}
-		// Measured on the H100 against 16 CPU threads (NOTES.md): the
+		// Measured on the H100 against 16 CPU threads (docs/results/clique.md): the
 		// hybrid wins wherever the CPU engine takes more than a few tens
 		// of milliseconds (p_hat500-3 4.9 → 0.35 s, frb30-15-1 47.9 →
 		// 10.2 s) and loses on the easy instances, which the CPU engine
@@ -103,14 +109,14 @@ const autoHeadStart = 50 * time.Millisecond
 // deviceShape sizes the search for one device: its workers and a ring of a
 // few tasks per worker. The task layout depends on the graph only, so
 // tasks move between devices of different sizes.
-func (p *problem) deviceShape(info backend.Info) kernels.CliqueShape {
+func (p *problem) deviceShape(info backend.Info) kernel.CliqueShape {
 	// Every clique fits in a colouring's colour count of frames (a node at
 	// level L has a clique of L+1 below it).
-	shape := kernels.CliqueShape{N: p.n, MaxDepth: min(p.colours(), p.n) + 1, Workers: p.opts.Workers}
+	shape := kernel.CliqueShape{N: p.n, MaxDepth: min(p.colours(), p.n) + 1, Workers: p.opts.Workers}
 	if info.Type == backend.TypeCPU {
 		shape.Lanes = 1
 	}
-	shape.Workers, shape.Capacity = devsearch.Fit(info, shape.Workers, func(w, c int) int64 {
+	shape.Workers, shape.Capacity = search.Fit(info, shape.Workers, func(w, c int) int64 {
 		t := shape
 		t.Workers, t.Capacity = w, c
 		return t.Bytes()
@@ -135,28 +141,17 @@ func (p *problem) solveDevice(ctx context.Context, hybrid bool, start time.Time)
 		return out, nil
 	}
 	devs := append([]backend.Device{dev}, opts.Devices...)
-	units := make([]devsearch.Unit, 0, len(devs))
-	ks := make([]*kernels.Clique, 0, len(devs))
-	names := make([]string, 0, len(devs))
-	var shape kernels.CliqueShape
-	for _, d := range devs {
-		di := d.Info()
-		shape = p.deviceShape(di)
-		q, err := d.NewQueue()
-		if err != nil {
-			return res, fmt.Errorf("clique: %s: %w", di, err)
-		}
-		defer q.Release()
-		k, err := kernels.NewClique(d, q, shape, p.adj)
-		if err != nil {
-			return res, fmt.Errorf("clique: %s: %w", di, err)
-		}
-		defer k.Release()
-		units = append(units, devsearch.Unit{Queue: q, Kernel: &devsearch.WithGoal{K: k}, Workers: shape.Workers})
-		ks = append(ks, k)
-		names = append(names, di.String())
+	var shape kernel.CliqueShape
+	ds, err := search.Open(devs, func(d backend.Device, q backend.Queue) (*kernel.Clique, int, error) {
+		shape = p.deviceShape(d.Info())
+		k, err := kernel.NewClique(d, q, shape, p.adj)
+		return k, shape.Workers, err
+	})
+	if err != nil {
+		return res, fmt.Errorf("clique: %w", err)
 	}
-	res.Device = strings.Join(names, ", ")
+	defer ds.Close()
+	res.Device = ds.Device()
 
 	inc := p.init
 	goal := int32(0)
@@ -165,13 +160,6 @@ func (p *problem) solveDevice(ctx context.Context, hybrid bool, start time.Time)
 		// The incumbent word starts at goal−1, so that only cliques of the
 		// goal's size or more are published; pruning never moves from it.
 		goal, word = int32(opts.Goal), opts.Goal-1
-	}
-	for i, u := range units {
-		if err := ks[i].Reset(u.Queue, word); err != nil {
-			return res, fmt.Errorf("clique: %s: %w", names[i], err)
-		}
-		l := u.Kernel.(*devsearch.WithGoal)
-		l.Goal, l.Frozen = goal, frozen
 	}
 
 	var cpu *shared
@@ -189,13 +177,13 @@ func (p *problem) solveDevice(ctx context.Context, hybrid bool, start time.Time)
 		}
 		go func() { cpuDone <- p.search(cpu, threads, root) }()
 	}
-	dopt := devsearch.Options{NodeLimit: opts.NodeLimit, Pool: [][]uint64{shape.RootTask()}}
+	dopt := search.Options{NodeLimit: opts.NodeLimit, Pool: [][]uint64{shape.RootTask()}}
 	if opts.Timeout > 0 {
 		dopt.Deadline = start.Add(opts.Timeout)
 	}
 	if opts.Progress != nil {
 		dopt.ProgressInterval = opts.ProgressInterval
-		dopt.Progress = func(s devsearch.Status) {
+		dopt.Progress = func(s search.Status) {
 			n, b := s.Nodes, max(s.Incumbent, len(inc))
 			if cpu != nil {
 				n += cpu.nodes.Load()
@@ -230,7 +218,7 @@ func (p *problem) solveDevice(ctx context.Context, hybrid bool, start time.Time)
 			return b, b >= p.ub
 		}
 	}
-	st, proven, err := devsearch.RunMany(ctx, units, dopt)
+	st, proven, err := ds.Run(ctx, word, goal, frozen, dopt)
 	if hybrid {
 		if !cpuFinished {
 			cpu.halt()
@@ -241,15 +229,13 @@ func (p *problem) solveDevice(ctx context.Context, hybrid bool, start time.Time)
 		}
 	}
 	if err != nil {
-		return res, fmt.Errorf("clique: %s: %w", res.Device, err)
+		return res, fmt.Errorf("clique: %w", err)
 	}
-	workers := 0
-	for i, u := range units {
-		workers += u.Workers
-		best, err := ks[i].Best(u.Queue)
-		if err != nil {
-			return res, fmt.Errorf("clique: %s: reading the result: %w", names[i], err)
-		}
+	bests, err := search.Collect(ds, "the result", (*kernel.Clique).Best)
+	if err != nil {
+		return res, fmt.Errorf("clique: %w", err)
+	}
+	for _, best := range bests {
 		if len(best) > len(inc) {
 			inc = make([]int32, len(best))
 			for j, v := range best {
@@ -258,7 +244,7 @@ func (p *problem) solveDevice(ctx context.Context, hybrid bool, start time.Time)
 		}
 	}
 	res.Size, res.Nodes, res.Proven = len(inc), st.Nodes+cpuNodes, proven
-	res.Threads, res.Shared, res.Epochs, res.Moved = workers, st.Donated, st.Epochs, st.Moved
+	res.Threads, res.Shared, res.Epochs, res.Moved = ds.Workers(), st.Donated, st.Epochs, st.Moved
 	res.Clique = make([]int, len(inc))
 	for i, v := range inc {
 		res.Clique[i] = p.order[v]

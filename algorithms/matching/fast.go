@@ -4,8 +4,9 @@ import (
 	"fmt"
 	"math"
 
+	"github.com/arbor-gpu/arbor/algorithms/matching/kernel"
 	"github.com/arbor-gpu/arbor/backend"
-	"github.com/arbor-gpu/arbor/kernels"
+	"github.com/arbor-gpu/arbor/device/prim"
 )
 
 // loopPhases are the fast engine's device-loop phases (their device time,
@@ -31,7 +32,7 @@ var loopPhases = []string{"strongest", "handshake", "filter", "mark", "scan", "p
 // read twice). The kernels read the arc count on the device, so passes are
 // queued in batches and the counts read back once a batch.
 func runFast(s *session, in *Input, opt Options, res *Result) error {
-	f, err := kernels.NewMatchFast(s.dev)
+	f, err := kernel.NewMatchFast(s.dev)
 	if err != nil {
 		return err
 	}
@@ -85,7 +86,7 @@ func runFast(s *session, in *Input, opt Options, res *Result) error {
 		for v, k := range b {
 			res.Mate[v] = -1
 			if k != 0 {
-				res.Mate[v] = kernels.MatchKeyDst(k)
+				res.Mate[v] = kernel.MatchKeyDst(k)
 			}
 		}
 	} else if err := backend.ReadSlice(q, p.Match, res.Mate); err != nil {
@@ -102,13 +103,13 @@ func runFast(s *session, in *Input, opt Options, res *Result) error {
 // buffer for its offsets: src and keys, room for the kept arcs, best,
 // match, the matched bits and slots int64 counts. best's tags take every
 // bit the ranks leave, or tagBits when it is lower and above 0.
-func allocPass(bs *backend.Buffers, in *Input, slots, tagBits int) (*kernels.MatchPass, backend.Buffer, error) {
+func allocPass(bs *backend.Buffers, in *Input, slots, tagBits int) (*kernel.MatchPass, backend.Buffer, error) {
 	m, n := in.Arcs(), in.N
-	p := &kernels.MatchPass{Src: bs.Alloc(4 * m), Keys: bs.Alloc(8 * m),
+	p := &kernel.MatchPass{Src: bs.Alloc(4 * m), Keys: bs.Alloc(8 * m),
 		NewSrc: bs.Alloc(4 * m), NewKeys: bs.Alloc(8 * m), Best: bs.Alloc(8 * n),
-		Match: bs.Alloc(4 * n), Matched: bs.Alloc(4 * kernels.MatchedWords(n)),
+		Match: bs.Alloc(4 * n), Matched: bs.Alloc(4 * kernel.MatchedWords(n)),
 		Counts: bs.Alloc(8 * slots), MaxArcs: m, N: n,
-		TagBits: kernels.MatchTagBits(in.MaxRank), Tag: 1}
+		TagBits: kernel.MatchTagBits(in.MaxRank), Tag: 1}
 	offsets := bs.Alloc(4 * (n + 1))
 	if tagBits > 0 {
 		p.TagBits = min(p.TagBits, tagBits)
@@ -120,7 +121,7 @@ func allocPass(bs *backend.Buffers, in *Input, slots, tagBits int) (*kernels.Mat
 // and keys are written as they are (8 bytes an arc, no host work per arc),
 // matchSources expands the offsets into src, best and the matched bits are
 // zeroed, every match set to -1 and the counts to 0.
-func uploadPass(f *kernels.MatchFast, q backend.Queue, p *kernels.MatchPass, offsets backend.Buffer, in *Input) error {
+func uploadPass(f *kernel.MatchFast, q backend.Queue, p *kernel.MatchPass, offsets backend.Buffer, in *Input) error {
 	m, n := in.Arcs(), in.N
 	if err := backend.WriteSlice(q, offsets, in.Offsets); err != nil {
 		return err
@@ -137,7 +138,7 @@ func uploadPass(f *kernels.MatchFast, q backend.Queue, p *kernels.MatchPass, off
 		if err := q.Fill(p.Best, 0, 8*n, 0); err != nil {
 			return err
 		}
-		if err := q.Fill(p.Matched, 0, 4*kernels.MatchedWords(n), 0); err != nil {
+		if err := q.Fill(p.Matched, 0, 4*kernel.MatchedWords(n), 0); err != nil {
 			return err
 		}
 		if err := q.Fill(p.Match, 0, 4*n, math.MaxUint32); err != nil {
@@ -158,21 +159,21 @@ const batch = 16
 // j, written by pass j-1's filter), so a batch is queued without a read in
 // between and the device never waits for the host within it. The launches
 // are sized by the count read after the previous batch, an upper bound.
-func passes(dev backend.Device, f *kernels.MatchFast, q backend.Queue, clock *phaseClock, bs *backend.Buffers,
-	p *kernels.MatchPass, m int, opt Options, res *Result) error {
+func passes(dev backend.Device, f *kernel.MatchFast, q backend.Queue, clock *phaseClock, bs *backend.Buffers,
+	p *kernel.MatchPass, m int, opt Options, res *Result) error {
 	n := p.N
-	var lb *kernels.Lookback
-	var scan *kernels.Scan
+	var lb *kernel.Lookback
+	var scan *prim.Scan
 	var mask, tileCount backend.Buffer
 	_, _, tiles := f.Tiles(m)
 	lastPhase := "filter"
 	if opt.Filter == FilterScan {
 		var err error
-		if scan, err = kernels.NewScan(dev); err != nil {
+		if scan, err = prim.NewScan(dev); err != nil {
 			return err
 		}
 		defer scan.Release()
-		mask = bs.Alloc(4 * ((m + kernels.MatchChunk - 1) / kernels.MatchChunk))
+		mask = bs.Alloc(4 * ((m + kernel.MatchChunk - 1) / kernel.MatchChunk))
 		tileCount = bs.Alloc(4 * tiles)
 		lastPhase = "pack+next strongest"
 	} else {
@@ -250,7 +251,7 @@ func passes(dev backend.Device, f *kernels.MatchFast, q backend.Queue, clock *ph
 // covers the bound's tiles, and those past this pass's arcs must count
 // zero), their scan, whose total becomes the next pass's count, and the
 // pack.
-func scanFilter(f *kernels.MatchFast, scan *kernels.Scan, q backend.Queue, clock *phaseClock, p *kernels.MatchPass,
+func scanFilter(f *kernel.MatchFast, scan *prim.Scan, q backend.Queue, clock *phaseClock, p *kernel.MatchPass,
 	mask, tileCount backend.Buffer, tiles int) error {
 	if err := q.Fill(tileCount, 0, 4*tiles, 0); err != nil {
 		return err

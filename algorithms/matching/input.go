@@ -4,13 +4,13 @@ import (
 	"fmt"
 	"math"
 
+	"github.com/arbor-gpu/arbor/algorithms/matching/kernel"
 	"github.com/arbor-gpu/arbor/core"
 	"github.com/arbor-gpu/arbor/internal/par"
-	"github.com/arbor-gpu/arbor/kernels"
 )
 
 // Input is a graph prepared for the kernels, in the form they read: CSR
-// offsets and one 64-bit key per arc, kernels.MatchKey(rank, dst), both
+// offsets and one 64-bit key per arc, kernel.MatchKey(rank, dst), both
 // arcs of every undirected edge, each vertex's arcs by ascending
 // destination, with integer ranks that order the weights exactly (a higher
 // rank is a stronger edge). The engines upload Offsets and Keys as they are
@@ -29,7 +29,7 @@ type Input struct {
 func (in *Input) Arcs() int { return len(in.Keys) }
 
 // Dst is arc a's destination; Rank its weight rank.
-func (in *Input) Dst(a int) int32  { return kernels.MatchKeyDst(in.Keys[a]) }
+func (in *Input) Dst(a int) int32  { return kernel.MatchKeyDst(in.Keys[a]) }
 func (in *Input) Rank(a int) int32 { return int32(in.Keys[a] >> 32) }
 
 // Sources returns each arc's source vertex (the spec engine and checks
@@ -137,7 +137,7 @@ func Prepare(g *core.Graph, tie Tie) (*Input, error) {
 						nanAt[i] = [2]int32{int32(u), v}
 					}
 				}
-				in.Keys[pos] = kernels.MatchKey(0, v) // the rank comes with setRanks
+				in.Keys[pos] = kernel.MatchKey(0, v) // the rank comes with setRanks
 				in.Weight[pos] = w
 				pos++
 			}
@@ -165,7 +165,7 @@ func (in *Input) setRanks(rank func(a int) int32) {
 		top := int32(1)
 		for a := lo; a < hi; a++ {
 			r := rank(a)
-			in.Keys[a] = kernels.MatchKey(r, in.Dst(a))
+			in.Keys[a] = kernel.MatchKey(r, in.Dst(a))
 			top = max(top, r)
 		}
 		maxes[i] = top

@@ -7,8 +7,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/arbor-gpu/arbor/algorithms/matching/kernel"
 	"github.com/arbor-gpu/arbor/backend"
-	"github.com/arbor-gpu/arbor/kernels"
+	"github.com/arbor-gpu/arbor/device/prim"
 )
 
 // BenchmarkPass1Kernels times each fast-engine kernel alone on the first
@@ -43,7 +44,7 @@ func BenchmarkPass1Kernels(b *testing.B) {
 }
 
 func pass1Kernels(b *testing.B, dev backend.Device, in *Input) error {
-	f, err := kernels.NewMatchFast(dev)
+	f, err := kernel.NewMatchFast(dev)
 	if err != nil {
 		return err
 	}
@@ -57,7 +58,7 @@ func pass1Kernels(b *testing.B, dev backend.Device, in *Input) error {
 	if t, err := strconv.Atoi(os.Getenv("ARBOR_BENCH_THREADS")); err == nil {
 		f.Threads = t
 	}
-	scan, err := kernels.NewScan(dev)
+	scan, err := prim.NewScan(dev)
 	if err != nil {
 		return err
 	}
@@ -81,7 +82,7 @@ func pass1Kernels(b *testing.B, dev backend.Device, in *Input) error {
 		return err
 	}
 	_, _, tiles := f.Tiles(m)
-	mask := bs.Alloc(4 * ((m + kernels.MatchChunk - 1) / kernels.MatchChunk))
+	mask := bs.Alloc(4 * ((m + kernel.MatchChunk - 1) / kernel.MatchChunk))
 	tileCount := backend.Upload(bs, make([]int32, tiles))
 	tileOffset := bs.Alloc(4 * tiles)
 	lb := f.NewLookback(bs, m)

@@ -5,9 +5,9 @@
 // pack); the passes repeat until no arc is left.
 //
 // Two engines give identical results: EngineSpec runs the CS314 kernels
-// (kernels/cs314.cl) exactly as specified, stride by stride; EngineFast runs a
+// (algorithms/matching/kernel/cs314.cl) exactly as specified, stride by stride; EngineFast runs a
 // segmented argmax over 64-bit (rank, ^neighbour) keys and a work-efficient
-// filter (kernels/match_fast.cl): by default one launch per pass that finds
+// filter (algorithms/matching/kernel/match_fast.cl): by default one launch per pass that finds
 // each tile's offset by decoupled look-back, compacts the arcs and computes
 // the next pass's argmax; Options.Filter = FilterScan splits it into mark,
 // scan and pack for devices that do not let work-groups wait on each other.

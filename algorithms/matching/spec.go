@@ -4,8 +4,8 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/arbor-gpu/arbor/algorithms/matching/kernel"
 	"github.com/arbor-gpu/arbor/backend"
-	"github.com/arbor-gpu/arbor/kernels"
 )
 
 func minusOnes(n int) []int32 {
@@ -29,7 +29,7 @@ func readCount(q backend.Queue, b backend.Buffer, index int) (int, error) {
 // Hillis-Steele exclusive scan, pack. The only reads back are the scan's
 // change flag per stride and the kept-arc count per pass.
 func runSpec(s *session, in *Input, opt Options, res *Result) error {
-	c, err := kernels.NewCS314(s.dev)
+	c, err := kernel.NewCS314(s.dev)
 	if err != nil {
 		return err
 	}

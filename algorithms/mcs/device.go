@@ -6,13 +6,12 @@ import (
 	"fmt"
 	"runtime"
 	"sort"
-	"strings"
 	"time"
 
-	"github.com/arbor-gpu/arbor/algorithms/devsearch"
+	"github.com/arbor-gpu/arbor/algorithms/mcs/kernel"
 	"github.com/arbor-gpu/arbor/backend"
 	"github.com/arbor-gpu/arbor/core"
-	"github.com/arbor-gpu/arbor/kernels"
+	"github.com/arbor-gpu/arbor/device/search"
 )
 
 // Engine says where the search runs.
@@ -24,7 +23,7 @@ const (
 	EngineAuto Engine = "auto"
 	// EngineCPU is the CPU engine: sequential with Threads 1, else parallel.
 	EngineCPU Engine = "cpu"
-	// EngineGPU runs the search on Options.Device (kernels/mcsplit.cl on
+	// EngineGPU runs the search on Options.Device (algorithms/mcs/kernel/mcsplit.cl on
 	// the device search-tree layer); on the CPU backend it runs the
 	// kernel's Go twin.
 	EngineGPU Engine = "gpu"
@@ -42,6 +41,9 @@ const (
 	// prove its answer stops the others (see solvePortfolio).
 	EnginePortfolio Engine = "portfolio"
 )
+
+// Engines lists every engine (`arbor bench` offers them).
+var Engines = []Engine{EngineAuto, EngineCPU, EngineGPU, EngineHybrid, EnginePortfolio}
 
 // ParseEngine reads an engine name.
 func ParseEngine(s string) (Engine, error) {
@@ -69,8 +71,8 @@ func deviceUnsupported(n0, n1 int, opts Options) string {
 		return "dead-end target raising"
 	case opts.Restarts:
 		return "restarts"
-	case n0 > kernels.MCSplitMaxVertices || n1 > kernels.MCSplitMaxVertices:
-		return fmt.Sprintf("graphs over %d vertices (these have %d and %d)", kernels.MCSplitMaxVertices, n0, n1)
+	case n0 > kernel.MCSplitMaxVertices || n1 > kernel.MCSplitMaxVertices:
+		return fmt.Sprintf("graphs over %d vertices (these have %d and %d)", kernel.MCSplitMaxVertices, n0, n1)
 	}
 	return ""
 }
@@ -129,27 +131,16 @@ func solveDevice(ctx context.Context, g, h *core.Graph, opts Options, hybrid boo
 		return Result{}, err
 	}
 	devs := append([]backend.Device{opts.Device}, opts.Devices...)
-	units := make([]devsearch.Unit, 0, len(devs))
-	mks := make([]*kernels.MCSplit, 0, len(devs))
-	var names []string
-	for _, dev := range devs {
-		info := dev.Info()
-		shape := deviceShape(p, info, opts)
-		q, err := dev.NewQueue()
-		if err != nil {
-			return Result{}, fmt.Errorf("mcs: %s: %w", info, err)
-		}
-		defer q.Release()
+	ds, err := search.Open(devs, func(dev backend.Device, q backend.Queue) (*kernel.MCSplit, int, error) {
+		shape := deviceShape(p, dev.Info(), opts)
 		words := shape.Words()
-		k, err := kernels.NewMCSplit(dev, q, shape, bitRows(p.adj0, p.n0, words), bitRows(p.adj1, p.n1, words))
-		if err != nil {
-			return Result{}, fmt.Errorf("mcs: %s: %w", info, err)
-		}
-		defer k.Release()
-		mks = append(mks, k)
-		units = append(units, devsearch.Unit{Queue: q, Kernel: &devsearch.WithGoal{K: k}, Workers: shape.Workers})
-		names = append(names, info.String())
+		k, err := kernel.NewMCSplit(dev, q, shape, bitRows(p.adj0, p.n0, words), bitRows(p.adj1, p.n1, words))
+		return k, shape.Workers, err
+	})
+	if err != nil {
+		return Result{}, fmt.Errorf("mcs: %w", err)
 	}
+	defer ds.Close()
 
 	// A fast incumbent from a short sequential run, unless the incumbent
 	// is fixed.
@@ -165,15 +156,6 @@ func solveDevice(ctx context.Context, g, h *core.Graph, opts Options, hybrid boo
 	if opts.Goal > 0 {
 		incSize, goal = 0, int32(opts.Goal)
 	}
-	// With a fixed goal the incumbent word starts at goal−1, so that only
-	// solutions of the goal's size or more are published, as on the CPU.
-	for i, u := range units {
-		if err := mks[i].Reset(u.Queue, max(incSize, int(goal)-1)); err != nil {
-			return Result{}, fmt.Errorf("mcs: %s: %w", names[i], err)
-		}
-		lo := u.Kernel.(*devsearch.WithGoal)
-		lo.Goal, lo.Frozen = goal, opts.Goal > 0
-	}
 	var cpu *shared
 	cpuDone := make(chan int64, 1)
 	if hybrid {
@@ -182,13 +164,13 @@ func solveDevice(ctx context.Context, g, h *core.Graph, opts Options, hybrid boo
 		threads := max(1, runtime.GOMAXPROCS(0)-1)
 		go func() { cpuDone <- p.searchDown(cpu, threads) }()
 	}
-	dopt := devsearch.Options{NodeLimit: opts.NodeLimit, Pool: [][]uint64{rootTask(p, deviceShape(p, devs[0].Info(), opts))}}
+	dopt := search.Options{NodeLimit: opts.NodeLimit, Pool: [][]uint64{rootTask(p, deviceShape(p, devs[0].Info(), opts))}}
 	if opts.Timeout > 0 {
 		dopt.Deadline = start.Add(opts.Timeout)
 	}
 	if opts.Progress != nil {
 		dopt.ProgressInterval = opts.ProgressInterval
-		dopt.Progress = func(s devsearch.Status) {
+		dopt.Progress = func(s search.Status) {
 			n, b := hostNodes+s.Nodes, max(s.Incumbent, incSize)
 			if cpu != nil {
 				n += cpu.nodes.Load()
@@ -219,7 +201,9 @@ func solveDevice(ctx context.Context, g, h *core.Graph, opts Options, hybrid boo
 	if share != nil && !hybrid {
 		dopt.Between = func(devInc int) (int, bool) { return share(devInc), false }
 	}
-	st, proven, err := devsearch.RunMany(ctx, units, dopt)
+	// With a fixed goal the incumbent word starts at goal−1, so that only
+	// solutions of the goal's size or more are published, as on the CPU.
+	st, proven, err := ds.Run(ctx, max(incSize, int(goal)-1), goal, opts.Goal > 0, dopt)
 	if hybrid {
 		if !cpuFinished {
 			cpu.halt()
@@ -230,17 +214,14 @@ func solveDevice(ctx context.Context, g, h *core.Graph, opts Options, hybrid boo
 			inc = cpu.inc
 		}
 	}
-	device := strings.Join(names, ", ")
 	if err != nil {
-		return Result{}, fmt.Errorf("mcs: %s: %w", device, err)
+		return Result{}, fmt.Errorf("mcs: %w", err)
 	}
-	workers := 0
-	for i, u := range units {
-		workers += u.Workers
-		best, err := mks[i].Best(u.Queue)
-		if err != nil {
-			return Result{}, fmt.Errorf("mcs: %s: reading the result: %w", names[i], err)
-		}
+	bests, err := search.Collect(ds, "the result", (*kernel.MCSplit).Best)
+	if err != nil {
+		return Result{}, fmt.Errorf("mcs: %w", err)
+	}
+	for _, best := range bests {
 		if len(best) > len(inc) {
 			inc = make([]pair, 0, len(best))
 			for _, b := range best {
@@ -248,8 +229,8 @@ func solveDevice(ctx context.Context, g, h *core.Graph, opts Options, hybrid boo
 			}
 		}
 	}
-	res := Result{Nodes: hostNodes + st.Nodes, Proven: proven, Threads: workers, Shared: st.Donated, Moved: st.Moved,
-		Device: device, Epochs: st.Epochs, Tail: st.Tail}
+	res := Result{Nodes: hostNodes + st.Nodes, Proven: proven, Threads: ds.Workers(), Shared: st.Donated, Moved: st.Moved,
+		Device: ds.Device(), Epochs: st.Epochs, Tail: st.Tail}
 	res.Size = len(inc)
 	for _, pr := range inc {
 		res.Mapping = append(res.Mapping, [2]int{p.order0[pr.v], p.order1[pr.w]})
@@ -261,13 +242,13 @@ func solveDevice(ctx context.Context, g, h *core.Graph, opts Options, hybrid boo
 // deviceShape sizes the search for one device: its workers, and a ring
 // that holds a few tasks per worker. The task layout depends on the graphs
 // only, so that tasks move between devices of different sizes.
-func deviceShape(p *problem[uint8], info backend.Info, opts Options) kernels.MCSplitShape {
-	shape := kernels.MCSplitShape{N0: p.n0, N1: p.n1, MinProduct: opts.Heuristic == MinProduct}
+func deviceShape(p *problem[uint8], info backend.Info, opts Options) kernel.MCSplitShape {
+	shape := kernel.MCSplitShape{N0: p.n0, N1: p.n1, MinProduct: opts.Heuristic == MinProduct}
 	if info.Type == backend.TypeCPU {
 		shape.Lanes = 1
 	}
 	shape.Workers = opts.Workers
-	shape.Workers, shape.Capacity = devsearch.Fit(info, shape.Workers, func(w, c int) int64 {
+	shape.Workers, shape.Capacity = search.Fit(info, shape.Workers, func(w, c int) int64 {
 		t := shape
 		t.Workers, t.Capacity = w, c
 		return t.Bytes()
@@ -290,7 +271,7 @@ func bitRows(adj []uint8, n, words int) []uint64 {
 
 // rootTask is the root of the search as a task: the initial bidomains, no
 // pair matched, not yet counted.
-func rootTask(p *problem[uint8], s kernels.MCSplitShape) []uint64 {
+func rootTask(p *problem[uint8], s kernel.MCSplitShape) []uint64 {
 	w := p.newWorker(newShared(0), 1, true)
 	doms, _ := w.follow(nil) // the empty path always leads to the root
 	return nodeTask(w, doms, s)

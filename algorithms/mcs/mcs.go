@@ -25,7 +25,7 @@
 // Options.Approximate, intersects them one at a time instead (approx.go).
 // Options.BlockOrder, DeadEnd and Restarts are optional exact heuristics,
 // and EnginePortfolio runs several configurations side by side
-// (portfolio.go); NOTES.md has their measurements.
+// (portfolio.go); docs/results/mcs.md has their measurements.
 package mcs
 
 import (
@@ -114,7 +114,7 @@ type Options struct {
 	Device backend.Device
 	// Devices are more devices beside Device: the device engines spread
 	// one search over all of them, with one task pool and one incumbent
-	// (devsearch.RunMany). Tasks move between them, so they must all take
+	// (search.RunMany). Tasks move between them, so they must all take
 	// the problem (the caller opens and closes them too).
 	Devices []backend.Device
 	// Workers is the device engine's number of workers (work-groups) per device;

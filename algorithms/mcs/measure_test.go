@@ -1,3 +1,5 @@
+//go:build measure
+
 package mcs
 
 import (
@@ -13,7 +15,7 @@ import (
 	"github.com/arbor-gpu/arbor/core"
 )
 
-// The measurements of NOTES.md, run by hand: ARBOR_MCS_MEASURE=1 (and
+// The measurements of docs/results/mcs.md, run by hand: ARBOR_MCS_MEASURE=1 (and
 // ARBOR_MCS_LIMIT, seconds per search, default 10; ARBOR_MCS_THREADS, the
 // N-graph searches' threads, default 1: node counts then repeat exactly).
 // They print tables and check only that every answer verifies.
@@ -25,7 +27,7 @@ var measureFamilies = []string{
 
 func measureSetup(t *testing.T) (string, time.Duration) {
 	if os.Getenv("ARBOR_MCS_MEASURE") != "1" {
-		t.Skip("set ARBOR_MCS_MEASURE=1 to run the NOTES.md measurements")
+		t.Skip("set ARBOR_MCS_MEASURE=1 to run the docs/results/mcs.md measurements")
 	}
 	dir, _ := readExpected(t)
 	limit := 10 * time.Second

@@ -6,9 +6,9 @@ import (
 	"fmt"
 	"slices"
 
-	"github.com/arbor-gpu/arbor/algorithms/devsearch"
+	"github.com/arbor-gpu/arbor/algorithms/mcs/kernel"
 	"github.com/arbor-gpu/arbor/backend"
-	"github.com/arbor-gpu/arbor/kernels"
+	"github.com/arbor-gpu/arbor/device/search"
 )
 
 // deviceFanout is how many subtasks a subtree that overran its budget on
@@ -22,10 +22,10 @@ const deviceFanout = 16
 // concurrent use.
 type DeviceSubtrees struct {
 	p     *problem[uint8]
-	shape kernels.MCSplitShape
+	shape kernel.MCSplitShape
 	q     backend.Queue
-	k     *kernels.MCSplit
-	unit  devsearch.Unit
+	k     *kernel.MCSplit
+	unit  search.Unit
 	name  string
 }
 
@@ -51,13 +51,13 @@ func (pr *Prepared) OnDevice(dev backend.Device, workers int) (*DeviceSubtrees, 
 		return nil, fmt.Errorf("mcs: %s: %w", info, err)
 	}
 	words := shape.Words()
-	k, err := kernels.NewMCSplit(dev, q, shape, bitRows(p.adj0, p.n0, words), bitRows(p.adj1, p.n1, words))
+	k, err := kernel.NewMCSplit(dev, q, shape, bitRows(p.adj0, p.n0, words), bitRows(p.adj1, p.n1, words))
 	if err != nil {
 		q.Release()
 		return nil, fmt.Errorf("mcs: %s: %w", info, err)
 	}
 	d := &DeviceSubtrees{p: p, shape: shape, q: q, k: k, name: info.String()}
-	d.unit = devsearch.Unit{Queue: q, Kernel: &devsearch.WithGoal{K: k, Goal: 1}, Workers: shape.Workers}
+	d.unit = search.Unit{Queue: q, Kernel: &search.WithGoal{K: k, Goal: 1}, Workers: shape.Workers}
 	return d, nil
 }
 
@@ -185,12 +185,12 @@ func (d *DeviceSubtrees) SolveBatch(ctx context.Context, paths [][]Step, so Subt
 
 // search runs one device search from the tasks of pool under so's
 // incumbent, node budget and raises.
-func (d *DeviceSubtrees) search(ctx context.Context, pool [][]uint64, so SubtreeOptions) (devsearch.Status, bool, error) {
+func (d *DeviceSubtrees) search(ctx context.Context, pool [][]uint64, so SubtreeOptions) (search.Status, bool, error) {
 	incumbent := max(so.Incumbent, 0)
 	if err := d.k.Reset(d.q, incumbent); err != nil {
-		return devsearch.Status{}, false, fmt.Errorf("mcs: %s: %w", d.name, err)
+		return search.Status{}, false, fmt.Errorf("mcs: %s: %w", d.name, err)
 	}
-	opt := devsearch.Options{NodeLimit: so.NodeBudget, Pool: pool}
+	opt := search.Options{NodeLimit: so.NodeBudget, Pool: pool}
 	if so.Raise != nil {
 		best := incumbent
 		opt.Between = func(devInc int) (int, bool) {
@@ -208,7 +208,7 @@ func (d *DeviceSubtrees) search(ctx context.Context, pool [][]uint64, so Subtree
 			}
 		}
 	}
-	st, proven, err := devsearch.RunMany(ctx, []devsearch.Unit{d.unit}, opt)
+	st, proven, err := search.RunMany(ctx, []search.Unit{d.unit}, opt)
 	if err != nil {
 		return st, false, fmt.Errorf("mcs: %s: %w", d.name, err)
 	}
@@ -222,7 +222,7 @@ func (d *DeviceSubtrees) search(ctx context.Context, pool [][]uint64, so Subtree
 // it is counted again as the root of its subtask, so a kept one is taken
 // off; an uncounted one pruned here would have been counted on entering
 // it, so it is added.
-func (d *DeviceSubtrees) openRest(open []kernels.MCSplitOpen, best int32) ([]Subtask, int64, error) {
+func (d *DeviceSubtrees) openRest(open []kernel.MCSplitOpen, best int32) ([]Subtask, int64, error) {
 	p := d.p
 	w := p.newWorker(newShared(0), 1, true)
 	var rest []Subtask
@@ -279,7 +279,7 @@ func (d *DeviceSubtrees) openRest(open []kernels.MCSplitOpen, best int32) ([]Sub
 // pair is matched, its vertices share the part they shared on the device,
 // which split by the same matched vertices. TestDeviceOpenPaths checks
 // that the CPU reaches exactly the device's bidomains.
-func (p *problem[C]) devicePath(o kernels.MCSplitOpen, words int) []op {
+func (p *problem[C]) devicePath(o kernel.MCSplitOpen, words int) []op {
 	free := make([]uint64, words)
 	for i := 0; i+words <= len(o.Doms); i += 2 * words {
 		for k := range free {
@@ -315,7 +315,7 @@ func (p *problem[C]) devicePath(o kernels.MCSplitOpen, words int) []op {
 // nodeTask is the node w has followed a path to, as a fresh device task:
 // its matched pairs and its bidomains, not yet counted (the task's
 // searcher counts it, as the CPU engine counts a task root).
-func nodeTask(w *worker[uint8], doms []bidomain, s kernels.MCSplitShape) []uint64 {
+func nodeTask(w *worker[uint8], doms []bidomain, s kernel.MCSplitShape) []uint64 {
 	words := s.Words()
 	t := make([]uint64, s.TaskWords())
 	pairs := t[4+words : 4+words+s.NMin()]

@@ -53,7 +53,7 @@ func BenchmarkInstances(b *testing.B) {
 			var res Result
 			for i := 0; i < b.N; i++ {
 				ctx, cancel := context.WithTimeout(context.Background(), timeout)
-				res, err = Solve(ctx, g, Options{Engine: engine})
+				res, err = Solve(ctx, g, Options{Engine: Engine(engine)})
 				cancel()
 				if err != nil {
 					b.Fatal(err)
@@ -62,7 +62,7 @@ func BenchmarkInstances(b *testing.B) {
 			b.ReportMetric(float64(len(res.Cover)), "cover")
 			b.ReportMetric(float64(res.Nodes), "nodes")
 			b.ReportMetric(boolMetric(res.Proven), "proven")
-			b.ReportMetric(boolMetric(strings.Contains(res.Engine, EngineClique)), "clique")
+			b.ReportMetric(boolMetric(strings.Contains(res.Engine, string(EngineClique))), "clique")
 			b.Logf("%s: engine %s: %s", filepath.Base(path), res.Engine, res.Why)
 		})
 	}

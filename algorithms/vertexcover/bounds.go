@@ -98,7 +98,7 @@ func (s *state) prune(best int64) bool {
 // (folds, funnels), and a fold's merged vertex has lost its old clique
 // mates (its two neighbours) by then. The singleton merges improve the
 // cover from node to node, so it ends with fewer cliques than a fresh
-// greedy cover merged once would (NOTES.md).
+// greedy cover merged once would (docs/results/vertexcover.md).
 func (s *state) prunePart(best int64, inherit, save []int32) bool {
 	s.cc.forced = s.cc.forced[:0]
 	s.cc.failed = s.cc.failed[:0]
@@ -568,7 +568,7 @@ func (s *state) upBound(need int) int {
 	// back to it, instead of propagating the initial units again for
 	// every trial. Unit propagation finds a conflict or not whatever the
 	// order, so the same literals fail as with the hypothesis first; the
-	// sets traced can differ (NOTES.md).
+	// sets traced can differ (docs/results/vertexcover.md).
 	found, base := 0, 0
 	settle := func() {
 		undo()
@@ -672,7 +672,7 @@ func (s *state) upBound(need int) int {
 // cost time). Two, not three: the three-vertex trials cost more than the
 // conflicts they find; on the 28 PACE instances of ≤ 450 vertices also
 // 0–4% fewer nodes (the disjoint sets found differ) and vc-exact_043 /
-// _091 about 10% / 5% faster (NOTES.md). With the cheaper trials of
+// _091 about 10% / 5% faster (docs/results/vertexcover.md). With the cheaper trials of
 // branch up (no initial units propagated again per trial) three is still
 // worse: _091 94.3 k → 100.5 k nodes, 1.72 → 1.95 s.
 const maxFailedLiteralClique = 2

@@ -11,22 +11,27 @@ import (
 	"github.com/arbor-gpu/arbor/core"
 )
 
-// The engines Options.Engine names.
+// Engine says how and where the search runs (Options.Engine): the CPU
+// routes (auto, branch, clique, cpu) and the device engines (gpu, hybrid,
+// device.go). Its values are the CLI's --engine names.
+type Engine string
+
+// The engines that choose among the CPU routes.
 const (
 	// EngineAuto solves each kernel component with the clique route when
 	// its density reaches DenseThreshold, by branch and reduce otherwise.
-	EngineAuto = "auto"
+	EngineAuto Engine = "auto"
 	// EngineBranch is branch and reduce only.
-	EngineBranch = "branch"
+	EngineBranch Engine = "branch"
 	// EngineClique solves every kernel component the clique route can
 	// hold (cliqueMaxKernel vertices) as n − ω(complement).
-	EngineClique = "clique"
+	EngineClique Engine = "clique"
 )
 
 // DenseThreshold is the kernel density (2m / n(n−1)) from which the auto
 // engine solves a kernel component as a maximum clique of its complement
 // (raced against branch and reduce on the top-level kernels; see dense).
-// Measured on two cores (NOTES.md): on G(n,p) kernels of 100–150
+// Measured on two cores (docs/design/vertexcover.md): on G(n,p) kernels of 100–150
 // vertices the clique route is faster from p = 0.08 up (2–300×); at 200
 // vertices it loses at p = 0.05, wins from p = 0.15, and both time out at
 // 0.08–0.12. On the Yamout cop_hat graphs (density 0.25–0.75) it is
@@ -47,7 +52,7 @@ const cliqueMaxKernel = 1 << 14
 // denseRoute is what every engine of one Solve call shares about the
 // engine choice: the mode asked for and what ran.
 type denseRoute struct {
-	mode      string
+	mode      Engine
 	threshold float64
 
 	cliqueRuns atomic.Int64 // kernel components settled by the clique route
@@ -58,7 +63,7 @@ type denseRoute struct {
 	why string // the top-level kernel's decision
 }
 
-func newDenseRoute(mode string) (*denseRoute, error) {
+func newDenseRoute(mode Engine) (*denseRoute, error) {
 	switch mode {
 	case "":
 		mode = EngineAuto
@@ -74,11 +79,11 @@ func (d *denseRoute) engine() string {
 	c, b := d.cliqueRuns.Load(), d.branchRuns.Load()
 	switch {
 	case c > 0 && b > 0:
-		return EngineBranch + "+" + EngineClique
+		return string(EngineBranch + "+" + EngineClique)
 	case c > 0:
-		return EngineClique
+		return string(EngineClique)
 	}
-	return EngineBranch
+	return string(EngineBranch)
 }
 
 func (d *denseRoute) explain() string {

@@ -17,7 +17,7 @@ func TestEnginesAgainstBruteForce(t *testing.T) {
 		for _, p := range []float64{0.1, 0.25, 0.5, 0.8} {
 			g := gnp(t, n, p, uint64(n*977)+uint64(p*100))
 			want := bruteMin(g)
-			for _, eng := range []string{EngineAuto, EngineBranch, EngineClique} {
+			for _, eng := range []Engine{EngineAuto, EngineBranch, EngineClique} {
 				for _, threads := range []int{1, 2} {
 					res, err := Solve(context.Background(), g, Options{Threads: threads, LocalSearch: -1, Engine: eng})
 					if err != nil {
@@ -32,7 +32,7 @@ func TestEnginesAgainstBruteForce(t *testing.T) {
 					if res.LowerBound > want {
 						t.Fatalf("n=%d p=%v %s: lower bound %d above the optimum %d", n, p, eng, res.LowerBound, want)
 					}
-					if eng == EngineBranch && res.Engine != EngineBranch {
+					if eng == EngineBranch && res.Engine != string(EngineBranch) {
 						t.Fatalf("n=%d p=%v: engine %q ran when branch was asked for", n, p, res.Engine)
 					}
 					if res.DenseThreshold != DenseThreshold || res.Why == "" {
@@ -44,7 +44,7 @@ func TestEnginesAgainstBruteForce(t *testing.T) {
 		}
 	}
 	t.Logf("settled by: %v", cases)
-	if cases[EngineClique] == 0 {
+	if cases[string(EngineClique)] == 0 {
 		t.Fatal("the clique route never settled a case")
 	}
 }
@@ -58,14 +58,14 @@ func TestEngineChoice(t *testing.T) {
 	for _, c := range []struct {
 		name   string
 		g      *core.Graph
-		engine string
+		engine Engine
 		want   string
 	}{
-		{"dense auto", dense, EngineAuto, EngineClique},
-		{"dense branch", dense, EngineBranch, EngineBranch},
-		{"sparse auto", sparse, EngineAuto, EngineBranch},
-		{"sparse clique", sparse, EngineClique, EngineClique},
-		{"both", disjointUnion(t, sparse, dense), EngineAuto, EngineBranch + "+" + EngineClique},
+		{"dense auto", dense, EngineAuto, string(EngineClique)},
+		{"dense branch", dense, EngineBranch, string(EngineBranch)},
+		{"sparse auto", sparse, EngineAuto, string(EngineBranch)},
+		{"sparse clique", sparse, EngineClique, string(EngineClique)},
+		{"both", disjointUnion(t, sparse, dense), EngineAuto, string(EngineBranch + "+" + EngineClique)},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			res, err := Solve(context.Background(), c.g, Options{Threads: 2, LocalSearch: 20 * time.Millisecond, Engine: c.engine})
@@ -86,8 +86,8 @@ func TestEngineChoice(t *testing.T) {
 	}
 	// Every engine agrees on the sizes.
 	g := disjointUnion(t, sparse, dense)
-	sizes := map[string]int{}
-	for _, eng := range []string{EngineAuto, EngineBranch, EngineClique} {
+	sizes := map[Engine]int{}
+	for _, eng := range []Engine{EngineAuto, EngineBranch, EngineClique} {
 		res, err := Solve(context.Background(), g, Options{Engine: eng})
 		if err != nil {
 			t.Fatal(err)

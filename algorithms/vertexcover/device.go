@@ -6,14 +6,13 @@ import (
 	"fmt"
 	"runtime"
 	"slices"
-	"strings"
 	"time"
 
 	"github.com/arbor-gpu/arbor/algorithms/clique"
-	"github.com/arbor-gpu/arbor/algorithms/devsearch"
+	"github.com/arbor-gpu/arbor/algorithms/vertexcover/kernel"
 	"github.com/arbor-gpu/arbor/backend"
 	"github.com/arbor-gpu/arbor/core"
-	"github.com/arbor-gpu/arbor/kernels"
+	"github.com/arbor-gpu/arbor/device/search"
 )
 
 // The engines that say where the search runs (beside EngineAuto,
@@ -21,30 +20,35 @@ import (
 const (
 	// EngineCPU is the CPU engine with its own route choice (as auto
 	// would choose on the CPU).
-	EngineCPU = "cpu"
+	EngineCPU Engine = "cpu"
 	// EngineGPU runs the root reductions on the host and the search of
-	// the kernel on Options.Device (kernels/vc.cl on the device
+	// the kernel on Options.Device (algorithms/vertexcover/kernel/vc.cl on the device
 	// search-tree layer); on the CPU backend it runs the kernel's Go twin.
-	EngineGPU = "gpu"
+	EngineGPU Engine = "gpu"
 	// EngineHybrid runs the device search and the CPU engine (on all cores
 	// but one) side by side, exchanging the incumbent's size after every
 	// epoch; the first to finish settles the answer.
-	EngineHybrid = "hybrid"
+	EngineHybrid Engine = "hybrid"
 )
 
-// ParseEngine checks an engine name (Options.Engine).
-func ParseEngine(s string) error {
-	switch s {
-	case "", EngineAuto, EngineBranch, EngineClique, EngineCPU, EngineGPU, EngineHybrid:
-		return nil
+// Engines lists every engine, in the order the CLI's help names them.
+var Engines = []Engine{EngineAuto, EngineCPU, EngineBranch, EngineClique, EngineGPU, EngineHybrid}
+
+// ParseEngine reads an engine name ("" is EngineAuto).
+func ParseEngine(s string) (Engine, error) {
+	switch e := Engine(s); e {
+	case "":
+		return EngineAuto, nil
+	case EngineAuto, EngineBranch, EngineClique, EngineCPU, EngineGPU, EngineHybrid:
+		return e, nil
 	}
-	return fmt.Errorf("vertex cover: unknown engine %q (want auto, cpu, branch, clique, gpu or hybrid)", s)
+	return "", fmt.Errorf("vertex cover: unknown engine %q (want auto, cpu, branch, clique, gpu or hybrid)", s)
 }
 
 // autoDevice says whether the auto engine takes the device, and why.
 //
 // Never, as measured on the H100 against the CPU engine on its 16 cores
-// (NOTES.md): over the Yamout graphs, the 28 PACE instances with ≤ 450
+// (docs/results/vertexcover.md): over the Yamout graphs, the 28 PACE instances with ≤ 450
 // vertices and frb30-15-*, the CPU engine (its reductions, clique route and
 // bounds) is the fastest or within 10 % everywhere but on two small PACE
 // kernels (vc-exact_005 and _019: 0.22 and 0.16 s on the device against
@@ -59,7 +63,7 @@ func autoDevice(dev backend.Device) (bool, string) {
 	case dev.Info().Type != backend.TypeGPU || dev.Info().Backend != "cuda":
 		return false, fmt.Sprintf("auto: %s is not a CUDA GPU, the CPU engine", dev.Info())
 	}
-	return false, fmt.Sprintf("auto: the CPU engine, measured on the H100 to match or beat %s's device engine (vertexcover/NOTES.md)", dev.Info().Name)
+	return false, fmt.Sprintf("auto: the CPU engine, measured on the H100 to match or beat %s's device engine (docs/results/vertexcover.md)", dev.Info().Name)
 }
 
 // rootKernel is the graph after the root reductions: what the device
@@ -140,7 +144,7 @@ func solveDevice(ctx context.Context, g *core.Graph, opts Options, start time.Ti
 		return Result{}, fmt.Errorf("vertex cover: the %s engine needs a device", opts.Engine)
 	}
 	info := dev.Info()
-	res := Result{Engine: opts.Engine, Device: info.String()}
+	res := Result{Engine: string(opts.Engine), Device: info.String()}
 	ub := g.N + 1
 	if opts.Parameterized && opts.K < g.N {
 		ub = opts.K + 1
@@ -185,61 +189,46 @@ func solveDevice(ctx context.Context, g *core.Graph, opts Options, start time.Ti
 		return finish(best, true, fmt.Sprintf("kernel of %d vertices: the host's greedy cover meets the bound", n))
 	}
 	// A dense kernel goes to the clique engine's device search, as the CPU
-	// engine sends it to its clique route (dense.go): on the H100,
-	// cop_hat500-3's kernel took 9.2 s on the CPU engine and its vc_epoch
-	// search was unproven after 15 s, while the clique device engine
-	// settles its complement in about half a second (clique/NOTES.md).
+	// engine sends it to its clique route (dense.go): on the H100 the
+	// clique device engine settles such kernels' complements far sooner
+	// than vc_epoch (cop_hat500-3 in docs/results/vertexcover.md, issue
+	// #16, "On the H100").
 	// Parameterized searches stay on vc_epoch, whose k = opt − 1 trees
 	// compare across backends.
 	dr := &denseRoute{threshold: DenseThreshold}
-	if use, why := dr.useClique(n, len(rk.adj)/2); use && !opts.Parameterized && n <= kernels.CliqueMaxVertices {
+	if use, why := dr.useClique(n, len(rk.adj)/2); use && !opts.Parameterized && n <= clique.DeviceMaxVertices {
 		return solveDenseOnDevice(ctx, g, ub, rk, diveIn, best, opts, hybrid, why, &res, finish)
 	}
-	if n > kernels.VCMaxVertices {
-		return res, fmt.Errorf("vertex cover: a kernel of %d vertices is more than the device engine takes (%d); use --engine cpu", n, kernels.VCMaxVertices)
+	if n > kernel.VCMaxVertices {
+		return res, fmt.Errorf("vertex cover: a kernel of %d vertices is more than the device engine takes (%d); use --engine cpu", n, kernel.VCMaxVertices)
 	}
 	// The device searches for kernel covers of at most allowed vertices:
 	// its incumbent word is n − (a kernel cover size known), so that the
 	// budget is n − 1 − word (vc.cl).
 	kub := min(len(best), ub) - rk.base // a kernel cover of this size is known or not wanted
 	devs := append([]backend.Device{dev}, opts.Devices...)
-	units := make([]devsearch.Unit, 0, len(devs))
-	ks := make([]*kernels.VC, 0, len(devs))
-	names := make([]string, 0, len(devs))
-	res.Workers = 0
-	for _, d := range devs {
-		di := d.Info()
-		shape := kernels.VCShape{N: n, MaxCover: max(kub-1, 0)}
-		if di.Type == backend.TypeCPU {
+	ds, err := search.Open(devs, func(d backend.Device, q backend.Queue) (*kernel.VC, int, error) {
+		shape := kernel.VCShape{N: n, MaxCover: max(kub-1, 0)}
+		if d.Info().Type == backend.TypeCPU {
 			shape.Lanes = 1
 		}
-		shape.Workers, shape.Capacity = devsearch.Fit(di, opts.Workers, func(w, c int) int64 {
+		shape.Workers, shape.Capacity = search.Fit(d.Info(), opts.Workers, func(w, c int) int64 {
 			t := shape
 			t.Workers, t.Capacity = w, c
 			return t.Bytes()
 		})
-		q, err := d.NewQueue()
-		if err != nil {
-			return res, fmt.Errorf("vertex cover: %s: %w", di, err)
-		}
-		defer q.Release()
-		k, err := kernels.NewVC(d, q, shape, rk.off, rk.adj)
-		if err != nil {
-			return res, fmt.Errorf("vertex cover: %s: %w", di, err)
-		}
-		defer k.Release()
-		if err := k.Reset(q, n-kub); err != nil {
-			return res, fmt.Errorf("vertex cover: %s: %w", di, err)
-		}
-		units = append(units, devsearch.Unit{Queue: q, Kernel: &devsearch.WithGoal{K: k, Goal: int32(kub - 1)}, Workers: shape.Workers})
-		ks = append(ks, k)
-		names = append(names, di.String())
-		res.Workers += shape.Workers
+		k, err := kernel.NewVC(d, q, shape, rk.off, rk.adj)
+		return k, shape.Workers, err
+	})
+	if err != nil {
+		return res, fmt.Errorf("vertex cover: %w", err)
 	}
-	res.Device = strings.Join(names, ", ")
+	defer ds.Close()
+	res.Workers = ds.Workers()
+	res.Device = ds.Device()
 	toFull := func(word int) int { return rk.base + n - word } // the incumbent word as a cover size of g
 
-	dopt := devsearch.Options{Pool: [][]uint64{ks[0].RootTask(rk.off)}}
+	dopt := search.Options{Pool: [][]uint64{ds.Kernels[0].RootTask(rk.off)}}
 	if dl, ok := ctx.Deadline(); ok {
 		dopt.Deadline = dl
 	}
@@ -250,7 +239,7 @@ func solveDevice(ctx context.Context, g *core.Graph, opts Options, start time.Ti
 	}
 	if opts.Progress != nil {
 		dopt.ProgressInterval = opts.ProgressEvery
-		dopt.Progress = func(s devsearch.Status) {
+		dopt.Progress = func(s search.Status) {
 			p := Progress{Best: -1, LowerBound: rk.lb, Nodes: s.Nodes, Elapsed: time.Since(start)}
 			if b := toFull(s.Incumbent); b < ub {
 				p.Best = b
@@ -283,16 +272,18 @@ func solveDevice(ctx context.Context, g *core.Graph, opts Options, start time.Ti
 		cpu.lower(toFull(word))
 		return max(word, n-(cpu.best()-rk.base)), false
 	}
-	st, proven, err := devsearch.RunMany(ctx, units, dopt)
+	// The incumbent word is n − kub (a kernel cover of kub is known or not
+	// wanted); the goal kub − 1 bounds the covers searched for, not frozen.
+	st, proven, err := ds.Run(ctx, n-kub, int32(kub-1), false, dopt)
 	res.Nodes, res.Epochs, res.Moved = st.Nodes, st.Epochs, st.Moved
 	if err != nil {
-		return res, fmt.Errorf("vertex cover: %s: %w", res.Device, err)
+		return res, fmt.Errorf("vertex cover: %w", err)
 	}
-	for i, u := range units {
-		kc, err := ks[i].Best(u.Queue)
-		if err != nil {
-			return res, fmt.Errorf("vertex cover: %s: reading the cover: %w", names[i], err)
-		}
+	covers, err := search.Collect(ds, "the cover", (*kernel.VC).Best)
+	if err != nil {
+		return res, fmt.Errorf("vertex cover: %w", err)
+	}
+	for _, kc := range covers {
 		if kc != nil {
 			if c := rk.lift(kc); len(c) < len(best) {
 				best = c

@@ -17,7 +17,7 @@ import (
 
 // deviceOpts are the device engine's options for a test: few workers, so
 // that donation and the ring are exercised even on small trees.
-func deviceOpts(dev backend.Device, engine string, o Options) Options {
+func deviceOpts(dev backend.Device, engine Engine, o Options) Options {
 	o.Engine, o.Device = engine, dev
 	if o.Workers == 0 {
 		o.Workers = 5
@@ -73,10 +73,10 @@ func TestDeviceMinimum(t *testing.T) {
 	}
 	backendtest.ForEach(t, func(t *testing.T, dev backend.Device) {
 		for i, g := range gs {
-			for _, engine := range []string{EngineGPU, EngineHybrid} {
+			for _, engine := range []Engine{EngineGPU, EngineHybrid} {
 				res := solveDev(t, g, deviceOpts(dev, engine, Options{}))
 				t.Logf("graph %d (n=%d m=%d) %s: cover %d, kernel %d, %d nodes, %d epochs", i, g.N, g.Edges(), engine, len(res.Cover), res.Kernel, res.Nodes, res.Epochs)
-				if !res.Proven || len(res.Cover) != opts[i] || res.Engine != engine {
+				if !res.Proven || len(res.Cover) != opts[i] || res.Engine != string(engine) {
 					t.Errorf("graph %d (n=%d m=%d) %s: cover %d proven %v engine %s; CPU engine %d (%s)",
 						i, g.N, g.Edges(), engine, len(res.Cover), res.Proven, res.Engine, opts[i], res.Why)
 				}
@@ -135,7 +135,7 @@ func TestDeviceEngineNames(t *testing.T) {
 		t.Fatal("gpu engine without a device accepted")
 	}
 	res := solveDev(t, g, Options{Engine: EngineAuto, Device: cpu.New(0)})
-	if res.Engine == EngineGPU || res.Engine == EngineHybrid || res.Why == "" {
+	if res.Engine == string(EngineGPU) || res.Engine == string(EngineHybrid) || res.Why == "" {
 		t.Fatalf("auto with a CPU device: engine %s (%s)", res.Engine, res.Why)
 	}
 	res = solveDev(t, g, Options{Engine: EngineCPU})
@@ -164,7 +164,7 @@ func TestDeviceTimeout(t *testing.T) {
 
 // deviceInstance solves a data instance with the gpu engine and checks
 // the known optimum and the cover.
-func deviceInstance(t *testing.T, dev backend.Device, in instance, engine string, timeout time.Duration) {
+func deviceInstance(t *testing.T, dev backend.Device, in instance, engine Engine, timeout time.Duration) {
 	t.Helper()
 	g, err := core.ReadGraph(in.path, core.ReadOptions{})
 	if err != nil {
@@ -208,7 +208,7 @@ func TestDeviceData(t *testing.T) {
 	}
 	type run struct {
 		in     instance
-		engine string
+		engine Engine
 	}
 	var runs []run
 	if long() {
@@ -227,7 +227,7 @@ func TestDeviceData(t *testing.T) {
 	}
 	backendtest.ForEach(t, func(t *testing.T, dev backend.Device) {
 		for _, r := range runs {
-			t.Run(filepath.Base(r.in.path)+"/"+r.engine, func(t *testing.T) { deviceInstance(t, dev, r.in, r.engine, 10*time.Minute) })
+			t.Run(filepath.Base(r.in.path)+"/"+string(r.engine), func(t *testing.T) { deviceInstance(t, dev, r.in, r.engine, 10*time.Minute) })
 		}
 	})
 }

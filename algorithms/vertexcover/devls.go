@@ -6,9 +6,9 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/arbor-gpu/arbor/algorithms/vertexcover/kernel"
 	"github.com/arbor-gpu/arbor/backend"
 	"github.com/arbor-gpu/arbor/core"
-	"github.com/arbor-gpu/arbor/kernels"
 )
 
 // The partition search (partition.go) on a device: where it applies
@@ -110,9 +110,9 @@ func (d *deviceLS) search(dev backend.Device, kg *core.Graph, part []int32, k in
 	}
 	defer q.Release()
 	off, adj := interCliqueCSR(kg, part)
-	p := kernels.PartitionProblem{K: k, Part: part, Off: off, Adj: adj}
-	chains := kernels.PartitionChains(dev, p)
-	ls, err := kernels.NewPartitionLS(dev, q, p, chains, seed)
+	p := kernel.PartitionProblem{K: k, Part: part, Off: off, Adj: adj}
+	chains := kernel.PartitionChains(dev, p)
+	ls, err := kernel.NewPartitionLS(dev, q, p, chains, seed)
 	if err != nil {
 		return "", err
 	}

@@ -398,7 +398,7 @@ func (e *engine) run(top bool) ([]int32, bool) {
 				// is, on the largest: on the GPU machine's Xeon, 16 seeds
 				// at once, 30 s and 60 s each on frb56-25-1, frb59-26-1,
 				// -2, -4, 11 hits in 4,956 core-seconds for edge weights
-				// against 4 in 5,172 for pairs (NOTES), so every chain
+				// against 4 in 5,172 for pairs (docs/results/vertexcover.md), so every chain
 				// weighs edges.
 				var nPart atomic.Int64
 				runPart := func(seed uint64) {

@@ -1,44 +1,3 @@
-// Package vertexcover finds minimum vertex covers, and covers within a size
-// bound, by branch and reduce on the CPU. It is the reference the device
-// engine is checked against.
-//
-// Every node reduces the graph to a fixed point (degree 0, degree 1,
-// degree 2 with triangle or folding, domination, high degree against the
-// remaining budget); the root adds a Nemhauser–Trotter LP reduction (from a
-// Hopcroft–Karp matching of the bipartite double cover) and the unconfined
-// rule. The lower bound is a greedy clique cover raised by unit
-// propagation over its cliques (MaxSAT-style reasoning: each disjoint set
-// of cliques no independent set can hit all of adds one), else a matching.
-// Branching is on v, a member of largest degree of a packing constraint
-// with two or three members left when there is one, else a
-// maximum-degree vertex with the fewest edges among its neighbours
-// (smallest index on ties): "v in the cover", then "N(v) in the cover";
-// each branch adds Akiba and Iwata's packing constraints, which prune and
-// force vertices below (packing.go). Mirror branching is available (Options.Mirrors) but off: at maximum-degree vertices of the
-// benchmark graphs it almost never finds a mirror. Components are solved
-// separately once the graph splits. The first incumbent comes from a
-// minimum-degree greedy interleaved with the reductions; an NuMVC-style
-// local search improves it and runs on beside the search (when the gap is
-// within 1 %, on three quarters of the cores, with a local search over
-// one-vertex-per-clique assignments where a clique partition's bound is
-// the target: see partition.go), and on large
-// sparse kernels a large neighbourhood search re-solves balls of the
-// kernel exactly around the best cover (local search alone plateaus a
-// few above the optimum there). All workers share one tree (idle workers
-// are handed subtrees as op lists to replay) and one incumbent.
-//
-// Kernels (and components split off in the tree) of density at least
-// DenseThreshold are solved as n − ω of their complement by the clique
-// engine (algorithms/clique), given the greedy's independent set as its
-// first clique and the root lower bound as its bound; on the top-level
-// kernels it races branch and reduce, whose local search closes kernels
-// with a tight lower bound at once. Options.Engine forces either route;
-// Result.Engine and Result.Why say which settled the answer (dense.go,
-// NOTES.md).
-//
-// The gpu and hybrid engines (device.go) run the root reductions here and
-// search the kernel on a device with kernels/vc.cl, alone or beside this
-// engine with one incumbent; see NOTES.md for what the device does.
 package vertexcover
 
 import (
@@ -92,13 +51,13 @@ type Options struct {
 	// default, "" too) by density against DenseThreshold, EngineBranch
 	// branch and reduce only, EngineClique the clique route on every
 	// component it can hold. See dense.go.
-	Engine string
+	Engine Engine
 	// Device is where the gpu and hybrid engines search (device.go);
 	// Workers its work-groups (0: sized from the device).
 	Device  backend.Device
 	Workers int
 	// Devices are more devices beside Device: one device search spans them
-	// all (devsearch.RunMany), with one task pool and one incumbent.
+	// all (search.RunMany), with one task pool and one incumbent.
 	Devices []backend.Device
 
 	// LSDevice, when set, opens a device on which the partition local
@@ -230,7 +189,7 @@ func solve(ctx context.Context, g *core.Graph, opts Options) (Result, error) {
 	if opts.Below < 0 {
 		return Result{}, fmt.Errorf("vertex cover: negative bound Below=%d", opts.Below)
 	}
-	if err := ParseEngine(opts.Engine); err != nil {
+	if _, err := ParseEngine(string(opts.Engine)); err != nil {
 		return Result{}, err
 	}
 	why := ""

@@ -412,7 +412,7 @@ func TestStealAgrees(t *testing.T) {
 func TestNodeLimit(t *testing.T) {
 	g := gnp(t, 150, 0.1, 3) // tens of thousands of nodes on either engine
 	for _, c := range []struct {
-		engine string
+		engine Engine
 		slack  int64
 	}{{EngineBranch, 16}, {EngineClique, 1024}} {
 		ref, err := Solve(context.Background(), g, Options{Threads: 1, LocalSearch: -1, Engine: c.engine})
@@ -446,7 +446,7 @@ func TestNodeLimit(t *testing.T) {
 	if _, err := Solve(context.Background(), g, Options{NodeLimit: -1}); err == nil {
 		t.Error("a negative node limit: no error")
 	}
-	for _, engine := range []string{EngineGPU, EngineHybrid} {
+	for _, engine := range []Engine{EngineGPU, EngineHybrid} {
 		if _, err := Solve(context.Background(), g, Options{NodeLimit: 10, Engine: engine, Device: cpu.New(1)}); err == nil {
 			t.Errorf("a node limit on the %s engine: no error", engine)
 		}

@@ -6,7 +6,7 @@ import (
 
 	"github.com/arbor-gpu/arbor/backend"
 
-	"github.com/arbor-gpu/arbor/kernels"
+	"github.com/arbor-gpu/arbor/device"
 )
 
 // runDemo runs each algorithm on embedded sample data with the
@@ -36,7 +36,7 @@ func runDemo(e *env) error {
 		a[i], b[i] = int32(i), int32(3*i+1)
 	}
 	t0 := time.Now()
-	got, err := kernels.VecAdd(dev, a, b, 2, 0)
+	got, err := device.VecAdd(dev, a, b, 2, 0)
 	if err != nil {
 		return fmt.Errorf("demo vector add: %w", err)
 	}

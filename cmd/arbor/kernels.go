@@ -6,7 +6,7 @@ import (
 	"text/tabwriter"
 
 	"github.com/arbor-gpu/arbor/backend"
-	"github.com/arbor-gpu/arbor/kernels"
+	"github.com/arbor-gpu/arbor/device"
 )
 
 func runKernels(e *env) error {
@@ -28,10 +28,10 @@ func runKernels(e *env) error {
 		return listKernels(e)
 	}
 	name := *dump
-	if _, err := kernels.Text(name); err != nil {
-		src := kernels.SourceOf(name)
+	if _, err := device.Text(name); err != nil {
+		src := device.SourceOf(name)
 		if src == "" {
-			return usagef("no kernel source or kernel named %q (sources: %s)", name, strings.Join(kernels.Names(), ", "))
+			return usagef("no kernel source or kernel named %q (sources: %s)", name, strings.Join(device.Names(), ", "))
 		}
 		name = src
 	}
@@ -42,11 +42,11 @@ func runKernels(e *env) error {
 	if note != "" {
 		fmt.Fprintln(e.stderr, "arbor kernels: "+note)
 	}
-	ks, err := kernels.KernelNames(name)
+	ks, err := device.KernelNames(name)
 	if err != nil {
 		return err
 	}
-	src, err := kernels.Source(info, name, nil, ks...)
+	src, err := device.Source(info, name, nil, ks...)
 	if err != nil {
 		return err
 	}
@@ -60,8 +60,8 @@ func runKernels(e *env) error {
 func listKernels(e *env) error {
 	tw := tabwriter.NewWriter(e.stdout, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "SOURCE\tKERNELS")
-	for _, src := range kernels.Names() {
-		ks, err := kernels.KernelNames(src)
+	for _, src := range device.Names() {
+		ks, err := device.KernelNames(src)
 		if err != nil {
 			return err
 		}
@@ -111,5 +111,5 @@ func dumpTarget(df deviceFlags) (backend.Info, string, error) {
 	}
 	return info, fmt.Sprintf("no %s device here (%v); showing the %s dialect for a synthetic device "+
 		"(work-group 1024, 48 KiB local memory, 64-bit atomics): a real device's feature macros may differ",
-		sel.Backend, err, kernels.DialectOf(info)), nil
+		sel.Backend, err, device.DialectOf(info)), nil
 }

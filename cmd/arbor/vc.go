@@ -24,7 +24,7 @@ func runVC(e *env) error {
 	var sf solverFlags
 	sf.register(fs, "cover", "write the cover to `FILE` (atomically) in PACE solution format: 'c' lines saying the status, 's vc n k', then one vertex per line, numbered from 1 as PACE requires")
 	ls := fs.Duration("ls", 0, "local search budget for the initial cover (default 300ms; negative: none)")
-	engine := fs.String("engine", vertexcover.EngineAuto, "where and how the kernel is solved: auto (the CPU engine until the device engine is measured to win: clique route on the complement from density "+fmt.Sprint(vertexcover.DenseThreshold)+", else branch and reduce), cpu (the same), branch, clique, gpu (the device search on --backend/--device; the CPU backend runs its Go twin) or hybrid (the device and the CPU engine side by side, one incumbent)")
+	engine := fs.String("engine", string(vertexcover.EngineAuto), "where and how the kernel is solved: auto (the CPU engine until the device engine is measured to win: clique route on the complement from density "+fmt.Sprint(vertexcover.DenseThreshold)+", else branch and reduce), cpu (the same), branch, clique, gpu (the device search on --backend/--device; the CPU backend runs its Go twin) or hybrid (the device and the CPU engine side by side, one incumbent)")
 	lsDevice := fs.String("ls-device", "auto", "where BHOSLIB-like kernels (a clique partition's bound is the target) also run the partition local search: auto (a GPU of --backend/--device, if there is one), on (the device of --backend/--device, whatever it is) or off")
 	mirrors := fs.Bool("mirrors", false, "also take v's mirrors in the branch that takes v (rarely pays: see the package doc)")
 	workers := fs.Int("workers", 0, "device engine workers (work-groups; 0 sizes it from the device). With --cluster embedded: local worker processes (0: one per core)")
@@ -42,10 +42,11 @@ func runVC(e *env) error {
 	if *threads < 0 {
 		return usagef("--threads must be ≥ 0")
 	}
-	if err := vertexcover.ParseEngine(*engine); err != nil {
+	eng, err := vertexcover.ParseEngine(*engine)
+	if err != nil {
 		return usagef("--engine must be auto, cpu, branch, clique, gpu or hybrid (got %q)", *engine)
 	}
-	onDevice := *engine == vertexcover.EngineGPU || *engine == vertexcover.EngineHybrid
+	onDevice := eng == vertexcover.EngineGPU || eng == vertexcover.EngineHybrid
 	if *lsDevice != "auto" && *lsDevice != "on" && *lsDevice != "off" {
 		return usagef("--ls-device must be auto, on or off (got %q)", *lsDevice)
 	}
@@ -84,7 +85,7 @@ func runVC(e *env) error {
 		defer cancel()
 	}
 	prog := newProgress(e)
-	opts := vertexcover.Options{Parameterized: *k >= 0, K: *k, Threads: *threads, LocalSearch: *ls, Mirrors: *mirrors, Engine: *engine}
+	opts := vertexcover.Options{Parameterized: *k >= 0, K: *k, Threads: *threads, LocalSearch: *ls, Mirrors: *mirrors, Engine: eng}
 	// Only the device engines open a device: auto stays on the CPU engine
 	// until the device engine is measured to win (vertexcover.autoDevice),
 	// and creating a CUDA context costs about a second.

@@ -9,10 +9,12 @@ import (
 	"text/tabwriter"
 	"time"
 
+	// Every algorithm: its kernels, twins and checks register themselves.
+	_ "github.com/arbor-gpu/arbor/algorithms/all"
 	"github.com/arbor-gpu/arbor/backend"
 	"github.com/arbor-gpu/arbor/cpu"
+	"github.com/arbor-gpu/arbor/device"
 	"github.com/arbor-gpu/arbor/internal/dataset"
-	"github.com/arbor-gpu/arbor/kernels"
 )
 
 // verifyRow is one line of the verify table: one kernel on one device.
@@ -29,7 +31,7 @@ type verifyRow struct {
 // verifyTarget is a device under test.
 type verifyTarget struct {
 	label string
-	dev   *kernels.BuildCache
+	dev   *device.BuildCache
 	err   error // opening failed
 }
 
@@ -56,13 +58,13 @@ func runVerify(e *env) error {
 	if !*noData {
 		dataDir = dataset.Dir()
 	}
-	checks := kernels.Checks(dataDir)
+	checks := device.Checks(dataDir)
 	if *only != "" {
 		want := map[string]bool{}
 		for _, k := range strings.Split(*only, ",") {
 			want[strings.TrimSpace(k)] = true
 		}
-		var keep []kernels.Check
+		var keep []device.Check
 		found := map[string]bool{}
 		for _, c := range checks {
 			if want[c.Kernel] {
@@ -93,7 +95,7 @@ func runVerify(e *env) error {
 	// The reference is the CPU backend with one worker: the twins run in
 	// order, so the CPU backend's own row (its default worker pool) checks
 	// that the twins do not depend on how groups are scheduled.
-	ref := kernels.CacheBuilds(cpu.New(1))
+	ref := device.CacheBuilds(cpu.New(1))
 	defer ref.Release()
 
 	rows := map[string]*verifyRow{}
@@ -142,7 +144,7 @@ func runVerify(e *env) error {
 			r.Seconds += time.Since(start).Seconds()
 			if err != nil {
 				fail(r, "ERROR", fmt.Sprintf("%s: %v", c.Case, err))
-			} else if err := kernels.Compare(got, want); err != nil {
+			} else if err := device.Compare(got, want); err != nil {
 				fail(r, "MISMATCH", fmt.Sprintf("%s: %v", c.Case, err))
 			}
 		}
@@ -235,7 +237,7 @@ func verifyTargets(sel backend.Selection) ([]verifyTarget, []string, error) {
 				targets = append(targets, verifyTarget{label: label, err: fmt.Errorf("open: %w", err)})
 				continue
 			}
-			targets = append(targets, verifyTarget{label: label, dev: kernels.CacheBuilds(dev)})
+			targets = append(targets, verifyTarget{label: label, dev: device.CacheBuilds(dev)})
 		}
 	}
 	if len(targets) == 0 {
@@ -287,7 +289,7 @@ func sortedKeys(m map[string]bool) []string {
 	return out
 }
 
-func checkKernels(checks []kernels.Check) []string {
+func checkKernels(checks []device.Check) []string {
 	seen := map[string]bool{}
 	for _, c := range checks {
 		seen[c.Kernel] = true

@@ -12,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/arbor-gpu/arbor/algorithms/clique"
 	"github.com/arbor-gpu/arbor/algorithms/mcs"
 	"github.com/arbor-gpu/arbor/algorithms/vertexcover"
 	"github.com/arbor-gpu/arbor/core"
@@ -133,12 +134,38 @@ type Progress struct {
 	Instance, What string
 }
 
+// kindEngines lists the engines bench offers per kind: what the algorithm
+// packages export (their Engines), so that an engine added there is offered
+// here without a second list. bbmc is bench's name for clique's CPU engine
+// (run without --engine); clique's auto and cpu are not offered beside it.
 var kindEngines = map[Kind][]string{
-	KindMCS:    {"auto", "cpu", "gpu", "hybrid", "portfolio"},
-	KindVC:     {"auto", "branch", "clique"},
+	KindMCS:    engineNames(mcs.Engines),
+	KindVC:     engineNames(vertexcover.Engines),
 	KindMatch:  {"fast", "spec"},
-	KindClique: {"bbmc", "gpu", "hybrid"}, // bbmc: the CPU engine; gpu, hybrid: algorithms/clique's device engines
+	KindClique: append([]string{"bbmc"}, deviceEngines(engineNames(clique.Engines))...),
 }
+
+func engineNames[E ~string](es []E) []string {
+	out := make([]string, len(es))
+	for i, e := range es {
+		out[i] = string(e)
+	}
+	return out
+}
+
+// deviceEngines keeps the engines that run on a device (gpu, hybrid):
+// those that take --backend.
+func deviceEngines(es []string) []string {
+	var out []string
+	for _, e := range es {
+		if isDeviceEngine(e) {
+			out = append(out, e)
+		}
+	}
+	return out
+}
+
+func isDeviceEngine(e string) bool { return e == "gpu" || e == "hybrid" }
 
 var kindDefault = map[Kind]string{KindMCS: "auto", KindVC: "auto", KindMatch: "fast", KindClique: "bbmc"}
 
@@ -179,11 +206,11 @@ func configs(kind Kind, c Config) []runConfig {
 	var out []runConfig
 	for _, e := range engines {
 		threads := threads
-		if (kind == KindMCS || kind == KindClique) && e == "gpu" {
+		if (kind == KindMCS || kind == KindClique || kind == KindVC) && e == "gpu" {
 			threads = []int{0} // the device engine takes no thread count
 		}
 		backends := []string{"cpu"}
-		if kind == KindMatch || (kind == KindMCS && e != "cpu") || (kind == KindClique && e != "bbmc") {
+		if kind == KindMatch || (kind == KindMCS && e != "cpu") || (kind == KindClique && e != "bbmc") || (kind == KindVC && isDeviceEngine(e)) {
 			backends = c.Backends
 			if len(backends) == 0 {
 				backends = []string{"auto"}
@@ -313,7 +340,7 @@ func arborArgs(c Config, in Instance, rc runConfig) []string {
 	if in.Kind != KindClique || rc.engine != "bbmc" {
 		args = append(args, "--engine", rc.engine)
 	}
-	if rc.backend != "cpu" && (in.Kind == KindMCS || in.Kind == KindMatch || in.Kind == KindClique) && rc.backend != "auto" {
+	if rc.backend != "cpu" && (in.Kind == KindMCS || in.Kind == KindMatch || in.Kind == KindClique || in.Kind == KindVC) && rc.backend != "auto" {
 		args = append(args, "--backend", rc.backend)
 	}
 	if rc.threads > 0 {

@@ -4,7 +4,7 @@
 # launch geometry, scalars, local memory, events) with the bandwidth and
 # launch-latency measurements, and the conformance suite on CUDA alone.
 # Needs .dev/arbor, .dev/cuda.test and .dev/tests.test (scripts/build-dev.sh);
-# .dev/kernels.test is run too when present. Then the primitives' benchmark,
+# the device and algorithm kernel packages' test binaries are run too when present. Then the primitives' benchmark,
 # CUDA against NVIDIA OpenCL. Prints a table last.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
@@ -46,7 +46,12 @@ run() {
 
 run cuda-pkg cuda cuda.test
 run cuda-tests tests tests.test
-run cuda-kernels kernels kernels.test
+run cuda-device device device.test
+run cuda-prim device/prim device_prim.test
+run cuda-search device/search device_search.test
+for a in mcs clique vertexcover matching kcount; do
+	run cuda-$a-kernel algorithms/$a/kernel algorithms_${a}_kernel.test
+done
 
 # The primitives through CUDA and through NVIDIA's OpenCL, side by side:
 # wall µs per call, the device span of a call, and the kernels alone

@@ -6,7 +6,8 @@
 #
 #   scripts/gpu/vcls-beta.sh [SEEDS [CAP [INSTANCES…]]]
 #
-# Needs .dev/arbor, .dev/kernels.test and .dev/data/vc/bhoslib.
+# Needs .dev/arbor, .dev/algorithms_vertexcover_kernel.test (scripts/build-dev.sh:
+# built with -tags measure) and .dev/data/vc/bhoslib.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 seeds=${1:-1-4}
@@ -16,7 +17,7 @@ insts=${*:-frb59-26-2 frb59-26-4 frb56-25-1}
 export ARBOR_DATA=${ARBOR_DATA:-$PWD/.dev/data}
 
 echo "== vcls tests"
-timeout 150 .dev/kernels.test -test.run 'TestVCLS(Checks|Solves|StopEarly|BHOSLIB|StatePlace)' -test.v 2>&1 |
+timeout 150 .dev/algorithms_vertexcover_kernel.test -test.run 'TestVCLS(Checks|Solves|StopEarly|BHOSLIB|StatePlace)' -test.v 2>&1 |
 	grep -E '^(--- |ok|FAIL|PASS)|frb30' | grep -v SKIP
 echo "== verify"
 timeout 60 .dev/arbor verify --backend cuda --kernel vcls_epoch 2>&1 | tail -4
@@ -25,4 +26,4 @@ timeout 200 scripts/gpu/bhoslib-ls.sh 55s auto 56-25 59-26 2>&1
 echo "== bias, 12x64, seeds $seeds, cap $cap s"
 ARBOR_VCLS_MEASURE=$(tr ' ' ',' <<<"$insts") ARBOR_VCLS_CONFIGS=12x64 ARBOR_VCLS_SEEDS=$seeds \
 	ARBOR_VCLS_SECS=$cap ARBOR_VCLS_BETA=${VCLS_BETA:-none,alt} ARBOR_BACKEND=cuda \
-	timeout 300 .dev/kernels.test -test.run TestVCLSMeasure -test.v 2>&1 | grep -E 'seed|SUMMARY|FAIL' | sed 's/.*_test.go:[0-9]*: //'
+	timeout 300 .dev/algorithms_vertexcover_kernel.test -test.run TestVCLSMeasure -test.v 2>&1 | grep -E 'seed|SUMMARY|FAIL' | sed 's/.*_test.go:[0-9]*: //'

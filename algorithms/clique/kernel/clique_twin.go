@@ -1,0 +1,248 @@
+package kernel
+
+import (
+	"math/bits"
+	"sync/atomic"
+
+	"github.com/arbor-gpu/arbor/backend"
+	"github.com/arbor-gpu/arbor/device/search"
+)
+
+func init() { backend.RegisterTwin("clique_epoch", cliqueTwin) }
+
+// The layout of a clique frame (clique.cl).
+const (
+	cqFH    = 4 // frame header words before P
+	cqEnter = 0 // enter (count, colour) the node at level
+	cqNext  = 2 // start the next child of the node at level
+)
+
+// cqTwin is one worker of clique_epoch running on the CPU backend. It
+// takes the same decisions, in the same order, as a work-group of the
+// kernel: the same colouring, children, donations, leaves and counts.
+type cqTwin struct {
+	w, n, taskw, maxDepth, fh int
+	adj                       []uint64
+	ring                      search.TwinRing
+	st                        []int64
+	fr, base                  []uint64
+	ls                        []uint32
+	cert                      []uint32
+	q, r                      []uint64
+}
+
+func cliqueTwin(g *backend.Group) {
+	shape := g.I32s(0)
+	t := &cqTwin{w: int(shape[0]), n: int(shape[1]), taskw: int(shape[4]), maxDepth: int(shape[5])}
+	t.fh = cqFH + t.w
+	t.adj = g.U64s(1)
+	t.ring = search.TwinRing{Slots: g.U64s(2), Seq: g.U32s(3), Ctrl: g.U32s(4), Cap: uint32(shape[3]), TaskW: t.taskw}
+	wid := g.ID[0]
+	t.st = g.I64s(5)[wid*search.DSWWords : (wid+1)*search.DSWWords]
+	fl := t.maxDepth * t.fh
+	t.fr = g.U64s(6)[wid*fl : (wid+1)*fl]
+	ll := t.maxDepth * t.n
+	t.ls = g.U32s(7)[wid*ll : (wid+1)*ll]
+	t.base = g.U64s(8)[wid*t.maxDepth : (wid+1)*t.maxDepth]
+	t.cert = g.U32s(9)[wid*(t.maxDepth+1) : (wid+1)*(t.maxDepth+1)]
+	t.q, t.r = make([]uint64, t.w), make([]uint64, t.w)
+	t.run(g.I64(10), g.I32(11), g.I32(12), g.I32(13) != 0)
+}
+
+func (t *cqTwin) frame(level int) []uint64 { return t.fr[level*t.fh : (level+1)*t.fh] }
+func (t *cqTwin) list(level int) []uint32  { return t.ls[level*t.n : (level+1)*t.n] }
+func (t *cqTwin) row(v int) []uint64       { return t.adj[v*t.w : (v+1)*t.w] }
+
+// member is the i-th vertex of the current clique.
+func (t *cqTwin) member(i, basem int) uint64 {
+	if i < basem {
+		return t.base[i]
+	}
+	return t.frame(i - basem)[2]
+}
+
+func (t *cqTwin) run(budget int64, idleLimit, goal int32, frozen bool) {
+	st := t.st
+	W := t.w
+	basem := int(st[search.DSWBase]) // the task's own clique
+	nodes, active, level, phase, donated, taken := t.ring.Resume(st)
+	var spent int64
+	polls := int32(0)
+	waiting := false
+	for {
+		if !active {
+			pos, took, giveUp := t.ring.Idle(&waiting, &polls, idleLimit)
+			if giveUp {
+				break
+			}
+			if !took {
+				continue
+			}
+			task := t.ring.Slot(pos)
+			m, g := int(task[0]&0xffffffff), int(task[0]>>32)
+			copy(t.base[:m], task[1+W:1+W+m])
+			h := t.frame(0)
+			h[0], h[1], h[2], h[3] = uint64(g), uint64(g), 0, 0
+			copy(h[cqFH:], task[1:1+W])
+			lst := t.list(0)
+			for i := 0; i < g; i++ {
+				lst[i] = uint32(task[1+W+t.maxDepth+i/2] >> (32 * (i & 1)))
+			}
+			t.ring.CommitPop(pos)
+			active = true
+			taken++
+			basem, level, phase = m, 0, cqEnter
+			if g > 0 {
+				phase = cqNext
+			}
+			continue
+		}
+		if spent >= budget {
+			break
+		}
+		h := t.frame(level)
+		lst := t.list(level)
+		size := basem + level
+		inc := int(t.ring.Load(search.DSInc))
+		best := inc
+		if frozen {
+			best = int(goal) - 1
+		}
+
+		if phase == cqNext {
+			next, lo := int(h[1]), int(h[3])
+			if next == lo || size+int(lst[next-1]>>16) <= best {
+				level, active = t.ring.Leave(level)
+				continue
+			}
+			v := int(lst[next-1] & 0xffff)
+			row := t.row(v)
+			c := t.frame(level + 1)
+			var any uint64
+			for j := 0; j < W; j++ {
+				c[cqFH+j] = h[cqFH+j] & row[j]
+				any |= c[cqFH+j]
+			}
+			h[cqFH+v>>6] &^= 1 << (v & 63)
+			h[1] = uint64(next - 1)
+			h[2] = uint64(v)
+			if any != 0 {
+				level++
+				phase = cqEnter
+				continue
+			}
+			spent++
+			if size+1 > inc {
+				for i := 0; i <= size; i++ {
+					t.cert[1+i] = uint32(t.member(i, basem))
+				}
+				atomic.StoreUint32(&t.cert[0], uint32(size+1))
+				t.ring.MaxInc(int32(size + 1))
+			}
+			continue
+		}
+
+		nodes++
+		spent++
+		if level > 0 {
+			if t.ring.ShouldGive() && t.donate(level, basem, best) {
+				donated++
+			}
+		}
+		// Colour P class by class and list the vertices of colour kmin and up.
+		kmin := best - size + 1
+		q, r := t.q, t.r
+		copy(q, h[cqFH:])
+		k, nl := 0, 0
+		for anyBit(q) {
+			k++
+			copy(r, q)
+			for lo := 0; ; {
+				for lo < W && r[lo] == 0 {
+					lo++
+				}
+				if lo == W {
+					break
+				}
+				bit := r[lo] & -r[lo]
+				v := lo*64 + bits.TrailingZeros64(bit)
+				r[lo] &^= bit
+				q[lo] &^= bit
+				if k >= kmin {
+					lst[nl] = uint32(v) | uint32(k)<<16
+					nl++
+				}
+				row := t.row(v)
+				for j := range r {
+					r[j] &^= row[j]
+				}
+			}
+		}
+		h[0], h[1], h[3] = uint64(nl), uint64(nl), 0
+		phase = cqNext
+	}
+
+	t.ring.SaveStatus(st, nodes, active, level, phase, basem, donated, taken, waiting)
+}
+
+func anyBit(s []uint64) bool {
+	for _, x := range s {
+		if x != 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// donate gives away the lowest-coloured half of the untried children
+// (one if there is only one) of the shallowest node above level that has
+// any worth trying, as the kernel does; false when there is none or the
+// ring is full.
+func (t *cqTwin) donate(level, basem, best int) bool {
+	W := t.w
+	j := -1
+	for i := 0; i < level; i++ {
+		h := t.frame(i)
+		nx, lo := int(h[1]), int(h[3])
+		if nx == lo {
+			continue
+		}
+		if basem+i+int(t.list(i)[nx-1]>>16) <= best {
+			h[1] = uint64(lo)
+			continue
+		}
+		j = i
+		break
+	}
+	if j < 0 {
+		return false
+	}
+	pos, ok := t.ring.ReservePush()
+	if !ok {
+		return false
+	}
+	hj, lj := t.frame(j), t.list(j)
+	nx, lo := int(hj[1]), int(hj[3])
+	g := max(1, (nx-lo)/2)
+	jm := basem + j
+	task := t.ring.Slot(pos)
+	copy(task[1:1+W], hj[cqFH:])
+	for i := 0; i < jm; i++ {
+		task[1+W+i] = t.member(i, basem)
+	}
+	for i := 0; 2*i < g; i++ {
+		var e1 uint64
+		if 2*i+1 < g {
+			e1 = uint64(lj[lo+2*i+1])
+		}
+		task[1+W+t.maxDepth+i] = uint64(lj[lo+2*i]) | e1<<32
+	}
+	for i := lo + g; i < nx; i++ {
+		v := int(lj[i] & 0xffff)
+		task[1+v>>6] &^= 1 << (v & 63)
+	}
+	task[0] = uint64(jm) | uint64(g)<<32
+	hj[3] = uint64(lo + g)
+	t.ring.CommitPush(pos)
+	return true
+}

@@ -1,0 +1,153 @@
+package kernel
+
+import (
+	"fmt"
+
+	"github.com/arbor-gpu/arbor/backend"
+	"github.com/arbor-gpu/arbor/device"
+	"github.com/arbor-gpu/arbor/device/search"
+)
+
+// KCount counts the k-cliques of a graph on one device: the porting
+// guide's one-page example of a search kernel on the device search-tree
+// layer (kcount.cl). One work-item per worker. Not safe for concurrent use.
+type KCount struct {
+	N, K, Workers, Capacity int
+	Ring                    *search.Ring
+	prog                    backend.Program
+	k                       backend.Kernel
+	bs                      *backend.Buffers
+	shape, adj, wstate      backend.Buffer
+	frames, counts          backend.Buffer
+}
+
+// NewKCount builds the kernel and uploads the adjacency bit rows (row v is
+// adj[v*W : (v+1)*W], W = ⌈n/64⌉, no self-loops) and the root task.
+func NewKCount(dev backend.Device, q backend.Queue, n, k, workers int, adj []uint64) (*KCount, error) {
+	w := (n + 63) / 64
+	if n < 1 || k < 2 || k > n || workers < 1 || len(adj) != n*w {
+		return nil, fmt.Errorf("kcount: n %d, k %d, %d workers, %d adjacency words: want 2 ≤ k ≤ n, n·⌈n/64⌉ words", n, k, workers, len(adj))
+	}
+	capacity := 64
+	for capacity < 4*workers {
+		capacity *= 2
+	}
+	prog, err := device.Build(dev, "kcount", map[string]string{"W": fmt.Sprint(w)}, "kcount_epoch")
+	if err != nil {
+		return nil, err
+	}
+	c := &KCount{N: n, K: k, Workers: workers, Capacity: capacity, prog: prog, bs: backend.NewBuffers(dev, q)}
+	if c.k, err = prog.Kernel("kcount_epoch"); err != nil {
+		c.Release()
+		return nil, fmt.Errorf("kcount: %w", err)
+	}
+	c.shape = backend.Upload(c.bs, []int32{int32(w), int32(k), int32(capacity)})
+	c.adj = backend.Upload(c.bs, adj)
+	c.wstate = backend.AllocIn[int64](c.bs, workers*search.DSWWords)
+	c.frames = backend.AllocIn[uint64](c.bs, workers*k*w)
+	c.counts = backend.AllocIn[int64](c.bs, workers)
+	if err := c.bs.Err(); err != nil {
+		c.Release()
+		return nil, fmt.Errorf("kcount: %w", err)
+	}
+	if c.Ring, err = search.NewRing(c.bs, capacity, 1+w); err != nil {
+		c.Release()
+		return nil, err
+	}
+	root := make([]uint64, 1+w)
+	for v := 0; v < n; v++ {
+		root[1+v/64] |= 1 << (v % 64)
+	}
+	// Buffers start undefined: the workers' status and counts start at 0.
+	if err := backend.WriteSlice(q, c.wstate, make([]int64, workers*search.DSWWords)); err != nil {
+		c.Release()
+		return nil, err
+	}
+	if err := backend.WriteSlice(q, c.counts, make([]int64, workers)); err != nil {
+		c.Release()
+		return nil, err
+	}
+	if err := c.Ring.Reset(q, 0); err != nil {
+		c.Release()
+		return nil, err
+	}
+	if _, err := c.Ring.Push(q, [][]uint64{root}); err != nil {
+		c.Release()
+		return nil, err
+	}
+	return c, nil
+}
+
+// Epoch runs one launch (search.Kernel).
+func (c *KCount) Epoch(q backend.Queue, budget int64, idleLimit int32) error {
+	r := c.Ring
+	return q.Launch(c.k, backend.R1(c.Workers, 1), backend.Buf(c.shape), backend.Buf(c.adj), backend.Buf(r.Slots),
+		backend.Buf(r.Seq), backend.Buf(r.Ctrl), backend.Buf(c.wstate), backend.Buf(c.frames), backend.Buf(c.counts),
+		backend.I64(budget), backend.I32(idleLimit))
+}
+
+// WorkerStatus reads every worker's status words (search.Kernel).
+func (c *KCount) WorkerStatus(q backend.Queue) ([]int64, error) {
+	return search.ReadWorkerStatus(q, c.wstate, c.Workers)
+}
+
+// TaskRing is the kernel's task ring (search.Kernel).
+func (c *KCount) TaskRing() *search.Ring { return c.Ring }
+
+// Count is the number of k-cliques counted so far, all workers together.
+func (c *KCount) Count(q backend.Queue) (int64, error) {
+	counts := make([]int64, c.Workers)
+	if err := backend.ReadSlice(q, c.counts, counts); err != nil {
+		return 0, err
+	}
+	var sum int64
+	for _, x := range counts {
+		sum += x
+	}
+	return sum, nil
+}
+
+// Release frees the kernel, program and buffers.
+func (c *KCount) Release() error {
+	err := search.ReleaseSearch(c.k, c.bs, c.prog)
+	*c = KCount{}
+	return err
+}
+
+// CountKCliques counts the k-cliques of a graph on dev and returns the
+// count and the search nodes (both independent of scheduling).
+func CountKCliques(dev backend.Device, n, k, workers int, adj []uint64) (count, nodes int64, err error) {
+	q, err := dev.NewQueue()
+	if err != nil {
+		return 0, 0, err
+	}
+	defer q.Release()
+	c, err := NewKCount(dev, q, n, k, workers, adj)
+	if err != nil {
+		return 0, 0, err
+	}
+	defer c.Release()
+	tot, err := search.RunToEnd(q, c, workers, 1<<12)
+	if err != nil {
+		return 0, 0, fmt.Errorf("kcount: %w", err)
+	}
+	count, err = c.Count(q)
+	return count, tot.Nodes, err
+}
+
+// kcountChecks: the count and the node count equal the twin's on every device.
+func kcountChecks() []device.Check {
+	var out []device.Check
+	for i, c := range []struct {
+		n, k int
+		p    float64
+	}{{40, 4, 0.5}, {130, 5, 0.3}} {
+		out = append(out, device.Check{Kernel: "kcount_epoch", Case: fmt.Sprintf("G(%d,%.2f), k %d", c.n, c.p, c.k), Size: c.n,
+			Run: func(dev backend.Device) ([]device.Output, error) {
+				adj := device.RandomBitRows(device.NewCheckRand(uint64(i)+31), c.n, c.p)
+				count, nodes, err := CountKCliques(dev, c.n, c.k, 5, adj)
+				return []device.Output{{Name: "count", Values: []int64{count}}, {Name: "nodes", Values: []int64{nodes}}}, err
+			}})
+	}
+	return out
+}

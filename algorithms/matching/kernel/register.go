@@ -1,0 +1,18 @@
+package kernel
+
+import (
+	"embed"
+
+	"github.com/arbor-gpu/arbor/device"
+)
+
+//go:embed *.cl
+var files embed.FS
+
+// init registers the package's kernel sources and conformance checks with
+// the device toolkit (its twins register with backend in their own files):
+// `arbor kernels`, `arbor verify` and the conformance tests find them there.
+func init() {
+	device.RegisterSources("algorithms/matching/kernel", files)
+	device.RegisterChecks("algorithms/matching/kernel", cs314Checks)
+}

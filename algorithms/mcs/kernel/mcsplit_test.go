@@ -1,0 +1,46 @@
+package kernel
+
+import (
+	"math/rand/v2"
+	"os"
+	"testing"
+	"time"
+
+	"github.com/arbor-gpu/arbor/backend"
+	_ "github.com/arbor-gpu/arbor/backend/all"
+	"github.com/arbor-gpu/arbor/backend/backendtest"
+	"github.com/arbor-gpu/arbor/cpu"
+	"github.com/arbor-gpu/arbor/device"
+)
+
+// TestMCSplitLanes runs the multi-lane form of mcsplit_epoch (the GPU's:
+// barriers, lane 0's broadcasts, the scans and reductions over the lanes)
+// on OpenCL devices with 4 lanes per worker and one word per set, and
+// compares node counts and sizes with the twin. (One word: PoCL's
+// work-item loops failed on mcsplit.cl's barriers for W > 1.) Skipped
+// unless ARBOR_MCSPLIT_LANES is set: PoCL takes about four minutes to
+// compile the 4-lane kernel (its own cache serves later runs).
+func TestMCSplitLanes(t *testing.T) {
+	if os.Getenv("ARBOR_MCSPLIT_LANES") == "" {
+		t.Skip("ARBOR_MCSPLIT_LANES unset (PoCL compiles the 4-lane kernel in minutes)")
+	}
+	ref := cpu.New(0)
+	rng := rand.New(rand.NewPCG(11, 3))
+	n0, n1 := 16, 17
+	g, h := device.RandomBitRows(rng, n0, 0.4), device.RandomBitRows(rng, n1, 0.4)
+	wantN, wantF, err := mcsplitFixedGoal(ref, n0, n1, g, h, 10, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	backendtest.ForBackend(t, "opencl", func(t *testing.T, dev backend.Device) {
+		t0 := time.Now()
+		nodes, found, err := mcsplitFixedGoalLanes(dev, n0, n1, g, h, 10, false, 4)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if nodes != wantN || found != wantF {
+			t.Fatalf("4 lanes: %d nodes, largest %d; the twin %d, %d", nodes, found, wantN, wantF)
+		}
+		t.Logf("4 lanes on %s: %d nodes, largest %d, %v", dev.Info(), nodes, found, time.Since(t0).Round(time.Millisecond))
+	})
+}

@@ -1,0 +1,377 @@
+package kernel
+
+import (
+	"math"
+	"math/bits"
+	"sync/atomic"
+
+	"github.com/arbor-gpu/arbor/backend"
+	"github.com/arbor-gpu/arbor/device/search"
+)
+
+func init() { backend.RegisterTwin("mcsplit_epoch", mcsplitTwin) }
+
+// The layout of an McSplit task and frame (mcsplit.cl).
+const (
+	MCSTaskPartial = 1 // the node was expanded: its candidates (and "v unmatched") remain
+	MCSTaskCounted = 2 // a fresh node its parent already counted
+	MCSTaskSkip    = 4 // "v unmatched" is part of the task
+
+	mcsPhaseEnter        = 0
+	mcsPhaseEnterCounted = 1
+	mcsPhaseNext         = 2
+	mcsNoVertex          = math.MaxInt32
+)
+
+// mcsTwin is one worker of mcsplit_epoch running on the CPU backend. It
+// computes the same bounds, choices, children, donations and node counts
+// as a work-group of the kernel, one item after the other.
+type mcsTwin struct {
+	w, n1, nmin, taskw, maxDepth, fh, dw int
+	minProduct                           bool
+	adjg, adjh                           []uint64
+	ring                                 search.TwinRing
+	st                                   []int64
+	fr, ar, base                         []uint64
+	cert                                 []uint32
+}
+
+func mcsplitTwin(g *backend.Group) {
+	shape := g.I32s(0)
+	t := &mcsTwin{w: int(shape[0]), n1: int(shape[1]), nmin: int(shape[2]), taskw: int(shape[4]),
+		maxDepth: int(shape[6]), minProduct: shape[7] != 0}
+	arenaDoms := int(shape[5])
+	t.fh, t.dw = 4+t.w, 2*t.w
+	t.adjg, t.adjh = g.U64s(1), g.U64s(2)
+	t.ring = search.TwinRing{Slots: g.U64s(3), Seq: g.U32s(4), Ctrl: g.U32s(5), Cap: uint32(shape[3]), TaskW: t.taskw}
+	wid := g.ID[0]
+	t.st = g.I64s(6)[wid*search.DSWWords : (wid+1)*search.DSWWords]
+	fl := t.maxDepth * t.fh
+	t.fr = g.U64s(7)[wid*fl : (wid+1)*fl]
+	al := arenaDoms * t.dw
+	t.ar = g.U64s(8)[wid*al : (wid+1)*al]
+	t.base = g.U64s(9)[wid*t.nmin : (wid+1)*t.nmin]
+	t.cert = g.U32s(10)[wid*(t.nmin+1) : (wid+1)*(t.nmin+1)]
+	t.run(g.I64(11), g.I32(12), g.I32(13), g.I32(14) != 0)
+}
+
+func (t *mcsTwin) frame(level int) []uint64 { return t.fr[level*t.fh : (level+1)*t.fh] }
+
+func (t *mcsTwin) dom(off int) []uint64 { return t.ar[off*t.dw : (off+1)*t.dw] }
+
+// pathPair is the i-th matched pair of the current node (v | w<<32).
+func (t *mcsTwin) pathPair(i, basem int) uint64 {
+	if i < basem {
+		return t.base[i]
+	}
+	h := t.frame(i - basem)
+	return h[1]&0xffffffff | h[2]<<32
+}
+
+func firstBit(s []uint64) int {
+	for k, x := range s {
+		if x != 0 {
+			return k*64 + bits.TrailingZeros64(x)
+		}
+	}
+	return mcsNoVertex
+}
+
+func countBits(s []uint64) int {
+	c := 0
+	for _, x := range s {
+		c += bits.OnesCount64(x)
+	}
+	return c
+}
+
+func (t *mcsTwin) run(budget int64, idleLimit, goal int32, frozen bool) {
+	st := t.st
+	basem := int(st[search.DSWBase]) // the task's own matched pairs
+	nodes, active, level, phase, donated, taken := t.ring.Resume(st)
+	var spent int64
+	polls := int32(0)
+	waiting := false
+	W := t.w
+	cw := make([]int, 0, t.n1)
+	cb := make([]int, t.n1)
+
+	for {
+		if !active {
+			pos, took, giveUp := t.ring.Idle(&waiting, &polls, idleLimit)
+			if giveUp {
+				break
+			}
+			if !took {
+				continue
+			}
+			task := t.ring.Slot(pos)
+			m, nd := int(task[0]&0xffffffff), int(task[0]>>32)
+			copy(t.base[:m], task[4+W:4+W+m])
+			copy(t.ar[:nd*t.dw], task[4+W+t.nmin:4+W+t.nmin+nd*t.dw])
+			h := t.frame(0)
+			h[0] = uint64(nd)
+			h[1] = task[1]
+			h[2] = 0
+			if task[2]&MCSTaskSkip != 0 {
+				h[2] = 1 << 32
+			}
+			copy(h[4:4+W], task[4:4+W])
+			flags := task[2]
+			t.ring.CommitPop(pos)
+			active = true
+			taken++
+			basem, level = m, 0
+			switch {
+			case flags&MCSTaskPartial != 0:
+				phase = mcsPhaseNext
+			case flags&MCSTaskCounted != 0:
+				phase = mcsPhaseEnterCounted
+			default:
+				phase = mcsPhaseEnter
+			}
+			continue
+		}
+		if spent >= budget {
+			break
+		}
+		h := t.frame(level)
+		nd, off := int(h[0]&0xffffffff), int(h[0]>>32)
+		m := basem + level
+
+		if phase == mcsPhaseNext {
+			cand := h[4 : 4+W]
+			w := firstBit(cand)
+			skip := h[2] >> 32
+			if w != mcsNoVertex {
+				v := int(h[1] & 0xffffffff)
+				chosen := int(h[1] >> 32)
+				cand[w>>6] &^= 1 << (w & 63)
+				h[2] = uint64(w) | skip<<32
+				av := t.adjg[v*W : v*W+W]
+				aw := t.adjh[w*W : w*W+W]
+				made := 0
+				for i := 0; i < nd; i++ {
+					d := t.dom(off + i)
+					var en, ea, fn, fa uint64
+					// Non-adjacent part first, then the adjacent one, as the kernel.
+					for k := 0; k < W; k++ {
+						l, r := d[k], d[W+k]
+						if i == chosen && k == w>>6 {
+							r &^= 1 << (w & 63)
+						}
+						en |= l &^ av[k]
+						fn |= r &^ aw[k]
+						ea |= l & av[k]
+						fa |= r & aw[k]
+					}
+					if en != 0 && fn != 0 {
+						out1 := t.dom(off + nd + made)
+						for k := 0; k < W; k++ {
+							l, r := d[k], d[W+k]
+							if i == chosen && k == w>>6 {
+								r &^= 1 << (w & 63)
+							}
+							out1[k], out1[W+k] = l&^av[k], r&^aw[k]
+						}
+						made++
+					}
+					if ea != 0 && fa != 0 {
+						out2 := t.dom(off + nd + made)
+						for k := 0; k < W; k++ {
+							l, r := d[k], d[W+k]
+							if i == chosen && k == w>>6 {
+								r &^= 1 << (w & 63)
+							}
+							out2[k], out2[W+k] = l&av[k], r&aw[k]
+						}
+						made++
+					}
+				}
+				c := t.frame(level + 1)
+				c[0] = uint64(made) | uint64(off+nd)<<32
+				level++
+				phase = mcsPhaseEnterCounted
+				continue
+			}
+			if skip != 0 {
+				chosen := int(h[1] >> 32)
+				d := t.dom(off + chosen)
+				left := false
+				for k := 0; k < W; k++ {
+					left = left || d[k] != 0
+				}
+				if !left {
+					if chosen != nd-1 {
+						copy(d, t.dom(off+nd-1))
+					}
+					nd--
+				}
+				h[0] = uint64(nd) | uint64(off)<<32
+				h[2] = 0
+				phase = mcsPhaseEnter
+				continue
+			}
+			level, active = t.ring.Leave(level)
+			phase = mcsPhaseNext
+			continue
+		}
+
+		// Enter the node.
+		if phase == mcsPhaseEnter {
+			nodes++
+			spent++
+		}
+		inc := t.ring.Load(search.DSInc)
+		if int32(m) > inc {
+			for i := 0; i < m; i++ {
+				p := t.pathPair(i, basem)
+				t.cert[1+i] = uint32(p&0xffff) | uint32(p>>32&0xffff)<<16
+			}
+			atomic.StoreUint32(&t.cert[0], uint32(m))
+			t.ring.MaxInc(int32(m))
+		}
+		best := int(max(inc, int32(m)))
+		if frozen {
+			best = int(goal) - 1
+		}
+
+		if level > 0 {
+			if t.ring.ShouldGive() {
+				if t.donate(level, basem) {
+					donated++
+				}
+			}
+		}
+
+		bound := m
+		kmin := uint64(math.MaxUint64)
+		for i := 0; i < nd; i++ {
+			d := t.dom(off + i)
+			ls, rs := countBits(d[:W]), countBits(d[W:])
+			bound += min(ls, rs)
+			size := uint64(max(ls, rs))
+			if t.minProduct {
+				size = uint64(ls) * uint64(rs)
+			}
+			kmin = min(kmin, size<<32|uint64(firstBit(d[:W])))
+		}
+		if bound <= best || bound < int(goal) || nd == 0 {
+			level, active = t.ring.Leave(level)
+			phase = mcsPhaseNext
+			continue
+		}
+		v := int(kmin & 0xffffffff)
+		chosen := 0
+		for i := 0; i < nd; i++ {
+			if t.dom(off + i)[v>>6]>>(v&63)&1 != 0 {
+				chosen = i
+				break
+			}
+		}
+		cd := t.dom(off + chosen)
+		cw = cw[:0]
+		for k := 0; k < W; k++ {
+			for x := cd[W+k]; x != 0; x &= x - 1 {
+				cw = append(cw, k*64+bits.TrailingZeros64(x))
+			}
+		}
+		cd[v>>6] &^= 1 << (v & 63)
+		h[1] = uint64(v) | uint64(chosen)<<32
+		h[2] = 1 << 32
+		nodes += int64(len(cw))
+		spent += int64(len(cw))
+		av := t.adjg[v*W : v*W+W]
+		keep := h[4 : 4+W]
+		clear(keep)
+		for j, w := range cw {
+			aw := t.adjh[w*W : w*W+W]
+			sum := 0
+			for i := 0; i < nd; i++ {
+				d := t.dom(off + i)
+				var lnc, lac, rnc, rac int
+				for k := 0; k < W; k++ {
+					l, r := d[k], d[W+k]
+					if i == chosen && k == w>>6 {
+						r &^= 1 << (w & 63)
+					}
+					lnc += bits.OnesCount64(l &^ av[k])
+					lac += bits.OnesCount64(l & av[k])
+					rnc += bits.OnesCount64(r &^ aw[k])
+					rac += bits.OnesCount64(r & aw[k])
+				}
+				sum += min(lnc, rnc) + min(lac, rac)
+			}
+			cb[j] = m + 1 + sum
+			if cb[j] > best && cb[j] >= int(goal) {
+				keep[w>>6] |= 1 << (w & 63)
+			}
+		}
+		phase = mcsPhaseNext
+	}
+
+	t.ring.SaveStatus(st, nodes, active, level, phase, basem, donated, taken, waiting)
+}
+
+// donate gives away half of the untried children of the shallowest node
+// above level that has any, as the kernel does; false when the ring is full.
+func (t *mcsTwin) donate(level, basem int) bool {
+	W := t.w
+	j := -1
+	for k := 0; k < level; k++ {
+		h := t.frame(k)
+		if h[2]>>32 != 0 || countBits(h[4:4+W]) != 0 {
+			j = k
+			break
+		}
+	}
+	if j < 0 {
+		return false
+	}
+	pos, ok := t.ring.ReservePush()
+	if !ok {
+		return false
+	}
+	hj := t.frame(j)
+	cand := hj[4 : 4+W]
+	give := make([]uint64, W)
+	skip := hj[2] >> 32
+	c := countBits(cand)
+	switch {
+	case c >= 2:
+		keep := (c + 1) / 2
+		for k := 0; k < W; k++ {
+			for x := cand[k]; x != 0; {
+				low := x & -x
+				x ^= low
+				if keep > 0 {
+					keep--
+				} else {
+					give[k] |= low
+					cand[k] ^= low
+				}
+			}
+		}
+	case c == 1 && skip == 0:
+		copy(give, cand)
+		clear(cand)
+	}
+	nd, off := int(hj[0]&0xffffffff), int(hj[0]>>32)
+	jm := basem + j
+	task := t.ring.Slot(pos)
+	for i := 0; i < jm; i++ {
+		task[4+W+i] = t.pathPair(i, basem)
+	}
+	copy(task[4+W+t.nmin:], t.ar[off*t.dw:(off+nd)*t.dw])
+	task[0] = uint64(jm) | uint64(nd)<<32
+	task[1] = hj[1]
+	task[2] = MCSTaskPartial
+	if skip != 0 {
+		task[2] |= MCSTaskSkip
+	}
+	task[3] = 0
+	copy(task[4:4+W], give)
+	hj[2] &= 0xffffffff
+	t.ring.CommitPush(pos)
+	return true
+}

@@ -1,0 +1,36 @@
+package search
+
+import "github.com/arbor-gpu/arbor/backend"
+
+// DefaultWorkers is the number of workers a search gets on a device unless
+// told otherwise: enough work-groups of one warp to fill a GPU's
+// multiprocessors (16 per SM), a couple per core on a CPU device.
+func DefaultWorkers(info backend.Info) int {
+	cu := max(info.ComputeUnits, 1)
+	if info.Type == backend.TypeGPU || info.Type == backend.TypeAccelerator {
+		return cu * 16
+	}
+	return cu * 2
+}
+
+// Fit sizes a search for a device: workers (≤ 0: DefaultWorkers) and a
+// ring of at least four tasks per worker (a power of two, at least 64),
+// then, while bytes(workers, capacity) — the search's device memory —
+// exceeds half of the device's, half as many workers and a ring half as
+// large. The rest of the memory is left to other searches and the driver.
+func Fit(info backend.Info, workers int, bytes func(workers, capacity int) int64) (int, int) {
+	if workers <= 0 {
+		workers = DefaultWorkers(info)
+	}
+	capacity := 64
+	for capacity < 4*workers {
+		capacity *= 2
+	}
+	if limit := int64(info.GlobalMemory / 2); limit > 0 {
+		for workers > 1 && bytes(workers, capacity) > limit {
+			workers /= 2
+			capacity = max(64, capacity/2)
+		}
+	}
+	return workers, capacity
+}
