@@ -37,6 +37,9 @@ const (
 )
 
 func TestMain(m *testing.M) {
+	if code, ok := roleMain(); ok {
+		os.Exit(code)
+	}
 	if os.Getenv(envWorker) == "1" {
 		os.Exit(workerMain())
 	}

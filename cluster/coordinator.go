@@ -23,8 +23,8 @@ import (
 	"github.com/arbor-gpu/arbor/core"
 )
 
-// maxRoots caps the root tasks: the plan record lists them all.
-const maxRoots = 4096
+// MaxRoots caps the root tasks: the plan record lists them all.
+const MaxRoots = 4096
 
 // CoordinatorConfig configures SolveMCS.
 type CoordinatorConfig struct {
@@ -371,8 +371,8 @@ func runJob(ctx context.Context, cfg CoordinatorConfig, spec jobSpec) (Result, e
 	if cfg.Tasks <= 0 {
 		cfg.Tasks = 256
 	}
-	if cfg.Tasks > maxRoots {
-		return Result{}, fmt.Errorf("cluster: %d root tasks asked for; at most %d (a task splits itself when it runs over its node budget)", cfg.Tasks, maxRoots)
+	if cfg.Tasks > MaxRoots {
+		return Result{}, fmt.Errorf("cluster: %d root tasks asked for; at most %d (a task splits itself when it runs over its node budget)", cfg.Tasks, MaxRoots)
 	}
 	if cfg.MaxDepth <= 0 {
 		cfg.MaxDepth = 8
@@ -851,6 +851,7 @@ func (c *coordinator) runEpoch(ctx context.Context) (Result, error) {
 		return res, fmt.Errorf("cluster: job %s: the final answer fails verification: %w", job, err)
 	}
 	if l.ended == nil {
+		info.Size, info.Bound, info.Tasks, info.Done, info.Nodes = res.Size, res.Size, len(l.expected), l.finished, l.nodes
 		if err := conn.endJob(ctx, store, info, key, *final); err != nil {
 			return res, err
 		}

@@ -19,6 +19,8 @@ import (
 const (
 	EnvURL   = "ARBOR_CLUSTER_URL"
 	EnvToken = "ARBOR_CLUSTER_TOKEN"
+	// EnvWorkerToken is 'arbor server --worker-token' from the environment.
+	EnvWorkerToken = "ARBOR_CLUSTER_WORKER_TOKEN"
 )
 
 // NewToken returns a random token for an embedded server.
@@ -139,6 +141,9 @@ func WorkerFromEnv(cfg WorkerConfig) WorkerConfig {
 	}
 	if cfg.Token == "" {
 		cfg.Token = os.Getenv(EnvToken)
+	}
+	if cfg.Token == "" {
+		cfg.Token = os.Getenv(EnvWorkerToken)
 	}
 	return cfg
 }

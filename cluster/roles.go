@@ -38,7 +38,9 @@ var workerPermissions = &server.Permissions{
 			resultPrefix + "*." + kindPlan, resultPrefix + "*." + kindPublished, resultPrefix + "*." + kindEnd,
 			"$JS.API.STREAM.CREATE.>", "$JS.API.STREAM.UPDATE.>", "$JS.API.STREAM.DELETE.>", "$JS.API.STREAM.PURGE.>",
 			"$JS.API.STREAM.MSG.DELETE.>", "$JS.API.STREAM.RESTORE.>", "$JS.API.STREAM.SNAPSHOT.>",
-			"$JS.API.CONSUMER.DELETE.>", "$JS.API.CONSUMER.PAUSE.>",
+			// (a worker deletes the consumers it reads instances through)
+			"$JS.API.CONSUMER.DELETE." + TaskStream + ".>", "$JS.API.CONSUMER.DELETE." + ResultStream + ".>",
+			"$JS.API.CONSUMER.DELETE.KV_" + JobBucket + ".>", "$JS.API.CONSUMER.DELETE.KV_" + KeyBucket + ".>", "$JS.API.CONSUMER.PAUSE.>",
 			"$JS.API.CONSUMER.CREATE." + TaskStream, "$JS.API.CONSUMER.CREATE." + TaskStream + ".>",
 			"$JS.API.CONSUMER.DURABLE.CREATE.>", "$JS.API.ACCOUNT.>", "$JS.API.SERVER.>", "$JS.API.META.>",
 			"$KV.>", "$O.>",

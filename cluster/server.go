@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/nats-io/nats-server/v2/server"
@@ -30,8 +31,9 @@ type Server struct {
 	Token       string
 	WorkerToken string
 
-	stop chan struct{}
-	done chan struct{}
+	stop     chan struct{}
+	done     chan struct{}
+	shutdown sync.Once
 }
 
 // StartServer starts a server on 127.0.0.1 at a random port, storing
@@ -231,11 +233,14 @@ func (s *Server) sweeper(conn *Conn, cfg sweepConfig, every time.Duration) {
 // URL is the client URL, without the token.
 func (s *Server) URL() string { return s.srv.ClientURL() }
 
-// Shutdown stops the server and removes its data if it made the directory.
+// Shutdown stops the server and removes its data if it made the
+// directory; a second call does nothing.
 func (s *Server) Shutdown() {
-	close(s.stop)
-	<-s.done
-	s.stopServer()
+	s.shutdown.Do(func() {
+		close(s.stop)
+		<-s.done
+		s.stopServer()
+	})
 }
 
 func (s *Server) stopServer() {

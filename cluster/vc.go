@@ -260,7 +260,7 @@ func (w *worker) solveVC(ctx context.Context, msg jetstream.Msg, t *Task, j *job
 	}
 	offer := func(cover []int) {
 		found = Record{Found: true, Size: len(cover), Cover: cover}
-		w.raiseBest(t.Job, len(cover))
+		w.raiseBest(endKey(t.Job, t.Epoch), len(cover))
 		w.publishBest(t, found)
 	}
 	if r.N == 0 {

@@ -92,8 +92,8 @@ type worker struct {
 	log   *log.Logger
 
 	mu      sync.Mutex
-	jobs    map[string]*jobState         // by job id
-	raise   map[string]map[chan int]bool // by job: the running tasks' raise channels
+	jobs    map[string]*jobState         // by job and epoch (endKey)
+	raise   map[string]map[chan int]bool // by endKey: the running tasks' raise channels
 	ended   map[string]time.Time         // by job and epoch (endKey): when its end was heard
 	infos   map[string]*infoCache        // job records, by job id
 	runs    map[string]*jobRun           // by endKey: cancels the running tasks of an ended job
@@ -513,7 +513,7 @@ func (w *worker) hear(m *nats.Msg) {
 		}
 		w.markEnded(r.Job, r.Epoch)
 		w.mu.Lock()
-		_, known := w.jobs[r.Job]
+		_, known := w.jobs[endKey(r.Job, r.Epoch)]
 		w.mu.Unlock()
 		if known {
 			w.log.Printf("job %s (epoch %s) ended (%s): dropping its tasks", r.Job, r.Epoch, what)
@@ -521,7 +521,7 @@ func (w *worker) hear(m *nats.Msg) {
 		return
 	}
 	w.mu.Lock()
-	j := w.jobs[r.Job]
+	j := w.jobs[endKey(r.Job, r.Epoch)]
 	w.mu.Unlock()
 	if j == nil || !r.certified() {
 		return // not a job this worker works on (it catches up when it does)
@@ -532,11 +532,14 @@ func (w *worker) hear(m *nats.Msg) {
 		w.sayOnce("bad best "+r.Job, "ignored a %s record of job %s: %v", kind, r.Job, err)
 		return
 	}
-	w.raiseBest(r.Job, r.Size)
+	w.raiseBest(endKey(r.Job, r.Epoch), r.Size)
 }
 
-// raiseBest records a verified size for a job and passes it to the
-// running task of that job.
+// raiseBest records a verified size for a job epoch (endKey) and passes
+// it to the running tasks of that epoch. Per epoch, not per job: a
+// solution from an earlier epoch is not in this epoch's records, and
+// pruning with it would leave the records proving less than the
+// coordinator's own solution (a false contradiction).
 func (w *worker) raiseBest(job string, size int) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
@@ -756,7 +759,7 @@ type jobState struct {
 // catching up with the job's incumbent the first time.
 func (w *worker) job(ctx context.Context, t *Task) (*jobState, error) {
 	w.mu.Lock()
-	j := w.jobs[t.Job]
+	j := w.jobs[endKey(t.Job, t.Epoch)]
 	w.mu.Unlock()
 	if j != nil {
 		return j, nil
@@ -798,13 +801,13 @@ func (w *worker) job(ctx context.Context, t *Task) (*jobState, error) {
 	if len(w.jobs) >= 8 {
 		clear(w.jobs) // a worker serves few jobs at a time; keep memory bounded
 	}
-	w.jobs[t.Job] = j
+	w.jobs[endKey(t.Job, t.Epoch)] = j
 	w.mu.Unlock()
 	// A worker joining a job late catches up with its incumbent from the
 	// stream (the last improvement published); from now on it hears them.
 	if m, err := w.results.GetLastMsgForSubject(ctx, resultSubject(t.Job, kindBest)); err == nil {
-		if r, err := decodeRecord(m.Data); err == nil && r.Job == t.Job && r.certified() && j.verify(r) == nil {
-			w.raiseBest(t.Job, r.Size)
+		if r, err := decodeRecord(m.Data); err == nil && r.Job == t.Job && r.Epoch == t.Epoch && r.certified() && j.verify(r) == nil {
+			w.raiseBest(endKey(t.Job, t.Epoch), r.Size)
 		}
 	}
 	return j, nil
@@ -813,7 +816,7 @@ func (w *worker) job(ctx context.Context, t *Task) (*jobState, error) {
 // solve searches an mcs task's subtree on the CPU (a device slot's tasks
 // go to solveBatch) and completes it with what it left as child tasks.
 func (w *worker) solve(ctx context.Context, msg jetstream.Msg, t *Task, j *jobState, s *slot) error {
-	raise, stopListening := w.listen(t.Job)
+	raise, stopListening := w.listen(endKey(t.Job, t.Epoch))
 	defer stopListening()
 	w.mu.Lock()
 	// The task's own incumbent is a hint from whoever published it, not a
@@ -822,7 +825,7 @@ func (w *worker) solve(ctx context.Context, msg jetstream.Msg, t *Task, j *jobSt
 	w.mu.Unlock()
 
 	improved := func(m [][2]int) {
-		w.raiseBest(t.Job, len(m))
+		w.raiseBest(endKey(t.Job, t.Epoch), len(m))
 		w.publishBest(t, Record{Size: len(m), Mapping: m})
 	}
 	res, err := j.pr.SolveSubtree(ctx, t.steps(), mcs.SubtreeOptions{
@@ -878,14 +881,14 @@ func (w *worker) deviceFor(s *slot, job string, j *jobState) *mcs.DeviceSubtrees
 // best solution, the others finish empty.
 func (w *worker) solveBatch(wctx, ctx context.Context, batch []pending, s *slot) {
 	first, j := batch[0].t, batch[0].j
-	ds := w.deviceFor(s, first.Job, j)
+	ds := w.deviceFor(s, endKey(first.Job, first.Epoch), j)
 	if ds == nil {
 		for _, p := range batch {
 			w.settle(wctx, ctx, p.msg, p.t, w.solve(ctx, p.msg, p.t, j, s))
 		}
 		return
 	}
-	raise, stopListening := w.listen(first.Job)
+	raise, stopListening := w.listen(endKey(first.Job, first.Epoch))
 	defer stopListening()
 	paths := make([][]mcs.Step, len(batch))
 	owner := 0
@@ -901,7 +904,7 @@ func (w *worker) solveBatch(wctx, ctx context.Context, batch []pending, s *slot)
 		}
 	}
 	improved := func(m [][2]int) {
-		w.raiseBest(first.Job, len(m))
+		w.raiseBest(endKey(first.Job, first.Epoch), len(m))
 		w.publishBest(first, Record{Size: len(m), Mapping: m})
 	}
 	done := Record{}
