@@ -206,9 +206,15 @@ func (s *jobStore) create(ctx context.Context, j *JobInfo, expect uint64) error 
 	return nil
 }
 
+// keyName is a job epoch's key in KeyBucket: per epoch, so that two
+// coordinators starting the same job at once cannot overwrite each
+// other's key (the loser of the record's creation takes the winner's
+// epoch, and needs its key).
+func keyName(job, epoch string) string { return job + "." + epoch }
+
 // key reads a job epoch's private key.
 func (s *jobStore) key(ctx context.Context, job, epoch string) (ed25519.PrivateKey, error) {
-	e, err := s.keys.Get(ctx, job)
+	e, err := s.keys.Get(ctx, keyName(job, epoch))
 	if err != nil {
 		return nil, fmt.Errorf("cluster: the key of job %s: %w", job, err)
 	}
@@ -227,7 +233,7 @@ func (s *jobStore) putKey(ctx context.Context, job, epoch string, key ed25519.Pr
 		Epoch string `json:"epoch"`
 		Seed  []byte `json:"seed"`
 	}{epoch, key.Seed()})
-	if _, err := s.keys.Put(ctx, job, b); err != nil {
+	if _, err := s.keys.Put(ctx, keyName(job, epoch), b); err != nil {
 		return fmt.Errorf("cluster: storing the key of job %s: %w", job, err)
 	}
 	return nil
@@ -262,7 +268,7 @@ func (c *Conn) purgeJob(ctx context.Context, s *jobStore, j *JobInfo) error {
 		errs = append(errs, results.Purge(ctx, jetstream.WithPurgeSubject(resultPrefix+j.Job+".>")))
 	}
 	if s.keys != nil {
-		if err := s.keys.Purge(ctx, j.Job); err != nil && !errors.Is(err, jetstream.ErrKeyNotFound) {
+		if err := s.keys.Purge(ctx, keyName(j.Job, j.Epoch)); err != nil && !errors.Is(err, jetstream.ErrKeyNotFound) {
 			errs = append(errs, err)
 		}
 	}
