@@ -70,7 +70,10 @@ const aliveEvery = time.Second
 type Alive struct {
 	Protocol int    `json:"protocol"`
 	Worker   string `json:"worker"`
-	Slots    int    `json:"slots"` // tasks it searches at once
+	// Run tells apart processes of one name (a worker killed and started
+	// again under its name must not inherit the dead one's tasks).
+	Run   string `json:"run,omitempty"`
+	Slots int    `json:"slots"` // tasks it searches at once
 	// Held are the tasks it holds now: their coordinators hand them to
 	// other workers when the announcements stop.
 	Held []Held `json:"held,omitempty"`
@@ -84,9 +87,11 @@ type Held struct {
 }
 
 // announce publishes the worker's announcement (a, with the tasks held()
-// returns) every aliveEvery and when pinged, until the returned function
-// is called or ctx ends.
-func announce(ctx context.Context, c *Conn, a Alive, held func() []Held) (stop func(), err error) {
+// returns) every aliveEvery, when pinged, and soon after poke receives
+// (the worker took a task: its coordinator must know who holds it before
+// the worker can die with it), at most every announceGap, until the
+// returned function is called or ctx ends.
+func announce(ctx context.Context, c *Conn, a Alive, held func() []Held, poke <-chan struct{}) (stop func(), err error) {
 	say := func() {
 		a := a
 		a.Held = held()
@@ -108,11 +113,17 @@ func announce(ctx context.Context, c *Conn, a Alive, held func() []Held) (stop f
 			case <-ctx.Done():
 				return
 			case <-tick.C:
+			case <-poke:
+				sleep(ctx, announceGap) // the tasks taken meanwhile go in one announcement
 			}
 		}
 	}()
 	return func() { cancel(); _ = sub.Unsubscribe() }, nil
 }
+
+// announceGap is the least time between two announcements a worker makes
+// because it took tasks.
+const announceGap = 50 * time.Millisecond
 
 // DefaultAckWait is the task consumer's ack wait: how long JetStream lets
 // a task go without an ack or a heartbeat before it gives it to another

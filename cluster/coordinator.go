@@ -66,7 +66,7 @@ type CoordinatorConfig struct {
 
 // DefaultHandBack is how long a worker may go unheard before its tasks
 // are handed to others.
-const DefaultHandBack = 10 * time.Second
+const DefaultHandBack = 5 * time.Second
 
 // maxRounds bounds the re-searches of a job whose done records contradict
 // what its coordinator knows.
@@ -717,7 +717,7 @@ func (c *coordinator) runEpoch(ctx context.Context) (Result, error) {
 				lg.Printf("job %s: handing back task %s: %v", job, t.ID, err)
 				continue
 			}
-			lg.Printf("job %s: worker %s unheard for %v: handed its task %s to the others", job, h.worker, cfg.AckWait, t.ID)
+			lg.Printf("job %s: worker %s unheard for %v: handed its task %s to the others", job, strings.TrimSuffix(h.worker, "/"), cfg.AckWait, t.ID)
 		}
 	}
 	stopped := func(cause error) (Result, error) {
@@ -909,7 +909,7 @@ func listenAlive(conn *Conn) (*aliveWorkers, error) {
 			return // not an announcement: nothing to count
 		}
 		a.mu.Lock()
-		a.seen[w.Worker] = &heard{at: time.Now(), held: w.Held}
+		a.seen[w.Worker+"/"+w.Run] = &heard{at: time.Now(), held: w.Held}
 		a.mu.Unlock()
 	})
 	if err != nil {

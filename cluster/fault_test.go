@@ -743,3 +743,29 @@ func TestRolesDeny(t *testing.T) {
 		t.Errorf("a worker may not publish a best record: %v", err)
 	}
 }
+
+// TestProgressClock: with no worker, no record arrives after the plan, yet
+// the progress keeps coming with the clock running; the --fresh job
+// stopped by its timeout is purged.
+func TestProgressClock(t *testing.T) {
+	c := generatedPairs(t, 1)[0]
+	srv := rolesServer(t, 0, t.TempDir())
+	var calls []Progress
+	cfg := CoordinatorConfig{URL: srv.URL(), Token: srv.Token, Tasks: 8, Fresh: true, Progress: func(p Progress) { calls = append(calls, p) }}
+	ctx, cancel := context.WithTimeout(deadline(t), 2500*time.Millisecond)
+	defer cancel()
+	_, err := SolveMCS(ctx, cfg, c.g, c.h, mcs.Options{})
+	if !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("a job with no worker: %v", err)
+	}
+	if len(calls) < 4 {
+		t.Fatalf("%d progress calls in 2.5 s", len(calls))
+	}
+	first, last := calls[len(calls)-4], calls[len(calls)-1]
+	if first.Records != last.Records || last.Elapsed-first.Elapsed < 500*time.Millisecond || !last.Connected {
+		t.Errorf("the clock did not run while nothing arrived: %+v … %+v", first, last)
+	}
+	if n := queuedTasks(t, srv.URL(), srv.Token); n != 0 {
+		t.Errorf("a fresh job stopped by its timeout left %d tasks queued", n)
+	}
+}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/nats-io/nats.go/jetstream"
@@ -24,9 +25,13 @@ func (cl Client) connect(ctx context.Context) (*Conn, *jobStore, error) {
 	}
 	s, err := conn.openJobs(ctx, true)
 	if err != nil {
+		last := conn.NC.LastError()
 		conn.Close()
 		if errors.Is(err, jetstream.ErrBucketNotFound) {
 			return nil, nil, fmt.Errorf("cluster: %s holds no jobs yet", redact(cl.URL))
+		}
+		if last != nil && strings.Contains(strings.ToLower(last.Error()), "permission") {
+			return nil, nil, fmt.Errorf("cluster: %s: a worker's token? this needs the coordinator token (%w)", redact(cl.URL), last)
 		}
 		return nil, nil, err
 	}

@@ -98,6 +98,7 @@ type worker struct {
 	infos   map[string]*infoCache        // job records, by job id
 	runs    map[string]*jobRun           // by endKey: cancels the running tasks of an ended job
 	held    map[uint64]string            // tasks held now: stream sequence → job
+	poke    chan struct{}                // a task was taken: announce soon
 	said    map[string]time.Time         // log lines said lately (said once a minute at most)
 	results jetstream.Stream
 }
@@ -205,7 +206,8 @@ func RunWorker(ctx context.Context, cfg WorkerConfig) error {
 	}
 	w := &worker{cfg: cfg, conn: conn, obs: obs, store: store, log: lg, results: results,
 		jobs: map[string]*jobState{}, raise: map[string]map[chan int]bool{}, ended: map[string]time.Time{},
-		infos: map[string]*infoCache{}, runs: map[string]*jobRun{}, held: map[uint64]string{}, said: map[string]time.Time{}}
+		infos: map[string]*infoCache{}, runs: map[string]*jobRun{}, held: map[uint64]string{}, said: map[string]time.Time{},
+		poke: make(chan struct{}, 1)}
 	// Incumbents and ends of every job, as they happen.
 	for _, kind := range []string{kindBest, kindEnd} {
 		sub, err := conn.NC.Subscribe(resultPrefix+"*."+kind, w.hear)
@@ -222,7 +224,11 @@ func RunWorker(ctx context.Context, cfg WorkerConfig) error {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	defer w.stopRuns()
-	stopAlive, err := announce(ctx, conn, Alive{Protocol: protocol, Worker: cfg.Name, Slots: len(slots)}, w.heldTasks)
+	run, err := newEpoch() // a random label of this process
+	if err != nil {
+		return err
+	}
+	stopAlive, err := announce(ctx, conn, Alive{Protocol: protocol, Worker: cfg.Name, Run: run, Slots: len(slots)}, w.heldTasks, w.poke)
 	if err != nil {
 		return err
 	}
@@ -666,6 +672,10 @@ func (w *worker) hold(msg jetstream.Msg, t *Task) func() {
 	w.mu.Lock()
 	w.held[seq] = t.Job
 	w.mu.Unlock()
+	select {
+	case w.poke <- struct{}{}:
+	default: // an announcement is due already
+	}
 	return func() {
 		w.mu.Lock()
 		delete(w.held, seq)

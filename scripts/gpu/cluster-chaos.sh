@@ -36,10 +36,10 @@ budget=${CHAOS_BUDGET:-200}
 timeout=${CHAOS_TIMEOUT:-120}
 work=$(mktemp -d)
 export COORD=coord-$$-$RANDOM WORKER=worker-$$-$RANDOM
-server= ; killer= ; wpids=()
+server= ; killer=
 cleanup() {
 	[ -n "$killer" ] && kill "$killer" 2>/dev/null
-	kill "${wpids[@]}" 2>/dev/null
+	stop_workers
 	[ -n "$server" ] && kill "$server" 2>/dev/null
 	wait 2>/dev/null
 	rm -rf "$work"
@@ -52,9 +52,17 @@ total=$(wc -l <"$work/all")
 awk -v n="$npairs" -v t="$total" 'BEGIN{if (n>t) n=t} {if (NR-1 >= next_i*t/n && taken < n) {print $2, $3, $4; taken++; next_i++}}' "$work/all" >"$work/pairs"
 echo "chaos: $(wc -l <"$work/pairs") pairs (of $total proven with 1-$maxsec s), $nworkers workers x $threads threads, $njobs jobs at a time, a kill every ${every}s, budget ${budget}s per phase"
 
-start_worker() { # start_worker I: (re)start worker I
-	ARBOR_CLUSTER_TOKEN=$WORKER "$ARBOR" worker --cluster "$URL" --threads "$threads" --name "w$1" >>"$work/worker$1.log" 2>&1 &
-	wpids[$1]=$!
+start_worker() { # start_worker I: (re)start worker I; its pid goes to $work/pid.I
+	# in a subshell: no job-control notice when it is killed
+	(
+		ARBOR_CLUSTER_TOKEN=$WORKER "$ARBOR" worker --cluster "$URL" --threads "$threads" --name "w$1" >>"$work/worker$1.log" 2>&1 &
+		echo $! >"$work/pid.$1"
+	)
+}
+stop_workers() {
+	local f
+	for f in "$work"/pid.*; do [ -f "$f" ] && kill -9 "$(cat "$f")" 2>/dev/null; done
+	rm -f "$work"/pid.*
 }
 
 # one pair as a job: prints "g expected size proven seconds"
@@ -79,7 +87,6 @@ phase() { # phase NAME KILL(0|1)
 	"$ARBOR" server --listen 127.0.0.1:$port --store "$work/$name/store" --coordinator-token "$COORD" --worker-token "$WORKER" 2>>"$work/server.log" &
 	server=$!
 	for _ in $(seq 100); do (exec 3<>/dev/tcp/127.0.0.1/$port) 2>/dev/null && break; sleep 0.1; done
-	wpids=()
 	for i in $(seq 0 $((nworkers - 1))); do start_worker "$i"; done
 	echo 0 >"$work/$name/kills"
 	if [ "$kill" = 1 ]; then
@@ -87,9 +94,8 @@ phase() { # phase NAME KILL(0|1)
 			n=0
 			while sleep "$every"; do
 				i=$((RANDOM % nworkers))
-				pid=$(pgrep -f -- "--name w$i\$" | head -1)
-				[ -n "$pid" ] && kill -9 "$pid" 2>/dev/null
-				ARBOR_CLUSTER_TOKEN=$WORKER "$ARBOR" worker --cluster "$URL" --threads "$threads" --name "w$i" >>"$work/worker$i.log" 2>&1 &
+				kill -9 "$(cat "$work/pid.$i")" 2>/dev/null
+				start_worker "$i"
 				n=$((n + 1))
 				echo $n >"$work/$name/kills"
 			done
@@ -111,7 +117,7 @@ phase() { # phase NAME KILL(0|1)
 	for p in "${spids[@]}"; do wait "$p"; done
 	wait_jobs=$((SECONDS - t0))
 	[ -n "$killer" ] && { kill "$killer" 2>/dev/null; wait "$killer" 2>/dev/null; killer=; }
-	pkill -9 -f -- "$ARBOR worker --cluster $URL" 2>/dev/null
+	stop_workers
 	kill "$server" 2>/dev/null; wait "$server" 2>/dev/null; server=
 	echo "$wait_jobs" >"$work/$name/wall"
 	local bad
