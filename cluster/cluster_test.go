@@ -52,7 +52,7 @@ func workerMain() int {
 	cfg := WorkerFromEnv(WorkerConfig{Threads: 1, Log: os.Stderr})
 	if os.Getenv(envHold) == "1" {
 		cfg.BeforeSolve = func(t *Task) {
-			time.Sleep(2 * aliveEvery) // announced as held
+			time.Sleep(300 * time.Millisecond) // announced as held (within announceGap)
 			fmt.Printf("holding %s\n", t.ID)
 			select {} // until SIGKILL
 		}
@@ -278,7 +278,8 @@ func TestWorkerKilled(t *testing.T) {
 
 // killedMidTask starts a worker that holds the first task it gets, runs
 // solve, kills the worker once it holds a task, then starts three good
-// workers, and returns what solve returned.
+// workers, checks the coordinator handed the task back, and returns what
+// solve returned.
 func killedMidTask(t *testing.T, solve func(context.Context, CoordinatorConfig) (Result, error)) (Result, error) {
 	t.Helper()
 	srv := startServer(t)
@@ -296,14 +297,11 @@ func killedMidTask(t *testing.T, solve func(context.Context, CoordinatorConfig) 
 	defer holder.Process.Kill()
 
 	ctx := deadline(t)
-	type outcome struct {
-		res Result
-		err error
-	}
+	var logs syncBuffer
 	done := make(chan outcome, 1)
 	go func() {
 		cfg := testConfig(srv)
-		cfg.Log = logWriter{t}
+		cfg.Log = io.MultiWriter(logWriter{t}, &logs)
 		res, err := solve(ctx, cfg)
 		done <- outcome{res, err}
 	}()
@@ -323,6 +321,11 @@ func killedMidTask(t *testing.T, solve func(context.Context, CoordinatorConfig) 
 	}
 	defer ps.Stop()
 	o := <-done
+	// Handed back by the coordinator once the killed worker fell silent,
+	// not redelivered after the consumer's 30 s ack wait.
+	if !strings.Contains(logs.String(), "handed its task") {
+		t.Errorf("the killed worker's task was not handed back:\n%s", logs.String())
+	}
 	return o.res, o.err
 }
 

@@ -212,7 +212,7 @@ func runMCSCluster(e *env, cf clusterFlags, workers, threads int, names [2]strin
 func runWorker(e *env) error {
 	fs := newFlags(e, "worker", "--cluster nats://HOST:4222 [--cluster-token T] [--threads N] [--slots S] [--name NAME] [--engine auto|cpu|gpu|hybrid] [--backend B] [--device D] [--device-nodes B] [--workers N]")
 	url := fs.String("cluster", "", "the NATS server (default $"+cluster.EnvURL+")")
-	token := fs.String("cluster-token", "", "the auth token (default $"+cluster.EnvToken+"; or in the URL)")
+	token := fs.String("cluster-token", "", "the worker token, or the server's only token (default $"+cluster.EnvToken+", then $"+cluster.EnvWorkerToken+"; or in the URL)")
 	threads := fs.Int("threads", 0, "CPU search threads; 0 uses every core (less one per device with --engine hybrid)")
 	slots := fs.Int("slots", 0, "tasks the CPU searches at once, sharing the threads out (0: one per thread)")
 	name := fs.String("name", "", "the worker's name in records and logs (default host:pid)")
