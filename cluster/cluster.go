@@ -130,7 +130,11 @@ const announceGap = 50 * time.Millisecond
 // worker. It is fixed, for every job; a job's own --ack-wait is how soon
 // its coordinator hands back the tasks of a worker it no longer hears
 // (CoordinatorConfig.AckWait), which is usually much sooner.
-const DefaultAckWait = 30 * time.Second
+//
+// 10 s: it is what a task waits when its worker's announcements did not
+// name it (a worker killed within announceGap of taking it), or when the
+// server died while the worker finished it and the ack was lost.
+const DefaultAckWait = 10 * time.Second
 
 func taskSubject(job string) string         { return taskPrefix + job }
 func resultSubject(job, kind string) string { return resultPrefix + job + "." + kind }

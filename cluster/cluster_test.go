@@ -322,7 +322,7 @@ func killedMidTask(t *testing.T, solve func(context.Context, CoordinatorConfig) 
 	defer ps.Stop()
 	o := <-done
 	// Handed back by the coordinator once the killed worker fell silent,
-	// not redelivered after the consumer's 30 s ack wait.
+	// not redelivered after the consumer's ack wait (DefaultAckWait).
 	if !strings.Contains(logs.String(), "handed its task") {
 		t.Errorf("the killed worker's task was not handed back:\n%s", logs.String())
 	}

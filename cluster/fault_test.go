@@ -87,7 +87,7 @@ func hardPair(n int) pairCase {
 	if err != nil || !res.Proven {
 		panic(fmt.Sprintf("reference solve: %v", err))
 	}
-	return pairCase{name: "random34", g: g, h: h, size: res.Size}
+	return pairCase{name: fmt.Sprintf("random%d", n), g: g, h: h, size: res.Size}
 }
 
 // child starts the test binary in a role with extra environment; its
@@ -663,10 +663,12 @@ func TestLifeCycle(t *testing.T) {
 // drained waits up to 10 s for the queue to empty (tasks a worker
 // published while its job was being purged are dropped when taken) and
 // returns what is left.
-func drained(t *testing.T, srv *Server) uint64 {
+func drained(t *testing.T, srv *Server) uint64 { return drainedAt(t, srv.URL(), srv.Token) }
+
+func drainedAt(t *testing.T, url, token string) uint64 {
 	var n uint64
 	for i := 0; i < 100; i++ {
-		if n = queuedTasks(t, srv.URL(), srv.Token); n == 0 {
+		if n = queuedTasks(t, url, token); n == 0 {
 			break
 		}
 		time.Sleep(100 * time.Millisecond)
@@ -767,5 +769,83 @@ func TestProgressClock(t *testing.T) {
 	}
 	if n := queuedTasks(t, srv.URL(), srv.Token); n != 0 {
 		t.Errorf("a fresh job stopped by its timeout left %d tasks queued", n)
+	}
+}
+
+// TestChaos (ARBOR_CLUSTER_CHAOS=1, for ARBOR_CLUSTER_CHAOS_SECONDS, at
+// least 60): jobs run one after another
+// while, at random moments, a worker process is SIGKILLed and started
+// again, and now and then the server process too (restarted on its
+// store). Every job must end proven with the right answer.
+func TestChaos(t *testing.T) {
+	if os.Getenv("ARBOR_CLUSTER_CHAOS") != "1" {
+		t.Skip("ARBOR_CLUSTER_CHAOS=1 runs it")
+	}
+	rng := rand.New(rand.NewPCG(7, 7))
+	port, dir, token := freePort(t), t.TempDir(), "secret-"+t.Name()
+	url := fmt.Sprintf("nats://127.0.0.1:%d", port)
+	env := []string{envPort + "=" + strconv.Itoa(port), envDir + "=" + dir, EnvToken + "=" + token, EnvURL + "=" + url}
+	server, sc := child(t, "server", env...)
+	waitLine(t, sc, "serving")
+	startWorker := func() *exec.Cmd {
+		cmd := testWorkerCommand(false)(0)
+		cmd.Env = append(cmd.Env, EnvURL+"="+url, EnvToken+"="+token)
+		cmd.Stderr = logWriter{t}
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		return cmd
+	}
+	workers := []*exec.Cmd{startWorker(), startWorker(), startWorker()}
+	defer func() {
+		for _, w := range workers {
+			_ = w.Process.Kill()
+			_ = w.Wait()
+		}
+	}()
+	stop := make(chan struct{})
+	chaosDone := make(chan int)
+	go func() {
+		kills := 0
+		for {
+			select {
+			case <-stop:
+				chaosDone <- kills
+				return
+			case <-time.After(time.Duration(300+rng.IntN(1200)) * time.Millisecond):
+			}
+			if rng.IntN(10) == 0 {
+				_ = server.Process.Signal(syscall.SIGKILL)
+				_ = server.Wait()
+				server, sc = child(t, "server", env...)
+				if !sc.Scan() {
+					t.Error("the server did not restart")
+				}
+			} else {
+				i := rng.IntN(len(workers))
+				_ = workers[i].Process.Signal(syscall.SIGKILL)
+				_ = workers[i].Wait()
+				workers[i] = startWorker()
+			}
+			kills++
+		}
+	}()
+	var logs syncBuffer
+	cases := append(generatedPairs(t, 4), hardPair(24), hardPair(26))
+	seconds, _ := strconv.Atoi(os.Getenv("ARBOR_CLUSTER_CHAOS_SECONDS"))
+	end := time.Now().Add(time.Duration(max(seconds, 60)) * time.Second)
+	for round := 0; time.Now().Before(end); round++ {
+		c := cases[round%len(cases)]
+		cfg := CoordinatorConfig{URL: url, Token: token, Tasks: 32, Budget: 50_000, AckWait: 3 * time.Second, Fresh: true, Log: &logs}
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+		res, err := SolveMCS(ctx, cfg, c.g, c.h, mcs.Options{})
+		cancel()
+		checkResult(t, c, res, err)
+		t.Logf("%s: %d tasks, %v", c.name, res.Tasks, res.Elapsed)
+	}
+	close(stop)
+	t.Logf("%d kills; coordinator log:\n%s", <-chaosDone, logs.String())
+	if n := drainedAt(t, url, token); n != 0 {
+		t.Errorf("%d tasks left queued", n)
 	}
 }

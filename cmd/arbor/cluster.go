@@ -422,7 +422,8 @@ func runServer(e *env) error {
 	if capBytes > 0 {
 		limit = fmt.Sprintf("storage cap %d MiB", capBytes>>20)
 	}
-	fmt.Fprintf(e.stderr, "arbor server: listening on %s (%s; %s)\n", srv.URL(), roles, limit)
+	fmt.Fprintf(e.stderr, "arbor server: %s; %s\n", roles, limit)
+	fmt.Fprintf(e.stderr, "arbor server: listening on %s\n", srv.URL())
 	<-e.ctx.Done()
 	return nil
 }
