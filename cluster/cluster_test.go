@@ -544,6 +544,9 @@ func TestVCInProcessWorkers(t *testing.T) {
 		if len(bounds) == 0 || bounds[len(bounds)-1] != c.min || !slices.IsSorted(bounds) {
 			t.Errorf("%s: bounds %v, want rising to %d", c.name, bounds, c.min)
 		}
+		if testing.Short() {
+			continue // the fresh rerun below: not under -short (CI's -race run)
+		}
 		// The same graph fresh: a new job, its tasks carry its label.
 		cfg.Fresh = true
 		fresh, err := SolveVC(deadline(t), cfg, c.g)
@@ -602,7 +605,11 @@ func TestDeviceWorkers(t *testing.T) {
 		vcs = append(vcs, vcCase{fmt.Sprintf("random n=%d p=%.2f", gp.n, gp.p), g, len(res.Cover)})
 	}
 	backendtest.ForEach(t, func(t *testing.T, dev backend.Device) {
-		for _, onlyDevice := range []bool{true, false} {
+		modes := []bool{true, false}
+		if testing.Short() {
+			modes = modes[:1] // the device alone: every task on it
+		}
+		for _, onlyDevice := range modes {
 			srv := startServer(t)
 			ctx, cancel := context.WithCancel(context.Background())
 			done := make(chan error, 1)
