@@ -36,6 +36,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net"
+	"strings"
+	"syscall"
 	"time"
 
 	"github.com/nats-io/nats.go"
@@ -59,24 +62,43 @@ const (
 )
 
 // aliveEvery is how often a worker says it is alive; a coordinator counts
-// a worker alive for three times as long.
-const aliveEvery = 2 * time.Second
+// a worker alive for three times as long, and hands its tasks to others
+// when it has not heard it for the job's ack wait.
+const aliveEvery = time.Second
 
 // Alive is a worker's announcement.
 type Alive struct {
 	Protocol int    `json:"protocol"`
 	Worker   string `json:"worker"`
-	Slots    int    `json:"slots"` // tasks it searches at once
+	// Run tells apart processes of one name (a worker killed and started
+	// again under its name must not inherit the dead one's tasks).
+	Run   string `json:"run,omitempty"`
+	Slots int    `json:"slots"` // tasks it searches at once
+	// Held are the tasks it holds now: their coordinators hand them to
+	// other workers when the announcements stop.
+	Held []Held `json:"held,omitempty"`
 }
 
-// announce publishes a every aliveEvery and when pinged, until the
+// Held names a task a worker holds: its job and its sequence number in
+// the task stream (where its coordinator reads it back).
+type Held struct {
+	Job string `json:"job"`
+	Seq uint64 `json:"seq"`
+}
+
+// announce publishes the worker's announcement (a, with the tasks held()
+// returns) every aliveEvery, when pinged, and soon after poke receives
+// (the worker took a task: its coordinator must know who holds it before
+// the worker can die with it), at most every announceGap, until the
 // returned function is called or ctx ends.
-func announce(ctx context.Context, c *Conn, a Alive) (stop func(), err error) {
-	b, err := json.Marshal(a)
-	if err != nil {
-		return nil, err
+func announce(ctx context.Context, c *Conn, a Alive, held func() []Held, poke <-chan struct{}) (stop func(), err error) {
+	say := func() {
+		a := a
+		a.Held = held()
+		if b, err := json.Marshal(a); err == nil {
+			_ = c.NC.Publish(aliveSubject, b)
+		}
 	}
-	say := func() { _ = c.NC.Publish(aliveSubject, b) }
 	sub, err := c.NC.Subscribe(pingSubject, func(*nats.Msg) { say() })
 	if err != nil {
 		return nil, fmt.Errorf("cluster: subscribing to %s: %w", pingSubject, err)
@@ -91,15 +113,28 @@ func announce(ctx context.Context, c *Conn, a Alive) (stop func(), err error) {
 			case <-ctx.Done():
 				return
 			case <-tick.C:
+			case <-poke:
+				sleep(ctx, announceGap) // the tasks taken meanwhile go in one announcement
 			}
 		}
 	}()
 	return func() { cancel(); _ = sub.Unsubscribe() }, nil
 }
 
-// DefaultAckWait is how long a task may go without an ack or a heartbeat
-// before JetStream gives it to another worker.
-const DefaultAckWait = 30 * time.Second
+// announceGap is the least time between two announcements a worker makes
+// because it took tasks.
+const announceGap = 50 * time.Millisecond
+
+// DefaultAckWait is the task consumer's ack wait: how long JetStream lets
+// a task go without an ack or a heartbeat before it gives it to another
+// worker. It is fixed, for every job; a job's own --ack-wait is how soon
+// its coordinator hands back the tasks of a worker it no longer hears
+// (CoordinatorConfig.AckWait), which is usually much sooner.
+//
+// 10 s: it is what a task waits when its worker's announcements did not
+// name it (a worker killed within announceGap of taking it), or when the
+// server died while the worker finished it and the ack was lost.
+const DefaultAckWait = 10 * time.Second
 
 func taskSubject(job string) string         { return taskPrefix + job }
 func resultSubject(job, kind string) string { return resultPrefix + job + "." + kind }
@@ -160,7 +195,36 @@ func (c Credentials) options() ([]nats.Option, error) {
 // credentials and TLS settings as given. The error of a refused client
 // says so.
 func Connect(url, token, name string, cr Credentials) (*Conn, error) {
-	opts := []nats.Option{nats.Name(name), nats.MaxReconnects(-1), nats.RetryOnFailedConnect(false)}
+	return dial(url, token, name, cr, dialOptions{coordinator: true})
+}
+
+// dialOptions are how a connection reports itself.
+type dialOptions struct {
+	// coordinator connections reply on coordInbox, which workers may not
+	// read (Roles): replies carry job keys.
+	coordinator bool
+	// logf receives one line when the connection drops and one when it is
+	// back (nil: silent).
+	logf func(format string, a ...any)
+}
+
+// coordInbox is the reply prefix of coordinators' requests.
+const coordInbox = "_ARBOR_C"
+
+func dial(url, token, name string, cr Credentials, do dialOptions) (*Conn, error) {
+	opts := []nats.Option{nats.Name(name), nats.MaxReconnects(-1), nats.RetryOnFailedConnect(false), nats.ReconnectWait(time.Second)}
+	if do.coordinator {
+		opts = append(opts, nats.CustomInboxPrefix(coordInbox))
+	}
+	if do.logf != nil {
+		opts = append(opts,
+			nats.DisconnectErrHandler(func(_ *nats.Conn, err error) {
+				if err != nil { // nil: closed by this process
+					do.logf("lost the connection to %s (%v): reconnecting", redact(url), err)
+				}
+			}),
+			nats.ReconnectHandler(func(*nats.Conn) { do.logf("reconnected to %s", redact(url)) }))
+	}
 	if token != "" {
 		opts = append(opts, nats.Token(token))
 	}
@@ -171,7 +235,7 @@ func Connect(url, token, name string, cr Credentials) (*Conn, error) {
 	opts = append(opts, more...)
 	nc, err := nats.Connect(url, opts...)
 	if err != nil {
-		if errors.Is(err, nats.ErrAuthorization) {
+		if refused(err) {
 			return nil, fmt.Errorf("cluster: %s refused the connection: wrong or missing token or credentials (%w)", redact(url), err)
 		}
 		return nil, fmt.Errorf("cluster: connecting to %s: %w", redact(url), err)
@@ -184,6 +248,22 @@ func Connect(url, token, name string, cr Credentials) (*Conn, error) {
 	return &Conn{NC: nc, JS: js}, nil
 }
 
+// unreachable says whether a connection error is a server not (yet) up,
+// worth waiting for, rather than a refusal or a TLS or credentials
+// problem, which no retry mends.
+func unreachable(err error) bool {
+	var ne net.Error
+	return !refused(err) && (errors.Is(err, nats.ErrNoServers) || errors.Is(err, syscall.ECONNREFUSED) ||
+		errors.Is(err, nats.ErrTimeout) || errors.As(err, &ne) && ne.Timeout())
+}
+
+// refused says whether a connection error is the server's refusal (no
+// retry helps) rather than a server not up.
+func refused(err error) bool {
+	return errors.Is(err, nats.ErrAuthorization) || errors.Is(err, nats.ErrAuthExpired) || errors.Is(err, nats.ErrAuthRevoked) ||
+		strings.Contains(strings.ToLower(err.Error()), "authorization")
+}
+
 // Close drains pending publications and closes the connection.
 func (c *Conn) Close() {
 	if err := c.NC.Drain(); err != nil {
@@ -191,39 +271,56 @@ func (c *Conn) Close() {
 	}
 }
 
-// setup creates the streams, the object store and the worker consumer
-// where they are missing, and returns the consumer. ackWait applies when
-// the consumer is created (0: DefaultAckWait); update it to change it.
-func (c *Conn) setup(ctx context.Context, ackWait time.Duration, update bool) (jetstream.Consumer, error) {
-	if ackWait <= 0 {
-		ackWait = DefaultAckWait
-	}
-	if _, err := c.JS.CreateOrUpdateStream(ctx, jetstream.StreamConfig{
+// setup creates the streams, the buckets and the worker consumer where
+// they are missing, and returns the consumer. It never updates an asset:
+// every process calling CreateOrUpdate at once is what raced inside the
+// server (and what let one job's ack wait overwrite another's); 'arbor
+// server' creates them once at start, and a coordinator only fills in
+// what is missing. Workers never create anything (they may not: Roles).
+func (c *Conn) setup(ctx context.Context) (jetstream.Consumer, error) {
+	streams := []jetstream.StreamConfig{{
 		Name: TaskStream, Subjects: []string{taskPrefix + "*"},
 		Retention: jetstream.WorkQueuePolicy, Storage: jetstream.FileStorage,
 		Duplicates: 2 * time.Minute,
-	}); err != nil {
-		return nil, fmt.Errorf("cluster: creating stream %s: %w", TaskStream, err)
-	}
-	if _, err := c.JS.CreateOrUpdateStream(ctx, jetstream.StreamConfig{
+	}, {
 		Name: ResultStream, Subjects: []string{resultPrefix + ">"},
 		Retention: jetstream.LimitsPolicy, Storage: jetstream.FileStorage,
-		MaxAge: 7 * 24 * time.Hour, Duplicates: 2 * time.Minute,
-	}); err != nil {
-		return nil, fmt.Errorf("cluster: creating stream %s: %w", ResultStream, err)
+		MaxAge: recordsKept, Duplicates: 2 * time.Minute,
+	}}
+	for _, cfg := range streams {
+		if _, err := c.JS.Stream(ctx, cfg.Name); errors.Is(err, jetstream.ErrStreamNotFound) {
+			if _, err = c.JS.CreateStream(ctx, cfg); err != nil && !errors.Is(err, jetstream.ErrStreamNameAlreadyInUse) {
+				return nil, fmt.Errorf("cluster: creating stream %s: %w", cfg.Name, err)
+			}
+		} else if err != nil {
+			return nil, fmt.Errorf("cluster: stream %s: %w", cfg.Name, err)
+		}
 	}
-	cfg := jetstream.ConsumerConfig{
-		Durable: WorkerConsumer, FilterSubject: taskPrefix + "*",
-		AckPolicy: jetstream.AckExplicitPolicy, AckWait: ackWait, MaxDeliver: -1,
+	for _, b := range []jetstream.KeyValueConfig{
+		{Bucket: JobBucket, Storage: jetstream.FileStorage, TTL: recordsKept + 24*time.Hour},
+		{Bucket: KeyBucket, Storage: jetstream.FileStorage, TTL: recordsKept + 24*time.Hour},
+	} {
+		if _, err := c.JS.KeyValue(ctx, b.Bucket); errors.Is(err, jetstream.ErrBucketNotFound) {
+			if _, err = c.JS.CreateKeyValue(ctx, b); err != nil && !errors.Is(err, jetstream.ErrBucketExists) {
+				return nil, fmt.Errorf("cluster: creating bucket %s: %w", b.Bucket, err)
+			}
+		} else if err != nil {
+			return nil, fmt.Errorf("cluster: bucket %s: %w", b.Bucket, err)
+		}
 	}
-	var cons jetstream.Consumer
-	var err error
-	if update {
-		cons, err = c.JS.CreateOrUpdateConsumer(ctx, TaskStream, cfg)
-	} else if cons, err = c.JS.Consumer(ctx, TaskStream, WorkerConsumer); errors.Is(err, jetstream.ErrConsumerNotFound) {
-		// Create, never update: a coordinator may have set its ack wait
-		// meanwhile, and a worker must not undo it.
-		cons, err = c.JS.CreateConsumer(ctx, TaskStream, cfg)
+	if _, err := c.JS.ObjectStore(ctx, InstanceBucket); errors.Is(err, jetstream.ErrBucketNotFound) {
+		if _, err = c.JS.CreateObjectStore(ctx, jetstream.ObjectStoreConfig{Bucket: InstanceBucket, Storage: jetstream.FileStorage}); err != nil && !errors.Is(err, jetstream.ErrBucketExists) {
+			return nil, fmt.Errorf("cluster: object store %s: %w", InstanceBucket, err)
+		}
+	} else if err != nil {
+		return nil, fmt.Errorf("cluster: object store %s: %w", InstanceBucket, err)
+	}
+	cons, err := c.JS.Consumer(ctx, TaskStream, WorkerConsumer)
+	if errors.Is(err, jetstream.ErrConsumerNotFound) {
+		cons, err = c.JS.CreateConsumer(ctx, TaskStream, jetstream.ConsumerConfig{
+			Durable: WorkerConsumer, FilterSubject: taskPrefix + "*",
+			AckPolicy: jetstream.AckExplicitPolicy, AckWait: DefaultAckWait, MaxDeliver: -1,
+		})
 		if errors.Is(err, jetstream.ErrConsumerExists) {
 			cons, err = c.JS.Consumer(ctx, TaskStream, WorkerConsumer)
 		}
@@ -234,14 +331,6 @@ func (c *Conn) setup(ctx context.Context, ackWait time.Duration, update bool) (j
 	return cons, nil
 }
 
-func (c *Conn) instances(ctx context.Context) (jetstream.ObjectStore, error) {
-	obs, err := c.JS.CreateOrUpdateObjectStore(ctx, jetstream.ObjectStoreConfig{Bucket: InstanceBucket, Storage: jetstream.FileStorage})
-	if err != nil {
-		return nil, fmt.Errorf("cluster: object store %s: %w", InstanceBucket, err)
-	}
-	return obs, nil
-}
-
 // redact hides a token or password in a URL for messages.
 func redact(url string) string {
 	u, err := nurl(url)
@@ -249,4 +338,41 @@ func redact(url string) string {
 		return url
 	}
 	return u
+}
+
+// backoff paces retries of a failing operation: capped exponential waits,
+// and one log line when it starts failing (or fails differently) and one
+// when it works again, not one per try.
+type backoff struct {
+	what     string
+	min, max time.Duration
+	logf     func(format string, a ...any)
+
+	wait time.Duration
+	last string // the error last logged; "" while working
+}
+
+func newBackoff(what string, logf func(string, ...any)) *backoff {
+	return &backoff{what: what, min: 100 * time.Millisecond, max: 5 * time.Second, logf: logf}
+}
+
+// fail logs err if it is news and sleeps the next wait (or until ctx ends).
+func (b *backoff) fail(ctx context.Context, err error) {
+	if msg := err.Error(); msg != b.last {
+		b.last = msg
+		b.logf("%s: %v (retrying, waits up to %v)", b.what, err, b.max)
+	}
+	if b.wait == 0 {
+		b.wait = b.min
+	}
+	sleep(ctx, b.wait)
+	b.wait = min(2*b.wait, b.max)
+}
+
+// ok resets the waits, saying so if it was failing.
+func (b *backoff) ok() {
+	if b.last != "" {
+		b.logf("%s: working again", b.what)
+	}
+	b.last, b.wait = "", 0
 }

@@ -2,6 +2,7 @@ package cluster
 
 import (
 	"context"
+	"crypto/ed25519"
 	"crypto/rand"
 	"encoding/hex"
 	"encoding/json"
@@ -9,7 +10,10 @@ import (
 	"fmt"
 	"io"
 	"log"
+	"os"
+	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/nats-io/nats.go"
@@ -19,8 +23,8 @@ import (
 	"github.com/arbor-gpu/arbor/core"
 )
 
-// maxRoots caps the root tasks: the plan record lists them all.
-const maxRoots = 4096
+// MaxRoots caps the root tasks: the plan record lists them all.
+const MaxRoots = 4096
 
 // CoordinatorConfig configures SolveMCS.
 type CoordinatorConfig struct {
@@ -35,20 +39,38 @@ type CoordinatorConfig struct {
 	MaxDepth int
 	// Budget is a task's node budget before it splits (default 1,000,000).
 	Budget int64
-	// AckWait is the workers' consumer ack wait (default DefaultAckWait);
-	// set on the consumer when the job starts.
+	// AckWait is how long a worker may go unheard (its announcements stop)
+	// before the coordinator hands its tasks of this job to other workers
+	// (default DefaultHandBack; at least 3 announcements). It is the job's
+	// own: the shared consumer's ack wait (DefaultAckWait) is never
+	// changed, and is only the backstop.
 	AckWait time.Duration
+	// Lease is how long the job outlives this coordinator's last renewal
+	// (default DefaultLease): a rerun within it resumes the job, after it
+	// the job expires and is purged.
+	Lease time.Duration
 	// Log receives rejected records and notes (default: discarded).
 	Log io.Writer
-	// Progress, when set, is called after every record taken in.
+	// Progress, when set, is called after records are taken in and at
+	// least once a second (the clock runs while nothing arrives).
 	Progress func(Progress)
 	// Fresh starts a new job even if the streams hold one of the same
 	// instance and options (which is otherwise resumed, or answered from
 	// its records when it ended): for timing, or to solve again after a
 	// change of workers. A fresh job cannot be resumed by a second
-	// coordinator.
+	// coordinator, so one stopped early is cancelled and purged.
 	Fresh bool
+	// Name names the coordinator in the job record (default host:pid).
+	Name string
 }
+
+// DefaultHandBack is how long a worker may go unheard before its tasks
+// are handed to others.
+const DefaultHandBack = 5 * time.Second
+
+// maxRounds bounds the re-searches of a job whose done records contradict
+// what its coordinator knows.
+const maxRounds = 3
 
 // freshRun is a label that makes a job new (MCSOptions.Run).
 func freshRun(fresh bool) (string, error) {
@@ -65,6 +87,7 @@ func freshRun(fresh bool) (string, error) {
 // Progress is the state of a job as the coordinator knows it.
 type Progress struct {
 	Job   string
+	Epoch string
 	Size  int // best size found
 	Bound int // no solution beats it (mcs: an upper bound; vc: a lower bound)
 	Tasks int // tasks the job is known to need
@@ -76,11 +99,14 @@ type Progress struct {
 	Records                  int   // records read
 	Nodes                    int64 // nodes of the finished tasks
 	Resumed                  bool  // the job was found in the streams: this coordinator carries on
+	Elapsed                  time.Duration
+	Connected                bool // false while the connection to the server is down
 }
 
 // Result is the outcome of a distributed search.
 type Result struct {
 	Job     string
+	Epoch   string
 	Size    int
 	Mapping [][2]int // common subgraph: pairs of input vertex ids
 	Cover   []int    // vertex cover: input vertex ids
@@ -109,6 +135,7 @@ type ledger struct {
 	nodes    int64
 	roots    []Task
 	plan     bool
+	round    int
 	ended    *Record
 	// bound holds the tasks' bounds where known (plan roots, children of
 	// done records that give them); open counts the bounds of expected
@@ -169,10 +196,15 @@ func (l *ledger) expect(id string) {
 func (l *ledger) take(r *Record) {
 	switch r.Kind {
 	case kindPlan:
-		if l.plan {
+		if l.plan && r.Round <= l.round {
 			return
 		}
-		l.plan = true
+		if l.plan {
+			// A re-search: the earlier round's records no longer count.
+			l.expected, l.done, l.finished = map[string]bool{}, map[string]*Record{}, 0
+			l.bound, l.open = map[string]int{}, map[int]int{}
+		}
+		l.plan, l.round = true, r.Round
 		l.roots = r.Roots
 		for _, t := range r.Roots {
 			l.bound[t.ID] = t.Bound
@@ -180,7 +212,7 @@ func (l *ledger) take(r *Record) {
 		}
 	case kindDone:
 		l.offer(r)
-		if l.done[r.Task] != nil {
+		if l.done[r.Task] != nil || r.Round != l.round {
 			return // a duplicate: the first record of a task counts
 		}
 		l.done[r.Task] = r
@@ -209,26 +241,8 @@ func (l *ledger) take(r *Record) {
 
 func (l *ledger) proven() bool { return l.plan && l.finished == len(l.expected) }
 
-// checkRoots checks the root tasks of a plan as a worker would check them.
-func checkRoots(roots []Task, job, hash string) error {
-	for i := range roots {
-		b, err := json.Marshal(&roots[i])
-		if err != nil {
-			return err
-		}
-		t, err := decodeTask(b)
-		if err != nil {
-			return fmt.Errorf("plan: root %d: %w", i, err)
-		}
-		if t.Job != job || t.Instance != hash {
-			return fmt.Errorf("plan: root %d belongs to job %s", i, t.Job)
-		}
-	}
-	return nil
-}
-
 // rootTasks splits the search tree into the job's root tasks.
-func rootTasks(g, h *core.Graph, opts mcs.Options, copts MCSOptions, hash string, cfg CoordinatorConfig) ([]Task, error) {
+func rootTasks(g, h *core.Graph, opts mcs.Options, copts MCSOptions, hash, job, epoch string, round int, cfg CoordinatorConfig) ([]Task, error) {
 	pr, err := mcs.Prepare(g, h, opts)
 	if err != nil {
 		return nil, err
@@ -237,20 +251,26 @@ func rootTasks(g, h *core.Graph, opts mcs.Options, copts MCSOptions, hash string
 	if err != nil {
 		return nil, err
 	}
-	job := JobID(hash, copts)
+	scope := scopeOf(job, epoch, round)
 	roots := make([]Task, 0, len(subs))
 	for _, s := range subs {
-		roots = append(roots, Task{Protocol: protocol, Problem: "mcs", Job: job, ID: taskID(job, s.Path), Instance: hash,
+		roots = append(roots, Task{Protocol: protocol, Problem: "mcs", Job: job, Epoch: epoch, Round: round, ID: taskID(scope, s.Path), Instance: hash,
 			Options: copts, Path: fromSteps(s.Path), Bound: s.Bound, Budget: cfg.Budget})
 	}
 	return roots, nil
 }
 
+// canaryNodes is the search the coordinator does itself before it
+// distributes a job: a few milliseconds, for a solution it keeps to itself
+// (runJob).
+const canaryNodes = 50_000
+
 // SolveMCS finds a maximum common induced subgraph of g and h on the
-// workers of the cluster at cfg.URL. It resumes the job if the streams
-// already hold it (same graphs and options). The result is proven when
-// every task was accounted for; the mapping is checked with mcs.Verify.
-// Cancelling ctx returns the best known so far, unproven, with ctx's error.
+// workers of the cluster at cfg.URL. It resumes the job if the server
+// holds it (same graphs and options) with a live lease. The result is
+// proven when every task was accounted for; the mapping is checked with
+// mcs.Verify. Cancelling ctx returns the best known so far, unproven,
+// with ctx's error.
 func SolveMCS(ctx context.Context, cfg CoordinatorConfig, g, h *core.Graph, opts mcs.Options) (Result, error) {
 	copts, err := FromMCS(opts)
 	if err != nil {
@@ -263,40 +283,96 @@ func SolveMCS(ctx context.Context, cfg CoordinatorConfig, g, h *core.Graph, opts
 	if err != nil {
 		return Result{}, err
 	}
+	job := JobID("mcs", hash, copts)
+	verify := func(r *Record) error {
+		if len(r.Cover) > 0 || r.Found {
+			return errors.New("a vertex cover in a common subgraph job")
+		}
+		return mcs.Verify(g, h, r.Mapping, opts)
+	}
 	return runJob(ctx, cfg, jobSpec{
-		data: data, hash: hash, job: JobID(hash, copts),
-		roots: func(cfg CoordinatorConfig) ([]Task, error) { return rootTasks(g, h, opts, copts, hash, cfg) },
-		verify: func(r *Record) error {
-			if len(r.Cover) > 0 || r.Found {
-				return errors.New("a vertex cover in a common subgraph job")
+		problem: "mcs", data: data, hash: hash, job: job,
+		roots: func(cfg CoordinatorConfig, epoch string, round int) ([]Task, error) {
+			return rootTasks(g, h, opts, copts, hash, job, epoch, round, cfg)
+		},
+		verify: verify,
+		canary: func(ctx context.Context) *Record {
+			o := opts
+			o.Threads, o.NodeLimit, o.Timeout, o.Engine, o.Device, o.Devices, o.Progress = 1, canaryNodes, 0, mcs.EngineCPU, nil, nil, nil
+			res, err := mcs.Solve(ctx, g, h, o)
+			if err != nil || len(res.Mapping) == 0 {
+				return nil
 			}
-			return mcs.Verify(g, h, r.Mapping, opts)
+			return &Record{Size: len(res.Mapping), Mapping: res.Mapping}
 		},
 	})
 }
 
 // jobSpec is what runJob needs to know of a problem.
 type jobSpec struct {
+	problem  string
 	data     []byte // the canonical instance
 	hash     string
 	job      string
 	minimize bool
 	start    *Record // a solution known from the outset (vertex cover: every vertex)
-	roots    func(CoordinatorConfig) ([]Task, error)
+	roots    func(cfg CoordinatorConfig, epoch string, round int) ([]Task, error)
 	verify   func(*Record) error // checks a record's certificate
+	// canary finds a solution quickly, before the job is distributed (nil
+	// result: none).
+	canary func(context.Context) *Record
+}
+
+func (s *jobSpec) better(a, b int) bool {
+	if s.minimize {
+		return a < b
+	}
+	return a > b
+}
+
+// errVanished: the server no longer holds the job's epoch (it lost its
+// store, or another coordinator replaced the epoch); errReplan: the job
+// must start again in a new epoch.
+var (
+	errVanished = errors.New("vanished from the server")
+	errReplan   = errors.New("must be searched again")
+)
+
+// coordinator is one runJob.
+type coordinator struct {
+	cfg      CoordinatorConfig
+	spec     jobSpec
+	conn     *Conn
+	lg       *log.Logger
+	start    time.Time
+	canary   *Record
+	forceNew bool
+	// connected is false while the connection is down (for the progress).
+	connected atomic.Bool
 }
 
 // runJob uploads the instance, publishes the root tasks unless the job is
-// in the streams already, and follows the records until every task is
+// on the server already, and follows the records until every task is
 // accounted for.
+//
+// Evidence: before it distributes anything the coordinator searches a
+// little itself (spec.canary) and keeps what it finds to itself. Every
+// solution a worker prunes with is in the records (best records, or the
+// done record of the task that found it), and the subtree holding the
+// canary's solution is searched by someone who does not know it; so in an
+// honest run the records' best is at least as good as the canary. A
+// ledger that proves something worse rests on done records of tasks that
+// were never searched: that is logged and the job searched again (a new
+// round: new task ids, so the old records no longer count), at most
+// maxRounds times, then it is an error. The answer is never worse than
+// the canary.
 func runJob(ctx context.Context, cfg CoordinatorConfig, spec jobSpec) (Result, error) {
 	start := time.Now()
-	var err error
 	if cfg.Tasks <= 0 {
 		cfg.Tasks = 256
 	}
-	if cfg.Tasks > maxRoots {
-		return Result{}, fmt.Errorf("cluster: %d root tasks asked for; at most %d (a task splits itself when it runs over its node budget)", cfg.Tasks, maxRoots)
+	if cfg.Tasks > MaxRoots {
+		return Result{}, fmt.Errorf("cluster: %d root tasks asked for; at most %d (a task splits itself when it runs over its node budget)", cfg.Tasks, MaxRoots)
 	}
 	if cfg.MaxDepth <= 0 {
 		cfg.MaxDepth = 8
@@ -304,32 +380,138 @@ func runJob(ctx context.Context, cfg CoordinatorConfig, spec jobSpec) (Result, e
 	if cfg.Budget <= 0 {
 		cfg.Budget = 1_000_000
 	}
+	if cfg.AckWait <= 0 {
+		cfg.AckWait = DefaultHandBack
+	}
+	cfg.AckWait = max(cfg.AckWait, 3*aliveEvery)
+	if cfg.Lease <= 0 {
+		cfg.Lease = DefaultLease
+	}
+	if cfg.Name == "" {
+		host, _ := os.Hostname()
+		cfg.Name = fmt.Sprintf("%s:%d", host, os.Getpid())
+	}
 	out := cfg.Log
 	if out == nil {
 		out = io.Discard
 	}
 	lg := log.New(out, "arbor coordinator: ", log.LstdFlags)
-	data, hash, job := spec.data, spec.hash, spec.job
-	conn, err := Connect(cfg.URL, cfg.Token, "arbor coordinator "+job, cfg.Credentials)
+	c := &coordinator{cfg: cfg, spec: spec, lg: lg, start: start}
+	c.connected.Store(true)
+	conn, err := dial(cfg.URL, cfg.Token, "arbor coordinator "+spec.job, cfg.Credentials, dialOptions{coordinator: true, logf: func(f string, a ...any) {
+		c.connected.Store(strings.HasPrefix(f, "reconnected"))
+		lg.Printf(f, a...)
+	}})
 	if err != nil {
 		return Result{}, err
 	}
 	defer conn.Close()
-	workCons, err := conn.setup(ctx, cfg.AckWait, cfg.AckWait > 0)
+	c.conn = conn
+	if spec.canary != nil {
+		if r := spec.canary(ctx); r != nil && spec.verify(r) == nil {
+			c.canary = r
+		}
+	}
+	for restarts := 0; ; restarts++ {
+		res, err := c.runEpoch(ctx)
+		res.Elapsed = time.Since(start)
+		if (errors.Is(err, errVanished) || errors.Is(err, errReplan)) && restarts < maxRounds && ctx.Err() == nil {
+			lg.Printf("%v: starting it again as a new epoch", err)
+			c.forceNew = errors.Is(err, errReplan)
+			continue
+		}
+		return res, err
+	}
+}
+
+// claim finds the job's live epoch on the server, or starts a new one
+// (purging what a dead, cancelled or replaced epoch left).
+func (c *coordinator) claim(ctx context.Context, s *jobStore) (*JobInfo, ed25519.PrivateKey, bool, error) {
+	job := c.spec.job
+	for try := 0; try < 5; try++ {
+		cur, err := s.get(ctx, job)
+		if err != nil {
+			return nil, nil, false, err
+		}
+		now := time.Now()
+		if cur != nil && !c.forceNew && (cur.State == StateRunning && !cur.Expired(now) || cur.State == StateEnded) {
+			key, err := s.key(ctx, job, cur.Epoch)
+			if err != nil {
+				return nil, nil, false, fmt.Errorf("cluster: job %s (epoch %s) is on the server but its key is not: %w", job, cur.Epoch, err)
+			}
+			return cur, key, true, nil
+		}
+		if cur != nil && cur.State != StatePurged {
+			why := cur.State
+			if cur.Expired(now) {
+				why = "expired"
+			}
+			c.lg.Printf("job %s: epoch %s %s; purging it for a new epoch", job, cur.Epoch, why)
+			if err := c.conn.purgeJob(ctx, s, cur); err != nil {
+				return nil, nil, false, err
+			}
+			continue
+		}
+		c.forceNew = false
+		epoch, err := newEpoch()
+		if err != nil {
+			return nil, nil, false, err
+		}
+		key, err := newJobKey()
+		if err != nil {
+			return nil, nil, false, err
+		}
+		if err := s.putKey(ctx, job, epoch, key); err != nil {
+			return nil, nil, false, err
+		}
+		info := &JobInfo{Protocol: protocol, Job: job, Problem: c.spec.problem, Epoch: epoch, Instance: c.spec.hash,
+			Key: hex.EncodeToString(key.Public().(ed25519.PublicKey)), State: StateRunning, Fresh: c.cfg.Fresh,
+			Coordinator: c.cfg.Name, Started: now, Renewed: now, LeaseMS: c.cfg.Lease.Milliseconds(), AckWaitMS: c.cfg.AckWait.Milliseconds()}
+		var rev uint64
+		if cur != nil {
+			rev = cur.Rev
+		}
+		if err := s.create(ctx, info, rev); err != nil {
+			// Another coordinator made an epoch first: take that one.
+			c.lg.Printf("job %s: another coordinator started it meanwhile (%v)", job, err)
+			continue
+		}
+		return info, key, false, nil
+	}
+	return nil, nil, false, fmt.Errorf("cluster: job %s: could not claim it (its record kept changing)", job)
+}
+
+// notFound says whether err means the server has no such asset (a store
+// that was wiped).
+func notFound(err error) bool {
+	return errors.Is(err, jetstream.ErrStreamNotFound) || errors.Is(err, jetstream.ErrBucketNotFound) ||
+		strings.Contains(err.Error(), "not found")
+}
+
+// runEpoch runs the job in its live epoch (claiming one first) until it
+// is proven, stopped, cancelled, or vanishes.
+func (c *coordinator) runEpoch(ctx context.Context) (Result, error) {
+	cfg, spec, conn, lg := c.cfg, c.spec, c.conn, c.lg
+	job, hash := spec.job, spec.hash
+	workCons, err := conn.setup(ctx)
 	if err != nil {
 		return Result{}, err
 	}
-	alive, err := listenAlive(conn)
+	store, err := conn.openJobs(ctx, true)
 	if err != nil {
 		return Result{}, err
 	}
-	defer alive.stop()
-	obs, err := conn.instances(ctx)
+	info, key, resumed, err := c.claim(ctx, store)
 	if err != nil {
 		return Result{}, err
+	}
+	epoch := info.Epoch
+	obs, err := conn.JS.ObjectStore(ctx, InstanceBucket)
+	if err != nil {
+		return Result{}, fmt.Errorf("cluster: object store %s: %w", InstanceBucket, err)
 	}
 	if _, err := obs.GetInfo(ctx, hash); errors.Is(err, jetstream.ErrObjectNotFound) {
-		if _, err := obs.PutBytes(ctx, hash, data); err != nil {
+		if _, err := obs.PutBytes(ctx, hash, spec.data); err != nil {
 			return Result{}, fmt.Errorf("cluster: uploading the instance: %w", err)
 		}
 	} else if err != nil {
@@ -339,32 +521,28 @@ func runJob(ctx context.Context, cfg CoordinatorConfig, spec jobSpec) (Result, e
 	if err != nil {
 		return Result{}, fmt.Errorf("cluster: stream %s: %w", ResultStream, err)
 	}
-	has := func(kind string) (bool, error) {
-		_, err := results.GetLastMsgForSubject(ctx, resultSubject(job, kind))
-		if errors.Is(err, jetstream.ErrMsgNotFound) {
-			return false, nil
-		}
-		if err != nil {
-			return false, fmt.Errorf("cluster: reading the results of job %s: %w", job, err)
-		}
-		return true, nil
-	}
-	resumed, err := has(kindPlan)
+	tasks, err := conn.JS.Stream(ctx, TaskStream)
 	if err != nil {
-		return Result{}, err
+		return Result{}, fmt.Errorf("cluster: stream %s: %w", TaskStream, err)
 	}
 	publish := func(kind string, r Record) error {
-		r.Protocol, r.Kind, r.Job = protocol, kind, job
+		r.Protocol, r.Kind, r.Job, r.Epoch = protocol, kind, job, epoch
+		if signedKind(kind) {
+			if err := signRecord(&r, key); err != nil {
+				return err
+			}
+		}
 		b, err := json.Marshal(r)
 		if err != nil {
 			return err
 		}
-		if _, err := conn.JS.Publish(ctx, resultSubject(job, kind), b, jetstream.WithMsgID(job+"."+kind)); err != nil {
+		id := fmt.Sprintf("%s.%s.%s.%d", job, epoch, kind, r.Round)
+		if _, err := conn.JS.Publish(ctx, resultSubject(job, kind), b, jetstream.WithMsgID(id)); err != nil {
 			return fmt.Errorf("cluster: publishing the %s record: %w", kind, err)
 		}
 		return nil
 	}
-	publishTasks := func(roots []Task) error {
+	publishTasks := func(roots []Task, round int) error {
 		for i := range roots {
 			b, err := json.Marshal(&roots[i])
 			if err != nil {
@@ -374,148 +552,364 @@ func runJob(ctx context.Context, cfg CoordinatorConfig, spec jobSpec) (Result, e
 				return fmt.Errorf("cluster: publishing a task: %w", err)
 			}
 		}
-		return publish(kindPublished, Record{})
+		return publish(kindPublished, Record{Round: round})
 	}
-	var roots []Task
-	if !resumed {
-		if roots, err = spec.roots(cfg); err != nil {
-			return Result{}, err
+	plan := func(round int) error {
+		roots, err := spec.roots(cfg, epoch, round)
+		if err != nil {
+			return err
 		}
 		// The plan goes first: from then on the job can be resumed.
 		if b, _ := json.Marshal(Record{Roots: roots}); int64(len(b)) > conn.NC.MaxPayload() {
-			return Result{}, fmt.Errorf("cluster: a plan of %d root tasks (%d KiB) exceeds the server's message limit (%d KiB): ask for fewer tasks",
+			return fmt.Errorf("cluster: a plan of %d root tasks (%d KiB) exceeds the server's message limit (%d KiB): ask for fewer tasks",
 				len(roots), len(b)>>10, conn.NC.MaxPayload()>>10)
 		}
-		if err := publish(kindPlan, Record{Roots: roots}); err != nil {
+		if err := publish(kindPlan, Record{Roots: roots, Round: round}); err != nil {
+			return err
+		}
+		return publishTasks(roots, round)
+	}
+	if !resumed {
+		if err := plan(0); err != nil {
 			return Result{}, err
 		}
-		if err := publishTasks(roots); err != nil {
-			return Result{}, err
-		}
 	}
-
-	// Read every record of the job from the start, then follow new ones.
-	cons, err := conn.JS.OrderedConsumer(ctx, ResultStream, jetstream.OrderedConsumerConfig{
-		FilterSubjects: []string{resultPrefix + job + ".>"},
-	})
+	alive, err := listenAlive(conn)
 	if err != nil {
-		return Result{}, fmt.Errorf("cluster: reading the results of job %s: %w", job, err)
+		return Result{}, err
 	}
-	it, err := cons.Messages()
-	if err != nil {
-		return Result{}, fmt.Errorf("cluster: reading the results of job %s: %w", job, err)
-	}
-	defer it.Stop()
-	stop := context.AfterFunc(ctx, it.Stop)
-	defer stop()
+	defer alive.stop()
 
 	l := newLedger(spec.minimize)
 	if spec.start != nil {
 		l.offer(spec.start)
 	}
-	records := 0
-	var queueRead time.Time
-	queued, running := 0, 0
-	checkedPublished := !resumed
+	records, leftovers := 0, 0
 	result := func() Result {
-		return Result{Job: job, Size: l.size, Mapping: l.mapping, Cover: l.cover, Found: l.has && spec.minimize, Proven: l.proven(), Tasks: l.finished,
-			Roots: len(l.roots), Nodes: l.nodes, Resumed: resumed, Elapsed: time.Since(start)}
+		r := Result{Job: job, Epoch: epoch, Size: l.size, Mapping: l.mapping, Cover: l.cover, Found: l.has && spec.minimize, Proven: l.proven(), Tasks: l.finished,
+			Roots: len(l.roots), Nodes: l.nodes, Resumed: resumed, Elapsed: time.Since(c.start)}
+		if cn := c.canary; cn != nil && (!l.has && spec.minimize || spec.better(cn.Size, l.size)) {
+			// Never report less than what this coordinator holds itself.
+			r.Size, r.Mapping, r.Cover, r.Found, r.Proven = cn.Size, cn.Mapping, cn.Cover, cn.Found, false
+		}
+		return r
 	}
-	// An end record is not taken as proof: the done records it rests on
-	// are in the stream, and the ledger counts them again.
-	for !l.proven() {
-		msg, err := it.Next()
+
+	// Read every record of the job from the start, then follow new ones.
+	// A reader that fails is started again from the start: the ledger
+	// ignores what it has seen.
+	msgs := make(chan jetstream.Msg, 256)
+	readErr := make(chan error, 1)
+	rctx, stopReading := context.WithCancel(ctx)
+	defer stopReading()
+	startReader := func() error {
+		cons, err := conn.JS.OrderedConsumer(rctx, ResultStream, jetstream.OrderedConsumerConfig{FilterSubjects: []string{resultPrefix + job + ".>"}})
+		if err != nil {
+			return fmt.Errorf("cluster: reading the results of job %s: %w", job, err)
+		}
+		it, err := cons.Messages()
+		if err != nil {
+			return fmt.Errorf("cluster: reading the results of job %s: %w", job, err)
+		}
+		go func() {
+			defer it.Stop()
+			stop := context.AfterFunc(rctx, it.Stop)
+			defer stop()
+			for {
+				m, err := it.Next()
+				if err != nil {
+					readErr <- err
+					return
+				}
+				select {
+				case msgs <- m:
+				case <-rctx.Done():
+					return
+				}
+			}
+		}()
+		return nil
+	}
+	if err := startReader(); err != nil {
+		return result(), err
+	}
+	readBack := newBackoff("job "+job+": reading its records", lg.Printf)
+	renewBack := newBackoff("job "+job+": renewing its lease", lg.Printf)
+
+	tick := time.NewTicker(250 * time.Millisecond)
+	defer tick.Stop()
+	var lastRenew, lastQueue, lastProgress time.Time
+	lastRenew = time.Now()
+	queued, running := 0, 0
+	publishedChecked := map[int]bool{}
+	awaitRound := 0
+	handedBack := map[uint64]bool{}
+	progress := func(force bool) {
+		if cfg.Progress == nil || !force && time.Since(lastProgress) < 100*time.Millisecond {
+			return
+		}
+		lastProgress = time.Now()
+		if time.Since(lastQueue) >= time.Second && c.connected.Load() {
+			lastQueue = time.Now()
+			if ci, err := workCons.Info(ctx); err == nil {
+				queued, running = int(ci.NumPending), ci.NumAckPending
+			}
+		}
+		r := result()
+		cfg.Progress(Progress{Job: job, Epoch: epoch, Size: r.Size, Bound: l.jobBound(), Tasks: len(l.expected), Done: l.finished,
+			Queued: queued, Running: running, Workers: alive.count(), Records: records, Nodes: l.nodes, Resumed: resumed,
+			Elapsed: time.Since(c.start), Connected: c.connected.Load()})
+	}
+	// renew writes the job's progress and lease, and checks the job is
+	// still this epoch's.
+	renew := func() error {
+		cur, err := store.get(ctx, job)
 		if err != nil {
 			if ctx.Err() != nil {
-				return result(), fmt.Errorf("cluster: job %s stopped with %d of %d tasks done: %w", job, l.finished, len(l.expected), ctx.Err())
+				return nil
 			}
-			return result(), fmt.Errorf("cluster: reading the results of job %s: %w", job, err)
-		}
-		records++
-		r, err := decodeRecord(msg.Data())
-		if err == nil && r.Job != job {
-			err = fmt.Errorf("record of job %s", r.Job)
-		}
-		if err == nil && r.Kind == kindDone && !isHex(r.Task, 24) {
-			err = errors.New("done record without a valid task id")
-		}
-		if err == nil && r.Kind == kindPlan {
-			err = checkRoots(r.Roots, job, hash)
-		}
-		if err == nil && r.certified() {
-			if verr := spec.verify(r); verr != nil {
-				err = fmt.Errorf("%s record with an invalid certificate: %w", r.Kind, verr)
+			if c.connected.Load() && notFound(err) {
+				return fmt.Errorf("cluster: job %s (epoch %s) %w: its records are gone (did the server lose its store?)", job, epoch, errVanished)
 			}
+			renewBack.fail(ctx, err)
+			return nil
 		}
-		if err != nil {
-			lg.Printf("ignored a message on %s: %v", msg.Subject(), err)
-			continue
+		switch {
+		case cur == nil:
+			return fmt.Errorf("cluster: job %s (epoch %s) %w: its record is gone (did the server lose its store?)", job, epoch, errVanished)
+		case cur.Epoch != epoch:
+			return fmt.Errorf("cluster: job %s %w: epoch %s replaced epoch %s", job, errVanished, cur.Epoch, epoch)
+		case cur.State == StateCancelled:
+			return fmt.Errorf("cluster: job %s was cancelled", job)
+		case cur.State == StatePurged:
+			return fmt.Errorf("cluster: job %s was purged while it ran", job)
 		}
-		l.take(r)
-		if !checkedPublished && l.plan {
-			// A coordinator stopped between plan and published may have
-			// left roots unpublished: publish them again (duplicates are
-			// dropped by id, or harmless).
-			checkedPublished = true
-			ok, err := has(kindPublished)
+		r := result()
+		upd := *cur
+		upd.Renewed, upd.Coordinator = time.Now(), cfg.Name
+		upd.Size, upd.Bound, upd.Tasks, upd.Done, upd.Nodes = r.Size, l.jobBound(), len(l.expected), l.finished, l.nodes
+		if err := store.create(ctx, &upd, cur.Rev); err != nil {
+			renewBack.fail(ctx, err) // another coordinator of the job renewed it: next time
+			return nil
+		}
+		renewBack.ok()
+		info = &upd
+		return nil
+	}
+	// handBack republishes the tasks of this job held by workers that went
+	// silent: a worker killed mid-task need not wait for the consumer's ack
+	// wait.
+	handBack := func() {
+		for _, h := range alive.silent(cfg.AckWait, job) {
+			if handedBack[h.Seq] {
+				continue
+			}
+			handedBack[h.Seq] = true
+			m, err := tasks.GetMsg(ctx, h.Seq)
 			if err != nil {
-				return result(), err
+				continue // acked meanwhile: done, or handed back already
 			}
-			if !ok {
-				lg.Printf("job %s: republishing its %d root tasks", job, len(l.roots))
-				if err := publishTasks(l.roots); err != nil {
+			t, err := decodeTask(m.Data)
+			if err != nil || t.Job != job || t.Epoch != epoch || l.done[t.ID] != nil {
+				continue
+			}
+			if _, err := conn.JS.Publish(ctx, taskSubject(job), m.Data, jetstream.WithMsgID(fmt.Sprintf("%s.h%d", t.ID, h.Seq))); err != nil {
+				lg.Printf("job %s: handing back task %s: %v", job, t.ID, err)
+				continue
+			}
+			lg.Printf("job %s: worker %s unheard for %v: handed its task %s to the others", job, strings.TrimSuffix(h.worker, "/"), cfg.AckWait, t.ID)
+		}
+	}
+	stopped := func(cause error) (Result, error) {
+		res := result()
+		cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
+		defer cancel()
+		if cfg.Fresh {
+			// Nobody can resume a fresh job: its queued tasks would only
+			// delay later jobs.
+			_ = conn.endJob(cctx, store, info, key, Record{Cancelled: true})
+			if err := conn.purgeJob(cctx, store, info); err != nil {
+				lg.Printf("%v", err)
+			} else {
+				lg.Printf("job %s stopped: cancelled and purged (a --fresh job cannot be resumed)", job)
+			}
+		} else {
+			lg.Printf("job %s stopped with %d of %d tasks done: a rerun within %v resumes it; then it expires ('arbor jobs cancel %s' ends it now)",
+				job, l.finished, len(l.expected), cfg.Lease, job)
+		}
+		return res, fmt.Errorf("cluster: job %s stopped with %d of %d tasks done: %w", job, l.finished, len(l.expected), cause)
+	}
+
+	for {
+		if l.proven() && l.round >= awaitRound {
+			if cn := c.canary; cn != nil && spec.better(cn.Size, l.size) {
+				lg.Printf("job %s: contradiction: its done records prove %d, but this coordinator holds a verified solution of %d: "+
+					"some task was reported done without its search (a misused worker token?)", job, l.size, cn.Size)
+				if l.ended != nil {
+					return result(), fmt.Errorf("cluster: job %s %w (its records end it with a false proof)", job, errReplan)
+				}
+				if l.round+1 >= maxRounds {
+					return result(), fmt.Errorf("cluster: job %s: the done records contradicted the coordinator's own solution in %d rounds; answer unproven", job, maxRounds)
+				}
+				awaitRound = l.round + 1
+				lg.Printf("job %s: searching it again (round %d)", job, awaitRound)
+				if err := plan(awaitRound); err != nil {
 					return result(), err
 				}
+				continue
 			}
+			break
 		}
-		if cfg.Progress != nil {
-			if time.Since(queueRead) >= time.Second {
-				queueRead = time.Now()
-				if info, err := workCons.Info(ctx); err == nil {
-					queued, running = int(info.NumPending), info.NumAckPending
+		select {
+		case <-ctx.Done():
+			return stopped(ctx.Err())
+		case err := <-readErr:
+			if ctx.Err() != nil {
+				continue
+			}
+			readBack.fail(ctx, err)
+			if err := startReader(); err != nil {
+				readBack.fail(ctx, err)
+				readErr <- err
+			}
+			continue
+		case <-tick.C:
+			if time.Since(lastRenew) >= min(cfg.Lease/4, 2*time.Second) || !c.connected.Load() {
+				if err := renew(); err != nil {
+					return result(), err
+				}
+				lastRenew = time.Now()
+			}
+			handBack()
+			progress(true)
+			continue
+		case msg := <-msgs:
+			records++
+			readBack.ok()
+			r, err := decodeRecord(msg.Data())
+			if err == nil && r.Job != job {
+				err = fmt.Errorf("record of job %s", r.Job)
+			}
+			if err == nil && r.certified() {
+				if verr := spec.verify(r); verr != nil {
+					err = fmt.Errorf("%s record with an invalid certificate: %w", r.Kind, verr)
 				}
 			}
-			cfg.Progress(Progress{Job: job, Size: l.size, Bound: l.jobBound(), Tasks: len(l.expected), Done: l.finished,
-				Queued: queued, Running: running, Workers: alive.count(), Records: records, Nodes: l.nodes, Resumed: resumed})
+			if err == nil && r.Epoch != epoch {
+				leftovers++
+				if leftovers == 1 {
+					lg.Printf("job %s: ignoring records of epoch %q (not the live epoch %s)", job, r.Epoch, epoch)
+				}
+				continue
+			}
+			if err == nil && signedKind(r.Kind) {
+				if verr := verifyRecord(r, info.Key); verr != nil {
+					err = fmt.Errorf("an unauthenticated %s record: %v", r.Kind, verr)
+				}
+			}
+			if err == nil && r.Kind == kindDone && !isHex(r.Task, 24) {
+				err = errors.New("done record without a valid task id")
+			}
+			if err == nil && r.Kind == kindPlan {
+				err = checkRoots(r.Roots, job, hash, epoch, r.Round)
+			}
+			if err != nil {
+				lg.Printf("ignored a message on %s: %v", msg.Subject(), err)
+				continue
+			}
+			if r.Kind == kindEnd && r.Cancelled {
+				return result(), fmt.Errorf("cluster: job %s was cancelled", job)
+			}
+			l.take(r)
+			if resumed && l.plan && !publishedChecked[l.round] {
+				// A coordinator stopped between plan and published may have
+				// left roots unpublished: publish them again (duplicates are
+				// dropped by id, or harmless).
+				publishedChecked[l.round] = true
+				m, err := results.GetLastMsgForSubject(ctx, resultSubject(job, kindPublished))
+				var pr *Record
+				if err == nil {
+					pr, _ = decodeRecord(m.Data)
+				}
+				if err != nil && !errors.Is(err, jetstream.ErrMsgNotFound) {
+					return result(), fmt.Errorf("cluster: reading the results of job %s: %w", job, err)
+				}
+				if pr == nil || pr.Epoch != epoch || pr.Round < l.round {
+					lg.Printf("job %s: republishing its %d root tasks", job, len(l.roots))
+					if err := publishTasks(l.roots, l.round); err != nil {
+						return result(), err
+					}
+				}
+			}
+			progress(false)
 		}
 	}
 	res := result()
-	final := &Record{Size: res.Size, Mapping: res.Mapping, Cover: res.Cover, Found: res.Found, Nodes: res.Nodes}
+	progress(true)
+	final := &Record{Size: res.Size, Mapping: res.Mapping, Cover: res.Cover, Found: res.Found, Nodes: res.Nodes, Proven: true}
 	if err := spec.verify(final); err != nil {
 		return res, fmt.Errorf("cluster: job %s: the final answer fails verification: %w", job, err)
 	}
 	if l.ended == nil {
-		if err := publish(kindEnd, *final); err != nil {
+		info.Size, info.Bound, info.Tasks, info.Done, info.Nodes = res.Size, res.Size, len(l.expected), l.finished, l.nodes
+		if err := conn.endJob(ctx, store, info, key, *final); err != nil {
 			return res, err
 		}
 	}
 	// Tasks left in the queue are duplicates of finished ones.
-	if tasks, err := conn.JS.Stream(ctx, TaskStream); err == nil {
-		if err := tasks.Purge(ctx, jetstream.WithPurgeSubject(taskSubject(job))); err != nil {
-			lg.Printf("job %s: purging leftover tasks: %v", job, err)
-		}
+	if err := tasks.Purge(ctx, jetstream.WithPurgeSubject(taskSubject(job))); err != nil {
+		lg.Printf("job %s: purging leftover tasks: %v", job, err)
 	}
 	return res, nil
+}
+
+// checkRoots checks the root tasks of a plan as a worker would check them.
+func checkRoots(roots []Task, job, hash, epoch string, round int) error {
+	for i := range roots {
+		b, err := json.Marshal(&roots[i])
+		if err != nil {
+			return err
+		}
+		t, err := decodeTask(b)
+		if err != nil {
+			return fmt.Errorf("plan: root %d: %w", i, err)
+		}
+		if t.Job != job || t.Instance != hash || t.Epoch != epoch || t.Round != round {
+			return fmt.Errorf("plan: root %d belongs to job %s epoch %s round %d", i, t.Job, t.Epoch, t.Round)
+		}
+	}
+	return nil
 }
 
 // aliveWorkers tracks the workers' announcements (Alive).
 type aliveWorkers struct {
 	mu   sync.Mutex
-	seen map[string]time.Time
+	seen map[string]*heard
 	sub  *nats.Subscription
+}
+
+type heard struct {
+	at   time.Time
+	held []Held
+}
+
+// silentTask is a task held by a worker gone silent.
+type silentTask struct {
+	worker string
+	Held
 }
 
 // listenAlive hears the workers' announcements, and asks every worker to
 // announce itself now rather than at its next beat.
 func listenAlive(conn *Conn) (*aliveWorkers, error) {
-	a := &aliveWorkers{seen: map[string]time.Time{}}
+	a := &aliveWorkers{seen: map[string]*heard{}}
 	sub, err := conn.NC.Subscribe(aliveSubject, func(m *nats.Msg) {
 		var w Alive
 		if json.Unmarshal(m.Data, &w) != nil || w.Protocol != protocol || w.Worker == "" {
 			return // not an announcement: nothing to count
 		}
 		a.mu.Lock()
-		a.seen[w.Worker] = time.Now()
+		a.seen[w.Worker+"/"+w.Run] = &heard{at: time.Now(), held: w.Held}
 		a.mu.Unlock()
 	})
 	if err != nil {
@@ -534,12 +928,32 @@ func (a *aliveWorkers) count() int {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	n := 0
-	for _, t := range a.seen {
-		if time.Since(t) < 3*aliveEvery {
+	for _, h := range a.seen {
+		if time.Since(h.at) < 3*aliveEvery {
 			n++
 		}
 	}
 	return n
+}
+
+// silent returns the tasks of job held by workers unheard for longer
+// than wait, and forgets those workers.
+func (a *aliveWorkers) silent(wait time.Duration, job string) []silentTask {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	var out []silentTask
+	for w, h := range a.seen {
+		if time.Since(h.at) <= wait {
+			continue
+		}
+		for _, t := range h.held {
+			if t.Job == job {
+				out = append(out, silentTask{w, t})
+			}
+		}
+		delete(a.seen, w)
+	}
+	return out
 }
 
 func (a *aliveWorkers) stop() { _ = a.sub.Unsubscribe() }

@@ -132,22 +132,24 @@ func (o MCSOptions) MCS() (mcs.Options, error) {
 	return mcs.Options{Connected: o.Connected, Directed: o.Directed, VertexLabels: o.VertexLabels, EdgeLabels: o.EdgeLabels, Heuristic: h}, nil
 }
 
-// JobID names the job of an instance hash and options: the same pair and
-// options give the same job, so a restarted coordinator finds its records.
-func JobID(instance string, opts MCSOptions) string {
+// JobID names the job of a problem ("mcs", "vc"), instance hash and
+// options: the same pair and options give the same job, so a restarted
+// coordinator finds its records. The id starts with the problem.
+func JobID(problem, instance string, opts MCSOptions) string {
 	b, _ := json.Marshal(struct {
 		I string     `json:"i"`
 		O MCSOptions `json:"o"`
 	}{instance, opts})
 	sum := sha256.Sum256(b)
-	return hex.EncodeToString(sum[:12])
+	return problem + "-" + hex.EncodeToString(sum[:12])
 }
 
-// taskID names the task of a path within a job. Two tasks for the same
-// subtree get the same id, which makes duplicates harmless.
-func taskID(job string, path []mcs.Step) string {
+// taskID names the task of a path within a scope (job, epoch, round). Two
+// tasks for the same subtree get the same id, which makes duplicates
+// harmless.
+func taskID(scope string, path []mcs.Step) string {
 	h := sha256.New()
-	h.Write([]byte(job))
+	h.Write([]byte(scope))
 	var b [8]byte
 	for _, s := range path {
 		b[0], b[1], b[2], b[3] = byte(s.V), byte(s.V>>8), byte(s.V>>16), byte(s.V>>24)

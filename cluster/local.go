@@ -19,6 +19,8 @@ import (
 const (
 	EnvURL   = "ARBOR_CLUSTER_URL"
 	EnvToken = "ARBOR_CLUSTER_TOKEN"
+	// EnvWorkerToken is 'arbor server --worker-token' from the environment.
+	EnvWorkerToken = "ARBOR_CLUSTER_WORKER_TOKEN"
 )
 
 // NewToken returns a random token for an embedded server.
@@ -46,6 +48,7 @@ func StartWorkers(n int, url, token string, out io.Writer, command func(i int) *
 	for i := 0; i < n; i++ {
 		cmd := command(i)
 		cmd.Env = append(cmd.Environ(), EnvURL+"="+url, EnvToken+"="+token)
+		dieWithParent(cmd)
 		cmd.Stdout, cmd.Stderr = out, out
 		if err := cmd.Start(); err != nil {
 			p.Stop()
@@ -100,18 +103,24 @@ type Embedded struct {
 	Workers *Processes
 }
 
-// StartEmbedded starts a loopback server with a fresh token and n worker
-// processes.
+// StartEmbedded starts a loopback server with fresh coordinator and worker
+// tokens, and n worker processes (given the worker token). The workers die
+// with this process, even by SIGKILL (Linux), and a temporary directory
+// left by a killed one is removed at the next start.
 func StartEmbedded(n int, out io.Writer, command func(i int) *exec.Cmd) (*Embedded, error) {
 	token, err := NewToken()
 	if err != nil {
 		return nil, err
 	}
-	srv, err := StartServer("", token)
+	wtoken, err := NewToken()
 	if err != nil {
 		return nil, err
 	}
-	ps, err := StartWorkers(n, srv.URL(), token, out, command)
+	srv, err := Listen(ServerConfig{Host: "127.0.0.1", Token: token, WorkerToken: wtoken})
+	if err != nil {
+		return nil, err
+	}
+	ps, err := StartWorkers(n, srv.URL(), wtoken, out, command)
 	if err != nil {
 		srv.Shutdown()
 		return nil, err
@@ -132,6 +141,9 @@ func WorkerFromEnv(cfg WorkerConfig) WorkerConfig {
 	}
 	if cfg.Token == "" {
 		cfg.Token = os.Getenv(EnvToken)
+	}
+	if cfg.Token == "" {
+		cfg.Token = os.Getenv(EnvWorkerToken)
 	}
 	return cfg
 }

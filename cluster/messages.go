@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/arbor-gpu/arbor/algorithms/mcs"
 )
@@ -15,9 +16,14 @@ const protocol = 1
 // Task is one subtree to search: self-contained, it names the instance by
 // hash and carries the options, so any worker can take it.
 type Task struct {
-	Protocol int        `json:"protocol"`
-	Problem  string     `json:"problem"` // "mcs" or "vc"
-	Job      string     `json:"job"`
+	Protocol int    `json:"protocol"`
+	Problem  string `json:"problem"` // "mcs" or "vc"
+	Job      string `json:"job"`
+	// Epoch is the job's incarnation on the server (JobInfo.Epoch): a task
+	// of another epoch is a leftover and is dropped. Round counts the
+	// re-searches of the epoch after a contradiction; ids include both.
+	Epoch    string     `json:"epoch"`
+	Round    int        `json:"round,omitempty"`
 	ID       string     `json:"id"`
 	Instance string     `json:"instance"` // sha256 of the canonical instance bytes
 	Options  MCSOptions `json:"options"`
@@ -57,16 +63,30 @@ func decodeTask(data []byte) (*Task, error) {
 		return nil, fmt.Errorf("task protocol %d, this worker speaks %d", t.Protocol, protocol)
 	case t.Problem != "mcs" && t.Problem != "vc":
 		return nil, fmt.Errorf("task for problem %q, want mcs or vc", t.Problem)
-	case !isHex(t.Job, 24) || !isHex(t.ID, 24) || !isHex(t.Instance, 64):
-		return nil, errors.New("task without a valid job, id or instance hash")
-	case t.Job != JobID(t.Instance, t.Options):
-		return nil, fmt.Errorf("task %s: job %s is not that of its instance and options", t.ID, t.Job)
-	case t.ID != taskID(t.Job, t.steps()):
+	case !validJob(t.Job) || !isHex(t.ID, 24) || !isHex(t.Instance, 64) || !isHex(t.Epoch, 16) || t.Round < 0:
+		return nil, errors.New("task without a valid job, epoch, id or instance hash")
+	case t.Job != JobID(t.Problem, t.Instance, t.Options):
+		return nil, fmt.Errorf("task %s: job %s is not that of its problem, instance and options", t.ID, t.Job)
+	case t.ID != taskID(t.scope(), t.steps()):
 		return nil, fmt.Errorf("task %s: the id does not match its path", t.ID)
 	case t.Budget < 0 || t.Incumbent < 0:
 		return nil, fmt.Errorf("task %s: negative budget or incumbent", t.ID)
 	}
 	return &t, nil
+}
+
+// scope is what a task id is unique within: the job, its epoch and round.
+func (t *Task) scope() string { return scopeOf(t.Job, t.Epoch, t.Round) }
+
+func scopeOf(job, epoch string, round int) string {
+	return fmt.Sprintf("%s.%s.%d", job, epoch, round)
+}
+
+// validJob checks a job id: its problem, a dash and 24 hex digits
+// ("mcs-…", "vc-…"), so that a task or a listing names its problem.
+func validJob(job string) bool {
+	p, h, ok := strings.Cut(job, "-")
+	return ok && (p == "mcs" || p == "vc") && isHex(h, 24)
 }
 
 func isHex(s string, n int) bool {
@@ -90,11 +110,19 @@ const (
 	kindEnd       = "end"
 )
 
+// signedKinds are the records only a job's coordinator may write: they
+// carry its job key's signature, checked by workers and coordinators.
+func signedKind(kind string) bool {
+	return kind == kindPlan || kind == kindPublished || kind == kindEnd
+}
+
 // Record is a message on the results stream.
 type Record struct {
 	Protocol int    `json:"protocol"`
 	Kind     string `json:"kind"`
 	Job      string `json:"job"`
+	Epoch    string `json:"epoch,omitempty"`
+	Round    int    `json:"round,omitempty"`
 	// done: the task finished; Children are the tasks it split off (all
 	// published before this record).
 	Task     string   `json:"task,omitempty"`
@@ -113,6 +141,12 @@ type Record struct {
 	Found bool  `json:"found,omitempty"`
 	// plan: the root tasks, so a restarted coordinator can publish them again.
 	Roots []Task `json:"roots,omitempty"`
+	// end: Cancelled says the job was cancelled, not solved (Proven false).
+	Cancelled bool `json:"cancelled,omitempty"`
+	Proven    bool `json:"proven,omitempty"`
+	// Sig is the job key's ed25519 signature (base64) of the record
+	// without it: plan, published and end records (signedKind).
+	Sig string `json:"sig,omitempty"`
 }
 
 func decodeRecord(data []byte) (*Record, error) {

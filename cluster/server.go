@@ -1,28 +1,44 @@
 package cluster
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"net/url"
 	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
 	"time"
 
 	"github.com/nats-io/nats-server/v2/server"
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
 	"github.com/nats-io/nkeys"
 )
 
 // Server is an embedded NATS server with JetStream: on loopback for tests
 // and 'arbor mcs --cluster embedded', on any address for 'arbor server'.
+// It sets up the streams and buckets once at start and keeps them tidy
+// (sweep) every SweepEvery.
 type Server struct {
 	srv   *server.Server
 	dir   string
 	owned bool
-	Token string
+	// Token is the coordinators' token (every right); WorkerToken the
+	// workers' (take tasks, publish their results; Roles).
+	Token       string
+	WorkerToken string
+
+	stop     chan struct{}
+	done     chan struct{}
+	shutdown sync.Once
 }
 
 // StartServer starts a server on 127.0.0.1 at a random port, storing
 // JetStream data in dir (a new temporary directory when dir is ""). A
-// non-empty token is required from every client.
+// non-empty token is required from every client; it has every right.
 func StartServer(dir, token string) (*Server, error) {
 	return Listen(ServerConfig{Host: "127.0.0.1", Port: server.RANDOM_PORT, Dir: dir, Token: token})
 }
@@ -35,15 +51,29 @@ type ServerConfig struct {
 	// Dir stores JetStream data (a temporary directory, removed on
 	// Shutdown, when "").
 	Dir string
-	// Token is required from every client, unless NKeys are given: then
-	// clients authenticate with one of these users' NKeys (public keys,
-	// "U…") instead. One of the two is required.
-	Token string
-	NKeys []string
+	// Token is the coordinators' token: every right. WorkerToken, when
+	// set, lets workers in with the worker role's rights only (Roles).
+	// Unless NKeys are given: then clients authenticate with one of these
+	// users' NKeys (public keys, "U…"), every one with every right.
+	Token       string
+	WorkerToken string
+	NKeys       []string
 	// TLSCert and TLSKey turn TLS on; with TLSCA, clients must also show a
 	// certificate that chains to it (mutual TLS).
 	TLSCert, TLSKey, TLSCA string
+	// MaxStore caps JetStream's storage in bytes (0: DefaultMaxStore; < 0:
+	// no cap). Past 80 % of it ended jobs are purged, oldest first.
+	MaxStore int64
+	// SweepEvery is how often expired jobs, old records and unused
+	// instances are removed (0: 2 s).
+	SweepEvery time.Duration
+	// Log receives the sweep's lines (nil: discarded).
+	Log func(format string, a ...any)
 }
+
+// DefaultMaxStore caps a server's storage where --max-store is not given:
+// sized for a laptop.
+const DefaultMaxStore = 2 << 30
 
 // Listen starts a server as cfg says ('arbor server': a cluster's server
 // from the same binary as its workers, where no NATS deployment exists).
@@ -54,9 +84,13 @@ func Listen(cfg ServerConfig) (*Server, error) {
 	if cfg.Token != "" && len(cfg.NKeys) > 0 {
 		return nil, errors.New("cluster: a server takes a token or NKey users, not both")
 	}
+	if cfg.WorkerToken != "" && (cfg.Token == "" || cfg.WorkerToken == cfg.Token) {
+		return nil, errors.New("cluster: a worker token needs a different coordinator token beside it")
+	}
 	dir, owned := cfg.Dir, false
 	if dir == "" {
-		d, err := os.MkdirTemp("", "arbor-nats-")
+		removeStaleDirs()
+		d, err := os.MkdirTemp("", fmt.Sprintf("%s%d-", tempPrefix, os.Getpid()))
 		if err != nil {
 			return nil, fmt.Errorf("cluster: a directory for the embedded server: %w", err)
 		}
@@ -64,6 +98,15 @@ func Listen(cfg ServerConfig) (*Server, error) {
 	}
 	if cfg.Port == 0 {
 		cfg.Port = server.RANDOM_PORT
+	}
+	if cfg.MaxStore == 0 {
+		cfg.MaxStore = DefaultMaxStore
+	}
+	if cfg.SweepEvery <= 0 {
+		cfg.SweepEvery = 2 * time.Second
+	}
+	if cfg.Log == nil {
+		cfg.Log = func(string, ...any) {}
 	}
 	opts := &server.Options{
 		ServerName: "arbor-embedded",
@@ -75,14 +118,32 @@ func Listen(cfg ServerConfig) (*Server, error) {
 		NoSigs:     true,
 		// Task and record messages are small; instances go to the object
 		// store in chunks.
-		MaxPayload:    8 << 20,
-		Authorization: cfg.Token,
+		MaxPayload: 8 << 20,
 	}
-	for _, k := range cfg.NKeys {
-		if !nkeys.IsValidPublicUserKey(k) {
-			return nil, fmt.Errorf("cluster: %q is not an NKey user's public key (U…)", k)
+	if cfg.MaxStore > 0 {
+		opts.JetStreamMaxStore = cfg.MaxStore
+	}
+	// The server's own sweeper signs in with a token of its own (or an NKey
+	// of its own), as a coordinator.
+	inner, err := NewToken()
+	if err != nil {
+		return nil, err
+	}
+	var innerNKey nkeys.KeyPair
+	if len(cfg.NKeys) > 0 {
+		for _, k := range cfg.NKeys {
+			if !nkeys.IsValidPublicUserKey(k) {
+				return nil, fmt.Errorf("cluster: %q is not an NKey user's public key (U…)", k)
+			}
+			opts.Nkeys = append(opts.Nkeys, &server.NkeyUser{Nkey: k})
 		}
-		opts.Nkeys = append(opts.Nkeys, &server.NkeyUser{Nkey: k})
+		if innerNKey, err = nkeys.CreateUser(); err != nil {
+			return nil, fmt.Errorf("cluster: the sweeper's NKey: %w", err)
+		}
+		pub, _ := innerNKey.PublicKey()
+		opts.Nkeys = append(opts.Nkeys, &server.NkeyUser{Nkey: pub})
+	} else {
+		opts.CustomClientAuthentication = roles{coordinator: []string{cfg.Token, inner}, worker: cfg.WorkerToken}
 	}
 	if (cfg.TLSCert == "") != (cfg.TLSKey == "") || cfg.TLSCA != "" && cfg.TLSCert == "" {
 		return nil, errors.New("cluster: TLS needs a certificate and its key (and a CA only with them)")
@@ -110,14 +171,79 @@ func Listen(cfg ServerConfig) (*Server, error) {
 		cleanup()
 		return nil, fmt.Errorf("cluster: the server did not start on %s:%d (is the port taken?)", cfg.Host, cfg.Port)
 	}
-	return &Server{srv: srv, dir: dir, owned: owned, Token: cfg.Token}, nil
+	s := &Server{srv: srv, dir: dir, owned: owned, Token: cfg.Token, WorkerToken: cfg.WorkerToken, stop: make(chan struct{}), done: make(chan struct{})}
+	// The sweeper's connection is in-process (no TLS, no port).
+	copts := []nats.Option{nats.InProcessServer(srv), nats.Name("arbor server sweeper"), nats.MaxReconnects(-1), nats.CustomInboxPrefix(coordInbox)}
+	if innerNKey != nil {
+		pub, _ := innerNKey.PublicKey()
+		copts = append(copts, nats.Nkey(pub, innerNKey.Sign))
+	} else {
+		copts = append(copts, nats.Token(inner))
+	}
+	nc, err := nats.Connect("", copts...)
+	if err == nil {
+		var js jetstream.JetStream
+		if js, err = jetstream.New(nc); err == nil {
+			conn := &Conn{NC: nc, JS: js}
+			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+			_, err = conn.setup(ctx)
+			cancel()
+			if err == nil {
+				go s.sweeper(conn, sweepConfig{MaxStore: cfg.MaxStore, InstanceGrace: time.Minute, Log: cfg.Log}, cfg.SweepEvery)
+			}
+		}
+		if err != nil {
+			nc.Close()
+		}
+	}
+	if err != nil {
+		s.stopServer()
+		return nil, fmt.Errorf("cluster: setting up the streams: %w", err)
+	}
+	return s, nil
+}
+
+// sweeper runs sweep every period until Shutdown.
+func (s *Server) sweeper(conn *Conn, cfg sweepConfig, every time.Duration) {
+	defer close(s.done)
+	defer conn.NC.Close()
+	tick := time.NewTicker(every)
+	defer tick.Stop()
+	failing := ""
+	for {
+		select {
+		case <-s.stop:
+			return
+		case <-tick.C:
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), every*5)
+		err := sweep(ctx, conn, cfg)
+		cancel()
+		switch {
+		case err != nil && err.Error() != failing:
+			failing = err.Error()
+			cfg.Log("sweep: %v", err)
+		case err == nil && failing != "":
+			failing = ""
+			cfg.Log("sweep: working again")
+		}
+	}
 }
 
 // URL is the client URL, without the token.
 func (s *Server) URL() string { return s.srv.ClientURL() }
 
-// Shutdown stops the server and removes its data if it made the directory.
+// Shutdown stops the server and removes its data if it made the
+// directory; a second call does nothing.
 func (s *Server) Shutdown() {
+	s.shutdown.Do(func() {
+		close(s.stop)
+		<-s.done
+		s.stopServer()
+	})
+}
+
+func (s *Server) stopServer() {
 	s.srv.Shutdown()
 	s.srv.WaitForShutdown()
 	if s.owned {
@@ -125,14 +251,37 @@ func (s *Server) Shutdown() {
 	}
 }
 
-// nurl returns url with any user information replaced by "***".
+// tempPrefix names an embedded server's temporary directory, followed by
+// the process id: a later start removes those of dead processes (a
+// coordinator killed with SIGKILL cannot remove its own).
+const tempPrefix = "arbor-nats-"
+
+func removeStaleDirs() {
+	dirs, _ := filepath.Glob(filepath.Join(os.TempDir(), tempPrefix+"*"))
+	for _, d := range dirs {
+		rest := strings.TrimPrefix(filepath.Base(d), tempPrefix)
+		pid, err := strconv.Atoi(rest[:max(strings.IndexByte(rest, '-'), 0)])
+		if err != nil || pid == os.Getpid() || processAlive(pid) {
+			continue
+		}
+		os.RemoveAll(d)
+	}
+}
+
+// nurl returns url with any user information replaced by "***" (written
+// as such, not escaped).
 func nurl(raw string) (string, error) {
 	u, err := url.Parse(raw)
 	if err != nil {
 		return "", err
 	}
-	if u.User != nil {
-		u.User = url.User("***")
+	if u.User == nil {
+		return u.String(), nil
 	}
-	return u.String(), nil
+	u.User = nil
+	s := u.String()
+	if i := strings.Index(s, "://"); i >= 0 {
+		return s[:i+3] + "***@" + s[i+3:], nil
+	}
+	return "***@" + s, nil
 }

@@ -174,14 +174,14 @@ func vcExpand(g *core.Graph, path [][2]int32, target, maxDepth, best int) ([][][
 
 // vcTasks makes the tasks of paths, smallest forced cover first (the
 // likeliest to hold the optimum).
-func vcTasks(g *core.Graph, paths [][][2]int32, hash, job string, opts MCSOptions, incumbent int, budget int64) ([]Task, error) {
+func vcTasks(g *core.Graph, paths [][][2]int32, hash, job, epoch string, round int, opts MCSOptions, incumbent int, budget int64) ([]Task, error) {
 	var tasks []Task
 	for _, p := range paths {
 		_, forced, err := vcApply(g, p)
 		if err != nil {
 			return nil, err
 		}
-		tasks = append(tasks, Task{Protocol: protocol, Problem: "vc", Job: job, ID: vcTaskID(job, p), Instance: hash,
+		tasks = append(tasks, Task{Protocol: protocol, Problem: "vc", Job: job, Epoch: epoch, Round: round, ID: vcTaskID(scopeOf(job, epoch, round), p), Instance: hash,
 			Options: opts, Path: p, Bound: len(forced), Incumbent: incumbent, Budget: budget})
 	}
 	slices.SortStableFunc(tasks, func(a, b Task) int { return a.Bound - b.Bound })
@@ -203,7 +203,7 @@ func SolveVC(ctx context.Context, cfg CoordinatorConfig, g *core.Graph) (Result,
 		return Result{}, err
 	}
 	copts := MCSOptions{Run: run}
-	job := JobID(hash, copts)
+	job := JobID("vc", hash, copts)
 	all := make([]int, g.N)
 	for v := range all {
 		all[v] = v
@@ -216,16 +216,25 @@ func SolveVC(ctx context.Context, cfg CoordinatorConfig, g *core.Graph) (Result,
 		cfg.Budget = vcDefaultBudget
 	}
 	return runJob(ctx, cfg, jobSpec{
-		data: data, hash: hash, job: job, minimize: true,
+		problem: "vc", data: data, hash: hash, job: job, minimize: true,
 		start: &Record{Found: true, Size: g.N, Cover: all},
-		roots: func(cfg CoordinatorConfig) ([]Task, error) {
+		roots: func(cfg CoordinatorConfig, epoch string, round int) ([]Task, error) {
 			paths, err := vcExpand(g, nil, cfg.Tasks, cfg.MaxDepth, g.N+1)
 			if err != nil {
 				return nil, err
 			}
-			return vcTasks(g, paths, hash, job, copts, g.N, cfg.Budget)
+			return vcTasks(g, paths, hash, job, epoch, round, copts, g.N, cfg.Budget)
 		},
 		verify: vj.verify,
+		// The coordinator's own cover: the engine's first cover (greedy and
+		// local search) and a short search.
+		canary: func(ctx context.Context) *Record {
+			res, err := vertexcover.Solve(ctx, g, vertexcover.Options{Threads: 1, NodeLimit: 200, LocalSearch: 20 * time.Millisecond})
+			if err != nil || res.Cover == nil {
+				return nil
+			}
+			return &Record{Found: true, Size: len(res.Cover), Cover: res.Cover}
+		},
 	})
 }
 
@@ -251,7 +260,7 @@ func (w *worker) solveVC(ctx context.Context, msg jetstream.Msg, t *Task, j *job
 	}
 	offer := func(cover []int) {
 		found = Record{Found: true, Size: len(cover), Cover: cover}
-		w.raiseBest(t.Job, len(cover))
+		w.raiseBest(endKey(t.Job, t.Epoch), len(cover))
 		w.publishBest(t, found)
 	}
 	if r.N == 0 {
@@ -308,7 +317,7 @@ func (w *worker) solveVC(ctx context.Context, msg jetstream.Msg, t *Task, j *job
 	if err != nil {
 		return err
 	}
-	children, err := vcTasks(j.g, paths, t.Instance, t.Job, t.Options, best, t.Budget)
+	children, err := vcTasks(j.g, paths, t.Instance, t.Job, t.Epoch, t.Round, t.Options, best, t.Budget)
 	if err != nil {
 		return err
 	}
@@ -316,6 +325,6 @@ func (w *worker) solveVC(ctx context.Context, msg jetstream.Msg, t *Task, j *job
 }
 
 // vcTaskID names a vc task by its path (decisions, not engine steps).
-func vcTaskID(job string, path [][2]int32) string {
-	return taskID(job, (&Task{Path: path}).steps())
+func vcTaskID(scope string, path [][2]int32) string {
+	return taskID(scope, (&Task{Path: path}).steps())
 }

@@ -12,7 +12,6 @@ import (
 	"slices"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/nats-io/nats.go"
@@ -86,18 +85,44 @@ const devicePublish = 64
 
 // worker is the state of one RunWorker.
 type worker struct {
-	cfg  WorkerConfig
-	conn *Conn
-	obs  jetstream.ObjectStore
-	log  *log.Logger
+	cfg   WorkerConfig
+	conn  *Conn
+	obs   jetstream.ObjectStore
+	store *jobStore
+	log   *log.Logger
 
-	mu        sync.Mutex
-	jobs      map[string]*jobState         // by job id
-	raise     map[string]map[chan int]bool // by job: the running tasks' raise channels
-	ended     map[string]bool              // jobs whose end was announced
-	heartbeat atomic.Int64                 // a time.Duration: how often a running task says so
-	lastInfo  time.Time                    // when the consumer's ack wait was last read
-	results   jetstream.Stream
+	mu      sync.Mutex
+	jobs    map[string]*jobState         // by job and epoch (endKey)
+	raise   map[string]map[chan int]bool // by endKey: the running tasks' raise channels
+	ended   map[string]time.Time         // by job and epoch (endKey): when its end was heard
+	infos   map[string]*infoCache        // job records, by job id
+	runs    map[string]*jobRun           // by endKey: cancels the running tasks of an ended job
+	held    map[uint64]string            // tasks held now: stream sequence → job
+	poke    chan struct{}                // a task was taken: announce soon
+	said    map[string]time.Time         // log lines said lately (said once a minute at most)
+	results jetstream.Stream
+}
+
+// endedFor is how long a worker remembers that a job epoch ended (its
+// leftover tasks are dropped without a look at the server meanwhile).
+const endedFor = 30 * time.Minute
+
+func endKey(job, epoch string) string { return job + "/" + epoch }
+
+// infoCache is a job record as this worker last read it. changed is when
+// its revision last changed, on this worker's clock: a running job whose
+// record has not changed for its lease has lost its coordinator (the
+// coordinator renews it every few seconds), whatever the clocks say.
+type infoCache struct {
+	info             *JobInfo
+	fetched, changed time.Time
+	first            time.Time
+}
+
+// jobRun is the context of a job epoch's tasks on this worker.
+type jobRun struct {
+	ctx    context.Context
+	cancel context.CancelFunc
 }
 
 // slot is one solver of a worker: the CPU or one device, each taking one
@@ -122,9 +147,13 @@ func (s *slot) release() {
 	}
 }
 
-// RunWorker pulls tasks and solves them until ctx ends. It returns an error
-// when it cannot connect (a refused token included) or set up; problems
-// with single messages are logged, the message rejected, and work goes on.
+// RunWorker pulls tasks and solves them until ctx ends. It waits for a
+// server that is not up yet, and for a server whose streams are not set
+// up, saying so; it returns an error when the server refuses it (a wrong
+// token) or when its connection is closed for good. Problems with single
+// messages are logged, the message rejected, and work goes on; failures
+// that repeat are retried with a capped exponential back-off, logged once
+// when they start and once when they end.
 func RunWorker(ctx context.Context, cfg WorkerConfig) error {
 	if cfg.Name == "" {
 		host, _ := os.Hostname()
@@ -134,25 +163,51 @@ func RunWorker(ctx context.Context, cfg WorkerConfig) error {
 	if out == nil {
 		out = io.Discard
 	}
-	conn, err := Connect(cfg.URL, cfg.Token, "arbor worker "+cfg.Name, cfg.Credentials)
-	if err != nil {
-		return err
+	lg := log.New(out, "arbor worker "+cfg.Name+": ", log.LstdFlags)
+	lg.Printf("connecting to %s", redact(cfg.URL))
+	var conn *Conn
+	wait := newBackoff("waiting for the server at "+redact(cfg.URL), lg.Printf)
+	for {
+		var err error
+		conn, err = dial(cfg.URL, cfg.Token, "arbor worker "+cfg.Name, cfg.Credentials, dialOptions{logf: lg.Printf})
+		if err == nil {
+			break
+		}
+		if !unreachable(err) || ctx.Err() != nil {
+			return err
+		}
+		wait.fail(ctx, err)
 	}
 	defer conn.Close()
-	cons, err := conn.setup(ctx, 0, false)
-	if err != nil {
-		return err
+	wait.ok()
+	var cons jetstream.Consumer
+	var obs jetstream.ObjectStore
+	var store *jobStore
+	ready := newBackoff("waiting for a coordinator or 'arbor server' to set up the streams", lg.Printf)
+	for {
+		var err error
+		if cons, err = conn.JS.Consumer(ctx, TaskStream, WorkerConsumer); err == nil {
+			if obs, err = conn.JS.ObjectStore(ctx, InstanceBucket); err == nil {
+				store, err = conn.openJobs(ctx, false)
+			}
+		}
+		if err == nil {
+			break
+		}
+		if ctx.Err() != nil {
+			return nil
+		}
+		ready.fail(ctx, err)
 	}
-	obs, err := conn.instances(ctx)
+	ready.ok()
+	results, err := conn.JS.Stream(ctx, ResultStream)
 	if err != nil {
-		return err
+		return fmt.Errorf("cluster: stream %s: %w", ResultStream, err)
 	}
-	w := &worker{cfg: cfg, conn: conn, obs: obs, log: log.New(out, "arbor worker "+cfg.Name+": ", log.LstdFlags),
-		jobs: map[string]*jobState{}, raise: map[string]map[chan int]bool{}, ended: map[string]bool{}}
-	// Heartbeats three times per ack wait keep a long task ours. A
-	// coordinator may change the ack wait when its job starts, so it is
-	// read again now and then.
-	w.heartbeat.Store(int64(DefaultAckWait / 3))
+	w := &worker{cfg: cfg, conn: conn, obs: obs, store: store, log: lg, results: results,
+		jobs: map[string]*jobState{}, raise: map[string]map[chan int]bool{}, ended: map[string]time.Time{},
+		infos: map[string]*infoCache{}, runs: map[string]*jobRun{}, held: map[uint64]string{}, said: map[string]time.Time{},
+		poke: make(chan struct{}, 1)}
 	// Incumbents and ends of every job, as they happen.
 	for _, kind := range []string{kindBest, kindEnd} {
 		sub, err := conn.NC.Subscribe(resultPrefix+"*."+kind, w.hear)
@@ -161,11 +216,6 @@ func RunWorker(ctx context.Context, cfg WorkerConfig) error {
 		}
 		defer sub.Unsubscribe()
 	}
-	results, err := conn.JS.Stream(ctx, ResultStream)
-	if err != nil {
-		return fmt.Errorf("cluster: stream %s: %w", ResultStream, err)
-	}
-	w.results = results
 
 	slots := w.slots()
 	if len(slots) == 0 {
@@ -173,11 +223,17 @@ func RunWorker(ctx context.Context, cfg WorkerConfig) error {
 	}
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	stopAlive, err := announce(ctx, conn, Alive{Protocol: protocol, Worker: cfg.Name, Slots: len(slots)})
+	defer w.stopRuns()
+	run, err := newEpoch() // a random label of this process
+	if err != nil {
+		return err
+	}
+	stopAlive, err := announce(ctx, conn, Alive{Protocol: protocol, Worker: cfg.Name, Run: run, Slots: len(slots)}, w.heldTasks, w.poke)
 	if err != nil {
 		return err
 	}
 	defer stopAlive()
+	lg.Printf("taking tasks with %d slot(s)", len(slots))
 	errs := make(chan error, len(slots))
 	for _, s := range slots {
 		go func() {
@@ -196,6 +252,43 @@ func RunWorker(ctx context.Context, cfg WorkerConfig) error {
 		}
 	}
 	return first
+}
+
+// heldTasks lists the tasks held now, for the announcements.
+func (w *worker) heldTasks() []Held {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	out := make([]Held, 0, len(w.held))
+	for seq, job := range w.held {
+		out = append(out, Held{Job: job, Seq: seq})
+	}
+	return out
+}
+
+func (w *worker) stopRuns() {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	for _, r := range w.runs {
+		r.cancel()
+	}
+}
+
+// sayOnce logs a line unless the same key was logged within a minute (a
+// flood of forged or leftover messages makes one line a minute).
+func (w *worker) sayOnce(key, format string, a ...any) {
+	w.mu.Lock()
+	t, ok := w.said[key]
+	now := time.Now()
+	if ok && now.Sub(t) < time.Minute {
+		w.mu.Unlock()
+		return
+	}
+	if len(w.said) > 1000 {
+		clear(w.said)
+	}
+	w.said[key] = now
+	w.mu.Unlock()
+	w.log.Printf(format, a...)
 }
 
 // slots are the worker's solvers: each device, then the CPU.
@@ -240,7 +333,10 @@ func btoi(b bool) int {
 
 // serve takes tasks for one slot until ctx ends or the connection closes.
 // A device slot takes whatever is queued up to its batch size at once.
+// Every error path backs off (a missing consumer answers at once, and
+// without a pause the worker would spin).
 func (w *worker) serve(ctx context.Context, cons jetstream.Consumer, s *slot) error {
+	bo := newBackoff("slot "+s.name+": taking tasks", w.log.Printf)
 	for ctx.Err() == nil {
 		var msgs []jetstream.Msg
 		if s.batch > 1 {
@@ -260,37 +356,26 @@ func (w *worker) serve(ctx context.Context, cons jetstream.Consumer, s *slot) er
 				if errors.Is(err, nats.ErrConnectionClosed) {
 					return fmt.Errorf("cluster: worker %s: %w", w.cfg.Name, err)
 				}
-				w.log.Printf("fetch: %v", err)
-				sleep(ctx, time.Second)
+				bo.fail(ctx, err)
 				continue
 			}
 			for msg := range batch.Messages() {
 				msgs = append(msgs, msg)
 			}
 			if err := batch.Error(); err != nil && !errors.Is(err, nats.ErrTimeout) && ctx.Err() == nil {
-				w.log.Printf("fetch: %v", err)
+				if errors.Is(err, nats.ErrConnectionClosed) {
+					return fmt.Errorf("cluster: worker %s: %w", w.cfg.Name, err)
+				}
+				bo.fail(ctx, err)
+				continue
 			}
 		}
+		bo.ok()
 		if len(msgs) > 0 {
-			w.refresh(ctx, cons)
 			w.handle(ctx, msgs, s)
 		}
 	}
 	return nil
-}
-
-// refresh reads the consumer's ack wait again, at most every 5 s.
-func (w *worker) refresh(ctx context.Context, cons jetstream.Consumer) {
-	w.mu.Lock()
-	if time.Since(w.lastInfo) < 5*time.Second {
-		w.mu.Unlock()
-		return
-	}
-	w.lastInfo = time.Now()
-	w.mu.Unlock()
-	if info, err := cons.Info(ctx); err == nil && info.Config.AckWait > 0 {
-		w.heartbeat.Store(int64(info.Config.AckWait / 3))
-	}
 }
 
 func sleep(ctx context.Context, d time.Duration) {
@@ -302,7 +387,102 @@ func sleep(ctx context.Context, d time.Duration) {
 	}
 }
 
+// jobInfo returns a job's record, read again when the copy is older than
+// maxAge (nil: the server holds no such job).
+func (w *worker) jobInfo(ctx context.Context, job string, maxAge time.Duration) (*JobInfo, error) {
+	now := time.Now()
+	w.mu.Lock()
+	c := w.infos[job]
+	w.mu.Unlock()
+	if c != nil && now.Sub(c.fetched) < maxAge {
+		return c.info, nil
+	}
+	info, err := w.store.get(ctx, job)
+	if err != nil {
+		return nil, err
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if c = w.infos[job]; c == nil {
+		if len(w.infos) > 256 {
+			for k, o := range w.infos {
+				if now.Sub(o.fetched) > endedFor {
+					delete(w.infos, k)
+				}
+			}
+		}
+		c = &infoCache{first: now, changed: now}
+		w.infos[job] = c
+	}
+	if info != nil && (c.info == nil || c.info.Rev != info.Rev) {
+		c.changed = now
+	}
+	c.info, c.fetched = info, now
+	return info, nil
+}
+
+// expired says whether a running job's record has not changed for longer
+// than its lease, as this worker has seen it.
+func (w *worker) expired(job string) bool {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	c := w.infos[job]
+	if c == nil || c.info == nil || c.info.State != StateRunning {
+		return false
+	}
+	now := time.Now()
+	return now.Sub(c.changed) > c.info.Lease() && now.Sub(c.first) > c.info.Lease()
+}
+
+// run returns the context of a job epoch's tasks: cancelled when its end
+// is heard.
+func (w *worker) run(ctx context.Context, job, epoch string) context.Context {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	k := endKey(job, epoch)
+	if r := w.runs[k]; r != nil {
+		return r.ctx
+	}
+	if len(w.runs) > 64 {
+		for k, r := range w.runs {
+			if r.ctx.Err() != nil {
+				delete(w.runs, k)
+			}
+		}
+	}
+	rctx, cancel := context.WithCancel(ctx)
+	w.runs[k] = &jobRun{rctx, cancel}
+	return rctx
+}
+
+// markEnded remembers that a job epoch ended and stops its running tasks.
+func (w *worker) markEnded(job, epoch string) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	now := time.Now()
+	for k, t := range w.ended {
+		if now.Sub(t) > endedFor {
+			delete(w.ended, k)
+		}
+	}
+	k := endKey(job, epoch)
+	w.ended[k] = now
+	if r := w.runs[k]; r != nil {
+		r.cancel()
+	}
+}
+
+func (w *worker) isEnded(job, epoch string) bool {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	t, ok := w.ended[endKey(job, epoch)]
+	return ok && time.Since(t) < endedFor
+}
+
 // hear takes best and end records of any job from the plain subscription.
+// An end is believed only with the signature of the job epoch's key, read
+// from the job's record on the server: anyone else's end is logged and
+// ignored.
 func (w *worker) hear(m *nats.Msg) {
 	kind := m.Subject[strings.LastIndexByte(m.Subject, '.')+1:]
 	if kind != kindBest && kind != kindEnd {
@@ -310,13 +490,44 @@ func (w *worker) hear(m *nats.Msg) {
 	}
 	r, err := decodeRecord(m.Data)
 	if err != nil {
+		if kind == kindEnd {
+			w.sayOnce("bad end "+m.Subject, "ignored a malformed end record on %s: %v", m.Subject, err)
+		}
 		return // the coordinator reports bad records; a worker only listens
 	}
-	w.mu.Lock()
-	j := w.jobs[r.Job]
 	if kind == kindEnd {
-		w.ended[r.Job] = true
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		info, err := w.jobInfo(ctx, r.Job, 0)
+		switch {
+		case err != nil:
+			err = fmt.Errorf("reading the job's record: %w", err)
+		case info == nil:
+			err = errors.New("the server holds no such job")
+		case r.Epoch != info.Epoch || r.Job != info.Job:
+			err = fmt.Errorf("epoch %q is not the job's epoch %s", r.Epoch, info.Epoch)
+		default:
+			err = verifyRecord(r, info.Key)
+		}
+		if err != nil {
+			w.sayOnce("unauthenticated end "+r.Job, "ignored an unauthenticated end record of job %s: %v", r.Job, err)
+			return
+		}
+		what := "proven"
+		if r.Cancelled {
+			what = "cancelled"
+		}
+		w.markEnded(r.Job, r.Epoch)
+		w.mu.Lock()
+		_, known := w.jobs[endKey(r.Job, r.Epoch)]
+		w.mu.Unlock()
+		if known {
+			w.log.Printf("job %s (epoch %s) ended (%s): dropping its tasks", r.Job, r.Epoch, what)
+		}
+		return
 	}
+	w.mu.Lock()
+	j := w.jobs[endKey(r.Job, r.Epoch)]
 	w.mu.Unlock()
 	if j == nil || !r.certified() {
 		return // not a job this worker works on (it catches up when it does)
@@ -324,14 +535,17 @@ func (w *worker) hear(m *nats.Msg) {
 	// A size is trusted only with a certificate that proves it: a false
 	// one would prune the optimum away.
 	if err := j.verify(r); err != nil {
-		w.log.Printf("ignored a %s record of job %s: %v", kind, r.Job, err)
+		w.sayOnce("bad best "+r.Job, "ignored a %s record of job %s: %v", kind, r.Job, err)
 		return
 	}
-	w.raiseBest(r.Job, r.Size)
+	w.raiseBest(endKey(r.Job, r.Epoch), r.Size)
 }
 
-// raiseBest records a verified size for a job and passes it to the
-// running task of that job.
+// raiseBest records a verified size for a job epoch (endKey) and passes
+// it to the running tasks of that epoch. Per epoch, not per job: a
+// solution from an earlier epoch is not in this epoch's records, and
+// pruning with it would leave the records proving less than the
+// coordinator's own solution (a false contradiction).
 func (w *worker) raiseBest(job string, size int) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
@@ -377,75 +591,130 @@ func (w *worker) reject(msg jetstream.Msg, why error) {
 	}
 }
 
-// accept checks a message and readies its job: the task, or false when
-// the message was dealt with (rejected, acked as already done, or handed
-// back on shutdown).
-func (w *worker) accept(ctx context.Context, msg jetstream.Msg) (*Task, *jobState, bool) {
+// drop acks a task that is not to be searched (a leftover of an ended,
+// vanished or expired job, or of another epoch) and says why, once a
+// minute per job.
+func (w *worker) drop(msg jetstream.Msg, t *Task, why string) {
+	_ = msg.Ack()
+	w.sayOnce("drop "+t.Job+why, "dropped tasks of job %s (epoch %s): %s", t.Job, t.Epoch, why)
+}
+
+// accept checks a message and readies its job: the task, its job and the
+// context to search it in, or false when the message was dealt with
+// (rejected, dropped, acked as already done, or handed back on shutdown).
+func (w *worker) accept(ctx context.Context, msg jetstream.Msg) (*Task, *jobState, context.Context, bool) {
 	t, err := decodeTask(msg.Data())
 	if err != nil {
 		w.reject(msg, err)
-		return nil, nil, false
+		return nil, nil, nil, false
 	}
 	if msg.Subject() != taskSubject(t.Job) {
 		w.reject(msg, fmt.Errorf("task of job %s on subject %s", t.Job, msg.Subject()))
-		return nil, nil, false
+		return nil, nil, nil, false
 	}
-	w.mu.Lock()
-	ended := w.ended[t.Job]
-	w.mu.Unlock()
-	if ended {
-		_ = msg.Ack() // a leftover of a proven job
-		return nil, nil, false
+	if w.isEnded(t.Job, t.Epoch) {
+		_ = msg.Ack() // a leftover of an ended job
+		return nil, nil, nil, false
+	}
+	info, err := w.jobInfo(ctx, t.Job, 2*time.Second)
+	if err == nil && (info == nil || info.Epoch != t.Epoch) {
+		info, err = w.jobInfo(ctx, t.Job, 0) // maybe a new epoch: look again
+	}
+	if err != nil {
+		if ctx.Err() == nil {
+			w.sayOnce("info "+t.Job, "task %s: %v (it will be redelivered)", t.ID, err)
+		}
+		_ = msg.NakWithDelay(time.Second)
+		return nil, nil, nil, false
+	}
+	switch {
+	case info == nil || info.State == StatePurged:
+		w.drop(msg, t, "the job vanished from the server (purged, or the server lost its store)")
+		return nil, nil, nil, false
+	case info.Epoch != t.Epoch:
+		w.drop(msg, t, fmt.Sprintf("a leftover: the job's epoch is now %s", info.Epoch))
+		return nil, nil, nil, false
+	case info.State != StateRunning:
+		w.markEnded(t.Job, t.Epoch)
+		w.drop(msg, t, "the job is "+info.State)
+		return nil, nil, nil, false
+	case w.expired(t.Job):
+		w.drop(msg, t, fmt.Sprintf("the job expired: its coordinator has not renewed it for %v", info.Lease()))
+		return nil, nil, nil, false
 	}
 	if md, err := msg.Metadata(); err == nil && md.NumDelivered > 1 {
 		// Given again: maybe its worker died between the done record and
 		// the ack. Then there is nothing left to do.
 		if _, err := w.results.GetLastMsgForSubject(ctx, doneSubject(t.Job, t.ID)); err == nil {
 			_ = msg.Ack()
-			return nil, nil, false
+			return nil, nil, nil, false
 		}
 	}
 	j, err := w.job(ctx, t)
 	if err != nil {
 		if ctx.Err() != nil {
 			_ = msg.Nak()
-			return nil, nil, false
+			return nil, nil, nil, false
 		}
 		w.reject(msg, fmt.Errorf("task %s: %w", t.ID, err))
-		return nil, nil, false
+		return nil, nil, nil, false
 	}
-	if w.cfg.BeforeSolve != nil {
-		w.cfg.BeforeSolve(t)
+	return t, j, w.run(ctx, t.Job, t.Epoch), true
+}
+
+// hold records msg as held (announced) until the returned function runs.
+func (w *worker) hold(msg jetstream.Msg, t *Task) func() {
+	md, err := msg.Metadata()
+	if err != nil {
+		return func() {}
 	}
-	return t, j, true
+	seq := md.Sequence.Stream
+	w.mu.Lock()
+	w.held[seq] = t.Job
+	w.mu.Unlock()
+	select {
+	case w.poke <- struct{}{}:
+	default: // an announcement is due already
+	}
+	return func() {
+		w.mu.Lock()
+		delete(w.held, seq)
+		w.mu.Unlock()
+	}
 }
 
 // handle solves the tasks of msgs on slot s: a device's McSplit tasks of
 // one job together, every other task alone.
 func (w *worker) handle(ctx context.Context, msgs []jetstream.Msg, s *slot) {
 	var batch []pending
+	var bctx context.Context
 	for _, msg := range msgs {
-		t, j, ok := w.accept(ctx, msg)
+		t, j, jctx, ok := w.accept(ctx, msg)
 		if !ok {
 			continue
+		}
+		defer w.hold(msg, t)()
+		if w.cfg.BeforeSolve != nil {
+			w.cfg.BeforeSolve(t)
 		}
 		// Every task says it is in progress until handle returns: while it
 		// is searched, and while the ones before it are (or the ack wait
 		// would hand it to other workers meanwhile).
 		stopBeat := w.heartbeats(msg, t)
 		defer stopBeat()
-		if s.dev != nil && t.Problem == "mcs" && (len(batch) == 0 || batch[0].t.Job == t.Job) {
+		if s.dev != nil && t.Problem == "mcs" && (len(batch) == 0 || batch[0].t.Job == t.Job && batch[0].t.Epoch == t.Epoch) {
 			batch = append(batch, pending{msg, t, j})
+			bctx = jctx
 			continue
 		}
 		solve := w.solve
 		if t.Problem == "vc" {
 			solve = w.solveVC
 		}
-		w.settle(ctx, msg, t, solve(ctx, msg, t, j, s))
+		w.settle(ctx, jctx, msg, t, solve(jctx, msg, t, j, s))
 	}
 	if len(batch) > 0 {
-		w.solveBatch(ctx, batch, s)
+		w.solveBatch(ctx, bctx, batch, s)
 	}
 }
 
@@ -456,14 +725,19 @@ type pending struct {
 	j   *jobState
 }
 
-// settle deals with a task whose solve returned err: nothing when it was
-// completed, else handed back or rejected.
-func (w *worker) settle(ctx context.Context, msg jetstream.Msg, t *Task, err error) {
+// settle deals with a task whose solve (in jctx, under the worker's ctx)
+// returned err: nothing when it was completed, else dropped (its job
+// ended), handed back or rejected.
+func (w *worker) settle(ctx, jctx context.Context, msg jetstream.Msg, t *Task, err error) {
 	if err == nil {
 		return
 	}
 	if ctx.Err() != nil {
 		_ = msg.Nak() // shutting down: someone else takes it now
+		return
+	}
+	if jctx.Err() != nil {
+		_ = msg.Ack() // its job ended (proven or cancelled) while it ran
 		return
 	}
 	var bad badTaskError
@@ -495,7 +769,7 @@ type jobState struct {
 // catching up with the job's incumbent the first time.
 func (w *worker) job(ctx context.Context, t *Task) (*jobState, error) {
 	w.mu.Lock()
-	j := w.jobs[t.Job]
+	j := w.jobs[endKey(t.Job, t.Epoch)]
 	w.mu.Unlock()
 	if j != nil {
 		return j, nil
@@ -537,13 +811,13 @@ func (w *worker) job(ctx context.Context, t *Task) (*jobState, error) {
 	if len(w.jobs) >= 8 {
 		clear(w.jobs) // a worker serves few jobs at a time; keep memory bounded
 	}
-	w.jobs[t.Job] = j
+	w.jobs[endKey(t.Job, t.Epoch)] = j
 	w.mu.Unlock()
 	// A worker joining a job late catches up with its incumbent from the
 	// stream (the last improvement published); from now on it hears them.
 	if m, err := w.results.GetLastMsgForSubject(ctx, resultSubject(t.Job, kindBest)); err == nil {
-		if r, err := decodeRecord(m.Data); err == nil && r.Job == t.Job && r.certified() && j.verify(r) == nil {
-			w.raiseBest(t.Job, r.Size)
+		if r, err := decodeRecord(m.Data); err == nil && r.Job == t.Job && r.Epoch == t.Epoch && r.certified() && j.verify(r) == nil {
+			w.raiseBest(endKey(t.Job, t.Epoch), r.Size)
 		}
 	}
 	return j, nil
@@ -552,7 +826,7 @@ func (w *worker) job(ctx context.Context, t *Task) (*jobState, error) {
 // solve searches an mcs task's subtree on the CPU (a device slot's tasks
 // go to solveBatch) and completes it with what it left as child tasks.
 func (w *worker) solve(ctx context.Context, msg jetstream.Msg, t *Task, j *jobState, s *slot) error {
-	raise, stopListening := w.listen(t.Job)
+	raise, stopListening := w.listen(endKey(t.Job, t.Epoch))
 	defer stopListening()
 	w.mu.Lock()
 	// The task's own incumbent is a hint from whoever published it, not a
@@ -561,7 +835,7 @@ func (w *worker) solve(ctx context.Context, msg jetstream.Msg, t *Task, j *jobSt
 	w.mu.Unlock()
 
 	improved := func(m [][2]int) {
-		w.raiseBest(t.Job, len(m))
+		w.raiseBest(endKey(t.Job, t.Epoch), len(m))
 		w.publishBest(t, Record{Size: len(m), Mapping: m})
 	}
 	res, err := j.pr.SolveSubtree(ctx, t.steps(), mcs.SubtreeOptions{
@@ -581,7 +855,7 @@ func (w *worker) solve(ctx context.Context, msg jetstream.Msg, t *Task, j *jobSt
 		if r.Bound <= known {
 			continue // pruned by an incumbent heard of since
 		}
-		children = append(children, Task{Protocol: protocol, Problem: "mcs", Job: t.Job, ID: taskID(t.Job, r.Path), Instance: t.Instance,
+		children = append(children, Task{Protocol: protocol, Problem: "mcs", Job: t.Job, Epoch: t.Epoch, Round: t.Round, ID: taskID(t.scope(), r.Path), Instance: t.Instance,
 			Options: t.Options, Path: fromSteps(r.Path), Bound: r.Bound, Incumbent: known, Budget: t.Budget})
 	}
 	return w.complete(ctx, msg, t, children, Record{Nodes: res.Nodes, Size: res.Size, Mapping: res.Mapping})
@@ -615,16 +889,16 @@ func (w *worker) deviceFor(s *slot, job string, j *jobState) *mcs.DeviceSubtrees
 // nothing is left; the one with the shortest path (every subtree handed
 // back lies below it) names the subtasks and carries the nodes and the
 // best solution, the others finish empty.
-func (w *worker) solveBatch(ctx context.Context, batch []pending, s *slot) {
+func (w *worker) solveBatch(wctx, ctx context.Context, batch []pending, s *slot) {
 	first, j := batch[0].t, batch[0].j
-	ds := w.deviceFor(s, first.Job, j)
+	ds := w.deviceFor(s, endKey(first.Job, first.Epoch), j)
 	if ds == nil {
 		for _, p := range batch {
-			w.settle(ctx, p.msg, p.t, w.solve(ctx, p.msg, p.t, j, s))
+			w.settle(wctx, ctx, p.msg, p.t, w.solve(ctx, p.msg, p.t, j, s))
 		}
 		return
 	}
-	raise, stopListening := w.listen(first.Job)
+	raise, stopListening := w.listen(endKey(first.Job, first.Epoch))
 	defer stopListening()
 	paths := make([][]mcs.Step, len(batch))
 	owner := 0
@@ -636,11 +910,11 @@ func (w *worker) solveBatch(ctx context.Context, batch []pending, s *slot) {
 	}
 	fail := func(err error) {
 		for _, p := range batch {
-			w.settle(ctx, p.msg, p.t, err)
+			w.settle(wctx, ctx, p.msg, p.t, err)
 		}
 	}
 	improved := func(m [][2]int) {
-		w.raiseBest(first.Job, len(m))
+		w.raiseBest(endKey(first.Job, first.Epoch), len(m))
 		w.publishBest(first, Record{Size: len(m), Mapping: m})
 	}
 	done := Record{}
@@ -655,7 +929,7 @@ func (w *worker) solveBatch(ctx context.Context, batch []pending, s *slot) {
 		if round == 0 && errors.As(err, &pe) {
 			// A task's own path is bad: reject it, search the others.
 			w.reject(batch[pe.Index].msg, fmt.Errorf("task %s: %w", batch[pe.Index].t.ID, pe.Err))
-			w.solveBatch(ctx, slices.Delete(slices.Clone(batch), pe.Index, pe.Index+1), s)
+			w.solveBatch(wctx, ctx, slices.Delete(slices.Clone(batch), pe.Index, pe.Index+1), s)
 			return
 		}
 		if err == nil && res[0].Cancelled {
@@ -686,12 +960,12 @@ func (w *worker) solveBatch(ctx context.Context, batch []pending, s *slot) {
 		var children []Task
 		paths = paths[:0]
 		for _, r := range rest {
-			id := taskID(first.Job, r.Path)
+			id := taskID(first.scope(), r.Path)
 			if len(children) == devicePublish || len(r.Path) <= len(batch[owner].t.Path) || slices.ContainsFunc(batch, func(p pending) bool { return p.t.ID == id }) {
 				paths = append(paths, r.Path)
 				continue
 			}
-			children = append(children, Task{Protocol: protocol, Problem: "mcs", Job: first.Job, ID: id,
+			children = append(children, Task{Protocol: protocol, Problem: "mcs", Job: first.Job, Epoch: first.Epoch, Round: first.Round, ID: id,
 				Instance: first.Instance, Options: first.Options, Path: fromSteps(r.Path), Bound: r.Bound, Incumbent: known, Budget: first.Budget})
 		}
 		published, err := w.publishTasks(ctx, batch[owner].t, children)
@@ -710,7 +984,7 @@ func (w *worker) solveBatch(ctx context.Context, batch []pending, s *slot) {
 			rec, kids = done, ids
 			rec.Bounds = bounds
 		}
-		w.settle(ctx, p.msg, p.t, w.finish(ctx, p.msg, p.t, kids, rec))
+		w.settle(wctx, ctx, p.msg, p.t, w.finish(ctx, p.msg, p.t, kids, rec))
 	}
 }
 
@@ -719,7 +993,7 @@ func (w *worker) solveBatch(ctx context.Context, batch []pending, s *slot) {
 func (w *worker) heartbeats(msg jetstream.Msg, t *Task) (stop func()) {
 	done := make(chan struct{})
 	go func() {
-		tick := time.NewTicker(time.Duration(w.heartbeat.Load()))
+		tick := time.NewTicker(DefaultAckWait / 3)
 		defer tick.Stop()
 		for {
 			select {
@@ -738,7 +1012,7 @@ func (w *worker) heartbeats(msg jetstream.Msg, t *Task) (stop func()) {
 // publishBest sends an improved solution (with its certificate) to every
 // worker and to the results stream, without waiting: the search goes on.
 func (w *worker) publishBest(t *Task, rec Record) {
-	rec.Protocol, rec.Kind, rec.Job, rec.Task, rec.Worker = protocol, kindBest, t.Job, t.ID, w.cfg.Name
+	rec.Protocol, rec.Kind, rec.Job, rec.Epoch, rec.Task, rec.Worker = protocol, kindBest, t.Job, t.Epoch, t.ID, w.cfg.Name
 	b, err := json.Marshal(rec)
 	if err != nil {
 		w.log.Printf("task %s: encoding an incumbent: %v", t.ID, err)
@@ -787,7 +1061,7 @@ func (w *worker) publishTasks(ctx context.Context, t *Task, children []Task) ([]
 
 // finish publishes t's done record naming its children's ids, then acks.
 func (w *worker) finish(ctx context.Context, msg jetstream.Msg, t *Task, ids []string, done Record) error {
-	done.Protocol, done.Kind, done.Job, done.Task, done.Children, done.Worker = protocol, kindDone, t.Job, t.ID, ids, w.cfg.Name
+	done.Protocol, done.Kind, done.Job, done.Epoch, done.Round, done.Task, done.Children, done.Worker = protocol, kindDone, t.Job, t.Epoch, t.Round, t.ID, ids, w.cfg.Name
 	b, err := json.Marshal(done)
 	if err != nil {
 		return err

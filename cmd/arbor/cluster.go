@@ -28,6 +28,7 @@ type clusterFlags struct {
 	taskNodes int64
 	tasks     int
 	ackWait   time.Duration
+	lease     time.Duration
 	fresh     bool
 	creds     cluster.Credentials
 	// deviceArgs are the first local worker's engine and device flags
@@ -57,8 +58,9 @@ func (c *clusterFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&c.token, "cluster-token", "", "the cluster's auth token (default $"+cluster.EnvToken+"; or put it in the URL, nats://TOKEN@HOST:4222)")
 	fs.Int64Var(&c.taskNodes, "task-nodes", 0, "cluster: search nodes a task may take before it splits what it has left into new tasks (0: mcs 1000000, vc 20000)")
 	fs.IntVar(&c.tasks, "tasks", 0, "cluster: root tasks to split the search into (0: mcs 256, vc 1, the whole graph)")
-	fs.DurationVar(&c.ackWait, "ack-wait", cluster.DefaultAckWait, "cluster: how long a task may go without a worker's heartbeat before another worker gets it")
-	fs.BoolVar(&c.fresh, "fresh", false, "cluster: start a new job even if the server holds this one (which is otherwise resumed, or answered from its records if it ended)")
+	fs.DurationVar(&c.ackWait, "ack-wait", cluster.DefaultHandBack, "cluster: how long a worker may go unheard before its tasks of this job go to other workers (at least 3 s)")
+	fs.DurationVar(&c.lease, "lease", cluster.DefaultLease, "cluster: how long the job outlives this coordinator if it dies: a rerun within it resumes the job, after it the job expires and is purged")
+	fs.BoolVar(&c.fresh, "fresh", false, "cluster: start a new job even if the server holds this one (which is otherwise resumed, or answered from its records if it ended); stopped early, a fresh job is cancelled and purged")
 	registerCredentials(fs, &c.creds)
 }
 
@@ -83,10 +85,14 @@ func (c *clusterFlags) tokenOrEnv() string {
 // embedded it starts the loopback server and the local worker processes
 // (this binary's 'worker' command), which the returned function stops.
 func (c *clusterFlags) coordinator(e *env, workers, threads int, quiet bool) (cluster.CoordinatorConfig, func(), error) {
-	if c.taskNodes < 0 || c.tasks < 0 || c.ackWait <= 0 {
-		return cluster.CoordinatorConfig{}, nil, usagef("--task-nodes and --tasks must be ≥ 0, --ack-wait > 0")
+	if c.taskNodes < 0 || c.tasks < 0 || c.ackWait <= 0 || c.lease <= 0 {
+		return cluster.CoordinatorConfig{}, nil, usagef("--task-nodes and --tasks must be ≥ 0, --ack-wait and --lease > 0")
 	}
-	cfg := cluster.CoordinatorConfig{URL: c.url, Token: c.tokenOrEnv(), Credentials: c.creds, Tasks: c.tasks, Budget: c.taskNodes, AckWait: c.ackWait, Log: e.stderr, Fresh: c.fresh}
+	if c.tasks > cluster.MaxRoots {
+		return cluster.CoordinatorConfig{}, nil, usagef("--tasks %d: at most %d root tasks (a task splits itself when it runs over --task-nodes)", c.tasks, cluster.MaxRoots)
+	}
+	cfg := cluster.CoordinatorConfig{URL: c.url, Token: c.tokenOrEnv(), Credentials: c.creds, Tasks: c.tasks, Budget: c.taskNodes, AckWait: c.ackWait,
+		Lease: c.lease, Log: e.stderr, Fresh: c.fresh}
 	if c.url != "embedded" {
 		return cfg, func() {}, nil
 	}
@@ -166,15 +172,17 @@ func runMCSCluster(e *env, cf clusterFlags, workers, threads int, names [2]strin
 			Proven   bool     `json:"proven"`
 			Nodes    int64    `json:"nodes"`
 			Seconds  float64  `json:"seconds"`
+			Status   string   `json:"status"`
 			Engine   string   `json:"engine"`
 			Job      string   `json:"job"`
+			Epoch    string   `json:"epoch"`
 			Tasks    int      `json:"tasks"`
 			Roots    int      `json:"roots"`
 			Resumed  bool     `json:"resumed"`
 			Verified bool     `json:"verified"`
 			Mapping  [][2]int `json:"mapping"`
-		}{names[0], names[1], g.N, h.N, res.Size, res.Proven, res.Nodes, res.Elapsed.Seconds(), "cluster",
-			res.Job, res.Tasks, res.Roots, res.Resumed, verify, m})
+		}{names[0], names[1], g.N, h.N, res.Size, res.Proven, res.Nodes, res.Elapsed.Seconds(), clusterStatus(res), "cluster",
+			res.Job, res.Epoch, res.Tasks, res.Roots, res.Resumed, verify, m})
 	}
 	status := "proven maximum"
 	if !res.Proven {
@@ -189,8 +197,13 @@ func runMCSCluster(e *env, cf clusterFlags, workers, threads int, names [2]strin
 	if res.Resumed {
 		resumed = ", resumed"
 	}
-	fmt.Fprintf(w, "nodes %d  time %v  %s\n", res.Nodes, res.Elapsed.Round(time.Microsecond), rate(res.Nodes, res.Elapsed))
-	fmt.Fprintf(w, "engine cluster (job %s: %d tasks from %d roots%s)\n", res.Job, res.Tasks, res.Roots, resumed)
+	// A resumed job's nodes were searched before this run too: no rate.
+	speed := rate(res.Nodes, res.Elapsed)
+	if res.Resumed {
+		speed = "(resumed: nodes of the whole job)"
+	}
+	fmt.Fprintf(w, "nodes %d  time %v  %s\n", res.Nodes, res.Elapsed.Round(time.Microsecond), speed)
+	fmt.Fprintf(w, "engine cluster (job %s epoch %s: %d tasks from %d roots%s)\n", res.Job, res.Epoch, res.Tasks, res.Roots, resumed)
 	writeMapping(w, res.Mapping)
 	return nil
 }
@@ -199,7 +212,7 @@ func runMCSCluster(e *env, cf clusterFlags, workers, threads int, names [2]strin
 func runWorker(e *env) error {
 	fs := newFlags(e, "worker", "--cluster nats://HOST:4222 [--cluster-token T] [--threads N] [--slots S] [--name NAME] [--engine auto|cpu|gpu|hybrid] [--backend B] [--device D] [--device-nodes B] [--workers N]")
 	url := fs.String("cluster", "", "the NATS server (default $"+cluster.EnvURL+")")
-	token := fs.String("cluster-token", "", "the auth token (default $"+cluster.EnvToken+"; or in the URL)")
+	token := fs.String("cluster-token", "", "the worker token, or the server's only token (default $"+cluster.EnvToken+", then $"+cluster.EnvWorkerToken+"; or in the URL)")
 	threads := fs.Int("threads", 0, "CPU search threads; 0 uses every core (less one per device with --engine hybrid)")
 	slots := fs.Int("slots", 0, "tasks the CPU searches at once, sharing the threads out (0: one per thread)")
 	name := fs.String("name", "", "the worker's name in records and logs (default host:pid)")
@@ -299,16 +312,18 @@ func runVCCluster(e *env, cf clusterFlags, workers, threads int, name string, g 
 			Proven   bool    `json:"proven"`
 			Found    bool    `json:"found"`
 			Nodes    int64   `json:"nodes"`
+			Status   string  `json:"status"`
 			Engine   string  `json:"engine"`
 			Seconds  float64 `json:"seconds"`
 			Job      string  `json:"job"`
+			Epoch    string  `json:"epoch"`
 			Tasks    int     `json:"tasks"`
 			Roots    int     `json:"roots"`
 			Resumed  bool    `json:"resumed"`
 			Verified bool    `json:"verified"`
 			Cover    []int   `json:"cover"`
-		}{name, g.N, g.Edges(), res.Size, res.Proven, res.Found, res.Nodes, "cluster", res.Elapsed.Seconds(),
-			res.Job, res.Tasks, res.Roots, res.Resumed, verify, oneBased(res.Cover)})
+		}{name, g.N, g.Edges(), res.Size, res.Proven, res.Found, res.Nodes, clusterStatus(res), "cluster", res.Elapsed.Seconds(),
+			res.Job, res.Epoch, res.Tasks, res.Roots, res.Resumed, verify, oneBased(res.Cover)})
 	}
 	status := "unproven (stopped early)"
 	if res.Proven {
@@ -317,18 +332,25 @@ func runVCCluster(e *env, cf clusterFlags, workers, threads int, name string, g 
 	if verify {
 		status += ", cover verified"
 	}
-	fmt.Fprintf(e.stdout, "%s: n=%d m=%d  cover %d  %s  nodes %d  %v  engine cluster (job %s: %d tasks from %d roots)\n",
-		name, g.N, g.Edges(), res.Size, status, res.Nodes, res.Elapsed.Round(time.Millisecond), res.Job, res.Tasks, res.Roots)
+	resumed := ""
+	if res.Resumed {
+		resumed = ", resumed"
+	}
+	fmt.Fprintf(e.stdout, "%s: n=%d m=%d  cover %d  %s  nodes %d  %v  engine cluster (job %s epoch %s: %d tasks from %d roots%s)\n",
+		name, g.N, g.Edges(), res.Size, status, res.Nodes, res.Elapsed.Round(time.Millisecond), res.Job, res.Epoch, res.Tasks, res.Roots, resumed)
 	return nil
 }
 
 // runServer is 'arbor server': a cluster's NATS JetStream server from this
 // binary, for machines without a NATS deployment.
 func runServer(e *env) error {
-	fs := newFlags(e, "server", "[--listen HOST:PORT] [--store DIR] [--cluster-token T | --nkey U…[,U…]] [--tls-cert F --tls-key F [--tls-ca F]]")
+	fs := newFlags(e, "server", "[--listen HOST:PORT] [--store DIR] [--max-store SIZE] [--coordinator-token T [--worker-token W] | --nkey U…[,U…]] [--tls-cert F --tls-key F [--tls-ca F]]")
 	listen := fs.String("listen", "127.0.0.1:4222", "address to serve on (0.0.0.0:4222 serves other machines)")
 	store := fs.String("store", "", "JetStream data directory: tasks and records survive a restart there (default: a temporary one, removed on exit)")
-	token := fs.String("cluster-token", "", "the token every client must give (default $"+cluster.EnvToken+"; a random one, printed, when neither is set and no --nkey)")
+	maxStore := fs.String("max-store", "2GiB", "cap on the stored tasks, records and instances (e.g. 512MiB, 20GB; 0: none); past 80 % of it ended jobs are purged, oldest first")
+	token := fs.String("cluster-token", "", "the coordinators' token, every right (default $"+cluster.EnvToken+"; a random one, printed, when neither is set and no --nkey)")
+	coordToken := fs.String("coordinator-token", "", "the same as --cluster-token")
+	workerToken := fs.String("worker-token", "", "a second token for workers: they may take tasks and publish results, not plan, end, cancel or delete jobs (default $"+cluster.EnvWorkerToken+")")
 	nkeyUsers := fs.String("nkey", "", "NKey users instead of a token: their public keys (U…), comma-separated; clients give the seed (--cluster-nkey)")
 	tlsCert := fs.String("tls-cert", "", "serve TLS with this certificate (PEM)")
 	tlsKey := fs.String("tls-key", "", "the TLS certificate's key (PEM)")
@@ -348,10 +370,27 @@ func runServer(e *env) error {
 	if err != nil || port < 0 || port > 65535 {
 		return usagef("--listen %q: the port must be 0 (any free one) to 65535", *listen)
 	}
-	cfg := cluster.ServerConfig{Host: host, Port: port, Dir: *store, Token: *token, TLSCert: *tlsCert, TLSKey: *tlsKey, TLSCA: *tlsCA}
+	capBytes, err := parseSize(*maxStore)
+	if err != nil {
+		return usagef("--max-store %q: %v", *maxStore, err)
+	}
+	if capBytes == 0 {
+		capBytes = -1 // no cap
+	}
+	if *coordToken != "" {
+		if *token != "" && *token != *coordToken {
+			return usagef("--cluster-token and --coordinator-token name the same token: give one")
+		}
+		*token = *coordToken
+	}
+	if *workerToken == "" {
+		*workerToken = os.Getenv(cluster.EnvWorkerToken)
+	}
+	cfg := cluster.ServerConfig{Host: host, Port: port, Dir: *store, Token: *token, WorkerToken: *workerToken, TLSCert: *tlsCert, TLSKey: *tlsKey, TLSCA: *tlsCA,
+		MaxStore: capBytes, Log: func(f string, a ...any) { fmt.Fprintf(e.stderr, "arbor server: "+f+"\n", a...) }}
 	if *nkeyUsers != "" {
-		if *token != "" {
-			return usagef("--nkey and --cluster-token: a server takes one or the other")
+		if *token != "" || *workerToken != "" {
+			return usagef("--nkey and tokens: a server takes one or the other")
 		}
 		cfg.NKeys = strings.Split(*nkeyUsers, ",")
 	} else {
@@ -364,19 +403,137 @@ func runServer(e *env) error {
 			}
 			fmt.Fprintf(e.stderr, "arbor server: token %s (give it to workers and coordinators as $%s)\n", cfg.Token, cluster.EnvToken)
 		}
+		if cfg.WorkerToken == cfg.Token {
+			return usagef("--worker-token must differ from the coordinator token")
+		}
 	}
 	srv, err := cluster.Listen(cfg)
 	if err != nil {
 		return err
 	}
 	defer srv.Shutdown()
+	roles := "one token, every right"
+	if cfg.WorkerToken != "" {
+		roles = "coordinator and worker tokens"
+	} else if len(cfg.NKeys) > 0 {
+		roles = fmt.Sprintf("%d NKey users", len(cfg.NKeys))
+	}
+	limit := "no storage cap"
+	if capBytes > 0 {
+		limit = fmt.Sprintf("storage cap %d MiB", capBytes>>20)
+	}
+	fmt.Fprintf(e.stderr, "arbor server: %s; %s\n", roles, limit)
 	fmt.Fprintf(e.stderr, "arbor server: listening on %s\n", srv.URL())
 	<-e.ctx.Done()
 	return nil
 }
 
-// clusterProgress is the progress line of a distributed run.
+// clusterProgress is the progress line of a distributed run; the
+// coordinator calls it every second at least, so the clock runs.
 func clusterProgress(best, bound string, p cluster.Progress) string {
-	return fmt.Sprintf("%s %d  %s %d  tasks %d/%d done, %d queued, %d running  workers %d  nodes %d",
-		best, p.Size, bound, p.Bound, p.Done, p.Tasks, p.Queued, p.Running, p.Workers, p.Nodes)
+	conn := ""
+	if !p.Connected {
+		conn = "  [disconnected: reconnecting]"
+	}
+	return fmt.Sprintf("%v  %s %d  %s %d  tasks %d/%d done, %d queued, %d running  workers %d  nodes %d%s",
+		p.Elapsed.Round(time.Second), best, p.Size, bound, p.Bound, p.Done, p.Tasks, p.Queued, p.Running, p.Workers, p.Nodes, conn)
+}
+
+// clusterStatus is a result's status: optimal when proven, else
+// feasible (a solution, unproven).
+func clusterStatus(res cluster.Result) string {
+	if res.Proven {
+		return "optimal"
+	}
+	return "feasible"
+}
+
+// parseSize reads a size: a number with an optional unit (B, K/KB/KiB, M…,
+// G…, T…; all powers of 1024).
+func parseSize(text string) (int64, error) {
+	t := strings.TrimSpace(strings.ToUpper(text))
+	num := strings.TrimRightFunc(t, func(r rune) bool { return r < '0' || r > '9' })
+	unit := strings.TrimSuffix(strings.TrimSuffix(strings.TrimSpace(t[len(num):]), "B"), "I")
+	shift := map[string]uint{"": 0, "K": 10, "M": 20, "G": 30, "T": 40}
+	sh, ok := shift[unit]
+	n, err := strconv.ParseInt(num, 10, 64)
+	if !ok || err != nil || n < 0 || num == "" {
+		return 0, errors.New("want a size such as 512MiB, 2GB or 0")
+	}
+	if n > (1<<62)>>sh {
+		return 0, errors.New("too large")
+	}
+	return n << sh, nil
+}
+
+// runJobs is 'arbor jobs list|cancel JOB|purge JOB': the life cycle of a
+// cluster's jobs (a coordinator's token is needed).
+func runJobs(e *env) error {
+	fs := newFlags(e, "jobs", "list|cancel JOB|purge JOB [--cluster nats://HOST:4222] [--cluster-token T] [--json]")
+	url := fs.String("cluster", "", "the NATS server (default $"+cluster.EnvURL+")")
+	token := fs.String("cluster-token", "", "a coordinator's token (default $"+cluster.EnvToken+"; or in the URL)")
+	asJSON := fs.Bool("json", false, "list: one JSON object per job")
+	var creds cluster.Credentials
+	registerCredentials(fs, &creds)
+	pos, err := parse(fs, e.args)
+	if err != nil {
+		return err
+	}
+	if *url == "" {
+		*url = os.Getenv(cluster.EnvURL)
+	}
+	if *token == "" {
+		*token = os.Getenv(cluster.EnvToken)
+	}
+	if *url == "" {
+		return usagef("jobs needs --cluster nats://HOST:4222 (or $%s)", cluster.EnvURL)
+	}
+	cl := cluster.Client{URL: *url, Token: *token, Credentials: creds}
+	switch {
+	case len(pos) == 1 && pos[0] == "list":
+		jobs, err := cluster.ListJobs(e.ctx, cl)
+		if err != nil {
+			return err
+		}
+		if *asJSON {
+			enc := json.NewEncoder(e.stdout)
+			for _, j := range jobs {
+				if err := enc.Encode(j); err != nil {
+					return err
+				}
+			}
+			return nil
+		}
+		if len(jobs) == 0 {
+			fmt.Fprintln(e.stdout, "no jobs")
+			return nil
+		}
+		fmt.Fprintf(e.stdout, "%-28s %-16s %-9s %8s %8s %13s %6s  %s\n", "JOB", "EPOCH", "STATE", "AGE", "SILENT", "TASKS", "SIZE", "COORDINATOR")
+		now := time.Now()
+		for _, j := range jobs {
+			state := j.State
+			if j.Expired(now) {
+				state = "expired"
+			}
+			if j.Proven {
+				state += "*"
+			}
+			fmt.Fprintf(e.stdout, "%-28s %-16s %-9s %8v %8v %13s %6d  %s\n", j.Job, j.Epoch, state, now.Sub(j.Started).Round(time.Second),
+				now.Sub(j.Written).Round(time.Second), fmt.Sprintf("%d/%d", j.Done, j.Tasks), j.Size, j.Coordinator)
+		}
+		return nil
+	case len(pos) == 2 && pos[0] == "cancel":
+		if err := cluster.CancelJob(e.ctx, cl, pos[1]); err != nil {
+			return err
+		}
+		fmt.Fprintf(e.stdout, "cancelled job %s\n", pos[1])
+		return nil
+	case len(pos) == 2 && pos[0] == "purge":
+		if err := cluster.PurgeJob(e.ctx, cl, pos[1]); err != nil {
+			return err
+		}
+		fmt.Fprintf(e.stdout, "purged job %s\n", pos[1])
+		return nil
+	}
+	return usagef("jobs takes list, cancel JOB or purge JOB (got %q)", pos)
 }

@@ -59,6 +59,7 @@ func commands() map[string]command {
 		"kernels":  {"list kernel sources, or --dump the exact source a backend compiles", runKernels},
 		"worker":   {"take search tasks from a NATS JetStream cluster (see mcs --cluster)", runWorker},
 		"server":   {"run a NATS JetStream server for a cluster (where no NATS deployment exists)", runServer},
+		"jobs":     {"list, cancel or purge a cluster's jobs", runJobs},
 	}
 }
 

@@ -75,6 +75,8 @@ func runVC(e *env) error {
 			if err := cf.onDevices(*engine, df); err != nil {
 				return err
 			}
+		} else if *engine != "auto" && *engine != "cpu" {
+			return usagef("--engine %s is not distributed: cluster workers run the vertex cover engine (cpu) or, with 'arbor worker --engine gpu', the device", *engine)
 		}
 		return runVCCluster(e, cf, *workers, *threads, pos[0], g, *timeout, sf.json, sf.verify, sf.out)
 	}
