@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"strconv"
+	"strings"
 )
 
 // WriteGraph writes g in a format ReadGraph reads back: FormatEdgeList
@@ -20,7 +21,7 @@ import (
 func WriteGraph(w io.Writer, g *Graph, format string) error {
 	f, ok := canonicalFormat(format)
 	if !ok {
-		return fmt.Errorf("write %s: unknown format %q", g.Name, format)
+		return fmt.Errorf("write %s: %w %q (known: %s)", g.Name, ErrUnknownFormat, format, strings.Join(Formats(), ", "))
 	}
 	bw := bufio.NewWriterSize(w, 1<<16)
 	var err error

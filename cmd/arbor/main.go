@@ -6,7 +6,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -118,20 +117,13 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		usage(stderr, cmds)
 		return 2
 	}
-	err := c.run(&env{ctx: ctx, args: args[1:], stdout: stdout, stderr: stderr})
-	if err == nil {
-		return 0
+	out := &checkedWriter{w: stdout}
+	err := c.run(&env{ctx: ctx, args: args[1:], stdout: out, stderr: stderr})
+	code, msg := exitStatus(err, out.err)
+	if msg != "" {
+		fmt.Fprintf(stderr, "arbor %s: %s\n", args[0], msg)
 	}
-	var ue usageError
-	if errors.As(err, &ue) {
-		fmt.Fprintf(stderr, "arbor %s: %v\n", args[0], err)
-		return 2
-	}
-	if errors.Is(err, errFlagHelp) {
-		return 0
-	}
-	fmt.Fprintf(stderr, "arbor %s: %v\n", args[0], err)
-	return 1
+	return code
 }
 
 func usage(w io.Writer, cmds map[string]command) {

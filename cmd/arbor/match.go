@@ -94,9 +94,9 @@ func runMatch(e *env) error {
 	}
 
 	var w io.Writer = e.stdout
+	var f *os.File
 	if *outPath != "" {
-		f, err := os.Create(*outPath)
-		if err != nil {
+		if f, err = os.Create(*outPath); err != nil {
 			return err
 		}
 		defer f.Close()
@@ -105,6 +105,13 @@ func runMatch(e *env) error {
 	if !*asJSON || *outPath != "" {
 		if err := writeMates(w, res.Mate); err != nil {
 			return fmt.Errorf("write result: %w", err)
+		}
+		// A write the kernel took but the disk did not (NFS, quotas)
+		// shows only at Close.
+		if f != nil {
+			if err := f.Close(); err != nil {
+				return fmt.Errorf("write result: %w", err)
+			}
 		}
 		clock.Mark("write")
 	}
