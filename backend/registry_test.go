@@ -215,7 +215,7 @@ func TestSelectionErrors(t *testing.T) {
 		{Selection{}, ""},
 		{Selection{Device: "0"}, ""},
 		{Selection{Device: "host"}, ""},
-		{Selection{Backend: "cuda"}, ""},             // unavailable: a failure, not a usage error
+		{Selection{Backend: "cuda"}, ""},              // unavailable: a failure, not a usage error
 		{Selection{Backend: "cuda", Device: "3"}, ""}, // the same
 	}
 	for _, tc := range cases {
