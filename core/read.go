@@ -277,7 +277,7 @@ func parseBytes(data []byte, name string, opts ReadOptions, par parallelism) (*G
 	if opts.Format != "" {
 		f, ok := canonicalFormat(opts.Format)
 		if !ok {
-			return nil, fmt.Errorf("%s: %w %q (known: %s)", name, ErrUnknownFormat, opts.Format, strings.Join(Formats(), ", "))
+			return nil, fmt.Errorf("%s: %w", name, CheckFormat(opts.Format))
 		}
 		format = f
 	} else {

@@ -86,6 +86,10 @@ func blank(b []byte) bool {
 // is out of range for every count and vertex in any format.
 const maxInt = 1<<62 - 1
 
+// MaxFileInt is the largest magnitude of an integer in a text graph file
+// (counts, vertices, labels, integer weights): 2^62−1.
+const MaxFileInt = maxInt
+
 // parseInt parses a decimal integer with an optional sign. ok is false for
 // anything that is not one, or is larger in magnitude than maxInt.
 func parseInt(b []byte) (v int64, ok bool) {
@@ -113,6 +117,22 @@ func parseInt(b []byte) (v int64, ok bool) {
 	return v, true
 }
 
+// isInteger reports whether b is a decimal integer of any size.
+func isInteger(b []byte) bool {
+	if len(b) > 0 && (b[0] == '-' || b[0] == '+') {
+		b = b[1:]
+	}
+	if len(b) == 0 {
+		return false
+	}
+	for _, c := range b {
+		if c < '0' || c > '9' {
+			return false
+		}
+	}
+	return true
+}
+
 // intField parses the next field as an integer; what names it in errors.
 func (r *textReader) intField(b []byte, what string) (int64, []byte, error) {
 	tok, rest := field(b)
@@ -121,6 +141,9 @@ func (r *textReader) intField(b []byte, what string) (int64, []byte, error) {
 	}
 	v, ok := parseInt(tok)
 	if !ok {
+		if isInteger(tok) {
+			return 0, rest, r.errf("%s %s is out of range: integers in graph files are at most %d in magnitude (2^62−1)", what, quote(tok), maxInt)
+		}
 		return 0, rest, r.errf("expected %s (an integer), found %s", what, quote(tok))
 	}
 	return v, rest, nil

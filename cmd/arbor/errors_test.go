@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"math"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -12,6 +13,8 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+
+	"github.com/arbor-gpu/arbor/core"
 )
 
 // fullWriter fails every write as a full disk does.
@@ -259,6 +262,42 @@ func TestEmptyGraphs(t *testing.T) {
 		}](t, "info", "--json", p)
 		if info.Vertices != 0 {
 			t.Errorf("info %s: %d vertices, want 0", name, info.Vertices)
+		}
+	}
+}
+
+// TestGenerateWritesWhatReadersRead: generate refuses weight ranges whose
+// files the readers would reject (naming the accepted range) before it
+// writes anything, and what it writes reads back.
+func TestGenerateWritesWhatReadersRead(t *testing.T) {
+	dir := t.TempDir()
+	for i, spec := range []string{"int:-9223372036854775808:9223372036854775807", "int:0:9007199254740993",
+		"real:inf:inf", "real:0:inf", "real:nan:1", "real:2:1", "int:3:2", "int:1", "real:-1e309:0"} {
+		out := filepath.Join(dir, "bad"+strconv.Itoa(i)+".mtx")
+		code, _, stderr := runCLI(t, "generate", "gnp", "--n", "30", "--weights", spec, "-o", out)
+		if code != 2 || !strings.Contains(stderr, "9007199254740992") || !strings.Contains(stderr, "1.7976931348623157e+308") {
+			t.Errorf("generate --weights %s: exit %d, %q; want 2 stating the accepted ranges", spec, code, stderr)
+		}
+		if _, err := os.Stat(out); err == nil {
+			t.Errorf("generate --weights %s left %s behind", spec, out)
+		}
+	}
+	for i, spec := range []string{"int:-9007199254740992:9007199254740992", "real:0:1e308", "real:-1.7976931348623157e308:1.7976931348623157e308",
+		"real:5:5", "int:-3:-3"} {
+		out := filepath.Join(dir, "good"+strconv.Itoa(i)+".mtx")
+		if code, _, stderr := runCLI(t, "generate", "gnp", "--n", "30", "--weights", spec, "-o", out); code != 0 {
+			t.Fatalf("generate --weights %s: exit %d: %s", spec, code, stderr)
+		}
+		g, err := core.ReadGraph(out, core.ReadOptions{})
+		if err != nil {
+			t.Errorf("generate --weights %s wrote a file the reader rejects: %v", spec, err)
+			continue
+		}
+		for _, w := range g.Weights {
+			if math.IsInf(w, 0) || math.IsNaN(w) {
+				t.Errorf("generate --weights %s: weight %v", spec, w)
+				break
+			}
 		}
 	}
 }
