@@ -13,6 +13,19 @@ type textReader struct {
 	data         []byte
 	pos          int
 	line         int // number of the line last returned by next
+	// vertexLimit is the most vertices a header may announce, and
+	// limitFrom what set it and how to raise it, for the error.
+	vertexLimit int64
+	limitFrom   string
+}
+
+// overLimit is the error for a count beyond limit: for the vertex limit it
+// says where the limit comes from and how to raise it.
+func (r *textReader) overLimit(what string, v, limit int64) error {
+	if limit == r.vertexLimit && r.limitFrom != "" {
+		return r.errf("%s %d is larger than the limit %d (%s)", what, v, limit, r.limitFrom)
+	}
+	return r.errf("%s %d is larger than the limit %d", what, v, limit)
 }
 
 // next returns the next line without its line ending.
@@ -159,7 +172,7 @@ func (r *textReader) countField(b []byte, what string, limit int64) (int64, []by
 		return 0, rest, r.errf("%s is negative (%d)", what, v)
 	}
 	if v > limit {
-		return 0, rest, r.errf("%s %d is larger than the limit %d", what, v, limit)
+		return 0, rest, r.overLimit(what, v, limit)
 	}
 	return v, rest, nil
 }

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"compress/gzip"
 	"context"
 	"errors"
 	"math"
@@ -299,5 +300,45 @@ func TestGenerateWritesWhatReadersRead(t *testing.T) {
 				break
 			}
 		}
+	}
+}
+
+// TestReadLimitFlags: --max-input and --max-memory reach the readers, in
+// every command that reads a graph, and the refusal says how to raise them.
+func TestReadLimitFlags(t *testing.T) {
+	dir := t.TempDir()
+	sparse := filepath.Join(dir, "sparse.gr")
+	if err := os.WriteFile(sparse, []byte("p td 2000000 1\n1 2000000\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var z bytes.Buffer
+	zw := gzip.NewWriter(&z)
+	zw.Write([]byte(vcTestGraph))
+	zw.Write(bytes.Repeat([]byte("c padding\n"), 300000))
+	zw.Close()
+	bomb := filepath.Join(dir, "padded.gr.gz")
+	if err := os.WriteFile(bomb, z.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, cmd := range [][]string{{"info"}, {"vc"}, {"clique"}, {"match"}, {"mcs", bomb}} {
+		args := append(append([]string{}, cmd...), bomb, "--max-input", "1M")
+		if code, _, stderr := runCLI(t, args...); code != 1 || !strings.Contains(stderr, "padded.gr.gz: decompresses to more than the input limit, 1.0 MiB") ||
+			!strings.Contains(stderr, "--max-input") {
+			t.Errorf("arbor %v: exit %d, %q; want 1 naming the file, the limit and the flag", args, code, stderr)
+		}
+		args = append(append([]string{}, cmd...), bomb, "--max-input", "4M")
+		if code, _, stderr := runCLI(t, args...); code != 0 {
+			t.Errorf("arbor %v: exit %d: %s", args, code, stderr)
+		}
+	}
+	if code, _, stderr := runCLI(t, "info", sparse, "--max-memory", "1M"); code != 1 || !strings.Contains(stderr, "larger than the limit 43690") ||
+		!strings.Contains(stderr, "--max-memory") {
+		t.Errorf("info --max-memory 1M: exit %d, %q", code, stderr)
+	}
+	if code, out, stderr := runCLI(t, "info", sparse); code != 0 || !strings.Contains(out, "2000000") {
+		t.Errorf("info of a sparse 2000000-vertex graph: exit %d, %s", code, stderr)
+	}
+	if code, _, _ := runCLI(t, "info", sparse, "--max-memory", "-1"); code != 2 {
+		t.Errorf("--max-memory -1: exit %d, want 2", code)
 	}
 }

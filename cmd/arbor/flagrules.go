@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/arbor-gpu/arbor/backend"
+	"github.com/arbor-gpu/arbor/core"
 )
 
 // durationValue is the one duration flag type of every command. parse
@@ -150,4 +151,51 @@ func checkSelection(fs *flag.FlagSet) error {
 		return fmt.Errorf("%w (from %s)", err, strings.Join(from, ", "))
 	}
 	return err
+}
+
+// readsGraphs are the commands that read graph files: they take the
+// readers' limits, --max-input and --max-memory.
+var readsGraphs = map[string]bool{"mcs": true, "vc": true, "clique": true, "match": true, "info": true}
+
+// readLimits are --max-input and --max-memory (core.ReadOptions' MaxInput
+// and MaxMemory; 0: $ARBOR_MAX_INPUT, $ARBOR_MAX_MEMORY or half the
+// available memory).
+type readLimits struct{ maxInput, maxMemory sizeValue }
+
+func (l *readLimits) register(fs *flag.FlagSet) {
+	fs.Var(&l.maxInput, "max-input", "most bytes a compressed file or standard input may expand to (`SIZE`: 512M, 16G; default $"+
+		core.EnvMaxInput+" or half the available memory)")
+	fs.Var(&l.maxMemory, "max-memory", fmt.Sprintf("most memory for the %d bytes a vertex that a header's vertex count asks for (`SIZE`: 512M, 16G; default $%s or half the available memory)",
+		core.BytesPerVertex, core.EnvMaxMemory))
+}
+
+// readGraph is core.ReadGraph with the command's --max-input and
+// --max-memory.
+func (e *env) readGraph(path string, ro core.ReadOptions) (*core.Graph, error) {
+	if ro.MaxInput == 0 {
+		ro.MaxInput = int64(e.limits.maxInput)
+	}
+	if ro.MaxMemory == 0 {
+		ro.MaxMemory = int64(e.limits.maxMemory)
+	}
+	return core.ReadGraph(path, ro)
+}
+
+// sizeValue is a flag of bytes, as core.ParseSize reads them.
+type sizeValue int64
+
+func (s *sizeValue) String() string {
+	if s == nil || *s == 0 {
+		return ""
+	}
+	return strconv.FormatInt(int64(*s), 10)
+}
+
+func (s *sizeValue) Set(v string) error {
+	n, err := core.ParseSize(v)
+	if err != nil {
+		return err
+	}
+	*s = sizeValue(n)
+	return nil
 }

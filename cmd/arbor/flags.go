@@ -23,6 +23,9 @@ func newFlags(e *env, name, synopsis string) *flag.FlagSet {
 		fmt.Fprintf(e.stderr, "usage: arbor %s %s\n", name, synopsis)
 		fs.PrintDefaults()
 	}
+	if readsGraphs[name] {
+		e.limits.register(fs)
+	}
 	return fs
 }
 

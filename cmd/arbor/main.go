@@ -28,6 +28,9 @@ type env struct {
 	args   []string
 	stdout io.Writer
 	stderr io.Writer
+	// limits are the graph readers' limits from --max-input and
+	// --max-memory (zero: the defaults), for readGraph.
+	limits readLimits
 }
 
 type command struct {
