@@ -230,6 +230,9 @@ func Choose(sel Selection) (Choice, error) {
 			skipped = append(skipped, det.Backend+": "+err.Error())
 			passed = append(passed, short)
 			if sel.Require == det.Backend {
+				if errors.Is(err, ErrSelection) {
+					return Choice{Report: report}, selectionErrorf("%v (ARBOR_REQUIRE=%s has %s)", err, sel.Require, listDevices(det.Devices, nil))
+				}
 				return Choice{Report: report}, fmt.Errorf("ARBOR_REQUIRE=%s: %w", sel.Require, err)
 			}
 			continue

@@ -212,6 +212,7 @@ func TestSelectionErrors(t *testing.T) {
 		{Selection{Backend: "opencl", Device: "nvidia"}, `no device name matches "nvidia"; opencl has opencl:0 pthread`},
 		{Selection{Device: "0,0"}, "listed twice"},
 		{Selection{Device: "0,7"}, `device "7"`},
+		{Selection{Device: "5", Require: "opencl"}, "no device with index 5 (ARBOR_REQUIRE=opencl has opencl:0 pthread)"},
 		{Selection{}, ""},
 		{Selection{Device: "0"}, ""},
 		{Selection{Device: "host"}, ""},
