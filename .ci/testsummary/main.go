@@ -26,8 +26,12 @@ type event struct {
 	Output     string
 }
 
-// maxListed bounds the list of skipped tests; the count is always whole.
-const maxListed = 80
+// maxListed bounds the tests named for one skip reason; the counts are
+// always whole.
+const maxListed = 6
+
+// skip is a skipped test and why.
+type skip struct{ test, reason string }
 
 func main() {
 	os.Exit(summarise(os.Stdin, os.Stdout))
@@ -36,7 +40,7 @@ func main() {
 func summarise(in io.Reader, out io.Writer) int {
 	type key struct{ pkg, test string }
 	buffered := map[key][]string{}
-	var skipped []string
+	var skipped []skip
 	passed, failed := 0, 0
 	failure := false
 	sc := bufio.NewScanner(in)
@@ -72,7 +76,7 @@ func summarise(in io.Reader, out io.Writer) int {
 			delete(buffered, k)
 		case "skip":
 			if e.Test != "" {
-				skipped = append(skipped, e.Package+" "+e.Test+": "+skipReason(buffered[k]))
+				skipped = append(skipped, skip{strings.TrimPrefix(e.Package, modulePrefix) + " " + e.Test, skipReason(buffered[k])})
 			}
 			delete(buffered, k)
 		case "fail":
@@ -89,13 +93,35 @@ func summarise(in io.Reader, out io.Writer) int {
 		failure = true
 	}
 	fmt.Fprintf(out, "tests: %d passed, %d failed, %d skipped\n", passed, failed, len(skipped))
-	sort.Strings(skipped)
-	for i, s := range skipped {
-		if i == maxListed {
-			fmt.Fprintf(out, "  … and %d more\n", len(skipped)-maxListed)
-			break
+	// The skipped tests by reason, most common first: "cuda unavailable"
+	// on a machine without CUDA is one line, not fifty.
+	byReason := map[string][]string{}
+	for _, s := range skipped {
+		byReason[s.reason] = append(byReason[s.reason], s.test)
+	}
+	reasons := make([]string, 0, len(byReason))
+	for r := range byReason {
+		reasons = append(reasons, r)
+	}
+	sort.Slice(reasons, func(i, j int) bool {
+		a, b := byReason[reasons[i]], byReason[reasons[j]]
+		if len(a) != len(b) {
+			return len(a) > len(b)
 		}
-		fmt.Fprintf(out, "  skipped %s\n", s)
+		return reasons[i] < reasons[j]
+	})
+	for _, r := range reasons {
+		tests := byReason[r]
+		sort.Strings(tests)
+		shown := tests
+		if len(shown) > maxListed {
+			shown = shown[:maxListed]
+		}
+		more := ""
+		if len(tests) > len(shown) {
+			more = fmt.Sprintf(", … %d more", len(tests)-len(shown))
+		}
+		fmt.Fprintf(out, "  skipped %d: %s\n    %s%s\n", len(tests), r, strings.Join(shown, ", "), more)
 	}
 	if failure {
 		return 1
@@ -103,20 +129,30 @@ func summarise(in io.Reader, out io.Writer) int {
 	return 0
 }
 
-// skipReason is the last line a skipped test logged (its t.Skip message).
+// modulePrefix is left out of package names, to keep lines short.
+const modulePrefix = "github.com/arbor-gpu/arbor/"
+
+// skipReason is the last line a skipped test logged (its t.Skip message),
+// without the file:line prefix, cut short: enough to group and read.
 func skipReason(lines []string) string {
 	for i := len(lines) - 1; i >= 0; i-- {
 		l := strings.TrimSpace(lines[i])
-		if l != "" && !strings.HasPrefix(l, "--- SKIP") {
-			// "file_test.go:12: reason": the reason is what matters.
-			if _, after, ok := strings.Cut(l, ": "); ok && strings.Contains(l[:len(l)-len(after)], "_test.go:") {
-				l = after
-			}
-			if len(l) > 160 {
-				l = l[:160] + "…"
-			}
-			return l
+		if l == "" || strings.HasPrefix(l, "--- SKIP") {
+			continue
 		}
+		// "file.go:12: reason" (or a helper's file): the reason is what
+		// matters.
+		for {
+			head, after, ok := strings.Cut(l, ": ")
+			if !ok || !strings.Contains(head, ".go:") || strings.Contains(head, " ") {
+				break
+			}
+			l = after
+		}
+		if r := []rune(l); len(r) > 110 {
+			l = string(r[:110]) + "…"
+		}
+		return l
 	}
 	return "(no reason given)"
 }

@@ -28,7 +28,7 @@ func TestSummarise(t *testing.T) {
 		t.Errorf("exit %d, want 1", code)
 	}
 	for _, want := range []string{"c_test.go:3: wrong answer\n--- FAIL: TestC", "FAIL\tp", "ok  \tq", "tests: 1 passed, 1 failed, 1 skipped",
-		`skipped p TestB: shared data "x" not found; skipping`} {
+		"skipped 1: shared data \"x\" not found; skipping\n    p TestB"} {
 		if !strings.Contains(out.String(), want) {
 			t.Errorf("output lacks %q:\n%s", want, out.String())
 		}
