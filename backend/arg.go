@@ -92,6 +92,10 @@ var (
 	ErrOutOfMemory = errors.New("out of device memory")
 	ErrUnavailable = errors.New("backend unavailable")
 	ErrNoDevice    = errors.New("no such device")
+	// ErrSelection marks a selection that names a backend that is not
+	// registered or a device that no backend has: the user's mistake
+	// (a usage error), never a reason to fall back to another device.
+	ErrSelection = errors.New("no such backend or device")
 )
 
 // Scalar is an element type buffers are read and written in.

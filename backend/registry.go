@@ -171,13 +171,13 @@ func Choose(sel Selection) (Choice, error) {
 	}
 	if sel.Require != "" {
 		if _, ok := lookup(sel.Require); !ok {
-			return Choice{}, fmt.Errorf("ARBOR_REQUIRE=%s: no such backend (have %s)", sel.Require, strings.Join(Names(), ", "))
+			return Choice{}, selectionErrorf("ARBOR_REQUIRE=%s names no backend (have %s)", sel.Require, strings.Join(Names(), ", "))
 		}
 	}
 	if sel.Backend != "auto" {
 		d, ok := lookup(sel.Backend)
 		if !ok {
-			return Choice{}, fmt.Errorf("unknown backend %q (have auto, %s)", sel.Backend, strings.Join(Names(), ", "))
+			return Choice{}, selectionErrorf("unknown backend %q (have auto, %s)", sel.Backend, strings.Join(Names(), ", "))
 		}
 		det := probe(sel.Backend, d)
 		if det.Err != nil {
@@ -185,6 +185,9 @@ func Choose(sel Selection) (Choice, error) {
 		}
 		info, err := pickDevice(det.Devices, sel.Device, nil)
 		if err != nil {
+			if errors.Is(err, ErrSelection) {
+				err = selectionErrorf("%v; %s has %s", err, sel.Backend, listDevices(det.Devices, nil))
+			}
 			return Choice{Report: []Detection{det}}, fmt.Errorf("backend %s: %w", sel.Backend, err)
 		}
 		return Choice{Info: info, Why: "asked for by name", Report: []Detection{det}}, nil
@@ -195,6 +198,10 @@ func Choose(sel Selection) (Choice, error) {
 	// passed the short form, for the one-line Why of a successful choice
 	// (`arbor devices` shows the details).
 	var skipped, passed []string
+	// noMatch: a backend had devices, none of them the one asked for. When
+	// no backend has it, the cause is the name or index, not a missing
+	// driver: the error says so first and lists what exists.
+	noMatch := false
 	for _, det := range report {
 		if det.Err != nil {
 			skipped = append(skipped, det.Backend+": "+det.Err.Error())
@@ -219,9 +226,13 @@ func Choose(sel Selection) (Choice, error) {
 		}
 		info, err := pickDevice(det.Devices, sel.Device, accept)
 		if err != nil {
+			noMatch = noMatch || errors.Is(err, ErrSelection)
 			skipped = append(skipped, det.Backend+": "+err.Error())
 			passed = append(passed, short)
 			if sel.Require == det.Backend {
+				if errors.Is(err, ErrSelection) {
+					return Choice{Report: report}, selectionErrorf("%v (ARBOR_REQUIRE=%s has %s)", err, sel.Require, listDevices(det.Devices, nil))
+				}
 				return Choice{Report: report}, fmt.Errorf("ARBOR_REQUIRE=%s: %w", sel.Require, err)
 			}
 			continue
@@ -232,7 +243,57 @@ func Choose(sel Selection) (Choice, error) {
 		}
 		return Choice{Info: info, Why: why, Report: report}, nil
 	}
+	if noMatch {
+		var all []Info
+		var absent []string
+		for _, det := range report {
+			if det.Err != nil {
+				absent = append(absent, det.Backend)
+			}
+			all = append(all, det.Devices...)
+		}
+		// Auto passes over OpenCL's CPU devices (PoCL): say so, or a
+		// listed name that does not match would puzzle.
+		only := func(i Info) string {
+			if i.Backend == "opencl" && sel.Require != "opencl" && i.Type != TypeGPU && i.Type != TypeAccelerator {
+				return " (only with --backend opencl)"
+			}
+			return ""
+		}
+		note := ""
+		if len(absent) > 0 {
+			note = " (" + strings.Join(absent, ", ") + " unavailable: arbor devices says why)"
+		}
+		return Choice{Report: report}, selectionErrorf("device %q matches no device; there are %s%s", strings.TrimSpace(sel.Device), listDevices(all, only), note)
+	}
 	return Choice{Report: report}, fmt.Errorf("no device available: %s", strings.Join(skipped, "; "))
+}
+
+// listDevices names devices as --device takes them, for an error; note,
+// if not nil, adds to a device's entry.
+func listDevices(devs []Info, note func(Info) string) string {
+	if len(devs) == 0 {
+		return "no devices"
+	}
+	names := make([]string, len(devs))
+	for i, d := range devs {
+		names[i] = d.String()
+		if note != nil {
+			names[i] += note(d)
+		}
+	}
+	return strings.Join(names, ", ")
+}
+
+// selectionError is a selection naming what does not exist; it matches
+// ErrSelection under errors.Is without repeating its text.
+type selectionError struct{ msg string }
+
+func (e *selectionError) Error() string        { return e.msg }
+func (e *selectionError) Is(target error) bool { return target == ErrSelection }
+
+func selectionErrorf(format string, a ...any) error {
+	return &selectionError{fmt.Sprintf(format, a...)}
 }
 
 func pickDevice(devs []Info, want string, accept func(Info) bool) (Info, error) {
@@ -255,7 +316,7 @@ func pickDevice(devs []Info, want string, accept func(Info) bool) (Info, error) 
 				return d, nil
 			}
 		}
-		return Info{}, fmt.Errorf("%w: no device with index %d", ErrNoDevice, i)
+		return Info{}, selectionErrorf("no device with index %d", i)
 	}
 	lw := strings.ToLower(want)
 	for _, d := range cands {
@@ -264,7 +325,7 @@ func pickDevice(devs []Info, want string, accept func(Info) bool) (Info, error) 
 			return d, nil
 		}
 	}
-	return Info{}, fmt.Errorf("%w: no device name matches %q", ErrNoDevice, want)
+	return Info{}, selectionErrorf("no device name matches %q", want)
 }
 
 // Open opens a device chosen by Choose.
@@ -352,7 +413,7 @@ func ChooseAll(sel Selection) ([]Choice, error) {
 			}
 			for _, prev := range out {
 				if prev.Info.Backend == c.Info.Backend && prev.Info.Index == c.Info.Index {
-					return nil, fmt.Errorf("device %q: %s is listed twice", one.Device, c.Info)
+					return nil, selectionErrorf("device %q: %s is listed twice", one.Device, c.Info)
 				}
 			}
 			out = append(out, c)
@@ -364,6 +425,35 @@ func ChooseAll(sel Selection) ([]Choice, error) {
 		return nil, err
 	}
 	return []Choice{c}, nil
+}
+
+// Check reports a selection that names what does not exist (an unknown
+// backend in Backend or Require, or a Device no backend has) with an error
+// matching ErrSelection; it opens nothing. A command that may never open a
+// device calls it so that a mistyped name fails at once instead of being
+// ignored. Whether a named backend is usable (its driver present) is left
+// to Choose: that is a failure, not a usage error. Without a Device it only
+// looks up names; with one it probes, as Choose does.
+func (s Selection) Check() error {
+	for _, b := range []string{s.Require, s.Backend} {
+		if b == "" || b == "auto" {
+			continue
+		}
+		if _, ok := lookup(b); !ok {
+			what := "unknown backend %q (have auto, %s)"
+			if b == s.Require {
+				what = "ARBOR_REQUIRE=%s names no backend (have %s)"
+			}
+			return selectionErrorf(what, b, strings.Join(Names(), ", "))
+		}
+	}
+	if strings.TrimSpace(s.Device) == "" {
+		return nil
+	}
+	if _, err := ChooseAll(s); errors.Is(err, ErrSelection) {
+		return err
+	}
+	return nil
 }
 
 // SelectAll chooses devices as ChooseAll does and opens them. On error

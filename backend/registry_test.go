@@ -190,3 +190,48 @@ func TestChooseAll(t *testing.T) {
 		}
 	}
 }
+
+// TestSelectionErrors: naming what does not exist is ErrSelection (a usage
+// error to the command line), with the cause first and what exists after;
+// a missing driver is not.
+func TestSelectionErrors(t *testing.T) {
+	cpuInfo := Info{Backend: "cpu", Index: 0, Name: "host", Type: TypeCPU}
+	pocl := Info{Backend: "opencl", Index: 0, Name: "pthread", Type: TypeCPU}
+	withRegistry(t,
+		registered{"cuda", PriorityCUDA, fakeDriver{err: errors.New(strings.Repeat("libcuda.so.1: not found; ", 40))}},
+		registered{"opencl", PriorityOpenCL, fakeDriver{infos: []Info{pocl}}},
+		registered{"cpu", PriorityCPU, fakeDriver{infos: []Info{cpuInfo}}})
+	cases := []struct {
+		sel  Selection
+		want string // "" : no selection error
+	}{
+		{Selection{Backend: "vulkan"}, `unknown backend "vulkan" (have auto, cuda, opencl, cpu)`},
+		{Selection{Require: "vulkan"}, "ARBOR_REQUIRE=vulkan names no backend"},
+		{Selection{Device: "99"}, `device "99" matches no device; there are opencl:0 pthread (only with --backend opencl), cpu:0 host (cuda unavailable`},
+		{Selection{Backend: "cpu", Device: "1"}, "no device with index 1; cpu has cpu:0 host"},
+		{Selection{Backend: "opencl", Device: "nvidia"}, `no device name matches "nvidia"; opencl has opencl:0 pthread`},
+		{Selection{Device: "0,0"}, "listed twice"},
+		{Selection{Device: "0,7"}, `device "7"`},
+		{Selection{Device: "5", Require: "opencl"}, "no device with index 5 (ARBOR_REQUIRE=opencl has opencl:0 pthread)"},
+		{Selection{}, ""},
+		{Selection{Device: "0"}, ""},
+		{Selection{Device: "host"}, ""},
+		{Selection{Backend: "cuda"}, ""},              // unavailable: a failure, not a usage error
+		{Selection{Backend: "cuda", Device: "3"}, ""}, // the same
+	}
+	for _, tc := range cases {
+		err := tc.sel.Check()
+		if tc.want == "" {
+			if err != nil {
+				t.Errorf("%+v: Check = %v, want nil", tc.sel, err)
+			}
+			continue
+		}
+		if !errors.Is(err, ErrSelection) || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%+v: Check = %v, want ErrSelection containing %q", tc.sel, err, tc.want)
+		}
+		if _, err := ChooseAll(tc.sel); !errors.Is(err, ErrSelection) || len(err.Error()) > 300 {
+			t.Errorf("%+v: ChooseAll = %v, want a short ErrSelection", tc.sel, err)
+		}
+	}
+}

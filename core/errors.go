@@ -1,9 +1,15 @@
 package core
 
 import (
+	"errors"
 	"fmt"
 	"strconv"
 )
+
+// ErrUnknownFormat is wrapped by the error for a format name (ReadOptions,
+// WriteGraph) that is not one of Formats: the caller's mistake, which a
+// command line reports as a usage error.
+var ErrUnknownFormat = errors.New("unknown format")
 
 // FormatError is a problem in a graph file: where it is and what was
 // expected there. Text formats give the 1-based Line; binary formats give

@@ -209,9 +209,16 @@ func buildUndirectedConcurrent(n, chunks int, gen func(chunk int, yield func(u, 
 	return g, dup
 }
 
+// MaxExactIntWeight bounds the integer weights generated and kept
+// exactly: weights are float64, which holds every integer up to 2^53 in
+// magnitude and not all beyond. The readers accept integers up to
+// MaxFileInt (rounding those beyond 2^53 to the nearest float64).
+const MaxExactIntWeight = 1 << 53
+
 // RandomIntWeights sets g's weights to integers drawn uniformly from
 // [lo, hi], the same for both arcs of an undirected edge (a hash of the
 // seed and the edge, so it does not depend on arc order). It returns g.
+// Beyond ±MaxExactIntWeight the weights are rounded to float64.
 func RandomIntWeights(g *Graph, lo, hi int64, seed uint64) *Graph {
 	if hi < lo {
 		panic(fmt.Sprintf("core.RandomIntWeights: empty range [%d,%d]", lo, hi))
@@ -229,9 +236,21 @@ func RandomIntWeights(g *Graph, lo, hi int64, seed uint64) *Graph {
 
 // RandomRealWeights sets g's weights to reals drawn uniformly from
 // [lo, hi), symmetric like RandomIntWeights. It returns g.
+//
+// lo and hi must be finite (the readers accept finite weights only); any
+// finite range gives finite weights, even one wider than the largest
+// float64 (hi−lo overflowing).
 func RandomRealWeights(g *Graph, lo, hi float64, seed uint64) *Graph {
+	if !(lo <= hi) || math.IsInf(lo, 0) || math.IsInf(hi, 0) {
+		panic(fmt.Sprintf("core.RandomRealWeights: range [%g,%g) is not finite and ordered", lo, hi))
+	}
+	span := hi - lo
 	setWeights(g, seed, func(h uint64) float64 {
-		return lo + (hi-lo)*float64(h>>11)/(1<<53)
+		u := float64(h>>11) / (1 << 53) // in [0, 1): exact, no overflow
+		if math.IsInf(span, 0) {
+			return lo*(1-u) + hi*u
+		}
+		return lo + span*u
 	})
 	g.IntWeights = false
 	return g

@@ -21,9 +21,19 @@ type ReadOptions struct {
 	// always give an undirected graph.
 	Directed bool
 	// MaxVertices caps the vertex count a header may claim. 0 means the
-	// default, 1<<20 + 64·(file size): a header number alone must not be
-	// able to make the reader allocate gigabytes.
+	// limit MaxMemory sets.
 	MaxVertices int
+	// MaxMemory caps the memory the per-vertex structures of the vertex
+	// count a header announces may take (BytesPerVertex a vertex), so that
+	// a header number alone cannot exhaust memory while a sparse graph of
+	// millions of vertices still reads. 0 means $ARBOR_MAX_MEMORY, else
+	// half the available memory.
+	MaxMemory int64
+	// MaxInput caps the size a compressed file, or a stream (ParseGraph),
+	// may expand to in memory. 0 means $ARBOR_MAX_INPUT, else half the
+	// available memory. Uncompressed files are read whole whatever their
+	// size: their size is on the disk for all to see.
+	MaxInput int64
 }
 
 // Format names accepted by ReadOptions.Format and reported in Graph.Format.
@@ -101,18 +111,37 @@ func ReadGraph(path string, opts ReadOptions) (*Graph, error) {
 // gunzip decompresses gzip data (recognised by its magic bytes, whatever
 // the name) and, unless a format was forced, detects the format from the
 // content and the name without its .gz. Other data is returned as it is.
+// The decompressed size is bounded by opts' MaxInput: a few megabytes of
+// gzip can hold gigabytes.
 func gunzip(data []byte, name string, opts ReadOptions) ([]byte, ReadOptions, error) {
 	if len(data) < 2 || data[0] != 0x1f || data[1] != 0x8b {
 		return data, opts, nil
+	}
+	lim, err := opts.limits()
+	if err != nil {
+		return nil, opts, err
 	}
 	zr, err := gzip.NewReader(bytes.NewReader(data))
 	if err != nil {
 		return nil, opts, fmt.Errorf("%s: %w", name, err)
 	}
-	out, err := io.ReadAll(zr)
+	// The trailer's size (mod 2^32, of the last member) sizes the buffer
+	// once, instead of the doublings of io.ReadAll, which copy and hold
+	// twice the data at the end; deflate expands 1032-fold at most.
+	var buf bytes.Buffer
+	if n := len(data); n >= 18 {
+		hint := int64(uint32(data[n-4]) | uint32(data[n-3])<<8 | uint32(data[n-2])<<16 | uint32(data[n-1])<<24)
+		buf.Grow(int(min(hint, lim.maxInput, 1032*int64(n)) + 1))
+	}
+	got, err := io.Copy(&buf, io.LimitReader(zr, lim.maxInput+1))
 	if err != nil {
 		return nil, opts, fmt.Errorf("%s: decompressing: %w", name, err)
 	}
+	if got > lim.maxInput {
+		return nil, opts, &FormatError{File: name, Offset: -1, Msg: fmt.Sprintf(
+			"decompresses to more than the input limit, %s", lim.inputFrom)}
+	}
+	out := buf.Bytes()
 	if opts.Format == "" {
 		opts.Format = DetectFormat(strings.TrimSuffix(strings.TrimSuffix(name, ".gz"), ".GZ"), out)
 	}
@@ -158,9 +187,16 @@ func readFile(path string, workers int, piece int64) ([]byte, error) {
 // ParseGraph reads a graph from r; name is used in errors and for format
 // detection by extension.
 func ParseGraph(r io.Reader, name string, opts ReadOptions) (*Graph, error) {
-	data, err := io.ReadAll(r)
+	lim, err := opts.limits()
+	if err != nil {
+		return nil, err
+	}
+	data, err := io.ReadAll(io.LimitReader(r, lim.maxInput+1))
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", name, err)
+	}
+	if int64(len(data)) > lim.maxInput {
+		return nil, &FormatError{File: name, Offset: -1, Msg: fmt.Sprintf("more input than the limit, %s", lim.inputFrom)}
 	}
 	if data, opts, err = gunzip(data, name, opts); err != nil {
 		return nil, err
@@ -277,7 +313,7 @@ func parseBytes(data []byte, name string, opts ReadOptions, par parallelism) (*G
 	if opts.Format != "" {
 		f, ok := canonicalFormat(opts.Format)
 		if !ok {
-			return nil, fmt.Errorf("%s: unknown format %q (known: %s)", name, opts.Format, strings.Join(Formats(), ", "))
+			return nil, fmt.Errorf("%s: %w", name, CheckFormat(opts.Format))
 		}
 		format = f
 	} else {
@@ -289,16 +325,13 @@ func parseBytes(data []byte, name string, opts ReadOptions, par parallelism) (*G
 	if format != FormatMIVIA && len(bytes.TrimSpace(data)) == 0 {
 		return nil, &FormatError{File: name, Format: format, Offset: -1, Msg: "file is empty"}
 	}
-	limit := opts.MaxVertices
-	if limit <= 0 {
-		limit = 1<<20 + 64*len(data)
+	lim, err := opts.limits()
+	if err != nil {
+		return nil, err
 	}
-	if limit > 1<<31-1 {
-		limit = 1<<31 - 1 // Adj holds int32
-	}
-	t := &textReader{name: name, format: format, data: data}
+	limit := lim.maxVertices
+	t := &textReader{name: name, format: format, data: data, vertexLimit: int64(limit), limitFrom: lim.vertexFrom}
 	var g *Graph
-	var err error
 	switch format {
 	case FormatMIVIA:
 		g, err = readMIVIA(data, name, opts.Directed)

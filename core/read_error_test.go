@@ -3,6 +3,7 @@ package core
 import (
 	"encoding/binary"
 	"errors"
+	"math"
 	"strings"
 	"testing"
 )
@@ -103,7 +104,7 @@ func TestReadErrors(t *testing.T) {
 		{"lad truncated", "lad", "3\n1 1\n1 0\n", 3, 0, "file ends early: expected the successor count of vertex 2"},
 		{"lad trailing", "lad", "1\n0\n0\n", 3, 0, "after the last vertex"},
 		{"lad labelled missing label", "labelledlad", "2\n5 1 1\n", 2, 0, "file ends early: expected the label of arc 0→1"},
-		{"lad huge header", "lad", "1099511627776\n", 1, 0, "expected 0.."},
+		{"lad huge header", "lad", "1099511627776\n", 1, 0, "larger than the limit"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -155,5 +156,39 @@ func TestReadUnknownFormat(t *testing.T) {
 	}
 	if _, err := ParseGraph(strings.NewReader("  \n"), "x.gr", ReadOptions{}); err == nil || !strings.Contains(err.Error(), "empty") {
 		t.Fatalf("empty file: %v", err)
+	}
+}
+
+// TestIntegerRangeStated: an integer beyond what the readers hold says so
+// and states the range; a real beyond float64 states its range too.
+func TestIntegerRangeStated(t *testing.T) {
+	for body, want := range map[string]string{
+		"%%MatrixMarket matrix coordinate integer symmetric\n2 2 1\n2 1 99999999999999999999\n": "at most 4611686018427387903 in magnitude",
+		"%%MatrixMarket matrix coordinate integer symmetric\n2 2 1\n2 1 -4611686018427387904\n": "at most 4611686018427387903 in magnitude",
+		"%%MatrixMarket matrix coordinate real symmetric\n2 2 1\n2 1 1e309\n":                   "magnitude at most 1.7976931348623157e+308",
+		"p td 99999999999999999999 0\n": "out of range",
+	} {
+		_, err := ParseGraph(strings.NewReader(body), "x", ReadOptions{})
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%q: %v, want an error containing %q", body, err, want)
+		}
+	}
+	// The extremes themselves read.
+	g, err := ParseGraph(strings.NewReader("%%MatrixMarket matrix coordinate integer symmetric\n2 2 1\n2 1 -4611686018427387903\n"), "x", ReadOptions{})
+	if err != nil || g.Weights[0] != -4611686018427387903 {
+		t.Errorf("-(2^62-1): %v", err)
+	}
+}
+
+// TestRandomRealWeightsFinite: every finite range gives finite weights,
+// even one wider than the largest float64.
+func TestRandomRealWeightsFinite(t *testing.T) {
+	for _, r := range [][2]float64{{0, 1e308}, {-math.MaxFloat64, math.MaxFloat64}, {math.MaxFloat64, math.MaxFloat64}, {-1, 1}} {
+		g := RandomRealWeights(GNP(100, 0.2, 1), r[0], r[1], 3)
+		for _, w := range g.Weights {
+			if math.IsInf(w, 0) || math.IsNaN(w) || w < r[0] || w > r[1] {
+				t.Fatalf("range %v: weight %v", r, w)
+			}
+		}
 	}
 }

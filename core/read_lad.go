@@ -38,6 +38,9 @@ func (r *tokenReader) num(what string, lo, hi int64) (int64, error) {
 	if !ok {
 		return 0, r.errAt(r.line0, "expected %s (an integer), found %s", what, quote(tok))
 	}
+	if v > hi && hi == r.vertexLimit && r.limitFrom != "" {
+		return 0, r.errAt(r.line0, "%s is %d, larger than the limit %d (%s)", what, v, hi, r.limitFrom)
+	}
 	if v < lo || v > hi {
 		return 0, r.errAt(r.line0, "%s is %d; expected %d..%d", what, v, lo, hi)
 	}

@@ -311,7 +311,7 @@ func parseMTXBody(c *textReader, fieldKind string, n, room, nnz int64) (b mtxBod
 			}
 			f, err := parseReal(tok)
 			if err != nil || math.IsNaN(f) || math.IsInf(f, 0) {
-				b.err = c.errf("expected a finite real value, found %s", quote(tok))
+				b.err = c.errf("expected a finite real value (magnitude at most %g), found %s", math.MaxFloat64, quote(tok))
 				return b
 			}
 			x, rest = f, r2

@@ -13,6 +13,19 @@ type textReader struct {
 	data         []byte
 	pos          int
 	line         int // number of the line last returned by next
+	// vertexLimit is the most vertices a header may announce, and
+	// limitFrom what set it and how to raise it, for the error.
+	vertexLimit int64
+	limitFrom   string
+}
+
+// overLimit is the error for a count beyond limit: for the vertex limit it
+// says where the limit comes from and how to raise it.
+func (r *textReader) overLimit(what string, v, limit int64) error {
+	if limit == r.vertexLimit && r.limitFrom != "" {
+		return r.errf("%s %d is larger than the limit %d (%s)", what, v, limit, r.limitFrom)
+	}
+	return r.errf("%s %d is larger than the limit %d", what, v, limit)
 }
 
 // next returns the next line without its line ending.
@@ -86,6 +99,10 @@ func blank(b []byte) bool {
 // is out of range for every count and vertex in any format.
 const maxInt = 1<<62 - 1
 
+// MaxFileInt is the largest magnitude of an integer in a text graph file
+// (counts, vertices, labels, integer weights): 2^62−1.
+const MaxFileInt = maxInt
+
 // parseInt parses a decimal integer with an optional sign. ok is false for
 // anything that is not one, or is larger in magnitude than maxInt.
 func parseInt(b []byte) (v int64, ok bool) {
@@ -113,6 +130,22 @@ func parseInt(b []byte) (v int64, ok bool) {
 	return v, true
 }
 
+// isInteger reports whether b is a decimal integer of any size.
+func isInteger(b []byte) bool {
+	if len(b) > 0 && (b[0] == '-' || b[0] == '+') {
+		b = b[1:]
+	}
+	if len(b) == 0 {
+		return false
+	}
+	for _, c := range b {
+		if c < '0' || c > '9' {
+			return false
+		}
+	}
+	return true
+}
+
 // intField parses the next field as an integer; what names it in errors.
 func (r *textReader) intField(b []byte, what string) (int64, []byte, error) {
 	tok, rest := field(b)
@@ -121,6 +154,9 @@ func (r *textReader) intField(b []byte, what string) (int64, []byte, error) {
 	}
 	v, ok := parseInt(tok)
 	if !ok {
+		if isInteger(tok) {
+			return 0, rest, r.errf("%s %s is out of range: integers in graph files are at most %d in magnitude (2^62−1)", what, quote(tok), maxInt)
+		}
 		return 0, rest, r.errf("expected %s (an integer), found %s", what, quote(tok))
 	}
 	return v, rest, nil
@@ -136,7 +172,7 @@ func (r *textReader) countField(b []byte, what string, limit int64) (int64, []by
 		return 0, rest, r.errf("%s is negative (%d)", what, v)
 	}
 	if v > limit {
-		return 0, rest, r.errf("%s %d is larger than the limit %d", what, v, limit)
+		return 0, rest, r.overLimit(what, v, limit)
 	}
 	return v, rest, nil
 }

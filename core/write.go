@@ -6,7 +6,18 @@ import (
 	"fmt"
 	"io"
 	"strconv"
+	"strings"
 )
+
+// CheckFormat returns nil for a format name (or alias) ReadOptions.Format
+// and WriteGraph take, else an error wrapping ErrUnknownFormat that lists
+// them.
+func CheckFormat(format string) error {
+	if _, ok := canonicalFormat(format); ok {
+		return nil
+	}
+	return fmt.Errorf("%w %q (known: %s)", ErrUnknownFormat, format, strings.Join(Formats(), ", "))
+}
 
 // WriteGraph writes g in a format ReadGraph reads back: FormatEdgeList
 // (0-based), FormatDIMACS, FormatPACE, FormatMTX, FormatLAD (with
@@ -20,7 +31,7 @@ import (
 func WriteGraph(w io.Writer, g *Graph, format string) error {
 	f, ok := canonicalFormat(format)
 	if !ok {
-		return fmt.Errorf("write %s: unknown format %q", g.Name, format)
+		return fmt.Errorf("write %s: %w", g.Name, CheckFormat(format))
 	}
 	bw := bufio.NewWriterSize(w, 1<<16)
 	var err error

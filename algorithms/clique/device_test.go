@@ -138,7 +138,7 @@ func TestDeviceFixedIncumbent(t *testing.T) {
 // dataDir reports whether the clique data is present (without skipping).
 func dataDir(t *testing.T) bool {
 	t.Helper()
-	return dataset.Path("clique") != ""
+	return dataset.Optional(t, "clique") != ""
 }
 
 // TestDeviceRealInstances solves the easy real instances (all of them

@@ -117,9 +117,13 @@ func Prepare(g *core.Graph, tie Tie) (*Input, error) {
 	m := int(base[k])
 	in.Keys = make([]uint64, m)
 	in.Weight = make([]float64, m)
-	nanAt := make([][2]int32, k) // the first NaN-weighted edge of each piece
-	par.Pieces(n, k, func(i, lo, hi int) {
+	// The first NaN-weighted edge of each piece; set before the pieces run,
+	// since a graph of no vertices runs none.
+	nanAt := make([][2]int32, k)
+	for i := range nanAt {
 		nanAt[i] = [2]int32{-1, -1}
+	}
+	par.Pieces(n, k, func(i, lo, hi int) {
 		for u := lo; u < hi; u++ {
 			in.Offsets[u+1] += base[i]
 		}

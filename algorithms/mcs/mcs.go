@@ -261,6 +261,11 @@ func solve(ctx context.Context, g, h *core.Graph, opts Options) (Result, error) 
 	if err != nil {
 		return Result{}, err
 	}
+	if g.N == 0 || h.N == 0 {
+		// The device kernels take graphs of 1 vertex or more; an empty
+		// graph is answered (size 0, proven) by the CPU engine at once.
+		engine, why = EngineCPU, "a graph has no vertices: nothing to search"
+	}
 	if engine == EnginePortfolio {
 		res, err := solvePortfolio(ctx, g, h, opts, start)
 		if err != nil {

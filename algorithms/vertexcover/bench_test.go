@@ -23,10 +23,7 @@ import (
 //
 //	ARBOR_VC_BENCH=pace450 go test -run XXX -bench Instances -benchtime 1x ./algorithms/vertexcover/
 func BenchmarkInstances(b *testing.B) {
-	dir := dataset.Dir()
-	if dir == "" {
-		b.Skip("shared data not found")
-	}
+	dir := dataset.Require(b, "")
 	list := os.Getenv("ARBOR_VC_BENCH")
 	switch list {
 	case "":

@@ -41,10 +41,7 @@ func TestLSMeasure(t *testing.T) {
 	if which == "" {
 		t.Skip("ARBOR_LS_MEASURE not set")
 	}
-	dir := dataset.Dir()
-	if dir == "" {
-		t.Skip("shared data not found")
-	}
+	dir := dataset.Require(t, "")
 	files := strings.Split(envOr("ARBOR_LS_FILES", "frb45-21-3,frb50-23-2,frb53-24-1"), ",")
 	lo, hi := 1, 4
 	if s := os.Getenv("ARBOR_LS_SEEDS"); s != "" {

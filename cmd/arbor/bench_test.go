@@ -247,10 +247,9 @@ func TestParseBytes(t *testing.T) {
 // MIVIA pairs (with the sequential engine's node counts) and the CS314
 // matchings against their reference outputs.
 func TestBenchData(t *testing.T) {
+	dataset.Require(t, "mcs/mivia")
+	dataset.Require(t, "matching/cs314")
 	data := dataset.Dir()
-	if data == "" || dataset.Path("mcs/mivia") == "" || dataset.Path("matching/cs314") == "" {
-		t.Skipf("shared data (mcs/mivia, matching/cs314) not found: looked in $%s and ../shared/data; skipping", dataset.EnvDir)
-	}
 	t.Setenv(envCLI, "1")
 	out := t.TempDir()
 	code, stdout, stderr := runCLI(t, "bench", "mcs-easy", "--limit", "2", "--threads", "1", "--engines", "cpu", "--data", data, "--out", out, "--timeout", "30s")

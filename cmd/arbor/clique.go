@@ -51,7 +51,7 @@ func runClique(e *env) error {
 	if *goal > 0 && engine != clique.EngineGPU {
 		return usagef("--goal takes --engine gpu")
 	}
-	g, err := readGraph(e, pos[0], core.ReadOptions{Format: *format})
+	g, err := e.readGraph(pos[0], core.ReadOptions{Format: *format})
 	if err != nil {
 		return err
 	}

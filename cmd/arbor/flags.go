@@ -27,12 +27,34 @@ func newFlags(e *env, name, synopsis string) *flag.FlagSet {
 		fs.PrintDefaults()
 		fs.SetOutput(io.Discard)
 	}
+	if readsGraphs[name] {
+		e.limits.register(fs)
+	}
 	return fs
 }
 
 // parse parses flags, allowing them after positional arguments too
 // (arbor mcs G H --threads 1), and returns the positionals.
+//
+// Every command's flags share these rules, applied here so that no command
+// can differ: durations take bare seconds and are never negative (see
+// durationValue), CPU thread counts are clamped (clampThreads), and a
+// backend or device that does not exist is a usage error even where the
+// command would not open a device (checkSelection).
 func parse(fs *flag.FlagSet, args []string) ([]string, error) {
+	sharedDurations(fs)
+	pos, err := parseArgs(fs, args)
+	if err != nil {
+		return nil, err
+	}
+	clampThreads(fs)
+	if err := checkSelection(fs); err != nil {
+		return nil, err
+	}
+	return pos, nil
+}
+
+func parseArgs(fs *flag.FlagSet, args []string) ([]string, error) {
 	var pos []string
 	// The flag package prints the usage on any error; only -h shows it.
 	help := fs.Usage

@@ -3,6 +3,7 @@ package main
 import (
 	"bufio"
 	"fmt"
+	"math"
 	"os"
 	"strconv"
 	"strings"
@@ -22,7 +23,9 @@ func runGenerate(e *env) error {
 	edgeFactor := fs.Int("edge-factor", 16, "rmat: edges generated per vertex (repeats and self-loops are dropped)")
 	n := fs.Int("n", 1000, "gnp: vertices")
 	degree := fs.Float64("degree", 16, "gnp: expected degree")
-	weights := fs.String("weights", "", "edge weights: int:LO:HI or real:LO:HI (default none: pattern)")
+	weights := fs.String("weights", "", "edge weights: int:LO:HI (integers, |LO|, |HI| ≤ 2^53 = "+strconv.Itoa(core.MaxExactIntWeight)+
+		", exact in the float64 weights) or real:LO:HI (finite reals, |LO|, |HI| ≤ "+strconv.FormatFloat(math.MaxFloat64, 'g', 4, 64)+
+		"), what the readers accept (default none: pattern)")
 	seed := fs.Uint64("seed", 1, "random seed")
 	format := fs.String("format", core.FormatMTX, "output format: "+strings.Join(core.Formats(), ", "))
 	out := fs.String("o", "", "output file (required)")
@@ -35,6 +38,15 @@ func runGenerate(e *env) error {
 	}
 	if *out == "" {
 		return usagef("generate needs -o FILE")
+	}
+	// Checked before anything is made or the file created.
+	if err := core.CheckFormat(*format); err != nil {
+		return err
+	}
+	if *weights != "" {
+		if _, err := parseWeights(*weights); err != nil {
+			return err
+		}
 	}
 	var g *core.Graph
 	switch pos[0] {
@@ -82,30 +94,53 @@ func runGenerate(e *env) error {
 	return nil
 }
 
-// setGeneratedWeights parses int:LO:HI or real:LO:HI and sets g's weights.
-func setGeneratedWeights(g *core.Graph, spec string, seed uint64) error {
+// weightRange is a parsed --weights.
+type weightRange struct {
+	integer  bool
+	ilo, ihi int64
+	rlo, rhi float64
+}
+
+// parseWeights parses int:LO:HI or real:LO:HI, allowing only what the
+// readers read back unchanged: integers within ±2^53 (weights are
+// float64), finite reals.
+func parseWeights(spec string) (weightRange, error) {
 	parts := strings.Split(spec, ":")
-	bad := usagef("--weights must be int:LO:HI or real:LO:HI with LO ≤ HI, got %q", spec)
+	bad := usagef("--weights must be int:LO:HI (|LO|, |HI| ≤ %d) or real:LO:HI (finite, |LO|, |HI| ≤ %g) with LO ≤ HI, got %q",
+		core.MaxExactIntWeight, math.MaxFloat64, spec)
 	if len(parts) != 3 {
-		return bad
+		return weightRange{}, bad
 	}
 	switch parts[0] {
 	case "int":
 		lo, err1 := strconv.ParseInt(parts[1], 10, 64)
 		hi, err2 := strconv.ParseInt(parts[2], 10, 64)
-		if err1 != nil || err2 != nil || lo > hi {
-			return bad
+		const m = core.MaxExactIntWeight
+		if err1 != nil || err2 != nil || lo > hi || lo < -m || hi > m {
+			return weightRange{}, bad
 		}
-		core.RandomIntWeights(g, lo, hi, seed)
+		return weightRange{integer: true, ilo: lo, ihi: hi}, nil
 	case "real":
 		lo, err1 := strconv.ParseFloat(parts[1], 64)
 		hi, err2 := strconv.ParseFloat(parts[2], 64)
-		if err1 != nil || err2 != nil || !(lo <= hi) {
-			return bad
+		if err1 != nil || err2 != nil || !(lo <= hi) || math.IsInf(lo, 0) || math.IsInf(hi, 0) {
+			return weightRange{}, bad
 		}
-		core.RandomRealWeights(g, lo, hi, seed)
-	default:
-		return bad
+		return weightRange{rlo: lo, rhi: hi}, nil
+	}
+	return weightRange{}, bad
+}
+
+// setGeneratedWeights parses --weights and sets g's weights.
+func setGeneratedWeights(g *core.Graph, spec string, seed uint64) error {
+	w, err := parseWeights(spec)
+	if err != nil {
+		return err
+	}
+	if w.integer {
+		core.RandomIntWeights(g, w.ilo, w.ihi, seed)
+	} else {
+		core.RandomRealWeights(g, w.rlo, w.rhi, seed)
 	}
 	return nil
 }

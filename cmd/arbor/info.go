@@ -42,7 +42,7 @@ func runInfo(e *env) error {
 	if len(pos) != 1 {
 		return usagef("info takes one graph file (got %s)", plural(len(pos), "argument"))
 	}
-	g, err := readGraph(e, pos[0], core.ReadOptions{Format: *format, Directed: *directed})
+	g, err := e.readGraph(pos[0], core.ReadOptions{Format: *format, Directed: *directed})
 	if err != nil {
 		if strings.Contains(err.Error(), "unknown format") {
 			return usagef("%v", err)

@@ -9,7 +9,6 @@ package main
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -35,6 +34,9 @@ type env struct {
 	stderr io.Writer
 	// stdinUsed: a graph was read from "-" already (readGraph).
 	stdinUsed bool
+	// limits are the graph readers' limits from --max-input and
+	// --max-memory (zero: the defaults), for readGraph.
+	limits readLimits
 }
 
 type command struct {
@@ -145,23 +147,16 @@ func runIO(ctx context.Context, args []string, stdin io.Reader, stdout, stderr i
 		usage(stderr, cmds)
 		return 2
 	}
-	err := c.run(&env{ctx: ctx, args: args[1:], stdin: stdin, stdout: stdout, stderr: stderr})
-	if err == nil {
-		return 0
+	out := &checkedWriter{w: stdout}
+	err := c.run(&env{ctx: ctx, args: args[1:], stdin: stdin, stdout: out, stderr: stderr})
+	code, msg := exitStatus(err, out.err)
+	if code == 2 {
+		msg += fmt.Sprintf(" (arbor %s -h lists the options)", args[0])
 	}
-	var ue usageError
-	if errors.As(err, &ue) {
-		fmt.Fprintf(stderr, "arbor %s: %v (arbor %s -h lists the options)\n", args[0], err, args[0])
-		return 2
+	if msg != "" {
+		fmt.Fprintf(stderr, "arbor %s: %s\n", args[0], msg)
 	}
-	if errors.Is(err, errFlagHelp) {
-		return 0
-	}
-	fmt.Fprintf(stderr, "arbor %s: %v\n", args[0], err)
-	if isUnsettled(err) {
-		return exitUnsettled
-	}
-	return 1
+	return code
 }
 
 func usage(w io.Writer, cmds map[string]command) {

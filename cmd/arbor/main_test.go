@@ -42,7 +42,7 @@ func TestExitCodes(t *testing.T) {
 		{[]string{"help"}, 0},
 		{[]string{"devices", "--no-such-flag"}, 2},
 		{[]string{"devices", "-h"}, 0},
-		{[]string{"demo", "--backend", "no-such-backend"}, 1},
+		{[]string{"demo", "--backend", "no-such-backend"}, 2},
 	}
 	for _, tc := range cases {
 		if code, _, stderr := runCLI(t, tc.args...); code != tc.code {

@@ -60,7 +60,7 @@ func runMatch(e *env) error {
 	// The device opens while the file is read; "open" is what is left of
 	// its wait afterwards.
 	opening := df.openAsync(e, true)
-	g, err := readGraph(e, pos[0], core.ReadOptions{Format: *format})
+	g, err := e.readGraph(pos[0], core.ReadOptions{Format: *format})
 	if err != nil {
 		opening.abandon()
 		return err

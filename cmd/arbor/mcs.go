@@ -71,7 +71,7 @@ func runMCS(e *env) error {
 	ro := core.ReadOptions{Directed: *directed, Format: *format}
 	graphs := make([]*core.Graph, len(pos))
 	for i, path := range pos {
-		if graphs[i], err = readGraph(e, path, ro); err != nil {
+		if graphs[i], err = e.readGraph(path, ro); err != nil {
 			return err
 		}
 	}

@@ -278,23 +278,6 @@ func maximalMatching(g *core.Graph) int {
 // stdinName is the name "-" reads under, in messages.
 const stdinName = "<stdin>"
 
-// readGraph reads a graph file, or standard input for "-" (format
-// detection then goes by content alone).
-func readGraph(e *env, path string, ro core.ReadOptions) (*core.Graph, error) {
-	if path != "-" {
-		return core.ReadGraph(path, ro)
-	}
-	if e.stdinUsed {
-		return nil, usagef("standard input (-) can be read only once")
-	}
-	e.stdinUsed = true
-	in := e.stdin
-	if in == nil {
-		in = os.Stdin
-	}
-	return core.ParseGraph(in, stdinName, ro)
-}
-
 // writeAtomic writes a file through write: into a temporary file in the
 // same folder, renamed over path once complete, so that a reader never
 // sees half a result and a failed run leaves an earlier file as it was.

@@ -53,7 +53,7 @@ func runVC(e *env) error {
 	if *k < -1 {
 		return usagef("-k must be ≥ 0 (got %d)", *k)
 	}
-	g, err := readGraph(e, pos[0], core.ReadOptions{Format: *format})
+	g, err := e.readGraph(pos[0], core.ReadOptions{Format: *format})
 	if err != nil {
 		return err
 	}

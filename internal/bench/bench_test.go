@@ -103,7 +103,15 @@ func fakeConfig(t *testing.T) Config {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return Config{Exe: []string{exe}, Timeout: 200 * time.Millisecond, Grace: 300 * time.Millisecond}
+	// The fake children answer at once: the limit is short, so that the
+	// hanging one costs little, but not shorter than a child takes to
+	// start (seconds under the race detector, whose binaries are slow to
+	// start, or on a loaded machine).
+	limit := 200 * time.Millisecond
+	if raceEnabled {
+		limit = 3 * time.Second
+	}
+	return Config{Exe: []string{exe}, Timeout: limit, Grace: 300 * time.Millisecond}
 }
 
 func vcInstance(dir, name, script string, known int) Instance {
@@ -193,6 +201,9 @@ func TestRunStatuses(t *testing.T) {
 // parent's watch on its resident memory. Both are memout, and the suite
 // goes on.
 func TestMemoryCap(t *testing.T) {
+	if raceEnabled {
+		t.Skip("the race detector cannot run under an address space cap (its children fail with 'too many address space collisions')")
+	}
 	dir := t.TempDir()
 	c := fakeConfig(t)
 	c.Timeout, c.MemLimit = 20*time.Second, 64<<20
@@ -617,10 +628,9 @@ func TestSpread(t *testing.T) {
 // TestSuitesOnData builds every named suite from the shared data (no
 // runs) and checks their sizes and known answers against the data README.
 func TestSuitesOnData(t *testing.T) {
+	dataset.Require(t, "mcs/mivia")
+	dataset.Require(t, "vc/pace2019")
 	data := dataset.Dir()
-	if data == "" || dataset.Path("mcs/mivia") == "" || dataset.Path("vc/pace2019") == "" {
-		t.Skipf("shared data not found ($%s, ../shared/data beside the checkout); skipping", dataset.EnvDir)
-	}
 	o := SuiteOptions{Data: data, Limit: -1, GenDir: t.TempDir()}
 	count := func(name string) []Instance {
 		t.Helper()
@@ -650,20 +660,20 @@ func TestSuitesOnData(t *testing.T) {
 	if ins := count("vc-pace"); len(ins) != 100 || ins[0].Known.Size != 2586 {
 		t.Errorf("vc-pace: %d instances, first %+v", len(ins), ins[0])
 	}
-	if dataset.Path("vc/bhoslib") != "" {
+	if dataset.Optional(t, "vc/bhoslib") != "" {
 		ins := count("vc-bhoslib")
 		if ins[0].Name != "frb30-15-1.mis" || ins[0].Known.Size != 420 || ins[len(ins)-1].Name != "frb100-40.mis" || ins[len(ins)-1].Known.Size != 3900 {
 			t.Errorf("vc-bhoslib: first %+v last %+v", ins[0], ins[len(ins)-1])
 		}
 	}
-	if dataset.Path("clique") != "" {
+	if dataset.Optional(t, "clique") != "" {
 		for _, in := range count("clique-dimacs") {
 			if in.Kind != KindClique || in.Args[0] != "--complement" || in.Known.Size <= 0 {
 				t.Errorf("clique-dimacs: %+v", in)
 			}
 		}
 	}
-	if dataset.Path("matching/cs314") != "" {
+	if dataset.Optional(t, "matching/cs314") != "" {
 		for _, in := range count("match-cs314") {
 			if in.Known.Mate == "" || in.Known.Size <= 0 {
 				t.Errorf("match-cs314: %+v", in)

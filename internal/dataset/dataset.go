@@ -9,6 +9,7 @@
 package dataset
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"testing"
@@ -16,6 +17,18 @@ import (
 
 // EnvDir overrides where the data is looked for.
 const EnvDir = "ARBOR_DATA"
+
+// EnvRequire, set to anything but "" or "0" (CI sets ARBOR_REQUIRE_DATA=1),
+// makes absent data a test failure instead of a skip: a CI run that
+// silently skipped every data test would look green and test little. This
+// package is the one place that decides: tests ask Require or Optional.
+const EnvRequire = "ARBOR_REQUIRE_DATA"
+
+// Required reports whether $ARBOR_REQUIRE_DATA asks for the data.
+func Required() bool {
+	v := os.Getenv(EnvRequire)
+	return v != "" && v != "0"
+}
 
 // Dir returns the data directory, or "" when there is none: $ARBOR_DATA,
 // else ../shared/data relative to the module root (found by walking up
@@ -61,15 +74,56 @@ func Path(sub string) string {
 	return p
 }
 
-// Require returns Dir()/sub or skips the test with a message saying what is
-// missing and how to provide it.
+// Require returns Dir()/sub (sub "" is the data folder itself), or, when
+// it is absent, skips the test with a message saying what is missing and
+// how to provide it; under $ARBOR_REQUIRE_DATA it fails the test instead.
 func Require(tb testing.TB, sub string) string {
 	tb.Helper()
 	p := Path(sub)
 	if p == "" {
-		tb.Skipf("shared data %q not found (looked in $%s, ../shared/data beside the checkout, .dev/data); skipping", sub, EnvDir)
+		if Required() {
+			tb.Fatalf("%s, and $%s is set: the data is required", notFound(sub), EnvRequire)
+		} else {
+			tb.Skipf("%s; skipping", notFound(sub))
+		}
 	}
 	return p
+}
+
+// Optional returns Dir()/sub, or "" for a test that then runs without it
+// (on generated cases only), saying so in the test's log; under
+// $ARBOR_REQUIRE_DATA the absence fails the test (which runs on).
+func Optional(tb testing.TB, sub string) string {
+	tb.Helper()
+	p := Path(sub)
+	if p == "" {
+		if Required() {
+			tb.Errorf("%s, and $%s is set: the data is required", notFound(sub), EnvRequire)
+		} else {
+			tb.Logf("%s: without it", notFound(sub))
+		}
+	}
+	return p
+}
+
+// Missing skips the test, or under $ARBOR_REQUIRE_DATA fails it, for data
+// the test found absent by itself (a file a table lists, say); what says
+// what is missing.
+func Missing(tb testing.TB, what string) {
+	tb.Helper()
+	if Required() {
+		tb.Fatalf("%s, and $%s is set: the data is required", what, EnvRequire)
+	} else {
+		tb.Skipf("%s; skipping", what)
+	}
+}
+
+func notFound(sub string) string {
+	what := "shared data"
+	if sub != "" {
+		what = fmt.Sprintf("shared data %q", sub)
+	}
+	return fmt.Sprintf("%s not found (looked in $%s, ../shared/data beside the checkout, .dev/data)", what, EnvDir)
 }
 
 func isDir(p string) bool {

@@ -1,0 +1,213 @@
+package main
+
+import (
+	"flag"
+	"fmt"
+	"math"
+	"os"
+	"runtime"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/arbor-gpu/arbor/backend"
+	"github.com/arbor-gpu/arbor/core"
+)
+
+// durationValue is the one duration flag type of every command. parse
+// puts it in place of each flag.Duration a command declares, so the rules
+// hold everywhere without each command restating them:
+//   - a bare number is seconds ("30" is 30s, "1.5" 1.5s): the common
+//     mistake, and unambiguous;
+//   - anything else unparsable says to add a unit;
+//   - negative durations are refused (status 2), except for the flags in
+//     negativeDurations, where a negative value has a documented meaning.
+type durationValue struct {
+	inner    flag.Value // the flag package's own value: it holds the variable
+	negative bool
+}
+
+// negativeDurations lists the duration flags for which a negative value
+// means something: vc --ls (negative: no local search).
+var negativeDurations = map[string]bool{"ls": true}
+
+func (d *durationValue) String() string {
+	if d == nil || d.inner == nil {
+		return time.Duration(0).String() // the zero value, for flag's isZeroValue
+	}
+	return d.inner.String()
+}
+
+func (d *durationValue) Get() any { return d.inner.(flag.Getter).Get() }
+
+func (d *durationValue) Set(s string) error {
+	v, err := parseDuration(s)
+	if err != nil {
+		return err
+	}
+	if v < 0 && !d.negative {
+		return fmt.Errorf("a negative duration is not allowed (0: no limit)")
+	}
+	return d.inner.Set(v.String())
+}
+
+// parseDuration reads a Go duration ("1m30s") or bare seconds ("30",
+// "0.5").
+func parseDuration(s string) (time.Duration, error) {
+	s = strings.TrimSpace(s)
+	if f, err := strconv.ParseFloat(s, 64); err == nil {
+		if math.IsNaN(f) || math.Abs(f) > math.MaxInt64/1e9 {
+			return 0, fmt.Errorf("%q is not a number of seconds Arbor can wait", s)
+		}
+		return time.Duration(f * 1e9), nil
+	}
+	d, err := time.ParseDuration(s)
+	if err != nil {
+		return 0, fmt.Errorf("%q is not a duration: add a unit (30s, 1m30s, 2h) or give bare seconds (30)", s)
+	}
+	return d, nil
+}
+
+// sharedDurations replaces every flag.Duration of fs by a durationValue.
+func sharedDurations(fs *flag.FlagSet) {
+	fs.VisitAll(func(f *flag.Flag) {
+		if _, done := f.Value.(*durationValue); done {
+			return
+		}
+		g, ok := f.Value.(flag.Getter)
+		if !ok {
+			return
+		}
+		if _, ok := g.Get().(time.Duration); !ok {
+			return
+		}
+		f.Value = &durationValue{inner: f.Value, negative: negativeDurations[f.Name]}
+		// The help names the type (the flag package does that only for
+		// its own duration type) and the bare-seconds rule.
+		if strings.Contains(f.Usage, "`") {
+			f.Usage += " (bare numbers are seconds)"
+		} else {
+			f.Usage += " (a `duration`: 30s, 1m30s; bare numbers are seconds)"
+		}
+	})
+}
+
+// threadCommands are the commands whose --threads counts CPU threads
+// (match's counts work-items per launch, any number of which is fine).
+var threadCommands = map[string]bool{"mcs": true, "vc": true, "clique": true, "worker": true}
+
+// threadsPerCore: more CPU search threads than this many per logical core
+// only add memory and contention (each thread keeps its own search state:
+// --threads 100000 on a 20-vertex pair took 42 s and 2.15 GB), so a larger
+// --threads is clamped, with a note.
+const threadsPerCore = 4
+
+// maxThreads is the largest --threads a command runs with.
+func maxThreads() int { return threadsPerCore * runtime.NumCPU() }
+
+// clampThreads clamps --threads to maxThreads, saying so on stderr.
+func clampThreads(fs *flag.FlagSet) {
+	if !threadCommands[fs.Name()] {
+		return
+	}
+	f := fs.Lookup("threads")
+	if f == nil {
+		return
+	}
+	g, ok := f.Value.(flag.Getter)
+	if !ok {
+		return
+	}
+	n, ok := g.Get().(int)
+	if limit := maxThreads(); ok && n > limit {
+		if err := f.Value.Set(strconv.Itoa(limit)); err == nil {
+			fmt.Fprintf(fs.Output(), "arbor %s: --threads %d is more than %d per logical core (%d cores): using %d\n",
+				fs.Name(), n, threadsPerCore, runtime.NumCPU(), limit)
+		}
+	}
+}
+
+// checkSelection refuses, as a usage error, a --backend or --device (or
+// ARBOR_BACKEND, ARBOR_DEVICE, ARBOR_REQUIRE) that names a backend or
+// device that does not exist, in every command that takes them: auto is
+// the only fallback, and a command that may never open a device (vc on
+// the CPU engine) must not ignore the name silently either.
+func checkSelection(fs *flag.FlagSet) error {
+	b, d := fs.Lookup("backend"), fs.Lookup("device")
+	if b == nil || d == nil {
+		return nil
+	}
+	err := backend.SelectionFromEnv(b.Value.String(), d.Value.String()).Check()
+	if err == nil {
+		return nil
+	}
+	var from []string
+	for _, v := range []struct{ flag, env string }{{b.Value.String(), backend.EnvBackend}, {d.Value.String(), backend.EnvDevice}} {
+		if val := os.Getenv(v.env); v.flag == "" && val != "" {
+			from = append(from, v.env+"="+val)
+		}
+	}
+	if len(from) > 0 {
+		return fmt.Errorf("%w (from %s)", err, strings.Join(from, ", "))
+	}
+	return err
+}
+
+// readsGraphs are the commands that read graph files: they take the
+// readers' limits, --max-input and --max-memory.
+var readsGraphs = map[string]bool{"mcs": true, "vc": true, "clique": true, "match": true, "info": true}
+
+// readLimits are --max-input and --max-memory (core.ReadOptions' MaxInput
+// and MaxMemory; 0: $ARBOR_MAX_INPUT, $ARBOR_MAX_MEMORY or half the
+// available memory).
+type readLimits struct{ maxInput, maxMemory sizeValue }
+
+func (l *readLimits) register(fs *flag.FlagSet) {
+	fs.Var(&l.maxInput, "max-input", "most bytes a compressed file or standard input may expand to (`SIZE`: 512M, 16G; default $"+
+		core.EnvMaxInput+" or half the available memory)")
+	fs.Var(&l.maxMemory, "max-memory", fmt.Sprintf("most memory for the %d bytes a vertex that a header's vertex count asks for (`SIZE`: 512M, 16G; default $%s or half the available memory)",
+		core.BytesPerVertex, core.EnvMaxMemory))
+}
+
+// readGraph is core.ReadGraph with the command's --max-input and
+// --max-memory, or standard input for "-" (read once; format detection
+// then goes by content alone).
+func (e *env) readGraph(path string, ro core.ReadOptions) (*core.Graph, error) {
+	if ro.MaxInput == 0 {
+		ro.MaxInput = int64(e.limits.maxInput)
+	}
+	if ro.MaxMemory == 0 {
+		ro.MaxMemory = int64(e.limits.maxMemory)
+	}
+	if path != "-" {
+		return core.ReadGraph(path, ro)
+	}
+	if e.stdinUsed {
+		return nil, usagef("standard input (-) can be read only once")
+	}
+	e.stdinUsed = true
+	in := e.stdin
+	if in == nil {
+		in = os.Stdin
+	}
+	return core.ParseGraph(in, stdinName, ro)
+}
+
+// sizeValue is a flag of bytes, as core.ParseSize reads them.
+type sizeValue int64
+
+func (s *sizeValue) String() string {
+	if s == nil || *s == 0 {
+		return ""
+	}
+	return strconv.FormatInt(int64(*s), 10)
+}
+
+func (s *sizeValue) Set(v string) error {
+	n, err := core.ParseSize(v)
+	if err != nil {
+		return err
+	}
+	*s = sizeValue(n)
+	return nil
+}
