@@ -20,12 +20,15 @@ var errFlagHelp = errors.New("help requested")
 // on stderr, without the whole usage.
 func newFlags(e *env, name, synopsis string) *flag.FlagSet {
 	fs := flag.NewFlagSet(name, flag.ContinueOnError)
-	fs.SetOutput(io.Discard)
+	// The output is stderr, for notes such as clampThreads'; parseArgs
+	// silences it while parsing (run prints the one-line error).
+	fs.SetOutput(e.stderr)
 	fs.Usage = func() {
 		fmt.Fprintf(e.stdout, "usage: arbor %s %s\n", name, synopsis)
+		out := fs.Output()
 		fs.SetOutput(e.stdout)
 		fs.PrintDefaults()
-		fs.SetOutput(io.Discard)
+		fs.SetOutput(out)
 	}
 	if readsGraphs[name] {
 		e.limits.register(fs)
@@ -59,7 +62,9 @@ func parseArgs(fs *flag.FlagSet, args []string) ([]string, error) {
 	// The flag package prints the usage on any error; only -h shows it.
 	help := fs.Usage
 	fs.Usage = func() {}
-	defer func() { fs.Usage = help }()
+	out := fs.Output()
+	fs.SetOutput(io.Discard)
+	defer func() { fs.Usage = help; fs.SetOutput(out) }()
 	for {
 		if err := fs.Parse(args); err != nil {
 			if errors.Is(err, flag.ErrHelp) {
