@@ -91,11 +91,10 @@ type Options struct {
 	// Engine says where to search (EngineAuto when empty): see
 	// chooseEngine for what auto picks.
 	Engine Engine
-	// Device runs the gpu and hybrid engines (algorithms/clique/kernel/clique.cl on the
-	// device search-tree layer); nil leaves the CPU engine only.
-	Device backend.Device
-	// Devices are more devices beside Device: one search spans them all,
-	// with one task pool and one incumbent (search.RunMany).
+	// Devices run the gpu and hybrid engines (algorithms/clique/kernel/clique.cl
+	// on the device search-tree layer), the first deciding what auto
+	// picks; none leaves the CPU engine only. Several: one search spans
+	// them all, with one task pool and one incumbent (search.RunMany).
 	Devices []backend.Device
 	// Workers is the device engine's number of workers (work-groups) per
 	// device; 0 sizes it from the device.

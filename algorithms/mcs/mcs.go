@@ -109,13 +109,12 @@ type Options struct {
 	Goal int
 	// Engine chooses where the search runs (EngineAuto by default).
 	Engine Engine
-	// Device is the device of EngineGPU and EngineHybrid (and of
-	// EngineAuto's choice); the caller opens and closes it.
-	Device backend.Device
-	// Devices are more devices beside Device: the device engines spread
-	// one search over all of them, with one task pool and one incumbent
-	// (search.RunMany). Tasks move between them, so they must all take
-	// the problem (the caller opens and closes them too).
+	// Devices are the devices of EngineGPU and EngineHybrid (and of
+	// EngineAuto's choice), the first deciding what auto picks; none
+	// leaves the CPU engines. Several spread one search over all of them,
+	// with one task pool and one incumbent (search.RunMany). Tasks move
+	// between them, so they must all take the problem. The caller opens
+	// and closes them (Place says which of those it opened to pass).
 	Devices []backend.Device
 	// Workers is the device engine's number of workers (work-groups) per device;
 	// 0 sizes it from the device.
