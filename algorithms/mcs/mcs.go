@@ -1,31 +1,3 @@
-// Package mcs finds a maximum common induced subgraph of two graphs with
-// McSplit (McCreesh, Prosser and Trimble, IJCAI 2017).
-//
-// Two engines share one search routine. The sequential engine (Threads 1)
-// explores exactly the search tree of the original McSplit program: the
-// same vertex order (stable sort by degree, descending), the same initial
-// bidomains (one per vertex label, self-loops counting as part of the
-// label), the same bound, branching choice, candidate order and pruning,
-// so its node count equals the original's (checked against the MIVIA
-// reference counts). It keeps the original's compact representation,
-// bidomains as ranges of two vertex arrays partitioned in place, and adds
-// only shortcuts that leave the tree alone: the split of the left sets by
-// v is made once per node instead of once per w, each bidomain caches its
-// smallest left vertex, and the "v unmatched" tail call is a loop.
-//
-// The parallel engine runs the same routine on every core with a shared
-// atomic incumbent. A worker that runs out of work says so; busy workers
-// then give away the first not-yet-started child of the shallowest node on
-// their path, named by the path of decisions from the root, which the
-// receiving worker replays. Sizes equal the sequential engine's; node
-// counts differ because the incumbent improves at different moments.
-//
-// SolveMany extends the search to k ≥ 2 graphs (many.go; for k = 2 it is
-// the sequential engine's tree, node for node) and, with
-// Options.Approximate, intersects them one at a time instead (approx.go).
-// Options.BlockOrder, DeadEnd and Restarts are optional exact heuristics,
-// and EnginePortfolio runs several configurations side by side
-// (portfolio.go); docs/results/mcs.md has their measurements.
 package mcs
 
 import (
