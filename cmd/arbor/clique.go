@@ -81,7 +81,13 @@ func runClique(e *env) error {
 	if err := guardClique(g, res, opts); err != nil {
 		return fmt.Errorf("%s: %w", pos[0], err)
 	}
-	v := newVerdict(res.Status, *goal > 0, *goal, *goal > 0 && res.Size >= *goal)
+	return printClique(e, sf, pos, g, opts, res, *goal, *complement)
+}
+
+// printClique prints a clique result: -o, then JSON or text on stdout,
+// then --require-optimal's verdict.
+func printClique(e *env, sf *solverFlags, pos []string, g *core.Graph, opts clique.Options, res clique.Result, goal int, complement bool) error {
+	v := newVerdict(res.Status, goal > 0, goal, goal > 0 && res.Size >= goal)
 	// Vertices are printed in the file's own numbering.
 	shown := shifted(res.Clique, sf.base(g))
 	if sf.out != "" {
@@ -113,7 +119,7 @@ func runClique(e *env) error {
 			Clique     []int   `json:"clique"`
 		}
 		backendName := backendOf(opts.Devices, res.Device)
-		if err := json.NewEncoder(e.stdout).Encode(jsonResult{Files: pos, N: g.N, M: g.Edges(), Base: sf.base(g), Complement: *complement,
+		if err := json.NewEncoder(e.stdout).Encode(jsonResult{Files: pos, N: g.N, M: g.Edges(), Base: sf.base(g), Complement: complement,
 			Size: res.Size, verdict: v, UpperBound: res.UpperBound, Nodes: res.Nodes, Seconds: res.Elapsed.Seconds(),
 			Threads: res.Threads, Engine: string(res.Engine), Why: res.Why, Backend: backendName, Device: res.Device, Epochs: res.Epochs, Moved: res.Moved,
 			Shared: res.Shared, Verified: sf.verify, Clique: shown}); err != nil {
@@ -121,7 +127,7 @@ func runClique(e *env) error {
 		}
 		return v.require(sf.requireOptimal)
 	}
-	status := statusText(v, "maximum", fmt.Sprintf("clique of ≥ %d vertices", *goal))
+	status := statusText(v, "maximum", fmt.Sprintf("clique of ≥ %d vertices", goal))
 	if !res.Proven {
 		status += fmt.Sprintf("; bound %d", res.UpperBound)
 	}
@@ -129,7 +135,7 @@ func runClique(e *env) error {
 		status += ", verified"
 	}
 	what := "clique"
-	if *complement {
+	if complement {
 		what = "clique of the complement"
 	}
 	w := e.stdout

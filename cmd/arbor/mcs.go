@@ -134,7 +134,13 @@ func runMCS(e *env) error {
 	if err := guardMCS(g0, g1, res, opts); err != nil {
 		return fmt.Errorf("%s, %s: %w", pos[0], pos[1], err)
 	}
-	v := newVerdict(res.Status, *goal > 0, *goal, *goal > 0 && res.Size >= *goal)
+	return printMCS(e, sf, pos, g0, g1, opts, res, *goal)
+}
+
+// printMCS prints a two-graph result: -o, then JSON or text on stdout,
+// then --require-optimal's verdict.
+func printMCS(e *env, sf *solverFlags, pos []string, g0, g1 *core.Graph, opts mcs.Options, res mcs.Result, goal int) error {
+	v := newVerdict(res.Status, goal > 0, goal, goal > 0 && res.Size >= goal)
 	b0, b1 := sf.base(g0), sf.base(g1)
 	m := shiftedPairs(res.Mapping, b0, b1)
 	if sf.out != "" {
@@ -183,7 +189,7 @@ func runMCS(e *env) error {
 		}
 		return v.require(sf.requireOptimal)
 	}
-	status := statusText(v, "maximum", fmt.Sprintf("common subgraph of ≥ %d vertices", *goal))
+	status := statusText(v, "maximum", fmt.Sprintf("common subgraph of ≥ %d vertices", goal))
 	if sf.verify {
 		status += ", verified"
 	}
@@ -227,13 +233,6 @@ func writeMCSFile(path string, files []string, v verdict, size int, rows [][]int
 		}
 		return bw.Flush()
 	})
-}
-
-func deviceSuffix(d string) string {
-	if d == "" {
-		return ""
-	}
-	return " on " + d
 }
 
 // runMCSMany is 'arbor mcs' on three or more graphs, or --approximate.
@@ -346,16 +345,4 @@ func plusOne(order []int) []int {
 		out[i] = j + 1
 	}
 	return out
-}
-
-// writeMapping prints a mapping's line: "mapping v→w v→w …".
-func writeMapping(w io.Writer, mapping [][2]int) {
-	var sb strings.Builder
-	for i, p := range mapping {
-		if i > 0 {
-			sb.WriteByte(' ')
-		}
-		fmt.Fprintf(&sb, "%d→%d", p[0], p[1])
-	}
-	fmt.Fprintf(w, "mapping %s\n", sb.String())
 }

@@ -118,7 +118,13 @@ func runVC(e *env) error {
 	if err := guardVC(g, res, *k); err != nil {
 		return fmt.Errorf("%s: %w", pos[0], err)
 	}
-	v := newVerdict(res.Status, *k >= 0, *k, *k >= 0 && res.Cover != nil)
+	return printVC(e, sf, pos, g, opts, res, *k, *threads)
+}
+
+// printVC prints a vertex cover result: -o, then JSON or text on stdout,
+// then --require-optimal's verdict.
+func printVC(e *env, sf *solverFlags, pos []string, g *core.Graph, opts vertexcover.Options, res vertexcover.Result, k, threads int) error {
+	v := newVerdict(res.Status, k >= 0, k, k >= 0 && res.Cover != nil)
 	base := sf.base(g)
 	if sf.out != "" && res.Cover != nil {
 		if err := writePACE(sf.out, g.N, res.Cover, paceComments(v)); err != nil {
@@ -152,7 +158,7 @@ func runVC(e *env) error {
 		}
 		jr := jsonResult{Files: pos, N: g.N, M: g.Edges(), Base: base, verdict: v,
 			LowerBound: res.LowerBound, Kernel: res.Kernel, Nodes: res.Nodes, Engine: res.Engine, Why: res.Why, Threshold: res.DenseThreshold, Device: res.Device, Workers: res.Workers, Epochs: res.Epochs, Moved: res.Moved, LSDevice: res.LSDevice, Seconds: res.Elapsed.Seconds(), Verified: sf.verify && res.Cover != nil}
-		if jr.Threads = *threads; jr.Threads == 0 {
+		if jr.Threads = threads; jr.Threads == 0 {
 			jr.Threads = runtime.GOMAXPROCS(0)
 		}
 		if res.Cover != nil {
@@ -165,7 +171,7 @@ func runVC(e *env) error {
 		}
 		return v.require(sf.requireOptimal)
 	}
-	status := statusText(v, "minimum", fmt.Sprintf("cover of size ≤ %d", *k))
+	status := statusText(v, "minimum", fmt.Sprintf("cover of size ≤ %d", k))
 	size := "none"
 	if res.Cover != nil {
 		size = fmt.Sprint(len(res.Cover))
