@@ -25,3 +25,25 @@ func TestPlace(t *testing.T) {
 		}
 	}
 }
+
+// TestLSMode: off opens nothing, auto refuses a device that is not a GPU,
+// on takes any, and an opening error is passed on.
+func TestLSMode(t *testing.T) {
+	if _, err := ParseLSMode("sometimes"); err == nil {
+		t.Error("ParseLSMode took \"sometimes\"")
+	}
+	host := func() (backend.Device, error) { return cpu.New(1), nil }
+	if LSOff.Opener(host) != nil {
+		t.Error("off gave an opener")
+	}
+	if dev, err := LSAuto.Opener(host)(); err == nil || dev != nil || !strings.Contains(err.Error(), "not a GPU") {
+		t.Errorf("auto on the CPU backend: %v, %v", dev, err)
+	}
+	if dev, err := LSOn.Opener(host)(); err != nil || dev == nil {
+		t.Errorf("on: %v, %v", dev, err)
+	}
+	noDev := errors.New("no device")
+	if _, err := LSOn.Opener(func() (backend.Device, error) { return nil, noDev })(); !errors.Is(err, noDev) {
+		t.Errorf("on without a device: %v", err)
+	}
+}

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/arbor-gpu/arbor/algorithms/vertexcover"
 	"github.com/arbor-gpu/arbor/backend"
 	_ "github.com/arbor-gpu/arbor/backend/all"
 	"github.com/arbor-gpu/arbor/core"
@@ -237,27 +238,25 @@ func (d *deviceFlags) open(e *env, quiet bool) (backend.Device, backend.Choice, 
 	return dev, c, nil
 }
 
-// lsDevice is the opener of vertexcover.Options.LSDevice for
-// --ls-device mode (auto: only a GPU; on: any device; off: none). The
-// solver calls it only when a kernel needs it, so an easy instance never
-// pays for a CUDA context.
-func (d *deviceFlags) lsDevice(e *env, mode string, quiet bool) func() (backend.Device, error) {
-	if mode == "off" {
+// lsDevice is the opener of vertexcover.Options.LSDevice: the device of
+// --backend/--device under mode's rule (vertexcover.LSMode.Opener), said
+// on stderr once accepted unless quiet. The solver calls it only when a
+// kernel needs it, so an easy instance never pays for a CUDA context.
+func (d *deviceFlags) lsDevice(e *env, mode vertexcover.LSMode, quiet bool) func() (backend.Device, error) {
+	var c backend.Choice
+	open := mode.Opener(func() (dev backend.Device, err error) {
+		dev, c, err = d.open(e, true)
+		return dev, err
+	})
+	if open == nil {
 		return nil
 	}
 	return func() (backend.Device, error) {
-		dev, c, err := d.open(e, true)
-		if err != nil {
-			return nil, err
-		}
-		if mode == "auto" && c.Info.Type != backend.TypeGPU {
-			dev.Close()
-			return nil, fmt.Errorf("%s is not a GPU (--ls-device on uses it anyway)", c.Info)
-		}
-		if !quiet {
+		dev, err := open()
+		if err == nil && !quiet {
 			fmt.Fprintf(e.stderr, "arbor: local search also on %s (%s)\n", c.Info, c.Why)
 		}
-		return dev, nil
+		return dev, err
 	}
 }
 

@@ -51,8 +51,9 @@ func runVC(e *env) error {
 		return usagef("--engine must be auto, cpu, branch, clique, gpu or hybrid (got %q)", *engine)
 	}
 	onDevice := eng.OpensDevice()
-	if *lsDevice != "auto" && *lsDevice != "on" && *lsDevice != "off" {
-		return usagef("--ls-device must be auto, on or off (got %q)", *lsDevice)
+	lsMode, err := vertexcover.ParseLSMode(*lsDevice)
+	if err != nil {
+		return usagef("%v", err)
 	}
 	if *k < -1 {
 		return usagef("-k must be ≥ 0 (got %d)", *k)
@@ -102,7 +103,7 @@ func runVC(e *env) error {
 		defer closeAll()
 		opts.Devices, opts.Workers = devs, *workers
 	}
-	opts.LSDevice = df.lsDevice(e, *lsDevice, !sf.verbose)
+	opts.LSDevice = df.lsDevice(e, lsMode, !sf.verbose)
 	opts.Progress = func(p vertexcover.Progress) {
 		best := "-"
 		if p.Best >= 0 {
