@@ -41,3 +41,20 @@ func TestBuffers(t *testing.T) {
 		}
 	}
 }
+
+// TestOpenWorkers: the CPU backend opens through the registry with a
+// sized worker pool (arbor verify's one-worker reference), and refuses an
+// index it does not have.
+func TestOpenWorkers(t *testing.T) {
+	dev, err := backend.OpenWorkers(cpu.Name, 0, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer dev.Close()
+	if _, ok := dev.(*cpu.Device); !ok || dev.Info().Backend != cpu.Name {
+		t.Fatalf("OpenWorkers(cpu) gave %T on %s", dev, dev.Info())
+	}
+	if _, err := backend.OpenWorkers(cpu.Name, 1, 1); !errors.Is(err, backend.ErrNoDevice) {
+		t.Fatalf("index 1: %v, want ErrNoDevice", err)
+	}
+}

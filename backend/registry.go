@@ -360,6 +360,30 @@ func OpenBackend(name string, index int) (Device, error) {
 	return d.Open(index)
 }
 
+// WorkersDriver is a Driver whose devices run work-groups on a pool of
+// host workers whose size the caller may choose (the CPU backend).
+type WorkersDriver interface {
+	Driver
+	// OpenWorkers is Open with the pool's size (0: the driver's default).
+	OpenWorkers(index, workers int) (Device, error)
+}
+
+// OpenWorkers opens device index of the named backend with a pool of
+// that many workers: one runs the Go twins' work-groups in order, the
+// reference `arbor verify` checks every device against. It fails for a
+// backend that has no such pool.
+func OpenWorkers(name string, index, workers int) (Device, error) {
+	d, ok := lookup(name)
+	if !ok {
+		return nil, fmt.Errorf("backend %q is not registered", name)
+	}
+	wd, ok := d.(WorkersDriver)
+	if !ok {
+		return nil, fmt.Errorf("backend %q has no worker pool to size", name)
+	}
+	return wd.OpenWorkers(index, workers)
+}
+
 // ProbeBackend probes one backend by name.
 func ProbeBackend(name string) Detection {
 	d, ok := lookup(name)

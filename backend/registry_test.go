@@ -235,3 +235,15 @@ func TestSelectionErrors(t *testing.T) {
 		}
 	}
 }
+
+// TestOpenWorkersUnsized: a backend without a worker pool, or none
+// registered under the name, is an error, never a device of another size.
+func TestOpenWorkersUnsized(t *testing.T) {
+	withRegistry(t, registered{"opencl", PriorityOpenCL, fakeDriver{}})
+	if _, err := OpenWorkers("opencl", 0, 1); err == nil || !strings.Contains(err.Error(), "no worker pool") {
+		t.Fatalf("opencl: %v", err)
+	}
+	if _, err := OpenWorkers("vulkan", 0, 1); err == nil || !strings.Contains(err.Error(), "not registered") {
+		t.Fatalf("vulkan: %v", err)
+	}
+}

@@ -298,7 +298,7 @@ func SolveMCS(ctx context.Context, cfg CoordinatorConfig, g, h *core.Graph, opts
 		verify: verify,
 		canary: func(ctx context.Context) *Record {
 			o := opts
-			o.Threads, o.NodeLimit, o.Timeout, o.Engine, o.Device, o.Devices, o.Progress = 1, canaryNodes, 0, mcs.EngineCPU, nil, nil, nil
+			o.Threads, o.NodeLimit, o.Timeout, o.Engine, o.Devices, o.Progress = 1, canaryNodes, 0, mcs.EngineCPU, nil, nil
 			res, err := mcs.Solve(ctx, g, h, o)
 			if err != nil || len(res.Mapping) == 0 {
 				return nil

@@ -11,6 +11,7 @@ import (
 	"github.com/nats-io/nats.go/jetstream"
 
 	"github.com/arbor-gpu/arbor/algorithms/vertexcover"
+	"github.com/arbor-gpu/arbor/backend"
 	"github.com/arbor-gpu/arbor/core"
 )
 
@@ -275,7 +276,7 @@ func (w *worker) solveVC(ctx context.Context, msg jetstream.Msg, t *Task, j *job
 	if s.dev != nil {
 		// The device engine; its dense kernels go to the clique engine's
 		// device search, as on one machine.
-		opts.Engine, opts.Device, opts.Workers = vertexcover.EngineGPU, s.dev, w.cfg.DeviceWorkers
+		opts.Engine, opts.Devices, opts.Workers = vertexcover.EngineGPU, []backend.Device{s.dev}, w.cfg.DeviceWorkers
 	}
 	switch {
 	case budget > 0 && s.dev == nil:

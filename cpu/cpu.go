@@ -34,11 +34,16 @@ type driver struct{}
 
 func (driver) Probe() ([]backend.Info, error) { return []backend.Info{info()}, nil }
 
-func (driver) Open(index int) (backend.Device, error) {
+func (d driver) Open(index int) (backend.Device, error) { return d.OpenWorkers(index, 0) }
+
+// OpenWorkers makes the CPU backend a backend.WorkersDriver: callers that
+// want the twins' work-groups in order (one worker) open it through the
+// registry, without importing this package.
+func (driver) OpenWorkers(index, workers int) (backend.Device, error) {
 	if index != 0 {
 		return nil, fmt.Errorf("cpu: %w: index %d (the CPU backend has one device, 0)", backend.ErrNoDevice, index)
 	}
-	return New(0), nil
+	return New(workers), nil
 }
 
 func info() backend.Info {

@@ -1,46 +1,3 @@
-// Package clique finds a maximum clique of a graph exactly, on the CPU, by
-// bitset branch and bound in the style of Tomita's MCS and San Segundo's
-// BBMC.
-//
-// The graph is held as a dense bit matrix, one row of uint64 words per
-// vertex, after renumbering the vertices by a degeneracy (minimum-width)
-// order: the vertex removed last from the min-degree peeling comes first.
-// Every search node colours its candidate set greedily, one colour class
-// at a time with word-parallel operations (BBMC), and branches on the
-// candidates in reverse colour order, stopping as soon as |C| + colour(v)
-// cannot beat the incumbent. Vertices whose colour is too small to ever be
-// branched on are not even listed, as in BBMC.
-//
-// The bound is tightened, at nodes with at most 32 branching vertices, by
-// MaxSAT-style inferences over the colour classes below the pruning
-// threshold (the function tighten): MCS's Re-NUMBER (a vertex that would
-// be branched on moves into a lower class where it conflicts with one
-// vertex x only, x moving to a later lower class where it conflicts with
-// none), BBMCX's infra-chromatic triples (a vertex with exactly one
-// neighbour in each of two classes, those two neighbours non-adjacent,
-// adds nothing to the bound of those classes) and, generalising the
-// triples, failed-literal detection by unit propagation over the classes
-// (as in Li and Quan's MaxSAT bounds). Every vertex so removed is one
-// branch fewer; a node whose branching set empties is pruned.
-// Options.PlainColouring switches it off. Measured on one core, p_hat500-3
-// takes 21.8 M nodes in 36–41 s with plain colouring and 4.5 M in 34 s
-// tightened; with two threads frb30-15-1 takes 114 M nodes in 179 s
-// tightened, 226 M in 212 s with Re-NUMBER and triples only. See docs/results/clique.md.
-//
-// The first incumbent comes from the peeling order (its longest prefix
-// that is a clique) and a greedy (most candidate neighbours first) run
-// from the vertices of the densest core, or the caller's Options.Initial
-// when larger; if it reaches the root bound (the smaller of max core + 1
-// and a greedy colouring's colour count) the search is skipped.
-//
-// The parallel engine runs the same search on every core with a shared
-// atomic incumbent. A worker that runs out of work says so; busy workers
-// then give away the next untried child of the shallowest node on their
-// path that still has one, named by the path of vertices chosen from the
-// root (the child's clique) together with its candidate set, so that the
-// receiver starts there without replaying anything. Sizes equal the
-// sequential engine's; node counts differ because the incumbent improves
-// at different moments.
 package clique
 
 import (
@@ -91,11 +48,10 @@ type Options struct {
 	// Engine says where to search (EngineAuto when empty): see
 	// chooseEngine for what auto picks.
 	Engine Engine
-	// Device runs the gpu and hybrid engines (algorithms/clique/kernel/clique.cl on the
-	// device search-tree layer); nil leaves the CPU engine only.
-	Device backend.Device
-	// Devices are more devices beside Device: one search spans them all,
-	// with one task pool and one incumbent (search.RunMany).
+	// Devices run the gpu and hybrid engines (algorithms/clique/kernel/clique.cl
+	// on the device search-tree layer), the first deciding what auto
+	// picks; none leaves the CPU engine only. Several: one search spans
+	// them all, with one task pool and one incumbent (search.RunMany).
 	Devices []backend.Device
 	// Workers is the device engine's number of workers (work-groups) per
 	// device; 0 sizes it from the device.

@@ -66,7 +66,7 @@ func chooseEngine(n int, opts Options) (Engine, string, error) {
 		if e == EngineHybrid && opts.Goal > 0 {
 			return "", "", errors.New("clique: a fixed goal compares trees; it takes the gpu engine, not hybrid")
 		}
-		if opts.Device == nil {
+		if len(opts.Devices) == 0 {
 			return "", "", fmt.Errorf("clique: the %s engine needs a device", e)
 		}
 		if n > kernel.CliqueMaxVertices {
@@ -76,17 +76,17 @@ func chooseEngine(n int, opts Options) (Engine, string, error) {
 		return e, "asked for", nil
 	case EngineAuto:
 		if opts.Goal > 0 {
-			if opts.Device == nil {
+			if len(opts.Devices) == 0 {
 				return "", "", errors.New("clique: the fixed-incumbent mode (Goal) needs a device")
 			}
 			return EngineGPU, "a fixed goal: the device engine alone", nil
 		}
 		switch {
-		case opts.Device == nil:
+		case len(opts.Devices) == 0:
 			return EngineCPU, "no device", nil
-		case opts.Device.Info().Type != backend.TypeGPU:
-			return EngineCPU, fmt.Sprintf("%s is not a GPU", opts.Device.Info()), nil
-		case opts.Device.Info().Backend != "cuda":
+		case opts.Devices[0].Info().Type != backend.TypeGPU:
+			return EngineCPU, fmt.Sprintf("%s is not a GPU", opts.Devices[0].Info()), nil
+		case opts.Devices[0].Info().Backend != "cuda":
 			return EngineCPU, "the device engine is only ever considered on CUDA (warp-sized teams)", nil
 		}
 		// Measured on the H100 against 16 CPU threads (docs/results/clique.md): the
@@ -97,7 +97,7 @@ func chooseEngine(n int, opts Options) (Engine, string, error) {
 		// ms). So auto gives the CPU engine a head start and runs the
 		// hybrid only on what it has not settled by then.
 		return EngineHybrid, fmt.Sprintf("GPU %s with the CPU engine beside it, for what the CPU engine alone has not settled in %v",
-			opts.Device.Info().Name, autoHeadStart), nil
+			opts.Devices[0].Info().Name, autoHeadStart), nil
 	}
 	return "", "", fmt.Errorf("clique: unknown engine %q", e)
 }
@@ -124,14 +124,13 @@ func (p *problem) deviceShape(info backend.Info) kernel.CliqueShape {
 	return shape
 }
 
-// solveDevice runs the search on opts.Device, with the CPU engine beside it
+// solveDevice runs the search on opts.Devices, with the CPU engine beside it
 // when hybrid. The device explores the plain-colouring tree (no bound
 // tightening) whatever opts.PlainColouring says; the CPU engine of the
 // hybrid keeps its own setting.
 func (p *problem) solveDevice(ctx context.Context, hybrid bool, start time.Time) (Result, error) {
 	opts := p.opts
-	dev := opts.Device
-	info := dev.Info()
+	info := opts.Devices[0].Info()
 	frozen := opts.Goal > 0
 	res := Result{UpperBound: p.ub, Device: info.String()}
 	if p.n == 0 || (!frozen && len(p.init) >= p.ub) {
@@ -140,9 +139,8 @@ func (p *problem) solveDevice(ctx context.Context, hybrid bool, start time.Time)
 		out.Device = res.Device
 		return out, nil
 	}
-	devs := append([]backend.Device{dev}, opts.Devices...)
 	var shape kernel.CliqueShape
-	ds, err := search.Open(devs, func(d backend.Device, q backend.Queue) (*kernel.Clique, int, error) {
+	ds, err := search.Open(opts.Devices, func(d backend.Device, q backend.Queue) (*kernel.Clique, int, error) {
 		shape = p.deviceShape(d.Info())
 		k, err := kernel.NewClique(d, q, shape, p.adj)
 		return k, shape.Workers, err

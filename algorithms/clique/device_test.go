@@ -31,7 +31,7 @@ func gnp(t *testing.T, rng *rand.Rand, n int, p float64) *core.Graph {
 // onDevice is o for the device engine on dev with few workers, so that
 // donation and the ring are exercised on small trees too.
 func onDevice(dev backend.Device, e Engine, o Options) Options {
-	o.Engine, o.Device = e, dev
+	o.Engine, o.Devices = e, []backend.Device{dev}
 	if o.Workers == 0 {
 		o.Workers = 7
 	}
@@ -232,7 +232,7 @@ func TestDeviceMany(t *testing.T) {
 		t.Run(names[0]+"+"+names[1], func(t *testing.T) {
 			a, b := backendtest.Open(t, names[0]), backendtest.Open(t, names[1])
 			o := onDevice(a, EngineGPU, Options{Goal: best.Size + 1, Workers: 3})
-			o.Devices = []backend.Device{b}
+			o.Devices = append(o.Devices, b)
 			res := solve(t, g, o)
 			if res.Nodes != plain.Nodes || !res.Proven {
 				t.Errorf("frozen at ω+1 over two devices: %d nodes, proven %v; the CPU engine %d", res.Nodes, res.Proven, plain.Nodes)
@@ -241,7 +241,7 @@ func TestDeviceMany(t *testing.T) {
 				t.Errorf("device %q, %d tasks moved: want two devices sharing the tree", res.Device, res.Moved)
 			}
 			o = onDevice(a, EngineGPU, Options{Workers: 3})
-			o.Devices = []backend.Device{b}
+			o.Devices = append(o.Devices, b)
 			if res := solve(t, g, o); res.Size != best.Size || !res.Proven {
 				t.Errorf("minimum over two devices: ω %d proven %v, want %d", res.Size, res.Proven, best.Size)
 			}

@@ -68,7 +68,7 @@ func ExampleMaximum_device() {
 		return
 	}
 	for _, k := range []int{3, 4} {
-		res, err := clique.Maximum(context.Background(), g, clique.Options{Engine: clique.EngineGPU, Device: dev, Goal: k})
+		res, err := clique.Maximum(context.Background(), g, clique.Options{Engine: clique.EngineGPU, Devices: []backend.Device{dev}, Goal: k})
 		if err != nil {
 			fmt.Println(err)
 			return

@@ -90,7 +90,7 @@ func chooseEngine(g, h *core.Graph, opts Options) (Engine, string, error) {
 		if e == EngineHybrid && opts.Goal > 0 {
 			return "", "", errors.New("mcs: a fixed goal compares trees; it takes --engine gpu or cpu, not hybrid")
 		}
-		if opts.Device == nil {
+		if len(opts.Devices) == 0 {
 			return "", "", errors.New("mcs: the gpu engine needs a device")
 		}
 		if why := deviceUnsupported(g.N, h.N, opts); why != "" {
@@ -99,11 +99,11 @@ func chooseEngine(g, h *core.Graph, opts Options) (Engine, string, error) {
 		return e, "asked for", nil
 	case EngineAuto:
 		switch {
-		case opts.Device == nil:
+		case len(opts.Devices) == 0:
 			return EngineCPU, "no device", nil
-		case opts.Device.Info().Type != backend.TypeGPU:
-			return EngineCPU, fmt.Sprintf("%s is not a GPU", opts.Device.Info()), nil
-		case opts.Device.Info().Backend != "cuda":
+		case opts.Devices[0].Info().Type != backend.TypeGPU:
+			return EngineCPU, fmt.Sprintf("%s is not a GPU", opts.Devices[0].Info()), nil
+		case opts.Devices[0].Info().Backend != "cuda":
 			// Measured on the H100: the OpenCL build (work-group barriers
 			// where CUDA uses warp shuffles) took 106 s over the 21 medium
 			// MIVIA pairs against 91 s for 16 CPU threads and 40 s on CUDA.
@@ -113,16 +113,16 @@ func chooseEngine(g, h *core.Graph, opts Options) (Engine, string, error) {
 			return EngineCPU, "the device engine does not support " + why, nil
 		}
 		if opts.Goal > 0 {
-			return EngineGPU, fmt.Sprintf("GPU %s (a fixed goal: the device alone)", opts.Device.Info().Name), nil
+			return EngineGPU, fmt.Sprintf("GPU %s (a fixed goal: the device alone)", opts.Devices[0].Info().Name), nil
 		}
 		// Measured on the H100 over 21 medium MIVIA pairs: hybrid 9.4 s in
 		// sum, the device alone 40–51 s, 16 CPU threads over 90 s.
-		return EngineHybrid, fmt.Sprintf("GPU %s with the CPU's McSplit↓ beside it", opts.Device.Info().Name), nil
+		return EngineHybrid, fmt.Sprintf("GPU %s with the CPU's McSplit↓ beside it", opts.Devices[0].Info().Name), nil
 	}
 	return "", "", fmt.Errorf("mcs: unknown engine %q", e)
 }
 
-// solveDevice runs the search on opts.Device. share, when set (the
+// solveDevice runs the search on opts.Devices. share, when set (the
 // portfolio; not with hybrid), trades incumbent sizes after every epoch:
 // it takes the device's and returns the best known anywhere.
 func solveDevice(ctx context.Context, g, h *core.Graph, opts Options, hybrid bool, start time.Time, share func(int) int) (Result, error) {
@@ -130,8 +130,7 @@ func solveDevice(ctx context.Context, g, h *core.Graph, opts Options, hybrid boo
 	if err != nil {
 		return Result{}, err
 	}
-	devs := append([]backend.Device{opts.Device}, opts.Devices...)
-	ds, err := search.Open(devs, func(dev backend.Device, q backend.Queue) (*kernel.MCSplit, int, error) {
+	ds, err := search.Open(opts.Devices, func(dev backend.Device, q backend.Queue) (*kernel.MCSplit, int, error) {
 		shape := deviceShape(p, dev.Info(), opts)
 		words := shape.Words()
 		k, err := kernel.NewMCSplit(dev, q, shape, bitRows(p.adj0, p.n0, words), bitRows(p.adj1, p.n1, words))
@@ -164,7 +163,7 @@ func solveDevice(ctx context.Context, g, h *core.Graph, opts Options, hybrid boo
 		threads := max(1, runtime.GOMAXPROCS(0)-1)
 		go func() { cpuDone <- p.searchDown(cpu, threads) }()
 	}
-	dopt := search.Options{NodeLimit: opts.NodeLimit, Pool: [][]uint64{rootTask(p, deviceShape(p, devs[0].Info(), opts))}}
+	dopt := search.Options{NodeLimit: opts.NodeLimit, Pool: [][]uint64{rootTask(p, deviceShape(p, opts.Devices[0].Info(), opts))}}
 	if opts.Timeout > 0 {
 		dopt.Deadline = start.Add(opts.Timeout)
 	}

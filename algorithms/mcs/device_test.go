@@ -18,7 +18,7 @@ import (
 // deviceOpts are the device engine's options for a test: few workers, so
 // that donation and the ring are exercised even on small trees.
 func deviceOpts(dev backend.Device, o Options) Options {
-	o.Engine, o.Device = EngineGPU, dev
+	o.Engine, o.Devices = EngineGPU, []backend.Device{dev}
 	if o.Workers == 0 {
 		o.Workers = 7
 	}
@@ -199,7 +199,7 @@ func TestPortfolioDevice(t *testing.T) {
 			g := randomGraph(t, rng, 3+rng.IntN(8), rng.Float64(), false, 0, 0, 0)
 			h := randomGraph(t, rng, 3+rng.IntN(8), rng.Float64(), false, 0, 0, 0)
 			want := bruteForce(g, h, Options{})
-			res := solveChecked(t, g, h, Options{Engine: EnginePortfolio, Device: dev, Workers: 3, Threads: 2})
+			res := solveChecked(t, g, h, Options{Engine: EnginePortfolio, Devices: []backend.Device{dev}, Workers: 3, Threads: 2})
 			if res.Size != want || !strings.Contains(res.Why, "device") {
 				t.Fatalf("case %d: portfolio size %d (%s), brute force %d", i, res.Size, res.Why, want)
 			}
@@ -229,7 +229,7 @@ func TestDeviceMany(t *testing.T) {
 		t.Run(names[0]+"+"+names[1], func(t *testing.T) {
 			a, b := backendtest.Open(t, names[0]), backendtest.Open(t, names[1])
 			o := deviceOpts(a, Options{Goal: opt + 1, Workers: 3})
-			o.Devices = []backend.Device{b}
+			o.Devices = append(o.Devices, b)
 			res, err := Solve(context.Background(), g, h, o)
 			if err != nil {
 				t.Fatal(err)
@@ -241,7 +241,7 @@ func TestDeviceMany(t *testing.T) {
 				t.Errorf("no task moved between the devices (%s)", res.Device)
 			}
 			o = deviceOpts(a, Options{Workers: 3})
-			o.Devices = []backend.Device{b}
+			o.Devices = append(o.Devices, b)
 			if res := solveChecked(t, g, h, o); res.Size != opt || !res.Proven {
 				t.Errorf("minimum over two devices: size %d proven %v, optimum %d", res.Size, res.Proven, opt)
 			}

@@ -72,7 +72,7 @@ func ExampleSolve_device() {
 	defer dev.Close()
 	cycle := read("p td 4 4\n1 2\n2 3\n3 4\n4 1\n")
 	path := read("p td 4 3\n1 2\n2 3\n3 4\n")
-	res, err := mcs.Solve(context.Background(), cycle, path, mcs.Options{Engine: mcs.EngineGPU, Device: dev})
+	res, err := mcs.Solve(context.Background(), cycle, path, mcs.Options{Engine: mcs.EngineGPU, Devices: []backend.Device{dev}})
 	if err != nil {
 		fmt.Println(err)
 		return

@@ -1,31 +1,3 @@
-// Package mcs finds a maximum common induced subgraph of two graphs with
-// McSplit (McCreesh, Prosser and Trimble, IJCAI 2017).
-//
-// Two engines share one search routine. The sequential engine (Threads 1)
-// explores exactly the search tree of the original McSplit program: the
-// same vertex order (stable sort by degree, descending), the same initial
-// bidomains (one per vertex label, self-loops counting as part of the
-// label), the same bound, branching choice, candidate order and pruning,
-// so its node count equals the original's (checked against the MIVIA
-// reference counts). It keeps the original's compact representation,
-// bidomains as ranges of two vertex arrays partitioned in place, and adds
-// only shortcuts that leave the tree alone: the split of the left sets by
-// v is made once per node instead of once per w, each bidomain caches its
-// smallest left vertex, and the "v unmatched" tail call is a loop.
-//
-// The parallel engine runs the same routine on every core with a shared
-// atomic incumbent. A worker that runs out of work says so; busy workers
-// then give away the first not-yet-started child of the shallowest node on
-// their path, named by the path of decisions from the root, which the
-// receiving worker replays. Sizes equal the sequential engine's; node
-// counts differ because the incumbent improves at different moments.
-//
-// SolveMany extends the search to k ≥ 2 graphs (many.go; for k = 2 it is
-// the sequential engine's tree, node for node) and, with
-// Options.Approximate, intersects them one at a time instead (approx.go).
-// Options.BlockOrder, DeadEnd and Restarts are optional exact heuristics,
-// and EnginePortfolio runs several configurations side by side
-// (portfolio.go); docs/results/mcs.md has their measurements.
 package mcs
 
 import (
@@ -109,13 +81,12 @@ type Options struct {
 	Goal int
 	// Engine chooses where the search runs (EngineAuto by default).
 	Engine Engine
-	// Device is the device of EngineGPU and EngineHybrid (and of
-	// EngineAuto's choice); the caller opens and closes it.
-	Device backend.Device
-	// Devices are more devices beside Device: the device engines spread
-	// one search over all of them, with one task pool and one incumbent
-	// (search.RunMany). Tasks move between them, so they must all take
-	// the problem (the caller opens and closes them too).
+	// Devices are the devices of EngineGPU and EngineHybrid (and of
+	// EngineAuto's choice), the first deciding what auto picks; none
+	// leaves the CPU engines. Several spread one search over all of them,
+	// with one task pool and one incumbent (search.RunMany). Tasks move
+	// between them, so they must all take the problem. The caller opens
+	// and closes them (Place says which of those it opened to pass).
 	Devices []backend.Device
 	// Workers is the device engine's number of workers (work-groups) per device;
 	// 0 sizes it from the device.

@@ -67,12 +67,12 @@ func solvePortfolio(ctx context.Context, g, h *core.Graph, opts Options, start t
 		threads = runtime.GOMAXPROCS(0)
 	}
 	base := opts
-	base.Engine, base.Device, base.Devices, base.Progress, base.Timeout = EngineCPU, nil, nil, nil, 0
+	base.Engine, base.Devices, base.Progress, base.Timeout = EngineCPU, nil, nil, 0
 	configs := portfolioConfigs(base, threads)
-	if opts.Device != nil && deviceUnsupported(g.N, h.N, opts) == "" {
+	if len(opts.Devices) > 0 && deviceUnsupported(g.N, h.N, opts) == "" {
 		d := opts
 		d.Engine, d.Progress, d.Timeout = EngineGPU, nil, 0
-		configs = append(configs, portfolioConfig{name: "device " + opts.Device.Info().Name, opts: d, device: true})
+		configs = append(configs, portfolioConfig{name: "device " + opts.Devices[0].Info().Name, opts: d, device: true})
 	}
 	if opts.Timeout > 0 {
 		var cancel context.CancelFunc

@@ -56,14 +56,15 @@ func ParseEngine(s string) (Engine, error) {
 // magnitude where the bound decides (the dense cop_hat graphs, frb30,
 // _111). No measured kernel property separates the two from the 26 other
 // PACE kernels of the same size, so auto stays on the CPU.
-func autoDevice(dev backend.Device) (bool, string) {
-	switch {
-	case dev == nil:
+func autoDevice(devs []backend.Device) (bool, string) {
+	if len(devs) == 0 {
 		return false, "auto: the CPU engine (no device opened: --engine gpu or hybrid runs the device engine)"
-	case dev.Info().Type != backend.TypeGPU || dev.Info().Backend != "cuda":
-		return false, fmt.Sprintf("auto: %s is not a CUDA GPU, the CPU engine", dev.Info())
 	}
-	return false, fmt.Sprintf("auto: the CPU engine, measured on the H100 to match or beat %s's device engine (docs/results/vertexcover.md)", dev.Info().Name)
+	info := devs[0].Info()
+	if info.Type != backend.TypeGPU || info.Backend != "cuda" {
+		return false, fmt.Sprintf("auto: %s is not a CUDA GPU, the CPU engine", info)
+	}
+	return false, fmt.Sprintf("auto: the CPU engine, measured on the H100 to match or beat %s's device engine (docs/results/vertexcover.md)", info.Name)
 }
 
 // rootKernel is the graph after the root reductions: what the device
@@ -139,11 +140,10 @@ func (rk *rootKernel) liftState(in []bool) []int {
 // the budget k fixed (parameterized mode: the first cover within it ends
 // the search). The answer is lifted to g and verified.
 func solveDevice(ctx context.Context, g *core.Graph, opts Options, start time.Time, hybrid bool) (Result, error) {
-	dev := opts.Device
-	if dev == nil {
+	if len(opts.Devices) == 0 {
 		return Result{}, fmt.Errorf("vertex cover: the %s engine needs a device", opts.Engine)
 	}
-	info := dev.Info()
+	info := opts.Devices[0].Info()
 	res := Result{Engine: string(opts.Engine), Device: info.String()}
 	ub := g.N + 1
 	if opts.Parameterized && opts.K < g.N {
@@ -206,8 +206,7 @@ func solveDevice(ctx context.Context, g *core.Graph, opts Options, start time.Ti
 	// its incumbent word is n − (a kernel cover size known), so that the
 	// budget is n − 1 − word (vc.cl).
 	kub := min(len(best), ub) - rk.base // a kernel cover of this size is known or not wanted
-	devs := append([]backend.Device{dev}, opts.Devices...)
-	ds, err := search.Open(devs, func(d backend.Device, q backend.Queue) (*kernel.VC, int, error) {
+	ds, err := search.Open(opts.Devices, func(d backend.Device, q backend.Queue) (*kernel.VC, int, error) {
 		shape := kernel.VCShape{N: n, MaxCover: max(kub-1, 0)}
 		if d.Info().Type == backend.TypeCPU {
 			shape.Lanes = 1
@@ -324,7 +323,7 @@ func startCPU(ctx context.Context, g *core.Graph, opts Options, ub int) *cpuSide
 	cctx, cancel := context.WithCancel(ctx)
 	c.cancel = cancel
 	o := opts
-	o.Engine, o.Device, o.Devices, o.Progress = EngineAuto, nil, nil, nil
+	o.Engine, o.Devices, o.Progress = EngineAuto, nil, nil
 	o.Threads = max(1, runtime.GOMAXPROCS(0)-1)
 	o.onEngine = func(e *engine) { c.eng <- e }
 	go func() {
@@ -411,7 +410,7 @@ func solveDenseOnDevice(ctx context.Context, g *core.Graph, ub int, rk *rootKern
 			initial = append(initial, i)
 		}
 	}
-	co := clique.Options{Complement: true, Initial: initial, Device: opts.Device, Devices: opts.Devices, Workers: opts.Workers,
+	co := clique.Options{Complement: true, Initial: initial, Devices: opts.Devices, Workers: opts.Workers,
 		Engine: clique.EngineGPU}
 	if klb := rk.lb - rk.base; klb > 0 {
 		co.UpperBound = n - klb // the kernel needs klb cover vertices: ω ≤ n − klb

@@ -18,7 +18,7 @@ import (
 // deviceOpts are the device engine's options for a test: few workers, so
 // that donation and the ring are exercised even on small trees.
 func deviceOpts(dev backend.Device, engine Engine, o Options) Options {
-	o.Engine, o.Device = engine, dev
+	o.Engine, o.Devices = engine, []backend.Device{dev}
 	if o.Workers == 0 {
 		o.Workers = 5
 	}
@@ -134,7 +134,7 @@ func TestDeviceEngineNames(t *testing.T) {
 	if _, err := Solve(context.Background(), g, Options{Engine: EngineGPU}); err == nil {
 		t.Fatal("gpu engine without a device accepted")
 	}
-	res := solveDev(t, g, Options{Engine: EngineAuto, Device: cpu.New(0)})
+	res := solveDev(t, g, Options{Engine: EngineAuto, Devices: []backend.Device{cpu.New(0)}})
 	if res.Engine == string(EngineGPU) || res.Engine == string(EngineHybrid) || res.Why == "" {
 		t.Fatalf("auto with a CPU device: engine %s (%s)", res.Engine, res.Why)
 	}
@@ -278,7 +278,7 @@ func TestDeviceMany(t *testing.T) {
 		t.Run(names[0]+"+"+names[1], func(t *testing.T) {
 			a, b := backendtest.Open(t, names[0]), backendtest.Open(t, names[1])
 			o := deviceOpts(a, EngineGPU, Options{Parameterized: true, K: opt - 1, Workers: 3})
-			o.Devices = []backend.Device{b}
+			o.Devices = append(o.Devices, b)
 			res := solveDev(t, g, o)
 			if res.Nodes != one.Nodes || !res.Proven || res.Cover != nil {
 				t.Errorf("k = %d over two devices: %d nodes, proven %v, cover %v; one device %d nodes", opt-1, res.Nodes, res.Proven, res.Cover, one.Nodes)
@@ -287,7 +287,7 @@ func TestDeviceMany(t *testing.T) {
 				t.Errorf("no task moved between %s", res.Device)
 			}
 			o = deviceOpts(a, EngineGPU, Options{Workers: 3})
-			o.Devices = []backend.Device{b}
+			o.Devices = append(o.Devices, b)
 			if res := solveDev(t, g, o); len(res.Cover) != opt || !res.Proven {
 				t.Errorf("minimum over two devices: %d proven %v, optimum %d", len(res.Cover), res.Proven, opt)
 			}

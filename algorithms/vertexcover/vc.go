@@ -52,13 +52,12 @@ type Options struct {
 	// branch and reduce only, EngineClique the clique route on every
 	// component it can hold. See dense.go.
 	Engine Engine
-	// Device is where the gpu and hybrid engines search (device.go);
-	// Workers its work-groups (0: sized from the device).
-	Device  backend.Device
-	Workers int
-	// Devices are more devices beside Device: one device search spans them
-	// all (search.RunMany), with one task pool and one incumbent.
+	// Devices are where the gpu and hybrid engines search (device.go),
+	// the first naming auto's reason; several: one device search spans
+	// them all (search.RunMany), with one task pool and one incumbent.
+	// Workers is their work-groups each (0: sized from the device).
 	Devices []backend.Device
+	Workers int
 
 	// LSDevice, when set, opens a device on which the partition local
 	// search (partition.go) runs as many chains as the device holds,
@@ -204,7 +203,7 @@ func solve(ctx context.Context, g *core.Graph, opts Options) (Result, error) {
 	case EngineAuto, "":
 		var dev bool
 		// A node limit keeps auto on the CPU, the engines that count it.
-		if dev, why = autoDevice(opts.Device); dev && opts.NodeLimit == 0 {
+		if dev, why = autoDevice(opts.Devices); dev && opts.NodeLimit == 0 {
 			opts.Engine = EngineHybrid
 			return solveDevice(ctx, g, opts, start, true)
 		}
@@ -235,7 +234,7 @@ func solve(ctx context.Context, g *core.Graph, opts Options) (Result, error) {
 	cover, proven := e.run(true)
 	res := Result{Proven: proven, NodeLimited: sh.limited.Load(), LowerBound: int(e.rootLB.Load()), Kernel: e.kernel, Nodes: sh.nodes.Load(), Elapsed: time.Since(start),
 		Engine: route.engine(), Why: route.explain(), DenseThreshold: route.threshold, LSDevice: sh.devLS.get()}
-	if why != "" && opts.Device != nil {
+	if why != "" && len(opts.Devices) > 0 {
 		res.Why = why + "; " + res.Why
 	}
 	if cover != nil {

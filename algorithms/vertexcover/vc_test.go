@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/arbor-gpu/arbor/backend"
 	"github.com/arbor-gpu/arbor/core"
 	"github.com/arbor-gpu/arbor/cpu"
 )
@@ -447,7 +448,7 @@ func TestNodeLimit(t *testing.T) {
 		t.Error("a negative node limit: no error")
 	}
 	for _, engine := range []Engine{EngineGPU, EngineHybrid} {
-		if _, err := Solve(context.Background(), g, Options{NodeLimit: 10, Engine: engine, Device: cpu.New(1)}); err == nil {
+		if _, err := Solve(context.Background(), g, Options{NodeLimit: 10, Engine: engine, Devices: []backend.Device{cpu.New(1)}}); err == nil {
 			t.Errorf("a node limit on the %s engine: no error", engine)
 		}
 	}

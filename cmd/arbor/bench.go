@@ -28,7 +28,7 @@ func runBench(e *env) error {
 	}
 	fs := newFlags(e, "bench", benchSynopsis)
 	engines := fs.String("engines", "", "comma-separated engines; each kind runs those it has ("+strings.Join(bench.EngineNames(), ", ")+"; default: each command's default)")
-	backends := fs.String("backends", "", "comma-separated backends for the device engines (mcs, match): auto, cuda, opencl, cpu (default auto)")
+	backends := fs.String("backends", "", "comma-separated backends for the device engines (mcs, clique, vc, match): auto, cuda, opencl, cpu (default auto)")
 	threads := fs.String("threads", "", "comma-separated thread counts for mcs, vc and clique (0: all cores; default 0). mcs with 1 on the CPU engine is checked against the original McSplit's node counts")
 	timeout := fs.Duration("timeout", time.Minute, "time limit per run (the child is killed a grace period later)")
 	memLimit := fs.String("mem-limit", "", "memory cap per run, e.g. 4G (default: none)")

@@ -9,25 +9,28 @@ import (
 	"time"
 
 	"github.com/arbor-gpu/arbor/algorithms/clique"
+	"github.com/arbor-gpu/arbor/backend"
 	"github.com/arbor-gpu/arbor/core"
+	"github.com/arbor-gpu/arbor/device/search"
 )
 
 // runClique is 'arbor clique': a maximum clique of a graph, or of its
 // complement (a maximum independent set of the graph).
 func runClique(e *env) error {
 	fs := newFlags(e, "clique", "GRAPH [--threads N] [--timeout D] [--complement] [--format F] [--json] [--verify] [--require-optimal] [--zero-based] [-o FILE] [-v] [--plain-colouring] [--engine auto|cpu|gpu|hybrid] [--goal K] [--workers N] [--backend B] [--device D]")
-	threads := fs.Int("threads", 0, "worker threads: 1 runs the sequential engine; 0 uses every core")
-	timeout := fs.Duration("timeout", 0, "stop after `D` (e.g. 30s) and report the best clique found, unproven")
+	var sr searchFlags
+	sr.register(fs, searchHelp{what: "clique",
+		out:     "write the clique to `FILE` (atomically): '#' lines saying the status, then one vertex per line",
+		threads: "worker threads: 1 runs the sequential engine; 0 uses every core",
+		timeout: "stop after `D` (e.g. 30s) and report the best clique found, unproven",
+		engine:  "where to search: cpu, gpu (the device search on --backend/--device, plain colouring bound; the CPU backend runs its Go twin), hybrid (the device and the CPU engine side by side, sharing the incumbent) or auto (the CPU engine unless the device engine is measured to win)",
+		engines: string(clique.EngineAuto),
+		workers: "device engine workers (work-groups); 0 sizes it from the device",
+		goal:    "fixed-incumbent mode (gpu engine): prune as if a clique of K−1 vertices were known, never raising it (the same tree on every device: node counts compare); reports a clique of ≥ K if there is one",
+	})
+	sf, goal := &sr.solverFlags, sr.goal
 	complement := fs.Bool("complement", false, "solve the complement graph (a maximum independent set of GRAPH)")
 	plain := fs.Bool("plain-colouring", false, "use BBMC's colouring bound alone, without the Re-NUMBER and infra-chromatic tightening (for comparison)")
-	format := fs.String("format", "", "input format (default: detected); one of "+fmt.Sprint(core.Formats()))
-	var sf solverFlags
-	sf.register(fs, "clique", "write the clique to `FILE` (atomically): '#' lines saying the status, then one vertex per line")
-	engineName := fs.String("engine", "auto", "where to search: cpu, gpu (the device search on --backend/--device, plain colouring bound; the CPU backend runs its Go twin), hybrid (the device and the CPU engine side by side, sharing the incumbent) or auto (the CPU engine unless the device engine is measured to win)")
-	goal := fs.Int("goal", 0, "fixed-incumbent mode (gpu engine): prune as if a clique of K−1 vertices were known, never raising it (the same tree on every device: node counts compare); reports a clique of ≥ K if there is one")
-	workers := fs.Int("workers", 0, "device engine workers (work-groups); 0 sizes it from the device")
-	var df deviceFlags
-	df.registerMany(fs)
 	pos, err := parse(fs, e.args)
 	if err != nil {
 		return err
@@ -35,23 +38,17 @@ func runClique(e *env) error {
 	if len(pos) != 1 {
 		return usagef("clique needs exactly one graph file (got %s)", plural(len(pos), "argument"))
 	}
-	if *threads < 0 {
-		return usagef("--threads must be ≥ 0")
+	if err := sr.check(); err != nil {
+		return err
 	}
-	if *timeout < 0 {
-		return usagef("--timeout must be ≥ 0")
-	}
-	engine, err := clique.ParseEngine(*engineName)
+	engine, err := clique.ParseEngine(*sr.engine)
 	if err != nil {
 		return usagef("%v", err)
-	}
-	if *goal < 0 || *workers < 0 {
-		return usagef("--goal and --workers must be ≥ 0")
 	}
 	if *goal > 0 && engine != clique.EngineGPU {
 		return usagef("--goal takes --engine gpu")
 	}
-	g, err := e.readGraph(pos[0], core.ReadOptions{Format: *format})
+	g, err := e.readGraph(pos[0], core.ReadOptions{Format: *sr.format})
 	if err != nil {
 		return err
 	}
@@ -60,22 +57,17 @@ func runClique(e *env) error {
 	for _, n := range g.Notes {
 		fmt.Fprintf(e.stderr, "arbor clique: %s: note: %s\n", pos[0], n)
 	}
-	opts := clique.Options{Threads: *threads, Timeout: *timeout, Complement: *complement, PlainColouring: *plain,
-		Engine: engine, Goal: *goal, Workers: *workers}
-	if engine != clique.EngineCPU {
-		devs, err := df.openMany(e, true)
+	opts := clique.Options{Threads: *sr.threads, Timeout: *sr.timeout, Complement: *complement, PlainColouring: *plain,
+		Engine: engine, Goal: *goal, Workers: *sr.workers}
+	if engine.OpensDevice() {
+		devs, closeAll, err := sr.place(e, func(opened []backend.Device, err error) (search.Placement, error) {
+			return clique.Place(engine, opened, err)
+		})
 		if err != nil {
-			if engine == clique.EngineGPU || engine == clique.EngineHybrid {
-				return err
-			}
-			fmt.Fprintf(e.stderr, "arbor: no device (%v): the CPU engine runs\n", err)
-		} else {
-			for _, d := range devs {
-				defer d.Close()
-			}
-			opts.Device, opts.Devices = devs[0], devs[1:]
-			sayDevices(e, sf.verbose, devs)
+			return err
 		}
+		defer closeAll()
+		opts.Devices = devs
 	}
 	prog := newProgress(e)
 	opts.Progress = func(p clique.Progress) {
@@ -89,7 +81,13 @@ func runClique(e *env) error {
 	if err := guardClique(g, res, opts); err != nil {
 		return fmt.Errorf("%s: %w", pos[0], err)
 	}
-	v := newVerdict(res.Status, *goal > 0, *goal, *goal > 0 && res.Size >= *goal)
+	return printClique(e, sf, pos, g, opts, res, *goal, *complement)
+}
+
+// printClique prints a clique result: -o, then JSON or text on stdout,
+// then --require-optimal's verdict.
+func printClique(e *env, sf *solverFlags, pos []string, g *core.Graph, opts clique.Options, res clique.Result, goal int, complement bool) error {
+	v := newVerdict(res.Status, goal > 0, goal, goal > 0 && res.Size >= goal)
 	// Vertices are printed in the file's own numbering.
 	shown := shifted(res.Clique, sf.base(g))
 	if sf.out != "" {
@@ -120,11 +118,8 @@ func runClique(e *env) error {
 			Verified   bool    `json:"verified"`
 			Clique     []int   `json:"clique"`
 		}
-		backendName := ""
-		if opts.Device != nil && res.Device != "" {
-			backendName = opts.Device.Info().Backend
-		}
-		if err := json.NewEncoder(e.stdout).Encode(jsonResult{Files: pos, N: g.N, M: g.Edges(), Base: sf.base(g), Complement: *complement,
+		backendName := backendOf(opts.Devices, res.Device)
+		if err := json.NewEncoder(e.stdout).Encode(jsonResult{Files: pos, N: g.N, M: g.Edges(), Base: sf.base(g), Complement: complement,
 			Size: res.Size, verdict: v, UpperBound: res.UpperBound, Nodes: res.Nodes, Seconds: res.Elapsed.Seconds(),
 			Threads: res.Threads, Engine: string(res.Engine), Why: res.Why, Backend: backendName, Device: res.Device, Epochs: res.Epochs, Moved: res.Moved,
 			Shared: res.Shared, Verified: sf.verify, Clique: shown}); err != nil {
@@ -132,7 +127,7 @@ func runClique(e *env) error {
 		}
 		return v.require(sf.requireOptimal)
 	}
-	status := statusText(v, "maximum", fmt.Sprintf("clique of ≥ %d vertices", *goal))
+	status := statusText(v, "maximum", fmt.Sprintf("clique of ≥ %d vertices", goal))
 	if !res.Proven {
 		status += fmt.Sprintf("; bound %d", res.UpperBound)
 	}
@@ -140,7 +135,7 @@ func runClique(e *env) error {
 		status += ", verified"
 	}
 	what := "clique"
-	if *complement {
+	if complement {
 		what = "clique of the complement"
 	}
 	w := e.stdout

@@ -7,9 +7,13 @@ import (
 	"io"
 	"os"
 	"strings"
+	"time"
 
+	"github.com/arbor-gpu/arbor/algorithms/vertexcover"
 	"github.com/arbor-gpu/arbor/backend"
 	_ "github.com/arbor-gpu/arbor/backend/all"
+	"github.com/arbor-gpu/arbor/core"
+	"github.com/arbor-gpu/arbor/device/search"
 )
 
 // errFlagHelp is returned when -h was asked for: usage was printed, exit 0.
@@ -20,8 +24,8 @@ var errFlagHelp = errors.New("help requested")
 // on stderr, without the whole usage.
 func newFlags(e *env, name, synopsis string) *flag.FlagSet {
 	fs := flag.NewFlagSet(name, flag.ContinueOnError)
-	// The output is stderr, for notes such as clampThreads'; parseArgs
-	// silences it while parsing (run prints the one-line error).
+	// The flag set's output is stderr, for the flag rules' notes
+	// (clampThreads); parseArgs silences it while parsing.
 	fs.SetOutput(e.stderr)
 	fs.Usage = func() {
 		fmt.Fprintf(e.stdout, "usage: arbor %s %s\n", name, synopsis)
@@ -59,10 +63,10 @@ func parse(fs *flag.FlagSet, args []string) ([]string, error) {
 
 func parseArgs(fs *flag.FlagSet, args []string) ([]string, error) {
 	var pos []string
-	// The flag package prints the usage on any error; only -h shows it.
-	help := fs.Usage
+	// The flag package prints the error and the usage on any error; run
+	// prints the error alone, and only -h shows the usage.
+	help, out := fs.Usage, fs.Output()
 	fs.Usage = func() {}
-	out := fs.Output()
 	fs.SetOutput(io.Discard)
 	defer func() { fs.Usage = help; fs.SetOutput(out) }()
 	for {
@@ -84,6 +88,108 @@ func parseArgs(fs *flag.FlagSet, args []string) ([]string, error) {
 			return pos, nil
 		}
 	}
+}
+
+// searchFlags are the flags every search command (mcs, clique, vc)
+// takes, defined here once: the input format, CPU threads, the time
+// limit, the engine, its device workers and the devices (--backend,
+// --device), and the output contract (solverFlags: --json, --verify,
+// --require-optimal, --zero-based, -v, -o). Each command's page passes
+// what its help says of them (searchHelp); the rules they follow are the
+// same everywhere (check, place). Pointers, as the flag package returns
+// them.
+type searchFlags struct {
+	solverFlags
+	df      deviceFlags
+	format  *string
+	threads *int
+	timeout *time.Duration
+	engine  *string
+	workers *int
+	goal    *int // nil unless the command takes --goal
+}
+
+// searchHelp is what a command says of the shared search flags.
+type searchHelp struct {
+	what, out       string // the solution's name (--verify) and -o's usage
+	threads         string
+	timeout         string
+	engine, engines string // --engine's usage and its default
+	workers         string
+	goal            string // "": no --goal
+}
+
+// register adds the shared search flags to fs.
+func (s *searchFlags) register(fs *flag.FlagSet, h searchHelp) {
+	s.solverFlags.register(fs, h.what, h.out)
+	s.df.registerMany(fs)
+	s.format = fs.String("format", "", "input format (default: detected); one of "+fmt.Sprint(core.Formats()))
+	s.threads = fs.Int("threads", 0, h.threads)
+	s.timeout = fs.Duration("timeout", 0, h.timeout)
+	s.engine = fs.String("engine", h.engines, h.engine)
+	s.workers = fs.Int("workers", 0, h.workers)
+	if h.goal != "" {
+		s.goal = fs.Int("goal", 0, h.goal)
+	}
+}
+
+// check is the shared flags' rules, after parsing (the durations'
+// are parse's).
+func (s *searchFlags) check() error {
+	if *s.threads < 0 {
+		return usagef("--threads must be ≥ 0")
+	}
+	if s.goal != nil && (*s.goal < 0 || *s.workers < 0) {
+		return usagef("--goal and --workers must be ≥ 0")
+	}
+	return nil
+}
+
+// place opens the devices of --backend/--device for an engine that may
+// run on one and lets the algorithm's rule (mcs.Place, clique.Place,
+// vertexcover.Place) decide which the engine gets. It says what was
+// decided on stderr (a fallback always; with -v the devices opened and
+// why some were left out) and returns the engine's devices and a
+// function that closes every device it opened.
+func (s *searchFlags) place(e *env, rule func([]backend.Device, error) (search.Placement, error)) ([]backend.Device, func(), error) {
+	opened, err := s.df.openMany(e, true)
+	closeAll := func() {
+		for _, d := range opened {
+			d.Close()
+		}
+	}
+	p, err := rule(opened, err)
+	if err != nil {
+		closeAll()
+		return nil, func() {}, err
+	}
+	if p.Fallback != "" {
+		fmt.Fprintf(e.stderr, "arbor: %s\n", p.Fallback)
+	}
+	sayDevices(e, s.verbose, opened)
+	if p.Note != "" && s.verbose {
+		fmt.Fprintf(e.stderr, "arbor: %s\n", p.Note)
+	}
+	return p.Devices, closeAll, nil
+}
+
+// sayDevices says on stderr, with -v, which devices a command opened.
+func sayDevices(e *env, verbose bool, devs []backend.Device) {
+	if !verbose {
+		return
+	}
+	for _, d := range devs {
+		fmt.Fprintf(e.stderr, "arbor: using %s\n", d.Info())
+	}
+}
+
+// backendOf is the JSON field backend: the backend of the devices an
+// engine ran on ("" on the CPU engine).
+func backendOf(devs []backend.Device, ranOn string) string {
+	if len(devs) == 0 || ranOn == "" {
+		return ""
+	}
+	return devs[0].Info().Backend
 }
 
 // deviceFlags are the selection flags every device-using command takes.
@@ -132,27 +238,25 @@ func (d *deviceFlags) open(e *env, quiet bool) (backend.Device, backend.Choice, 
 	return dev, c, nil
 }
 
-// lsDevice is the opener of vertexcover.Options.LSDevice for
-// --ls-device mode (auto: only a GPU; on: any device; off: none). The
-// solver calls it only when a kernel needs it, so an easy instance never
-// pays for a CUDA context.
-func (d *deviceFlags) lsDevice(e *env, mode string, quiet bool) func() (backend.Device, error) {
-	if mode == "off" {
+// lsDevice is the opener of vertexcover.Options.LSDevice: the device of
+// --backend/--device under mode's rule (vertexcover.LSMode.Opener), said
+// on stderr once accepted unless quiet. The solver calls it only when a
+// kernel needs it, so an easy instance never pays for a CUDA context.
+func (d *deviceFlags) lsDevice(e *env, mode vertexcover.LSMode, quiet bool) func() (backend.Device, error) {
+	var c backend.Choice
+	open := mode.Opener(func() (dev backend.Device, err error) {
+		dev, c, err = d.open(e, true)
+		return dev, err
+	})
+	if open == nil {
 		return nil
 	}
 	return func() (backend.Device, error) {
-		dev, c, err := d.open(e, true)
-		if err != nil {
-			return nil, err
-		}
-		if mode == "auto" && c.Info.Type != backend.TypeGPU {
-			dev.Close()
-			return nil, fmt.Errorf("%s is not a GPU (--ls-device on uses it anyway)", c.Info)
-		}
-		if !quiet {
+		dev, err := open()
+		if err == nil && !quiet {
 			fmt.Fprintf(e.stderr, "arbor: local search also on %s (%s)\n", c.Info, c.Why)
 		}
-		return dev, nil
+		return dev, err
 	}
 }
 

@@ -12,28 +12,32 @@ import (
 	"github.com/arbor-gpu/arbor/algorithms/mcs"
 	"github.com/arbor-gpu/arbor/backend"
 	"github.com/arbor-gpu/arbor/core"
+	"github.com/arbor-gpu/arbor/device/search"
 )
 
 // runMCS is 'arbor mcs': a maximum common induced subgraph of two or more
 // graphs.
 func runMCS(e *env) error {
 	fs := newFlags(e, "mcs", "G1 G2 [G3 …] [--plain-order] [--approximate [--keep K]] [--threads N] [--connected] [--directed] [--vertex-labels] [--edge-labels] [--big-first] [--heuristic min_max|min_product] [--block-order] [--dead-end N [--double-raise]] [--restarts [--seed S]] [--engine auto|cpu|gpu|hybrid|portfolio] [--goal K] [--workers N] [--backend B] [--device D] [--timeout D] [--format F] [--json] [--verify] [--require-optimal] [--zero-based] [-o FILE] [-v] [--cluster URL|embedded [--cluster-token T] [--task-nodes B] [--tasks N] [--ack-wait D] [--fresh]]")
-	threads := fs.Int("threads", 0, "worker threads: 1 runs the sequential engine (node counts equal the original McSplit's); 0 uses every core")
+	var sr searchFlags
+	sr.register(fs, searchHelp{what: "mapping",
+		out:     "write the mapping to `FILE` (atomically): '#' lines saying the status, then one line per matched vertex, its number in each graph",
+		threads: "worker threads: 1 runs the sequential engine (node counts equal the original McSplit's); 0 uses every core",
+		timeout: "stop after `D` (e.g. 30s) and report the best found, unproven",
+		engine:  "where to search: cpu, gpu (the device search on --backend/--device; the CPU backend runs its Go twin), hybrid, portfolio (several CPU configurations and the device at once, sharing the incumbent; the first proof wins) or auto (gpu on a GPU that supports the options, else cpu)",
+		engines: string(mcs.EngineAuto),
+		workers: "device engine workers (work-groups); 0 sizes it from the device. With --cluster embedded: local worker processes (0: one per core)",
+		goal:    "fixed-incumbent mode: prune as if a solution of K−1 vertices were known, never raising it (the same tree on every engine and device: node counts compare); reports a solution of ≥ K or none",
+	})
+	sf, threads, workers, goal := &sr.solverFlags, sr.threads, sr.workers, sr.goal
 	connected := fs.Bool("connected", false, "find a maximum common connected induced subgraph")
 	directed := fs.Bool("directed", false, "read the graphs as directed and respect arc directions")
 	vlabels := fs.Bool("vertex-labels", false, "matched vertices must have equal labels")
 	elabels := fs.Bool("edge-labels", false, "matched edges must have equal labels")
 	bigFirst := fs.Bool("big-first", false, "McSplit↓: try size |G|, then |G|−1, … (good when the graphs are nearly isomorphic)")
 	heuristic := fs.String("heuristic", "min_max", "branching heuristic: min_max or min_product")
-	timeout := fs.Duration("timeout", 0, "stop after `D` (e.g. 30s) and report the best found, unproven")
-	format := fs.String("format", "", "input format (default: detected); one of "+fmt.Sprint(core.Formats()))
-	engineName := fs.String("engine", "auto", "where to search: cpu, gpu (the device search on --backend/--device; the CPU backend runs its Go twin), hybrid, portfolio (several CPU configurations and the device at once, sharing the incumbent; the first proof wins) or auto (gpu on a GPU that supports the options, else cpu)")
-	goal := fs.Int("goal", 0, "fixed-incumbent mode: prune as if a solution of K−1 vertices were known, never raising it (the same tree on every engine and device: node counts compare); reports a solution of ≥ K or none")
-	workers := fs.Int("workers", 0, "device engine workers (work-groups); 0 sizes it from the device. With --cluster embedded: local worker processes (0: one per core)")
 	var cf clusterFlags
 	cf.register(fs)
-	var df deviceFlags
-	df.registerMany(fs)
 	blockOrder := fs.Bool("block-order", false, "heuristic h1: order vertices by component, border, then breadth-first instead of by degree (exact; node counts differ)")
 	deadEnd := fs.Int64("dead-end", 0, "heuristic h2: after `N` nodes without a better incumbent, search for larger targets, then binary search back down (exact); 0: off")
 	doubleRaise := fs.Bool("double-raise", false, "--dead-end: double the target's step at every dead end instead of adding one")
@@ -42,33 +46,29 @@ func runMCS(e *env) error {
 	plainOrder := fs.Bool("plain-order", false, "three or more graphs: search them in the given order, not smallest, largest, second smallest, …")
 	approx := fs.Bool("approximate", false, "intersect the graphs one at a time (MCS of G1 and G2, then of that and G3, …): fast, never proven")
 	keep := fs.Int("keep", 1, "--approximate: how many maximum solutions each step hands on")
-	var sf solverFlags
-	sf.register(fs, "mapping", "write the mapping to `FILE` (atomically): '#' lines saying the status, then one line per matched vertex, its number in each graph")
 	pos, err := parse(fs, e.args)
 	if err != nil {
 		return err
 	}
+	df := sr.df // as parsed
 	if len(pos) < 2 {
 		return usagef("mcs needs at least two graph files (got %s)", plural(len(pos), "argument"))
 	}
 	if *keep < 1 {
 		return usagef("--keep must be ≥ 1")
 	}
-	if *threads < 0 {
-		return usagef("--threads must be ≥ 0")
+	if err := sr.check(); err != nil {
+		return err
 	}
 	h, err := mcs.ParseHeuristic(*heuristic)
 	if err != nil {
 		return usagef("%v", err)
 	}
-	engine, err := mcs.ParseEngine(*engineName)
+	engine, err := mcs.ParseEngine(*sr.engine)
 	if err != nil {
 		return usagef("%v", err)
 	}
-	if *goal < 0 || *workers < 0 {
-		return usagef("--goal and --workers must be ≥ 0")
-	}
-	ro := core.ReadOptions{Directed: *directed, Format: *format}
+	ro := core.ReadOptions{Directed: *directed, Format: *sr.format}
 	graphs := make([]*core.Graph, len(pos))
 	for i, path := range pos {
 		if graphs[i], err = e.readGraph(path, ro); err != nil {
@@ -77,7 +77,7 @@ func runMCS(e *env) error {
 	}
 	opts := mcs.Options{
 		Threads: *threads, Connected: *connected, Directed: *directed, VertexLabels: *vlabels,
-		EdgeLabels: *elabels, BigFirst: *bigFirst, Heuristic: h, Timeout: *timeout,
+		EdgeLabels: *elabels, BigFirst: *bigFirst, Heuristic: h, Timeout: *sr.timeout,
 		Engine: engine, Goal: *goal, Workers: *workers,
 		PlainOrder: *plainOrder, Approximate: *approx, Keep: *keep,
 		BlockOrder: *blockOrder, DeadEnd: *deadEnd, DoubleRaise: *doubleRaise, Restarts: *restarts, Seed: *seed,
@@ -108,32 +108,15 @@ func runMCS(e *env) error {
 		opts.Workers = 0
 		return runMCSCluster(e, cf, *workers, *threads, [2]string{pos[0], pos[1]}, g0, g1, opts, sf.json, sf.verify)
 	}
-	if engine != mcs.EngineCPU {
-		devs, err := df.openMany(e, true)
+	if engine.OpensDevice() {
+		devs, closeAll, err := sr.place(e, func(opened []backend.Device, err error) (search.Placement, error) {
+			return mcs.Place(engine, opened, err, df.backend != "")
+		})
 		if err != nil {
-			if engine == mcs.EngineGPU {
-				return err
-			}
-			what := "the CPU engine runs"
-			if engine == mcs.EnginePortfolio {
-				what = "the portfolio runs on the CPU only"
-			}
-			fmt.Fprintf(e.stderr, "arbor: no device (%v): %s\n", err, what)
-		} else {
-			for _, d := range devs {
-				defer d.Close()
-			}
-			opts.Device, opts.Devices = devs[0], devs[1:]
-			sayDevices(e, sf.verbose, devs)
-			// A CPU device runs the kernel's Go twin on the cores the
-			// portfolio's CPU searches use: only when named with --backend.
-			if engine == mcs.EnginePortfolio && devs[0].Info().Type != backend.TypeGPU && df.backend == "" {
-				opts.Device, opts.Devices = nil, nil
-				if sf.verbose {
-					fmt.Fprintf(e.stderr, "arbor: the portfolio leaves %s out: not a GPU (name its backend with --backend to include it)\n", devs[0].Info())
-				}
-			}
+			return err
 		}
+		defer closeAll()
+		opts.Devices = devs
 	}
 	prog := newProgress(e)
 	opts.Progress = func(p mcs.Progress) {
@@ -151,7 +134,13 @@ func runMCS(e *env) error {
 	if err := guardMCS(g0, g1, res, opts); err != nil {
 		return fmt.Errorf("%s, %s: %w", pos[0], pos[1], err)
 	}
-	v := newVerdict(res.Status, *goal > 0, *goal, *goal > 0 && res.Size >= *goal)
+	return printMCS(e, sf, pos, g0, g1, opts, res, *goal)
+}
+
+// printMCS prints a two-graph result: -o, then JSON or text on stdout,
+// then --require-optimal's verdict.
+func printMCS(e *env, sf *solverFlags, pos []string, g0, g1 *core.Graph, opts mcs.Options, res mcs.Result, goal int) error {
+	v := newVerdict(res.Status, goal > 0, goal, goal > 0 && res.Size >= goal)
 	b0, b1 := sf.base(g0), sf.base(g1)
 	m := shiftedPairs(res.Mapping, b0, b1)
 	if sf.out != "" {
@@ -190,10 +179,7 @@ func runMCS(e *env) error {
 		for i, pr := range m {
 			cols[0][i], cols[1][i] = pr[0], pr[1]
 		}
-		backendName := ""
-		if opts.Device != nil && res.Device != "" {
-			backendName = opts.Device.Info().Backend
-		}
+		backendName := backendOf(opts.Devices, res.Device)
 		if err := json.NewEncoder(e.stdout).Encode(jsonResult{Files: pos, N: []int{g0.N, g1.N}, Base: []int{b0, b1}, Size: res.Size,
 			verdict: v, Columns: cols, Targets: res.Targets,
 			Nodes: res.Nodes, Seconds: res.Elapsed.Seconds(), Threads: res.Threads, Verified: sf.verify, Mapping: m,
@@ -203,7 +189,7 @@ func runMCS(e *env) error {
 		}
 		return v.require(sf.requireOptimal)
 	}
-	status := statusText(v, "maximum", fmt.Sprintf("common subgraph of ≥ %d vertices", *goal))
+	status := statusText(v, "maximum", fmt.Sprintf("common subgraph of ≥ %d vertices", goal))
 	if sf.verify {
 		status += ", verified"
 	}
@@ -217,16 +203,6 @@ func runMCS(e *env) error {
 	fmt.Fprintf(w, "engine %s (%s)%s\n", res.Engine, res.Why, joinNonEmpty(" ", "", deviceSuffix(res.Device)))
 	writeMapping(w, m)
 	return v.require(sf.requireOptimal)
-}
-
-// sayDevices says on stderr, with -v, which devices a command opened.
-func sayDevices(e *env, verbose bool, devs []backend.Device) {
-	if !verbose {
-		return
-	}
-	for _, d := range devs {
-		fmt.Fprintf(e.stderr, "arbor: using %s\n", d.Info())
-	}
 }
 
 // writeMCSFile writes mcs -o: comment lines with the status and the
@@ -259,15 +235,8 @@ func writeMCSFile(path string, files []string, v verdict, size int, rows [][]int
 	})
 }
 
-func deviceSuffix(d string) string {
-	if d == "" {
-		return ""
-	}
-	return " on " + d
-}
-
 // runMCSMany is 'arbor mcs' on three or more graphs, or --approximate.
-func runMCSMany(e *env, pos []string, graphs []*core.Graph, opts mcs.Options, sf solverFlags) error {
+func runMCSMany(e *env, pos []string, graphs []*core.Graph, opts mcs.Options, sf *solverFlags) error {
 	if opts.Engine == mcs.EngineGPU || opts.Engine == mcs.EngineHybrid {
 		return usagef("more than two graphs (or --approximate) run on the CPU only: --engine %s is not supported", opts.Engine)
 	}
@@ -376,16 +345,4 @@ func plusOne(order []int) []int {
 		out[i] = j + 1
 	}
 	return out
-}
-
-// writeMapping prints a mapping's line: "mapping v→w v→w …".
-func writeMapping(w io.Writer, mapping [][2]int) {
-	var sb strings.Builder
-	for i, p := range mapping {
-		if i > 0 {
-			sb.WriteByte(' ')
-		}
-		fmt.Fprintf(&sb, "%d→%d", p[0], p[1])
-	}
-	fmt.Fprintf(w, "mapping %s\n", sb.String())
 }

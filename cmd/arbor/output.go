@@ -369,3 +369,24 @@ func isUnsettled(err error) bool {
 	var u unsettledError
 	return errors.As(err, &u)
 }
+
+// deviceSuffix is " on DEVICE" for a result a device found ("" for the
+// CPU engine).
+func deviceSuffix(d string) string {
+	if d == "" {
+		return ""
+	}
+	return " on " + d
+}
+
+// writeMapping prints a mapping's line: "mapping v→w v→w …".
+func writeMapping(w io.Writer, mapping [][2]int) {
+	var sb strings.Builder
+	for i, p := range mapping {
+		if i > 0 {
+			sb.WriteByte(' ')
+		}
+		fmt.Fprintf(&sb, "%d→%d", p[0], p[1])
+	}
+	fmt.Fprintf(w, "mapping %s\n", sb.String())
+}

@@ -9,29 +9,32 @@ import (
 	"time"
 
 	"github.com/arbor-gpu/arbor/algorithms/vertexcover"
+	"github.com/arbor-gpu/arbor/backend"
 	"github.com/arbor-gpu/arbor/core"
+	"github.com/arbor-gpu/arbor/device/search"
 )
 
 // runVC is 'arbor vc': a minimum vertex cover, or with -k a cover of at
 // most K vertices or a proof that none exists.
 func runVC(e *env) error {
 	fs := newFlags(e, "vc", "GRAPH [-k K] [--threads N] [--timeout D] [--complement] [--engine auto|cpu|branch|clique|gpu|hybrid] [--ls-device auto|on|off] [--workers N] [--backend B] [--device D] [--format F] [--verify] [--json] [--require-optimal] [--zero-based] [-o FILE] [-v] [--cluster URL|embedded [--workers N] [--cluster-token T] [--task-nodes B] [--tasks N] [--ack-wait D] [--fresh]]")
+	var sr searchFlags
+	sr.register(fs, searchHelp{what: "cover",
+		out:     "write the cover to `FILE` (atomically) in PACE solution format: 'c' lines saying the status, 's vc n k', then one vertex per line, numbered from 1 as PACE requires",
+		threads: "worker threads (default: all cores)",
+		timeout: "stop after `D` (e.g. 30s) and report the best cover found, unproven",
+		engine:  "where and how the kernel is solved: auto (the CPU engine until the device engine is measured to win: clique route on the complement from density " + fmt.Sprint(vertexcover.DenseThreshold) + ", else branch and reduce), cpu (the same), branch, clique, gpu (the device search on --backend/--device; the CPU backend runs its Go twin) or hybrid (the device and the CPU engine side by side, one incumbent)",
+		engines: string(vertexcover.EngineAuto),
+		workers: "device engine workers (work-groups; 0 sizes it from the device). With --cluster embedded: local worker processes (0: one per core)",
+	})
+	sf, threads, timeout, engine, workers := &sr.solverFlags, sr.threads, sr.timeout, sr.engine, sr.workers
 	k := fs.Int("k", -1, "parameterized mode: find a cover of at most `K` vertices or prove none exists (-1: a minimum cover)")
-	threads := fs.Int("threads", 0, "worker threads (default: all cores)")
-	timeout := fs.Duration("timeout", 0, "stop after `D` (e.g. 30s) and report the best cover found, unproven")
 	complement := fs.Bool("complement", false, "solve the complement graph (DIMACS clique files: n − cover = maximum clique)")
-	format := fs.String("format", "", "input format (default: detected); one of "+fmt.Sprint(core.Formats()))
-	var sf solverFlags
-	sf.register(fs, "cover", "write the cover to `FILE` (atomically) in PACE solution format: 'c' lines saying the status, 's vc n k', then one vertex per line, numbered from 1 as PACE requires")
 	ls := fs.Duration("ls", 0, "local search budget for the initial cover (default 300ms; negative: none)")
-	engine := fs.String("engine", string(vertexcover.EngineAuto), "where and how the kernel is solved: auto (the CPU engine until the device engine is measured to win: clique route on the complement from density "+fmt.Sprint(vertexcover.DenseThreshold)+", else branch and reduce), cpu (the same), branch, clique, gpu (the device search on --backend/--device; the CPU backend runs its Go twin) or hybrid (the device and the CPU engine side by side, one incumbent)")
 	lsDevice := fs.String("ls-device", "auto", "where BHOSLIB-like kernels (a clique partition's bound is the target) also run the partition local search: auto (a GPU of --backend/--device, if there is one), on (the device of --backend/--device, whatever it is) or off")
 	mirrors := fs.Bool("mirrors", false, "also take v's mirrors in the branch that takes v (rarely pays: see the package doc)")
-	workers := fs.Int("workers", 0, "device engine workers (work-groups; 0 sizes it from the device). With --cluster embedded: local worker processes (0: one per core)")
 	var cf clusterFlags
 	cf.register(fs)
-	var df deviceFlags
-	df.registerMany(fs)
 	pos, err := parse(fs, e.args)
 	if err != nil {
 		return err
@@ -39,21 +42,23 @@ func runVC(e *env) error {
 	if len(pos) != 1 {
 		return usagef("vc needs exactly one graph file (got %s)", plural(len(pos), "argument"))
 	}
-	if *threads < 0 {
-		return usagef("--threads must be ≥ 0")
+	df := sr.df // as parsed
+	if err := sr.check(); err != nil {
+		return err
 	}
 	eng, err := vertexcover.ParseEngine(*engine)
 	if err != nil {
 		return usagef("--engine must be auto, cpu, branch, clique, gpu or hybrid (got %q)", *engine)
 	}
-	onDevice := eng == vertexcover.EngineGPU || eng == vertexcover.EngineHybrid
-	if *lsDevice != "auto" && *lsDevice != "on" && *lsDevice != "off" {
-		return usagef("--ls-device must be auto, on or off (got %q)", *lsDevice)
+	onDevice := eng.OpensDevice()
+	lsMode, err := vertexcover.ParseLSMode(*lsDevice)
+	if err != nil {
+		return usagef("%v", err)
 	}
 	if *k < -1 {
 		return usagef("-k must be ≥ 0 (got %d)", *k)
 	}
-	g, err := e.readGraph(pos[0], core.ReadOptions{Format: *format})
+	g, err := e.readGraph(pos[0], core.ReadOptions{Format: *sr.format})
 	if err != nil {
 		return err
 	}
@@ -88,21 +93,17 @@ func runVC(e *env) error {
 	}
 	prog := newProgress(e)
 	opts := vertexcover.Options{Parameterized: *k >= 0, K: *k, Threads: *threads, LocalSearch: *ls, Mirrors: *mirrors, Engine: eng}
-	// Only the device engines open a device: auto stays on the CPU engine
-	// until the device engine is measured to win (vertexcover.autoDevice),
-	// and creating a CUDA context costs about a second.
 	if onDevice {
-		devs, err := df.openMany(e, true)
+		devs, closeAll, err := sr.place(e, func(opened []backend.Device, err error) (search.Placement, error) {
+			return vertexcover.Place(eng, opened, err)
+		})
 		if err != nil {
-			return fmt.Errorf("--engine %s: %w", *engine, err)
+			return err
 		}
-		for _, d := range devs {
-			defer d.Close()
-		}
-		opts.Device, opts.Devices, opts.Workers = devs[0], devs[1:], *workers
-		sayDevices(e, sf.verbose, devs)
+		defer closeAll()
+		opts.Devices, opts.Workers = devs, *workers
 	}
-	opts.LSDevice = df.lsDevice(e, *lsDevice, !sf.verbose)
+	opts.LSDevice = df.lsDevice(e, lsMode, !sf.verbose)
 	opts.Progress = func(p vertexcover.Progress) {
 		best := "-"
 		if p.Best >= 0 {
@@ -118,7 +119,13 @@ func runVC(e *env) error {
 	if err := guardVC(g, res, *k); err != nil {
 		return fmt.Errorf("%s: %w", pos[0], err)
 	}
-	v := newVerdict(res.Status, *k >= 0, *k, *k >= 0 && res.Cover != nil)
+	return printVC(e, sf, pos, g, opts, res, *k, *threads)
+}
+
+// printVC prints a vertex cover result: -o, then JSON or text on stdout,
+// then --require-optimal's verdict.
+func printVC(e *env, sf *solverFlags, pos []string, g *core.Graph, opts vertexcover.Options, res vertexcover.Result, k, threads int) error {
+	v := newVerdict(res.Status, k >= 0, k, k >= 0 && res.Cover != nil)
 	base := sf.base(g)
 	if sf.out != "" && res.Cover != nil {
 		if err := writePACE(sf.out, g.N, res.Cover, paceComments(v)); err != nil {
@@ -152,22 +159,20 @@ func runVC(e *env) error {
 		}
 		jr := jsonResult{Files: pos, N: g.N, M: g.Edges(), Base: base, verdict: v,
 			LowerBound: res.LowerBound, Kernel: res.Kernel, Nodes: res.Nodes, Engine: res.Engine, Why: res.Why, Threshold: res.DenseThreshold, Device: res.Device, Workers: res.Workers, Epochs: res.Epochs, Moved: res.Moved, LSDevice: res.LSDevice, Seconds: res.Elapsed.Seconds(), Verified: sf.verify && res.Cover != nil}
-		if jr.Threads = *threads; jr.Threads == 0 {
+		if jr.Threads = threads; jr.Threads == 0 {
 			jr.Threads = runtime.GOMAXPROCS(0)
 		}
 		if res.Cover != nil {
 			size := len(res.Cover)
 			jr.Size, jr.Cover = &size, shifted(res.Cover, base)
 		}
-		if opts.Device != nil && res.Device != "" {
-			jr.Backend = opts.Device.Info().Backend
-		}
+		jr.Backend = backendOf(opts.Devices, res.Device)
 		if err := json.NewEncoder(e.stdout).Encode(jr); err != nil {
 			return err
 		}
 		return v.require(sf.requireOptimal)
 	}
-	status := statusText(v, "minimum", fmt.Sprintf("cover of size ≤ %d", *k))
+	status := statusText(v, "minimum", fmt.Sprintf("cover of size ≤ %d", k))
 	size := "none"
 	if res.Cover != nil {
 		size = fmt.Sprint(len(res.Cover))

@@ -12,7 +12,6 @@ import (
 	// Every algorithm: its kernels, twins and checks register themselves.
 	_ "github.com/arbor-gpu/arbor/algorithms/all"
 	"github.com/arbor-gpu/arbor/backend"
-	"github.com/arbor-gpu/arbor/cpu"
 	"github.com/arbor-gpu/arbor/device"
 	"github.com/arbor-gpu/arbor/internal/dataset"
 )
@@ -27,6 +26,10 @@ type verifyRow struct {
 	Detail  string  `json:"detail,omitempty"` // the first failing case and why
 	Seconds float64 `json:"seconds"`
 }
+
+// refBackend is the backend whose twins are the reference: the CPU
+// backend (registered by backend/all as "cpu").
+const refBackend = "cpu"
 
 // verifyTarget is a device under test.
 type verifyTarget struct {
@@ -95,8 +98,12 @@ func runVerify(e *env) error {
 	// The reference is the CPU backend with one worker: the twins run in
 	// order, so the CPU backend's own row (its default worker pool) checks
 	// that the twins do not depend on how groups are scheduled.
-	ref := device.CacheBuilds(cpu.New(1))
-	defer ref.Release()
+	refDev, err := backend.OpenWorkers(refBackend, 0, 1)
+	if err != nil {
+		return fmt.Errorf("the reference (the %s backend, one worker): %w", refBackend, err)
+	}
+	ref := device.CacheBuilds(refDev)
+	defer ref.Close()
 
 	rows := map[string]*verifyRow{}
 	var order []string
