@@ -20,23 +20,28 @@ const (
 	clDeviceTypeAll         = 0xFFFFFFFF
 
 	// cl_device_info
-	clDeviceType               = 0x1000
-	clDeviceMaxComputeUnits    = 0x1002
-	clDeviceMaxWorkItemDims    = 0x1003
-	clDeviceMaxWorkGroupSize   = 0x1004
-	clDeviceMaxWorkItemSizes   = 0x1005
-	clDeviceMaxClockFrequency  = 0x100C
-	clDeviceMaxMemAllocSize    = 0x1010
-	clDeviceGlobalMemSize      = 0x101F
-	clDeviceLocalMemSize       = 0x1023
-	clDeviceAvailable          = 0x1027
-	clDeviceCompilerAvailable  = 0x1028
-	clDeviceName               = 0x102B
-	clDeviceVendor             = 0x102C
-	clDriverVersion            = 0x102D
-	clDeviceVersion            = 0x102F
-	clDeviceExtensions         = 0x1030
-	clDeviceOpenCLCVersion     = 0x103D
+	clDeviceType              = 0x1000
+	clDeviceMaxComputeUnits   = 0x1002
+	clDeviceMaxWorkItemDims   = 0x1003
+	clDeviceMaxWorkGroupSize  = 0x1004
+	clDeviceMaxWorkItemSizes  = 0x1005
+	clDeviceMaxClockFrequency = 0x100C
+	clDeviceMaxMemAllocSize   = 0x1010
+	clDeviceGlobalMemSize     = 0x101F
+	clDeviceLocalMemSize      = 0x1023
+	clDeviceAvailable         = 0x1027
+	clDeviceCompilerAvailable = 0x1028
+	clDeviceName              = 0x102B
+	clDeviceVendor            = 0x102C
+	clDriverVersion           = 0x102D
+	clDeviceVersion           = 0x102F
+	clDeviceExtensions        = 0x1030
+	clDeviceOpenCLCVersion    = 0x103D
+	// Sub-group widths, each behind its extension (cl_intel_subgroups,
+	// cl_amd_device_attribute_query, cl_nv_device_attribute_query).
+	clDeviceSubGroupSizesIntel = 0x4108
+	clDeviceWavefrontWidthAMD  = 0x4043
+	clDeviceWarpSizeNV         = 0x4003
 	clContextPlatform          = 0x1084
 	clQueueProfilingEnable     = 1 << 1
 	clMemReadWrite             = 1 << 0
