@@ -189,3 +189,42 @@ func TestCliqueDonates(t *testing.T) {
 		}
 	}
 }
+
+// TestCliqueTwinLanes runs the twin with workers of 1, 32 and 64 lanes.
+// With more than one lane and W ≤ lanes the twin colours through its
+// sub-group model (ballot, shuffle, one word per lane), as the kernel does
+// on a sub-group path; otherwise through the work-group route. A frozen
+// goal makes the tree fixed, so the node counts must be equal: for 3
+// words (sub-group at 32 and 64 lanes) and for 41 (more words than a warp
+// has lanes: the work-group route at 32, the sub-group route at 64, the
+// layout an AMD wavefront takes).
+func TestCliqueTwinLanes(t *testing.T) {
+	ref := cpu.New(0)
+	rng := rand.New(rand.NewPCG(41, 64))
+	for _, c := range []struct {
+		n    int
+		p    float64
+		goal int32
+	}{{150, 0.35, 7}, {2600, 0.012, 5}} {
+		adj := device.RandomBitRows(rng, c.n, c.p)
+		var want [2]int64
+		for i, lanes := range []int{1, 32, 64} {
+			nodes, found, err := cliqueFixedGoalLanes(ref, c.n, adj, c.goal, 4, lanes)
+			if err != nil {
+				t.Fatalf("n=%d, %d lanes: %v", c.n, lanes, err)
+			}
+			if i == 0 {
+				want = [2]int64{nodes, int64(found)}
+				if nodes < 10 {
+					t.Fatalf("n=%d: a tree of %d nodes tests nothing", c.n, nodes)
+				}
+				continue
+			}
+			if nodes != want[0] || int64(found) != want[1] {
+				t.Errorf("n=%d (W=%d), %d lanes: %d nodes, largest %d; one lane: %d, %d",
+					c.n, (c.n+63)/64, lanes, nodes, found, want[0], want[1])
+			}
+		}
+		t.Logf("n=%d (W=%d): %d nodes, largest %d at 1, 32 and 64 lanes", c.n, (c.n+63)/64, want[0], want[1])
+	}
+}
