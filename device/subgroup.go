@@ -179,3 +179,27 @@ func (d pathDevice) Info() backend.Info {
 	}
 	return i
 }
+
+// CheckSubgroupKernel fails when kernel k, built for dev with workers of
+// lanes work-items, was compiled for the khr sub-group path with LANES
+// equal to the sub-group width, but the driver says a work-group of lanes
+// items forms more than one sub-group for it (a compiler may pick a
+// narrower width per kernel, as Intel's does): the kernel's ballots and
+// reductions would then span part of a worker. Drivers that cannot say
+// pass.
+func CheckSubgroupKernel(dev backend.Device, k backend.Kernel, lanes int) error {
+	info := dev.Info()
+	p, err := PathOf(info)
+	if err != nil || p != PathKHR || lanes <= 1 || SubgroupWidth(info, p) != lanes {
+		return err
+	}
+	sg, ok := k.(interface{ SubGroups(local int) (int, bool) })
+	if !ok {
+		return nil
+	}
+	if n, ok := sg.SubGroups(lanes); ok && n != 1 {
+		return fmt.Errorf("device: %s on %s: a work-group of %d work-items forms %d sub-groups, the khr path needs one (%s=fallback avoids it)",
+			k.Name(), info, lanes, n, EnvSubgroups)
+	}
+	return nil
+}

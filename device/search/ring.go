@@ -128,6 +128,10 @@ func NewSearchKernel(dev backend.Device, q backend.Queue, name string, defines m
 		sk.Free()
 		return SearchKernel{}, fmt.Errorf("%s: %w", name, err)
 	}
+	if err := device.CheckSubgroupKernel(dev, sk.k, lanes); err != nil {
+		sk.Free()
+		return SearchKernel{}, err
+	}
 	return sk, nil
 }
 
