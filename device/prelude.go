@@ -176,6 +176,64 @@ INLINE u64 arbor_sg_ballot(int p) { return sub_group_reduce_add(p ? (ulong)1 << 
 #define arbor_sg_sum_i32(x) sub_group_reduce_add((int)(x))
 #define arbor_sg_min_u64(x) sub_group_reduce_min((ulong)(x))
 #define arbor_sg_inclusive_i32(x) sub_group_scan_inclusive_add((int)(x))
+#elif ARBOR_SUBGROUP == 4
+/* The local-memory emulation (ARBOR_SUBGROUPS=local, for testing): the
+   worker's work-items are the sub-group, and every operation is an
+   exchange through the kernel's ARBOR_SG_SCRATCH array between two
+   barriers. It runs the kernels' sub-group code on devices without
+   sub-groups (PoCL in CI); the search layer's reductions keep their own
+   work-group form on it. */
+#define ARBOR_SG_SCRATCH LOCAL u64 arbor_sg_s[LANES]
+#define arbor_sg_lane() ((u32)get_local_id(0))
+INLINE u64 arbor_sgl_ballot(LOCAL_REF(u64) s, int p)
+{
+    const u32 l = (u32)get_local_id(0);
+    s[l] = p ? (u64)1 << l : (u64)0;
+    BARRIER();
+    u64 m = 0;
+    for (u32 i = 0; i < (u32)get_local_size(0); i++) {
+        m |= s[i];
+    }
+    BARRIER();
+    return m;
+}
+INLINE u64 arbor_sgl_shfl(LOCAL_REF(u64) s, u64 x, u32 src)
+{
+    s[get_local_id(0)] = x;
+    BARRIER();
+    const u64 r = s[src];
+    BARRIER();
+    return r;
+}
+INLINE i64 arbor_sgl_scan(LOCAL_REF(u64) s, i64 x, u32 upto)
+{
+    s[get_local_id(0)] = (u64)x;
+    BARRIER();
+    i64 r = 0;
+    for (u32 i = 0; i <= upto; i++) {
+        r += (i64)s[i];
+    }
+    BARRIER();
+    return r;
+}
+INLINE u64 arbor_sgl_min(LOCAL_REF(u64) s, u64 x)
+{
+    s[get_local_id(0)] = x;
+    BARRIER();
+    u64 r = s[0];
+    for (u32 i = 1; i < (u32)get_local_size(0); i++) {
+        r = s[i] < r ? s[i] : r;
+    }
+    BARRIER();
+    return r;
+}
+#define arbor_sg_ballot(p) arbor_sgl_ballot(arbor_sg_s, (p))
+#define arbor_sg_any(p) (arbor_sgl_ballot(arbor_sg_s, (p)) != 0)
+#define arbor_sg_shfl_u64(x, src) arbor_sgl_shfl(arbor_sg_s, (u64)(x), (u32)(src))
+#define arbor_sg_shfl_i32(x, src) ((i32)arbor_sgl_shfl(arbor_sg_s, (u64)(i64)(x), (u32)(src)))
+#define arbor_sg_sum_i32(x) ((i32)arbor_sgl_scan(arbor_sg_s, (i64)(x), (u32)get_local_size(0) - 1))
+#define arbor_sg_min_u64(x) arbor_sgl_min(arbor_sg_s, (u64)(x))
+#define arbor_sg_inclusive_i32(x) ((i32)arbor_sgl_scan(arbor_sg_s, (i64)(x), (u32)get_local_id(0)))
 #elif ARBOR_SUBGROUP == 3
 /* NVIDIA's OpenCL offers no sub-group extension, but its compiler takes
    inline PTX (as GLOBAL_FENCE does): the warp's own vote and shuffle. A
@@ -333,7 +391,12 @@ INLINE u64 arbor_sg_min_u64(u64 x)
 const commonPrelude = `#define ARBOR_MIN(a, b) ((a) < (b) ? (a) : (b))
 /* ARBOR_SG_WARP: a worker of LANES work-items is one whole sub-group of
    the path the device takes, so the arbor_sg_* operations span exactly
-   the worker's lanes (tested in #if after the kernel defines LANES). */
+   the worker's lanes (tested in #if after the kernel defines LANES).
+   ARBOR_SG_SCRATCH; at the top of a kernel that uses them declares what
+   the local-memory emulation needs (nothing on the other paths). */
+#ifndef ARBOR_SG_SCRATCH
+#define ARBOR_SG_SCRATCH
+#endif
 #define ARBOR_SG_WARP (ARBOR_SUBGROUP != 0 && LANES > 1 && ARBOR_SG_SIZE == LANES)
 /* Index of the lowest set bit of a non-zero 64-bit word (OpenCL 1.2 has no ctz). */
 #define CTZ64(x) POPCOUNT64(((x) & (~(x) + 1)) - 1)

@@ -30,12 +30,17 @@ const (
 	PathPTX Path = "ptx"
 	// PathFallback: no sub-group operations; the work-group route.
 	PathFallback Path = "fallback"
+	// PathLocal: the sub-group operations emulated through local memory
+	// and barriers, the worker's work-items being the sub-group. Never
+	// picked by itself (ARBOR_SUBGROUPS=local or OnPath): it runs the
+	// kernels' sub-group code on devices without sub-groups, PoCL in CI.
+	PathLocal Path = "local"
 	// PathTwin: the CPU backend, which runs the Go twins.
 	PathTwin Path = "twin"
 )
 
 // EnvSubgroups names the variable that forces a path (auto, cuda, khr,
-// ptx, fallback) for testing. A path the device cannot take then fails to
+// ptx, fallback, local) for testing. A path the device cannot take then fails to
 // build rather than being replaced silently.
 const EnvSubgroups = "ARBOR_SUBGROUPS"
 
@@ -48,6 +53,8 @@ func (p Path) subgroupMacro() int {
 		return 2
 	case PathPTX:
 		return 3
+	case PathLocal:
+		return 4
 	}
 	return 0
 }
@@ -58,10 +65,10 @@ func ParsePath(s string) (Path, error) {
 	switch p := Path(strings.ToLower(strings.TrimSpace(s))); p {
 	case "", "auto":
 		return "", nil
-	case PathCUDA, PathKHR, PathPTX, PathFallback:
+	case PathCUDA, PathKHR, PathPTX, PathFallback, PathLocal:
 		return p, nil
 	}
-	return "", fmt.Errorf("device: %s=%q: want auto, cuda, khr, ptx or fallback", EnvSubgroups, s)
+	return "", fmt.Errorf("device: %s=%q: want auto, cuda, khr, ptx, fallback or local", EnvSubgroups, s)
 }
 
 func hasExt(info backend.Info, name string) bool {
@@ -149,6 +156,10 @@ func subgroupDefines(info backend.Info) (map[string]string, error) {
 		"ARBOR_SG_SIZE":        fmt.Sprint(SubgroupWidth(info, p)),
 		"ARBOR_SG_KHR_BALLOT":  "0",
 		"ARBOR_SG_KHR_SHUFFLE": "0",
+	}
+	if p == PathLocal {
+		// The emulation spans the work-group, whatever its size.
+		m["ARBOR_SG_SIZE"] = "LANES"
 	}
 	if p == PathKHR {
 		if hasExt(info, "cl_khr_subgroup_ballot") {

@@ -317,9 +317,10 @@ INLINE void ds_finish_push(GLOBAL u32* seq, u32 cap, i64 pos, u32 lid)
 
 /* Group reductions over the LANES work-items; every lane must call them
    and every lane gets the result. s is scratch of LANES slots. */
-#if ARBOR_SG_WARP
+#if ARBOR_SG_WARP && ARBOR_SUBGROUP != 4
 /* The worker is one sub-group (a CUDA or PTX warp, a khr sub-group of 32
-   or 64 lanes): no local memory, no barrier. */
+   or 64 lanes): no local memory, no barrier. (The local-memory emulation,
+   path 4, takes the work-group form below, which is the same thing.) */
 INLINE i32 ds_sum_i32(LOCAL_REF(i32) s, i32 v)
 {
     return arbor_sg_sum_i32(v);

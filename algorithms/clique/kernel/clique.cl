@@ -64,6 +64,7 @@ KERNEL void clique_epoch(GLOBAL const i32* RESTRICT shape, GLOBAL const u64* RES
                          const i32 frozen)
 {
     LOCAL i32 s_i[LANES];
+    ARBOR_SG_SCRATCH;
 #if !(ARBOR_SG_WARP && W <= LANES)
     LOCAL u64 s_q[W]; /* colouring: the vertices not yet coloured */
     LOCAL u64 s_r[W]; /* colouring: the current class's candidates */

@@ -105,9 +105,10 @@ func TestCliqueChecks(t *testing.T) {
 	})
 }
 
-// TestCliqueLanes runs the multi-lane form of clique_epoch (the GPU's:
-// barriers, lane 0's broadcasts, the lanes sharing a bitset's words) on
-// OpenCL devices with 4 lanes per worker, 3 words per set, and compares
+// TestCliqueLanes runs the multi-lane forms of clique_epoch (the GPU's:
+// barriers, lane 0's broadcasts, the lanes sharing a bitset's words; and
+// the sub-group colouring, emulated) on OpenCL devices with 4 lanes per
+// worker, 3 words per set, and compares
 // node counts and sizes with the twin. (PoCL compiles 4 lanes in seconds;
 // 32 lanes take much longer, and CUDA's 32 use warp shuffles anyway.)
 func TestCliqueLanes(t *testing.T) {
@@ -120,15 +121,22 @@ func TestCliqueLanes(t *testing.T) {
 		t.Fatal(err)
 	}
 	backendtest.ForBackend(t, "opencl", func(t *testing.T, dev backend.Device) {
-		t0 := time.Now()
-		nodes, found, err := cliqueFixedGoalLanes(dev, n, adj, 7, 5, 4)
-		if err != nil {
-			t.Fatal(err)
+		// The work-group route (fallback) and the sub-group route through
+		// the prelude's local-memory emulation of ballot, any and shuffle
+		// (local: a sub-group of 4 lanes, one word per lane), which runs
+		// the code the khr and PTX paths compile on a device without
+		// sub-groups.
+		for _, p := range []device.Path{device.PathFallback, device.PathLocal} {
+			t0 := time.Now()
+			nodes, found, err := cliqueFixedGoalLanes(device.OnPath(dev, p), n, adj, 7, 5, 4)
+			if err != nil {
+				t.Fatalf("%s: %v", p, err)
+			}
+			if nodes != wantN || found != wantF {
+				t.Fatalf("4 lanes, %s: %d nodes, largest %d; the twin %d, %d", p, nodes, found, wantN, wantF)
+			}
+			t.Logf("4 lanes on %s, %s: %d nodes, largest %d, %v", dev.Info(), p, nodes, found, time.Since(t0).Round(time.Millisecond))
 		}
-		if nodes != wantN || found != wantF {
-			t.Fatalf("4 lanes: %d nodes, largest %d; the twin %d, %d", nodes, found, wantN, wantF)
-		}
-		t.Logf("4 lanes on %s: %d nodes, largest %d, %v", dev.Info(), nodes, found, time.Since(t0).Round(time.Millisecond))
 	})
 }
 
