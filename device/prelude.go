@@ -205,13 +205,20 @@ INLINE u64 arbor_sgl_shfl(LOCAL_REF(u64) s, u64 x, u32 src)
     BARRIER();
     return r;
 }
-INLINE i64 arbor_sgl_scan(LOCAL_REF(u64) s, i64 x, u32 upto)
+/* The sum of lanes 0 .. lane (all: the lanes' total). The loop runs the
+   same count on every work-item: PoCL 3.1 ran a loop bounded by
+   get_local_id(0) after a barrier to the last work-item's bound on all
+   of them. */
+INLINE i64 arbor_sgl_scan(LOCAL_REF(u64) s, i64 x, int all)
 {
-    s[get_local_id(0)] = (u64)x;
+    const u32 l = (u32)get_local_id(0);
+    s[l] = (u64)x;
     BARRIER();
     i64 r = 0;
-    for (u32 i = 0; i <= upto; i++) {
-        r += (i64)s[i];
+    for (u32 i = 0; i < (u32)get_local_size(0); i++) {
+        if (all || i <= l) {
+            r += (i64)s[i];
+        }
     }
     BARRIER();
     return r;
@@ -231,9 +238,9 @@ INLINE u64 arbor_sgl_min(LOCAL_REF(u64) s, u64 x)
 #define arbor_sg_any(p) (arbor_sgl_ballot(arbor_sg_s, (p)) != 0)
 #define arbor_sg_shfl_u64(x, src) arbor_sgl_shfl(arbor_sg_s, (u64)(x), (u32)(src))
 #define arbor_sg_shfl_i32(x, src) ((i32)arbor_sgl_shfl(arbor_sg_s, (u64)(i64)(x), (u32)(src)))
-#define arbor_sg_sum_i32(x) ((i32)arbor_sgl_scan(arbor_sg_s, (i64)(x), (u32)get_local_size(0) - 1))
+#define arbor_sg_sum_i32(x) ((i32)arbor_sgl_scan(arbor_sg_s, (i64)(x), 1))
 #define arbor_sg_min_u64(x) arbor_sgl_min(arbor_sg_s, (u64)(x))
-#define arbor_sg_inclusive_i32(x) ((i32)arbor_sgl_scan(arbor_sg_s, (i64)(x), (u32)get_local_id(0)))
+#define arbor_sg_inclusive_i32(x) ((i32)arbor_sgl_scan(arbor_sg_s, (i64)(x), 0))
 #elif ARBOR_SUBGROUP == 3
 /* NVIDIA's OpenCL offers no sub-group extension, but its compiler takes
    inline PTX (as GLOBAL_FENCE does): the warp's own vote and shuffle. A

@@ -10,8 +10,10 @@
 #     every backend: verify runs each kernel on every path the device can
 #     take ([cuda]/[fallback], [ptx]/[fallback]), against the Go twins'
 #     fixed-goal node counts.
-#  2. The twins at 32 and 64 lanes and the kernels' own device tests, when
-#     the test binaries are there.
+#  2. TestSubgroupOps (every arbor_sg_* operation against Go on each
+#     device and path: CUDA's intrinsics, NVIDIA OpenCL's inline PTX, the
+#     local-memory emulation) and the twins at 32 and 64 lanes, when the
+#     test binaries are there.
 #  3. Times, --engine gpu and --engine hybrid: mcs over SG_PAIRS (10)
 #     medium MIVIA pairs (expected.csv, proven, original 5–8 s: about a
 #     second each on the device), clique on the complements of frb30-15-1
@@ -88,7 +90,7 @@ fi
 
 # 2. the tests: every path's checks, the twins at 32 and 64 lanes.
 if [ -z "${SG_QUICK:-}" ] && ! late; then
-	for t in "tests TestSubgroupPaths tests" \
+	for t in "tests TestSubgroupPaths|TestSubgroupOps tests" \
 		"algorithms_clique_kernel TestCliqueTwinLanes algorithms/clique/kernel" \
 		"algorithms_mcs_kernel TestMCSplitTwinLanes algorithms/mcs/kernel" \
 		"algorithms_vertexcover_kernel TestVCTwinLanes algorithms/vertexcover/kernel"; do
