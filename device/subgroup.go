@@ -97,6 +97,17 @@ func Paths(info backend.Info) []Path {
 	return append(out, PathFallback)
 }
 
+// PathsToCheck are the paths `arbor verify` and the tests run a device's
+// kernels on: the one ARBOR_SUBGROUPS forces, else every one of Paths.
+func PathsToCheck(info backend.Info) []Path {
+	if DialectOf(info) != Go {
+		if p, err := ParsePath(os.Getenv(EnvSubgroups)); err == nil && p != "" {
+			return []Path{p}
+		}
+	}
+	return Paths(info)
+}
+
 // PathOf is the path the prelude takes on the device: the one forced by
 // info.SubgroupPath (OnPath) or ARBOR_SUBGROUPS, else the first of Paths.
 func PathOf(info backend.Info) (Path, error) {

@@ -34,7 +34,7 @@ func TestKernelChecks(t *testing.T) {
 		// Every sub-group path the device can take, as `arbor verify`
 		// runs them (PoCL: the fallback, and khr where it reports
 		// cl_khr_subgroups with a width).
-		for _, p := range device.Paths(dev.Info()) {
+		for _, p := range device.PathsToCheck(dev.Info()) {
 			t.Run(string(p), func(t *testing.T) {
 				cached := device.CacheBuilds(device.OnPath(dev, p))
 				defer cached.Release()
