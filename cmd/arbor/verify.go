@@ -232,8 +232,8 @@ func verifyTargets(sel backend.Selection) ([]verifyTarget, []string, error) {
 				continue
 			}
 			// Every sub-group path the device can take (issue #36), or the
-			// one ARBOR_SUBGROUPS forces, each
-			// its own row and its own opened device.
+			// one ARBOR_SUBGROUPS forces: each its own row and its own
+			// opened device.
 			paths := device.PathsToCheck(info)
 			for _, p := range paths {
 				label := fmt.Sprintf("%s:%d %s", info.Backend, info.Index, shorten(info.Name, 36))
