@@ -59,8 +59,8 @@ func (p Path) subgroupMacro() int {
 	return 0
 }
 
-// ParsePath reads a path name as ARBOR_SUBGROUPS and --path take it ("" and
-// "auto" give "").
+// ParsePath reads a path name as ARBOR_SUBGROUPS takes it ("" and "auto"
+// give "": no path forced).
 func ParsePath(s string) (Path, error) {
 	switch p := Path(strings.ToLower(strings.TrimSpace(s))); p {
 	case "", "auto":
