@@ -28,7 +28,7 @@
 # builds .dev/arbor and the test binaries (scripts/build-dev.sh) and copies
 # the data the runs read into .dev/data (carry .dev). On the GPU machine:
 #   scripts/gpu/subgroups.sh
-# SG_BUDGET (default 510 s) stops starting new runs past that many seconds,
+# SG_BUDGET (default 460 s) stops starting new runs past that many seconds,
 # so the table is printed inside a 9-minute call; SG_PAIRS picks how many
 # pairs; SG_NOVERIFY=1 skips step 1's verify, SG_QUICK=1 step 2;
 # SG_CUDA_ARGS and SG_OCL_ARGS replace the device flags of the "cuda" and
@@ -61,7 +61,7 @@ D=.dev/data
 [ -x "$ARBOR" ] || { echo "subgroups.sh: $ARBOR not found (scripts/gpu/subgroups.sh --prepare)" >&2; exit 1; }
 D=$(cd "$D" && pwd)
 start=$SECONDS
-budget=${SG_BUDGET:-510}
+budget=${SG_BUDGET:-460}
 late() { [ $((SECONDS - start)) -ge "$budget" ]; }
 field() { grep -o "\"$1\":[^,}]*" | head -1 | cut -d: -f2 | tr -d '"'; }
 declare -a checks
@@ -123,7 +123,7 @@ run() { # label engine path args...
 	fi
 	local t0=$SECONDS out
 	# shellcheck disable=SC2086
-	out=$(env "${env[@]}" timeout 90 "$ARBOR" "$@" --engine "$engine" $pargs --json --verify --timeout 60s 2>/dev/null)
+	out=$(env "${env[@]}" timeout 60 "$ARBOR" "$@" --engine "$engine" $pargs --json --verify --timeout 45s 2>/dev/null)
 	local s n
 	s=$(echo "$out" | field seconds)
 	n=$(echo "$out" | field size)
