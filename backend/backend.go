@@ -54,6 +54,18 @@ type Info struct {
 	// Features lists further capabilities worth showing: SIMD sets for the
 	// CPU, extensions for OpenCL, compute capability details for CUDA.
 	Features []string `json:"features,omitempty"`
+	// Extensions is the device's whole extension string (OpenCL), from
+	// which the kernel prelude picks its sub-group path.
+	Extensions []string `json:"extensions,omitempty"`
+	// SubGroupSizes are the sub-group (warp, wavefront) widths the device
+	// reports: 32 on CUDA; on OpenCL what CL_DEVICE_SUB_GROUP_SIZES_INTEL,
+	// CL_DEVICE_WAVEFRONT_WIDTH_AMD or CL_DEVICE_WARP_SIZE_NV say (each an
+	// extension's query), none when the device reports none.
+	SubGroupSizes []int `json:"sub_group_sizes,omitempty"`
+	// SubgroupPath, when set, forces the prelude's sub-group path
+	// (device.OnPath sets it to build one device's kernels on each path it
+	// can take); empty: the prelude picks from the extensions.
+	SubgroupPath string `json:"subgroup_path,omitempty"`
 }
 
 func (i Info) String() string {

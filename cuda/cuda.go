@@ -337,6 +337,7 @@ func (st *state) deviceInfo(ordinal int) (backend.Info, limits, error) {
 		Name:          name,
 		Vendor:        "NVIDIA",
 		Type:          backend.TypeGPU,
+		SubGroupSizes: []int{32},
 		Version:       fmt.Sprintf("sm_%d%d", major, minor),
 		DriverVersion: "CUDA " + versionString(st.driverVersion),
 		ComputeUnits:  sms,

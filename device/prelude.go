@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"maps"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -73,6 +74,13 @@ func DialectOf(info backend.Info) Dialect {
 //	arbor_warp_ballot(pred) (a u32 lane mask) and arbor_ffs(x) (1 + the
 //	lowest set bit, 0 for none), which every lane of the warp must call
 //	together; a kernel keeps a plain work-group path for the others;
+//	sub-group operations, where ARBOR_SG_WARP (LANES work-items are one
+//	whole sub-group of the path device/subgroup.go picked): arbor_sg_lane(),
+//	arbor_sg_ballot(pred) (a u64 lane mask: 32 or 64 lanes),
+//	arbor_sg_any(pred), arbor_sg_shfl_u64/i32(x, src),
+//	arbor_sg_sum_i32(x), arbor_sg_min_u64(x), arbor_sg_inclusive_i32(x);
+//	every lane calls them together; kernels keep a work-group route (local
+//	memory and barriers) for #if !ARBOR_SG_WARP;
 //	arbor_pack_max(key, index) -> u64 and arbor_packed_key/arbor_packed_index:
 //	the deterministic argmax word (a larger key wins, equal keys go to the
 //	smaller index), so max over packed words is an argmax with ties broken
@@ -133,6 +141,165 @@ typedef ulong u64;
 typedef int4 i32x4;
 typedef ulong2 u64x2;
 #define LOAD_VEC(type, p, i) (((__global const type*)(p))[i])
+/* Sub-group operations (device/subgroup.go picks the path from the
+   device's extensions: ARBOR_SUBGROUP 2 = cl_khr_subgroups, 3 = inline PTX
+   on NVIDIA's OpenCL, 0 = none, the kernels' work-group route). */
+#if ARBOR_SUBGROUP == 2
+#pragma OPENCL EXTENSION cl_khr_subgroups : enable
+#if ARBOR_SG_KHR_BALLOT
+#pragma OPENCL EXTENSION cl_khr_subgroup_ballot : enable
+#endif
+#if ARBOR_SG_KHR_SHUFFLE
+#pragma OPENCL EXTENSION cl_khr_subgroup_shuffle : enable
+#endif
+#define arbor_sg_lane() ((u32)get_sub_group_local_id())
+#if ARBOR_SG_KHR_BALLOT
+INLINE u64 arbor_sg_ballot(int p)
+{
+    const uint4 b = sub_group_ballot(p);
+    return (u64)b.x | (u64)b.y << 32;
+}
+#else
+/* One bit per lane, so the sum is the OR (at most 64 lanes). */
+INLINE u64 arbor_sg_ballot(int p) { return sub_group_reduce_add(p ? (ulong)1 << get_sub_group_local_id() : (ulong)0); }
+#endif
+#define arbor_sg_any(p) sub_group_any((int)(p))
+#if ARBOR_SG_KHR_SHUFFLE
+#define arbor_sg_shfl_u64(x, src) sub_group_shuffle((ulong)(x), (uint)(src))
+#define arbor_sg_shfl_i32(x, src) sub_group_shuffle((int)(x), (uint)(src))
+#else
+/* Without cl_khr_subgroup_shuffle: a broadcast, which needs the same
+   source lane on every lane; every use in the kernels has it. */
+#define arbor_sg_shfl_u64(x, src) sub_group_broadcast((ulong)(x), (uint)(src))
+#define arbor_sg_shfl_i32(x, src) sub_group_broadcast((int)(x), (uint)(src))
+#endif
+#define arbor_sg_sum_i32(x) sub_group_reduce_add((int)(x))
+#define arbor_sg_min_u64(x) sub_group_reduce_min((ulong)(x))
+#define arbor_sg_inclusive_i32(x) sub_group_scan_inclusive_add((int)(x))
+#elif ARBOR_SUBGROUP == 4
+/* The local-memory emulation (ARBOR_SUBGROUPS=local, for testing): the
+   worker's work-items are the sub-group, and every operation is an
+   exchange through the kernel's ARBOR_SG_SCRATCH array between two
+   barriers. It runs the kernels' sub-group code on devices without
+   sub-groups (PoCL in CI); the search layer's reductions keep their own
+   work-group form on it. */
+#define ARBOR_SG_SCRATCH LOCAL u64 arbor_sg_s[LANES]
+#define arbor_sg_lane() ((u32)get_local_id(0))
+INLINE u64 arbor_sgl_ballot(LOCAL_REF(u64) s, int p)
+{
+    const u32 l = (u32)get_local_id(0);
+    s[l] = p ? (u64)1 << l : (u64)0;
+    BARRIER();
+    u64 m = 0;
+    for (u32 i = 0; i < (u32)get_local_size(0); i++) {
+        m |= s[i];
+    }
+    BARRIER();
+    return m;
+}
+INLINE u64 arbor_sgl_shfl(LOCAL_REF(u64) s, u64 x, u32 src)
+{
+    s[get_local_id(0)] = x;
+    BARRIER();
+    const u64 r = s[src];
+    BARRIER();
+    return r;
+}
+/* The sum of lanes 0 .. lane (all: the lanes' total). The loop runs the
+   same count on every work-item: PoCL 3.1 ran a loop bounded by
+   get_local_id(0) after a barrier to the last work-item's bound on all
+   of them. */
+INLINE i64 arbor_sgl_scan(LOCAL_REF(u64) s, i64 x, int all)
+{
+    const u32 l = (u32)get_local_id(0);
+    s[l] = (u64)x;
+    BARRIER();
+    i64 r = 0;
+    for (u32 i = 0; i < (u32)get_local_size(0); i++) {
+        if (all || i <= l) {
+            r += (i64)s[i];
+        }
+    }
+    BARRIER();
+    return r;
+}
+INLINE u64 arbor_sgl_min(LOCAL_REF(u64) s, u64 x)
+{
+    s[get_local_id(0)] = x;
+    BARRIER();
+    u64 r = s[0];
+    for (u32 i = 1; i < (u32)get_local_size(0); i++) {
+        r = s[i] < r ? s[i] : r;
+    }
+    BARRIER();
+    return r;
+}
+#define arbor_sg_ballot(p) arbor_sgl_ballot(arbor_sg_s, (p))
+#define arbor_sg_any(p) (arbor_sgl_ballot(arbor_sg_s, (p)) != 0)
+#define arbor_sg_shfl_u64(x, src) arbor_sgl_shfl(arbor_sg_s, (u64)(x), (u32)(src))
+#define arbor_sg_shfl_i32(x, src) ((i32)arbor_sgl_shfl(arbor_sg_s, (u64)(i64)(x), (u32)(src)))
+#define arbor_sg_sum_i32(x) ((i32)arbor_sgl_scan(arbor_sg_s, (i64)(x), 1))
+#define arbor_sg_min_u64(x) arbor_sgl_min(arbor_sg_s, (u64)(x))
+#define arbor_sg_inclusive_i32(x) ((i32)arbor_sgl_scan(arbor_sg_s, (i64)(x), 0))
+#elif ARBOR_SUBGROUP == 3
+/* NVIDIA's OpenCL offers no sub-group extension, but its compiler takes
+   inline PTX (as GLOBAL_FENCE does): the warp's own vote and shuffle. A
+   worker is one full warp (LANES == 32), so the member mask is all ones. */
+INLINE u32 arbor_sg_lane(void) { return (u32)get_local_id(0) & 31u; }
+INLINE u64 arbor_sg_ballot(int p)
+{
+    uint r;
+    asm volatile("{ .reg .pred q; setp.ne.s32 q, %1, 0; vote.sync.ballot.b32 %0, q, 0xffffffff; }" : "=r"(r) : "r"(p));
+    return (u64)r;
+}
+#define arbor_sg_any(p) (arbor_sg_ballot(p) != 0)
+INLINE u32 arbor_ptx_shfl_idx(u32 x, u32 src)
+{
+    uint r;
+    asm volatile("shfl.sync.idx.b32 %0, %1, %2, 0x1f, 0xffffffff;" : "=r"(r) : "r"(x), "r"(src));
+    return r;
+}
+INLINE u32 arbor_ptx_shfl_xor(u32 x, u32 m)
+{
+    uint r;
+    asm volatile("shfl.sync.bfly.b32 %0, %1, %2, 0x1f, 0xffffffff;" : "=r"(r) : "r"(x), "r"(m));
+    return r;
+}
+INLINE u32 arbor_ptx_shfl_up(u32 x, u32 d)
+{
+    uint r;
+    asm volatile("shfl.sync.up.b32 %0, %1, %2, 0x0, 0xffffffff;" : "=r"(r) : "r"(x), "r"(d));
+    return r;
+}
+INLINE u64 arbor_sg_shfl_u64(u64 x, u32 src) { return (u64)arbor_ptx_shfl_idx((u32)(x >> 32), src) << 32 | arbor_ptx_shfl_idx((u32)x, src); }
+INLINE i32 arbor_sg_shfl_i32(i32 x, u32 src) { return (i32)arbor_ptx_shfl_idx((u32)x, src); }
+INLINE i32 arbor_sg_sum_i32(i32 x)
+{
+    for (u32 d = 16; d > 0; d >>= 1) {
+        x += (i32)arbor_ptx_shfl_xor((u32)x, d);
+    }
+    return x;
+}
+INLINE u64 arbor_sg_min_u64(u64 x)
+{
+    for (u32 d = 16; d > 0; d >>= 1) {
+        const u64 o = (u64)arbor_ptx_shfl_xor((u32)(x >> 32), d) << 32 | arbor_ptx_shfl_xor((u32)x, d);
+        x = o < x ? o : x;
+    }
+    return x;
+}
+INLINE i32 arbor_sg_inclusive_i32(i32 x)
+{
+    const u32 lane = arbor_sg_lane();
+    for (u32 d = 1; d < 32; d <<= 1) {
+        const i32 y = (i32)arbor_ptx_shfl_up((u32)x, d);
+        if (lane >= d) {
+            x += y;
+        }
+    }
+    return x;
+}
+#endif
 ` + commonPrelude
 
 const cudaPrelude = `/* Arbor prelude: CUDA (NVRTC) */
@@ -203,10 +370,41 @@ INLINE i64 arbor_warp_sum_i64(i64 x)
 typedef int4 i32x4;
 typedef ulonglong2 u64x2;
 #define LOAD_VEC(type, p, i) (((const type*)(p))[i])
+/* Sub-group operations on the CUDA path (ARBOR_SUBGROUP 1): a warp. */
+#define arbor_sg_lane() (threadIdx.x & 31u)
+#define arbor_sg_ballot(p) ((u64)__ballot_sync(0xffffffffu, (p)))
+#define arbor_sg_any(p) __any_sync(0xffffffffu, (p))
+#define arbor_sg_shfl_u64(x, src) ((u64)__shfl_sync(0xffffffffu, (unsigned long long)(x), (src)))
+#define arbor_sg_shfl_i32(x, src) ((i32)__shfl_sync(0xffffffffu, (int)(x), (src)))
+INLINE i32 arbor_sg_sum_i32(i32 x)
+{
+    for (int d = 16; d > 0; d >>= 1) {
+        x += __shfl_xor_sync(0xffffffffu, x, d);
+    }
+    return x;
+}
+INLINE u64 arbor_sg_min_u64(u64 x)
+{
+    for (int d = 16; d > 0; d >>= 1) {
+        const u64 o = __shfl_xor_sync(0xffffffffu, x, d);
+        x = o < x ? o : x;
+    }
+    return x;
+}
+#define arbor_sg_inclusive_i32(x) arbor_warp_inclusive_i32((x), arbor_sg_lane())
 ` + commonPrelude
 
 // commonPrelude is written in the shared vocabulary, after either dialect.
 const commonPrelude = `#define ARBOR_MIN(a, b) ((a) < (b) ? (a) : (b))
+/* ARBOR_SG_WARP: a worker of LANES work-items is one whole sub-group of
+   the path the device takes, so the arbor_sg_* operations span exactly
+   the worker's lanes (tested in #if after the kernel defines LANES).
+   ARBOR_SG_SCRATCH; at the top of a kernel that uses them declares what
+   the local-memory emulation needs (nothing on the other paths). */
+#ifndef ARBOR_SG_SCRATCH
+#define ARBOR_SG_SCRATCH
+#endif
+#define ARBOR_SG_WARP (ARBOR_SUBGROUP != 0 && LANES > 1 && ARBOR_SG_SIZE == LANES)
 /* Index of the lowest set bit of a non-zero 64-bit word (OpenCL 1.2 has no ctz). */
 #define CTZ64(x) POPCOUNT64(((x) & (~(x) + 1)) - 1)
 #define ARBOR_MAX(a, b) ((a) > (b) ? (a) : (b))
@@ -326,12 +524,18 @@ func FeatureDefines(info backend.Info) map[string]string {
 	if strings.Contains(strings.ToUpper(info.Vendor), "NVIDIA") {
 		nvidia = "1"
 	}
-	return map[string]string{
+	m := map[string]string{
 		"ARBOR_NVIDIA":         nvidia,
 		"ARBOR_ATOMICS64":      a64,
 		"ARBOR_MAX_WORK_GROUP": fmt.Sprint(info.MaxWorkGroup),
 		"ARBOR_LOCAL_MEMORY":   fmt.Sprint(info.LocalMemory),
 	}
+	// A bad ARBOR_SUBGROUPS leaves the sub-group macros out here (the
+	// prelude then takes the work-group route); Source reports it.
+	if sg, err := subgroupDefines(info); err == nil {
+		maps.Copy(m, sg)
+	}
+	return m
 }
 
 // Source assembles the exact text a device compiles for source file name:
@@ -342,6 +546,9 @@ func FeatureDefines(info backend.Info) map[string]string {
 func Source(info backend.Info, name string, defines map[string]string, kernelNames ...string) (backend.Source, error) {
 	body, err := Text(name)
 	if err != nil {
+		return backend.Source{}, err
+	}
+	if _, err := PathOf(info); err != nil {
 		return backend.Source{}, err
 	}
 	all := FeatureDefines(info)

@@ -218,6 +218,15 @@ func (p *Program) Kernel(name string) (backend.Kernel, error) {
 // Name is the entry point's name.
 func (k *Kernel) Name() string { return k.name }
 
+// SubGroups is the number of sub-groups a work-group of local work-items
+// forms for this kernel on its device, as clGetKernelSubGroupInfo says;
+// ok is false where the loader (before OpenCL 2.1) or the device (without
+// sub-groups) cannot say.
+func (k *Kernel) SubGroups(local int) (count int, ok bool) {
+	defer runtime.KeepAlive(k)
+	return k.api.kernelSubGroupCount(k.k, k.dev.dev.id, local)
+}
+
 // MaxGroup is the largest work-group the kernel may be launched with.
 func (k *Kernel) MaxGroup() int { return k.maxGroup }
 

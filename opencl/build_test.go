@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 
@@ -338,5 +339,38 @@ func TestCache(t *testing.T) {
 				t.Errorf("no warning for an unwritable cache: %q", warn)
 			}
 		})
+	})
+}
+
+// TestKernelSubGroups asks each device how many sub-groups a work-group
+// forms (clGetKernelSubGroupInfo, the check the khr path's kernels pass
+// through): where the driver answers, a group of one work-item is one
+// sub-group and a group of 64 at least one; where it cannot (a loader
+// before OpenCL 2.1, a device without sub-groups) ok is false, not a crash.
+func TestKernelSubGroups(t *testing.T) {
+	forEachDevice(t, func(t *testing.T, d *Device) {
+		src := backend.Source{Name: "sg_probe", Kernels: []string{"sg_probe"},
+			Code: "__kernel void sg_probe(__global int* out) { out[get_global_id(0)] = 1; }\n"}
+		p, err := d.Build(src)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer p.Release()
+		bk, err := p.Kernel("sg_probe")
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer bk.Release()
+		k := bk.(*Kernel)
+		one, ok1 := k.SubGroups(1)
+		many, ok64 := k.SubGroups(64)
+		t.Logf("%s: clGetKernelSubGroupInfo loaded %v; 1 item: %d sub-groups (%v); 64 items: %d (%v); cl_khr_subgroups %v",
+			d.Info(), k.api.getKernelSubGroupInfo != nil, one, ok1, many, ok64, slices.Contains(d.Info().Extensions, "cl_khr_subgroups"))
+		if ok1 && one != 1 {
+			t.Errorf("a work-group of one work-item forms %d sub-groups", one)
+		}
+		if ok64 && (many < 1 || many > 64) {
+			t.Errorf("a work-group of 64 work-items forms %d sub-groups", many)
+		}
 	})
 }

@@ -25,8 +25,10 @@ package opencl
 import (
 	"encoding/binary"
 	"fmt"
+	"maps"
 	"os"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -157,7 +159,7 @@ func (d *Driver) enumerate() ([]found, error) {
 // selectedExtensions are the extensions worth showing in Features.
 var selectedExtensions = []string{
 	"cl_khr_fp64", "cl_khr_fp16", "cl_khr_int64_base_atomics", "cl_khr_int64_extended_atomics",
-	"cl_khr_subgroups", "cl_intel_subgroups", "cl_nv_device_attribute_query", "cl_amd_device_attribute_query",
+	"cl_khr_subgroups", "cl_khr_subgroup_ballot", "cl_khr_subgroup_shuffle", "cl_intel_subgroups", "cl_nv_device_attribute_query", "cl_amd_device_attribute_query",
 	"cl_khr_il_program",
 }
 
@@ -208,7 +210,37 @@ func describe(a *api, id clDevice) found {
 			info.Features = append(info.Features, e)
 		}
 	}
+	info.Extensions = slices.Sorted(maps.Keys(exts))
+	info.SubGroupSizes = subGroupSizes(a, id, exts)
 	return found{info: info, maxAlloc: maxAlloc}
+}
+
+// subGroupSizes asks the device for its sub-group widths through the
+// extension queries that report them: Intel's list of sizes, AMD's
+// wavefront width, NVIDIA's warp size. Core OpenCL reports a width only
+// per compiled kernel (clGetKernelSubGroupInfo), so a device with none of
+// these extensions reports nothing here.
+func subGroupSizes(a *api, id clDevice, exts map[string]bool) []int {
+	var out []int
+	if exts["cl_intel_subgroups"] || exts["cl_intel_required_subgroup_size"] {
+		if b, st := a.deviceInfo(id, clDeviceSubGroupSizesIntel); st == 0 {
+			for _, v := range infoSizes(b) {
+				out = append(out, int(v))
+			}
+		}
+	}
+	if exts["cl_amd_device_attribute_query"] {
+		if v := infoUint(a.deviceInfo(id, clDeviceWavefrontWidthAMD)); v > 0 {
+			out = append(out, int(v))
+		}
+	}
+	if exts["cl_nv_device_attribute_query"] {
+		if v := infoUint(a.deviceInfo(id, clDeviceWarpSizeNV)); v > 0 {
+			out = append(out, int(v))
+		}
+	}
+	slices.Sort(out)
+	return slices.Compact(out)
 }
 
 // infoString decodes a char[] info value (NUL-terminated).

@@ -58,6 +58,8 @@ type api struct {
 	releaseKernel          func(k clKernel) int32
 	setKernelArg           func(k clKernel, index uint32, size uintptr, value unsafe.Pointer) int32
 	getKernelWorkGroupInfo func(k clKernel, d clDevice, param uint32, size uintptr, value []byte, sizeOut *uintptr) int32
+	// getKernelSubGroupInfo is OpenCL 2.1's; nil where the loader lacks it.
+	getKernelSubGroupInfo func(k clKernel, d clDevice, param uint32, inSize uintptr, in unsafe.Pointer, size uintptr, value []byte, sizeOut *uintptr) int32
 
 	enqueueNDRangeKernel func(q clQueue, k clKernel, dims uint32, offset, global, local *uintptr, numWait uint32, wait, event uintptr) int32
 	enqueueReadBuffer    func(q clQueue, m clMem, blocking uint32, offset, size uintptr, ptr unsafe.Pointer, numWait uint32, wait, event uintptr) int32
@@ -122,6 +124,9 @@ func openLibrary(path string) (*api, error) {
 			return nil, fmt.Errorf("%s lacks %s (an OpenCL 1.2 ICD loader is needed): %v", path, s.name, err)
 		}
 		purego.RegisterFunc(s.fn, sym)
+	}
+	if sym, err := dlsym(h, "clGetKernelSubGroupInfo"); err == nil {
+		purego.RegisterFunc(&a.getKernelSubGroupInfo, sym)
 	}
 	return a, nil
 }
@@ -281,6 +286,23 @@ func (a *api) kernelWorkGroupInfo(k clKernel, d clDevice, param uint32) ([]byte,
 	return query(func(size uintptr, v []byte, out *uintptr) int32 {
 		return a.getKernelWorkGroupInfo(k, d, param, size, v, out)
 	})
+}
+
+// kernelSubGroupCount is the number of sub-groups a work-group of local
+// work-items forms for kernel k (CL_KERNEL_SUB_GROUP_COUNT_FOR_NDRANGE);
+// ok is false where the loader or the device cannot say.
+func (a *api) kernelSubGroupCount(k clKernel, d clDevice, local int) (count int, ok bool) {
+	if a.getKernelSubGroupInfo == nil {
+		return 0, false
+	}
+	in := uintptr(local)
+	v := make([]byte, sizeT)
+	st := a.getKernelSubGroupInfo(k, d, clKernelSubGroupCountForNDRange, unsafe.Sizeof(in), unsafe.Pointer(&in), uintptr(len(v)), v, nil)
+	runtime.KeepAlive(&in)
+	if st != 0 {
+		return 0, false
+	}
+	return int(infoUint(v, 0)), true
 }
 
 // setArgMem passes a buffer: clSetKernelArg wants a pointer to the cl_mem.

@@ -18,8 +18,9 @@ import (
 
 // TestKernelChecks runs every device.Checks case (the cases `arbor verify`
 // runs; the real-graph ones too when ../shared/data is present) on each
-// device and on the CPU backend, and requires identical outputs. Programs
-// are built once per device (device.CacheBuilds).
+// device, on every sub-group path it can take, and on the CPU backend, and
+// requires identical outputs. Programs are built once per device and path
+// (device.CacheBuilds).
 func TestKernelChecks(t *testing.T) {
 	checks := device.Checks(dataset.Dir())
 	ref := device.CacheBuilds(cpu.New(0))
@@ -30,21 +31,28 @@ func TestKernelChecks(t *testing.T) {
 		want[i], wantErr[i] = c.Run(ref)
 	}
 	backendtest.ForEach(t, func(t *testing.T, dev backend.Device) {
-		cached := device.CacheBuilds(dev)
-		defer cached.Release()
-		for i, c := range checks {
-			if wantErr[i] != nil {
-				t.Errorf("%s %s: CPU twin: %v", c.Kernel, c.Case, wantErr[i])
-				continue
-			}
-			got, err := c.Run(cached)
-			if err != nil {
-				t.Errorf("%s %s: %v", c.Kernel, c.Case, err)
-				continue
-			}
-			if err := device.Compare(got, want[i]); err != nil {
-				t.Errorf("%s %s: %v", c.Kernel, c.Case, err)
-			}
+		// Every sub-group path the device can take, as `arbor verify`
+		// runs them (PoCL: the fallback, and khr where it reports
+		// cl_khr_subgroups with a width).
+		for _, p := range device.PathsToCheck(dev.Info()) {
+			t.Run(string(p), func(t *testing.T) {
+				cached := device.CacheBuilds(device.OnPath(dev, p))
+				defer cached.Release()
+				for i, c := range checks {
+					if wantErr[i] != nil {
+						t.Errorf("%s %s: CPU twin: %v", c.Kernel, c.Case, wantErr[i])
+						continue
+					}
+					got, err := c.Run(cached)
+					if err != nil {
+						t.Errorf("%s %s: %v", c.Kernel, c.Case, err)
+						continue
+					}
+					if err := device.Compare(got, want[i]); err != nil {
+						t.Errorf("%s %s: %v", c.Kernel, c.Case, err)
+					}
+				}
+			})
 		}
 	})
 }

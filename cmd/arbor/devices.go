@@ -7,6 +7,7 @@ import (
 	"text/tabwriter"
 
 	"github.com/arbor-gpu/arbor/backend"
+	"github.com/arbor-gpu/arbor/device"
 )
 
 func runDevices(e *env) error {
@@ -39,6 +40,7 @@ func runDevices(e *env) error {
 			if len(d.Features) > 0 {
 				fmt.Fprintf(tw, "\t\t%s\n", strings.Join(d.Features, " "))
 			}
+			fmt.Fprintf(tw, "\t\t%s\n", subgroupLine(d))
 		}
 	}
 	if err := tw.Flush(); err != nil {
@@ -51,6 +53,48 @@ func runDevices(e *env) error {
 	}
 	fmt.Fprintf(e.stdout, "\nauto selection: %s — %s\n", c.Info, c.Info.Name)
 	return nil
+}
+
+// subgroupLine says what the kernel prelude will do for warp-level work on
+// the device: the sub-group widths and extensions it reports, the path it
+// takes (ARBOR_SUBGROUPS may force one) and the others it could take
+// (`arbor verify` runs each).
+func subgroupLine(d backend.Info) string {
+	var sizes []string
+	for _, s := range d.SubGroupSizes {
+		sizes = append(sizes, fmt.Sprint(s))
+	}
+	var exts []string
+	for _, e := range d.Extensions {
+		if strings.Contains(e, "subgroup") || e == "cl_nv_device_attribute_query" || e == "cl_amd_device_attribute_query" {
+			exts = append(exts, e)
+		}
+	}
+	if len(exts) == 0 && d.Backend == "opencl" {
+		exts = []string{"none"}
+	}
+	path, err := device.PathOf(d)
+	where := ""
+	if err != nil {
+		where = " (" + err.Error() + ")"
+	} else if w := device.SubgroupWidth(d, path); w > 0 {
+		where = fmt.Sprintf(" (%d lanes)", w)
+	}
+	var paths []string
+	for _, p := range device.Paths(d) {
+		paths = append(paths, string(p))
+	}
+	line := fmt.Sprintf("sub-groups: sizes %s", orDash(strings.Join(sizes, ",")))
+	if len(exts) > 0 {
+		line += ", extensions " + strings.Join(exts, " ")
+	}
+	line += fmt.Sprintf(", path %s%s; can take %s", path, where, strings.Join(paths, ", "))
+	if d.Backend == "opencl" && d.Type == backend.TypeCPU {
+		// The search kernels give a CPU device's workers one lane each
+		// (PoCL compiles barriers in loops slowly), so no path changes them.
+		line += " (search kernels: 1 lane per worker here)"
+	}
+	return line
 }
 
 func orDash(s string) string {

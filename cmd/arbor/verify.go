@@ -238,13 +238,22 @@ func verifyTargets(sel backend.Selection) ([]verifyTarget, []string, error) {
 			if !deviceMatches(info, sel.Device) {
 				continue
 			}
-			label := fmt.Sprintf("%s:%d %s", info.Backend, info.Index, shorten(info.Name, 36))
-			dev, err := backend.OpenBackend(info.Backend, info.Index)
-			if err != nil {
-				targets = append(targets, verifyTarget{label: label, err: fmt.Errorf("open: %w", err)})
-				continue
+			// Every sub-group path the device can take (issue #36), or the
+			// one ARBOR_SUBGROUPS forces: each its own row and its own
+			// opened device.
+			paths := device.PathsToCheck(info)
+			for _, p := range paths {
+				label := fmt.Sprintf("%s:%d %s", info.Backend, info.Index, shorten(info.Name, 36))
+				if len(paths) > 1 {
+					label += " [" + string(p) + "]"
+				}
+				dev, err := backend.OpenBackend(info.Backend, info.Index)
+				if err != nil {
+					targets = append(targets, verifyTarget{label: label, err: fmt.Errorf("open: %w", err)})
+					continue
+				}
+				targets = append(targets, verifyTarget{label: label, dev: device.CacheBuilds(device.OnPath(dev, p))})
 			}
-			targets = append(targets, verifyTarget{label: label, dev: device.CacheBuilds(dev)})
 		}
 	}
 	if len(targets) == 0 {

@@ -317,28 +317,23 @@ INLINE void ds_finish_push(GLOBAL u32* seq, u32 cap, i64 pos, u32 lid)
 
 /* Group reductions over the LANES work-items; every lane must call them
    and every lane gets the result. s is scratch of LANES slots. */
-#if defined(ARBOR_CUDA) && LANES == 32
+#if ARBOR_SG_WARP && ARBOR_SUBGROUP != 4
+/* The worker is one sub-group (a CUDA or PTX warp, a khr sub-group of 32
+   or 64 lanes): no local memory, no barrier. (The local-memory emulation,
+   path 4, takes the work-group form below, which is the same thing.) */
 INLINE i32 ds_sum_i32(LOCAL_REF(i32) s, i32 v)
 {
-    for (int d = 16; d > 0; d >>= 1) {
-        v += __shfl_xor_sync(0xffffffffu, v, d);
-    }
-    return v;
+    return arbor_sg_sum_i32(v);
 }
 INLINE u64 ds_min_u64(LOCAL_REF(u64) s, u64 v)
 {
-    for (int d = 16; d > 0; d >>= 1) {
-        u64 o = __shfl_xor_sync(0xffffffffu, v, d);
-        v = o < v ? o : v;
-    }
-    return v;
+    return arbor_sg_min_u64(v);
 }
 /* Exclusive prefix sum; *total gets the sum of all lanes. */
 INLINE i32 ds_exscan_i32(LOCAL_REF(i32) s, i32 v, i32* total)
 {
-    u32 lane = threadIdx.x;
-    i32 x = arbor_warp_inclusive_i32(v, lane);
-    *total = __shfl_sync(0xffffffffu, x, 31);
+    const i32 x = arbor_sg_inclusive_i32(v);
+    *total = arbor_sg_shfl_i32(x, LANES - 1);
     return x - v;
 }
 #else

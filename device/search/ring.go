@@ -31,11 +31,12 @@ const (
 )
 
 // CheckGeometry checks what every search kernel's shape has: work-items
-// per worker (a power of two up to a warp), workers, and a ring capacity
+// per worker (a power of two up to 64: a warp or an AMD wavefront),
+// workers, and a ring capacity
 // that is a power of two.
 func CheckGeometry(kernel string, lanes, workers, capacity int) error {
-	if lanes&(lanes-1) != 0 || lanes < 1 || lanes > 32 {
-		return fmt.Errorf("%s: %d lanes per worker (want a power of two up to 32)", kernel, lanes)
+	if lanes&(lanes-1) != 0 || lanes < 1 || lanes > 64 {
+		return fmt.Errorf("%s: %d lanes per worker (want a power of two up to 64)", kernel, lanes)
 	}
 	if workers < 1 {
 		return fmt.Errorf("%s: %d workers", kernel, workers)
@@ -126,6 +127,10 @@ func NewSearchKernel(dev backend.Device, q backend.Queue, name string, defines m
 	if sk.k, err = prog.Kernel(name + "_epoch"); err != nil {
 		sk.Free()
 		return SearchKernel{}, fmt.Errorf("%s: %w", name, err)
+	}
+	if err := device.CheckSubgroupKernel(dev, sk.k, lanes); err != nil {
+		sk.Free()
+		return SearchKernel{}, err
 	}
 	return sk, nil
 }

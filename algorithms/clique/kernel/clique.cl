@@ -64,7 +64,8 @@ KERNEL void clique_epoch(GLOBAL const i32* RESTRICT shape, GLOBAL const u64* RES
                          const i32 frozen)
 {
     LOCAL i32 s_i[LANES];
-#if !(defined(ARBOR_CUDA) && LANES == 32 && W <= 32)
+    ARBOR_SG_SCRATCH;
+#if !(ARBOR_SG_WARP && W <= LANES)
     LOCAL u64 s_q[W]; /* colouring: the vertices not yet coloured */
     LOCAL u64 s_r[W]; /* colouring: the current class's candidates */
 #endif
@@ -263,26 +264,28 @@ KERNEL void clique_epoch(GLOBAL const i32* RESTRICT shape, GLOBAL const u64* RES
            lowest left) and writes the list, the others strike its
            neighbours out. */
         const i32 kmin = best - size + 1;
-#if defined(ARBOR_CUDA) && LANES == 32 && W <= 32
-        /* On a CUDA warp each lane keeps one word of the uncoloured set and
-           of the class's candidates in registers, and the warp finds the
-           lowest vertex left with a ballot and a shuffle: no barrier per
-           vertex (the shared-memory form below takes two). The same
-           vertices in the same order, so the same list and tree. */
+#if ARBOR_SG_WARP && W <= LANES
+        /* When the worker is one sub-group (a warp of 32 on CUDA and
+           NVIDIA's OpenCL, a khr sub-group of 32 or 64 lanes) each lane
+           keeps one word of the uncoloured set and of the class's
+           candidates in registers, and the worker finds the lowest vertex
+           left with a ballot and a shuffle: no barrier per vertex (the
+           local-memory form below takes two). The same vertices in the
+           same order, so the same list and tree. */
         {
             u64 q = lid < W ? h[CQ_P + lid] : 0;
             i32 k = 0;
             i32 nl = 0; /* lane 0's count of listed vertices */
-            while (__any_sync(0xffffffffu, q != 0)) {
+            while (arbor_sg_any(q != 0)) {
                 k++;
                 u64 r = q;
                 for (;;) {
-                    const u32 mask = __ballot_sync(0xffffffffu, r != 0);
+                    const u64 mask = arbor_sg_ballot(r != 0);
                     if (mask == 0) {
                         break;
                     }
-                    const i32 lo = __ffs(mask) - 1;
-                    const u64 rw = __shfl_sync(0xffffffffu, r, lo);
+                    const i32 lo = CTZ64(mask);
+                    const u64 rw = arbor_sg_shfl_u64(r, lo);
                     const u64 bit = rw & (~rw + 1);
                     const u32 v = (u32)(lo * 64 + CTZ64(rw));
                     if ((i32)lid == lo) {

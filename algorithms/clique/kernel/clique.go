@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/arbor-gpu/arbor/backend"
+	"github.com/arbor-gpu/arbor/device"
 	"github.com/arbor-gpu/arbor/device/search"
 )
 
@@ -23,7 +24,7 @@ type CliqueShape struct {
 	MaxDepth int // frames per worker: at least the clique number + 1 (a colouring's colour count + 1 is safe)
 	Workers  int // work-groups, each one worker
 	Capacity int // ring slots, a power of two
-	Lanes    int // work-items per worker: 1 or a power of two up to 32 (0: CliqueLanes)
+	Lanes    int // work-items per worker: 1 or a power of two up to 64 (0: device.Lanes, else CliqueLanes)
 }
 
 func (s CliqueShape) lanes() int {
@@ -80,6 +81,11 @@ type Clique struct {
 // NewClique builds the kernel for s on dev and uploads the adjacency
 // bitsets (row v is adj[v*Words : (v+1)*Words], no self-loops).
 func NewClique(dev backend.Device, q backend.Queue, s CliqueShape, adj []uint64) (*Clique, error) {
+	if s.Lanes <= 0 {
+		// A warp (32), or a wavefront of 64 where the device's sub-group
+		// path is that wide (device.Lanes).
+		s.Lanes = device.Lanes(dev.Info())
+	}
 	if err := s.check(); err != nil {
 		return nil, err
 	}

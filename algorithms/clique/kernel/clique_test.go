@@ -105,9 +105,10 @@ func TestCliqueChecks(t *testing.T) {
 	})
 }
 
-// TestCliqueLanes runs the multi-lane form of clique_epoch (the GPU's:
-// barriers, lane 0's broadcasts, the lanes sharing a bitset's words) on
-// OpenCL devices with 4 lanes per worker, 3 words per set, and compares
+// TestCliqueLanes runs the multi-lane forms of clique_epoch (the GPU's:
+// barriers, lane 0's broadcasts, the lanes sharing a bitset's words; and
+// the sub-group colouring, emulated) on OpenCL devices with 4 lanes per
+// worker, 3 words per set, and compares
 // node counts and sizes with the twin. (PoCL compiles 4 lanes in seconds;
 // 32 lanes take much longer, and CUDA's 32 use warp shuffles anyway.)
 func TestCliqueLanes(t *testing.T) {
@@ -120,15 +121,22 @@ func TestCliqueLanes(t *testing.T) {
 		t.Fatal(err)
 	}
 	backendtest.ForBackend(t, "opencl", func(t *testing.T, dev backend.Device) {
-		t0 := time.Now()
-		nodes, found, err := cliqueFixedGoalLanes(dev, n, adj, 7, 5, 4)
-		if err != nil {
-			t.Fatal(err)
+		// The work-group route (fallback) and the sub-group route through
+		// the prelude's local-memory emulation of ballot, any and shuffle
+		// (local: a sub-group of 4 lanes, one word per lane), which runs
+		// the code the khr and PTX paths compile on a device without
+		// sub-groups.
+		for _, p := range []device.Path{device.PathFallback, device.PathLocal} {
+			t0 := time.Now()
+			nodes, found, err := cliqueFixedGoalLanes(device.OnPath(dev, p), n, adj, 7, 5, 4)
+			if err != nil {
+				t.Fatalf("%s: %v", p, err)
+			}
+			if nodes != wantN || found != wantF {
+				t.Fatalf("4 lanes, %s: %d nodes, largest %d; the twin %d, %d", p, nodes, found, wantN, wantF)
+			}
+			t.Logf("4 lanes on %s, %s: %d nodes, largest %d, %v", dev.Info(), p, nodes, found, time.Since(t0).Round(time.Millisecond))
 		}
-		if nodes != wantN || found != wantF {
-			t.Fatalf("4 lanes: %d nodes, largest %d; the twin %d, %d", nodes, found, wantN, wantF)
-		}
-		t.Logf("4 lanes on %s: %d nodes, largest %d, %v", dev.Info(), nodes, found, time.Since(t0).Round(time.Millisecond))
 	})
 }
 
@@ -187,5 +195,44 @@ func TestCliqueDonates(t *testing.T) {
 		if try == 10 {
 			t.Fatalf("no donation in %d tries", try)
 		}
+	}
+}
+
+// TestCliqueTwinLanes runs the twin with workers of 1, 32 and 64 lanes.
+// With more than one lane and W ≤ lanes the twin colours through its
+// sub-group model (ballot, shuffle, one word per lane), as the kernel does
+// on a sub-group path; otherwise through the work-group route. A frozen
+// goal makes the tree fixed, so the node counts must be equal: for 3
+// words (sub-group at 32 and 64 lanes) and for 41 (more words than a warp
+// has lanes: the work-group route at 32, the sub-group route at 64, the
+// layout an AMD wavefront takes).
+func TestCliqueTwinLanes(t *testing.T) {
+	ref := cpu.New(0)
+	rng := rand.New(rand.NewPCG(41, 64))
+	for _, c := range []struct {
+		n    int
+		p    float64
+		goal int32
+	}{{150, 0.35, 7}, {2600, 0.012, 5}} {
+		adj := device.RandomBitRows(rng, c.n, c.p)
+		var want [2]int64
+		for i, lanes := range []int{1, 32, 64} {
+			nodes, found, err := cliqueFixedGoalLanes(ref, c.n, adj, c.goal, 4, lanes)
+			if err != nil {
+				t.Fatalf("n=%d, %d lanes: %v", c.n, lanes, err)
+			}
+			if i == 0 {
+				want = [2]int64{nodes, int64(found)}
+				if nodes < 10 {
+					t.Fatalf("n=%d: a tree of %d nodes tests nothing", c.n, nodes)
+				}
+				continue
+			}
+			if nodes != want[0] || int64(found) != want[1] {
+				t.Errorf("n=%d (W=%d), %d lanes: %d nodes, largest %d; one lane: %d, %d",
+					c.n, (c.n+63)/64, lanes, nodes, found, want[0], want[1])
+			}
+		}
+		t.Logf("n=%d (W=%d): %d nodes, largest %d at 1, 32 and 64 lanes", c.n, (c.n+63)/64, want[0], want[1])
 	}
 }

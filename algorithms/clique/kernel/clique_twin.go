@@ -5,6 +5,7 @@ import (
 	"sync/atomic"
 
 	"github.com/arbor-gpu/arbor/backend"
+	"github.com/arbor-gpu/arbor/device"
 	"github.com/arbor-gpu/arbor/device/search"
 )
 
@@ -29,6 +30,11 @@ type cqTwin struct {
 	ls                        []uint32
 	cert                      []uint32
 	q, r                      []uint64
+	// sg is the worker's lanes as a sub-group: the kernel colours through
+	// ballots and shuffles where a worker is one sub-group and W ≤ LANES
+	// (clique.cl, ARBOR_SG_WARP), and so does the twin when the launch
+	// has more than one lane and W ≤ lanes. Nil: the plain route.
+	sg *device.SubgroupTwin
 }
 
 func cliqueTwin(g *backend.Group) {
@@ -46,6 +52,14 @@ func cliqueTwin(g *backend.Group) {
 	t.base = g.U64s(8)[wid*t.maxDepth : (wid+1)*t.maxDepth]
 	t.cert = g.U32s(9)[wid*(t.maxDepth+1) : (wid+1)*(t.maxDepth+1)]
 	t.q, t.r = make([]uint64, t.w), make([]uint64, t.w)
+	if lanes := g.Size[0]; lanes > 1 && t.w <= lanes {
+		sg, err := device.NewSubgroupTwin(lanes)
+		if err != nil {
+			panic("clique_epoch twin: " + err.Error()) // the wrapper's CheckGeometry allows no such launch
+		}
+		t.sg = &sg
+		t.q, t.r = make([]uint64, lanes), make([]uint64, lanes)
+	}
 	t.run(g.I64(10), g.I32(11), g.I32(12), g.I32(13) != 0)
 }
 
@@ -151,38 +165,93 @@ func (t *cqTwin) run(budget int64, idleLimit, goal int32, frozen bool) {
 		}
 		// Colour P class by class and list the vertices of colour kmin and up.
 		kmin := best - size + 1
-		q, r := t.q, t.r
-		copy(q, h[cqFH:])
-		k, nl := 0, 0
-		for anyBit(q) {
-			k++
-			copy(r, q)
-			for lo := 0; ; {
-				for lo < W && r[lo] == 0 {
-					lo++
-				}
-				if lo == W {
-					break
-				}
-				bit := r[lo] & -r[lo]
-				v := lo*64 + bits.TrailingZeros64(bit)
-				r[lo] &^= bit
-				q[lo] &^= bit
-				if k >= kmin {
-					lst[nl] = uint32(v) | uint32(k)<<16
-					nl++
-				}
-				row := t.row(v)
-				for j := range r {
-					r[j] &^= row[j]
-				}
-			}
+		var nl int
+		if t.sg != nil {
+			nl = t.colourLanes(h[cqFH:], lst, kmin)
+		} else {
+			nl = t.colour(h[cqFH:], lst, kmin)
 		}
 		h[0], h[1], h[3] = uint64(nl), uint64(nl), 0
 		phase = cqNext
 	}
 
 	t.ring.SaveStatus(st, nodes, active, level, phase, basem, donated, taken, waiting)
+}
+
+// colour is the kernel's work-group route: P's words shared by the lanes,
+// the lowest vertex left of the class found by scanning the words. It
+// returns the number of vertices listed.
+func (t *cqTwin) colour(p []uint64, lst []uint32, kmin int) int {
+	W := t.w
+	q, r := t.q, t.r
+	copy(q, p)
+	k, nl := 0, 0
+	for anyBit(q) {
+		k++
+		copy(r, q)
+		for lo := 0; ; {
+			for lo < W && r[lo] == 0 {
+				lo++
+			}
+			if lo == W {
+				break
+			}
+			bit := r[lo] & -r[lo]
+			v := lo*64 + bits.TrailingZeros64(bit)
+			r[lo] &^= bit
+			q[lo] &^= bit
+			if k >= kmin {
+				lst[nl] = uint32(v) | uint32(k)<<16
+				nl++
+			}
+			row := t.row(v)
+			for j := range r {
+				r[j] &^= row[j]
+			}
+		}
+	}
+	return nl
+}
+
+// colourLanes is the kernel's sub-group route: lane l holds word l of the
+// uncoloured set q and of the class's candidates r; a ballot finds the
+// lowest lane with a candidate left and a shuffle hands its word to all.
+// It lists the same vertices in the same order as colour.
+func (t *cqTwin) colourLanes(p []uint64, lst []uint32, kmin int) int {
+	sg, W := *t.sg, t.w
+	q, r := t.q, t.r
+	for l := range q {
+		q[l] = 0
+		if l < W {
+			q[l] = p[l]
+		}
+	}
+	k, nl := 0, 0
+	for sg.Any(func(l int) bool { return q[l] != 0 }) {
+		k++
+		copy(r, q)
+		for {
+			mask := sg.Ballot(func(l int) bool { return r[l] != 0 })
+			if mask == 0 {
+				break
+			}
+			lo := bits.TrailingZeros64(mask)
+			rw := sg.ShuffleU64(r, lo)
+			bit := rw & -rw
+			v := lo*64 + bits.TrailingZeros64(rw)
+			r[lo] &^= bit
+			q[lo] &^= bit
+			if k >= kmin {
+				lst[nl] = uint32(v) | uint32(k)<<16
+				nl++
+			}
+			row := t.row(v)
+			for l := 0; l < W; l++ {
+				r[l] &^= row[l]
+			}
+		}
+	}
+	return nl
 }
 
 func anyBit(s []uint64) bool {

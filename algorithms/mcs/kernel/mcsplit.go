@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/arbor-gpu/arbor/backend"
+	"github.com/arbor-gpu/arbor/device"
 	"github.com/arbor-gpu/arbor/device/search"
 )
 
@@ -25,7 +26,7 @@ type MCSplitShape struct {
 	Workers    int // work-groups, each one worker
 	Capacity   int // ring slots, a power of two
 	MinProduct bool
-	Lanes      int // work-items per worker: 1 or a power of two up to 32 (0: MCSplitLanes)
+	Lanes      int // work-items per worker: 1 or a power of two up to 64 (0: device.Lanes, else MCSplitLanes)
 }
 
 func (s MCSplitShape) lanes() int {
@@ -90,6 +91,11 @@ type MCSplit struct {
 // NewMCSplit builds the kernel for shape on dev and uploads the adjacency
 // bitsets (row v of g is adjg[v*Words : (v+1)*Words], likewise h).
 func NewMCSplit(dev backend.Device, q backend.Queue, s MCSplitShape, adjg, adjh []uint64) (*MCSplit, error) {
+	if s.Lanes <= 0 {
+		// A warp (32), or a wavefront of 64 where the device's sub-group
+		// path is that wide (device.Lanes).
+		s.Lanes = device.Lanes(dev.Info())
+	}
 	if err := s.check(); err != nil {
 		return nil, err
 	}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/arbor-gpu/arbor/backend"
+	"github.com/arbor-gpu/arbor/device"
 	"github.com/arbor-gpu/arbor/device/search"
 )
 
@@ -25,7 +26,7 @@ type VCShape struct {
 	MaxCover int // the largest budget any node is searched with: the stack holds MaxCover+2 levels
 	Workers  int // work-groups, each one worker
 	Capacity int // ring slots, a power of two
-	Lanes    int // work-items per worker: 1 or a power of two up to 32 (0: VCLanes)
+	Lanes    int // work-items per worker: 1 or a power of two up to 64 (0: device.Lanes, else VCLanes)
 }
 
 func (s VCShape) lanes() int {
@@ -83,6 +84,11 @@ type VC struct {
 // NewVC builds the kernel for s on dev and uploads the graph in CSR form
 // (off has N+1 entries; every list sorted, without repeats or self-loops).
 func NewVC(dev backend.Device, q backend.Queue, s VCShape, off, adj []int32) (*VC, error) {
+	if s.Lanes <= 0 {
+		// A warp (32), or a wavefront of 64 where the device's sub-group
+		// path is that wide (device.Lanes).
+		s.Lanes = device.Lanes(dev.Info())
+	}
 	if err := s.check(); err != nil {
 		return nil, err
 	}

@@ -298,3 +298,35 @@ type vcLaneCase struct {
 	opt      int
 	nodes    int64
 }
+
+// TestVCTwinLanes runs the twin with workers of 1, 32 and 64 lanes (a
+// warp, an AMD wavefront): vc_epoch's lane-level work (sums and minima
+// over LANES on a snapshot of the degrees) does not depend on the lane
+// count, so at the budget opt − 1 (the whole tree) the node counts must be
+// equal.
+func TestVCTwinLanes(t *testing.T) {
+	ref := cpu.New(0)
+	n := 60
+	off, adj := randomCSR(rand.New(rand.NewPCG(64, 17)), n, 0.2)
+	opt, err := vcOptimum(ref, n, off, adj)
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantN, wantF, err := vcRun(ref, n, off, adj, int32(opt-1), 4, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if wantN < 100 || wantF >= 0 {
+		t.Fatalf("budget opt−1 = %d: %d nodes, found %d (want a real tree and no cover)", opt-1, wantN, wantF)
+	}
+	for _, lanes := range []int{32, 64} {
+		nodes, found, err := vcRun(ref, n, off, adj, int32(opt-1), 4, lanes)
+		if err != nil {
+			t.Fatalf("%d lanes: %v", lanes, err)
+		}
+		if nodes != wantN || found != wantF {
+			t.Errorf("%d lanes: %d nodes, found %d; one lane %d, %d", lanes, nodes, found, wantN, wantF)
+		}
+	}
+	t.Logf("opt %d: %d nodes below it at 1, 32 and 64 lanes", opt, wantN)
+}
