@@ -225,3 +225,14 @@ func CheckSubgroupKernel(dev backend.Device, k backend.Kernel, lanes int) error 
 	}
 	return nil
 }
+
+// WarpLevel reports whether the device's kernels run their warp-level
+// code (a sub-group path other than the fallback): what the device search
+// engines' speed rests on, and so what the engines' auto rules ask of an
+// OpenCL GPU. Measured on the H100 (docs/results/subgroups.md): NVIDIA's
+// OpenCL on the ptx path ran the mcs and clique device engines at 0.94–1.06×
+// CUDA's time.
+func WarpLevel(info backend.Info) bool {
+	p, err := PathOf(info)
+	return err == nil && (p == PathCUDA || p == PathPTX || p == PathKHR)
+}

@@ -11,6 +11,7 @@ import (
 	"github.com/arbor-gpu/arbor/algorithms/mcs/kernel"
 	"github.com/arbor-gpu/arbor/backend"
 	"github.com/arbor-gpu/arbor/core"
+	"github.com/arbor-gpu/arbor/device"
 	"github.com/arbor-gpu/arbor/device/search"
 )
 
@@ -103,11 +104,13 @@ func chooseEngine(g, h *core.Graph, opts Options) (Engine, string, error) {
 			return EngineCPU, "no device", nil
 		case opts.Devices[0].Info().Type != backend.TypeGPU:
 			return EngineCPU, fmt.Sprintf("%s is not a GPU", opts.Devices[0].Info()), nil
-		case opts.Devices[0].Info().Backend != "cuda":
-			// Measured on the H100: the OpenCL build (work-group barriers
-			// where CUDA uses warp shuffles) took 106 s over the 21 medium
-			// MIVIA pairs against 91 s for 16 CPU threads and 40 s on CUDA.
-			return EngineCPU, "the device engine beats the CPU engine only on CUDA so far", nil
+		case !device.WarpLevel(opts.Devices[0].Info()):
+			// Measured on the H100: the OpenCL build without warp-level
+			// operations (work-group barriers where CUDA uses shuffles)
+			// took 106 s over the 21 medium MIVIA pairs against 91 s for 16
+			// CPU threads and 40 s on CUDA. With a sub-group path (ptx,
+			// khr) it runs CUDA's code: docs/results/subgroups.md.
+			return EngineCPU, "the device engine beats the CPU engine only with warp-level operations (CUDA, or OpenCL with a sub-group path)", nil
 		}
 		if why := deviceUnsupported(g.N, h.N, opts); why != "" {
 			return EngineCPU, "the device engine does not support " + why, nil

@@ -84,5 +84,6 @@
 // gets (a CPU device runs the kernel's Go twin on the very cores the
 // portfolio's CPU searches use, so the portfolio leaves it out unless its
 // backend was named), and chooseEngine says what auto runs on them and
-// why (the device engine beats the CPU only on CUDA so far).
+// why (the device engine beats the CPU only with warp-level operations:
+// CUDA, or OpenCL with a sub-group path).
 package mcs
