@@ -107,6 +107,12 @@ type Options struct {
 	// thread count (node counts compare across them). It returns the
 	// largest solution found (of at least Goal vertices), or none.
 	Goal int
+	// Prune chooses the CPU engines' search tree: PruneNone (the zero
+	// value) is the original McSplit's, PruneRR cuts it with RRSplit's
+	// reductions (prune.go; same sizes, fewer nodes). The device, hybrid,
+	// portfolio and subtree (cluster) engines and Restarts search the
+	// original tree whatever it says.
+	Prune Pruning
 	// Engine chooses where the search runs (EngineAuto by default).
 	Engine Engine
 	// Device is the device of EngineGPU and EngineHybrid (and of
@@ -242,6 +248,9 @@ func solve(ctx context.Context, g, h *core.Graph, opts Options) (Result, error) 
 		return Result{}, fmt.Errorf("mcs: graphs of %d and %d vertices need %d MiB of adjacency matrices; the limit is %d MiB",
 			g.N, h.N, need>>20, maxMatrixBytes>>20)
 	}
+	if opts.Prune != PruneNone && opts.Prune != PruneRR {
+		return Result{}, fmt.Errorf("mcs: unknown pruning %v", opts.Prune)
+	}
 	if opts.Heuristic != MinMax && opts.Heuristic != MinProduct {
 		return Result{}, fmt.Errorf("mcs: unknown heuristic %v", opts.Heuristic)
 	}
@@ -289,15 +298,16 @@ func solve(ctx context.Context, g, h *core.Graph, opts Options) (Result, error) 
 		defer cancel()
 	}
 	var res Result
+	prune := opts.Prune == PruneRR && !opts.Restarts
 	if opts.Directed || opts.EdgeLabels {
 		var p *problem[uint32]
 		if p, err = newProblem[uint32](g, h, opts); err == nil {
-			res = p.run(ctx, threads, start)
+			res = p.runPruned(ctx, threads, start, prune)
 		}
 	} else {
 		var p *problem[uint8]
 		if p, err = newProblem[uint8](g, h, opts); err == nil {
-			res = p.run(ctx, threads, start)
+			res = p.runPruned(ctx, threads, start, prune)
 		}
 	}
 	if err != nil {

@@ -27,6 +27,11 @@ type problem[C cell] struct {
 	right      []int32
 	doms       []bidomain // initial bidomains, one per vertex key in both graphs
 	multiway   bool
+	// prune runs the pruned search (Options.Prune) with the twin classes
+	// in twins; set by the CPU engines only (solve), never for device or
+	// subtree work, whose paths name nodes of the faithful tree.
+	prune bool
+	twins twins
 }
 
 // vertexKey is what two matched vertices must share: the label (when

@@ -241,14 +241,16 @@ func (p *problem[C]) runShared(ctx context.Context, sh *shared, threads int, sta
 func (p *problem[C]) runGoal(sh *shared, threads, goal int) int64 {
 	if threads <= 1 {
 		w := p.newWorker(sh, goal, false)
-		w.search(0, w.rebuild(nil))
+		w.explore(w.rebuild(nil))
 		w.flush()
 		return w.nodes
 	}
 	sh.qmu.Lock()
 	sh.queue = [][]op{{}}
 	var split int64
-	if !sh.frozen && !p.opts.BigFirst {
+	// The seed follows the faithful tree (expand), whose nodes the pruned
+	// search's replay (R2) cannot always name: it starts from the root.
+	if !sh.frozen && !p.opts.BigFirst && !p.prune {
 		sh.queue, split = p.seed(threads)
 	}
 	sh.workers, sh.waiting, sh.done = threads, 0, false
@@ -272,7 +274,7 @@ func runPool[C cell](sh *shared, threads int, worker func(t int) *worker[C]) int
 				if !ok {
 					break
 				}
-				w.search(0, w.rebuild(task))
+				w.explore(w.rebuild(task))
 			}
 			w.flush()
 			total.Add(w.nodes)
