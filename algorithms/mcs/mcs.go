@@ -175,8 +175,12 @@ type Result struct {
 	// vertex ids, sorted by the g vertex.
 	Mapping [][2]int
 	Nodes   int64 // search nodes (sequential: equal to the original McSplit's)
-	Elapsed time.Duration
-	Proven  bool // false when stopped by timeout, node limit or cancellation
+	// Branched counts the CPU engines' nodes that passed the bound and
+	// branched: RRSplit's node count (it counts no node its bounds cut),
+	// for comparing with it. Pruned nodes (B1) count as not branched.
+	Branched int64
+	Elapsed  time.Duration
+	Proven   bool // false when stopped by timeout, node limit or cancellation
 	// Status says what the result answers (core.MaxStatus): optimal when
 	// Proven and, with Options.Goal, Size ≥ Goal; infeasible when Proven
 	// and Size < Goal (no common subgraph reaches the goal); feasible when

@@ -258,6 +258,7 @@ func (w *worker[C]) searchRR(depth int, doms []bidomain) {
 				}
 			}
 		}
+		w.branched++
 		last := bd.l + bd.ll - 1
 		for j := bd.l; ; j++ {
 			if left[j] == v {

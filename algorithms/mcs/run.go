@@ -23,8 +23,9 @@ type shared struct {
 	goal   atomic.Int32
 	_      [48]byte
 
-	nodes atomic.Int64
-	limit int64
+	nodes    atomic.Int64
+	branched atomic.Int64 // nodes that branched: RRSplit counts only these
+	limit    int64
 	// Dead-end detection (Options.DeadEnd): halt once deadEnd nodes pass
 	// without a better incumbent, saying so in deadHit.
 	deadEnd    int64
@@ -229,7 +230,7 @@ func (p *problem[C]) runShared(ctx context.Context, sh *shared, threads int, sta
 			nodes += p.raiseTarget(ctx, sh, threads)
 		}
 	}
-	res := Result{Size: len(sh.inc), Nodes: nodes, Proven: !sh.stop.Load(), Threads: threads, Shared: sh.given.Load(), Targets: sh.targets}
+	res := Result{Size: len(sh.inc), Nodes: nodes, Branched: sh.branched.Load(), Proven: !sh.stop.Load(), Threads: threads, Shared: sh.given.Load(), Targets: sh.targets}
 	for _, pr := range sh.inc {
 		res.Mapping = append(res.Mapping, [2]int{p.order0[pr.v], p.order1[pr.w]})
 	}

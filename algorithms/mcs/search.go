@@ -60,6 +60,8 @@ type worker[C cell] struct {
 	path        []op   // ops from the root to the current node (parallel only)
 	nodes       int64
 	published   int64
+	branched    int64 // nodes that passed the bound and branched (RRSplit's node count)
+	branchedPub int64
 	goal        int32
 	bigFirst    bool
 	connected   bool
@@ -126,6 +128,8 @@ func (w *worker[C]) poll() bool {
 func (w *worker[C]) flush() {
 	w.sh.nodes.Add(w.nodes - w.published)
 	w.published = w.nodes
+	w.sh.branched.Add(w.branched - w.branchedPub)
+	w.branchedPub = w.branched
 }
 
 // search explores the node whose bidomains are doms, at depth below the
@@ -167,6 +171,7 @@ func (w *worker[C]) search(depth int, doms []bidomain) {
 		if chosen < 0 { // Connected: nothing adjacent left to add
 			break
 		}
+		w.branched++
 
 		bd := &doms[chosen]
 		v := bd.minL

@@ -17,7 +17,7 @@ import (
 // runMCS is 'arbor mcs': a maximum common induced subgraph of two or more
 // graphs.
 func runMCS(e *env) error {
-	fs := newFlags(e, "mcs", "G1 G2 [G3 …] [--plain-order] [--approximate [--keep K]] [--threads N] [--connected] [--directed] [--vertex-labels] [--edge-labels] [--big-first] [--heuristic min_max|min_product] [--block-order] [--dead-end N [--double-raise]] [--restarts [--seed S]] [--engine auto|cpu|gpu|hybrid|portfolio] [--goal K] [--workers N] [--backend B] [--device D] [--timeout D] [--format F] [--json] [--verify] [--require-optimal] [--zero-based] [-o FILE] [-v] [--cluster URL|embedded [--cluster-token T] [--task-nodes B] [--tasks N] [--ack-wait D] [--fresh]]")
+	fs := newFlags(e, "mcs", "G1 G2 [G3 …] [--plain-order] [--approximate [--keep K]] [--threads N] [--connected] [--directed] [--vertex-labels] [--edge-labels] [--big-first] [--heuristic min_max|min_product] [--prune none|rr] [--block-order] [--dead-end N [--double-raise]] [--restarts [--seed S]] [--engine auto|cpu|gpu|hybrid|portfolio] [--goal K] [--workers N] [--backend B] [--device D] [--timeout D] [--format F] [--json] [--verify] [--require-optimal] [--zero-based] [-o FILE] [-v] [--cluster URL|embedded [--cluster-token T] [--task-nodes B] [--tasks N] [--ack-wait D] [--fresh]]")
 	threads := fs.Int("threads", 0, "worker threads: 1 runs the sequential engine (node counts equal the original McSplit's); 0 uses every core")
 	connected := fs.Bool("connected", false, "find a maximum common connected induced subgraph")
 	directed := fs.Bool("directed", false, "read the graphs as directed and respect arc directions")
@@ -25,6 +25,7 @@ func runMCS(e *env) error {
 	elabels := fs.Bool("edge-labels", false, "matched edges must have equal labels")
 	bigFirst := fs.Bool("big-first", false, "McSplit↓: try size |G|, then |G|−1, … (good when the graphs are nearly isomorphic)")
 	heuristic := fs.String("heuristic", "min_max", "branching heuristic: min_max or min_product")
+	prune := fs.String("prune", "none", "CPU engines' search tree: none (the original McSplit's; node counts equal its) or rr (RRSplit's reductions: same sizes, fewer nodes; see docs/design/mcs.md)")
 	timeout := fs.Duration("timeout", 0, "stop after `D` (e.g. 30s) and report the best found, unproven")
 	format := fs.String("format", "", "input format (default: detected); one of "+fmt.Sprint(core.Formats()))
 	engineName := fs.String("engine", "auto", "where to search: cpu, gpu (the device search on --backend/--device; the CPU backend runs its Go twin), hybrid, portfolio (several CPU configurations and the device at once, sharing the incumbent; the first proof wins) or auto (gpu on a GPU that supports the options, else cpu)")
@@ -65,6 +66,10 @@ func runMCS(e *env) error {
 	if err != nil {
 		return usagef("%v", err)
 	}
+	pruning, err := mcs.ParsePruning(*prune)
+	if err != nil {
+		return usagef("%v", err)
+	}
 	if *goal < 0 || *workers < 0 {
 		return usagef("--goal and --workers must be ≥ 0")
 	}
@@ -77,7 +82,7 @@ func runMCS(e *env) error {
 	}
 	opts := mcs.Options{
 		Threads: *threads, Connected: *connected, Directed: *directed, VertexLabels: *vlabels,
-		EdgeLabels: *elabels, BigFirst: *bigFirst, Heuristic: h, Timeout: *timeout,
+		EdgeLabels: *elabels, BigFirst: *bigFirst, Heuristic: h, Prune: pruning, Timeout: *timeout,
 		Engine: engine, Goal: *goal, Workers: *workers,
 		PlainOrder: *plainOrder, Approximate: *approx, Keep: *keep,
 		BlockOrder: *blockOrder, DeadEnd: *deadEnd, DoubleRaise: *doubleRaise, Restarts: *restarts, Seed: *seed,

@@ -1,0 +1,80 @@
+//go:build measure
+
+package mcs
+
+import (
+	"fmt"
+	"math"
+	"os"
+	"strings"
+	"testing"
+	"time"
+)
+
+// pruneMeasurePairs are ten medium MIVIA pairs (proven, 5–17 s for the
+// original program in expected.csv), one per family where possible.
+var pruneMeasurePairs = []string{
+	"mcs10_r005_s35.A00", "mcs90_b09m_s40.A02", "mcs50_m4Dr6_s35.A01", "mcs70_m2Dr6_s35.A01",
+	"mcs50_r01_s30.A01", "mcs90_b06m_s90.A02", "mcs30_b03_s40.A02", "mcs90_r01_s60.A02",
+	"mcs10_r02_s30.A00", "mcs50_m2D_s40.A00",
+}
+
+// TestMeasurePrune is docs/results/mcs.md's faithful-against-pruned table:
+// one thread, each pair faithful then pruned back to back, CPU time of the
+// process (the machine is shared: wall time would count waiting). Run by
+// hand: go test -tags measure -run MeasurePrune -timeout 60m, with
+// ARBOR_MCS_MEASURE=1 (ARBOR_MCS_PAIRS overrides the pairs, comma-separated).
+func TestMeasurePrune(t *testing.T) {
+	if os.Getenv("ARBOR_MCS_MEASURE") != "1" {
+		t.Skip("set ARBOR_MCS_MEASURE=1 to run the docs/results/mcs.md measurements")
+	}
+	names := pruneMeasurePairs
+	if s := os.Getenv("ARBOR_MCS_PAIRS"); s != "" {
+		names = strings.Split(s, ",")
+	}
+	dir, pairs := readExpected(t)
+	var lnN, lnT, lnB float64
+	var sumF, sumP time.Duration
+	out := "| pair | size | faithful nodes | pruned nodes | nodes ratio | faithful branched | pruned branched | branched ratio | faithful CPU s | pruned CPU s | time ratio |\n|---|---|---|---|---|---|---|---|---|---|---|\n"
+	for _, name := range names {
+		var p miviaPair
+		for _, q := range pairs {
+			if q.G == name {
+				p = q
+			}
+		}
+		if p.G == "" {
+			t.Fatalf("%s not in expected.csv", name)
+		}
+		g, h := readPair(t, dir, p)
+		run := func(pr Pruning) (Result, time.Duration) {
+			c0 := cpuTime()
+			res := solveChecked(t, g, h, Options{Threads: 1, Prune: pr})
+			return res, cpuTime() - c0
+		}
+		f, tf := run(PruneNone)
+		r, tr := run(PruneRR)
+		if f.Size != p.Size || r.Size != p.Size {
+			t.Errorf("%s: sizes faithful %d pruned %d, expected %d", name, f.Size, r.Size, p.Size)
+		}
+		if f.Nodes != p.Nodes {
+			t.Errorf("%s: faithful nodes %d, expected %d", name, f.Nodes, p.Nodes)
+		}
+		nr := float64(f.Nodes) / float64(r.Nodes)
+		br := float64(f.Branched) / float64(r.Branched)
+		tr2 := tr.Seconds() / tf.Seconds()
+		lnN += math.Log(nr)
+		lnB += math.Log(br)
+		lnT += math.Log(tr2)
+		sumF += tf
+		sumP += tr
+		line := fmt.Sprintf("| %s | %d | %d | %d | %.2f× | %d | %d | %.2f× | %.2f | %.2f | %.2f |\n",
+			name, p.Size, f.Nodes, r.Nodes, nr, f.Branched, r.Branched, br, tf.Seconds(), tr.Seconds(), tr2)
+		t.Log(line)
+		out += line
+	}
+	k := float64(len(names))
+	out += fmt.Sprintf("| geo-mean / sum | | | | %.2f× fewer | | | %.2f× fewer | %.1f | %.1f | %.2f |\n",
+		math.Exp(lnN/k), math.Exp(lnB/k), sumF.Seconds(), sumP.Seconds(), math.Exp(lnT/k))
+	fmt.Print(out)
+}
