@@ -32,6 +32,7 @@ type problem[C cell] struct {
 	// subtree work, whose paths name nodes of the faithful tree.
 	prune bool
 	twins twins
+	rrOff rrOff // rules turned off, for measurements only
 }
 
 // vertexKey is what two matched vertices must share: the label (when

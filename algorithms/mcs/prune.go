@@ -46,6 +46,18 @@ func ParsePruning(s string) (Pruning, error) {
 	return 0, fmt.Errorf("unknown pruning %q (want none or rr)", s)
 }
 
+// rrOff turns rules of the pruned search off, for measuring what each
+// one does (TestMeasurePruneRules): twins of the first graph (R1, R2, B1),
+// of the second (R4), R3, R5.
+type rrOff uint8
+
+const (
+	offTwins0 rrOff = 1 << iota
+	offTwins1
+	offR3
+	offR5
+)
+
 // twins holds the twin classes of both graphs for the pruned search.
 // Two vertices are twins when swapping them is an automorphism of their
 // graph that also keeps vertex keys: same key, same matrix cells to and
@@ -181,6 +193,15 @@ func (p *problem[C]) runPruned(ctx context.Context, threads int, start time.Time
 	if prune {
 		p.prune = true
 		p.twins = p.findTwins()
+		if p.rrOff&offTwins0 != 0 {
+			for i := range p.twins.cls0 {
+				p.twins.cls0[i] = -1
+			}
+			p.twins.n0 = 0
+		}
+		if p.rrOff&offTwins1 != 0 {
+			p.twins.n1 = 0
+		}
 	}
 	return p.run(ctx, threads, start)
 }
@@ -274,9 +295,13 @@ func (w *worker[C]) searchRR(depth int, doms []bidomain) {
 		// The candidates for v, increasing: above floor (R1), and one per
 		// twin class of the second graph (R4).
 		ws := w.ws[depth][:0]
-		for _, x := range w.right[bd.r : bd.r+bd.rl] {
-			if x > floor {
-				ws = append(ws, x)
+		if floor < 0 {
+			ws = append(ws, w.right[bd.r:bd.r+bd.rl]...)
+		} else {
+			for _, x := range w.right[bd.r : bd.r+bd.rl] {
+				if x > floor {
+					ws = append(ws, x)
+				}
 			}
 		}
 		insertionSort(ws)
@@ -299,6 +324,12 @@ func (w *worker[C]) searchRR(depth int, doms []bidomain) {
 		f := &w.frames[depth]
 		*f = frame{v: v, ws: ws, end: len(ws), pathLen: len(w.path)}
 		bd.rl--
+		// R3's reference: the bidomains a child must keep whole. The same
+		// for every child (each w leaves v's right set as rl−1 vertices).
+		keep := wholeSplit(doms)
+		if (w.connected && m == 0) || p.rrOff&offR3 != 0 {
+			keep.n = -1 // R3 is off at a connected search's root
+		}
 		for f.next < f.end {
 			x := ws[f.next]
 			f.next++
@@ -320,7 +351,7 @@ func (w *worker[C]) searchRR(depth int, doms []bidomain) {
 			// R3: x splits every bidomain as v does, so this child holds
 			// a solution as large as any of the node's: it ends the node.
 			// (Connected, only once a pair is matched: v then touches it.)
-			if (!w.connected || m > 0) && sameSplit(doms, out) {
+			if keep.same(out) {
 				f.end = f.next
 				f.skipGiven = true
 			}
@@ -345,7 +376,7 @@ func (w *worker[C]) searchRR(depth int, doms []bidomain) {
 			}
 			// R5: the incumbent reached the node's bound: the rest of the
 			// node (siblings and the unmatched branch) cannot beat it.
-			if w.sh.best.Load() >= bound {
+			if w.sh.best.Load() >= bound && p.rrOff&offR5 == 0 {
 				f.end = f.next
 				f.skipGiven = true
 			}
@@ -387,26 +418,37 @@ func (w *worker[C]) searchRR(depth int, doms []bidomain) {
 	w.path = w.path[:pathLen]
 }
 
-// sameSplit reports whether the child bidomains out, made from doms by a
-// pair v→x, keep every bidomain of doms with both sides non-empty whole:
-// all of its left set on one side of v and all of its right set on the
-// same side of x. Each such bidomain yields at most one child bidomain
-// holding all of it, so counts and sizes decide it.
-func sameSplit(doms, out []bidomain) bool {
-	n, sl, sr := 0, int32(0), int32(0)
+// split sums up the bidomains with both sides non-empty: their number
+// and their left and right sizes.
+type split struct{ n, l, r int32 }
+
+// wholeSplit is the split a child's bidomains must have for R3: every
+// bidomain of doms with both sides non-empty kept whole.
+func wholeSplit(doms []bidomain) split {
+	var s split
 	for i := range doms {
 		if d := &doms[i]; d.ll > 0 && d.rl > 0 {
-			n++
-			sl += d.ll
-			sr += d.rl
+			s.n++
+			s.l += d.ll
+			s.r += d.rl
 		}
 	}
-	if len(out) != n {
+	return s
+}
+
+// same reports whether the child bidomains out, made from the node's by a
+// pair v→x, keep every bidomain of the node with both sides non-empty
+// whole: all of its left set on one side of v and all of its right set on
+// the same side of x. Each such bidomain yields at most one child
+// bidomain holding all of it, so the number and the sizes decide it.
+func (s split) same(out []bidomain) bool {
+	if int32(len(out)) != s.n {
 		return false
 	}
+	l, r := s.l, s.r
 	for i := range out {
-		sl -= out[i].ll
-		sr -= out[i].rl
+		l -= out[i].ll
+		r -= out[i].rl
 	}
-	return sl == 0 && sr == 0
+	return l == 0 && r == 0
 }

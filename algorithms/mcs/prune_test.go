@@ -3,6 +3,7 @@ package mcs
 import (
 	"math/rand/v2"
 	"os"
+	"strconv"
 	"testing"
 
 	"github.com/arbor-gpu/arbor/core"
@@ -215,5 +216,57 @@ func TestPruneConnectedRoot(t *testing.T) {
 		if res := solveChecked(t, g, h, o); res.Size != 3 {
 			t.Errorf("threads %d: size %d, want 3", threads, res.Size)
 		}
+	}
+}
+
+// TestMIVIAPruned checks the pruned engine's sizes against the original
+// McSplit's on the sample of proven MIVIA pairs TestMIVIA uses (all of
+// them with -mcs.all or ARBOR_LONG=1), sequential and parallel, every
+// mapping verified; and that it never searches more nodes than the
+// faithful tree there in all. ARBOR_MCS_MAXSEC=5 (with ARBOR_LONG=1)
+// takes every proven pair under 5 s instead of 0.5 s.
+func TestMIVIAPruned(t *testing.T) {
+	dir, pairs := readExpected(t)
+	maxSec := 0.5
+	if s := os.Getenv("ARBOR_MCS_MAXSEC"); s != "" {
+		var err error
+		if maxSec, err = strconv.ParseFloat(s, 64); err != nil {
+			t.Fatalf("ARBOR_MCS_MAXSEC=%q: %v", s, err)
+		}
+	}
+	var easy []miviaPair
+	for _, p := range pairs {
+		if p.Proven && p.Seconds < maxSec {
+			easy = append(easy, p)
+		}
+	}
+	all := *allMIVIA || os.Getenv("ARBOR_LONG") == "1"
+	step := 1
+	if !all {
+		step = max(1, len(easy)/40)
+	}
+	checked := 0
+	var faithful, pruned int64
+	for i := 0; i < len(easy); i += step {
+		p := easy[i]
+		if !all && p.Seconds > 0.1 {
+			continue
+		}
+		g, h := readPair(t, dir, p)
+		for _, threads := range []int{1, 2} {
+			res := solveChecked(t, g, h, Options{Threads: threads, Prune: PruneRR})
+			if res.Size != p.Size {
+				t.Errorf("%s/%s: pruned, %d threads: size %d, original McSplit %d", p.G, p.H, threads, res.Size, p.Size)
+			}
+			if threads == 1 {
+				faithful += p.Nodes
+				pruned += res.Nodes
+			}
+		}
+		checked++
+	}
+	t.Logf("%d of %d easy proven pairs: sizes equal; nodes %d faithful, %d pruned", checked, len(easy), faithful, pruned)
+	if pruned > faithful {
+		t.Errorf("pruned engine searched %d nodes, the faithful %d", pruned, faithful)
 	}
 }
