@@ -274,6 +274,10 @@ func solve(ctx context.Context, g, h *core.Graph, opts Options) (Result, error) 
 	if err != nil {
 		return Result{}, err
 	}
+	if opts.Prune == PruneRR && (engine != EngineCPU || opts.Restarts) {
+		// Their task paths name nodes of the original tree (design/mcs.md).
+		why = joinWhy(why, "pruning rr is for the CPU engines without restarts; this search ran the original tree")
+	}
 	if engine == EnginePortfolio {
 		res, err := solvePortfolio(ctx, g, h, opts, start)
 		if err != nil {
@@ -320,4 +324,12 @@ func solve(ctx context.Context, g, h *core.Graph, opts Options) (Result, error) 
 	res.Engine, res.Why = EngineCPU, why
 	res.Elapsed = time.Since(start)
 	return res, nil
+}
+
+// joinWhy appends a note to an engine choice's reason.
+func joinWhy(why, note string) string {
+	if why == "" {
+		return note
+	}
+	return why + "; " + note
 }
