@@ -56,6 +56,7 @@ const (
 	offTwins1
 	offR3
 	offR5
+	offR6
 )
 
 // twins holds the twin classes of both graphs for the pruned search.
@@ -327,6 +328,7 @@ func (w *worker[C]) searchRR(depth int, doms []bidomain) {
 		// R3's reference: the bidomains a child must keep whole. The same
 		// for every child (each w leaves v's right set as rl−1 vertices).
 		keep := wholeSplit(doms)
+		w.explored[depth] = w.explored[depth][:0]
 		if (w.connected && m == 0) || p.rrOff&offR3 != 0 {
 			keep.n = -1 // R3 is off at a connected search's root
 		}
@@ -348,6 +350,13 @@ func (w *worker[C]) searchRR(depth int, doms []bidomain) {
 				out = w.filterSimple(doms, p.adj1[int(x)*n1:int(x)*n1+n1], out)
 			}
 			w.doms[depth+1] = out
+			// R6: an explored sibling v→x′ sees every vertex left to this
+			// child as x does: this child's solutions are its, x and x′
+			// swapped.
+			if p.rrOff&offR6 == 0 && w.dominated(out, x, w.explored[depth]) {
+				continue
+			}
+			w.explored[depth] = append(w.explored[depth], x)
 			// R3: x splits every bidomain as v does, so this child holds
 			// a solution as large as any of the node's: it ends the node.
 			// (Connected, only once a pair is matched: v then touches it.)
@@ -416,6 +425,37 @@ func (w *worker[C]) searchRR(depth int, doms []bidomain) {
 		}
 	}
 	w.path = w.path[:pathLen]
+}
+
+// dominated reports whether the child v→y, whose bidomains are out, is
+// dominated by an explored sibling v→x (R6): x and y have the same cell to
+// every right vertex of out other than x, and the same cell between them
+// both ways. Every solution of the child then becomes one of the sibling's
+// with x and y swapped (docs/design/mcs.md). A check stops at the first
+// differing cell, so on graphs without such pairs it costs a few reads.
+func (w *worker[C]) dominated(out []bidomain, y int32, explored []int32) bool {
+	n1 := w.p.n1
+	adj1 := w.p.adj1
+	rowY := adj1[int(y)*n1 : int(y)*n1+n1]
+	for _, x := range explored {
+		rowX := adj1[int(x)*n1 : int(x)*n1+n1]
+		if rowX[y] != rowY[x] {
+			continue
+		}
+		same := true
+		for i := 0; i < len(out) && same; i++ {
+			for _, r := range w.right[out[i].r : out[i].r+out[i].rl] {
+				if rowX[r] != rowY[r] && r != x {
+					same = false
+					break
+				}
+			}
+		}
+		if same {
+			return true
+		}
+	}
+	return false
 }
 
 // split sums up the bidomains with both sides non-empty: their number

@@ -25,7 +25,8 @@ var pruneMeasurePairs = []string{
 // one thread, each pair faithful then pruned back to back, CPU time of the
 // process (the machine is shared: wall time would count waiting). Run by
 // hand: go test -tags measure -run MeasurePrune -timeout 60m, with
-// ARBOR_MCS_MEASURE=1 (ARBOR_MCS_PAIRS overrides the pairs, comma-separated).
+// ARBOR_MCS_MEASURE=1 (ARBOR_MCS_PAIRS overrides the pairs, comma-separated;
+// ARBOR_MCS_REVERSE=1 runs the pruned engine first).
 func TestMeasurePrune(t *testing.T) {
 	if os.Getenv("ARBOR_MCS_MEASURE") != "1" {
 		t.Skip("set ARBOR_MCS_MEASURE=1 to run the docs/results/mcs.md measurements")
@@ -54,8 +55,15 @@ func TestMeasurePrune(t *testing.T) {
 			res := solveChecked(t, g, h, Options{Threads: 1, Prune: pr})
 			return res, cpuTime() - c0
 		}
-		f, tf := run(PruneNone)
-		r, tr := run(PruneRR)
+		var f, r Result
+		var tf, tr time.Duration
+		if os.Getenv("ARBOR_MCS_REVERSE") == "1" { // pruned first: order effects
+			r, tr = run(PruneRR)
+			f, tf = run(PruneNone)
+		} else {
+			f, tf = run(PruneNone)
+			r, tr = run(PruneRR)
+		}
 		if f.Size != p.Size || r.Size != p.Size {
 			t.Errorf("%s: sizes faithful %d pruned %d, expected %d", name, f.Size, r.Size, p.Size)
 		}

@@ -3,6 +3,7 @@ package mcs
 import (
 	"math/rand/v2"
 	"os"
+	"slices"
 	"strconv"
 	"testing"
 
@@ -99,8 +100,9 @@ func twinGraph(t testing.TB, rng *rand.Rand, n int, p float64, directed bool, vl
 
 // TestPruneBruteForce checks the pruned engine (PruneRR) against brute
 // force and the faithful engine on random small pairs, half of them with
-// planted twins so that the twin rules fire, under every option set; every
-// mapping passes Verify (solveChecked). ARBOR_LONG=1 runs five times more.
+// planted twins so that the twin rules fire, under every option set (and
+// dead-end raising and block order); every mapping passes Verify
+// (solveChecked). ARBOR_LONG=1 runs five times more.
 func TestPruneBruteForce(t *testing.T) {
 	perSet := 400
 	if os.Getenv("ARBOR_LONG") == "1" {
@@ -109,7 +111,10 @@ func TestPruneBruteForce(t *testing.T) {
 	rng := rand.New(rand.NewPCG(37, 2025))
 	var faithfulNodes, prunedNodes int64
 	pairs := 0
-	for _, set := range optionSets {
+	sets := append(slices.Clone(optionSets), optionSets[0], optionSets[0])
+	sets[len(sets)-2].name, sets[len(sets)-2].opts = "dead-end", Options{DeadEnd: 20}
+	sets[len(sets)-1].name, sets[len(sets)-1].opts = "block-order", Options{BlockOrder: true}
+	for _, set := range sets {
 		t.Run(set.name, func(t *testing.T) {
 			for i := 0; i < perSet; i++ {
 				n0 := 1 + rng.IntN(set.maxN)

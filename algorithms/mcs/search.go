@@ -72,10 +72,11 @@ type worker[C cell] struct {
 	// The pruned search (prune.go): lastImg is, per twin class of the
 	// first graph, the image of its last matched member (−1: none); seen
 	// and stamp mark the second graph's twin classes tried at a node.
-	prune   bool
-	lastImg []int32
-	seen    []uint64
-	stamp   uint64
+	prune    bool
+	lastImg  []int32
+	explored [][]int32 // per depth: the candidates whose child was searched (R6)
+	seen     []uint64
+	stamp    uint64
 }
 
 func (p *problem[C]) newWorker(sh *shared, goal int, par bool) *worker[C] {
@@ -91,6 +92,7 @@ func (p *problem[C]) newWorker(sh *shared, goal int, par bool) *worker[C] {
 		w.prune = true
 		w.lastImg = make([]int32, p.twins.n0)
 		w.seen = make([]uint64, p.n1)
+		w.explored = make([][]int32, depth)
 	}
 	// The per-depth bidomain lists grow as needed and keep their capacity:
 	// a bidomain list never outgrows the left vertices left at its depth,
