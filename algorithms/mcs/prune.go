@@ -20,8 +20,9 @@ const (
 	// PruneRR adds RRSplit's reductions: twin classes of the first graph
 	// matched in index order (R1) and left out together (R2), the twin
 	// bound (B1), a child whose split equals its parent's ends the node
-	// (R3), twins of the second graph tried once per node (R4), and a node
-	// ends as soon as the incumbent reaches its bound (R5).
+	// (R3), twins of the second graph tried once per node (R4), a node
+	// ends as soon as the incumbent reaches its bound (R5), and a child
+	// dominated by a searched sibling is skipped (R6).
 	PruneRR
 )
 
@@ -48,7 +49,7 @@ func ParsePruning(s string) (Pruning, error) {
 
 // rrOff turns rules of the pruned search off, for measuring what each
 // one does (TestMeasurePruneRules): twins of the first graph (R1, R2, B1),
-// of the second (R4), R3, R5.
+// of the second (R4), R3, R5, R6.
 type rrOff uint8
 
 const (
@@ -217,7 +218,7 @@ func (w *worker[C]) explore(doms []bidomain) {
 }
 
 // searchRR is search with RRSplit's reductions (Options.Prune). It keeps
-// search's structure and representation; what differs is marked R1–R5 and
+// search's structure and representation; what differs is marked R1–R6 and
 // B1, after docs/design/mcs.md.
 func (w *worker[C]) searchRR(depth int, doms []bidomain) {
 	p := w.p

@@ -105,7 +105,8 @@ func TestMeasurePruneRules(t *testing.T) {
 		off  rrOff
 	}{
 		{"all rules", 0}, {"without R1/R2/B1", offTwins0}, {"without R4", offTwins1},
-		{"without R3", offR3}, {"without R5", offR5}, {"none (R3 R4 R5 R1/R2/B1 off)", offTwins0 | offTwins1 | offR3 | offR5},
+		{"without R3", offR3}, {"without R5", offR5}, {"without R6", offR6},
+		{"all off", offTwins0 | offTwins1 | offR3 | offR5 | offR6},
 	}
 	dir, pairs := readExpected(t)
 	out := "| pair | configuration | nodes | branched | CPU s |\n|---|---|---|---|---|\n"
