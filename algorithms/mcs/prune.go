@@ -21,8 +21,9 @@ const (
 	// matched in index order (R1) and left out together (R2), the twin
 	// bound (B1), a child whose split equals its parent's ends the node
 	// (R3), twins of the second graph tried once per node (R4), a node
-	// ends as soon as the incumbent reaches its bound (R5), and a child
-	// dominated by a searched sibling is skipped (R6).
+	// ends as soon as the incumbent reaches its bound (R5). R6 (a child
+	// dominated by a searched sibling is skipped) is written and tested
+	// but off: on MIVIA it costs more than it saves.
 	PruneRR
 )
 
@@ -49,7 +50,7 @@ func ParsePruning(s string) (Pruning, error) {
 
 // rrOff turns rules of the pruned search off, for measuring what each
 // one does (TestMeasurePruneRules): twins of the first graph (R1, R2, B1),
-// of the second (R4), R3, R5, R6.
+// of the second (R4), R3, R5. problem.withR6 turns R6 on.
 type rrOff uint8
 
 const (
@@ -57,7 +58,6 @@ const (
 	offTwins1
 	offR3
 	offR5
-	offR6
 )
 
 // twins holds the twin classes of both graphs for the pruned search.
@@ -351,10 +351,11 @@ func (w *worker[C]) searchRR(depth int, doms []bidomain) {
 				out = w.filterSimple(doms, p.adj1[int(x)*n1:int(x)*n1+n1], out)
 			}
 			w.doms[depth+1] = out
-			// R6: an explored sibling v→x′ sees every vertex left to this
-			// child as x does: this child's solutions are its, x and x′
-			// swapped.
-			if p.rrOff&offR6 == 0 && w.dominated(out, x, w.explored[depth]) {
+			// R6 (off unless withR6: it costs more time than it saves on
+			// MIVIA, docs/results/mcs.md): an explored sibling v→x′ sees
+			// every vertex left to this child as x does: this child's
+			// solutions are its, x and x′ swapped.
+			if p.withR6 && w.dominated(out, x, w.explored[depth]) {
 				continue
 			}
 			w.explored[depth] = append(w.explored[depth], x)

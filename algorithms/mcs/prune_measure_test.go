@@ -103,10 +103,11 @@ func TestMeasurePruneRules(t *testing.T) {
 	configs := []struct {
 		name string
 		off  rrOff
+		r6   bool
 	}{
-		{"all rules", 0}, {"without R1/R2/B1", offTwins0}, {"without R4", offTwins1},
-		{"without R3", offR3}, {"without R5", offR5}, {"without R6", offR6},
-		{"all off", offTwins0 | offTwins1 | offR3 | offR5 | offR6},
+		{"all rules", 0, false}, {"without R1/R2/B1", offTwins0, false}, {"without R4", offTwins1, false},
+		{"without R3", offR3, false}, {"without R5", offR5, false}, {"with R6", 0, true},
+		{"all off", offTwins0 | offTwins1 | offR3 | offR5, false},
 	}
 	dir, pairs := readExpected(t)
 	out := "| pair | configuration | nodes | branched | CPU s |\n|---|---|---|---|---|\n"
@@ -123,7 +124,7 @@ func TestMeasurePruneRules(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			p.rrOff = c.off
+			p.rrOff, p.withR6 = c.off, c.r6
 			c0 := cpuTime()
 			res := p.runPruned(context.Background(), 1, time.Now(), true)
 			took := cpuTime() - c0

@@ -1,11 +1,13 @@
 package mcs
 
 import (
+	"context"
 	"math/rand/v2"
 	"os"
 	"slices"
 	"strconv"
 	"testing"
+	"time"
 
 	"github.com/arbor-gpu/arbor/core"
 )
@@ -146,6 +148,10 @@ func TestPruneBruteForce(t *testing.T) {
 						prunedNodes += res.Nodes
 					}
 				}
+				// R6, off in PruneRR, must be safe too.
+				if res := solveWithR6(t, g, h, set.opts); res.Size != want {
+					t.Fatalf("case %d (n=%d,%d): with R6 size %d, brute force %d", i, n0, n1, res.Size, want)
+				}
 				pairs++
 			}
 		})
@@ -274,4 +280,31 @@ func TestMIVIAPruned(t *testing.T) {
 	if pruned > faithful {
 		t.Errorf("pruned engine searched %d nodes, the faithful %d", pruned, faithful)
 	}
+}
+
+// solveWithR6 runs the pruned sequential engine with R6 on, and verifies
+// the mapping.
+func solveWithR6(t *testing.T, g, h *core.Graph, opts Options) Result {
+	t.Helper()
+	opts.Threads = 1
+	var res Result
+	if opts.Directed || opts.EdgeLabels {
+		p, err := newProblem[uint32](g, h, opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		p.withR6 = true
+		res = p.runPruned(context.Background(), 1, time.Now(), true)
+	} else {
+		p, err := newProblem[uint8](g, h, opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		p.withR6 = true
+		res = p.runPruned(context.Background(), 1, time.Now(), true)
+	}
+	if err := Verify(g, h, res.Mapping, opts); err != nil {
+		t.Fatalf("with R6: %v", err)
+	}
+	return res
 }
