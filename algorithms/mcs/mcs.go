@@ -79,6 +79,12 @@ type Options struct {
 	// thread count (node counts compare across them). It returns the
 	// largest solution found (of at least Goal vertices), or none.
 	Goal int
+	// Prune chooses the CPU engines' search tree: PruneNone (the zero
+	// value) is the original McSplit's, PruneRR cuts it with RRSplit's
+	// reductions (prune.go; same sizes, fewer nodes). The device, hybrid,
+	// portfolio and subtree (cluster) engines and Restarts search the
+	// original tree whatever it says.
+	Prune Pruning
 	// Engine chooses where the search runs (EngineAuto by default).
 	Engine Engine
 	// Devices are the devices of EngineGPU and EngineHybrid (and of
@@ -140,8 +146,12 @@ type Result struct {
 	// vertex ids, sorted by the g vertex.
 	Mapping [][2]int
 	Nodes   int64 // search nodes (sequential: equal to the original McSplit's)
-	Elapsed time.Duration
-	Proven  bool // false when stopped by timeout, node limit or cancellation
+	// Branched counts the CPU engines' nodes that passed the bound and
+	// branched: RRSplit's node count (it counts no node its bounds cut),
+	// for comparing with it. Pruned nodes (B1) count as not branched.
+	Branched int64
+	Elapsed  time.Duration
+	Proven   bool // false when stopped by timeout, node limit or cancellation
 	// Status says what the result answers (core.MaxStatus): optimal when
 	// Proven and, with Options.Goal, Size ≥ Goal; infeasible when Proven
 	// and Size < Goal (no common subgraph reaches the goal); feasible when
@@ -213,6 +223,9 @@ func solve(ctx context.Context, g, h *core.Graph, opts Options) (Result, error) 
 		return Result{}, fmt.Errorf("mcs: graphs of %d and %d vertices need %d MiB of adjacency matrices; the limit is %d MiB",
 			g.N, h.N, need>>20, maxMatrixBytes>>20)
 	}
+	if opts.Prune != PruneNone && opts.Prune != PruneRR {
+		return Result{}, fmt.Errorf("mcs: unknown pruning %v", opts.Prune)
+	}
 	if opts.Heuristic != MinMax && opts.Heuristic != MinProduct {
 		return Result{}, fmt.Errorf("mcs: unknown heuristic %v", opts.Heuristic)
 	}
@@ -236,6 +249,10 @@ func solve(ctx context.Context, g, h *core.Graph, opts Options) (Result, error) 
 		// The device kernels take graphs of 1 vertex or more; an empty
 		// graph is answered (size 0, proven) by the CPU engine at once.
 		engine, why = EngineCPU, "a graph has no vertices: nothing to search"
+	}
+	if opts.Prune == PruneRR && (engine != EngineCPU || opts.Restarts) {
+		// Their task paths name nodes of the original tree (design/mcs.md).
+		why = joinWhy(why, "pruning rr is for the CPU engines without restarts; this search ran the original tree")
 	}
 	if engine == EnginePortfolio {
 		res, err := solvePortfolio(ctx, g, h, opts, start)
@@ -265,15 +282,16 @@ func solve(ctx context.Context, g, h *core.Graph, opts Options) (Result, error) 
 		defer cancel()
 	}
 	var res Result
+	prune := opts.Prune == PruneRR && !opts.Restarts
 	if opts.Directed || opts.EdgeLabels {
 		var p *problem[uint32]
 		if p, err = newProblem[uint32](g, h, opts); err == nil {
-			res = p.run(ctx, threads, start)
+			res = p.runPruned(ctx, threads, start, prune)
 		}
 	} else {
 		var p *problem[uint8]
 		if p, err = newProblem[uint8](g, h, opts); err == nil {
-			res = p.run(ctx, threads, start)
+			res = p.runPruned(ctx, threads, start, prune)
 		}
 	}
 	if err != nil {
@@ -282,4 +300,12 @@ func solve(ctx context.Context, g, h *core.Graph, opts Options) (Result, error) 
 	res.Engine, res.Why = EngineCPU, why
 	res.Elapsed = time.Since(start)
 	return res, nil
+}
+
+// joinWhy appends a note to an engine choice's reason.
+func joinWhy(why, note string) string {
+	if why == "" {
+		return note
+	}
+	return why + "; " + note
 }

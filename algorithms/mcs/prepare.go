@@ -27,6 +27,13 @@ type problem[C cell] struct {
 	right      []int32
 	doms       []bidomain // initial bidomains, one per vertex key in both graphs
 	multiway   bool
+	// prune runs the pruned search (Options.Prune) with the twin classes
+	// in twins; set by the CPU engines only (solve), never for device or
+	// subtree work, whose paths name nodes of the faithful tree.
+	prune  bool
+	twins  twins
+	rrOff  rrOff // rules turned off, for measurements only
+	withR6 bool  // R6 on (tests and measurements; off in PruneRR)
 }
 
 // vertexKey is what two matched vertices must share: the label (when

@@ -23,8 +23,9 @@ type shared struct {
 	goal   atomic.Int32
 	_      [48]byte
 
-	nodes atomic.Int64
-	limit int64
+	nodes    atomic.Int64
+	branched atomic.Int64 // nodes that branched: RRSplit counts only these
+	limit    int64
 	// Dead-end detection (Options.DeadEnd): halt once deadEnd nodes pass
 	// without a better incumbent, saying so in deadHit.
 	deadEnd    int64
@@ -229,7 +230,7 @@ func (p *problem[C]) runShared(ctx context.Context, sh *shared, threads int, sta
 			nodes += p.raiseTarget(ctx, sh, threads)
 		}
 	}
-	res := Result{Size: len(sh.inc), Nodes: nodes, Proven: !sh.stop.Load(), Threads: threads, Shared: sh.given.Load(), Targets: sh.targets}
+	res := Result{Size: len(sh.inc), Nodes: nodes, Branched: sh.branched.Load(), Proven: !sh.stop.Load(), Threads: threads, Shared: sh.given.Load(), Targets: sh.targets}
 	for _, pr := range sh.inc {
 		res.Mapping = append(res.Mapping, [2]int{p.order0[pr.v], p.order1[pr.w]})
 	}
@@ -241,14 +242,16 @@ func (p *problem[C]) runShared(ctx context.Context, sh *shared, threads int, sta
 func (p *problem[C]) runGoal(sh *shared, threads, goal int) int64 {
 	if threads <= 1 {
 		w := p.newWorker(sh, goal, false)
-		w.search(0, w.rebuild(nil))
+		w.explore(w.rebuild(nil))
 		w.flush()
 		return w.nodes
 	}
 	sh.qmu.Lock()
 	sh.queue = [][]op{{}}
 	var split int64
-	if !sh.frozen && !p.opts.BigFirst {
+	// The seed follows the faithful tree (expand), whose nodes the pruned
+	// search's replay (R2) cannot always name: it starts from the root.
+	if !sh.frozen && !p.opts.BigFirst && !p.prune {
 		sh.queue, split = p.seed(threads)
 	}
 	sh.workers, sh.waiting, sh.done = threads, 0, false
@@ -272,7 +275,7 @@ func runPool[C cell](sh *shared, threads int, worker func(t int) *worker[C]) int
 				if !ok {
 					break
 				}
-				w.search(0, w.rebuild(task))
+				w.explore(w.rebuild(task))
 			}
 			w.flush()
 			total.Add(w.nodes)

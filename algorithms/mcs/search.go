@@ -60,6 +60,8 @@ type worker[C cell] struct {
 	path        []op   // ops from the root to the current node (parallel only)
 	nodes       int64
 	published   int64
+	branched    int64 // nodes that passed the bound and branched (RRSplit's node count)
+	branchedPub int64
 	goal        int32
 	bigFirst    bool
 	connected   bool
@@ -67,6 +69,14 @@ type worker[C cell] struct {
 	par         bool // share work with other workers
 	stopped     bool
 	nodeCap     int64 // restarts: stop this worker's search at this many nodes
+	// The pruned search (prune.go): lastImg is, per twin class of the
+	// first graph, the image of its last matched member (−1: none); seen
+	// and stamp mark the second graph's twin classes tried at a node.
+	prune    bool
+	lastImg  []int32
+	explored [][]int32 // per depth: the candidates whose child was searched (R6)
+	seen     []uint64
+	stamp    uint64
 }
 
 func (p *problem[C]) newWorker(sh *shared, goal int, par bool) *worker[C] {
@@ -77,6 +87,12 @@ func (p *problem[C]) newWorker(sh *shared, goal int, par bool) *worker[C] {
 		doms: make([][]bidomain, depth), ws: make([][]int32, depth), frames: make([]frame, depth),
 		goal: int32(goal), bigFirst: p.opts.BigFirst, connected: p.opts.Connected,
 		minProduct: p.opts.Heuristic == MinProduct, par: par,
+	}
+	if p.prune {
+		w.prune = true
+		w.lastImg = make([]int32, p.twins.n0)
+		w.seen = make([]uint64, p.n1)
+		w.explored = make([][]int32, depth)
 	}
 	// The per-depth bidomain lists grow as needed and keep their capacity:
 	// a bidomain list never outgrows the left vertices left at its depth,
@@ -114,6 +130,8 @@ func (w *worker[C]) poll() bool {
 func (w *worker[C]) flush() {
 	w.sh.nodes.Add(w.nodes - w.published)
 	w.published = w.nodes
+	w.sh.branched.Add(w.branched - w.branchedPub)
+	w.branchedPub = w.branched
 }
 
 // search explores the node whose bidomains are doms, at depth below the
@@ -155,6 +173,7 @@ func (w *worker[C]) search(depth int, doms []bidomain) {
 		if chosen < 0 { // Connected: nothing adjacent left to add
 			break
 		}
+		w.branched++
 
 		bd := &doms[chosen]
 		v := bd.minL
@@ -458,6 +477,9 @@ func (w *worker[C]) follow(path []op) ([]bidomain, error) {
 	w.cur = w.cur[:0]
 	w.path = append(w.path[:0], path...)
 	doms := append(w.scratch[0][:0], p.doms...)
+	for i := range w.lastImg {
+		w.lastImg[i] = -1
+	}
 	flip := 1
 	for k, o := range path {
 		i := -1
@@ -480,6 +502,18 @@ func (w *worker[C]) follow(path []op) ([]bidomain, error) {
 		}
 		d.ll--
 		if o.w < 0 {
+			if c := w.twinClass(o.v); c >= 0 {
+				// The pruned search leaves v's twins out with it (R2).
+				for j := d.l; j < d.l+d.ll; {
+					if u := w.left[j]; p.twins.cls0[u] == c {
+						last := d.l + d.ll - 1
+						w.left[j], w.left[last] = w.left[last], u
+						d.ll--
+						continue
+					}
+					j++
+				}
+			}
 			if d.ll == 0 {
 				doms[i] = doms[len(doms)-1]
 				doms = doms[:len(doms)-1]
@@ -507,9 +541,21 @@ func (w *worker[C]) follow(path []op) ([]bidomain, error) {
 		doms = out
 		flip ^= 1
 		w.cur = append(w.cur, pair{o.v, o.w})
+		if c := w.twinClass(o.v); c >= 0 {
+			w.lastImg[c] = o.w
+		}
 	}
 	w.doms[0] = append(w.doms[0][:0], doms...)
 	return w.doms[0], nil
+}
+
+// twinClass is v's twin class in the pruned search, −1 for none or when
+// the search is not pruned.
+func (w *worker[C]) twinClass(v int32) int32 {
+	if !w.prune {
+		return -1
+	}
+	return w.p.twins.cls0[v]
 }
 
 // findLeft returns the index of the bidomain whose left set holds v, or -1.

@@ -1,0 +1,496 @@
+package mcs
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"time"
+)
+
+// Pruning chooses the search tree of the CPU engines (sequential and
+// parallel): the original McSplit's, or one cut by RRSplit's reductions
+// (Yu, Wang, Long, Lakshmanan, Cheng, SIGMOD 2025). docs/design/mcs.md
+// states each rule and why it loses no optimum.
+type Pruning int
+
+const (
+	// PruneNone explores the original McSplit's tree, node for node (the
+	// zero value: node counts compare with the original program's).
+	PruneNone Pruning = iota
+	// PruneRR adds RRSplit's reductions: twin classes of the first graph
+	// matched in index order (R1) and left out together (R2), the twin
+	// bound (B1), a child whose split equals its parent's ends the node
+	// (R3), twins of the second graph tried once per node (R4), a node
+	// ends as soon as the incumbent reaches its bound (R5). R6 (a child
+	// dominated by a searched sibling is skipped) is written and tested
+	// but off: on MIVIA it costs more than it saves.
+	PruneRR
+)
+
+func (p Pruning) String() string {
+	switch p {
+	case PruneNone:
+		return "none"
+	case PruneRR:
+		return "rr"
+	}
+	return fmt.Sprintf("Pruning(%d)", int(p))
+}
+
+// ParsePruning reads "none" (or "faithful") and "rr".
+func ParsePruning(s string) (Pruning, error) {
+	switch s {
+	case "none", "faithful", "":
+		return PruneNone, nil
+	case "rr":
+		return PruneRR, nil
+	}
+	return 0, fmt.Errorf("unknown pruning %q (want none or rr)", s)
+}
+
+// rrOff turns rules of the pruned search off, for measuring what each
+// one does (TestMeasurePruneRules): twins of the first graph (R1, R2, B1),
+// of the second (R4), R3, R5. problem.withR6 turns R6 on.
+type rrOff uint8
+
+const (
+	offTwins0 rrOff = 1 << iota
+	offTwins1
+	offR3
+	offR5
+)
+
+// twins holds the twin classes of both graphs for the pruned search.
+// Two vertices are twins when swapping them is an automorphism of their
+// graph that also keeps vertex keys: same key, same matrix cells to and
+// from every third vertex, the same loop cell, and the cell between them
+// the same both ways. Twins start in the same root bidomain and, as long
+// as both are free, no match can separate them (each matched vertex sees
+// them alike).
+type twins struct {
+	cls0, cls1 []int32 // class of each vertex (new numbering), −1 if it has no twin
+	n0, n1     int     // classes of each graph
+}
+
+// findTwins computes the twin classes of both graphs of p.
+func (p *problem[C]) findTwins() twins {
+	key0 := make([]int32, p.n0)
+	key1 := make([]int32, p.n1)
+	for i := range key0 {
+		key0[i] = -1
+	}
+	for i := range key1 {
+		key1[i] = -1
+	}
+	for k, d := range p.doms {
+		for _, v := range p.left[d.l : d.l+d.ll] {
+			key0[v] = int32(k)
+		}
+		for _, x := range p.right[d.r : d.r+d.rl] {
+			key1[x] = int32(k)
+		}
+	}
+	var t twins
+	t.cls0, t.n0 = twinClasses(p.adj0, p.n0, key0)
+	t.cls1, t.n1 = twinClasses(p.adj1, p.n1, key1)
+	return t
+}
+
+// twinClasses returns the twin class of each vertex of the n×n matrix adj
+// (−1 for none, and for vertices with key −1, which no bidomain holds)
+// and the number of classes. Candidates are grouped by a hash of their
+// neighbourhood, then checked cell by cell against the class's first
+// member: the twin relation is transitive (docs/design/mcs.md), so one
+// check per vertex suffices.
+func twinClasses[C cell](adj []C, n int, key []int32) ([]int32, int) {
+	mix := func(a int, c C) uint64 {
+		z := uint64(a)<<32 ^ uint64(c) + 0x9e3779b97f4a7c15
+		z = (z ^ z>>30) * 0xbf58476d1ce4e5b9
+		z = (z ^ z>>27) * 0x94d049bb133111eb
+		return z ^ z>>31
+	}
+	type bucketKey struct {
+		key  int32
+		hash uint64
+		cell C // 0: false twins (not adjacent); else the cell between true twins
+	}
+	buckets := map[bucketKey][]int32{}
+	var order []bucketKey
+	add := func(k bucketKey, v int) {
+		if _, ok := buckets[k]; !ok {
+			order = append(order, k)
+		}
+		buckets[k] = append(buckets[k], int32(v))
+	}
+	var vals []C
+	for v := 0; v < n; v++ {
+		if key[v] < 0 {
+			continue
+		}
+		row := adj[v*n : v*n+n]
+		var open uint64
+		vals = vals[:0]
+		for a, c := range row {
+			if a != v && c != 0 {
+				open += mix(a, c)
+				if !slices.Contains(vals, c) {
+					vals = append(vals, c)
+				}
+			}
+		}
+		// False twins u, v: equal open neighbourhoods. True twins with cell
+		// c between them: open(u) − h(v,c) = open(v) − h(u,c), so
+		// open(u) + h(u,c) = open(v) + h(v,c).
+		add(bucketKey{key[v], open, 0}, v)
+		for _, c := range vals {
+			add(bucketKey{key[v], open + mix(v, c), c}, v)
+		}
+	}
+	cls := make([]int32, n)
+	for i := range cls {
+		cls[i] = -1
+	}
+	classes := int32(0)
+	for _, k := range order {
+		b := buckets[k]
+		for i, u := range b {
+			if cls[u] >= 0 || i == len(b)-1 {
+				continue
+			}
+			c := int32(-1)
+			for _, v := range b[i+1:] {
+				if cls[v] < 0 && isTwin(adj, n, int(u), int(v)) {
+					if c < 0 {
+						c = classes
+						classes++
+						cls[u] = c
+					}
+					cls[v] = c
+				}
+			}
+		}
+	}
+	return cls, int(classes)
+}
+
+// isTwin reports whether swapping u and v is an automorphism of adj.
+func isTwin[C cell](adj []C, n, u, v int) bool {
+	if adj[u*n+u] != adj[v*n+v] || adj[u*n+v] != adj[v*n+u] {
+		return false
+	}
+	ru, rv := adj[u*n:u*n+n], adj[v*n:v*n+n]
+	for a := 0; a < n; a++ {
+		if a == u || a == v {
+			continue
+		}
+		if ru[a] != rv[a] || adj[a*n+u] != adj[a*n+v] {
+			return false
+		}
+	}
+	return true
+}
+
+// runPruned is run, with the pruned search when prune is set.
+func (p *problem[C]) runPruned(ctx context.Context, threads int, start time.Time, prune bool) Result {
+	if prune {
+		p.prune = true
+		p.twins = p.findTwins()
+		if p.rrOff&offTwins0 != 0 {
+			for i := range p.twins.cls0 {
+				p.twins.cls0[i] = -1
+			}
+			p.twins.n0 = 0
+		}
+		if p.rrOff&offTwins1 != 0 {
+			p.twins.n1 = 0
+		}
+	}
+	return p.run(ctx, threads, start)
+}
+
+// explore runs the worker's search from the node whose bidomains are doms.
+func (w *worker[C]) explore(doms []bidomain) {
+	if w.prune {
+		w.searchRR(0, doms)
+	} else {
+		w.search(0, doms)
+	}
+}
+
+// searchRR is search with RRSplit's reductions (Options.Prune). It keeps
+// search's structure and representation; what differs is marked R1–R6 and
+// B1, after docs/design/mcs.md.
+func (w *worker[C]) searchRR(depth int, doms []bidomain) {
+	p := w.p
+	n0, n1 := p.n0, p.n1
+	left := w.left
+	cls0, cls1 := p.twins.cls0, p.twins.cls1
+	pathLen := len(w.path)
+	for {
+		if w.tick() {
+			if w.sh.collect {
+				w.keepRest(depth)
+			}
+			break
+		}
+		m := int32(len(w.cur))
+		best := w.sh.best.Load()
+		if m > best {
+			w.sh.offer(w.cur)
+			if !w.sh.frozen {
+				best = m
+			}
+		}
+		if w.par && w.sh.hungry.Load() > 0 {
+			w.donate(depth)
+		}
+		bound, chosen := w.choose(doms)
+		if bound <= best || bound < w.goal {
+			break
+		}
+		if w.bigFirst && best == w.goal {
+			break
+		}
+		if chosen < 0 {
+			break
+		}
+
+		bd := &doms[chosen]
+		v := bd.minL
+		c := cls0[v]
+		floor := int32(-1) // R1: v's candidates are above its matched twins' images
+		if c >= 0 {
+			floor = w.lastImg[c]
+			// B1: v's twins in its bidomain can take only the right
+			// vertices above floor.
+			cl, cr := int32(0), int32(0)
+			for _, u := range left[bd.l : bd.l+bd.ll] {
+				if cls0[u] == c {
+					cl++
+				}
+			}
+			for _, x := range w.right[bd.r : bd.r+bd.rl] {
+				if x > floor {
+					cr++
+				}
+			}
+			if cl > cr {
+				bound += min(bd.rl, bd.ll-cl+cr) - min(bd.ll, bd.rl)
+				if bound <= best || bound < w.goal {
+					break
+				}
+			}
+		}
+		w.branched++
+		last := bd.l + bd.ll - 1
+		for j := bd.l; ; j++ {
+			if left[j] == v {
+				left[j], left[last] = left[last], v
+				break
+			}
+		}
+		bd.ll--
+		if !p.multiway {
+			w.splitLeft(doms, p.adj0[int(v)*n0:int(v)*n0+n0])
+		}
+
+		// The candidates for v, increasing: above floor (R1), and one per
+		// twin class of the second graph (R4).
+		ws := w.ws[depth][:0]
+		if floor < 0 {
+			ws = append(ws, w.right[bd.r:bd.r+bd.rl]...)
+		} else {
+			for _, x := range w.right[bd.r : bd.r+bd.rl] {
+				if x > floor {
+					ws = append(ws, x)
+				}
+			}
+		}
+		insertionSort(ws)
+		if p.twins.n1 > 0 {
+			w.stamp++
+			k := 0
+			for _, x := range ws {
+				if cx := cls1[x]; cx >= 0 {
+					if w.seen[cx] == w.stamp {
+						continue
+					}
+					w.seen[cx] = w.stamp
+				}
+				ws[k] = x
+				k++
+			}
+			ws = ws[:k]
+		}
+		w.ws[depth] = ws
+		f := &w.frames[depth]
+		*f = frame{v: v, ws: ws, end: len(ws), pathLen: len(w.path)}
+		bd.rl--
+		// R3's reference: the bidomains a child must keep whole. The same
+		// for every child (each w leaves v's right set as rl−1 vertices).
+		keep := wholeSplit(doms)
+		w.explored[depth] = w.explored[depth][:0]
+		if (w.connected && m == 0) || p.rrOff&offR3 != 0 {
+			keep.n = -1 // R3 is off at a connected search's root
+		}
+		for f.next < f.end {
+			x := ws[f.next]
+			f.next++
+			right := w.right
+			lastR := bd.r + bd.rl
+			for j := bd.r; ; j++ {
+				if right[j] == x {
+					right[j], right[lastR] = right[lastR], x
+					break
+				}
+			}
+			out := w.doms[depth+1][:0]
+			if p.multiway {
+				out = w.filterMulti(doms, v, x, out)
+			} else {
+				out = w.filterSimple(doms, p.adj1[int(x)*n1:int(x)*n1+n1], out)
+			}
+			w.doms[depth+1] = out
+			// R6 (off unless withR6: it costs more time than it saves on
+			// MIVIA, docs/results/mcs.md): an explored sibling v→x′ sees
+			// every vertex left to this child as x does: this child's
+			// solutions are its, x and x′ swapped.
+			if p.withR6 && w.dominated(out, x, w.explored[depth]) {
+				continue
+			}
+			w.explored[depth] = append(w.explored[depth], x)
+			// R3: x splits every bidomain as v does, so this child holds
+			// a solution as large as any of the node's: it ends the node.
+			// (Connected, only once a pair is matched: v then touches it.)
+			if keep.same(out) {
+				f.end = f.next
+				f.skipGiven = true
+			}
+			w.cur = append(w.cur, pair{v, x})
+			if w.par {
+				w.path = append(w.path, op{v, x})
+			}
+			if c >= 0 {
+				w.lastImg[c] = x
+			}
+			w.searchRR(depth+1, out)
+			w.cur = w.cur[:len(w.cur)-1]
+			if w.par {
+				w.path = w.path[:f.pathLen]
+			}
+			if w.stopped {
+				if c >= 0 {
+					w.lastImg[c] = floor
+				}
+				w.path = w.path[:pathLen]
+				return
+			}
+			// R5: the incumbent reached the node's bound: the rest of the
+			// node (siblings and the unmatched branch) cannot beat it.
+			if w.sh.best.Load() >= bound && p.rrOff&offR5 == 0 {
+				f.end = f.next
+				f.skipGiven = true
+			}
+		}
+		if c >= 0 {
+			w.lastImg[c] = floor
+		}
+		bd.rl++
+		if f.skipGiven {
+			break
+		}
+		// The branch where v stays unmatched, and with it (R2) its twins
+		// still in the bidomain.
+		removed := false
+		if c >= 0 {
+			for j := bd.l; j < bd.l+bd.ll; {
+				if u := left[j]; cls0[u] == c {
+					last := bd.l + bd.ll - 1
+					left[j], left[last] = left[last], u
+					bd.ll--
+					removed = true
+					continue
+				}
+				j++
+			}
+		}
+		if bd.ll == 0 {
+			doms[chosen] = doms[len(doms)-1]
+			doms = doms[:len(doms)-1]
+		} else if p.multiway || removed {
+			bd.minL = minOf(left[bd.l : bd.l+bd.ll])
+		} else {
+			bd.minL = min(bd.minA, bd.minN)
+		}
+		if w.par {
+			w.path = append(w.path, op{v, -1})
+		}
+	}
+	w.path = w.path[:pathLen]
+}
+
+// dominated reports whether the child v→y, whose bidomains are out, is
+// dominated by an explored sibling v→x (R6): x and y have the same cell to
+// every right vertex of out other than x, and the same cell between them
+// both ways. Every solution of the child then becomes one of the sibling's
+// with x and y swapped (docs/design/mcs.md). A check stops at the first
+// differing cell, so on graphs without such pairs it costs a few reads.
+func (w *worker[C]) dominated(out []bidomain, y int32, explored []int32) bool {
+	n1 := w.p.n1
+	adj1 := w.p.adj1
+	rowY := adj1[int(y)*n1 : int(y)*n1+n1]
+	for _, x := range explored {
+		rowX := adj1[int(x)*n1 : int(x)*n1+n1]
+		if rowX[y] != rowY[x] {
+			continue
+		}
+		same := true
+		for i := 0; i < len(out) && same; i++ {
+			for _, r := range w.right[out[i].r : out[i].r+out[i].rl] {
+				if rowX[r] != rowY[r] && r != x {
+					same = false
+					break
+				}
+			}
+		}
+		if same {
+			return true
+		}
+	}
+	return false
+}
+
+// split sums up the bidomains with both sides non-empty: their number
+// and their left and right sizes.
+type split struct{ n, l, r int32 }
+
+// wholeSplit is the split a child's bidomains must have for R3: every
+// bidomain of doms with both sides non-empty kept whole.
+func wholeSplit(doms []bidomain) split {
+	var s split
+	for i := range doms {
+		if d := &doms[i]; d.ll > 0 && d.rl > 0 {
+			s.n++
+			s.l += d.ll
+			s.r += d.rl
+		}
+	}
+	return s
+}
+
+// same reports whether the child bidomains out, made from the node's by a
+// pair v→x, keep every bidomain of the node with both sides non-empty
+// whole: all of its left set on one side of v and all of its right set on
+// the same side of x. Each such bidomain yields at most one child
+// bidomain holding all of it, so the number and the sizes decide it.
+func (s split) same(out []bidomain) bool {
+	if int32(len(out)) != s.n {
+		return false
+	}
+	l, r := s.l, s.r
+	for i := range out {
+		l -= out[i].ll
+		r -= out[i].rl
+	}
+	return l == 0 && r == 0
+}
