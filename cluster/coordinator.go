@@ -11,6 +11,7 @@ import (
 	"io"
 	"log"
 	"os"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -65,8 +66,11 @@ type CoordinatorConfig struct {
 }
 
 // DefaultHandBack is how long a worker may go unheard before its tasks
-// are handed to others.
-const DefaultHandBack = 5 * time.Second
+// are handed to others: six beats. Every job whose task a killed worker
+// held waits this long (the chaos runs: a job took a 5 s wait for nearly
+// every kill); a live worker heard again after its tasks went to others
+// is logged (the tasks were searched twice, the first done record counts).
+const DefaultHandBack = 3 * time.Second
 
 // maxRounds bounds the re-searches of a job whose done records contradict
 // what its coordinator knows.
@@ -117,6 +121,9 @@ type Result struct {
 	Nodes   int64 // nodes of all finished tasks
 	Resumed bool
 	Elapsed time.Duration
+	// Workers is how many workers were heard from at the end (alive
+	// within three beats).
+	Workers int
 }
 
 // ledger accounts for the tasks of a job: a task is expected once it is a
@@ -305,6 +312,21 @@ func SolveMCS(ctx context.Context, cfg CoordinatorConfig, g, h *core.Graph, opts
 			}
 			return &Record{Size: len(res.Mapping), Mapping: res.Mapping}
 		},
+		weaken: func(r *Record) *Record {
+			// A pair fewer: any pair will do for an induced common
+			// subgraph; with --connected, one whose removal keeps it
+			// connected (the checker decides; the last pairs are tried).
+			if len(r.Mapping) < 2 {
+				return nil
+			}
+			for i := len(r.Mapping) - 1; i >= max(0, len(r.Mapping)-64); i-- {
+				m := slices.Delete(slices.Clone(r.Mapping), i, i+1)
+				if verify(&Record{Mapping: m}) == nil {
+					return &Record{Size: len(m), Mapping: m}
+				}
+			}
+			return nil
+		},
 	})
 }
 
@@ -321,6 +343,9 @@ type jobSpec struct {
 	// canary finds a solution quickly, before the job is distributed (nil
 	// result: none).
 	canary func(context.Context) *Record
+	// weaken returns a solution one worse than r (mcs: a pair fewer, vc: a
+	// vertex more), checked, or nil: the hint the coordinator publishes.
+	weaken func(r *Record) *Record
 }
 
 func (s *jobSpec) better(a, b int) bool {
@@ -574,7 +599,26 @@ func (c *coordinator) runEpoch(ctx context.Context) (Result, error) {
 			return Result{}, err
 		}
 	}
-	alive, err := listenAlive(conn)
+	// The hint: the canary made one worse, published as an incumbent. The
+	// workers prune with it (without it they search, until one of them
+	// finds as good a solution, subtrees the canary's size rules out: a
+	// calm local run of mcs90_b09m_s100.A01 made 9,836 tasks and timed out
+	// where the hinted run proves it in about 300), and the canary still
+	// catches done records of unsearched tasks: they prove only the hint,
+	// one worse than what the coordinator holds.
+	hint := func(round int) {
+		if c.canary == nil || spec.weaken == nil {
+			return
+		}
+		if r := spec.weaken(c.canary); r != nil && spec.verify(r) == nil {
+			r.Worker, r.Round = "coordinator "+cfg.Name, round
+			if err := publish(kindBest, *r); err != nil {
+				lg.Printf("job %s: publishing the starting incumbent: %v", job, err)
+			}
+		}
+	}
+	hint(0)
+	alive, err := listenAlive(conn, func(f string, a ...any) { lg.Printf("job %s: "+f, append([]any{job}, a...)...) })
 	if err != nil {
 		return Result{}, err
 	}
@@ -587,7 +631,7 @@ func (c *coordinator) runEpoch(ctx context.Context) (Result, error) {
 	records, leftovers := 0, 0
 	result := func() Result {
 		r := Result{Job: job, Epoch: epoch, Size: l.size, Mapping: l.mapping, Cover: l.cover, Found: l.has && spec.minimize, Proven: l.proven(), Tasks: l.finished,
-			Roots: len(l.roots), Nodes: l.nodes, Resumed: resumed, Elapsed: time.Since(c.start)}
+			Roots: len(l.roots), Nodes: l.nodes, Resumed: resumed, Elapsed: time.Since(c.start), Workers: alive.count()}
 		if cn := c.canary; cn != nil && (!l.has && spec.minimize || spec.better(cn.Size, l.size)) {
 			// Never report less than what this coordinator holds itself.
 			r.Size, r.Mapping, r.Cover, r.Found, r.Proven = cn.Size, cn.Mapping, cn.Cover, cn.Found, false
@@ -717,7 +761,11 @@ func (c *coordinator) runEpoch(ctx context.Context) (Result, error) {
 				lg.Printf("job %s: handing back task %s: %v", job, t.ID, err)
 				continue
 			}
-			lg.Printf("job %s: worker %s unheard for %v: handed its task %s to the others", job, strings.TrimSuffix(h.worker, "/"), cfg.AckWait, t.ID)
+			why := fmt.Sprintf("unheard for %v", cfg.AckWait)
+			if h.restarted {
+				why = "restarted under its name"
+			}
+			lg.Printf("job %s: worker %s %s: handed its task %s to the others", job, strings.TrimSuffix(h.worker, "/"), why, t.ID)
 		}
 	}
 	stopped := func(cause error) (Result, error) {
@@ -756,6 +804,7 @@ func (c *coordinator) runEpoch(ctx context.Context) (Result, error) {
 				if err := plan(awaitRound); err != nil {
 					return result(), err
 				}
+				hint(awaitRound)
 				continue
 			}
 			break
@@ -884,33 +933,62 @@ func checkRoots(roots []Task, job, hash, epoch string, round int) error {
 // aliveWorkers tracks the workers' announcements (Alive).
 type aliveWorkers struct {
 	mu   sync.Mutex
-	seen map[string]*heard
+	seen map[string]*heard // by worker/run
+	runs map[string]string // worker name → its latest run label
+	// gone are the workers whose tasks went to others because they fell
+	// silent, with when; one heard again was alive after all (logged).
+	gone map[string]time.Time
+	logf func(string, ...any)
 	sub  *nats.Subscription
 }
 
 type heard struct {
 	at   time.Time
 	held []Held
+	// restarted: a process of the same worker name with another run label
+	// announced itself, so this one is gone (a worker restarted under its
+	// --name after a crash or a kill): its tasks go back at once, without
+	// waiting for it to fall silent.
+	restarted bool
 }
 
-// silentTask is a task held by a worker gone silent.
+// silentTask is a task held by a worker gone silent or restarted.
 type silentTask struct {
-	worker string
+	worker    string
+	restarted bool
 	Held
 }
 
 // listenAlive hears the workers' announcements, and asks every worker to
-// announce itself now rather than at its next beat.
-func listenAlive(conn *Conn) (*aliveWorkers, error) {
-	a := &aliveWorkers{seen: map[string]*heard{}}
+// announce itself now rather than at its next beat. logf says when a
+// worker whose tasks were handed back is heard again.
+func listenAlive(conn *Conn, logf func(string, ...any)) (*aliveWorkers, error) {
+	a := &aliveWorkers{seen: map[string]*heard{}, runs: map[string]string{}, gone: map[string]time.Time{}, logf: logf}
 	sub, err := conn.NC.Subscribe(aliveSubject, func(m *nats.Msg) {
 		var w Alive
 		if json.Unmarshal(m.Data, &w) != nil || w.Protocol != protocol || w.Worker == "" {
 			return // not an announcement: nothing to count
 		}
+		key := w.Worker + "/" + w.Run
+		now := time.Now()
 		a.mu.Lock()
-		a.seen[w.Worker+"/"+w.Run] = &heard{at: time.Now(), held: w.Held}
-		a.mu.Unlock()
+		defer a.mu.Unlock()
+		if prev, ok := a.runs[w.Worker]; ok && prev != w.Run && w.Named {
+			if h := a.seen[w.Worker+"/"+prev]; h != nil {
+				h.restarted = true
+			}
+		}
+		if w.Named {
+			a.runs[w.Worker] = w.Run
+		}
+		if t, ok := a.gone[key]; ok {
+			delete(a.gone, key)
+			if a.logf != nil {
+				a.logf("worker %s heard again %v after its tasks were handed back (they are searched twice; a longer --ack-wait avoids that)",
+					key, now.Sub(t).Round(time.Millisecond))
+			}
+		}
+		a.seen[key] = &heard{at: now, held: w.Held}
 	})
 	if err != nil {
 		return nil, fmt.Errorf("cluster: subscribing to %s: %w", aliveSubject, err)
@@ -929,7 +1007,7 @@ func (a *aliveWorkers) count() int {
 	defer a.mu.Unlock()
 	n := 0
 	for _, h := range a.seen {
-		if time.Since(h.at) < 3*aliveEvery {
+		if time.Since(h.at) < 3*aliveEvery && !h.restarted {
 			n++
 		}
 	}
@@ -937,21 +1015,28 @@ func (a *aliveWorkers) count() int {
 }
 
 // silent returns the tasks of job held by workers unheard for longer
-// than wait, and forgets those workers.
+// than wait or restarted, and forgets those workers.
 func (a *aliveWorkers) silent(wait time.Duration, job string) []silentTask {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	var out []silentTask
+	now := time.Now()
 	for w, h := range a.seen {
-		if time.Since(h.at) <= wait {
+		if now.Sub(h.at) <= wait && !h.restarted {
 			continue
 		}
 		for _, t := range h.held {
 			if t.Job == job {
-				out = append(out, silentTask{w, t})
+				out = append(out, silentTask{w, h.restarted, t})
 			}
 		}
 		delete(a.seen, w)
+		if !h.restarted {
+			if len(a.gone) > 1024 {
+				clear(a.gone)
+			}
+			a.gone[w] = now
+		}
 	}
 	return out
 }
