@@ -61,6 +61,9 @@ type WorkerConfig struct {
 	// DeviceWorkers is the device engines' number of workers (0: sized from
 	// the device).
 	DeviceWorkers int
+	// DeviceHold is how long a device batch keeps its open work before it
+	// hands all of it to the queue (0: deviceHold).
+	DeviceHold time.Duration
 }
 
 // DeviceBudgetScale is how many times a task's node budget a device gets
@@ -979,7 +982,11 @@ func (w *worker) solveBatch(wctx, ctx context.Context, batch []pending, s *slot)
 		// are done only when nothing is, and a worker killed meanwhile
 		// loses the whole batch's search (it comes back from its roots).
 		limit := devicePublish
-		if time.Since(start) > deviceHold {
+		hold := w.cfg.DeviceHold
+		if hold <= 0 {
+			hold = deviceHold
+		}
+		if time.Since(start) > hold {
 			limit = len(rest)
 		}
 		var children []Task
