@@ -941,6 +941,7 @@ func (w *worker) solveBatch(wctx, ctx context.Context, batch []pending, s *slot)
 	var ids []string
 	var bounds []int
 	start := time.Now()
+	returned := map[int]bool{} // batch tasks handed back unstarted
 	for round := 0; len(paths) > 0; round++ {
 		w.mu.Lock()
 		incumbent := j.best
@@ -978,22 +979,30 @@ func (w *worker) solveBatch(wctx, ctx context.Context, batch []pending, s *slot)
 		// back as that task's own node, maybe by the very same path (then
 		// with the task's own id, which the queue would drop as a
 		// duplicate while the owner's record named it): those stay here.
-		// Past deviceHold the batch hands out all it has left: its tasks
-		// are done only when nothing is, and a worker killed meanwhile
-		// loses the whole batch's search (it comes back from its roots).
+		// Past deviceHold the batch hands out all it has left, and the
+		// tasks it never started go back to the queue as they are: its
+		// tasks are done only when nothing is left, and a worker killed
+		// meanwhile loses the whole batch's search (it comes back from
+		// its roots, and a batch killed again and again never ends).
 		limit := devicePublish
 		hold := w.cfg.DeviceHold
 		if hold <= 0 {
 			hold = deviceHold
 		}
-		if time.Since(start) > hold {
+		past := time.Since(start) > hold
+		if past {
 			limit = len(rest)
 		}
 		var children []Task
 		paths = paths[:0]
 		for _, r := range rest {
 			id := taskID(first.scope(), r.Path)
-			if len(children) == limit || len(r.Path) <= len(batch[owner].t.Path) || slices.ContainsFunc(batch, func(p pending) bool { return p.t.ID == id }) {
+			own := slices.IndexFunc(batch, func(p pending) bool { return p.t.ID == id })
+			if past && own >= 0 && own != owner {
+				returned[own] = true // its whole subtree: not started here
+				continue
+			}
+			if len(children) == limit || len(r.Path) <= len(batch[owner].t.Path) || own >= 0 {
 				paths = append(paths, r.Path)
 				continue
 			}
@@ -1011,6 +1020,10 @@ func (w *worker) solveBatch(wctx, ctx context.Context, batch []pending, s *slot)
 		}
 	}
 	for i, p := range batch {
+		if returned[i] {
+			_ = p.msg.Nak() // searched by whoever takes it next
+			continue
+		}
 		rec, kids := Record{}, []string(nil)
 		if i == owner {
 			rec, kids = done, ids

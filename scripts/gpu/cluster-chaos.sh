@@ -76,10 +76,14 @@ stop_workers() {
 	rm -f "$work"/pid.*
 }
 
-# one pair as a job: prints "g expected size proven seconds"
+# one pair as a job: prints "g expected size proven seconds". --fresh: a
+# job stopped by the timeout is cancelled and its queued tasks purged;
+# without it they stay queued for the job's lease (1 min), for a rerun to
+# resume, ahead of every later job (one timed-out job made the next ones
+# time out too).
 solve() {
 	local g=$1 h=$2 want=$3 out
-	out=$(ARBOR_CLUSTER_TOKEN=$COORD timeout $((timeout + 10)) "$ARBOR" mcs "$D/$g" "$D/$h" --cluster "$URL" --timeout "${timeout}s" --json 2>>"$work/coord.log")
+	out=$(ARBOR_CLUSTER_TOKEN=$COORD timeout $((timeout + 10)) "$ARBOR" mcs "$D/$g" "$D/$h" --cluster "$URL" --fresh --timeout "${timeout}s" --json 2>>"$work/coord.log")
 	local size proven secs
 	size=$(grep -o '"size": *[0-9]*' <<<"$out" | head -1 | grep -o '[0-9]*$')
 	proven=$(grep -o '"proven": *[a-z]*' <<<"$out" | head -1 | grep -o '[a-z]*$')
@@ -148,7 +152,7 @@ phase chaos 1
 phase calm 0
 
 echo
-echo "coordinator log lines: $(wc -l <"$work/coord.log") (hand-backs: $(grep -c 'handed its task' "$work/coord.log"))"
+echo "coordinator log lines: $(wc -l <"$work/coord.log") (hand-backs: $(grep -c 'handed its task' "$work/coord.log"), of them on a restart: $(grep -c 'restarted under its name' "$work/coord.log"); live workers heard again after a hand-back: $(grep -c 'heard again' "$work/coord.log"))"
 printf '%-6s %6s %6s %9s %7s %8s %10s %6s\n' phase pairs wrong unproven failed wall_s sum_jobs_s kills
 for name in chaos calm; do
 	r=$work/$name/results
