@@ -817,3 +817,46 @@ func TestDeviceHold(t *testing.T) {
 	}
 	t.Logf("%s: %d tasks, at most %d subtasks handed out at once", c.name, res.Tasks, most)
 }
+
+// TestLostRoots: root tasks that vanish from the queue (purged here before
+// any worker starts) are published again by the coordinator's watchdog
+// once workers wait with nothing queued or running, and the job is proven.
+func TestLostRoots(t *testing.T) {
+	c := generatedPairs(t, 3)[2]
+	srv := startServer(t)
+	ctx := deadline(t)
+	var logs syncBuffer
+	cfg := testConfig(srv)
+	cfg.Log = io.MultiWriter(logWriter{t}, &logs)
+	done := solveAsync(ctx, cfg, c)
+	conn, err := dial(srv.URL(), srv.Token, "purger", Credentials{}, dialOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	job := mcsJob(t, c)
+	waitPlan(t, ctx, conn, job)
+	tasks, err := conn.JS.Stream(ctx, TaskStream)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The roots are published right after the plan: wait for them, then
+	// lose them all.
+	for ctx.Err() == nil {
+		if m, err := conn.JS.Stream(ctx, ResultStream); err == nil {
+			if _, err := m.GetLastMsgForSubject(ctx, resultSubject(job, kindPublished)); err == nil {
+				break
+			}
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	if err := tasks.Purge(ctx, jetstream.WithPurgeSubject(taskSubject(job))); err != nil {
+		t.Fatal(err)
+	}
+	inProcessWorkers(t, srv, 2, logWriter{t})
+	o := <-done
+	checkResult(t, c, o.res, o.err)
+	if !strings.Contains(logs.String(), "open root tasks again") {
+		t.Errorf("no republication of the lost roots:\n%s", logs.String())
+	}
+}
