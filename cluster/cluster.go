@@ -63,8 +63,10 @@ const (
 
 // aliveEvery is how often a worker says it is alive; a coordinator counts
 // a worker alive for three times as long, and hands its tasks to others
-// when it has not heard it for the job's ack wait.
-const aliveEvery = time.Second
+// when it has not heard it for the job's hand-back wait (at least three
+// beats). Half a second: a killed worker's tasks hold up their jobs for
+// the whole wait, and an announcement is a few dozen bytes.
+const aliveEvery = 500 * time.Millisecond
 
 // Alive is a worker's announcement.
 type Alive struct {
@@ -72,8 +74,12 @@ type Alive struct {
 	Worker   string `json:"worker"`
 	// Run tells apart processes of one name (a worker killed and started
 	// again under its name must not inherit the dead one's tasks).
-	Run   string `json:"run,omitempty"`
-	Slots int    `json:"slots"` // tasks it searches at once
+	Run string `json:"run,omitempty"`
+	// Named: the operator gave the name (--name), so a new run under it
+	// means the process before it is gone (restarted): its tasks go back
+	// at once. Default names (host:pid) are one process's alone.
+	Named bool `json:"named,omitempty"`
+	Slots int  `json:"slots"` // tasks it searches at once
 	// Held are the tasks it holds now: their coordinators hand them to
 	// other workers when the announcements stop.
 	Held []Held `json:"held,omitempty"`
@@ -332,6 +338,10 @@ func (c *Conn) setup(ctx context.Context) (jetstream.Consumer, error) {
 }
 
 // redact hides a token or password in a URL for messages.
+// Redact returns url with any token or password in it replaced by ***,
+// for messages.
+func Redact(url string) string { return redact(url) }
+
 func redact(url string) string {
 	u, err := nurl(url)
 	if err != nil {

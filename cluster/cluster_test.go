@@ -18,6 +18,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/nats-io/nats.go/jetstream"
+
 	"github.com/arbor-gpu/arbor/algorithms/mcs"
 	"github.com/arbor-gpu/arbor/algorithms/vertexcover"
 	"github.com/arbor-gpu/arbor/backend"
@@ -34,6 +36,7 @@ import (
 const (
 	envWorker = "ARBOR_CLUSTER_TEST_WORKER"
 	envHold   = "ARBOR_CLUSTER_TEST_HOLD"
+	envName   = "ARBOR_CLUSTER_TEST_NAME" // the worker's --name
 )
 
 func TestMain(m *testing.M) {
@@ -49,7 +52,7 @@ func TestMain(m *testing.M) {
 func workerMain() int {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	cfg := WorkerFromEnv(WorkerConfig{Threads: 1, Log: os.Stderr})
+	cfg := WorkerFromEnv(WorkerConfig{Threads: 1, Log: os.Stderr, Name: os.Getenv(envName)})
 	if os.Getenv(envHold) == "1" {
 		cfg.BeforeSolve = func(t *Task) {
 			time.Sleep(300 * time.Millisecond) // announced as held (within announceGap)
@@ -327,6 +330,67 @@ func killedMidTask(t *testing.T, solve func(context.Context, CoordinatorConfig) 
 		t.Errorf("the killed worker's task was not handed back:\n%s", logs.String())
 	}
 	return o.res, o.err
+}
+
+// TestWorkerRestarted: a worker killed holding a task and started again
+// under its name gets the task handed back as soon as the new process
+// announces itself, not when the old one has been silent for the job's
+// hand-back wait (30 s here, longer than the whole job may take) nor the
+// consumer's ack wait.
+func TestWorkerRestarted(t *testing.T) {
+	c := generatedPairs(t, 3)[2]
+	srv := startServer(t)
+	named := func(cmd *exec.Cmd) *exec.Cmd {
+		cmd.Env = append(cmd.Env, EnvURL+"="+srv.URL(), EnvToken+"="+srv.Token, envName+"=box1")
+		return cmd
+	}
+	var out strings.Builder
+	holder := named(testWorkerCommand(true)(0))
+	stdout, err := holder.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	holder.Stderr = &out
+	if err := holder.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer holder.Process.Kill()
+	ctx := deadline(t)
+	var logs syncBuffer
+	done := make(chan outcome, 1)
+	go func() {
+		cfg := testConfig(srv)
+		cfg.AckWait = 30 * time.Second
+		cfg.Log = io.MultiWriter(logWriter{t}, &logs)
+		res, err := SolveMCS(ctx, cfg, c.g, c.h, mcs.Options{})
+		done <- outcome{res, err}
+	}()
+	line, err := bufio.NewReader(stdout).ReadString('\n')
+	if err != nil || !strings.HasPrefix(line, "holding ") {
+		t.Fatalf("the holding worker said %q (%v); stderr %s", line, err, out.String())
+	}
+	if err := holder.Process.Signal(syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	_ = holder.Wait()
+	killed := time.Now()
+	// The same name again, and the task comes back at once: the job ends
+	// long before the hand-back wait.
+	ps, err := StartWorkers(1, srv.URL(), srv.Token, logWriter{t}, func(i int) *exec.Cmd {
+		cmd := testWorkerCommand(false)(i)
+		cmd.Env = append(cmd.Env, envName+"=box1")
+		return cmd
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ps.Stop()
+	o := <-done
+	checkResult(t, c, o.res, o.err)
+	if !strings.Contains(logs.String(), "worker box1/") || !strings.Contains(logs.String(), "restarted under its name: handed its task") {
+		t.Errorf("the task was not handed back on the restart:\n%s", logs.String())
+	}
+	t.Logf("the job ended %v after the kill", time.Since(killed).Round(time.Millisecond))
 }
 
 // TestCoordinatorRestart stops the coordinator partway through a job; a
@@ -642,4 +706,157 @@ func TestDeviceWorkers(t *testing.T) {
 			}
 		}
 	})
+}
+
+// TestCanaryHint: the coordinator publishes its canary one worse as the
+// job's first incumbent (mcs: a pair fewer, vc: a vertex more), verified;
+// the workers' own records then prove strictly better than the hint.
+func TestCanaryHint(t *testing.T) {
+	srv := startServer(t)
+	inProcessWorkers(t, srv, 2, logWriter{t})
+	ctx := deadline(t)
+	conn, err := dial(srv.URL(), srv.Token, "reader", Credentials{}, dialOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	// hints returns the best records the coordinator published for job.
+	hints := func(job string) []*Record {
+		cons, err := conn.JS.OrderedConsumer(ctx, ResultStream, jetstream.OrderedConsumerConfig{FilterSubjects: []string{resultSubject(job, kindBest)}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out []*Record
+		for {
+			b, err := cons.Fetch(100, jetstream.FetchMaxWait(500*time.Millisecond))
+			if err != nil {
+				t.Fatal(err)
+			}
+			n := 0
+			for m := range b.Messages() {
+				n++
+				if r, err := decodeRecord(m.Data()); err == nil && strings.HasPrefix(r.Worker, "coordinator ") {
+					out = append(out, r)
+				}
+			}
+			if n == 0 {
+				return out
+			}
+		}
+	}
+	c := generatedPairs(t, 3)[2]
+	res, err := SolveMCS(ctx, testConfig(srv), c.g, c.h, mcs.Options{})
+	checkResult(t, c, res, err)
+	hs := hints(res.Job)
+	if len(hs) != 1 || hs[0].Size < 1 || hs[0].Size >= res.Size || len(hs[0].Mapping) != hs[0].Size || mcs.Verify(c.g, c.h, hs[0].Mapping, mcs.Options{}) != nil {
+		t.Errorf("mcs: hints %+v for a proven %d", hs, res.Size)
+	}
+	v := vcCases(t)[2]
+	res, err = SolveVC(ctx, testConfig(srv), v.g)
+	checkVC(t, v, res, err)
+	hs = hints(res.Job)
+	if len(hs) != 1 || hs[0].Size <= res.Size || len(hs[0].Cover) != hs[0].Size || vertexcover.Verify(v.g, hs[0].Cover) != nil {
+		t.Errorf("vc: hints %+v for a proven %d", hs, res.Size)
+	}
+}
+
+// TestDeviceHold: a device batch past its hold hands all its open work to
+// the queue at once (a done record naming more than devicePublish
+// subtasks), so a worker killed later loses only what it searched since;
+// the job is still proven.
+func TestDeviceHold(t *testing.T) {
+	c := generatedPairs(t, 3)[2]
+	if dataset.Path("mcs/mivia") != "" {
+		c = miviaPairs(t, "mcs30_b06_s25.A01")[0]
+	}
+	dev, _, err := backend.Select(backend.Selection{Backend: "cpu"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer dev.Close()
+	srv := startServer(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() {
+		done <- RunWorker(ctx, WorkerConfig{URL: srv.URL(), Token: srv.Token, Name: "dev", Threads: 1, Log: logWriter{t},
+			Devices: []backend.Device{dev}, NoCPU: true, DeviceBudget: 3000, DeviceWorkers: 3, DeviceHold: time.Nanosecond})
+	}()
+	defer func() { cancel(); <-done }()
+	cfg := testConfig(srv)
+	cfg.Tasks = 1
+	res, err := SolveMCS(deadline(t), cfg, c.g, c.h, mcs.Options{})
+	checkResult(t, c, res, err)
+	conn, err := dial(srv.URL(), srv.Token, "reader", Credentials{}, dialOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	cons, err := conn.JS.OrderedConsumer(deadline(t), ResultStream, jetstream.OrderedConsumerConfig{FilterSubjects: []string{resultPrefix + res.Job + "." + kindDone + ".>"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	most := 0
+	for {
+		b, err := cons.Fetch(500, jetstream.FetchMaxWait(500*time.Millisecond))
+		if err != nil {
+			t.Fatal(err)
+		}
+		n := 0
+		for m := range b.Messages() {
+			n++
+			if r, err := decodeRecord(m.Data()); err == nil {
+				most = max(most, len(r.Children))
+			}
+		}
+		if n == 0 {
+			break
+		}
+	}
+	if most <= devicePublish {
+		t.Errorf("%s: at most %d subtasks in a done record: the batch kept its open work past its hold", c.name, most)
+	}
+	t.Logf("%s: %d tasks, at most %d subtasks handed out at once", c.name, res.Tasks, most)
+}
+
+// TestLostRoots: root tasks that vanish from the queue (purged here before
+// any worker starts) are published again by the coordinator's watchdog
+// once workers wait with nothing queued or running, and the job is proven.
+func TestLostRoots(t *testing.T) {
+	c := generatedPairs(t, 3)[2]
+	srv := startServer(t)
+	ctx := deadline(t)
+	var logs syncBuffer
+	cfg := testConfig(srv)
+	cfg.Log = io.MultiWriter(logWriter{t}, &logs)
+	done := solveAsync(ctx, cfg, c)
+	conn, err := dial(srv.URL(), srv.Token, "purger", Credentials{}, dialOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	job := mcsJob(t, c)
+	waitPlan(t, ctx, conn, job)
+	tasks, err := conn.JS.Stream(ctx, TaskStream)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The roots are published right after the plan: wait for them, then
+	// lose them all.
+	for ctx.Err() == nil {
+		if m, err := conn.JS.Stream(ctx, ResultStream); err == nil {
+			if _, err := m.GetLastMsgForSubject(ctx, resultSubject(job, kindPublished)); err == nil {
+				break
+			}
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	if err := tasks.Purge(ctx, jetstream.WithPurgeSubject(taskSubject(job))); err != nil {
+		t.Fatal(err)
+	}
+	inProcessWorkers(t, srv, 2, logWriter{t})
+	o := <-done
+	checkResult(t, c, o.res, o.err)
+	if !strings.Contains(logs.String(), "open root tasks again") {
+		t.Errorf("no republication of the lost roots:\n%s", logs.String())
+	}
 }

@@ -40,11 +40,38 @@ type Processes struct {
 	errs []error
 }
 
+// SyncWriter returns a writer that serialises writes to w: w itself when
+// it is an *os.File (the kernel orders writes to a file or pipe) or
+// already one of these, else w behind a mutex. Give the result to every
+// goroutine and process that writes to w: os/exec copies each process's
+// output into a non-file writer from a goroutine of its own, so several
+// processes sharing a bytes.Buffer (as tests do) would race.
+func SyncWriter(w io.Writer) io.Writer {
+	switch w.(type) {
+	case *os.File, *syncWriter:
+		return w
+	}
+	return &syncWriter{w: w}
+}
+
+type syncWriter struct {
+	mu sync.Mutex
+	w  io.Writer
+}
+
+func (s *syncWriter) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.w.Write(p)
+}
+
 // StartWorkers starts n worker processes made by command (e.g. the arbor
 // binary with the argument "worker"), each told the server's URL and token
-// through EnvURL and EnvToken. Their output goes to out.
+// through EnvURL and EnvToken. Their output goes to out, through
+// SyncWriter (pass the caller's own writes through SyncWriter(out) too).
 func StartWorkers(n int, url, token string, out io.Writer, command func(i int) *exec.Cmd) (*Processes, error) {
 	p := &Processes{}
+	out = SyncWriter(out)
 	for i := 0; i < n; i++ {
 		cmd := command(i)
 		cmd.Env = append(cmd.Environ(), EnvURL+"="+url, EnvToken+"="+token)

@@ -236,6 +236,21 @@ func SolveVC(ctx context.Context, cfg CoordinatorConfig, g *core.Graph) (Result,
 			}
 			return &Record{Found: true, Size: len(res.Cover), Cover: res.Cover}
 		},
+		weaken: func(r *Record) *Record {
+			// A vertex more: the first one outside the cover.
+			in := make([]bool, g.N)
+			for _, v := range r.Cover {
+				in[v] = true
+			}
+			for v := range in {
+				if !in[v] {
+					c := append(slices.Clone(r.Cover), v)
+					slices.Sort(c)
+					return &Record{Found: true, Size: len(c), Cover: c}
+				}
+			}
+			return nil
+		},
 	})
 }
 

@@ -61,6 +61,9 @@ type WorkerConfig struct {
 	// DeviceWorkers is the device engines' number of workers (0: sized from
 	// the device).
 	DeviceWorkers int
+	// DeviceHold is how long a device batch keeps its open work before it
+	// hands all of it to the queue (0: deviceHold).
+	DeviceHold time.Duration
 }
 
 // DeviceBudgetScale is how many times a task's node budget a device gets
@@ -82,6 +85,14 @@ const deviceBatch = 64
 // of small subtrees, one per untried candidate on each worker's stack,
 // and publishing them all would cost more than searching them).
 const devicePublish = 64
+
+// deviceHold bounds how long a device slot keeps a batch's open work to
+// itself: after it, the rest goes to the queue and the batch is done. In
+// the chaos run on the H100 machine (8 workers, each with a device slot
+// on the one GPU, a worker killed every 5 s) batches held dozens of tasks
+// for as long as their search lasted; every kill handed a batch back to be
+// searched from its roots again, and long batches never finished.
+const deviceHold = 2 * time.Second
 
 // worker is the state of one RunWorker.
 type worker struct {
@@ -155,7 +166,8 @@ func (s *slot) release() {
 // that repeat are retried with a capped exponential back-off, logged once
 // when they start and once when they end.
 func RunWorker(ctx context.Context, cfg WorkerConfig) error {
-	if cfg.Name == "" {
+	named := cfg.Name != ""
+	if !named {
 		host, _ := os.Hostname()
 		cfg.Name = fmt.Sprintf("%s:%d", host, os.Getpid())
 	}
@@ -228,7 +240,7 @@ func RunWorker(ctx context.Context, cfg WorkerConfig) error {
 	if err != nil {
 		return err
 	}
-	stopAlive, err := announce(ctx, conn, Alive{Protocol: protocol, Worker: cfg.Name, Run: run, Slots: len(slots)}, w.heldTasks, w.poke)
+	stopAlive, err := announce(ctx, conn, Alive{Protocol: protocol, Worker: cfg.Name, Run: run, Named: named, Slots: len(slots)}, w.heldTasks, w.poke)
 	if err != nil {
 		return err
 	}
@@ -688,7 +700,15 @@ func (w *worker) hold(msg jetstream.Msg, t *Task) func() {
 func (w *worker) handle(ctx context.Context, msgs []jetstream.Msg, s *slot) {
 	var batch []pending
 	var bctx context.Context
-	for _, msg := range msgs {
+	for i, msg := range msgs {
+		if i > 0 && msg.Subject() != msgs[0].Subject() {
+			// Another job's task, fetched with a device batch: back to the
+			// queue at once (a redelivery comes before new tasks). Held
+			// here it would wait for the whole batch, and its job with it:
+			// with four jobs at a time that was seconds of every job's tail.
+			_ = msg.Nak()
+			continue
+		}
 		t, j, jctx, ok := w.accept(ctx, msg)
 		if !ok {
 			continue
@@ -920,6 +940,8 @@ func (w *worker) solveBatch(wctx, ctx context.Context, batch []pending, s *slot)
 	done := Record{}
 	var ids []string
 	var bounds []int
+	start := time.Now()
+	returned := map[int]bool{} // batch tasks handed back unstarted
 	for round := 0; len(paths) > 0; round++ {
 		w.mu.Lock()
 		incumbent := j.best
@@ -957,11 +979,30 @@ func (w *worker) solveBatch(wctx, ctx context.Context, batch []pending, s *slot)
 		// back as that task's own node, maybe by the very same path (then
 		// with the task's own id, which the queue would drop as a
 		// duplicate while the owner's record named it): those stay here.
+		// Past deviceHold the batch hands out all it has left, and the
+		// tasks it never started go back to the queue as they are: its
+		// tasks are done only when nothing is left, and a worker killed
+		// meanwhile loses the whole batch's search (it comes back from
+		// its roots, and a batch killed again and again never ends).
+		limit := devicePublish
+		hold := w.cfg.DeviceHold
+		if hold <= 0 {
+			hold = deviceHold
+		}
+		past := time.Since(start) > hold
+		if past {
+			limit = len(rest)
+		}
 		var children []Task
 		paths = paths[:0]
 		for _, r := range rest {
 			id := taskID(first.scope(), r.Path)
-			if len(children) == devicePublish || len(r.Path) <= len(batch[owner].t.Path) || slices.ContainsFunc(batch, func(p pending) bool { return p.t.ID == id }) {
+			own := slices.IndexFunc(batch, func(p pending) bool { return p.t.ID == id })
+			if past && own >= 0 && own != owner {
+				returned[own] = true // its whole subtree: not started here
+				continue
+			}
+			if len(children) == limit || len(r.Path) <= len(batch[owner].t.Path) || own >= 0 {
 				paths = append(paths, r.Path)
 				continue
 			}
@@ -979,6 +1020,10 @@ func (w *worker) solveBatch(wctx, ctx context.Context, batch []pending, s *slot)
 		}
 	}
 	for i, p := range batch {
+		if returned[i] {
+			_ = p.msg.Nak() // searched by whoever takes it next
+			continue
+		}
 		rec, kids := Record{}, []string(nil)
 		if i == owner {
 			rec, kids = done, ids

@@ -34,6 +34,9 @@ type clusterFlags struct {
 	// deviceArgs are the first local worker's engine and device flags
 	// (--cluster embedded with --engine gpu or hybrid).
 	deviceArgs []string
+	// workerThreads: each local worker's threads (--cluster embedded), set
+	// by coordinator.
+	workerThreads int
 }
 
 // onDevices hands --engine gpu|hybrid and the device flags to the first
@@ -58,7 +61,7 @@ func (c *clusterFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&c.token, "cluster-token", "", "the cluster's auth token (default $"+cluster.EnvToken+"; or put it in the URL, nats://TOKEN@HOST:4222)")
 	fs.Int64Var(&c.taskNodes, "task-nodes", 0, "cluster: search nodes a task may take before it splits what it has left into new tasks (0: mcs 1000000, vc 20000)")
 	fs.IntVar(&c.tasks, "tasks", 0, "cluster: root tasks to split the search into (0: mcs 256, vc 1, the whole graph)")
-	fs.DurationVar(&c.ackWait, "ack-wait", cluster.DefaultHandBack, "cluster: how long a worker may go unheard before its tasks of this job go to other workers (at least 3 s)")
+	fs.DurationVar(&c.ackWait, "ack-wait", cluster.DefaultHandBack, "cluster: how long a worker may go unheard before its tasks of this job go to other workers (at least 1.5 s; at once when a worker restarted under the same --name announces itself)")
 	fs.DurationVar(&c.lease, "lease", cluster.DefaultLease, "cluster: how long the job outlives this coordinator if it dies: a rerun within it resumes the job, after it the job expires and is purged")
 	fs.BoolVar(&c.fresh, "fresh", false, "cluster: start a new job even if the server holds this one (which is otherwise resumed, or answered from its records if it ended); stopped early, a fresh job is cancelled and purged")
 	registerCredentials(fs, &c.creds)
@@ -96,6 +99,12 @@ func (c *clusterFlags) coordinator(e *env, workers, threads int, quiet bool) (cl
 	if c.url != "embedded" {
 		return cfg, func() {}, nil
 	}
+	// The local workers' output, the coordinator's log and the progress
+	// line share stderr: one synchronised writer for all of them (a test's
+	// buffer is not a file, and each process's output is copied into it
+	// by a goroutine of its own).
+	e.stderr = cluster.SyncWriter(e.stderr)
+	cfg.Log = e.stderr
 	if workers <= 0 {
 		workers = runtime.NumCPU()
 		if len(c.deviceArgs) > 0 && c.deviceArgs[1] == "gpu" {
@@ -105,6 +114,7 @@ func (c *clusterFlags) coordinator(e *env, workers, threads int, quiet bool) (cl
 	if threads <= 0 {
 		threads = max(1, runtime.NumCPU()/workers)
 	}
+	c.workerThreads = threads
 	exe, err := os.Executable()
 	if err != nil {
 		return cfg, nil, fmt.Errorf("finding the arbor binary for local workers: %w", err)
@@ -130,9 +140,54 @@ func (c *clusterFlags) coordinator(e *env, workers, threads int, quiet bool) (cl
 	return cfg, emb.Close, nil
 }
 
-// runMCSCluster is 'arbor mcs G H --cluster ...'.
-func runMCSCluster(e *env, cf clusterFlags, workers, threads int, names [2]string, g, h *core.Graph, opts mcs.Options, asJSON, verify bool) error {
-	cfg, closeCluster, err := cf.coordinator(e, workers, threads, asJSON)
+// clusterJSON are the fields of a distributed run's --json beyond the
+// command's own (docs/schema: the "cluster" object).
+type clusterJSON struct {
+	Job     string `json:"job"`
+	Epoch   string `json:"epoch"`
+	Tasks   int    `json:"tasks"`
+	Roots   int    `json:"roots"`
+	Resumed bool   `json:"resumed"`
+	Workers int    `json:"workers"`
+}
+
+func newClusterJSON(res cluster.Result) *clusterJSON {
+	return &clusterJSON{Job: res.Job, Epoch: res.Epoch, Tasks: res.Tasks, Roots: res.Roots, Resumed: res.Resumed, Workers: res.Workers}
+}
+
+// clusterWhy is the "why" of a distributed run.
+func clusterWhy(cf clusterFlags, res cluster.Result) string {
+	where := "the cluster at " + cluster.Redact(cf.url)
+	if cf.url == "embedded" {
+		where = "an embedded cluster of local worker processes"
+	}
+	if res.Job == "" {
+		return fmt.Sprintf("--cluster: %s, stopped before the job started", where)
+	}
+	resumed := ""
+	if res.Resumed {
+		resumed = ", resumed"
+	}
+	return fmt.Sprintf("--cluster: distributed over %s (job %s epoch %s: %s from %s%s)", where, res.Job, res.Epoch,
+		plural(res.Tasks, "task"), plural(res.Roots, "root"), resumed)
+}
+
+// clusterThreads is the threads field of a distributed run: each local
+// worker's threads with --cluster embedded, absent for a remote cluster
+// (its workers choose their own).
+func clusterThreads(cf clusterFlags) *int {
+	if cf.url != "embedded" {
+		return nil
+	}
+	t := cf.workerThreads
+	return &t
+}
+
+// runMCSCluster is 'arbor mcs G H --cluster ...'. Its result goes through
+// the contract of a local run (output.go): the checker and guard, the
+// status, the files' own numbering, -o and --require-optimal.
+func runMCSCluster(e *env, cf clusterFlags, workers, threads int, pos []string, g, h *core.Graph, opts mcs.Options, sf solverFlags) error {
+	cfg, closeCluster, err := cf.coordinator(e, workers, threads, sf.json || !sf.verbose)
 	if err != nil {
 		return err
 	}
@@ -147,65 +202,75 @@ func runMCSCluster(e *env, cf clusterFlags, workers, threads int, names [2]strin
 	cfg.Progress = func(p cluster.Progress) {
 		prog.Update(clusterProgress("incumbent", "bound ≤", p))
 	}
-	res, err := cluster.SolveMCS(ctx, cfg, g, h, opts)
+	cres, err := cluster.SolveMCS(ctx, cfg, g, h, opts)
 	prog.Done()
 	if err != nil && !(ctx.Err() != nil && errors.Is(err, ctx.Err())) {
 		return err
 	}
 	// Stopped by --timeout or Ctrl-C: the best found, unproven, as Solve does.
-	if verify {
-		if err := mcs.Verify(g, h, res.Mapping, opts); err != nil {
-			return fmt.Errorf("%s, %s: verification failed: %w", names[0], names[1], err)
+	res := mcs.Result{Mapping: cres.Mapping, Size: cres.Size, Proven: cres.Proven, Status: core.MaxStatus(cres.Proven, cres.Size, 0)}
+	if res.Mapping == nil {
+		res.Mapping = [][2]int{}
+	}
+	if err := guardMCS(g, h, res, opts); err != nil {
+		return fmt.Errorf("%s, %s: %w", pos[0], pos[1], err)
+	}
+	v := newVerdict(res.Status, false, 0, false)
+	b0, b1 := sf.base(g), sf.base(h)
+	m := shiftedPairs(res.Mapping, b0, b1)
+	if sf.out != "" {
+		rows := make([][]int, len(m))
+		for i, p := range m {
+			rows[i] = []int{p[0], p[1]}
+		}
+		if err := writeMCSFile(sf.out, pos, v, res.Size, rows); err != nil {
+			return err
 		}
 	}
-	if asJSON {
-		m := res.Mapping
-		if m == nil {
-			m = [][2]int{}
+	why := clusterWhy(cf, cres)
+	if sf.json {
+		type jsonResult struct {
+			Files []string `json:"files"`
+			N     []int    `json:"n"`
+			Base  []int    `json:"base"`
+			Size  int      `json:"size"`
+			verdict
+			Nodes    int64        `json:"nodes"`
+			Seconds  float64      `json:"seconds"`
+			Threads  *int         `json:"threads,omitempty"`
+			Engine   string       `json:"engine"`
+			Why      string       `json:"why"`
+			Verified bool         `json:"verified"`
+			Mapping  [][2]int     `json:"mapping"`
+			Columns  [][]int      `json:"columns"`
+			Cluster  *clusterJSON `json:"cluster"`
 		}
-		return json.NewEncoder(e.stdout).Encode(struct {
-			G        string   `json:"g"`
-			H        string   `json:"h"`
-			NG       int      `json:"n_g"`
-			NH       int      `json:"n_h"`
-			Size     int      `json:"size"`
-			Proven   bool     `json:"proven"`
-			Nodes    int64    `json:"nodes"`
-			Seconds  float64  `json:"seconds"`
-			Status   string   `json:"status"`
-			Engine   string   `json:"engine"`
-			Job      string   `json:"job"`
-			Epoch    string   `json:"epoch"`
-			Tasks    int      `json:"tasks"`
-			Roots    int      `json:"roots"`
-			Resumed  bool     `json:"resumed"`
-			Verified bool     `json:"verified"`
-			Mapping  [][2]int `json:"mapping"`
-		}{names[0], names[1], g.N, h.N, res.Size, res.Proven, res.Nodes, res.Elapsed.Seconds(), clusterStatus(res), "cluster",
-			res.Job, res.Epoch, res.Tasks, res.Roots, res.Resumed, verify, m})
+		cols := [][]int{make([]int, len(m)), make([]int, len(m))}
+		for i, pr := range m {
+			cols[0][i], cols[1][i] = pr[0], pr[1]
+		}
+		if err := json.NewEncoder(e.stdout).Encode(jsonResult{Files: pos, N: []int{g.N, h.N}, Base: []int{b0, b1}, Size: res.Size, verdict: v,
+			Nodes: cres.Nodes, Seconds: cres.Elapsed.Seconds(), Threads: clusterThreads(cf), Engine: "cluster", Why: why,
+			Verified: sf.verify, Mapping: m, Columns: cols, Cluster: newClusterJSON(cres)}); err != nil {
+			return err
+		}
+		return v.require(sf.requireOptimal)
 	}
-	status := "proven maximum"
-	if !res.Proven {
-		status = "unproven (stopped early)"
-	}
-	if verify {
+	status := statusText(v, "maximum", "")
+	if sf.verify {
 		status += ", verified"
 	}
 	w := e.stdout
 	fmt.Fprintf(w, "size %d  %s\n", res.Size, status)
-	resumed := ""
-	if res.Resumed {
-		resumed = ", resumed"
-	}
 	// A resumed job's nodes were searched before this run too: no rate.
-	speed := rate(res.Nodes, res.Elapsed)
-	if res.Resumed {
+	speed := rate(cres.Nodes, cres.Elapsed)
+	if cres.Resumed {
 		speed = "(resumed: nodes of the whole job)"
 	}
-	fmt.Fprintf(w, "nodes %d  time %v  %s\n", res.Nodes, res.Elapsed.Round(time.Microsecond), speed)
-	fmt.Fprintf(w, "engine cluster (job %s epoch %s: %d tasks from %d roots%s)\n", res.Job, res.Epoch, res.Tasks, res.Roots, resumed)
-	writeMapping(w, res.Mapping)
-	return nil
+	fmt.Fprintf(w, "nodes %d  time %v  %s  %s\n", cres.Nodes, cres.Elapsed.Round(time.Microsecond), plural(cres.Workers, "worker"), speed)
+	fmt.Fprintf(w, "engine cluster (%s)\n", why)
+	writeMapping(w, m)
+	return v.require(sf.requireOptimal)
 }
 
 // runWorker is 'arbor worker': take tasks from a cluster until stopped.
@@ -270,9 +335,10 @@ func runWorker(e *env) error {
 	return cluster.RunWorker(e.ctx, cfg)
 }
 
-// runVCCluster is 'arbor vc GRAPH --cluster ...': a minimum vertex cover.
-func runVCCluster(e *env, cf clusterFlags, workers, threads int, name string, g *core.Graph, timeout time.Duration, asJSON, verify bool, out string) error {
-	cfg, closeCluster, err := cf.coordinator(e, workers, threads, asJSON)
+// runVCCluster is 'arbor vc GRAPH --cluster ...': a minimum vertex cover,
+// through the contract of a local run (output.go).
+func runVCCluster(e *env, cf clusterFlags, workers, threads int, name string, g *core.Graph, timeout time.Duration, sf solverFlags) error {
+	cfg, closeCluster, err := cf.coordinator(e, workers, threads, sf.json || !sf.verbose)
 	if err != nil {
 		return err
 	}
@@ -287,58 +353,66 @@ func runVCCluster(e *env, cf clusterFlags, workers, threads int, name string, g 
 	cfg.Progress = func(p cluster.Progress) {
 		prog.Update(clusterProgress("best", "bound ≥", p))
 	}
-	res, err := cluster.SolveVC(ctx, cfg, g)
+	cres, err := cluster.SolveVC(ctx, cfg, g)
 	prog.Done()
 	if err != nil && !(ctx.Err() != nil && errors.Is(err, ctx.Err())) {
 		return err
 	}
 	// Every vertex is a cover, so there is always one to report.
-	if verify {
-		if err := vertexcover.Verify(g, res.Cover); err != nil {
-			return fmt.Errorf("%s: verification failed: %w", name, err)
-		}
+	status := core.StatusFeasible
+	if cres.Proven {
+		status = core.StatusOptimal
 	}
-	if out != "" {
-		if err := writeCover(out, g.N, res.Cover); err != nil {
+	res := vertexcover.Result{Cover: cres.Cover, Proven: cres.Proven, Status: status}
+	if err := guardVC(g, res, -1); err != nil {
+		return fmt.Errorf("%s: %w", name, err)
+	}
+	v := newVerdict(res.Status, false, 0, false)
+	base := sf.base(g)
+	if sf.out != "" {
+		if err := writePACE(sf.out, g.N, res.Cover, paceComments(v)); err != nil {
 			return err
 		}
 	}
-	if asJSON {
-		return json.NewEncoder(e.stdout).Encode(struct {
-			Graph    string  `json:"graph"`
-			N        int     `json:"n"`
-			M        int     `json:"m"`
-			Size     int     `json:"size"`
-			Proven   bool    `json:"proven"`
-			Found    bool    `json:"found"`
-			Nodes    int64   `json:"nodes"`
-			Status   string  `json:"status"`
-			Engine   string  `json:"engine"`
-			Seconds  float64 `json:"seconds"`
-			Job      string  `json:"job"`
-			Epoch    string  `json:"epoch"`
-			Tasks    int     `json:"tasks"`
-			Roots    int     `json:"roots"`
-			Resumed  bool    `json:"resumed"`
-			Verified bool    `json:"verified"`
-			Cover    []int   `json:"cover"`
-		}{name, g.N, g.Edges(), res.Size, res.Proven, res.Found, res.Nodes, clusterStatus(res), "cluster", res.Elapsed.Seconds(),
-			res.Job, res.Epoch, res.Tasks, res.Roots, res.Resumed, verify, oneBased(res.Cover)})
-	}
-	status := "unproven (stopped early)"
+	// The coordinator knows no bound beyond a maximal matching's until
+	// the job is proven.
+	lower := maximalMatching(g)
 	if res.Proven {
-		status = "proven minimum"
+		lower = len(res.Cover)
 	}
-	if verify {
-		status += ", cover verified"
+	why := clusterWhy(cf, cres)
+	if sf.json {
+		type jsonResult struct {
+			Files []string `json:"files"`
+			N     int      `json:"n"`
+			M     int      `json:"m"`
+			Base  int      `json:"base"`
+			Size  int      `json:"size"`
+			verdict
+			LowerBound int          `json:"lower_bound"`
+			Nodes      int64        `json:"nodes"`
+			Engine     string       `json:"engine"`
+			Why        string       `json:"why"`
+			Seconds    float64      `json:"seconds"`
+			Threads    *int         `json:"threads,omitempty"`
+			Verified   bool         `json:"verified"`
+			Cover      []int        `json:"cover"`
+			Cluster    *clusterJSON `json:"cluster"`
+		}
+		if err := json.NewEncoder(e.stdout).Encode(jsonResult{Files: []string{name}, N: g.N, M: g.Edges(), Base: base, Size: len(res.Cover), verdict: v,
+			LowerBound: lower, Nodes: cres.Nodes, Engine: "cluster", Why: why, Seconds: cres.Elapsed.Seconds(), Threads: clusterThreads(cf),
+			Verified: sf.verify, Cover: shifted(res.Cover, base), Cluster: newClusterJSON(cres)}); err != nil {
+			return err
+		}
+		return v.require(sf.requireOptimal)
 	}
-	resumed := ""
-	if res.Resumed {
-		resumed = ", resumed"
+	text := statusText(v, "minimum", "")
+	if sf.verify {
+		text += ", cover verified"
 	}
-	fmt.Fprintf(e.stdout, "%s: n=%d m=%d  cover %d  %s  nodes %d  %v  engine cluster (job %s epoch %s: %d tasks from %d roots%s)\n",
-		name, g.N, g.Edges(), res.Size, status, res.Nodes, res.Elapsed.Round(time.Millisecond), res.Job, res.Epoch, res.Tasks, res.Roots, resumed)
-	return nil
+	fmt.Fprintf(e.stdout, "%s: n=%d m=%d  cover %d  %s  lower bound %d  nodes %d  %v  engine cluster (%s)\n",
+		name, g.N, g.Edges(), len(res.Cover), text, lower, cres.Nodes, cres.Elapsed.Round(time.Millisecond), why)
+	return v.require(sf.requireOptimal)
 }
 
 // runServer is 'arbor server': a cluster's NATS JetStream server from this
@@ -437,15 +511,6 @@ func clusterProgress(best, bound string, p cluster.Progress) string {
 	}
 	return fmt.Sprintf("%v  %s %d  %s %d  tasks %d/%d done, %d queued, %d running  workers %d  nodes %d%s",
 		p.Elapsed.Round(time.Second), best, p.Size, bound, p.Bound, p.Done, p.Tasks, p.Queued, p.Running, p.Workers, p.Nodes, conn)
-}
-
-// clusterStatus is a result's status: optimal when proven, else
-// feasible (a solution, unproven).
-func clusterStatus(res cluster.Result) string {
-	if res.Proven {
-		return "optimal"
-	}
-	return "feasible"
 }
 
 // parseSize reads a size: a number with an optional unit (B, K/KB/KiB, M…,

@@ -460,18 +460,3 @@ func TestNoSentinels(t *testing.T) {
 		t.Errorf("version --json: exit %d, %q", code, out)
 	}
 }
-
-// TestClusterRefusesWhatItCannotKeep: the cluster's coordinator prints
-// its own result, so the flags it would ignore are usage errors.
-func TestClusterRefusesWhatItCannotKeep(t *testing.T) {
-	gr := writeTemp(t, "c5.gr", vcTestGraph)
-	for _, args := range [][]string{
-		{"mcs", gr, gr, "--cluster", "embedded", "--require-optimal"},
-		{"mcs", gr, gr, "--cluster", "embedded", "-o", filepath.Join(t.TempDir(), "m")},
-		{"vc", gr, "--cluster", "embedded", "--zero-based"},
-	} {
-		if code, _, stderr := runCLI(t, args...); code != 2 || !strings.Contains(stderr, "--cluster") {
-			t.Errorf("arbor %v: exit %d, %q", args, code, stderr)
-		}
-	}
-}

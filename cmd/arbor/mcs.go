@@ -90,10 +90,6 @@ func runMCS(e *env) error {
 	if *deadEnd < 0 {
 		return usagef("--dead-end must be ≥ 0")
 	}
-	if cf.url != "" && (sf.out != "" || sf.requireOptimal || sf.zeroBased) {
-		// The cluster's coordinator (cluster.go) prints its own result.
-		return usagef("-o, --require-optimal and --zero-based are not yet supported with --cluster")
-	}
 	if cf.url != "" && (len(graphs) > 2 || *approx || *blockOrder || *deadEnd > 0 || *restarts || engine == mcs.EnginePortfolio) {
 		return usagef("--cluster distributes the plain two-graph search; leave out more graphs, --approximate, the heuristics and the portfolio")
 	}
@@ -111,7 +107,7 @@ func runMCS(e *env) error {
 			return usagef("--big-first and --goal are not distributed; run them without --cluster")
 		}
 		opts.Workers = 0
-		return runMCSCluster(e, cf, *workers, *threads, [2]string{pos[0], pos[1]}, g0, g1, opts, sf.json, sf.verify)
+		return runMCSCluster(e, cf, *workers, *threads, pos, g0, g1, opts, *sf)
 	}
 	if engine.OpensDevice() {
 		devs, closeAll, err := sr.place(e, func(opened []backend.Device, err error) (search.Placement, error) {

@@ -264,12 +264,14 @@ func TestMCSClusterEmbedded(t *testing.T) {
 		Proven   bool   `json:"proven"`
 		Verified bool   `json:"verified"`
 		Engine   string `json:"engine"`
-		Tasks    int    `json:"tasks"`
+		Cluster  struct {
+			Tasks int `json:"tasks"`
+		} `json:"cluster"`
 	}
 	if err := json.Unmarshal([]byte(out), &r); err != nil {
 		t.Fatalf("not JSON: %v\n%s", err, out)
 	}
-	if !r.Proven || !r.Verified || r.Size != local.Size || r.Size < planted || r.Engine != "cluster" || r.Tasks == 0 {
+	if !r.Proven || !r.Verified || r.Size != local.Size || r.Size < planted || r.Engine != "cluster" || r.Cluster.Tasks == 0 {
 		t.Errorf("cluster run %+v, local size %d", r, local.Size)
 	}
 	// The first local worker searches on a device (the CPU backend's Go

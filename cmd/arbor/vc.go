@@ -69,10 +69,6 @@ func runVC(e *env) error {
 		g = vertexcover.Complement(g)
 	}
 	if cf.url != "" {
-		if sf.requireOptimal || sf.zeroBased {
-			// The cluster's coordinator (cluster.go) prints its own result.
-			return usagef("--require-optimal and --zero-based are not yet supported with --cluster")
-		}
 		if *k >= 0 {
 			return usagef("-k is not distributed; run it without --cluster")
 		}
@@ -83,7 +79,7 @@ func runVC(e *env) error {
 		} else if *engine != "auto" && *engine != "cpu" {
 			return usagef("--engine %s is not distributed: cluster workers run the vertex cover engine (cpu) or, with 'arbor worker --engine gpu', the device", *engine)
 		}
-		return runVCCluster(e, cf, *workers, *threads, pos[0], g, *timeout, sf.json, sf.verify, sf.out)
+		return runVCCluster(e, cf, *workers, *threads, pos[0], g, *timeout, *sf)
 	}
 	ctx := e.ctx
 	if *timeout > 0 {
@@ -205,12 +201,6 @@ func paceComments(v verdict) []string {
 		c = append(c, fmt.Sprintf("goal: a cover of at most %d vertices, met %v", *v.Goal, *v.GoalMet))
 	}
 	return c
-}
-
-// writeCover writes a cover to path in the PACE solution format, without
-// comments (the cluster's coordinator uses it).
-func writeCover(path string, n int, cover []int) error {
-	return writePACE(path, n, cover, nil)
 }
 
 // writePACE writes a cover atomically in the PACE solution format, with

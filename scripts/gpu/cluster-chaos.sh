@@ -19,7 +19,10 @@
 # at once), CHAOS_WORKERS (8), CHAOS_THREADS (2 per worker), CHAOS_EVERY (5 s
 # between kills), CHAOS_BUDGET (200 s per phase: pairs not started by then
 # are skipped, and said so; both phases then take at most about 7 minutes),
-# CHAOS_TIMEOUT (120 s per job).
+# CHAOS_TIMEOUT (120 s per job), CHAOS_WORKER_ARGS (extra 'arbor worker'
+# flags, e.g. --engine cpu), CHAOS_MINSEC/CHAOS_MAXSEC (1/60: the
+# original McSplit times picked), CHAOS_KEEP (a folder to copy the logs
+# and results to).
 set -uo pipefail
 D=${1:?usage: cluster-chaos.sh DATA_DIR [ARBOR_BINARY]}
 ARBOR=${2:-.dev/arbor}
@@ -28,12 +31,18 @@ ARBOR=${2:-.dev/arbor}
 ARBOR=$(cd "$(dirname "$ARBOR")" && pwd)/$(basename "$ARBOR")
 npairs=${CHAOS_PAIRS:-100}
 njobs=${CHAOS_JOBS:-4}
+minsec=${CHAOS_MINSEC:-1}
 maxsec=${CHAOS_MAXSEC:-60}
 nworkers=${CHAOS_WORKERS:-8}
 threads=${CHAOS_THREADS:-2}
 every=${CHAOS_EVERY:-5}
 budget=${CHAOS_BUDGET:-200}
 timeout=${CHAOS_TIMEOUT:-120}
+# Extra worker flags. With none, 'arbor worker' picks its engine: on a GPU
+# machine every worker opens the GPU (engine auto is hybrid there) and
+# its device slot takes batches of up to 64 tasks; --engine cpu leaves it
+# out.
+wargs=${CHAOS_WORKER_ARGS:-}
 work=$(mktemp -d)
 export COORD=coord-$$-$RANDOM WORKER=worker-$$-$RANDOM
 server= ; killer=
@@ -42,20 +51,22 @@ cleanup() {
 	stop_workers
 	[ -n "$server" ] && kill "$server" 2>/dev/null
 	wait 2>/dev/null
+	[ -n "${CHAOS_KEEP:-}" ] && mkdir -p "$CHAOS_KEEP" && cp -r "$work"/. "$CHAOS_KEEP"/
 	rm -rf "$work"
 }
 trap cleanup EXIT
 
 # The pairs: proven, 1-60 s originally, npairs of them evenly spread.
-awk -F, -v m="$maxsec" 'NR>1 && $7=="yes" && $6>=1 && $6<=m {print $6, $1, $2, $4}' "$D/expected.csv" | sort -n >"$work/all"
+awk -F, -v lo="$minsec" -v m="$maxsec" 'NR>1 && $7=="yes" && $6>=lo && $6<=m {print $6, $1, $2, $4}' "$D/expected.csv" | sort -n >"$work/all"
 total=$(wc -l <"$work/all")
 awk -v n="$npairs" -v t="$total" 'BEGIN{if (n>t) n=t} {if (NR-1 >= next_i*t/n && taken < n) {print $2, $3, $4; taken++; next_i++}}' "$work/all" >"$work/pairs"
-echo "chaos: $(wc -l <"$work/pairs") pairs (of $total proven with 1-$maxsec s), $nworkers workers x $threads threads, $njobs jobs at a time, a kill every ${every}s, budget ${budget}s per phase"
+echo "chaos: worker flags: --threads $threads ${wargs:-(engine auto: hybrid on a GPU)}"
+echo "chaos: $(wc -l <"$work/pairs") pairs (of $total proven with $minsec-$maxsec s), $nworkers workers x $threads threads, $njobs jobs at a time, a kill every ${every}s, budget ${budget}s per phase"
 
 start_worker() { # start_worker I: (re)start worker I; its pid goes to $work/pid.I
 	# in a subshell: no job-control notice when it is killed
 	(
-		ARBOR_CLUSTER_TOKEN=$WORKER "$ARBOR" worker --cluster "$URL" --threads "$threads" --name "w$1" >>"$work/worker$1.log" 2>&1 &
+		ARBOR_CLUSTER_TOKEN=$WORKER "$ARBOR" worker --cluster "$URL" --threads "$threads" --name "w$1" $wargs >>"$work/worker$1.log" 2>&1 &
 		echo $! >"$work/pid.$1"
 	)
 }
@@ -65,10 +76,14 @@ stop_workers() {
 	rm -f "$work"/pid.*
 }
 
-# one pair as a job: prints "g expected size proven seconds"
+# one pair as a job: prints "g expected size proven seconds". --fresh: a
+# job stopped by the timeout is cancelled and its queued tasks purged;
+# without it they stay queued for the job's lease (1 min), for a rerun to
+# resume, ahead of every later job (one timed-out job made the next ones
+# time out too).
 solve() {
 	local g=$1 h=$2 want=$3 out
-	out=$(ARBOR_CLUSTER_TOKEN=$COORD timeout $((timeout + 10)) "$ARBOR" mcs "$D/$g" "$D/$h" --cluster "$URL" --timeout "${timeout}s" --json 2>>"$work/coord.log")
+	out=$(ARBOR_CLUSTER_TOKEN=$COORD timeout $((timeout + 10)) "$ARBOR" mcs "$D/$g" "$D/$h" --cluster "$URL" --fresh --timeout "${timeout}s" --json 2>>"$work/coord.log")
 	local size proven secs
 	size=$(grep -o '"size": *[0-9]*' <<<"$out" | head -1 | grep -o '[0-9]*$')
 	proven=$(grep -o '"proven": *[a-z]*' <<<"$out" | head -1 | grep -o '[a-z]*$')
@@ -77,6 +92,15 @@ solve() {
 }
 export -f solve
 export D ARBOR timeout work
+
+# A result line is "g expected size proven seconds". wrong: a proven size
+# other than the optimum, or any size above it (a mapping larger than the
+# maximum would be a checker failure); unproven: a size at most the
+# optimum, not proven (the job timed out); failed: no answer at all.
+classify='{c = "ok"; if ($3 < 0) c = "failed"; else if ($3 > $2 || ($4 == "true" && $3 != $2)) c = "wrong"; else if ($4 != "true") c = "unproven"}'
+count() { # count CLASS RESULTS
+	awk -v want="$1" "$classify"' c == want {n++} END {print n+0}' "$2"
+}
 
 phase() { # phase NAME KILL(0|1)
 	local name=$1 kill=$2
@@ -120,22 +144,20 @@ phase() { # phase NAME KILL(0|1)
 	stop_workers
 	kill "$server" 2>/dev/null; wait "$server" 2>/dev/null; server=
 	echo "$wait_jobs" >"$work/$name/wall"
-	local bad
-	bad=$(awk '$2 != $3' "$work/$name/results" | wc -l)
-	echo "phase $name: $(wc -l <"$work/$name/results") jobs, $bad wrong, $(awk '$4 != "true"' "$work/$name/results" | wc -l) unproven, ${wait_jobs}s, $(cat "$work/$name/kills") kills"
-	awk '$2 != $3 || $4 != "true" {print "  BAD", $0}' "$work/$name/results"
+	echo "phase $name: $(wc -l <"$work/$name/results") jobs, $(count wrong "$work/$name/results") wrong, $(count unproven "$work/$name/results") unproven, $(count failed "$work/$name/results") failed, ${wait_jobs}s, $(cat "$work/$name/kills") kills"
+	awk "$classify"' $0 != "" && c != "ok" {print "  " toupper(c), $0}' "$work/$name/results"
 }
 
 phase chaos 1
 phase calm 0
 
 echo
-echo "coordinator log lines: $(wc -l <"$work/coord.log") (hand-backs: $(grep -c 'handed its task' "$work/coord.log"))"
-printf '%-6s %6s %6s %9s %8s %10s %6s\n' phase pairs wrong unproven wall_s sum_jobs_s kills
+echo "coordinator log lines: $(wc -l <"$work/coord.log") (hand-backs: $(grep -c 'handed its task' "$work/coord.log"), of them on a restart: $(grep -c 'restarted under its name' "$work/coord.log"); live workers heard again after a hand-back: $(grep -c 'heard again' "$work/coord.log"))"
+printf '%-6s %6s %6s %9s %7s %8s %10s %6s\n' phase pairs wrong unproven failed wall_s sum_jobs_s kills
 for name in chaos calm; do
 	r=$work/$name/results
-	printf '%-6s %6d %6d %9d %8d %10.1f %6d\n' "$name" "$(wc -l <"$r")" "$(awk '$2 != $3' "$r" | wc -l)" \
-		"$(awk '$4 != "true"' "$r" | wc -l)" "$(cat "$work/$name/wall")" "$(awk '{s+=$5} END {print s+0}' "$r")" "$(cat "$work/$name/kills")"
+	printf '%-6s %6d %6d %9d %7d %8d %10.1f %6d\n' "$name" "$(wc -l <"$r")" "$(count wrong "$r")" \
+		"$(count unproven "$r")" "$(count failed "$r")" "$(cat "$work/$name/wall")" "$(awk '{s+=$5} END {print s+0}' "$r")" "$(cat "$work/$name/kills")"
 done
 # Overhead over the pairs both phases finished.
 awk 'NR==FNR {c[$1]=$5; next} ($1 in c) {a+=c[$1]; b+=$5; n++} END {if (b > 0) printf "overhead of kills: %+.1f%% (sum of job times over %d pairs both phases ran: %.1f s chaos, %.1f s calm)\n", 100*(a/b-1), n, a, b}' \
