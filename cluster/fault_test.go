@@ -335,8 +335,11 @@ func TestServerLostStore(t *testing.T) {
 		t.Errorf("rerun on an empty store: epoch %s (first %s), resumed %v, %d tasks", again.Epoch, first.Epoch, again.Resumed, again.Tasks)
 	}
 
-	// Lost mid-job.
+	// Lost mid-job: small tasks, so that the job is still running when
+	// the server goes (with 20,000-node tasks a loaded machine could see
+	// the job proven before the restart, and nothing vanish).
 	cfg.Fresh = true
+	cfg.Budget = 1_000
 	ctx := deadline(t)
 	stopped := make(chan struct{})
 	cfg.Progress = func(p Progress) {
