@@ -219,11 +219,7 @@ func runMCSCluster(e *env, cf clusterFlags, workers, threads int, pos []string, 
 	b0, b1 := sf.base(g), sf.base(h)
 	m := shiftedPairs(res.Mapping, b0, b1)
 	if sf.out != "" {
-		rows := make([][]int, len(m))
-		for i, p := range m {
-			rows[i] = []int{p[0], p[1]}
-		}
-		if err := writeMCSFile(sf.out, pos, v, res.Size, rows); err != nil {
+		if err := writeMCSPairs(sf.out, pos, v, res.Size, m); err != nil {
 			return err
 		}
 	}

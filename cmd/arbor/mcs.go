@@ -145,11 +145,7 @@ func printMCS(e *env, sf *solverFlags, pos []string, g0, g1 *core.Graph, opts mc
 	b0, b1 := sf.base(g0), sf.base(g1)
 	m := shiftedPairs(res.Mapping, b0, b1)
 	if sf.out != "" {
-		rows := make([][]int, len(m))
-		for i, p := range m {
-			rows[i] = []int{p[0], p[1]}
-		}
-		if err := writeMCSFile(sf.out, pos, v, res.Size, rows); err != nil {
+		if err := writeMCSPairs(sf.out, pos, v, res.Size, m); err != nil {
 			return err
 		}
 	}
@@ -346,4 +342,14 @@ func plusOne(order []int) []int {
 		out[i] = j + 1
 	}
 	return out
+}
+
+// writeMCSPairs is writeMCSFile for a two-graph mapping (pairs already in
+// the printed numbering).
+func writeMCSPairs(path string, files []string, v verdict, size int, m [][2]int) error {
+	rows := make([][]int, len(m))
+	for i, p := range m {
+		rows[i] = []int{p[0], p[1]}
+	}
+	return writeMCSFile(path, files, v, size, rows)
 }
