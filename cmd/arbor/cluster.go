@@ -216,12 +216,9 @@ func runMCSCluster(e *env, cf clusterFlags, workers, threads int, pos []string, 
 		return fmt.Errorf("%s, %s: %w", pos[0], pos[1], err)
 	}
 	v := newVerdict(res.Status, false, 0, false)
-	b0, b1 := sf.base(g), sf.base(h)
-	m := shiftedPairs(res.Mapping, b0, b1)
-	if sf.out != "" {
-		if err := writeMCSPairs(sf.out, pos, v, res.Size, m); err != nil {
-			return err
-		}
+	m, err := sf.outPairs(pos, v, g, h, res.Mapping, res.Size)
+	if err != nil {
+		return err
 	}
 	why := clusterWhy(cf, cres)
 	if sf.json {
@@ -245,7 +242,7 @@ func runMCSCluster(e *env, cf clusterFlags, workers, threads int, pos []string, 
 		for i, pr := range m {
 			cols[0][i], cols[1][i] = pr[0], pr[1]
 		}
-		if err := json.NewEncoder(e.stdout).Encode(jsonResult{Files: pos, N: []int{g.N, h.N}, Base: []int{b0, b1}, Size: res.Size, verdict: v,
+		if err := json.NewEncoder(e.stdout).Encode(jsonResult{Files: pos, N: []int{g.N, h.N}, Base: []int{sf.base(g), sf.base(h)}, Size: res.Size, verdict: v,
 			Nodes: cres.Nodes, Seconds: cres.Elapsed.Seconds(), Threads: clusterThreads(cf), Engine: "cluster", Why: why,
 			Verified: sf.verify, Mapping: m, Columns: cols, Cluster: newClusterJSON(cres)}); err != nil {
 			return err

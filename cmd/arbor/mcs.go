@@ -142,12 +142,9 @@ func runMCS(e *env) error {
 // then --require-optimal's verdict.
 func printMCS(e *env, sf *solverFlags, pos []string, g0, g1 *core.Graph, opts mcs.Options, res mcs.Result, goal int) error {
 	v := newVerdict(res.Status, goal > 0, goal, goal > 0 && res.Size >= goal)
-	b0, b1 := sf.base(g0), sf.base(g1)
-	m := shiftedPairs(res.Mapping, b0, b1)
-	if sf.out != "" {
-		if err := writeMCSPairs(sf.out, pos, v, res.Size, m); err != nil {
-			return err
-		}
+	m, err := sf.outPairs(pos, v, g0, g1, res.Mapping, res.Size)
+	if err != nil {
+		return err
 	}
 	if sf.json {
 		type jsonResult struct {
@@ -177,7 +174,7 @@ func printMCS(e *env, sf *solverFlags, pos []string, g0, g1 *core.Graph, opts mc
 			cols[0][i], cols[1][i] = pr[0], pr[1]
 		}
 		backendName := backendOf(opts.Devices, res.Device)
-		if err := json.NewEncoder(e.stdout).Encode(jsonResult{Files: pos, N: []int{g0.N, g1.N}, Base: []int{b0, b1}, Size: res.Size,
+		if err := json.NewEncoder(e.stdout).Encode(jsonResult{Files: pos, N: []int{g0.N, g1.N}, Base: []int{sf.base(g0), sf.base(g1)}, Size: res.Size,
 			verdict: v, Columns: cols, Targets: res.Targets,
 			Nodes: res.Nodes, Seconds: res.Elapsed.Seconds(), Threads: res.Threads, Verified: sf.verify, Mapping: m,
 			Engine: string(res.Engine), Why: res.Why, Backend: backendName, Device: res.Device, Epochs: res.Epochs,
@@ -344,12 +341,16 @@ func plusOne(order []int) []int {
 	return out
 }
 
-// writeMCSPairs is writeMCSFile for a two-graph mapping (pairs already in
-// the printed numbering).
-func writeMCSPairs(path string, files []string, v verdict, size int, m [][2]int) error {
+// outPairs shifts a two-graph mapping into the printed numbering and,
+// with -o, writes it (writeMCSFile): the local and the cluster runs alike.
+func (sf *solverFlags) outPairs(files []string, v verdict, g, h *core.Graph, mapping [][2]int, size int) ([][2]int, error) {
+	m := shiftedPairs(mapping, sf.base(g), sf.base(h))
+	if sf.out == "" {
+		return m, nil
+	}
 	rows := make([][]int, len(m))
 	for i, p := range m {
 		rows[i] = []int{p[0], p[1]}
 	}
-	return writeMCSFile(path, files, v, size, rows)
+	return m, writeMCSFile(sf.out, files, v, size, rows)
 }
