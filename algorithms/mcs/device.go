@@ -127,8 +127,11 @@ func chooseEngine(g, h *core.Graph, opts Options) (Engine, string, error) {
 
 // solveDevice runs the search on opts.Devices. share, when set (the
 // portfolio; not with hybrid), trades incumbent sizes after every epoch:
-// it takes the device's and returns the best known anywhere.
-func solveDevice(ctx context.Context, g, h *core.Graph, opts Options, hybrid bool, start time.Time, share func(int) int) (Result, error) {
+// it takes the device's and returns the best known anywhere. seed, when
+// longer than what a short sequential run finds, is the starting
+// incumbent (a mapping found before the device joined, in the graphs'
+// numbering).
+func solveDevice(ctx context.Context, g, h *core.Graph, opts Options, hybrid bool, start time.Time, share func(int) int, seed [][2]int) (Result, error) {
 	p, err := newProblem[uint8](g, h, opts)
 	if err != nil {
 		return Result{}, err
@@ -152,6 +155,9 @@ func solveDevice(ctx context.Context, g, h *core.Graph, opts Options, hybrid boo
 		sh := newShared(20000)
 		hostNodes = p.runGoal(sh, 1, 1)
 		inc = sh.inc
+		if len(seed) > len(inc) {
+			inc = p.pairsOf(seed)
+		}
 	}
 	incSize := len(inc)
 	goal := int32(1)
@@ -239,6 +245,25 @@ func solveDevice(ctx context.Context, g, h *core.Graph, opts Options, hybrid boo
 	}
 	sort.Slice(res.Mapping, func(i, j int) bool { return res.Mapping[i][0] < res.Mapping[j][0] })
 	return res, nil
+}
+
+// pairsOf is a mapping in the graphs' numbering as p's pairs.
+func (p *problem[C]) pairsOf(m [][2]int) []pair {
+	pos0, pos1 := inverse(p.order0), inverse(p.order1)
+	out := make([]pair, len(m))
+	for i, vw := range m {
+		out[i] = pair{pos0[vw[0]], pos1[vw[1]]}
+	}
+	return out
+}
+
+// inverse is the inverse of a permutation.
+func inverse(order []int) []int32 {
+	inv := make([]int32, len(order))
+	for i, v := range order {
+		inv[v] = int32(i)
+	}
+	return inv
 }
 
 // deviceShape sizes the search for one device: its workers, and a ring

@@ -9,6 +9,7 @@ import (
 
 	"github.com/arbor-gpu/arbor/backend"
 	"github.com/arbor-gpu/arbor/core"
+	"github.com/arbor-gpu/arbor/device/search"
 )
 
 // Heuristic chooses the bidomain to branch on.
@@ -94,6 +95,11 @@ type Options struct {
 	// between them, so they must all take the problem. The caller opens
 	// and closes them (Place says which of those it opened to pass).
 	Devices []backend.Device
+	// Opening, when Devices is empty, is the devices still being opened in
+	// the background (search.OpenInBackground): auto starts the CPU engine
+	// at once and lets the device join when it is open, so an instance the
+	// CPU settles first never waits for it; the other engines wait for it.
+	Opening *search.Opening
 	// Workers is the device engine's number of workers (work-groups) per device;
 	// 0 sizes it from the device.
 	Workers int
@@ -241,6 +247,16 @@ func solve(ctx context.Context, g, h *core.Graph, opts Options) (Result, error) 
 	if opts.Restarts && (opts.Threads != 1 || opts.DeadEnd > 0) && opts.Engine != EnginePortfolio {
 		return Result{}, errors.New("mcs: restarts run on the sequential engine (Threads 1), without dead-end raising")
 	}
+	if len(opts.Devices) == 0 && opts.Opening != nil {
+		if (opts.Engine == "" || opts.Engine == EngineAuto) && g.N > 0 && h.N > 0 {
+			return solveAuto(ctx, g, h, opts, start, chooseEngine)
+		}
+		devs, err := opts.Opening.Wait()
+		if err != nil {
+			return Result{}, fmt.Errorf("mcs: %w", err)
+		}
+		opts.Devices, opts.Opening = devs, nil
+	}
 	engine, why, err := chooseEngine(g, h, opts)
 	if err != nil {
 		return Result{}, err
@@ -264,7 +280,7 @@ func solve(ctx context.Context, g, h *core.Graph, opts Options) (Result, error) 
 		return res, nil
 	}
 	if engine == EngineGPU || engine == EngineHybrid {
-		res, err := solveDevice(ctx, g, h, opts, engine == EngineHybrid, start, nil)
+		res, err := solveDevice(ctx, g, h, opts, engine == EngineHybrid, start, nil, nil)
 		if err != nil {
 			return Result{}, err
 		}

@@ -137,7 +137,7 @@ func solvePortfolio(ctx context.Context, g, h *core.Graph, opts Options, start t
 			var err error
 			switch {
 			case c.device:
-				res, err = solveDevice(ctx, g, h, c.opts, false, start, offer)
+				res, err = solveDevice(ctx, g, h, c.opts, false, start, offer, nil)
 			case c.opts.Directed || c.opts.EdgeLabels:
 				res, err = runConfig[uint32](ctx, g, h, c.opts, start, register)
 			default:

@@ -173,6 +173,85 @@ func (s *searchFlags) place(e *env, rule func([]backend.Device, error) (search.P
 	return p.Devices, closeAll, nil
 }
 
+// deviceOpening is the devices of --backend/--device being opened in the
+// background while the command reads its input and its CPU engine starts
+// (search.Opening): no one waits for a GPU an instance may never need.
+type deviceOpening struct {
+	*search.Opening
+	required bool     // ARBOR_REQUIRE names a backend
+	said     []string // what to say on stderr once it is over (written before Ready)
+}
+
+// openInBackground starts opening the devices of --backend/--device and
+// applies the algorithm's rule (mcs.Place, clique.Place, vertexcover.Place)
+// once they are open. Release it when done: that never waits.
+func (s *searchFlags) openInBackground(rule func([]backend.Device, error) (search.Placement, error)) *deviceOpening {
+	sel := backend.SelectionFromEnv(s.df.backend, s.df.device)
+	d := &deviceOpening{required: sel.Require != ""}
+	d.Opening = search.OpenInBackground(func() ([]backend.Device, func(), error) {
+		opened, _, err := backend.SelectAll(sel)
+		closeAll := func() {
+			for _, dev := range opened {
+				dev.Close()
+			}
+		}
+		p, err := rule(opened, err)
+		if err != nil {
+			closeAll()
+			return nil, nil, err
+		}
+		if p.Fallback != "" {
+			d.said = append(d.said, p.Fallback)
+		}
+		if s.verbose {
+			for _, dev := range opened {
+				d.said = append(d.said, fmt.Sprintf("using %s", dev.Info()))
+			}
+			if p.Note != "" {
+				d.said = append(d.said, p.Note)
+			}
+		}
+		return p.Devices, closeAll, nil
+	})
+	return d
+}
+
+// settle waits for the opening when ARBOR_REQUIRE names a backend: a
+// failure to open it must surface whatever an instance the CPU settles
+// first would hide. (Names that do not exist are refused at parse time,
+// checkSelection.) Otherwise the device stays in the background.
+func (d *deviceOpening) settle() error {
+	if !d.required {
+		return nil
+	}
+	_, err := d.Wait()
+	return err
+}
+
+// devices are the devices the engine got, once the opening is over (nil
+// before).
+func (d *deviceOpening) devices() []backend.Device {
+	if !d.Done() {
+		return nil
+	}
+	devs, _ := d.Wait()
+	return devs
+}
+
+// say prints, once the opening is over, what it decided (the fallback;
+// with -v the devices): after the search, so that nothing else writes to
+// stderr at the same time, and not at all for a device the run never
+// waited for.
+func (d *deviceOpening) say(e *env) {
+	if !d.Done() {
+		return
+	}
+	for _, line := range d.said {
+		fmt.Fprintf(e.stderr, "arbor: %s\n", line)
+	}
+	d.said = nil
+}
+
 // sayDevices says on stderr, with -v, which devices a command opened.
 func sayDevices(e *env, verbose bool, devs []backend.Device) {
 	if !verbose {

@@ -73,6 +73,15 @@ func runMCS(e *env) error {
 	if err != nil {
 		return usagef("%v", err)
 	}
+	// The device opens while the graphs are read and the CPU engine starts
+	// (only the two-graph search outside a cluster runs on one).
+	var opening *deviceOpening
+	if engine.OpensDevice() && len(pos) == 2 && !*approx && cf.url == "" {
+		opening = sr.openInBackground(func(opened []backend.Device, err error) (search.Placement, error) {
+			return mcs.Place(engine, opened, err, df.backend != "")
+		})
+		defer opening.Release()
+	}
 	ro := core.ReadOptions{Directed: *directed, Format: *sr.format}
 	graphs := make([]*core.Graph, len(pos))
 	for i, path := range pos {
@@ -109,15 +118,11 @@ func runMCS(e *env) error {
 		opts.Workers = 0
 		return runMCSCluster(e, cf, *workers, *threads, pos, g0, g1, opts, *sf)
 	}
-	if engine.OpensDevice() {
-		devs, closeAll, err := sr.place(e, func(opened []backend.Device, err error) (search.Placement, error) {
-			return mcs.Place(engine, opened, err, df.backend != "")
-		})
-		if err != nil {
+	if opening != nil {
+		if err := opening.settle(); err != nil {
 			return err
 		}
-		defer closeAll()
-		opts.Devices = devs
+		opts.Opening = opening.Opening
 	}
 	prog := newProgress(e)
 	opts.Progress = func(p mcs.Progress) {
@@ -129,6 +134,10 @@ func runMCS(e *env) error {
 	}
 	res, err := mcs.Solve(e.ctx, g0, g1, opts)
 	prog.Done()
+	if opening != nil {
+		opening.say(e)
+		opts.Devices = opening.devices()
+	}
 	if err != nil {
 		return err
 	}

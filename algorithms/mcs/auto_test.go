@@ -1,0 +1,103 @@
+package mcs
+
+import (
+	"context"
+	"math/rand/v2"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/arbor-gpu/arbor/backend"
+	"github.com/arbor-gpu/arbor/backend/backendtest"
+	"github.com/arbor-gpu/arbor/core"
+	"github.com/arbor-gpu/arbor/device/search"
+)
+
+// TestAutoDoesNotWait: with the device still opening (and never done), auto
+// answers every instance on the CPU engine, proven and equal to brute
+// force, and says why.
+func TestAutoDoesNotWait(t *testing.T) {
+	gate := make(chan struct{})
+	defer close(gate)
+	opening := search.OpenInBackground(func() ([]backend.Device, func(), error) {
+		<-gate
+		return nil, nil, nil
+	})
+	rng := rand.New(rand.NewPCG(35, 1))
+	for i := 0; i < 20; i++ {
+		g := randomGraph(t, rng, 1+rng.IntN(10), rng.Float64(), false, 0, 0, 0)
+		h := randomGraph(t, rng, 1+rng.IntN(10), rng.Float64(), false, 0, 0, 0)
+		res := solveChecked(t, g, h, Options{Opening: opening})
+		if want := bruteForce(g, h, Options{}); res.Size != want {
+			t.Fatalf("case %d: size %d, brute force %d", i, res.Size, want)
+		}
+		if res.Engine != EngineCPU || !strings.Contains(res.Why, "before the device was open") {
+			t.Fatalf("case %d: engine %s (%s), want the CPU engine before the device", i, res.Engine, res.Why)
+		}
+	}
+	if opening.Done() {
+		t.Fatal("the opening finished although its gate is shut")
+	}
+}
+
+// TestAutoJoin: when the device opens during the search, the CPU engine
+// stops and the device engine takes over from its incumbent; the answer is
+// the CPU engine's size, verified, on every device (the rule is forced to
+// pick the device, whatever its type).
+func TestAutoJoin(t *testing.T) {
+	backendtest.ForEach(t, func(t *testing.T, dev backend.Device) {
+		rng := rand.New(rand.NewPCG(35, 2))
+		joined := 0
+		for i := 0; i < 4; i++ {
+			n := 18 + rng.IntN(5)
+			g := randomGraph(t, rng, n, 0.3+0.4*rng.Float64(), false, 0, 0, 0)
+			h := randomGraph(t, rng, n, 0.3+0.4*rng.Float64(), false, 0, 0, 0)
+			want := solveChecked(t, g, h, Options{Engine: EngineCPU})
+			opts := Options{Workers: 5, Opening: search.OpenInBackground(func() ([]backend.Device, func(), error) {
+				time.Sleep(time.Duration(rng.IntN(3)) * time.Millisecond)
+				return []backend.Device{dev}, nil, nil
+			})}
+			force := func(g, h *core.Graph, o Options) (Engine, string, error) {
+				if len(o.Devices) == 0 {
+					t.Fatal("the rule ran without the opened device")
+				}
+				return EngineHybrid, "forced", nil
+			}
+			res, err := solveAuto(context.Background(), g, h, opts, time.Now(), force)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := Verify(g, h, res.Mapping, Options{}); err != nil || !res.Proven || res.Size != want.Size {
+				t.Fatalf("case %d: size %d proven %v (%v), CPU engine %d", i, res.Size, res.Proven, err, want.Size)
+			}
+			if res.Engine == EngineHybrid {
+				joined++
+			}
+		}
+		if joined == 0 {
+			t.Fatal("the device never joined: every instance settled before the opening ended")
+		}
+	})
+}
+
+// TestPairsOf: a result's mapping turned back into the search's pairs
+// names the same vertices.
+func TestPairsOf(t *testing.T) {
+	rng := rand.New(rand.NewPCG(35, 3))
+	g := randomGraph(t, rng, 15, 0.4, false, 0, 0, 0)
+	h := randomGraph(t, rng, 17, 0.4, false, 0, 0, 0)
+	res := solveChecked(t, g, h, Options{Threads: 1})
+	p, err := newProblem[uint8](g, h, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var back [][2]int
+	for _, pr := range p.pairsOf(res.Mapping) {
+		back = append(back, [2]int{p.order0[pr.v], p.order1[pr.w]})
+	}
+	slices.SortFunc(back, func(a, b [2]int) int { return a[0] - b[0] })
+	if !slices.Equal(back, res.Mapping) {
+		t.Fatalf("round trip %v, want %v", back, res.Mapping)
+	}
+}

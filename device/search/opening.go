@@ -1,0 +1,120 @@
+package search
+
+import (
+	"sync"
+	"time"
+
+	"github.com/arbor-gpu/arbor/backend"
+)
+
+// Opening is the devices of a search being opened in the background, so
+// that no one waits for them: opening a GPU (driver, context, module) takes
+// a few tenths of a second, longer than most easy instances take on the
+// CPU. An auto engine starts its CPU search at once and lets the device
+// join when Ready is closed; an engine that runs on the device alone waits.
+// Release hands the devices back without waiting for their teardown, so a
+// process that has its answer exits at once.
+type Opening struct {
+	ready   chan struct{}
+	devs    []backend.Device
+	err     error
+	took    time.Duration
+	release func()
+
+	mu       sync.Mutex
+	over     bool // the opening goroutine has finished with the fields above
+	released bool
+}
+
+// OpenInBackground runs open on its own goroutine. open returns the devices
+// the engine gets, a function that closes everything it opened (which may
+// be more than it returns, or nil) and why there is no device, if there is
+// none.
+func OpenInBackground(open func() ([]backend.Device, func(), error)) *Opening {
+	o := &Opening{ready: make(chan struct{})}
+	start := time.Now()
+	go func() {
+		defer close(o.ready)
+		o.devs, o.release, o.err = open()
+		o.took = time.Since(start)
+		o.mu.Lock()
+		o.over = true
+		late := o.released
+		o.mu.Unlock()
+		if late && o.release != nil {
+			// Released while opening: nobody will use the devices.
+			o.release()
+		}
+	}()
+	return o
+}
+
+// Opened is an Opening that is already done: devices the caller opened
+// (and will close) itself.
+func Opened(devs []backend.Device) *Opening {
+	o := &Opening{ready: make(chan struct{}), devs: devs, over: true}
+	close(o.ready)
+	return o
+}
+
+// Ready is closed once the opening is over, successfully or not.
+func (o *Opening) Ready() <-chan struct{} { return o.ready }
+
+// Wait waits for the opening and returns its devices (none, with the
+// reason, when it failed).
+func (o *Opening) Wait() ([]backend.Device, error) {
+	<-o.ready
+	return o.devs, o.err
+}
+
+// Done reports whether the opening is over, without waiting.
+func (o *Opening) Done() bool {
+	select {
+	case <-o.ready:
+		return true
+	default:
+		return false
+	}
+}
+
+// Took is how long the opening took (zero until it is over, and for
+// Opened).
+func (o *Opening) Took() time.Duration {
+	if !o.Done() {
+		return 0
+	}
+	return o.took
+}
+
+// Release closes what the opening opened, on a goroutine of its own and
+// only once the opening is over: the caller never waits for a teardown,
+// and a process that exits before it is done simply skips it (the driver
+// reclaims a dying process's contexts). Safe to call more than once.
+func (o *Opening) Release() {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	if o.released {
+		return
+	}
+	o.released = true
+	if !o.over {
+		return // the opening goroutine releases when it ends
+	}
+	if o.release != nil {
+		go o.release()
+	}
+}
+
+// ReleaseNow is Release that waits for the opening and the teardown: for
+// callers that go on using the machine (tests, a long-lived program that
+// opens devices again).
+func (o *Opening) ReleaseNow() {
+	<-o.ready
+	o.mu.Lock()
+	first := !o.released
+	o.released = true
+	o.mu.Unlock()
+	if first && o.release != nil {
+		o.release()
+	}
+}
