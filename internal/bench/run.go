@@ -210,7 +210,7 @@ func configs(kind Kind, c Config) []runConfig {
 			threads = []int{0} // the device engine takes no thread count
 		}
 		backends := []string{"cpu"}
-		if kind == KindMatch || (kind == KindMCS && e != "cpu") || (kind == KindClique && e != "bbmc") || (kind == KindVC && isDeviceEngine(e)) {
+		if kind == KindMatch || (kind == KindMCS && e != "cpu") || (kind == KindClique && e != "bbmc") || (kind == KindVC && (isDeviceEngine(e) || e == "auto")) {
 			backends = c.Backends
 			if len(backends) == 0 {
 				backends = []string{"auto"}
