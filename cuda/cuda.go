@@ -52,13 +52,13 @@ type driver struct {
 	err  error
 
 	// load holds the phases of loading (once per process); probe those of
-	// the latest Probe's enumeration.
+	// the first Probe's enumeration.
 	load  backend.PhaseLog
 	mu    sync.Mutex
 	probe []backend.Phase
 }
 
-// Phases makes the driver a backend.Timed: loading, then the latest probe.
+// Phases makes the driver a backend.Timed: loading, then the first probe.
 func (d *driver) Phases() []backend.Phase {
 	d.mu.Lock()
 	defer d.mu.Unlock()
@@ -291,7 +291,9 @@ func (d *driver) Probe() ([]backend.Info, error) {
 	start := time.Now()
 	defer func() {
 		d.mu.Lock()
-		d.probe = []backend.Phase{{Name: "enumerate devices (count, attributes)", Took: time.Since(start)}}
+		if d.probe == nil { // the first probe's, as OpenCL keeps
+			d.probe = []backend.Phase{{Name: "enumerate devices (count, attributes)", Took: time.Since(start)}}
+		}
 		d.mu.Unlock()
 	}()
 	n, r := st.api.DeviceCount()

@@ -56,13 +56,13 @@ type Driver struct {
 	err  error
 
 	// loading holds the phases of loading the ICD loader (once); probe
-	// those of the latest enumeration.
+	// those of the first enumeration.
 	loading backend.PhaseLog
 	mu      sync.Mutex
 	probe   []backend.Phase
 }
 
-// Phases makes the driver a backend.Timed: loading, then the latest
+// Phases makes the driver a backend.Timed: loading, then the first
 // enumeration (platforms, then each platform's devices).
 func (d *Driver) Phases() []backend.Phase {
 	d.mu.Lock()
@@ -139,8 +139,13 @@ func (d *Driver) enumerate() ([]found, error) {
 	}
 	var phases []backend.Phase
 	defer func() {
+		// The first enumeration is kept: it is the one that paid for
+		// loading the ICDs; later ones (Open enumerates again) cost
+		// microseconds.
 		d.mu.Lock()
-		d.probe = phases
+		if d.probe == nil {
+			d.probe = phases
+		}
 		d.mu.Unlock()
 	}()
 	start := time.Now()
