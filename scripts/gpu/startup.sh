@@ -129,6 +129,13 @@ copy)
 startup)
 	[ $# -le 1 ] || usage
 	D=$(datadir "${1:-}") || exit 2
+	if command -v nvidia-smi >/dev/null; then
+		# Without persistence mode the driver tears the GPU's state down
+		# when no process holds it, and every cuInit builds it again.
+		echo "== nvidia-smi: persistence mode, driver"
+		nvidia-smi --query-gpu=name,persistence_mode,driver_version --format=csv,noheader
+		echo
+	fi
 	echo "== arbor devices -v --json: phases"
 	"$ARBOR" devices -v --json | phases
 	echo
