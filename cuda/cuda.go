@@ -176,7 +176,7 @@ func invertVersion(s string) string {
 	return sb.String()
 }
 
-// load opens libcuda and NVRTC once.
+// loaded opens libcuda and NVRTC once.
 func (d *driver) loaded() (*state, error) {
 	d.once.Do(func() { d.st, d.err = loadState(&d.load) })
 	return d.st, d.err
@@ -210,12 +210,14 @@ func loadNVRTC() nvrtcLoad {
 // the library can say them.
 func loadState(log *backend.PhaseLog) (*state, error) {
 	nvc := make(chan nvrtcLoad, 1)
-	if os.Getenv(EnvNVRTC) != "none" {
-		go func() { nvc <- loadNVRTC() }()
-	}
 	start := time.Now()
 	api, tried, err := raw.LoadDriver(driverCandidates())
 	log.Since("load libcuda (dlopen + symbols)", start)
+	if err == nil && os.Getenv(EnvNVRTC) != "none" {
+		// Only once libcuda is there: a machine with the toolkit but no
+		// driver must not pay for loading a compiler it cannot use.
+		go func() { nvc <- loadNVRTC() }()
+	}
 	if err != nil {
 		if len(tried) > 0 && tried[len(tried)-1].Err == "" {
 			// It loaded but lacks entry points.
