@@ -6,7 +6,10 @@
 // Layers: internal/raw is the binding (symbols, C types, the only unsafe
 // code); errors.go turns CUresults into named Go errors; the rest implements
 // backend.Device. Every driver call of a device's context runs on that
-// device's executor goroutine, locked to one OS thread (executor.go).
+// device's executor goroutine, locked to one OS thread (executor.go),
+// except the waits for a stream or an event: those poll from the waiting
+// caller's thread with the context pushed on it (queue.go's waitFor), so
+// that queues of one device do not wait for each other's kernels.
 package cuda
 
 import (
