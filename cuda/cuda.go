@@ -207,10 +207,13 @@ func loadNVRTC() nvrtcLoad {
 // NVRTC is loaded on another goroutine while cuInit runs: dlopen of
 // libnvrtc (a library of some 100 MB, relocated at load) and cuInit (the
 // driver's own start-up, the larger cost) need nothing from each other,
-// so the first is hidden behind the second. NVRTC cannot be skipped
-// altogether when every kernel comes from the disk cache: its version and
-// architectures are part of the cache key and choose the target, and only
-// the library can say them.
+// so the first is hidden behind the second. Skipping NVRTC altogether when
+// every kernel comes from the disk cache would need its version and
+// architectures (part of the cache key, and what picks the target) from
+// somewhere other than the library: a memo that a toolkit upgrade must
+// invalidate. Loading it beside cuInit wins the same wall time without
+// that risk; the phase "wait for libnvrtc after cuInit" says whether
+// anything is left to win (`arbor devices -v`).
 func loadState(log *backend.PhaseLog) (*state, error) {
 	nvc := make(chan nvrtcLoad, 1)
 	start := time.Now()
