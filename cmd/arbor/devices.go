@@ -42,7 +42,7 @@ func runDevices(e *env) error {
 	for _, row := range rows {
 		det := row.Detection
 		if det.Err != nil {
-			fmt.Fprintf(tw, "%s	absent	%s (probe %s)\n", det.Backend, det.Err, ms(det.Seconds))
+			fmt.Fprintf(tw, "%s\tabsent\t%s (probe %s)\n", det.Backend, det.Err, ms(det.Seconds))
 			if *verbose {
 				printPhases(tw, "\t\t", det.Phases)
 			}
