@@ -4,6 +4,9 @@ import (
 	"encoding/json"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/arbor-gpu/arbor/backend"
 )
 
 // TestDevicesVerbose: -v opens every device, runs a checked kernel on it
@@ -104,6 +107,34 @@ func TestVerifyShowsStartUp(t *testing.T) {
 	for _, r := range rows {
 		if len(r.OpenPhases) == 0 || !strings.HasPrefix(r.OpenPhases[0].Name, "open") {
 			t.Errorf("%s: open_phases %+v", r.Device, r.OpenPhases)
+		}
+	}
+}
+
+// TestVerifyCompactBuilds: the first program's build phases stay, the
+// other programs' are summed into one line, and the rest keep their order.
+func TestVerifyCompactBuilds(t *testing.T) {
+	ms := func(n int) time.Duration { return time.Duration(n) * time.Millisecond }
+	in := []backend.Phase{
+		{Name: "cuInit", Took: ms(100)},
+		{Name: "build scan: kernel cache (hit)", Took: ms(1)},
+		{Name: "build scan: module load (cubin, 10 KiB)", Took: ms(2)},
+		{Name: "first allocation (8 B)", Took: ms(3)},
+		{Name: "build sort: kernel cache (miss)", Took: ms(4)},
+		{Name: "build sort: NVRTC compile", Took: ms(50)},
+		{Name: "build scan: module load (cubin, 10 KiB)", Took: ms(5)},
+		{Name: "build mcs: module load (cubin, 1.0 MiB)", Took: ms(6)},
+		{Name: "first launch (cuLaunchKernel, issue only)", Took: ms(7)},
+	}
+	got := compactBuilds(in)
+	want := []backend.Phase{in[0], in[1], in[2], in[3], in[6], in[8],
+		{Name: "builds of 2 more programs (cache, compile, load)", Took: ms(60)}}
+	if len(got) != len(want) {
+		t.Fatalf("got %v\nwant %v", got, want)
+	}
+	for i := range want {
+		if got[i] != want[i] {
+			t.Errorf("phase %d: got %v, want %v", i, got[i], want[i])
 		}
 	}
 }
