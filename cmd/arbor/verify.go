@@ -40,19 +40,17 @@ type verifyTarget struct {
 	label string
 	dev   *device.BuildCache
 	err   error // opening failed
-	// raw is the opened device itself, under the wrappers, whose phases
-	// (backend.Timed) the report shows; opened is how long Open took.
-	raw    backend.Device
-	opened time.Duration
+	opened time.Duration // how long Open took
 }
 
-// phases is the target's start-up: the device's own phases, or, from a
-// backend that records none, the open as one phase.
+// phases is the target's start-up: the device's own phases (the wrappers
+// pass them through), or, from a backend that records none, the open as
+// one phase.
 func (t verifyTarget) phases() []backend.Phase {
-	if t.raw == nil {
+	if t.dev == nil {
 		return nil
 	}
-	if ps := backend.PhasesOf(t.raw); ps != nil {
+	if ps := backend.PhasesOf(t.dev); ps != nil {
 		return ps
 	}
 	return []backend.Phase{{Name: "open", Took: t.opened}}
@@ -295,7 +293,7 @@ func verifyTargets(sel backend.Selection) ([]verifyTarget, []string, error) {
 					continue
 				}
 				targets = append(targets, verifyTarget{label: label, dev: device.CacheBuilds(device.OnPath(dev, p)),
-					raw: dev, opened: time.Since(start)})
+					opened: time.Since(start)})
 			}
 		}
 	}
