@@ -37,9 +37,9 @@ const refBackend = "cpu"
 
 // verifyTarget is a device under test.
 type verifyTarget struct {
-	label string
-	dev   *device.BuildCache
-	err   error // opening failed
+	label  string
+	dev    *device.BuildCache
+	err    error         // opening failed
 	opened time.Duration // how long Open took
 }
 
