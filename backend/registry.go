@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"time"
 )
 
 // Driver is a backend implementation. Probe must be cheap enough to call for
@@ -90,6 +91,11 @@ type Detection struct {
 	Devices []Info `json:"devices"`
 	Err     error  `json:"-"`
 	Reason  string `json:"reason,omitempty"` // Err's text, for --json
+	// Seconds is how long the probe took; Phases, where the backend
+	// records them, where that time went (loading the library and
+	// initialising the driver happen once per process, on the first probe).
+	Seconds float64 `json:"seconds"`
+	Phases  []Phase `json:"phases,omitempty"`
 }
 
 // Available reports whether the backend has at least one device.
@@ -105,8 +111,9 @@ func Detect() []Detection {
 }
 
 func probe(name string, d Driver) Detection {
+	start := time.Now()
 	infos, err := d.Probe()
-	det := Detection{Backend: name, Devices: infos, Err: err}
+	det := Detection{Backend: name, Devices: infos, Err: err, Seconds: time.Since(start).Seconds(), Phases: PhasesOf(d)}
 	if err == nil && len(infos) == 0 {
 		det.Err = fmt.Errorf("%s: %w: the backend loaded but reports no devices", name, ErrNoDevice)
 	}
@@ -193,7 +200,12 @@ func Choose(sel Selection) (Choice, error) {
 		return Choice{Info: info, Why: "asked for by name", Report: []Detection{det}}, nil
 	}
 
-	report := Detect()
+	// Backends are probed one at a time, in priority order, and only until
+	// one offers an eligible device: probing OpenCL loads every installed
+	// ICD (NVIDIA's and PoCL's, which initialises LLVM), tens to hundreds
+	// of milliseconds that a run on CUDA never needs. `arbor devices`
+	// (Detect) still probes them all.
+	var report []Detection
 	// skipped holds the full reasons, for the error when nothing is left;
 	// passed the short form, for the one-line Why of a successful choice
 	// (`arbor devices` shows the details).
@@ -202,7 +214,9 @@ func Choose(sel Selection) (Choice, error) {
 	// no backend has it, the cause is the name or index, not a missing
 	// driver: the error says so first and lists what exists.
 	noMatch := false
-	for _, det := range report {
+	for _, r := range sorted() {
+		det := probe(r.name, r.driver)
+		report = append(report, det)
 		if det.Err != nil {
 			skipped = append(skipped, det.Backend+": "+det.Err.Error())
 			passed = append(passed, det.Backend+" unavailable")

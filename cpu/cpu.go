@@ -100,13 +100,22 @@ func workers(n int) int {
 type Device struct {
 	workers int
 	info    backend.Info
+	opened  time.Duration // how long New took
 }
 
 // New opens the CPU device with the given number of worker goroutines
 // (0: GOMAXPROCS).
 func New(workerCount int) *Device {
+	start := time.Now()
 	i := info()
-	return &Device{workers: workers(workerCount), info: i}
+	return &Device{workers: workers(workerCount), info: i, opened: time.Since(start)}
+}
+
+// Phases makes the device a backend.Timed. Opening it is only identifying
+// the processor and its memory: there is no driver, context or compiler,
+// and a build looks up Go functions.
+func (d *Device) Phases() []backend.Phase {
+	return []backend.Phase{{Name: "open (identify the CPU and its memory)", Took: d.opened}}
 }
 
 func (d *Device) Info() backend.Info { return d.info }

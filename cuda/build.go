@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/arbor-gpu/arbor/backend"
 	"github.com/arbor-gpu/arbor/backend/cache"
@@ -106,11 +107,17 @@ func (d *Device) Build(src backend.Source) (backend.Program, error) {
 	}
 	var mod raw.Module
 	var jitLog string
+	start := time.Now()
 	err = d.do(func() error {
 		var r raw.Result
 		mod, jitLog, r = d.api.ModuleLoadData(image)
 		return check(d.api, "cuModuleLoadDataEx", r)
 	})
+	what := "cubin"
+	if !t.cubin {
+		what = "PTX, JIT-compiled by the driver"
+	}
+	d.phases.Since(fmt.Sprintf("build %s: module load (%s, %s)", src.Name, what, humanSize(len(image))), start)
 	if err != nil {
 		if jitLog != "" {
 			err = fmt.Errorf("%w\nJIT log:\n%s", err, strings.TrimRight(jitLog, "\n"))
@@ -119,6 +126,7 @@ func (d *Device) Build(src backend.Source) (backend.Program, error) {
 	}
 	p := &program{d: d, name: src.Name, mod: mod}
 	var missing []string
+	start = time.Now()
 	err = d.do(func() error {
 		for _, k := range src.Kernels {
 			if _, r := d.api.ModuleGetFunction(mod, k); r != raw.Success {
@@ -127,6 +135,7 @@ func (d *Device) Build(src backend.Source) (backend.Program, error) {
 		}
 		return nil
 	})
+	d.phases.Since(fmt.Sprintf("build %s: kernel lookup (%d)", src.Name, len(src.Kernels)), start)
 	if err == nil && len(missing) > 0 {
 		err = fmt.Errorf("cuda: program %q has no kernel(s) %s (a kernel needs KERNEL, i.e. extern \"C\" __global__)",
 			src.Name, strings.Join(missing, ", "))
@@ -143,15 +152,21 @@ func (d *Device) compile(src backend.Source, t target, opts []string) ([]byte, e
 	useCache := cache.Enabled()
 	var key string
 	if useCache {
+		start := time.Now()
 		key = cache.Key("cuda", "nvrtc "+d.st.nvrtcVersion(), t.String(), strings.Join(opts, "\x00"), src.Name, src.Code)
-		if img, ok := cache.Load(key); ok && len(img) > 0 {
+		img, ok := cache.Load(key)
+		hit := ok && len(img) > 0
+		d.phases.Since(fmt.Sprintf("build %s: kernel cache (%s)", src.Name, map[bool]string{true: "hit", false: "miss"}[hit]), start)
+		if hit {
 			d.stats.cacheHits.Add(1)
 			return img, nil
 		}
 	}
+	start := time.Now()
 	nvrtcMu.Lock()
 	out, step, r := d.st.nv.Compile(src.Code, src.Name+".cu", opts, t.cubin)
 	nvrtcMu.Unlock()
+	d.phases.Since("build "+src.Name+": NVRTC compile", start)
 	d.stats.compiles.Add(1)
 	if r != raw.NVRTCSuccess {
 		return nil, &CompileError{

@@ -6,7 +6,10 @@
 // Layers: internal/raw is the binding (symbols, C types, the only unsafe
 // code); errors.go turns CUresults into named Go errors; the rest implements
 // backend.Device. Every driver call of a device's context runs on that
-// device's executor goroutine, locked to one OS thread (executor.go).
+// device's executor goroutine, locked to one OS thread (executor.go),
+// except the waits for a stream or an event: those poll from the waiting
+// caller's thread with the context pushed on it (queue.go's waitFor), so
+// that queues of one device do not wait for each other's kernels.
 package cuda
 
 import (
@@ -17,6 +20,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/arbor-gpu/arbor/backend"
 	"github.com/arbor-gpu/arbor/cuda/internal/raw"
@@ -49,6 +53,19 @@ type driver struct {
 	once sync.Once
 	st   *state
 	err  error
+
+	// load holds the phases of loading (once per process); probe those of
+	// the first Probe's enumeration.
+	load  backend.PhaseLog
+	mu    sync.Mutex
+	probe []backend.Phase
+}
+
+// Phases makes the driver a backend.Timed: loading, then the first probe.
+func (d *driver) Phases() []backend.Phase {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return append(d.load.Phases(), d.probe...)
 }
 
 // state is what loading found.
@@ -162,14 +179,51 @@ func invertVersion(s string) string {
 	return sb.String()
 }
 
-// load opens libcuda and NVRTC once.
-func (d *driver) load() (*state, error) {
-	d.once.Do(func() { d.st, d.err = loadState() })
+// loaded opens libcuda and NVRTC once.
+func (d *driver) loaded() (*state, error) {
+	d.once.Do(func() { d.st, d.err = loadState(&d.load) })
 	return d.st, d.err
 }
 
-func loadState() (*state, error) {
+// nvrtcLoad is what loading NVRTC found.
+type nvrtcLoad struct {
+	nv     *raw.NVRTC
+	tried  []raw.Attempt
+	err    error
+	phases []backend.Phase
+}
+
+// loadNVRTC dlopens NVRTC and asks its version and architectures.
+func loadNVRTC() nvrtcLoad {
+	start := time.Now()
+	nv, tried, err := raw.LoadNVRTC(nvrtcCandidates(os.Getenv(EnvNVRTC), filepath.Glob))
+	return nvrtcLoad{nv: nv, tried: tried, err: err,
+		phases: []backend.Phase{{Name: "load libnvrtc (dlopen + symbols, beside cuInit)", Took: time.Since(start)}}}
+}
+
+// loadState loads libcuda and NVRTC and initialises the driver, recording
+// each phase in log.
+//
+// NVRTC is loaded on another goroutine while cuInit runs: dlopen of
+// libnvrtc (a library of some 100 MB, relocated at load) and cuInit (the
+// driver's own start-up, the larger cost) need nothing from each other,
+// so the first is hidden behind the second. Skipping NVRTC altogether when
+// every kernel comes from the disk cache would need its version and
+// architectures (part of the cache key, and what picks the target) from
+// somewhere other than the library: a memo that a toolkit upgrade must
+// invalidate. Loading it beside cuInit wins the same wall time without
+// that risk; the phase "wait for libnvrtc after cuInit" says whether
+// anything is left to win (`arbor devices -v`).
+func loadState(log *backend.PhaseLog) (*state, error) {
+	nvc := make(chan nvrtcLoad, 1)
+	start := time.Now()
 	api, tried, err := raw.LoadDriver(driverCandidates())
+	log.Since("load libcuda (dlopen + symbols)", start)
+	if err == nil && os.Getenv(EnvNVRTC) != "none" {
+		// Only once libcuda is there: a machine with the toolkit but no
+		// driver must not pay for loading a compiler it cannot use.
+		go func() { nvc <- loadNVRTC() }()
+	}
 	if err != nil {
 		if len(tried) > 0 && tried[len(tried)-1].Err == "" {
 			// It loaded but lacks entry points.
@@ -178,7 +232,10 @@ func loadState() (*state, error) {
 		return nil, fmt.Errorf("cuda: %w: NVIDIA driver library not found (no NVIDIA driver installed?); tried %s",
 			backend.ErrUnavailable, raw.FormatAttempts(tried))
 	}
-	if r := api.Init(); r != raw.Success {
+	start = time.Now()
+	r := api.Init()
+	log.Since("cuInit", start)
+	if r != raw.Success {
 		e := check(api, "cuInit", r)
 		hint := ""
 		switch r {
@@ -200,13 +257,21 @@ func loadState() (*state, error) {
 		st.nvErr = fmt.Errorf("NVRTC (libnvrtc, the CUDA runtime compiler Arbor compiles its kernels with) is disabled by %s=none", EnvNVRTC)
 		return st, nil
 	}
-	nv, ntried, err := raw.LoadNVRTC(nvrtcCandidates(os.Getenv(EnvNVRTC), filepath.Glob))
+	start = time.Now()
+	nl := <-nvc
+	log.Since("wait for libnvrtc after cuInit", start)
+	for _, p := range nl.phases {
+		log.Add(p.Name, p.Took)
+	}
+	nv, ntried, err := nl.nv, nl.tried, nl.err
 	if err != nil {
 		st.nvErr = fmt.Errorf("NVRTC (libnvrtc, the CUDA runtime compiler Arbor compiles its kernels with) not found; "+
 			"install the CUDA toolkit's NVRTC or set %s to libnvrtc.so's path; tried %s", EnvNVRTC, raw.FormatAttempts(ntried))
 		return st, nil
 	}
 	st.nv = nv
+	start = time.Now()
+	defer log.Since("NVRTC version and architectures", start)
 	ma, mi, nr := nv.Version()
 	if nr != raw.NVRTCSuccess {
 		st.nvErr = fmt.Errorf("NVRTC at %s: nvrtcVersion failed: %s", nv.Path, nv.ErrorString(nr))
@@ -227,10 +292,18 @@ func loadState() (*state, error) {
 // algorithm compiles kernels, so `auto` must move on to OpenCL, which
 // compiles with the driver's own compiler.
 func (d *driver) Probe() ([]backend.Info, error) {
-	st, err := d.load()
+	st, err := d.loaded()
 	if err != nil {
 		return nil, err
 	}
+	start := time.Now()
+	defer func() {
+		d.mu.Lock()
+		if d.probe == nil { // the first probe's, as OpenCL keeps
+			d.probe = []backend.Phase{{Name: "enumerate devices (count, attributes)", Took: time.Since(start)}}
+		}
+		d.mu.Unlock()
+	}()
 	n, r := st.api.DeviceCount()
 	if err := check(st.api, "cuDeviceGetCount", r); err != nil {
 		return nil, fmt.Errorf("cuda: %w: %v", backend.ErrUnavailable, err)
@@ -356,7 +429,7 @@ func (st *state) deviceInfo(ordinal int) (backend.Info, limits, error) {
 
 // Open opens device index with its primary context.
 func (d *driver) Open(index int) (backend.Device, error) {
-	st, err := d.load()
+	st, err := d.loaded()
 	if err != nil {
 		return nil, err
 	}
@@ -370,5 +443,5 @@ func (d *driver) Open(index int) (backend.Device, error) {
 	if index < 0 || index >= n {
 		return nil, fmt.Errorf("cuda: %w: index %d (have %d device(s))", backend.ErrNoDevice, index, n)
 	}
-	return openDevice(st, index)
+	return openDevice(st, index, d.load.Phases())
 }

@@ -5,6 +5,7 @@ import (
 	"runtime"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/arbor-gpu/arbor/backend"
 	"github.com/arbor-gpu/arbor/cuda/internal/raw"
@@ -34,6 +35,23 @@ type Device struct {
 
 	stats     buildStats
 	closeOnce sync.Once
+
+	// phases records opening and the first uses (backend.Timed); the
+	// flags spare the hot paths the clock once their first use is logged.
+	phases                    backend.PhaseLog
+	allocated, launched, sync atomic.Bool
+}
+
+// Phases makes the device a backend.Timed: the driver's loading (once per
+// process, on the first probe or open), then opening this device, each
+// build, and the first allocation, stream, launch and wait.
+func (d *Device) Phases() []backend.Phase { return d.phases.Phases() }
+
+// first logs phase name as begun at start unless flag says it was logged.
+func (d *Device) first(flag *atomic.Bool, name string, start time.Time) {
+	if !flag.Swap(true) {
+		d.phases.First(name, start)
+	}
 }
 
 // buildStats counts what Build did, for tests and diagnostics.
@@ -41,19 +59,31 @@ type buildStats struct {
 	compiles, cacheHits, cacheStores atomic.Int64
 }
 
-func openDevice(st *state, ordinal int) (*Device, error) {
+func openDevice(st *state, ordinal int, loading []backend.Phase) (*Device, error) {
+	start := time.Now()
 	info, lim, err := st.deviceInfo(ordinal)
 	if err != nil {
 		return nil, err
 	}
+	attrs := time.Since(start)
 	t, err := chooseTarget(lim.arch, st.nvArchs, st.nvCubins, false)
 	if err != nil {
 		return nil, fmt.Errorf("cuda: %s: %w", info.Name, err)
 	}
 	d := &Device{st: st, api: st.api, info: info, lim: lim, target: t, params: raw.NewParams(maxParams),
 		stage: defaultStaging()}
+	for _, p := range loading {
+		d.phases.Add(p.Name, p.Took)
+	}
+	d.phases.Add("device attributes", attrs)
 	d.dev, _ = st.api.DeviceGet(ordinal)
 	setup := func() error {
+		// The primary context, not cuCtxCreate: it is the one the runtime
+		// API and other libraries share, and retaining it is what costs
+		// (the driver creates it on the first retain: memory mappings,
+		// the device's firmware state).
+		start := time.Now()
+		defer d.phases.Since("primary context (retain + make current)", start)
 		ctx, r := d.api.PrimaryCtxRetain(d.dev)
 		if err := check(d.api, "cuDevicePrimaryCtxRetain", r); err != nil {
 			return err
@@ -144,11 +174,13 @@ func (d *Device) Alloc(size int) (backend.Buffer, error) {
 		return nil, fmt.Errorf("cuda: alloc of %d bytes", size)
 	}
 	var p raw.DevicePtr
+	start := time.Now()
 	err := d.do(func() error {
 		var r raw.Result
 		p, r = d.api.MemAlloc(size)
 		return check(d.api, "cuMemAlloc", r)
 	})
+	d.first(&d.allocated, "first allocation ("+humanSize(size)+")", start)
 	if err != nil {
 		return nil, fmt.Errorf("cuda: alloc %d bytes on %s: %w", size, d.info.Name, err)
 	}
@@ -181,4 +213,15 @@ func (d *Device) MemInfo() (free, total uint64, err error) {
 		return check(d.api, "cuMemGetInfo", r)
 	})
 	return free, total, err
+}
+
+// humanSize names a byte count for a phase's name.
+func humanSize(n int) string {
+	switch {
+	case n >= 1<<20:
+		return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20))
+	case n >= 1<<10:
+		return fmt.Sprintf("%.1f KiB", float64(n)/(1<<10))
+	}
+	return fmt.Sprintf("%d B", n)
 }

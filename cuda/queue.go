@@ -110,11 +110,13 @@ func (q *queue) post(f func() error) error {
 // return once the data has moved.
 func (d *Device) NewQueue() (backend.Queue, error) {
 	var s raw.Stream
+	start := time.Now()
 	err := d.do(func() error {
 		var r raw.Result
 		s, r = d.api.StreamCreate()
 		return check(d.api, "cuStreamCreate", r)
 	})
+	d.phases.First("first stream (cuStreamCreate)", start)
 	if err != nil {
 		return nil, fmt.Errorf("cuda: new queue on %s: %w", d.info.Name, err)
 	}
@@ -157,6 +159,15 @@ func (q *queue) transfer(bb backend.Buffer, off, n int, what string, move func(p
 	if n == 0 {
 		return nil
 	}
+	// A copy to or from Go (pageable) memory waits, inside the driver, for
+	// every command queued on the stream before it: issued on the
+	// executor, it would hold the executor, and with it every other
+	// queue of the device, for as long as this stream's kernels run. The
+	// stream is therefore drained from the caller's thread first (settle),
+	// and the executor holds only the copy itself.
+	if err := q.settle(); err != nil {
+		return fmt.Errorf("cuda: %s %d bytes on %s: %w", what, n, d.info.Name, err)
+	}
 	if err := q.wait(func() error { return move(b.ptr + raw.DevicePtr(off)) }); err != nil {
 		return fmt.Errorf("cuda: %s %d bytes on %s: %w", what, n, d.info.Name, err)
 	}
@@ -196,26 +207,68 @@ func (q *queue) Read(src backend.Buffer, off int, dst []byte) error {
 // one back on return costs about as much again (measured on the H100
 // machine: Launch+Finish 13-24 µs blocking, against 10 µs for the bare
 // driver calls).
-func (d *Device) waitFor(op string, query func() raw.Result, block func() raw.Result) error {
+//
+// On the executor's thread (outside false) the context is current. With
+// outside true it runs on the caller's goroutine instead, each batch of
+// queries with the context pushed on its (locked) thread and popped after
+// (current), so that waiting for one stream does not hold the executor:
+// queues of one device wait side by side, and one queue's long kernel no
+// longer delays another queue's launches and copies. Between batches the
+// caller yields, as executor.do's callers do: on a machine with few cores
+// a waiting caller must not starve the CPU workers of a hybrid search.
+func (d *Device) waitFor(op string, query func() raw.Result, block func() raw.Result, outside bool) error {
 	const batch = 16
+	in := func(f func() raw.Result) raw.Result { return f() }
+	if outside {
+		in = d.current
+	}
+	poll := func() raw.Result {
+		for i := 0; i < batch; i++ {
+			if r := query(); r != raw.ErrNotReady {
+				return r
+			}
+		}
+		return raw.ErrNotReady
+	}
 	var deadline time.Time
 	for {
-		for i := 0; i < batch; i++ {
-			switch r := query(); r {
-			case raw.Success:
-				return nil
-			case raw.ErrNotReady:
-			default:
-				return check(d.api, op, r)
-			}
+		switch r := in(poll); r {
+		case raw.Success:
+			return nil
+		case raw.ErrNotReady:
+		default:
+			return check(d.api, op, r)
 		}
 		now := time.Now()
 		if deadline.IsZero() {
 			deadline = now.Add(d.pollWindow())
 		} else if now.After(deadline) {
-			return check(d.api, op, block())
+			return check(d.api, op, in(block))
+		}
+		if outside {
+			runtime.Gosched()
 		}
 	}
+}
+
+// current runs f on the calling goroutine's thread with the device's
+// context current: pushed on the thread's context stack for the call and
+// popped after, so the thread is left as it was (a Go thread serves other
+// goroutines afterwards, and must not keep a context that Close may
+// destroy). The CUDA driver API is thread-safe; only the current context
+// is per thread, and cuStreamSynchronize's documented results include
+// CUDA_ERROR_INVALID_CONTEXT, so the context is made current rather than
+// assumed unnecessary. Pushing and popping are thread-local
+// bookkeeping, well under a microsecond.
+func (d *Device) current(f func() raw.Result) raw.Result {
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	if r := d.api.CtxPushCurrent(d.ctx); r != raw.Success {
+		return r
+	}
+	r := f()
+	d.api.CtxPopCurrent()
+	return r
 }
 
 // pollWait is how long waitFor polls before it blocks when the executor
@@ -237,13 +290,35 @@ func (d *Device) pollWindow() time.Duration {
 // syncStream waits for everything queued on s (executor thread only).
 func (d *Device) syncStream(s raw.Stream) error {
 	return d.waitFor("cuStreamSynchronize", func() raw.Result { return d.api.StreamQuery(s) },
-		func() raw.Result { return d.api.StreamSynchronize(s) })
+		func() raw.Result { return d.api.StreamSynchronize(s) }, false)
 }
 
-// syncEvent waits for e (executor thread only).
-func (d *Device) syncEvent(e raw.Event) error {
+// awaitEvent waits for e on the caller's thread (see waitFor), never on
+// the executor's.
+func (d *Device) awaitEvent(e raw.Event) error {
 	return d.waitFor("cuEventSynchronize", func() raw.Result { return d.api.EventQuery(e) },
-		func() raw.Result { return d.api.EventSynchronize(e) })
+		func() raw.Result { return d.api.EventSynchronize(e) }, true)
+}
+
+// settle returns once every command queued on q so far has finished. The
+// executor is held only for the round trip that issues the commands
+// posted before (and returns their deferred errors); the wait for the
+// device runs on the caller's thread (waitFor), so other queues' calls
+// go on meanwhile. Before, Finish ran cuStreamSynchronize on the
+// executor: while one stream's kernel ran, every other queue of the
+// device waited, and two searches on one device could not overlap.
+func (q *queue) settle() error {
+	d := q.d
+	start := time.Now()
+	if err := q.wait(func() error { return nil }); err != nil {
+		return err
+	}
+	err := d.waitFor("cuStreamSynchronize", func() raw.Result { return d.api.StreamQuery(q.stream) },
+		func() raw.Result { return d.api.StreamSynchronize(q.stream) }, true)
+	if err == nil {
+		d.first(&d.sync, "first wait for the device (the first commands run)", start)
+	}
+	return err
 }
 
 // ensureStaging allocates the pinned staging buffers (executor thread only).
@@ -498,7 +573,16 @@ func (q *queue) Launch(k backend.Kernel, r backend.Range, args ...backend.Arg) e
 		for i, v := range bits {
 			d.params.Set(i, v)
 		}
+		var start time.Time
+		if !d.launched.Load() {
+			start = time.Now()
+		}
 		err := check(d.api, "cuLaunchKernel", d.api.LaunchKernel(kk.fn, grid, block, uint32(shared), q.stream, d.params, len(bits)))
+		if !start.IsZero() {
+			// With lazy module loading (the default from CUDA 12.2) the
+			// first launch of a kernel is where the driver loads it.
+			d.first(&d.launched, "first launch (cuLaunchKernel, issue only)", start)
+		}
 		if err != nil {
 			return fmt.Errorf("cuda: launch %s grid %v block %v shared %d on %s: %w", kk.name, grid, block, shared, d.info.Name, err)
 		}
@@ -541,8 +625,7 @@ func (q *queue) Finish() error {
 		return err
 	}
 	d := q.d
-	err := q.wait(func() error { return d.syncStream(q.stream) })
-	if err != nil {
+	if err := q.settle(); err != nil {
 		return fmt.Errorf("cuda: finish on %s: %w", d.info.Name, err)
 	}
 	return nil
@@ -574,8 +657,9 @@ func (e *event) Wait() error {
 	if e.released.Load() {
 		return fmt.Errorf("cuda: wait on a released event")
 	}
-	err := e.d.do(func() error { return e.d.syncEvent(e.ev) })
-	if err != nil {
+	// Record issued the event on the executor, so it can be waited for
+	// from here at once.
+	if err := e.d.awaitEvent(e.ev); err != nil {
 		return fmt.Errorf("cuda: wait on %s: %w", e.d.info.Name, err)
 	}
 	return nil
@@ -594,10 +678,10 @@ func (e *event) Elapsed(start backend.Event) (time.Duration, error) {
 		return 0, fmt.Errorf("cuda: elapsed time of a released event")
 	}
 	var ms float32
+	if err := e.d.awaitEvent(e.ev); err != nil {
+		return 0, fmt.Errorf("cuda: elapsed on %s: %w", e.d.info.Name, err)
+	}
 	err := e.d.do(func() error {
-		if err := e.d.syncEvent(e.ev); err != nil {
-			return err
-		}
 		var r raw.Result
 		ms, r = e.d.api.EventElapsed(s.ev, e.ev)
 		return check(e.d.api, "cuEventElapsedTime", r)

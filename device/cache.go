@@ -24,6 +24,11 @@ func CacheBuilds(dev backend.Device) *BuildCache {
 	return &BuildCache{Device: dev, progs: map[string]backend.Program{}}
 }
 
+// Phases passes the wrapped device's start-up phases through
+// (backend.Timed): an embedded interface does not promote methods beyond
+// its own.
+func (c *BuildCache) Phases() []backend.Phase { return backend.PhasesOf(c.Device) }
+
 type cachedProgram struct{ backend.Program }
 
 func (cachedProgram) Release() error { return nil }

@@ -194,6 +194,9 @@ type pathDevice struct {
 	path Path
 }
 
+// Phases passes the wrapped device's start-up phases through.
+func (d pathDevice) Phases() []backend.Phase { return backend.PhasesOf(d.Device) }
+
 func (d pathDevice) Info() backend.Info {
 	i := d.Device.Info()
 	if d.path != PathTwin {

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/arbor-gpu/arbor/backend"
 	"github.com/arbor-gpu/arbor/backend/cache"
@@ -49,8 +50,13 @@ func (d *Device) Build(src backend.Source) (backend.Program, error) {
 	if useCache {
 		i := d.dev.info
 		key = cache.Key("opencl", src.Code, opts, i.Platform, d.dev.platformVersion, i.Name, i.Version, i.DriverVersion)
-		if bin, ok := cache.Load(key); ok {
+		start := time.Now()
+		bin, ok := cache.Load(key)
+		d.phases.Since(fmt.Sprintf("build %s: kernel cache (%s)", src.Name, map[bool]string{true: "hit", false: "miss"}[ok]), start)
+		if ok {
+			start := time.Now()
 			p, err := d.fromBinary(src.Name, bin, opts)
+			d.phases.Since("build "+src.Name+": program from the cached binary (clBuildProgram)", start)
 			if err == nil {
 				d.cache.hits.Add(1)
 				p.cacheHit = true
@@ -62,7 +68,9 @@ func (d *Device) Build(src backend.Source) (backend.Program, error) {
 		}
 		d.cache.misses.Add(1)
 	}
+	start := time.Now()
 	p, err := d.fromSource(src, opts)
+	d.phases.Since("build "+src.Name+": compile from source (clBuildProgram)", start)
 	if err != nil {
 		return nil, err
 	}

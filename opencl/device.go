@@ -6,6 +6,7 @@ import (
 	"runtime"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/arbor-gpu/arbor/backend"
 )
@@ -26,6 +27,22 @@ type Device struct {
 	cleanup runtime.Cleanup
 
 	cache cacheCounters
+
+	// phases records opening and the first uses (backend.Timed); the
+	// flags spare the hot paths the clock once their first use is logged.
+	phases                                backend.PhaseLog
+	allocated, queued, launched, finished atomic.Bool
+}
+
+// Phases makes the device a backend.Timed: loading and enumeration, the
+// context, each build, and the first allocation, queue, launch and wait.
+func (d *Device) Phases() []backend.Phase { return d.phases.Phases() }
+
+// first logs phase name as begun at start unless flag says it was logged.
+func (d *Device) first(flag *atomic.Bool, name string, start time.Time) {
+	if !flag.Swap(true) {
+		d.phases.First(name, start)
+	}
 }
 
 // cacheCounters count what the program cache did for this device.
@@ -114,7 +131,9 @@ func (d *Device) Alloc(bytes int) (backend.Buffer, error) {
 		return nil, fmt.Errorf("opencl: alloc of %d bytes on %s: %w: the device's largest allocation is %d bytes",
 			bytes, d.dev.info, backend.ErrOutOfMemory, d.dev.maxAlloc)
 	}
+	start := time.Now()
 	m, st := d.api.newBuffer(d.ctx, clMemReadWrite, bytes)
+	d.first(&d.allocated, "first allocation (clCreateBuffer)", start)
 	if st != 0 {
 		return nil, fmt.Errorf("opencl: alloc of %d bytes on %s: %w", bytes, d.dev.info, allocFail("clCreateBuffer", st))
 	}
@@ -148,7 +167,9 @@ func (d *Device) NewQueue() (backend.Queue, error) {
 		return nil, err
 	}
 	defer done()
+	start := time.Now()
 	q, st := d.api.newQueue(d.ctx, d.dev.id, clQueueProfilingEnable)
+	d.first(&d.queued, "first queue (clCreateCommandQueue)", start)
 	if st != 0 {
 		return nil, fmt.Errorf("opencl: new queue on %s: %w", d.dev.info, allocFail("clCreateCommandQueue", st))
 	}

@@ -32,6 +32,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/arbor-gpu/arbor/backend"
 )
@@ -53,6 +54,20 @@ type Driver struct {
 	once sync.Once
 	api  *api
 	err  error
+
+	// loading holds the phases of loading the ICD loader (once); probe
+	// those of the first enumeration.
+	loading backend.PhaseLog
+	mu      sync.Mutex
+	probe   []backend.Phase
+}
+
+// Phases makes the driver a backend.Timed: loading, then the first
+// enumeration (platforms, then each platform's devices).
+func (d *Driver) Phases() []backend.Phase {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return append(d.loading.Phases(), d.probe...)
 }
 
 // libraries lists the paths to try, in order.
@@ -77,6 +92,7 @@ func (d *Driver) libraries() []string {
 
 func (d *Driver) load() (*api, error) {
 	d.once.Do(func() {
+		defer d.loading.Since("load libOpenCL (ICD loader: dlopen + symbols)", time.Now())
 		var tried []string
 		for _, p := range d.libraries() {
 			a, err := openLibrary(p)
@@ -121,7 +137,23 @@ func (d *Driver) enumerate() ([]found, error) {
 	if err != nil {
 		return nil, err
 	}
+	var phases []backend.Phase
+	defer func() {
+		// The first enumeration is kept: it is the one that paid for
+		// loading the ICDs; later ones (Open enumerates again) cost
+		// microseconds.
+		d.mu.Lock()
+		if d.probe == nil {
+			d.probe = phases
+		}
+		d.mu.Unlock()
+	}()
+	start := time.Now()
 	plats, st := a.platforms()
+	// The first clGetPlatformIDs is where the ICD loader opens every
+	// vendor library (NVIDIA's, PoCL's with its LLVM) and asks each for
+	// its platforms: the bulk of OpenCL's start-up.
+	phases = append(phases, backend.Phase{Name: "clGetPlatformIDs (the ICD loader opens every vendor library)", Took: time.Since(start)})
 	if st == clPlatformNotFoundKHR || (st == 0 && len(plats) == 0) {
 		return nil, fmt.Errorf("opencl: %w: the loader %s found no OpenCL platform (%s); install a vendor "+
 			"driver, or pocl-opencl-icd for a CPU device", backend.ErrNoDevice, a.path, CodeName(clPlatformNotFoundKHR))
@@ -132,10 +164,12 @@ func (d *Driver) enumerate() ([]found, error) {
 	var out []found
 	var problems []string
 	for _, p := range plats {
+		start := time.Now()
 		pname := infoString(a.platformInfo(p, clPlatformName))
 		pversion := infoString(a.platformInfo(p, clPlatformVersion))
 		ids, st := a.devices(p, clDeviceTypeAll)
 		if st == clDeviceNotFound {
+			phases = append(phases, backend.Phase{Name: "platform " + pname + ": no devices", Took: time.Since(start)})
 			continue
 		}
 		if st != 0 {
@@ -149,6 +183,7 @@ func (d *Driver) enumerate() ([]found, error) {
 			f.info.Index = len(out)
 			out = append(out, f)
 		}
+		phases = append(phases, backend.Phase{Name: fmt.Sprintf("platform %s: %d device(s), their attributes", pname, len(ids)), Took: time.Since(start)})
 	}
 	if len(out) == 0 && len(problems) > 0 {
 		return nil, fmt.Errorf("opencl: %w: %s", backend.ErrNoDevice, strings.Join(problems, "; "))
@@ -295,9 +330,15 @@ func (d *Driver) Open(index int) (backend.Device, error) {
 		return nil, fmt.Errorf("opencl: %w: index %d (have %d device(s))", backend.ErrNoDevice, index, len(devs))
 	}
 	f := devs[index]
+	start := time.Now()
 	ctx, st := d.api.newContext(f.platform, f.id)
 	if st != 0 {
 		return nil, fmt.Errorf("opencl: open %s: %w", f.info, check("clCreateContext", st))
 	}
-	return newDevice(d.api, f, ctx), nil
+	dev := newDevice(d.api, f, ctx)
+	for _, p := range d.Phases() {
+		dev.phases.Add(p.Name, p.Took)
+	}
+	dev.phases.Since("context (clCreateContext)", start)
+	return dev, nil
 }

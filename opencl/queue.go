@@ -223,7 +223,15 @@ func (q *Queue) Launch(k backend.Kernel, r backend.Range, args ...backend.Arg) e
 	if info.LocalMemory > 0 && uint64(local) > info.LocalMemory {
 		return fmt.Errorf("opencl: launch %s: %d bytes of local memory, device has %d", kk.name, local, info.LocalMemory)
 	}
-	if st := q.api.launch(q.q, kk.k, dims(nd), nd.Global, nd.Local); st != 0 {
+	var start time.Time
+	if !q.dev.launched.Load() {
+		start = time.Now()
+	}
+	st := q.api.launch(q.q, kk.k, dims(nd), nd.Global, nd.Local)
+	if !start.IsZero() {
+		q.dev.first(&q.dev.launched, "first launch (clEnqueueNDRangeKernel, issue only)", start)
+	}
+	if st != 0 {
 		return fmt.Errorf("opencl: launch %s global %v local %v on %s: %w",
 			kk.name, nd.Global, nd.Local, info.Name, check("clEnqueueNDRangeKernel", st))
 	}
@@ -255,7 +263,10 @@ func (q *Queue) Finish() error {
 		return fmt.Errorf("opencl: finish on a released queue")
 	}
 	defer runtime.KeepAlive(q)
-	if err := check("clFinish", q.api.finish(q.q)); err != nil {
+	start := time.Now()
+	st := q.api.finish(q.q)
+	q.dev.first(&q.dev.finished, "first finish (clFinish: the first commands run)", start)
+	if err := check("clFinish", st); err != nil {
 		return fmt.Errorf("opencl: finish on %s: %w", q.dev.dev.info.Name, err)
 	}
 	return nil

@@ -3,16 +3,19 @@ package main
 import (
 	"encoding/json"
 	"fmt"
+	"io"
 	"strings"
 	"text/tabwriter"
+	"time"
 
 	"github.com/arbor-gpu/arbor/backend"
 	"github.com/arbor-gpu/arbor/device"
 )
 
 func runDevices(e *env) error {
-	fs := newFlags(e, "devices", "[--json]")
+	fs := newFlags(e, "devices", "[-v] [--json]")
 	asJSON := fs.Bool("json", false, "print JSON")
+	verbose := fs.Bool("v", false, "also open every device, run one small kernel on it, and show where each step of probing and opening went")
 	pos, err := parse(fs, e.args)
 	if err != nil {
 		return err
@@ -21,15 +24,28 @@ func runDevices(e *env) error {
 		return usagef("devices takes no arguments")
 	}
 	report := backend.Detect()
+	rows := make([]devicesRow, len(report))
+	for i, det := range report {
+		rows[i].Detection = det
+		if *verbose {
+			for _, info := range det.Devices {
+				rows[i].Opened = append(rows[i].Opened, openTimed(info))
+			}
+		}
+	}
 	if *asJSON {
 		enc := json.NewEncoder(e.stdout)
 		enc.SetIndent("", "  ")
-		return enc.Encode(report)
+		return enc.Encode(rows)
 	}
 	tw := tabwriter.NewWriter(e.stdout, 0, 4, 2, ' ', 0)
-	for _, det := range report {
+	for _, row := range rows {
+		det := row.Detection
 		if det.Err != nil {
-			fmt.Fprintf(tw, "%s\tabsent\t%s\n", det.Backend, det.Err)
+			fmt.Fprintf(tw, "%s\tabsent\t%s (probe %s)\n", det.Backend, det.Err, ms(det.Seconds))
+			if *verbose {
+				printPhases(tw, "\t\t", det.Phases)
+			}
 			continue
 		}
 		for _, d := range det.Devices {
@@ -42,6 +58,25 @@ func runDevices(e *env) error {
 			}
 			fmt.Fprintf(tw, "\t\t%s\n", subgroupLine(d))
 		}
+		fmt.Fprintf(tw, "\t\tprobe of %s: %s\n", det.Backend, ms(det.Seconds))
+		if *verbose {
+			printPhases(tw, "\t\t  ", det.Phases)
+			for _, o := range row.Opened {
+				if o.Error != "" {
+					fmt.Fprintf(tw, "\t\topen %s: failed after %s: %s\n", o.Device, ms(o.Seconds), o.Error)
+				} else {
+					fmt.Fprintf(tw, "\t\topen %s and a first kernel: %s\n", o.Device, ms(o.Seconds))
+				}
+				// A device's phases begin with its backend's loading and
+				// enumeration, shown just above: said once.
+				ps := o.Phases
+				if k := commonPrefix(ps, det.Phases); k > 0 {
+					fmt.Fprintf(tw, "\t\t  %9s  (loading and enumeration, as above)\n", "")
+					ps = ps[k:]
+				}
+				printPhases(tw, "\t\t  ", ps)
+			}
+		}
 	}
 	if err := tw.Flush(); err != nil {
 		return err
@@ -53,6 +88,90 @@ func runDevices(e *env) error {
 	}
 	fmt.Fprintf(e.stdout, "\nauto selection: %s — %s\n", c.Info, c.Info.Name)
 	return nil
+}
+
+// devicesRow is one backend of `arbor devices`: what probing found, and
+// with -v what opening each device took.
+type devicesRow struct {
+	backend.Detection
+	Opened []openReport `json:"opened,omitempty"`
+}
+
+// openReport is the start-up of one device: opening it, then building,
+// allocating, launching and reading back one small kernel (vec_add) — the
+// steps a search takes before its first useful launch.
+type openReport struct {
+	Device  string          `json:"device"`
+	Seconds float64         `json:"seconds"`
+	Phases  []backend.Phase `json:"phases"`
+	Error   string          `json:"error,omitempty"`
+}
+
+// openTimed opens a device, runs vec_add on 1024 items, checks the sums
+// and closes it, recording the phases the device reports (loading and
+// enumeration shared by the backend's devices, then its own) and, for a
+// backend that reports none, the open and the kernel as two phases.
+func openTimed(info backend.Info) openReport {
+	r := openReport{Device: info.String()}
+	start := time.Now()
+	dev, err := backend.OpenBackend(info.Backend, info.Index)
+	opened := time.Since(start)
+	if err != nil {
+		r.Seconds, r.Error = opened.Seconds(), err.Error()
+		r.Phases = []backend.Phase{{Name: "open (failed)", Took: opened}}
+		return r
+	}
+	defer dev.Close()
+	const n = 1024
+	a, b := make([]int32, n), make([]int32, n)
+	for i := range a {
+		a[i], b[i] = int32(i), int32(3*i-7)
+	}
+	got, err := device.VecAdd(dev, a, b, 5, 0)
+	r.Seconds = time.Since(start).Seconds()
+	if err == nil {
+		for i := range got {
+			if want := a[i] + 5*b[i]; got[i] != want {
+				err = fmt.Errorf("vec_add: item %d is %d, want %d", i, got[i], want)
+				break
+			}
+		}
+	}
+	if err != nil {
+		r.Error = err.Error()
+	}
+	r.Phases = backend.PhasesOf(dev)
+	if r.Phases == nil {
+		r.Phases = []backend.Phase{{Name: "open", Took: opened}, {Name: "first kernel (build, allocate, launch, read)", Took: time.Since(start) - opened}}
+	}
+	return r
+}
+
+// commonPrefix is how many phases a and b begin with in common.
+func commonPrefix(a, b []backend.Phase) int {
+	k := 0
+	for k < len(a) && k < len(b) && a[k] == b[k] {
+		k++
+	}
+	return k
+}
+
+// printPhases writes one line per phase, its time right-aligned first.
+func printPhases(w io.Writer, indent string, ps []backend.Phase) {
+	for _, p := range ps {
+		fmt.Fprintf(w, "%s%9s  %s\n", indent, ms(p.Took.Seconds()), p.Name)
+	}
+}
+
+// ms formats seconds as milliseconds for the phase lists.
+func ms(seconds float64) string {
+	switch {
+	case seconds < 0.001:
+		return fmt.Sprintf("%.3f ms", seconds*1e3)
+	case seconds < 0.1:
+		return fmt.Sprintf("%.2f ms", seconds*1e3)
+	}
+	return fmt.Sprintf("%.0f ms", seconds*1e3)
 }
 
 // subgroupLine says what the kernel prelude will do for warp-level work on

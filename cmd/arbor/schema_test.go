@@ -220,7 +220,7 @@ func TestJSONSchemas(t *testing.T) {
 			{mtx, "--backend", "cpu", "--engine", "spec", "-o", filepath.Join(t.TempDir(), "m.txt")},
 		},
 		"info":    {{gr}, {labelled}, {mivia[0]}, {mtx}},
-		"devices": {{}},
+		"devices": {{}, {"-v"}},
 		"version": {{}},
 		"verify":  {{"--backend", "cpu", "--kernel", "vec_add", "--no-data"}},
 	}

@@ -25,6 +25,10 @@ type verifyRow struct {
 	Result  string  `json:"result"`           // ok, MISMATCH or ERROR
 	Detail  string  `json:"detail,omitempty"` // the first failing case and why
 	Seconds float64 `json:"seconds"`
+	// OpenPhases is where the device's start-up went: loading its
+	// backend, opening it, its builds and first uses (the same for every
+	// row of one device).
+	OpenPhases []backend.Phase `json:"open_phases,omitempty"`
 }
 
 // refBackend is the backend whose twins are the reference: the CPU
@@ -33,9 +37,23 @@ const refBackend = "cpu"
 
 // verifyTarget is a device under test.
 type verifyTarget struct {
-	label string
-	dev   *device.BuildCache
-	err   error // opening failed
+	label  string
+	dev    *device.BuildCache
+	err    error         // opening failed
+	opened time.Duration // how long Open took
+}
+
+// phases is the target's start-up: the device's own phases (the wrappers
+// pass them through), or, from a backend that records none, the open as
+// one phase.
+func (t verifyTarget) phases() []backend.Phase {
+	if t.dev == nil {
+		return nil
+	}
+	if ps := backend.PhasesOf(t.dev); ps != nil {
+		return ps
+	}
+	return []backend.Phase{{Name: "open", Took: t.opened}}
 }
 
 func runVerify(e *env) error {
@@ -160,9 +178,14 @@ func runVerify(e *env) error {
 		fmt.Fprint(e.stderr, "\r\033[K")
 	}
 
+	phases := map[string][]backend.Phase{}
+	for _, t := range targets {
+		phases[t.label] = t.phases()
+	}
 	out := make([]verifyRow, 0, len(order))
 	failed := 0
 	for _, k := range order {
+		rows[k].OpenPhases = phases[rows[k].Device]
 		out = append(out, *rows[k])
 		if rows[k].Result != "ok" {
 			failed++
@@ -174,7 +197,7 @@ func runVerify(e *env) error {
 		if err := enc.Encode(out); err != nil {
 			return err
 		}
-	} else if err := printVerify(e, out, dataDir, absent); err != nil {
+	} else if err := printVerify(e, out, targets, dataDir, absent); err != nil {
 		return err
 	}
 	if failed > 0 {
@@ -183,7 +206,7 @@ func runVerify(e *env) error {
 	return nil
 }
 
-func printVerify(e *env, rows []verifyRow, dataDir string, absent []string) error {
+func printVerify(e *env, rows []verifyRow, targets []verifyTarget, dataDir string, absent []string) error {
 	tw := tabwriter.NewWriter(e.stdout, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "KERNEL\tDEVICE\tCASES\tMAX SIZE\tRESULT\tTIME")
 	var notes []string
@@ -203,6 +226,22 @@ func printVerify(e *env, rows []verifyRow, dataDir string, absent []string) erro
 		for _, n := range notes {
 			fmt.Fprintln(e.stdout, n)
 		}
+	}
+	// Where each device's start-up went (its backend's loading comes
+	// first, once per process: a second device of a backend shows what
+	// the first paid).
+	fmt.Fprintln(e.stdout)
+	pw := tabwriter.NewWriter(e.stdout, 0, 4, 2, ' ', 0)
+	for _, t := range targets {
+		ps := t.phases()
+		if len(ps) == 0 {
+			continue
+		}
+		fmt.Fprintf(pw, "start-up of %s: %s in all\n", t.label, ms(backend.Total(ps).Seconds()))
+		printPhases(pw, "  ", compactBuilds(ps))
+	}
+	if err := pw.Flush(); err != nil {
+		return err
 	}
 	data := "generated inputs only (no shared data found)"
 	if dataDir != "" {
@@ -247,12 +286,14 @@ func verifyTargets(sel backend.Selection) ([]verifyTarget, []string, error) {
 				if len(paths) > 1 {
 					label += " [" + string(p) + "]"
 				}
+				start := time.Now()
 				dev, err := backend.OpenBackend(info.Backend, info.Index)
 				if err != nil {
 					targets = append(targets, verifyTarget{label: label, err: fmt.Errorf("open: %w", err)})
 					continue
 				}
-				targets = append(targets, verifyTarget{label: label, dev: device.CacheBuilds(device.OnPath(dev, p))})
+				targets = append(targets, verifyTarget{label: label, dev: device.CacheBuilds(device.OnPath(dev, p)),
+					opened: time.Since(start)})
 			}
 		}
 	}
@@ -311,4 +352,33 @@ func checkKernels(checks []device.Check) []string {
 		seen[c.Kernel] = true
 	}
 	return sortedKeys(seen)
+}
+
+// compactBuilds keeps the phases of the first program's build and sums
+// those of the others into one line: verify builds every kernel's
+// program, and the start-up that matters is the first.
+func compactBuilds(ps []backend.Phase) []backend.Phase {
+	var out []backend.Phase
+	first := ""
+	var rest backend.Phase
+	programs := map[string]bool{}
+	for _, p := range ps {
+		name, ok := strings.CutPrefix(p.Name, "build ")
+		prog, _, _ := strings.Cut(name, ":")
+		switch {
+		case !ok:
+			out = append(out, p)
+		case first == "" || first == prog:
+			first = prog
+			out = append(out, p)
+		default:
+			programs[prog] = true
+			rest.Took += p.Took
+		}
+	}
+	if len(programs) > 0 {
+		rest.Name = fmt.Sprintf("builds of %d more programs (cache, compile, load)", len(programs))
+		out = append(out, rest)
+	}
+	return out
 }

@@ -87,6 +87,7 @@ type Driver struct {
 	cuInit, cuDriverGetVersion, cuDeviceGetCount, cuDeviceGet, cuDeviceGetName           uintptr
 	cuDeviceGetAttribute, cuDeviceTotalMem                                               uintptr
 	cuDevicePrimaryCtxRetain, cuDevicePrimaryCtxRelease, cuCtxSetCurrent                 uintptr
+	cuCtxPushCurrent, cuCtxPopCurrent                                                    uintptr
 	cuCtxSynchronize, cuMemGetInfo                                                       uintptr
 	cuMemAlloc, cuMemFree, cuMemAllocHost, cuMemFreeHost                                 uintptr
 	cuMemcpyHtoDAsync, cuMemcpyDtoHAsync, cuMemcpyDtoDAsync, cuMemsetD32Async            uintptr
@@ -117,6 +118,8 @@ func LoadDriver(candidates []string) (*Driver, []Attempt, error) {
 		need(&d.cuDevicePrimaryCtxRetain, "cuDevicePrimaryCtxRetain"),
 		need(&d.cuDevicePrimaryCtxRelease, "cuDevicePrimaryCtxRelease_v2", "cuDevicePrimaryCtxRelease"),
 		need(&d.cuCtxSetCurrent, "cuCtxSetCurrent"),
+		need(&d.cuCtxPushCurrent, "cuCtxPushCurrent_v2", "cuCtxPushCurrent"),
+		need(&d.cuCtxPopCurrent, "cuCtxPopCurrent_v2", "cuCtxPopCurrent"),
 		need(&d.cuCtxSynchronize, "cuCtxSynchronize"),
 		need(&d.cuMemGetInfo, "cuMemGetInfo_v2"),
 		need(&d.cuMemAlloc, "cuMemAlloc_v2"),
@@ -220,6 +223,15 @@ func (d *Driver) PrimaryCtxRelease(dev Device) Result {
 
 func (d *Driver) CtxSetCurrent(c Context) Result { return call(d.cuCtxSetCurrent, uintptr(c)) }
 func (d *Driver) CtxSynchronize() Result         { return call(d.cuCtxSynchronize) }
+
+// CtxPushCurrent makes c current on the calling thread above whatever was
+// current; CtxPopCurrent restores that.
+func (d *Driver) CtxPushCurrent(c Context) Result { return call(d.cuCtxPushCurrent, uintptr(c)) }
+
+func (d *Driver) CtxPopCurrent() Result {
+	var c Context
+	return call(d.cuCtxPopCurrent, uintptr(unsafe.Pointer(&c)))
+}
 
 // MemGetInfo returns free and total device memory of the current context.
 func (d *Driver) MemGetInfo() (free, total uint64, r Result) {
