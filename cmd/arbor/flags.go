@@ -252,6 +252,39 @@ func (d *deviceOpening) say(e *env) {
 	d.said = nil
 }
 
+// lsDevice is the opener of vertexcover.Options.LSDevice on the opening's
+// first device, under mode's rule (vertexcover.LSMode.Opener), said on
+// stderr once accepted unless quiet: the search's own context, lent, not a
+// second one (the solver's Close leaves it open; Release closes it).
+func (d *deviceOpening) lsDevice(e *env, mode vertexcover.LSMode, quiet bool) func() (backend.Device, error) {
+	open := mode.Opener(func() (backend.Device, error) {
+		devs, err := d.Wait()
+		if err != nil {
+			return nil, err
+		}
+		if len(devs) == 0 {
+			return nil, errors.New("no device opened")
+		}
+		return lentDevice{devs[0]}, nil
+	})
+	if open == nil {
+		return nil
+	}
+	return func() (backend.Device, error) {
+		dev, err := open()
+		if err == nil && !quiet {
+			fmt.Fprintf(e.stderr, "arbor: local search also on %s\n", dev.Info())
+		}
+		return dev, err
+	}
+}
+
+// lentDevice is a device lent to a user that closes what it is given: its
+// owner closes it.
+type lentDevice struct{ backend.Device }
+
+func (lentDevice) Close() error { return nil }
+
 // sayDevices says on stderr, with -v, which devices a command opened.
 func sayDevices(e *env, verbose bool, devs []backend.Device) {
 	if !verbose {

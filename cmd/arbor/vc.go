@@ -50,13 +50,24 @@ func runVC(e *env) error {
 	if err != nil {
 		return usagef("--engine must be auto, cpu, branch, clique, gpu or hybrid (got %q)", *engine)
 	}
-	onDevice := eng.OpensDevice()
+	onDevice := eng == vertexcover.EngineGPU || eng == vertexcover.EngineHybrid
 	lsMode, err := vertexcover.ParseLSMode(*lsDevice)
 	if err != nil {
 		return usagef("%v", err)
 	}
 	if *k < -1 {
 		return usagef("-k must be ≥ 0 (got %d)", *k)
+	}
+	// The device opens while the graph is read and the CPU engine starts:
+	// gpu and hybrid search on it, auto lets it join a dense kernel, and the
+	// partition local search (--ls-device) borrows it, one context for all.
+	// (-k's auto keeps to the CPU; its local search opens a device lazily.)
+	var opening *deviceOpening
+	if eng.OpensDevice() && cf.url == "" && (onDevice || *k < 0) {
+		opening = sr.openInBackground(func(opened []backend.Device, err error) (search.Placement, error) {
+			return vertexcover.Place(eng, opened, err)
+		})
+		defer opening.Release()
 	}
 	g, err := e.readGraph(pos[0], core.ReadOptions{Format: *sr.format})
 	if err != nil {
@@ -89,17 +100,15 @@ func runVC(e *env) error {
 	}
 	prog := newProgress(e)
 	opts := vertexcover.Options{Parameterized: *k >= 0, K: *k, Threads: *threads, LocalSearch: *ls, Mirrors: *mirrors, Engine: eng}
-	if onDevice {
-		devs, closeAll, err := sr.place(e, func(opened []backend.Device, err error) (search.Placement, error) {
-			return vertexcover.Place(eng, opened, err)
-		})
-		if err != nil {
+	if opening != nil {
+		if err := opening.settle(); err != nil {
 			return err
 		}
-		defer closeAll()
-		opts.Devices, opts.Workers = devs, *workers
+		opts.Opening, opts.Workers = opening.Opening, *workers
+		opts.LSDevice = opening.lsDevice(e, lsMode, !sf.verbose)
+	} else {
+		opts.LSDevice = df.lsDevice(e, lsMode, !sf.verbose)
 	}
-	opts.LSDevice = df.lsDevice(e, lsMode, !sf.verbose)
 	opts.Progress = func(p vertexcover.Progress) {
 		best := "-"
 		if p.Best >= 0 {
@@ -109,6 +118,10 @@ func runVC(e *env) error {
 	}
 	res, err := vertexcover.Solve(ctx, g, opts)
 	prog.Done()
+	if opening != nil {
+		opening.say(e)
+		opts.Devices = opening.devices()
+	}
 	if err != nil {
 		return err
 	}
