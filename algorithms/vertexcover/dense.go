@@ -19,7 +19,8 @@ type Engine string
 // The engines that choose among the CPU routes.
 const (
 	// EngineAuto solves each kernel component with the clique route when
-	// its density reaches DenseThreshold, by branch and reduce otherwise.
+	// its density reaches DenseThreshold, by branch and reduce otherwise;
+	// with a device, the device joins a dense root kernel (auto.go).
 	EngineAuto Engine = "auto"
 	// EngineBranch is branch and reduce only.
 	EngineBranch Engine = "branch"

@@ -23,7 +23,7 @@ func runClique(e *env) error {
 		out:     "write the clique to `FILE` (atomically): '#' lines saying the status, then one vertex per line",
 		threads: "worker threads: 1 runs the sequential engine; 0 uses every core",
 		timeout: "stop after `D` (e.g. 30s) and report the best clique found, unproven",
-		engine:  "where to search: cpu, gpu (the device search on --backend/--device, plain colouring bound; the CPU backend runs its Go twin), hybrid (the device and the CPU engine side by side, sharing the incumbent) or auto (the CPU engine at once while the device opens; on a GPU with warp-level operations the hybrid takes over what the CPU engine has not settled by the time the device is open and 50ms have passed)",
+		engine:  "where to search: cpu, gpu (the device search on --backend/--device, plain colouring bound; the CPU backend runs its Go twin), hybrid (the device and the CPU engine side by side, sharing the incumbent) or auto (the CPU engine at once while the device opens; on a GPU with warp-level operations the hybrid takes over what the CPU engine has not settled once the device is open and a 50 ms head start has passed)",
 		engines: string(clique.EngineAuto),
 		workers: "device engine workers (work-groups); 0 sizes it from the device",
 		goal:    "fixed-incumbent mode (gpu engine): prune as if a clique of K−1 vertices were known, never raising it (the same tree on every device: node counts compare); reports a clique of ≥ K if there is one",

@@ -23,7 +23,7 @@ func runVC(e *env) error {
 		out:     "write the cover to `FILE` (atomically) in PACE solution format: 'c' lines saying the status, 's vc n k', then one vertex per line, numbered from 1 as PACE requires",
 		threads: "worker threads (default: all cores)",
 		timeout: "stop after `D` (e.g. 30s) and report the best cover found, unproven",
-		engine:  "where and how the kernel is solved: auto (the CPU engine until the device engine is measured to win: clique route on the complement from density " + fmt.Sprint(vertexcover.DenseThreshold) + ", else branch and reduce), cpu (the same), branch, clique, gpu (the device search on --backend/--device; the CPU backend runs its Go twin) or hybrid (the device and the CPU engine side by side, one incumbent)",
+		engine:  "where and how the kernel is solved: auto (the CPU engine at once: clique route on the complement from density " + fmt.Sprint(vertexcover.DenseThreshold) + ", else branch and reduce; the device opens meanwhile and, on a GPU with warp-level operations, joins a dense kernel the CPU engine has not settled by then with the clique engine's device search), cpu (the CPU engine alone, no device), branch, clique, gpu (the device search on --backend/--device; the CPU backend runs its Go twin) or hybrid (the device and the CPU engine side by side, one incumbent)",
 		engines: string(vertexcover.EngineAuto),
 		workers: "device engine workers (work-groups; 0 sizes it from the device). With --cluster embedded: local worker processes (0: one per core)",
 	})
