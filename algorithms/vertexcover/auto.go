@@ -19,8 +19,9 @@ import (
 // to win.
 //
 // The CPU engine starts at once, exactly as --engine cpu runs it, while the
-// device opens in the background. An instance it settles before the device
-// is open is answered without it. When the root kernel goes to the clique
+// device opens in the background (with search.OpenWhenAsked, only once the
+// root kernel turns out dense: nothing else pays for it). An instance the
+// CPU engine settles before the device is open is answered without it. When the root kernel goes to the clique
 // route (density ≥ DenseThreshold: n − ω of its complement) and is still
 // open once the device is, and the device is a GPU with warp-level
 // operations (autoJoinRule), the clique engine's device search joins on
@@ -90,6 +91,7 @@ func (j *autoJoin) start(e *engine, job cliqueJob, rootOps []op) {
 	if !j.started.CompareAndSwap(false, true) {
 		return
 	}
+	j.opening.Start() // a dense kernel: open the device now, if not yet
 	j.wg.Add(1)
 	go func() {
 		defer j.wg.Done()
@@ -192,10 +194,10 @@ func (j *autoJoin) report(res *Result) {
 		}
 	case j.outcome != "":
 		why = "auto: " + j.outcome
-	case !j.opening.Done():
-		why = "auto: the CPU engine settled it before the device was open"
 	case !j.started.Load():
 		why = "auto: the CPU engine; the device joins only kernels that go to the clique route, where it is measured to win"
+	case !j.opening.Done():
+		why = "auto: the CPU engine settled it before the device was open"
 	default:
 		why = "auto: the CPU engine settled it as the device opened"
 	}

@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -34,11 +35,15 @@ func TestAutoDoesNotWait(t *testing.T) {
 		if want := bruteMin(g); !res.Proven || len(res.Cover) != want {
 			t.Fatalf("case %d (n=%d m=%d): cover %d proven %v, brute force %d", i, g.N, g.Edges(), len(res.Cover), res.Proven, want)
 		}
-		if res.Engine == string(EngineHybrid) || res.Device != "" || !strings.Contains(res.Why, "before the device was open") {
-			t.Fatalf("case %d: engine %s device %q (%s), want the CPU engine before the device", i, res.Engine, res.Device, res.Why)
-		}
+		// A dense root kernel waited for the device, in vain; any other
+		// never asked for it.
+		want := "joins only kernels that go to the clique route"
 		if strings.Contains(res.Why, "clique route on the complement") {
 			dense++
+			want = "before the device was open"
+		}
+		if res.Engine == string(EngineHybrid) || res.Device != "" || !strings.Contains(res.Why, want) {
+			t.Fatalf("case %d: engine %s device %q (%s), want the CPU engine (%s)", i, res.Engine, res.Device, res.Why, want)
 		}
 	}
 	if dense == 0 {
@@ -110,6 +115,27 @@ func TestAutoJoin(t *testing.T) {
 			t.Fatalf("sparse kernel (%d): engine %s device %q (%s)", res.Kernel, res.Engine, res.Device, res.Why)
 		}
 	})
+}
+
+// TestAutoOpensWhenDense: an opening that starts when asked is started
+// by a dense root kernel only: a sparse one never opens the device.
+func TestAutoOpensWhenDense(t *testing.T) {
+	var opened atomic.Int32
+	open := func() ([]backend.Device, func(), error) {
+		opened.Add(1)
+		return []backend.Device{cpu.New(1)}, nil, nil
+	}
+	sparse := search.OpenWhenAsked(open)
+	res := solveDev(t, gnp(t, 300, 0.02, 37), Options{Opening: sparse})
+	if !res.Proven || sparse.Done() || opened.Load() != 0 {
+		t.Fatalf("sparse kernel: proven %v, the device opened %d times (%s)", res.Proven, opened.Load(), res.Why)
+	}
+	dense := search.OpenWhenAsked(open)
+	res = solveDev(t, gnp(t, 150, 0.2, 38), Options{Opening: dense})
+	dense.Wait()
+	if !res.Proven || opened.Load() != 1 || res.Engine == string(EngineHybrid) {
+		t.Fatalf("dense kernel: proven %v engine %s, the device opened %d times (%s)", res.Proven, res.Engine, opened.Load(), res.Why)
+	}
 }
 
 // TestAutoRule: the rule gives the device only to a GPU with warp-level

@@ -59,12 +59,13 @@ type Options struct {
 	// Workers is their work-groups each (0: sized from the device).
 	Devices []backend.Device
 	Workers int
-	// Opening, when Devices is empty, is the devices still being opened in
-	// the background (search.OpenInBackground): the gpu and hybrid engines
-	// wait for it; auto starts the CPU engine at once and lets the device
-	// join a dense root kernel the CPU has not settled by the time it is
-	// open (auto.go), so an instance the CPU settles first never waits.
-	// Auto treats Devices the same way, as an opening already done.
+	// Opening, when Devices is empty, is the devices being opened in the
+	// background (search.OpenInBackground, or search.OpenWhenAsked, which
+	// auto starts once a kernel needs the device): the gpu and hybrid
+	// engines wait for it; auto starts the CPU engine at once and lets the
+	// device join a dense root kernel the CPU has not settled by the time
+	// it is open (auto.go), so an instance the CPU settles first never
+	// waits. Auto treats Devices the same way, as an opening already done.
 	Opening *search.Opening
 
 	// LSDevice, when set, opens a device on which the partition local

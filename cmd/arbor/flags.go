@@ -186,9 +186,21 @@ type deviceOpening struct {
 // applies the algorithm's rule (mcs.Place, clique.Place, vertexcover.Place)
 // once they are open. Release it when done: that never waits.
 func (s *searchFlags) openInBackground(rule func([]backend.Device, error) (search.Placement, error)) *deviceOpening {
+	return s.opening(rule, search.OpenInBackground)
+}
+
+// openWhenAsked is openInBackground that starts opening only when the
+// engine asks (search.OpenWhenAsked): vc's auto, which uses a device on
+// dense kernels only.
+func (s *searchFlags) openWhenAsked(rule func([]backend.Device, error) (search.Placement, error)) *deviceOpening {
+	return s.opening(rule, search.OpenWhenAsked)
+}
+
+func (s *searchFlags) opening(rule func([]backend.Device, error) (search.Placement, error),
+	start func(func() ([]backend.Device, func(), error)) *search.Opening) *deviceOpening {
 	sel := backend.SelectionFromEnv(s.df.backend, s.df.device)
 	d := &deviceOpening{required: sel.Require != ""}
-	d.Opening = search.OpenInBackground(func() ([]backend.Device, func(), error) {
+	d.Opening = start(func() ([]backend.Device, func(), error) {
 		opened, _, err := backend.SelectAll(sel)
 		closeAll := func() {
 			for _, dev := range opened {

@@ -23,7 +23,7 @@ func runVC(e *env) error {
 		out:     "write the cover to `FILE` (atomically) in PACE solution format: 'c' lines saying the status, 's vc n k', then one vertex per line, numbered from 1 as PACE requires",
 		threads: "worker threads (default: all cores)",
 		timeout: "stop after `D` (e.g. 30s) and report the best cover found, unproven",
-		engine:  "where and how the kernel is solved: auto (the CPU engine at once: clique route on the complement from density " + fmt.Sprint(vertexcover.DenseThreshold) + ", else branch and reduce; the device opens meanwhile and, on a GPU with warp-level operations, joins a dense kernel the CPU engine has not settled by then with the clique engine's device search), cpu (the CPU engine alone, no device), branch, clique, gpu (the device search on --backend/--device; the CPU backend runs its Go twin) or hybrid (the device and the CPU engine side by side, one incumbent)",
+		engine:  "where and how the kernel is solved: auto (the CPU engine at once: clique route on the complement from density " + fmt.Sprint(vertexcover.DenseThreshold) + ", else branch and reduce; a dense kernel opens the device in the background and, on a GPU with warp-level operations, the clique engine's device search joins if the CPU engine has not settled it by then), cpu (the CPU engine alone, no device), branch, clique, gpu (the device search on --backend/--device; the CPU backend runs its Go twin) or hybrid (the device and the CPU engine side by side, one incumbent)",
 		engines: string(vertexcover.EngineAuto),
 		workers: "device engine workers (work-groups; 0 sizes it from the device). With --cluster embedded: local worker processes (0: one per core)",
 	})
@@ -58,15 +58,22 @@ func runVC(e *env) error {
 	if *k < -1 {
 		return usagef("-k must be ≥ 0 (got %d)", *k)
 	}
-	// The device opens while the graph is read and the CPU engine starts:
-	// gpu and hybrid search on it, auto lets it join a dense kernel, and the
-	// partition local search (--ls-device) borrows it, one context for all.
-	// (-k's auto keeps to the CPU; its local search opens a device lazily.)
+	// gpu and hybrid search on the device, which opens while the graph is
+	// read; auto lets it join a dense kernel, and starts opening it only
+	// then (sparse kernels never pay for it), in the background. The
+	// partition local search (--ls-device) borrows the same device: one
+	// context for all. (-k's auto keeps to the CPU; its local search opens
+	// a device of its own, lazily.)
 	var opening *deviceOpening
 	if eng.OpensDevice() && cf.url == "" && (onDevice || *k < 0) {
-		opening = sr.openInBackground(func(opened []backend.Device, err error) (search.Placement, error) {
+		rule := func(opened []backend.Device, err error) (search.Placement, error) {
 			return vertexcover.Place(eng, opened, err)
-		})
+		}
+		if onDevice {
+			opening = sr.openInBackground(rule)
+		} else {
+			opening = sr.openWhenAsked(rule)
+		}
 		defer opening.Release()
 	}
 	g, err := e.readGraph(pos[0], core.ReadOptions{Format: *sr.format})
