@@ -132,7 +132,16 @@ func (d *Driver) Probe() ([]backend.Info, error) {
 	return out, nil
 }
 
+// enumerating serialises enumerations, process-wide: the ICD loader's
+// first clGetPlatformIDs (ocl-icd with PoCL 3.1 here) crashes when two
+// threads run it at once, as when a device opens in the background while
+// another goroutine probes (TestConcurrentFirstProbe: most processes
+// crashed), and the loader is one per process, whatever the Driver.
+var enumerating sync.Mutex
+
 func (d *Driver) enumerate() ([]found, error) {
+	enumerating.Lock()
+	defer enumerating.Unlock()
 	a, err := d.load()
 	if err != nil {
 		return nil, err

@@ -10,6 +10,7 @@ import (
 
 	"github.com/arbor-gpu/arbor/backend"
 	"github.com/arbor-gpu/arbor/core"
+	"github.com/arbor-gpu/arbor/device/search"
 )
 
 // Options says how to search. The zero value finds a maximum clique of the
@@ -53,6 +54,12 @@ type Options struct {
 	// picks; none leaves the CPU engine only. Several: one search spans
 	// them all, with one task pool and one incumbent (search.RunMany).
 	Devices []backend.Device
+	// Opening, when Devices is empty, is the devices still being opened
+	// in the background (search.OpenInBackground): auto starts the CPU
+	// engine at once and lets the hybrid take over once the device is
+	// open (solveAuto), so an instance the CPU settles first never waits
+	// for it; the other engines wait for it.
+	Opening *search.Opening
 	// Workers is the device engine's number of workers (work-groups) per
 	// device; 0 sizes it from the device.
 	Workers int
@@ -133,45 +140,41 @@ func Maximum(ctx context.Context, g *core.Graph, opts Options) (Result, error) {
 			return Result{}, fmt.Errorf("clique: the initial clique of %s is not a clique: %w", g.Name, err)
 		}
 	}
-	engine, why, err := chooseEngine(g.N, opts)
-	if err != nil {
-		return Result{}, err
-	}
-	p := newProblem(g, opts)
-	var res Result
-	auto := opts.Engine == "" || opts.Engine == EngineAuto
-	if engine == EngineHybrid && auto {
-		// auto's head start: the CPU engine alone, then the hybrid on
-		// what it has not settled (chooseEngine says why).
-		head, cancel := context.WithTimeout(ctx, autoHeadStart)
-		res = p.run(head, threads, start)
-		cancel()
-		if res.Proven || ctx.Err() != nil {
-			engine, why = EngineCPU, fmt.Sprintf("the CPU engine settled it within auto's head start of %v", autoHeadStart)
-		} else {
-			nodes := res.Nodes
-			if len(res.Clique) > len(p.init) {
-				// The hybrid starts from the best clique the head start found.
-				pos := make([]int32, p.n)
-				for i, v := range p.order {
-					pos[v] = int32(i)
-				}
-				p.init = p.init[:0]
-				for _, v := range res.Clique {
-					p.init = append(p.init, pos[v])
-				}
-			}
-			if res, err = p.solveDevice(ctx, true, start); err != nil {
-				return Result{}, err
-			}
-			res.Nodes += nodes
+	auto := (opts.Engine == "" || opts.Engine == EngineAuto) && opts.Goal == 0
+	if len(opts.Devices) == 0 && opts.Opening != nil && !auto {
+		// Every engine but auto's needs the device before it starts.
+		devs, err := opts.Opening.Wait()
+		if err != nil {
+			return Result{}, fmt.Errorf("clique: %w", err)
 		}
-	} else if engine == EngineCPU {
-		res = p.run(ctx, threads, start)
-	} else if res, err = p.solveDevice(ctx, engine == EngineHybrid, start); err != nil {
-		return Result{}, err
+		opts.Devices, opts.Opening = devs, nil
 	}
-	res.Engine, res.Why = engine, why
+	var res Result
+	var err error
+	if auto && (len(opts.Devices) > 0 || opts.Opening != nil) {
+		// auto with a device, open or opening: the CPU engine starts at
+		// once and the hybrid takes over what it has not settled.
+		opening := opts.Opening
+		if len(opts.Devices) > 0 {
+			opening = search.Opened(opts.Devices)
+		}
+		opts.Opening = nil
+		if res, err = solveAuto(ctx, newProblem(g, opts), opening, threads, start, autoHeadStart, chooseEngine); err != nil {
+			return Result{}, err
+		}
+	} else {
+		engine, why, err := chooseEngine(g.N, opts)
+		if err != nil {
+			return Result{}, err
+		}
+		p := newProblem(g, opts)
+		if engine == EngineCPU {
+			res = p.run(ctx, threads, start)
+		} else if res, err = p.solveDevice(ctx, engine == EngineHybrid, start); err != nil {
+			return Result{}, err
+		}
+		res.Engine, res.Why = engine, why
+	}
 	res.Elapsed = time.Since(start)
 	res.Status = core.MaxStatus(res.Proven, res.Size, opts.Goal)
 	if err := Verify(g, res.Clique, opts.Complement); err != nil {

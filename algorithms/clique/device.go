@@ -92,6 +92,8 @@ func chooseEngine(n int, opts Options) (Engine, string, error) {
 			// on frb30-15-1 when they replaced a shared-memory scan; the
 			// work-group fallback measured 2.3× CUDA's time there).
 			return EngineCPU, "the device engine is only considered with warp-level operations (CUDA, or OpenCL with a sub-group path)", nil
+		case n > kernel.CliqueMaxVertices:
+			return EngineCPU, fmt.Sprintf("%d vertices, more than the device engine takes (%d)", n, kernel.CliqueMaxVertices), nil
 		}
 		// Measured on the H100 against 16 CPU threads (docs/results/clique.md): the
 		// hybrid wins wherever the CPU engine takes more than a few tens

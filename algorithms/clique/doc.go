@@ -61,8 +61,13 @@
 //
 // Where an engine runs is decided here: Place takes the devices a caller
 // opened (gpu and hybrid need one, auto falls back to the CPU engine), and
-// auto runs the hybrid only on a CUDA GPU, and only on what the CPU engine
-// alone has not settled within a short head start: the device wins wherever
-// the CPU engine takes more than a few tens of milliseconds and loses on
-// the easy instances it settles before the device has started.
+// auto runs the hybrid only on a GPU with warp-level operations, and only
+// on what the CPU engine alone has not settled within a short head start:
+// the device wins wherever the CPU engine takes more than a few tens of
+// milliseconds and loses on the easy instances it settles before the
+// device has started. Nobody waits for the device (auto.go): with
+// Options.Opening the CPU engine starts at once while the device opens in
+// the background, an instance it settles first is answered without the
+// device, and the hybrid takes over, from the CPU engine's best clique,
+// once the device is open and the head start has passed.
 package clique

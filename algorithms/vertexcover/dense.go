@@ -19,7 +19,8 @@ type Engine string
 // The engines that choose among the CPU routes.
 const (
 	// EngineAuto solves each kernel component with the clique route when
-	// its density reaches DenseThreshold, by branch and reduce otherwise.
+	// its density reaches DenseThreshold, by branch and reduce otherwise;
+	// with a device, the device joins a dense root kernel (auto.go).
 	EngineAuto Engine = "auto"
 	// EngineBranch is branch and reduce only.
 	EngineBranch Engine = "branch"
@@ -61,6 +62,8 @@ type denseRoute struct {
 
 	mu  sync.Mutex
 	why string // the top-level kernel's decision
+
+	join *autoJoin // auto with a device: where it joins a dense root kernel (auto.go); nil: none
 }
 
 func newDenseRoute(mode Engine) (*denseRoute, error) {
@@ -190,6 +193,10 @@ func (e *engine) dense(s *state, rootOps []op, lb int, top bool) (cover []int32,
 	var won bool
 	var failed error
 	job := e.cliqueJob(s, lb) // here: the search changes s from now on
+	if d.join != nil && e.parent == nil {
+		// auto with a device: it joins on this kernel once open (auto.go).
+		d.join.start(e, job, rootOps)
+	}
 	go func() {
 		defer close(done)
 		won, failed = e.cliqueRoute(ctx, job, rootOps)
@@ -214,6 +221,9 @@ func (e *engine) dense(s *state, rootOps []op, lb int, top bool) (cover []int32,
 		cancel()
 		<-done
 		switch {
+		case d.join != nil && d.join.won.Load():
+			note(why + ", raced against branch and reduce on the CPU and the clique route on the device: the device proved it first")
+			return
 		case failed != nil:
 			note(why + fmt.Sprintf(", raced against branch and reduce, which won (the clique route failed: %v)", failed))
 		case won:

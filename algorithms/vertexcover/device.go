@@ -45,28 +45,6 @@ func ParseEngine(s string) (Engine, error) {
 	return "", fmt.Errorf("vertex cover: unknown engine %q (want auto, cpu, branch, clique, gpu or hybrid)", s)
 }
 
-// autoDevice says whether the auto engine takes the device, and why.
-//
-// Never, as measured on the H100 against the CPU engine on its 16 cores
-// (docs/results/vertexcover.md): over the Yamout graphs, the 28 PACE instances with ≤ 450
-// vertices and frb30-15-*, the CPU engine (its reductions, clique route and
-// bounds) is the fastest or within 10 % everywhere but on two small PACE
-// kernels (vc-exact_005 and _019: 0.22 and 0.16 s on the device against
-// 0.32 and 0.33 s), and the device alone loses by up to two orders of
-// magnitude where the bound decides (the dense cop_hat graphs, frb30,
-// _111). No measured kernel property separates the two from the 26 other
-// PACE kernels of the same size, so auto stays on the CPU.
-func autoDevice(devs []backend.Device) (bool, string) {
-	if len(devs) == 0 {
-		return false, "auto: the CPU engine (no device opened: --engine gpu or hybrid runs the device engine)"
-	}
-	info := devs[0].Info()
-	if info.Type != backend.TypeGPU || info.Backend != "cuda" {
-		return false, fmt.Sprintf("auto: %s is not a CUDA GPU, the CPU engine", info)
-	}
-	return false, fmt.Sprintf("auto: the CPU engine, measured on the H100 to match or beat %s's device engine (docs/results/vertexcover.md)", info.Name)
-}
-
 // rootKernel is the graph after the root reductions: what the device
 // searches, and how its covers are lifted back to the input graph.
 type rootKernel struct {
@@ -323,7 +301,7 @@ func startCPU(ctx context.Context, g *core.Graph, opts Options, ub int) *cpuSide
 	cctx, cancel := context.WithCancel(ctx)
 	c.cancel = cancel
 	o := opts
-	o.Engine, o.Devices, o.Progress = EngineAuto, nil, nil
+	o.Engine, o.Devices, o.Opening, o.Progress = EngineAuto, nil, nil, nil
 	o.Threads = max(1, runtime.GOMAXPROCS(0)-1)
 	o.onEngine = func(e *engine) { c.eng <- e }
 	go func() {

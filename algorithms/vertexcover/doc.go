@@ -3,7 +3,7 @@
 // independent checker (Verify) for every engine (Engine, ParseEngine):
 // branch and reduce on the CPU (branch; the reference every other engine is
 // checked against), the clique route on dense kernels (clique: n − ω of the
-// complement, through algorithms/clique), auto (the two raced, by density)
+// complement, through algorithms/clique), auto (the two raced, by density; the device joins where it wins)
 // and the device engines gpu and hybrid (device.go on kernel/, the search
 // layer device/search).
 //
@@ -13,7 +13,8 @@
 // tree, shared by all threads), greedy.go, local.go, partition.go, lns.go
 // (incumbents: greedy, NuMVC-style and partition local searches, the large
 // neighbourhood search), dense.go and complement.go (the clique route),
-// device.go and devls.go (the device engines and the device local search).
+// device.go and devls.go (the device engines and the device local search),
+// auto.go (where auto lets the device join).
 // Design reasoning: docs/design/vertexcover.md; measurements:
 // docs/results/vertexcover.md.
 //
@@ -57,6 +58,15 @@
 // docs/design/vertexcover.md).
 //
 // The gpu and hybrid engines (device.go) run the root reductions here and
-// search the kernel on a device with algorithms/vertexcover/kernel/vc.cl, alone or beside this
-// engine with one incumbent; see docs/results/vertexcover.md for what the device does.
+// search the kernel on a device with algorithms/vertexcover/kernel/vc.cl
+// (a dense kernel: the clique engine's device search on its complement),
+// alone or beside this engine with one incumbent; see
+// docs/results/vertexcover.md for what the device does. Auto with a device
+// (auto.go; Options.Opening, the device opened in the background) runs
+// this engine at once, exactly as the cpu engine, and lets the device join
+// only where it is measured to win: a root kernel that goes to the clique
+// route and is still open when the device is, on a GPU with warp-level
+// operations, gets the clique engine's device search beside the CPU
+// engine; everything else (sparse kernels: branch and reduce) stays on
+// the CPU, and nothing waits for the device.
 package vertexcover

@@ -7,19 +7,24 @@ import (
 	"github.com/arbor-gpu/arbor/device/search"
 )
 
-// OpensDevice reports whether the engine runs on a device, so that a
-// caller opens the selected ones before Solve: gpu and hybrid only. Auto
-// stays on the CPU engine until the device engine is measured to win
-// (autoDevice), and opening a device costs (a CUDA context: about a
-// second) for nothing then.
-func (e Engine) OpensDevice() bool { return e == EngineGPU || e == EngineHybrid }
+// OpensDevice reports whether the engine may run on a device, so that a
+// caller opens the selected ones (in the background: Options.Opening):
+// gpu and hybrid, which wait for it, and auto, which starts on the CPU at
+// once and lets the device join a dense kernel where it is measured to win
+// (auto.go). cpu, branch and clique never use one.
+func (e Engine) OpensDevice() bool { return e == EngineAuto || e == EngineGPU || e == EngineHybrid }
 
 // Place decides which of the devices a caller opened the engine gets
-// (opened and openErr: what opening the selected devices gave): the
+// (opened and openErr: what opening the selected devices gave). The
 // device engines run nowhere else, so no device is an error naming the
-// engine; otherwise they get every opened device.
+// engine; auto falls back to the CPU engine. Otherwise the engine gets
+// every opened device (auto's rule, autoJoinRule, decides whether they
+// join).
 func Place(engine Engine, opened []backend.Device, openErr error) (search.Placement, error) {
 	if openErr != nil {
+		if engine == EngineAuto {
+			return search.Placement{Fallback: fmt.Sprintf("no device (%v): the CPU engine runs", openErr)}, nil
+		}
 		return search.Placement{}, fmt.Errorf("--engine %s: %w", engine, openErr)
 	}
 	return search.Placement{Devices: opened}, nil

@@ -9,8 +9,8 @@ import (
 	"github.com/arbor-gpu/arbor/cpu"
 )
 
-// TestPlace: only gpu and hybrid open a device, and fail without one,
-// naming the engine.
+// TestPlace: auto, gpu and hybrid open a device; gpu and hybrid fail
+// without one, naming the engine, and auto falls back to the CPU engine.
 func TestPlace(t *testing.T) {
 	noDev := errors.New("no GPU here")
 	if _, err := Place(EngineHybrid, nil, noDev); !errors.Is(err, noDev) || !strings.HasPrefix(err.Error(), "--engine hybrid: ") {
@@ -19,8 +19,11 @@ func TestPlace(t *testing.T) {
 	if p, err := Place(EngineGPU, []backend.Device{cpu.New(1)}, nil); err != nil || len(p.Devices) != 1 {
 		t.Errorf("gpu on a device: %+v, %v", p, err)
 	}
+	if p, err := Place(EngineAuto, nil, noDev); err != nil || p.Devices != nil || p.Fallback != "no device (no GPU here): the CPU engine runs" {
+		t.Errorf("auto without a device: %+v, %v", p, err)
+	}
 	for _, e := range Engines {
-		if want := e == EngineGPU || e == EngineHybrid; e.OpensDevice() != want {
+		if want := e == EngineAuto || e == EngineGPU || e == EngineHybrid; e.OpensDevice() != want {
 			t.Errorf("%s.OpensDevice() = %v", e, !want)
 		}
 	}

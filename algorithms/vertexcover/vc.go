@@ -11,6 +11,7 @@ import (
 
 	"github.com/arbor-gpu/arbor/backend"
 	"github.com/arbor-gpu/arbor/core"
+	"github.com/arbor-gpu/arbor/device/search"
 	"github.com/arbor-gpu/arbor/internal/ticker"
 )
 
@@ -58,6 +59,14 @@ type Options struct {
 	// Workers is their work-groups each (0: sized from the device).
 	Devices []backend.Device
 	Workers int
+	// Opening, when Devices is empty, is the devices being opened in the
+	// background (search.OpenInBackground, or search.OpenWhenAsked, which
+	// auto starts once a kernel needs the device): the gpu and hybrid
+	// engines wait for it; auto starts the CPU engine at once and lets the
+	// device join a dense root kernel the CPU has not settled by the time
+	// it is open (auto.go), so an instance the CPU settles first never
+	// waits. Auto treats Devices the same way, as an opening already done.
+	Opening *search.Opening
 
 	// LSDevice, when set, opens a device on which the partition local
 	// search (partition.go) runs as many chains as the device holds,
@@ -67,6 +76,9 @@ type Options struct {
 	// Solve closes the device. Result.LSDevice says what ran.
 	LSDevice func() (backend.Device, error)
 
+	// joinRule, when set, replaces autoJoinRule (tests make a CPU device
+	// join).
+	joinRule func([]backend.Device) (bool, string)
 	// onEngine, when set, gets the top engine once Solve has made it (the
 	// hybrid engine exchanges incumbents through it).
 	onEngine func(*engine)
@@ -191,21 +203,38 @@ func solve(ctx context.Context, g *core.Graph, opts Options) (Result, error) {
 	if _, err := ParseEngine(string(opts.Engine)); err != nil {
 		return Result{}, err
 	}
-	why := ""
+	var join *autoJoin
 	switch opts.Engine {
 	case EngineGPU, EngineHybrid:
 		if opts.NodeLimit > 0 {
 			return Result{}, fmt.Errorf("vertex cover: a node limit needs a CPU engine, not %s", opts.Engine)
 		}
+		if len(opts.Devices) == 0 && opts.Opening != nil {
+			devs, err := opts.Opening.Wait()
+			if err != nil {
+				return Result{}, fmt.Errorf("vertex cover: %w", err)
+			}
+			opts.Devices = devs
+		}
 		return solveDevice(ctx, g, opts, start, opts.Engine == EngineHybrid)
 	case EngineCPU:
 		opts.Engine = EngineAuto
 	case EngineAuto, "":
-		var dev bool
-		// A node limit keeps auto on the CPU, the engines that count it.
-		if dev, why = autoDevice(opts.Devices); dev && opts.NodeLimit == 0 {
-			opts.Engine = EngineHybrid
-			return solveDevice(ctx, g, opts, start, true)
+		opening := opts.Opening
+		if len(opts.Devices) > 0 {
+			opening = search.Opened(opts.Devices)
+		}
+		// The device joins dense root kernels of a minimum cover search
+		// (auto.go); a node limit keeps auto on the CPU, the engines that
+		// count it, and the parameterized mode's first cover within k is
+		// the CPU engine's to find.
+		if opening != nil && opts.NodeLimit == 0 && !opts.Parameterized {
+			rule := opts.joinRule
+			if rule == nil {
+				rule = autoJoinRule
+			}
+			join = newAutoJoin(ctx, opening, rule, opts.Workers, start)
+			defer join.finish()
 		}
 	}
 	ub := g.N + 1 // any cover beats it: all vertices do
@@ -219,6 +248,7 @@ func solve(ctx context.Context, g *core.Graph, opts Options) (Result, error) {
 	if err != nil {
 		return Result{}, err
 	}
+	route.join = join
 	e := newEngine(g, sh, nil, ub, threads, ls, opts.Seed)
 	e.param = opts.Parameterized
 	e.mirrors = opts.Mirrors
@@ -232,10 +262,13 @@ func solve(ctx context.Context, g *core.Graph, opts Options) (Result, error) {
 		defer stop() // no call after Solve returns
 	}
 	cover, proven := e.run(true)
+	if join != nil {
+		join.finish() // the device search stops; its nodes are counted
+	}
 	res := Result{Proven: proven, NodeLimited: sh.limited.Load(), LowerBound: int(e.rootLB.Load()), Kernel: e.kernel, Nodes: sh.nodes.Load(), Elapsed: time.Since(start),
 		Engine: route.engine(), Why: route.explain(), DenseThreshold: route.threshold, LSDevice: sh.devLS.get()}
-	if why != "" && len(opts.Devices) > 0 {
-		res.Why = why + "; " + res.Why
+	if join != nil {
+		join.report(&res)
 	}
 	if cover != nil {
 		res.Cover = make([]int, len(cover))

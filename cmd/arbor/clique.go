@@ -23,7 +23,7 @@ func runClique(e *env) error {
 		out:     "write the clique to `FILE` (atomically): '#' lines saying the status, then one vertex per line",
 		threads: "worker threads: 1 runs the sequential engine; 0 uses every core",
 		timeout: "stop after `D` (e.g. 30s) and report the best clique found, unproven",
-		engine:  "where to search: cpu, gpu (the device search on --backend/--device, plain colouring bound; the CPU backend runs its Go twin), hybrid (the device and the CPU engine side by side, sharing the incumbent) or auto (the CPU engine unless the device engine is measured to win)",
+		engine:  "where to search: cpu, gpu (the device search on --backend/--device, plain colouring bound; the CPU backend runs its Go twin), hybrid (the device and the CPU engine side by side, sharing the incumbent) or auto (the CPU engine at once while the device opens; on a GPU with warp-level operations the hybrid takes over what the CPU engine has not settled once the device is open and a 50 ms head start has passed)",
 		engines: string(clique.EngineAuto),
 		workers: "device engine workers (work-groups); 0 sizes it from the device",
 		goal:    "fixed-incumbent mode (gpu engine): prune as if a clique of K−1 vertices were known, never raising it (the same tree on every device: node counts compare); reports a clique of ≥ K if there is one",
@@ -48,6 +48,14 @@ func runClique(e *env) error {
 	if *goal > 0 && engine != clique.EngineGPU {
 		return usagef("--goal takes --engine gpu")
 	}
+	// The device opens while the graph is read and the CPU engine starts.
+	var opening *deviceOpening
+	if engine.OpensDevice() {
+		opening = sr.openInBackground(func(opened []backend.Device, err error) (search.Placement, error) {
+			return clique.Place(engine, opened, err)
+		})
+		defer opening.Release()
+	}
 	g, err := e.readGraph(pos[0], core.ReadOptions{Format: *sr.format})
 	if err != nil {
 		return err
@@ -59,15 +67,11 @@ func runClique(e *env) error {
 	}
 	opts := clique.Options{Threads: *sr.threads, Timeout: *sr.timeout, Complement: *complement, PlainColouring: *plain,
 		Engine: engine, Goal: *goal, Workers: *sr.workers}
-	if engine.OpensDevice() {
-		devs, closeAll, err := sr.place(e, func(opened []backend.Device, err error) (search.Placement, error) {
-			return clique.Place(engine, opened, err)
-		})
-		if err != nil {
+	if opening != nil {
+		if err := opening.settle(); err != nil {
 			return err
 		}
-		defer closeAll()
-		opts.Devices = devs
+		opts.Opening = opening.Opening
 	}
 	prog := newProgress(e)
 	opts.Progress = func(p clique.Progress) {
@@ -75,6 +79,10 @@ func runClique(e *env) error {
 	}
 	res, err := clique.Maximum(e.ctx, g, opts)
 	prog.Done()
+	if opening != nil {
+		opening.say(e)
+		opts.Devices = opening.devices()
+	}
 	if err != nil {
 		return fmt.Errorf("%s: %w", pos[0], err)
 	}

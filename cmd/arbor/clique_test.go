@@ -99,3 +99,30 @@ func TestCliqueEngines(t *testing.T) {
 		t.Fatalf("--engine warp: exit %d, want 2", code)
 	}
 }
+
+// TestCliqueAuto: auto opens the device in the background and, the device
+// not being a GPU (the CPU backend), answers on the CPU engine, saying why;
+// the answer is the CPU engine's.
+func TestCliqueAuto(t *testing.T) {
+	g := writeTemp(t, "g.clq", cliqueTestGraph)
+	var want, got struct {
+		Size   int    `json:"size"`
+		Proven bool   `json:"proven"`
+		Engine string `json:"engine"`
+		Why    string `json:"why"`
+		Device string `json:"device"`
+	}
+	for _, c := range []struct {
+		engine string
+		res    any
+	}{{"cpu", &want}, {"auto", &got}} {
+		code, out, stderr := runCLI(t, "clique", g, "--json", "--verify", "--engine", c.engine, "--backend", "cpu")
+		if code != 0 || json.Unmarshal([]byte(out), c.res) != nil {
+			t.Fatalf("%s: exit %d, %q, stderr %q", c.engine, code, out, stderr)
+		}
+	}
+	if got.Size != want.Size || !got.Proven || got.Engine != "cpu" || got.Device != "" ||
+		!(strings.Contains(got.Why, "not a GPU") || strings.Contains(got.Why, "before the device was open")) {
+		t.Fatalf("auto: %+v, the CPU engine %+v", got, want)
+	}
+}

@@ -186,9 +186,21 @@ type deviceOpening struct {
 // applies the algorithm's rule (mcs.Place, clique.Place, vertexcover.Place)
 // once they are open. Release it when done: that never waits.
 func (s *searchFlags) openInBackground(rule func([]backend.Device, error) (search.Placement, error)) *deviceOpening {
+	return s.opening(rule, search.OpenInBackground)
+}
+
+// openWhenAsked is openInBackground that starts opening only when the
+// engine asks (search.OpenWhenAsked): vc's auto, which uses a device on
+// dense kernels only.
+func (s *searchFlags) openWhenAsked(rule func([]backend.Device, error) (search.Placement, error)) *deviceOpening {
+	return s.opening(rule, search.OpenWhenAsked)
+}
+
+func (s *searchFlags) opening(rule func([]backend.Device, error) (search.Placement, error),
+	start func(func() ([]backend.Device, func(), error)) *search.Opening) *deviceOpening {
 	sel := backend.SelectionFromEnv(s.df.backend, s.df.device)
 	d := &deviceOpening{required: sel.Require != ""}
-	d.Opening = search.OpenInBackground(func() ([]backend.Device, func(), error) {
+	d.Opening = start(func() ([]backend.Device, func(), error) {
 		opened, _, err := backend.SelectAll(sel)
 		closeAll := func() {
 			for _, dev := range opened {
@@ -251,6 +263,39 @@ func (d *deviceOpening) say(e *env) {
 	}
 	d.said = nil
 }
+
+// lsDevice is the opener of vertexcover.Options.LSDevice on the opening's
+// first device, under mode's rule (vertexcover.LSMode.Opener), said on
+// stderr once accepted unless quiet: the search's own context, lent, not a
+// second one (the solver's Close leaves it open; Release closes it).
+func (d *deviceOpening) lsDevice(e *env, mode vertexcover.LSMode, quiet bool) func() (backend.Device, error) {
+	open := mode.Opener(func() (backend.Device, error) {
+		devs, err := d.Wait()
+		if err != nil {
+			return nil, err
+		}
+		if len(devs) == 0 {
+			return nil, errors.New("no device opened")
+		}
+		return lentDevice{devs[0]}, nil
+	})
+	if open == nil {
+		return nil
+	}
+	return func() (backend.Device, error) {
+		dev, err := open()
+		if err == nil && !quiet {
+			fmt.Fprintf(e.stderr, "arbor: local search also on %s\n", dev.Info())
+		}
+		return dev, err
+	}
+}
+
+// lentDevice is a device lent to a user that closes what it is given: its
+// owner closes it.
+type lentDevice struct{ backend.Device }
+
+func (lentDevice) Close() error { return nil }
 
 // sayDevices says on stderr, with -v, which devices a command opened.
 func sayDevices(e *env, verbose bool, devs []backend.Device) {

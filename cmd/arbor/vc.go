@@ -23,7 +23,7 @@ func runVC(e *env) error {
 		out:     "write the cover to `FILE` (atomically) in PACE solution format: 'c' lines saying the status, 's vc n k', then one vertex per line, numbered from 1 as PACE requires",
 		threads: "worker threads (default: all cores)",
 		timeout: "stop after `D` (e.g. 30s) and report the best cover found, unproven",
-		engine:  "where and how the kernel is solved: auto (the CPU engine until the device engine is measured to win: clique route on the complement from density " + fmt.Sprint(vertexcover.DenseThreshold) + ", else branch and reduce), cpu (the same), branch, clique, gpu (the device search on --backend/--device; the CPU backend runs its Go twin) or hybrid (the device and the CPU engine side by side, one incumbent)",
+		engine:  "where and how the kernel is solved: auto (the CPU engine at once: clique route on the complement from density " + fmt.Sprint(vertexcover.DenseThreshold) + ", else branch and reduce; a dense kernel opens the device in the background and, on a GPU with warp-level operations, the clique engine's device search joins if the CPU engine has not settled it by then), cpu (the CPU engine alone, no device), branch, clique, gpu (the device search on --backend/--device; the CPU backend runs its Go twin) or hybrid (the device and the CPU engine side by side, one incumbent)",
 		engines: string(vertexcover.EngineAuto),
 		workers: "device engine workers (work-groups; 0 sizes it from the device). With --cluster embedded: local worker processes (0: one per core)",
 	})
@@ -50,13 +50,31 @@ func runVC(e *env) error {
 	if err != nil {
 		return usagef("--engine must be auto, cpu, branch, clique, gpu or hybrid (got %q)", *engine)
 	}
-	onDevice := eng.OpensDevice()
+	onDevice := eng == vertexcover.EngineGPU || eng == vertexcover.EngineHybrid
 	lsMode, err := vertexcover.ParseLSMode(*lsDevice)
 	if err != nil {
 		return usagef("%v", err)
 	}
 	if *k < -1 {
 		return usagef("-k must be ≥ 0 (got %d)", *k)
+	}
+	// gpu and hybrid search on the device, which opens while the graph is
+	// read; auto lets it join a dense kernel, and starts opening it only
+	// then (sparse kernels never pay for it), in the background. The
+	// partition local search (--ls-device) borrows the same device: one
+	// context for all. (-k's auto keeps to the CPU; its local search opens
+	// a device of its own, lazily.)
+	var opening *deviceOpening
+	if eng.OpensDevice() && cf.url == "" && (onDevice || *k < 0) {
+		rule := func(opened []backend.Device, err error) (search.Placement, error) {
+			return vertexcover.Place(eng, opened, err)
+		}
+		if onDevice {
+			opening = sr.openInBackground(rule)
+		} else {
+			opening = sr.openWhenAsked(rule)
+		}
+		defer opening.Release()
 	}
 	g, err := e.readGraph(pos[0], core.ReadOptions{Format: *sr.format})
 	if err != nil {
@@ -89,17 +107,15 @@ func runVC(e *env) error {
 	}
 	prog := newProgress(e)
 	opts := vertexcover.Options{Parameterized: *k >= 0, K: *k, Threads: *threads, LocalSearch: *ls, Mirrors: *mirrors, Engine: eng}
-	if onDevice {
-		devs, closeAll, err := sr.place(e, func(opened []backend.Device, err error) (search.Placement, error) {
-			return vertexcover.Place(eng, opened, err)
-		})
-		if err != nil {
+	if opening != nil {
+		if err := opening.settle(); err != nil {
 			return err
 		}
-		defer closeAll()
-		opts.Devices, opts.Workers = devs, *workers
+		opts.Opening, opts.Workers = opening.Opening, *workers
+		opts.LSDevice = opening.lsDevice(e, lsMode, !sf.verbose)
+	} else {
+		opts.LSDevice = df.lsDevice(e, lsMode, !sf.verbose)
 	}
-	opts.LSDevice = df.lsDevice(e, lsMode, !sf.verbose)
 	opts.Progress = func(p vertexcover.Progress) {
 		best := "-"
 		if p.Best >= 0 {
@@ -109,6 +125,10 @@ func runVC(e *env) error {
 	}
 	res, err := vertexcover.Solve(ctx, g, opts)
 	prog.Done()
+	if opening != nil {
+		opening.say(e)
+		opts.Devices = opening.devices()
+	}
 	if err != nil {
 		return err
 	}

@@ -13,6 +13,7 @@ import (
 	"github.com/arbor-gpu/arbor/algorithms/vertexcover"
 	"github.com/arbor-gpu/arbor/backend"
 	"github.com/arbor-gpu/arbor/core"
+	"github.com/arbor-gpu/arbor/device/search"
 )
 
 // A 5-cycle with a pendant vertex, in PACE .gr form: minimum cover 3.
@@ -304,4 +305,90 @@ func TestVCLSDevice(t *testing.T) {
 	if dev.Info().Backend != "cpu" {
 		t.Fatalf("on opened %s, want the CPU backend", dev.Info())
 	}
+}
+
+// TestVCAuto: auto opens the device in the background and keeps a dense
+// kernel on the CPU engine when the device is not a GPU (the CPU backend
+// here), saying why; --engine cpu opens nothing and says nothing of a
+// device. Both answer the CPU engine's minimum.
+func TestVCAuto(t *testing.T) {
+	rng := rand.New(rand.NewPCG(35, 5))
+	b := core.NewBuilder(70, false)
+	for u := 0; u < 70; u++ {
+		for v := u + 1; v < 70; v++ {
+			if rng.Float64() < 0.3 {
+				b.AddEdge(u, v)
+			}
+		}
+	}
+	gr, err := b.Build()
+	if err != nil {
+		t.Fatal(err)
+	}
+	ref, err := vertexcover.Solve(context.Background(), gr, vertexcover.Options{Engine: vertexcover.EngineCPU})
+	if err != nil || !ref.Proven {
+		t.Fatalf("CPU engine: %v", err)
+	}
+	g := writeGraphs(t, "pace", "gr", gr)[0]
+	type result struct {
+		Size    int    `json:"size"`
+		Proven  bool   `json:"proven"`
+		Engine  string `json:"engine"`
+		Why     string `json:"why"`
+		Device  string `json:"device"`
+		Backend string `json:"backend"`
+	}
+	for _, engine := range []string{"auto", "cpu"} {
+		code, out, stderr := runCLI(t, "vc", g, "--json", "--verify", "--engine", engine, "--backend", "cpu")
+		var res result
+		if code != 0 || json.Unmarshal([]byte(out), &res) != nil {
+			t.Fatalf("%s: exit %d, %q %q", engine, code, out, stderr)
+		}
+		if res.Size != len(ref.Cover) || !res.Proven || res.Engine == "hybrid" || res.Device != "" || res.Backend != "" {
+			t.Fatalf("%s: %+v, want the CPU engine's %d", engine, res, len(ref.Cover))
+		}
+		auto := strings.Contains(res.Why, "auto: ")
+		if engine == "auto" && !(strings.Contains(res.Why, "is not a GPU") || strings.Contains(res.Why, "before the device was open")) || engine == "cpu" && auto {
+			t.Fatalf("%s: why %q", engine, res.Why)
+		}
+	}
+}
+
+// TestVCOpeningLSDevice: --ls-device borrows the device the search's
+// opening opened, one context for both: the local search gets that very
+// device, its Close leaves it open, and auto's rule still refuses a CPU
+// device.
+func TestVCOpeningLSDevice(t *testing.T) {
+	e := &env{ctx: context.Background(), stdout: &strings.Builder{}, stderr: &strings.Builder{}}
+	sr := &searchFlags{df: deviceFlags{backend: "cpu"}}
+	o := sr.openInBackground(func(opened []backend.Device, err error) (search.Placement, error) {
+		return vertexcover.Place(vertexcover.EngineAuto, opened, err)
+	})
+	defer o.ReleaseNow()
+	devs, err := o.Wait()
+	if err != nil || len(devs) != 1 {
+		t.Fatalf("opening: %v, %d devices", err, len(devs))
+	}
+	if o.lsDevice(e, "off", true) != nil {
+		t.Fatal("off gave an opener")
+	}
+	if _, err := o.lsDevice(e, "auto", true)(); err == nil || !strings.Contains(err.Error(), "not a GPU") {
+		t.Fatalf("auto on the CPU backend: %v, want 'not a GPU'", err)
+	}
+	dev, err := o.lsDevice(e, "on", true)()
+	if err != nil {
+		t.Fatal(err)
+	}
+	lent, ok := dev.(lentDevice)
+	if !ok || lent.Device != devs[0] {
+		t.Fatalf("the local search got %T %v, not the opening's device", dev, dev.Info())
+	}
+	if err := dev.Close(); err != nil {
+		t.Fatal(err)
+	}
+	q, err := devs[0].NewQueue()
+	if err != nil {
+		t.Fatalf("the opening's device after the local search closed its loan: %v", err)
+	}
+	q.Release()
 }

@@ -1,6 +1,7 @@
 package search
 
 import (
+	"errors"
 	"sync"
 	"time"
 
@@ -20,6 +21,7 @@ type Opening struct {
 	err     error
 	took    time.Duration
 	release func()
+	open    func() ([]backend.Device, func(), error) // nil once started (or for Opened)
 
 	mu       sync.Mutex
 	over     bool // the opening goroutine has finished with the fields above
@@ -31,7 +33,40 @@ type Opening struct {
 // be more than it returns, or nil) and why there is no device, if there is
 // none.
 func OpenInBackground(open func() ([]backend.Device, func(), error)) *Opening {
-	o := &Opening{ready: make(chan struct{})}
+	o := OpenWhenAsked(open)
+	o.Start()
+	return o
+}
+
+// OpenWhenAsked is OpenInBackground that starts only when asked (Start, or
+// Wait): for an engine that needs the device on some instances only
+// (vertex cover's auto: dense kernels), so that the others never pay for
+// opening it (even probing the backends costs CPU time: PoCL's platform
+// takes about 20 ms of it to start).
+func OpenWhenAsked(open func() ([]backend.Device, func(), error)) *Opening {
+	return &Opening{ready: make(chan struct{}), open: open}
+}
+
+// Start starts the opening on its own goroutine, if it has not started;
+// an opening released before it started never opens anything (it ends
+// with an error).
+func (o *Opening) Start() {
+	o.mu.Lock()
+	open := o.open
+	o.open = nil
+	released := o.released
+	if open != nil && released {
+		o.over = true
+	}
+	o.mu.Unlock()
+	switch {
+	case open == nil:
+		return
+	case released:
+		o.err = errors.New("the devices were released before they were opened")
+		close(o.ready)
+		return
+	}
 	start := time.Now()
 	go func() {
 		defer close(o.ready)
@@ -46,7 +81,6 @@ func OpenInBackground(open func() ([]backend.Device, func(), error)) *Opening {
 			o.release()
 		}
 	}()
-	return o
 }
 
 // Opened is an Opening that is already done: devices the caller opened
@@ -57,12 +91,14 @@ func Opened(devs []backend.Device) *Opening {
 	return o
 }
 
-// Ready is closed once the opening is over, successfully or not.
+// Ready is closed once the opening is over, successfully or not (never,
+// for an OpenWhenAsked that is not started).
 func (o *Opening) Ready() <-chan struct{} { return o.ready }
 
-// Wait waits for the opening and returns its devices (none, with the
-// reason, when it failed).
+// Wait waits for the opening, starting it if it has not started, and
+// returns its devices (none, with the reason, when it failed).
 func (o *Opening) Wait() ([]backend.Device, error) {
+	o.Start()
 	<-o.ready
 	return o.devs, o.err
 }
@@ -109,6 +145,13 @@ func (o *Opening) Release() {
 // callers that go on using the machine (tests, a long-lived program that
 // opens devices again).
 func (o *Opening) ReleaseNow() {
+	o.mu.Lock()
+	unstarted := o.open != nil
+	o.mu.Unlock()
+	if unstarted {
+		o.Release()
+		o.Start() // opens nothing now: ends at once
+	}
 	<-o.ready
 	o.mu.Lock()
 	first := !o.released

@@ -59,3 +59,41 @@ func TestOpeningError(t *testing.T) {
 		t.Fatal("Opened is not done")
 	}
 }
+
+// TestOpenWhenAsked: the devices open only once asked (Start, or Wait),
+// once; an opening released before it was asked never opens, and
+// ReleaseNow does not wait for one that never started.
+func TestOpenWhenAsked(t *testing.T) {
+	var opened atomic.Int32
+	open := func() ([]backend.Device, func(), error) {
+		opened.Add(1)
+		return nil, nil, nil
+	}
+	o := OpenWhenAsked(open)
+	time.Sleep(5 * time.Millisecond)
+	if o.Done() || opened.Load() != 0 {
+		t.Fatal("opened before it was asked")
+	}
+	o.Start()
+	o.Start()
+	if _, err := o.Wait(); err != nil || opened.Load() != 1 {
+		t.Fatalf("after Start: %v, opened %d times", err, opened.Load())
+	}
+	o.ReleaseNow()
+
+	if _, err := OpenWhenAsked(open).Wait(); err != nil || opened.Load() != 2 {
+		t.Fatalf("Wait did not start it: %v, opened %d times", err, opened.Load())
+	}
+
+	o = OpenWhenAsked(open)
+	o.Release()
+	o.Start()
+	if _, err := o.Wait(); err == nil || opened.Load() != 2 {
+		t.Fatalf("released before it started: %v, opened %d times", err, opened.Load())
+	}
+	o = OpenWhenAsked(open)
+	o.ReleaseNow() // must not wait for an opening nobody asked for
+	if !o.Done() || opened.Load() != 2 {
+		t.Fatalf("ReleaseNow on an unstarted opening: done %v, opened %d times", o.Done(), opened.Load())
+	}
+}
