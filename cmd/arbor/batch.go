@@ -174,6 +174,10 @@ type batchRunner struct {
 	ro  core.ReadOptions
 	// bound is an instance's cheap bound, from its graphs' sizes.
 	bound func([]graphStat) int64
+	// fits, when set, says why an instance cannot run as asked (too
+	// large for the device engine named by --engine): it is then a failed
+	// row whatever slot would have taken it, as a single run fails.
+	fits func([]graphStat) error
 	// solve runs one instance on its graphs, in a CPU or a device slot.
 	solve func(ctx context.Context, j *batchJob, gs []*core.Graph, slot batch.Slot) (batchSolved, error)
 	// cpu and dev are the slots; descending makes the CPU slots take the
@@ -293,6 +297,11 @@ func (r *batchRunner) prepare(jobs []*batchJob) {
 			}
 			j.stats = append(j.stats, st)
 		}
+		if j.err == nil && r.fits != nil {
+			if err := r.fits(j.stats); err != nil {
+				j.err = j.where(fmt.Errorf("%s: %w", strings.Join(j.files, ", "), err))
+			}
+		}
 		if j.err == nil {
 			j.bound = r.bound(j.stats)
 		}
@@ -335,9 +344,29 @@ func (r *batchRunner) run(jobs []*batchJob, skipped int) error {
 		}
 	}
 	ctx := r.e.ctx
+	// The progress line moves while long instances run, not only when one
+	// finishes.
+	tick := make(chan struct{})
+	if r.out.prog.on {
+		go func() {
+			t := time.NewTicker(time.Second)
+			defer t.Stop()
+			for {
+				select {
+				case <-tick:
+					return
+				case <-t.C:
+					r.out.mu.Lock()
+					r.out.progress()
+					r.out.mu.Unlock()
+				}
+			}
+		}()
+	}
 	started := batch.Run(ctx, todo, r.cpu, r.dev, func(ctx context.Context, bj batch.Job, slot batch.Slot) {
 		r.finish(r.runOne(ctx, live[bj.Index], slot))
 	})
+	close(tick)
 	if r.hold != nil && r.release != nil {
 		r.out.mu.Lock()
 		for _, row := range r.release() {
@@ -644,7 +673,11 @@ func dirJobs(dir string) ([]*batchJob, error) {
 // once and with how many workers each. This is the one place a batch
 // touches devices: every instance on a device slot gets the same opened
 // devices through its Options.Devices.
-func batchDevices(e *env, sr *searchFlags, bf *batchFlags, opens bool, rule func([]backend.Device, error) (search.Placement, error)) (devs []backend.Device, slots, workers int, closeAll func(), err error) {
+//
+// auto says the engine is auto, which runs on a GPU only (every command's
+// auto leaves a CPU device to the CPU engine): on another device a batch
+// gets no device slots, rather than slots that would run the CPU engine.
+func batchDevices(e *env, sr *searchFlags, bf *batchFlags, opens, auto bool, rule func([]backend.Device, error) (search.Placement, error)) (devs []backend.Device, slots, workers int, closeAll func(), err error) {
 	closeAll = func() {}
 	if !opens {
 		return nil, 0, 0, closeAll, nil
@@ -654,6 +687,10 @@ func batchDevices(e *env, sr *searchFlags, bf *batchFlags, opens bool, rule func
 		return nil, 0, 0, closeAll, err
 	}
 	info := devs[0].Info()
+	if auto && info.Type != backend.TypeGPU {
+		closeAll()
+		return nil, 0, 0, func() {}, nil
+	}
 	if slots = bf.deviceSlots; slots == 0 {
 		slots = 1
 		if info.Type == backend.TypeGPU {

@@ -9,6 +9,7 @@ import (
 
 	"github.com/arbor-gpu/arbor/algorithms/clique"
 	"github.com/arbor-gpu/arbor/algorithms/mcs"
+	mcskernel "github.com/arbor-gpu/arbor/algorithms/mcs/kernel"
 	"github.com/arbor-gpu/arbor/algorithms/vertexcover"
 	"github.com/arbor-gpu/arbor/backend"
 	"github.com/arbor-gpu/arbor/core"
@@ -42,7 +43,7 @@ func runMCSBatch(e *env, sr *searchFlags, bf *batchFlags, pos []string, opts mcs
 	}
 	defer r.out.close()
 	r.ro = ro
-	devs, dslots, dworkers, closeAll, err := batchDevices(e, sr, bf, opts.Engine.OpensDevice(), func(opened []backend.Device, err error) (search.Placement, error) {
+	devs, dslots, dworkers, closeAll, err := batchDevices(e, sr, bf, opts.Engine.OpensDevice(), opts.Engine == mcs.EngineAuto, func(opened []backend.Device, err error) (search.Placement, error) {
 		return mcs.Place(opts.Engine, opened, err, sr.df.backend != "")
 	})
 	if err != nil {
@@ -54,6 +55,14 @@ func runMCSBatch(e *env, sr *searchFlags, bf *batchFlags, pos []string, opts mcs
 	// larger), the edges breaking ties.
 	r.bound = func(st []graphStat) int64 {
 		return int64(min(st[0].n, st[1].n))<<32 | int64(min(st[0].m+st[1].m, 1<<32-1))
+	}
+	if opts.Engine == mcs.EngineGPU || opts.Engine == mcs.EngineHybrid {
+		r.fits = func(st []graphStat) error {
+			if n := max(st[0].n, st[1].n); n > mcskernel.MCSplitMaxVertices {
+				return fmt.Errorf("too large for the device engine (--engine %s): a graph of %d vertices, over its %d; use --engine auto or cpu", opts.Engine, n, mcskernel.MCSplitMaxVertices)
+			}
+			return nil
+		}
 	}
 	var sc *screen
 	if screening {
@@ -215,7 +224,7 @@ func runVCBatch(e *env, sr *searchFlags, bf *batchFlags, pos []string, opts vert
 	}
 	defer r.out.close()
 	r.ro = core.ReadOptions{Format: *sr.format}
-	devs, dslots, dworkers, closeAll, err := batchDevices(e, sr, bf, opts.Engine.OpensDevice(), func(opened []backend.Device, err error) (search.Placement, error) {
+	devs, dslots, dworkers, closeAll, err := batchDevices(e, sr, bf, opts.Engine.OpensDevice(), opts.Engine == vertexcover.EngineAuto, func(opened []backend.Device, err error) (search.Placement, error) {
 		return vertexcover.Place(opts.Engine, opened, err)
 	})
 	if err != nil {
@@ -290,7 +299,7 @@ func runCliqueBatch(e *env, sr *searchFlags, bf *batchFlags, pos []string, opts 
 	}
 	defer r.out.close()
 	r.ro = core.ReadOptions{Format: *sr.format}
-	devs, dslots, dworkers, closeAll, err := batchDevices(e, sr, bf, opts.Engine.OpensDevice(), func(opened []backend.Device, err error) (search.Placement, error) {
+	devs, dslots, dworkers, closeAll, err := batchDevices(e, sr, bf, opts.Engine.OpensDevice(), opts.Engine == clique.EngineAuto, func(opened []backend.Device, err error) (search.Placement, error) {
 		return clique.Place(opts.Engine, opened, err)
 	})
 	if err != nil {
@@ -302,6 +311,14 @@ func runCliqueBatch(e *env, sr *searchFlags, bf *batchFlags, pos []string, opts 
 		r.cpu = 0 // the fixed goal is the device engine's alone
 	}
 	r.bound = func(st []graphStat) int64 { return edgesBound(st[0], opts.Complement) }
+	if opts.Engine == clique.EngineGPU || opts.Engine == clique.EngineHybrid {
+		r.fits = func(st []graphStat) error {
+			if st[0].n > clique.DeviceMaxVertices {
+				return fmt.Errorf("too large for the device engine (--engine %s): %d vertices, over its %d; use --engine auto or cpu", opts.Engine, st[0].n, clique.DeviceMaxVertices)
+			}
+			return nil
+		}
+	}
 	r.solve = func(ctx context.Context, j *batchJob, gs []*core.Graph, slot batch.Slot) (batchSolved, error) {
 		g := gs[0]
 		o := opts

@@ -247,6 +247,8 @@ func TestBatchMCSDevice(t *testing.T) {
 	for _, p := range pairs {
 		lines = append(lines, filepath.Base(p[0])+","+filepath.Base(p[1]))
 	}
+	big := writeGraphs(t, core.FormatMIVIA, "mivia", randomGraph(t, 300, 0.01, 9))[0]
+	lines = append(lines, big+","+filepath.Base(pairs[0][1]))
 	list := writeList(t, dir, lines...)
 	backends := []string{"cpu"}
 	if backend.ProbeBackend("opencl").Available() {
@@ -259,13 +261,19 @@ func TestBatchMCSDevice(t *testing.T) {
 	for _, be := range backends {
 		for _, engine := range []string{"gpu", "hybrid"} {
 			code, out, stderr := runCLI(t, "mcs", "--batch", list, "--backend", be, "--engine", engine, "--threads", "1", "--device-slots", "2", "--json")
-			if code != 0 {
-				t.Fatalf("%s %s: exit %d: %s", be, engine, code, stderr)
+			if code != 1 {
+				t.Fatalf("%s %s: exit %d (want 1: a graph too large for the device): %s", be, engine, code, stderr)
 			}
 			rows := parseRows(t, "mcs", out)
 			onDevice := 0
 			for _, r := range rows {
 				i := *r.Index
+				if i == len(pairs) {
+					if want := fmt.Sprintf("list.csv:%d: %s, %s: too large for the device engine", i+1, big, pairs[0][1]); !strings.HasSuffix(strings.SplitN(r.Error, " (--engine", 2)[0], want) {
+						t.Errorf("%s %s: row %d error %q, want %q…", be, engine, i, r.Error, want)
+					}
+					continue
+				}
 				size, status := singleMCS(t, pairs[i][0], pairs[i][1])
 				if r.Size == nil || *r.Size != size || r.Status != status {
 					t.Errorf("%s %s row %d: %+v; one at a time %d %s", be, engine, i, r, size, status)
@@ -276,7 +284,7 @@ func TestBatchMCSDevice(t *testing.T) {
 					onDevice++
 				}
 			}
-			if len(rows) != len(pairs) || onDevice == 0 {
+			if len(rows) != len(pairs)+1 || onDevice == 0 {
 				t.Errorf("%s %s: %d rows, %d on the device", be, engine, len(rows), onDevice)
 			}
 		}
