@@ -101,7 +101,11 @@ func entry(name, dir string, line int, fields []string, cols, width int) Entry {
 		if width != cols {
 			what = fmt.Sprintf("%d columns, as the header has, the first %s", width, want(cols))
 		}
-		return Entry{Line: line, Err: fmt.Errorf("%s:%d: %d fields, want %s", name, line, len(fields), what)}
+		n := fmt.Sprintf("%d fields", len(fields))
+		if len(fields) == 1 {
+			n = "1 field"
+		}
+		return Entry{Line: line, Err: fmt.Errorf("%s:%d: %s, want %s", name, line, n, what)}
 	}
 	files := make([]string, cols)
 	for i, f := range fields[:cols] {
