@@ -297,14 +297,16 @@ func (r *batchRunner) prepare(jobs []*batchJob) {
 			}
 			j.stats = append(j.stats, st)
 		}
-		if j.err == nil && r.fits != nil {
+		if j.err != nil || j.unread {
+			continue
+		}
+		if r.fits != nil {
 			if err := r.fits(j.stats); err != nil {
 				j.err = j.where(fmt.Errorf("%s: %w", strings.Join(j.files, ", "), err))
+				continue
 			}
 		}
-		if j.err == nil {
-			j.bound = r.bound(j.stats)
-		}
+		j.bound = r.bound(j.stats)
 	}
 }
 

@@ -413,49 +413,76 @@ func TestBatchVCClique(t *testing.T) {
 		lines = append(lines, filepath.Base(p))
 	}
 	list := writeList(t, dir, append(lines, "gone.clq")...)
+	engines := [][]string{{"--engine", "cpu", "--threads", "2"}, {"--engine", "gpu", "--backend", "cpu", "--threads", "1"}}
+	if backend.ProbeBackend("opencl").Available() {
+		engines = append(engines, []string{"--engine", "gpu", "--backend", "opencl", "--threads", "1"})
+	}
 	for _, cmd := range []string{"vc", "clique"} {
 		for _, extra := range [][]string{nil, {"--complement"}} {
-			args := append([]string{cmd, "--batch", list, "--json", "--threads", "2", "--engine", "cpu"}, extra...)
-			code, out, stderr := runCLI(t, args...)
-			if code != 1 {
-				t.Fatalf("%v: exit %d (want 1: gone.clq): %s", args, code, stderr)
+			for _, eng := range engines {
+				extra := append(slices.Clone(extra), eng...)
+				checkBatchVCClique(t, cmd, list, paths, gs, extra)
 			}
-			rows := parseRows(t, cmd, out)
-			if len(rows) != len(paths)+1 {
-				t.Fatalf("%v: %d rows", args, len(rows))
+		}
+	}
+}
+
+// checkBatchVCClique runs one vc or clique batch and checks each row
+// against the one-at-a-time answer (CPU engine) and the checker.
+func checkBatchVCClique(t *testing.T, cmd, list string, paths []string, gs []*core.Graph, extra []string) {
+	t.Helper()
+	complement := slices.Contains(extra, "--complement")
+	args := append([]string{cmd, "--batch", list, "--json"}, extra...)
+	code, out, stderr := runCLI(t, args...)
+	if code != 1 {
+		t.Fatalf("%v: exit %d (want 1: gone.clq): %s", args, code, stderr)
+	}
+	rows := parseRows(t, cmd, out)
+	if len(rows) != len(paths)+1 {
+		t.Fatalf("%v: %d rows", args, len(rows))
+	}
+	onDevice := 0
+	for _, r := range rows {
+		if r.Engine == "gpu" {
+			onDevice++
+		}
+	}
+	if slices.Contains(extra, "gpu") && onDevice == 0 {
+		t.Errorf("%v: no row ran on the device", args)
+	}
+	for _, r := range rows {
+		i := *r.Index
+		if i == len(paths) {
+			if !strings.Contains(r.Error, "gone.clq") {
+				t.Errorf("%v: row %d error %q", args, i, r.Error)
 			}
-			for _, r := range rows {
-				i := *r.Index
-				if i == len(paths) {
-					if !strings.Contains(r.Error, "gone.clq") {
-						t.Errorf("%v: row %d error %q", args, i, r.Error)
-					}
-					continue
-				}
-				code, single, stderr := runCLI(t, append([]string{cmd, paths[i], "--json", "--threads", "1", "--engine", "cpu"}, extra...)...)
-				var s batchRowJSON
-				if code != 0 || json.Unmarshal([]byte(single), &s) != nil {
-					t.Fatalf("single %s: %d %s", paths[i], code, stderr)
-				}
-				if r.Size == nil || s.Size == nil || *r.Size != *s.Size || r.Status != s.Status {
-					t.Errorf("%v row %d: %v %s, one at a time %v %s", args, i, r.Size, r.Status, s.Size, s.Status)
-					continue
-				}
-				g := gs[i]
-				complement := len(extra) > 0
-				var base int
-				json.Unmarshal(r.Base, &base)
-				if cmd == "vc" {
-					if complement {
-						g = vertexcover.Complement(g)
-					}
-					if err := vertexcover.Verify(g, shifted(r.Cover, -base)); err != nil {
-						t.Errorf("%v row %d: %v", args, i, err)
-					}
-				} else if err := clique.Verify(g, shifted(r.Clique, -base), complement); err != nil {
-					t.Errorf("%v row %d: %v", args, i, err)
-				}
+			continue
+		}
+		singleArgs := []string{cmd, paths[i], "--json", "--threads", "1", "--engine", "cpu"}
+		if complement {
+			singleArgs = append(singleArgs, "--complement")
+		}
+		code, single, stderr := runCLI(t, singleArgs...)
+		var s batchRowJSON
+		if code != 0 || json.Unmarshal([]byte(single), &s) != nil {
+			t.Fatalf("single %s: %d %s", paths[i], code, stderr)
+		}
+		if r.Size == nil || s.Size == nil || *r.Size != *s.Size || r.Status != s.Status {
+			t.Errorf("%v row %d: %v %s, one at a time %v %s", args, i, r.Size, r.Status, s.Size, s.Status)
+			continue
+		}
+		g := gs[i]
+		var base int
+		json.Unmarshal(r.Base, &base)
+		if cmd == "vc" {
+			if complement {
+				g = vertexcover.Complement(g)
 			}
+			if err := vertexcover.Verify(g, shifted(r.Cover, -base)); err != nil {
+				t.Errorf("%v row %d: %v", args, i, err)
+			}
+		} else if err := clique.Verify(g, shifted(r.Clique, -base), complement); err != nil {
+			t.Errorf("%v row %d: %v", args, i, err)
 		}
 	}
 }
@@ -597,5 +624,13 @@ func TestBatchInterrupt(t *testing.T) {
 	}
 	if interrupted != 1 {
 		t.Errorf("%d interrupted rows, want 1", interrupted)
+	}
+	// Ctrl-C before anything was read: nothing runs, nothing is printed.
+	done, cancelNow := context.WithCancel(context.Background())
+	cancelNow()
+	var o, e bytes.Buffer
+	if code := runIO(done, []string{"mcs", "--batch", list, "--engine", "cpu", "--json"}, nil, &o, &e); code != 1 || o.Len() != 0 ||
+		!strings.Contains(e.String(), "interrupted: 4 of 4 instances not run") {
+		t.Errorf("cancelled before the start: exit %d, %q %q", code, o.String(), e.String())
 	}
 }
