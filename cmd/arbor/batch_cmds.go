@@ -18,8 +18,9 @@ import (
 )
 
 // runMCSBatch is 'arbor mcs --batch LIST' and 'arbor mcs QUERY --against
-// LIST|DIR': opts is what every pair runs with (the flags as parsed).
-func runMCSBatch(e *env, sr *searchFlags, bf *batchFlags, pos []string, opts mcs.Options, ro core.ReadOptions) error {
+// LIST|DIR': opts is what every pair runs with (the flags as parsed),
+// graphs the positional arguments' graphs (--against: the query).
+func runMCSBatch(e *env, sr *searchFlags, bf *batchFlags, pos []string, graphs []*core.Graph, opts mcs.Options, ro core.ReadOptions) error {
 	sf := &sr.solverFlags
 	if err := bf.check("mcs", pos, sf); err != nil {
 		return err
@@ -66,11 +67,7 @@ func runMCSBatch(e *env, sr *searchFlags, bf *batchFlags, pos []string, opts mcs
 	}
 	var sc *screen
 	if screening {
-		q, err := e.readGraph(pos[0], ro)
-		if err != nil {
-			return err
-		}
-		r.cache.graphs[pos[0]] = q // read once for every pair
+		r.cache.graphs[pos[0]] = graphs[0] // read once for every pair
 		for _, j := range jobs {
 			if j.err == nil {
 				j.files = []string{pos[0], j.files[0]}

@@ -77,6 +77,12 @@ func runMCS(e *env) error {
 		return usagef("%v", err)
 	}
 	ro := core.ReadOptions{Directed: *directed, Format: *sr.format}
+	graphs := make([]*core.Graph, len(pos))
+	for i, path := range pos {
+		if graphs[i], err = e.readGraph(path, ro); err != nil {
+			return err
+		}
+	}
 	opts := mcs.Options{
 		Threads: *threads, Connected: *connected, Directed: *directed, VertexLabels: *vlabels,
 		EdgeLabels: *elabels, BigFirst: *bigFirst, Heuristic: h, Prune: pruning, Timeout: *sr.timeout,
@@ -91,13 +97,7 @@ func runMCS(e *env) error {
 		if cf.url != "" || *approx {
 			return usagef("--batch and --against run two-graph searches in this process: leave out --cluster and --approximate")
 		}
-		return runMCSBatch(e, &sr, &bf, pos, opts, ro)
-	}
-	graphs := make([]*core.Graph, len(pos))
-	for i, path := range pos {
-		if graphs[i], err = e.readGraph(path, ro); err != nil {
-			return err
-		}
+		return runMCSBatch(e, &sr, &bf, pos, graphs, opts, ro)
 	}
 	if cf.url != "" && (len(graphs) > 2 || *approx || *blockOrder || *deadEnd > 0 || *restarts || engine == mcs.EnginePortfolio) {
 		return usagef("--cluster distributes the plain two-graph search; leave out more graphs, --approximate, the heuristics and the portfolio")
