@@ -41,21 +41,7 @@ func runVC(e *env) error {
 	if err != nil {
 		return err
 	}
-	if bf.active() {
-		if cf.url != "" || *k < -1 {
-			return usagef("--batch runs each graph in this process: leave out --cluster (and -k must be ≥ 0)")
-		}
-		eng, err := vertexcover.ParseEngine(*engine)
-		if err != nil {
-			return usagef("--engine must be auto, cpu, branch, clique, gpu or hybrid (got %q)", *engine)
-		}
-		if err := sr.check(); err != nil {
-			return err
-		}
-		opts := vertexcover.Options{Parameterized: *k >= 0, K: *k, Threads: *threads, LocalSearch: *ls, Mirrors: *mirrors, Engine: eng, Workers: *workers}
-		return runVCBatch(e, &sr, &bf, pos, opts, *complement)
-	}
-	if len(pos) != 1 {
+	if len(pos) != 1 && !bf.active() {
 		return usagef("vc needs exactly one graph file (got %s)", plural(len(pos), "argument"))
 	}
 	df := sr.df // as parsed
@@ -73,6 +59,13 @@ func runVC(e *env) error {
 	}
 	if *k < -1 {
 		return usagef("-k must be ≥ 0 (got %d)", *k)
+	}
+	if bf.active() {
+		if cf.url != "" {
+			return usagef("--batch runs each graph in this process: leave out --cluster")
+		}
+		opts := vertexcover.Options{Parameterized: *k >= 0, K: *k, Threads: *threads, LocalSearch: *ls, Mirrors: *mirrors, Engine: eng, Workers: *workers}
+		return runVCBatch(e, &sr, &bf, pos, opts, *complement)
 	}
 	g, err := e.readGraph(pos[0], core.ReadOptions{Format: *sr.format})
 	if err != nil {
