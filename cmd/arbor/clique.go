@@ -2,6 +2,7 @@ package main
 
 import (
 	"bufio"
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -17,7 +18,7 @@ import (
 // runClique is 'arbor clique': a maximum clique of a graph, or of its
 // complement (a maximum independent set of the graph).
 func runClique(e *env) error {
-	fs := newFlags(e, "clique", "GRAPH [--threads N] [--timeout D] [--complement] [--format F] [--json] [--verify] [--require-optimal] [--zero-based] [-o FILE] [-v] [--plain-colouring] [--engine auto|cpu|gpu|hybrid] [--goal K] [--workers N] [--backend B] [--device D]")
+	fs := newFlags(e, "clique", "GRAPH [--threads N] [--timeout D] [--complement] [--format F] [--json] [--verify] [--require-optimal] [--zero-based] [-o FILE] [-v] [--plain-colouring] [--engine auto|cpu|gpu|hybrid] [--goal K] [--workers N] [--backend B] [--device D] | --batch LIST [--device-slots D] …")
 	var sr searchFlags
 	sr.register(fs, searchHelp{what: "clique",
 		out:     "write the clique to `FILE` (atomically): '#' lines saying the status, then one vertex per line",
@@ -31,11 +32,13 @@ func runClique(e *env) error {
 	sf, goal := &sr.solverFlags, sr.goal
 	complement := fs.Bool("complement", false, "solve the complement graph (a maximum independent set of GRAPH)")
 	plain := fs.Bool("plain-colouring", false, "use BBMC's colouring bound alone, without the Re-NUMBER and infra-chromatic tightening (for comparison)")
+	var bf batchFlags
+	bf.register(fs, "clique")
 	pos, err := parse(fs, e.args)
 	if err != nil {
 		return err
 	}
-	if len(pos) != 1 {
+	if len(pos) != 1 && !bf.active() {
 		return usagef("clique needs exactly one graph file (got %s)", plural(len(pos), "argument"))
 	}
 	if err := sr.check(); err != nil {
@@ -47,6 +50,11 @@ func runClique(e *env) error {
 	}
 	if *goal > 0 && engine != clique.EngineGPU {
 		return usagef("--goal takes --engine gpu")
+	}
+	if bf.active() {
+		opts := clique.Options{Threads: *sr.threads, Timeout: *sr.timeout, Complement: *complement, PlainColouring: *plain,
+			Engine: engine, Goal: *goal, Workers: *sr.workers}
+		return runCliqueBatch(e, &sr, &bf, pos, opts)
 	}
 	// The device opens while the graph is read and the CPU engine starts.
 	var opening *deviceOpening
@@ -77,19 +85,29 @@ func runClique(e *env) error {
 	opts.Progress = func(p clique.Progress) {
 		prog.Update(fmt.Sprintf("incumbent %d  bound %d  nodes %d  %s", p.Incumbent, p.UpperBound, p.Nodes, rate(p.Nodes, p.Elapsed)))
 	}
-	res, err := clique.Maximum(e.ctx, g, opts)
+	res, err := solveClique(e.ctx, pos, g, opts)
 	prog.Done()
 	if opening != nil {
 		opening.say(e)
 		opts.Devices = opening.devices()
 	}
 	if err != nil {
-		return fmt.Errorf("%s: %w", pos[0], err)
-	}
-	if err := guardClique(g, res, opts); err != nil {
-		return fmt.Errorf("%s: %w", pos[0], err)
+		return err
 	}
 	return printClique(e, sf, pos, g, opts, res, *goal, *complement)
+}
+
+// solveClique is one clique search and its guard: what a single run and
+// every instance of a batch go through.
+func solveClique(ctx context.Context, pos []string, g *core.Graph, opts clique.Options) (clique.Result, error) {
+	res, err := clique.Maximum(ctx, g, opts)
+	if err != nil {
+		return res, fmt.Errorf("%s: %w", pos[0], err)
+	}
+	if err := guardClique(g, res, opts); err != nil {
+		return res, fmt.Errorf("%s: %w", pos[0], err)
+	}
+	return res, nil
 }
 
 // printClique prints a clique result: -o, then JSON or text on stdout,
@@ -104,33 +122,7 @@ func printClique(e *env, sf *solverFlags, pos []string, g *core.Graph, opts cliq
 		}
 	}
 	if sf.json {
-		type jsonResult struct {
-			Files      []string `json:"files"`
-			N          int      `json:"n"`
-			M          int      `json:"m"`
-			Base       int      `json:"base"`
-			Complement bool     `json:"complement"`
-			Size       int      `json:"size"`
-			verdict
-			UpperBound int     `json:"upper_bound"`
-			Nodes      int64   `json:"nodes"`
-			Seconds    float64 `json:"seconds"`
-			Threads    int     `json:"threads"`
-			Engine     string  `json:"engine"`
-			Why        string  `json:"why"`
-			Backend    string  `json:"backend,omitempty"`
-			Device     string  `json:"device,omitempty"`
-			Epochs     int     `json:"epochs,omitempty"`
-			Moved      int64   `json:"moved_between_devices,omitempty"`
-			Shared     int64   `json:"shared"`
-			Verified   bool    `json:"verified"`
-			Clique     []int   `json:"clique"`
-		}
-		backendName := backendOf(opts.Devices, res.Device)
-		if err := json.NewEncoder(e.stdout).Encode(jsonResult{Files: pos, N: g.N, M: g.Edges(), Base: sf.base(g), Complement: complement,
-			Size: res.Size, verdict: v, UpperBound: res.UpperBound, Nodes: res.Nodes, Seconds: res.Elapsed.Seconds(),
-			Threads: res.Threads, Engine: string(res.Engine), Why: res.Why, Backend: backendName, Device: res.Device, Epochs: res.Epochs, Moved: res.Moved,
-			Shared: res.Shared, Verified: sf.verify, Clique: shown}); err != nil {
+		if err := json.NewEncoder(e.stdout).Encode(cliqueObject(sf, pos, g, opts, res, v, shown, complement)); err != nil {
 			return err
 		}
 		return v.require(sf.requireOptimal)
@@ -163,6 +155,39 @@ func printClique(e *env, sf *solverFlags, pos []string, g *core.Graph, opts cliq
 	}
 	fmt.Fprintf(w, "vertices %s\n", sb.String())
 	return v.require(sf.requireOptimal)
+}
+
+// cliqueObject is the JSON object of a clique result (shown: the clique
+// in the printed numbering): a single run prints it, a batch adds its
+// place in the list.
+func cliqueObject(sf *solverFlags, pos []string, g *core.Graph, opts clique.Options, res clique.Result, v verdict, shown []int, complement bool) any {
+	type jsonResult struct {
+		Files      []string `json:"files"`
+		N          int      `json:"n"`
+		M          int      `json:"m"`
+		Base       int      `json:"base"`
+		Complement bool     `json:"complement"`
+		Size       int      `json:"size"`
+		verdict
+		UpperBound int     `json:"upper_bound"`
+		Nodes      int64   `json:"nodes"`
+		Seconds    float64 `json:"seconds"`
+		Threads    int     `json:"threads"`
+		Engine     string  `json:"engine"`
+		Why        string  `json:"why"`
+		Backend    string  `json:"backend,omitempty"`
+		Device     string  `json:"device,omitempty"`
+		Epochs     int     `json:"epochs,omitempty"`
+		Moved      int64   `json:"moved_between_devices,omitempty"`
+		Shared     int64   `json:"shared"`
+		Verified   bool    `json:"verified"`
+		Clique     []int   `json:"clique"`
+	}
+	backendName := backendOf(opts.Devices, res.Device)
+	return jsonResult{Files: pos, N: g.N, M: g.Edges(), Base: sf.base(g), Complement: complement,
+		Size: res.Size, verdict: v, UpperBound: res.UpperBound, Nodes: res.Nodes, Seconds: res.Elapsed.Seconds(),
+		Threads: res.Threads, Engine: string(res.Engine), Why: res.Why, Backend: backendName, Device: res.Device, Epochs: res.Epochs, Moved: res.Moved,
+		Shared: res.Shared, Verified: sf.verify, Clique: shown}
 }
 
 // writeVertexFile writes clique -o: '#' lines with the status, then one

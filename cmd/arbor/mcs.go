@@ -2,6 +2,7 @@ package main
 
 import (
 	"bufio"
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -18,7 +19,7 @@ import (
 // runMCS is 'arbor mcs': a maximum common induced subgraph of two or more
 // graphs.
 func runMCS(e *env) error {
-	fs := newFlags(e, "mcs", "G1 G2 [G3 …] [--plain-order] [--approximate [--keep K]] [--threads N] [--connected] [--directed] [--vertex-labels] [--edge-labels] [--big-first] [--heuristic min_max|min_product] [--prune none|rr] [--block-order] [--dead-end N [--double-raise]] [--restarts [--seed S]] [--engine auto|cpu|gpu|hybrid|portfolio] [--goal K] [--workers N] [--backend B] [--device D] [--timeout D] [--format F] [--json] [--verify] [--require-optimal] [--zero-based] [-o FILE] [-v] [--cluster URL|embedded [--cluster-token T] [--task-nodes B] [--tasks N] [--ack-wait D] [--fresh]]")
+	fs := newFlags(e, "mcs", "G1 G2 [G3 …] [--plain-order] [--approximate [--keep K]] [--threads N] [--connected] [--directed] [--vertex-labels] [--edge-labels] [--big-first] [--heuristic min_max|min_product] [--prune none|rr] [--block-order] [--dead-end N [--double-raise]] [--restarts [--seed S]] [--engine auto|cpu|gpu|hybrid|portfolio] [--goal K] [--workers N] [--backend B] [--device D] [--timeout D] [--format F] [--json] [--verify] [--require-optimal] [--zero-based] [-o FILE] [-v] [--cluster URL|embedded [--cluster-token T] [--task-nodes B] [--tasks N] [--ack-wait D] [--fresh]] | --batch LIST | QUERY --against LIST|DIR (--min-size K | --top N) [--device-slots D] …")
 	var sr searchFlags
 	sr.register(fs, searchHelp{what: "mapping",
 		out:     "write the mapping to `FILE` (atomically): '#' lines saying the status, then one line per matched vertex, its number in each graph",
@@ -47,12 +48,14 @@ func runMCS(e *env) error {
 	plainOrder := fs.Bool("plain-order", false, "three or more graphs: search them in the given order, not smallest, largest, second smallest, …")
 	approx := fs.Bool("approximate", false, "intersect the graphs one at a time (MCS of G1 and G2, then of that and G3, …): fast, never proven")
 	keep := fs.Int("keep", 1, "--approximate: how many maximum solutions each step hands on")
+	var bf batchFlags
+	bf.register(fs, "mcs")
 	pos, err := parse(fs, e.args)
 	if err != nil {
 		return err
 	}
 	df := sr.df // as parsed
-	if len(pos) < 2 {
+	if len(pos) < 2 && !bf.active() {
 		return usagef("mcs needs at least two graph files (got %s)", plural(len(pos), "argument"))
 	}
 	if *keep < 1 {
@@ -99,6 +102,12 @@ func runMCS(e *env) error {
 	if *deadEnd < 0 {
 		return usagef("--dead-end must be ≥ 0")
 	}
+	if bf.active() {
+		if cf.url != "" || *approx {
+			return usagef("--batch and --against run two-graph searches in this process: leave out --cluster and --approximate")
+		}
+		return runMCSBatch(e, &sr, &bf, pos, graphs, opts, ro)
+	}
 	if cf.url != "" && (len(graphs) > 2 || *approx || *blockOrder || *deadEnd > 0 || *restarts || engine == mcs.EnginePortfolio) {
 		return usagef("--cluster distributes the plain two-graph search; leave out more graphs, --approximate, the heuristics and the portfolio")
 	}
@@ -132,7 +141,7 @@ func runMCS(e *env) error {
 		}
 		prog.Update(fmt.Sprintf("%sincumbent %d  nodes %d  %s", goal, p.Incumbent, p.Nodes, rate(p.Nodes, p.Elapsed)))
 	}
-	res, err := mcs.Solve(e.ctx, g0, g1, opts)
+	res, err := solveMCS(e.ctx, pos, g0, g1, opts)
 	prog.Done()
 	if opening != nil {
 		opening.say(e)
@@ -141,10 +150,20 @@ func runMCS(e *env) error {
 	if err != nil {
 		return err
 	}
-	if err := guardMCS(g0, g1, res, opts); err != nil {
-		return fmt.Errorf("%s, %s: %w", pos[0], pos[1], err)
-	}
 	return printMCS(e, sf, pos, g0, g1, opts, res, *goal)
+}
+
+// solveMCS is one two-graph search and its guard: what a single run and
+// every instance of a batch go through.
+func solveMCS(ctx context.Context, pos []string, g0, g1 *core.Graph, opts mcs.Options) (mcs.Result, error) {
+	res, err := mcs.Solve(ctx, g0, g1, opts)
+	if err != nil {
+		return res, err
+	}
+	if err := guardMCS(g0, g1, res, opts); err != nil {
+		return res, fmt.Errorf("%s, %s: %w", pos[0], pos[1], err)
+	}
+	return res, nil
 }
 
 // printMCS prints a two-graph result: -o, then JSON or text on stdout,
@@ -156,38 +175,7 @@ func printMCS(e *env, sf *solverFlags, pos []string, g0, g1 *core.Graph, opts mc
 		return err
 	}
 	if sf.json {
-		type jsonResult struct {
-			Files []string `json:"files"`
-			N     []int    `json:"n"`
-			Base  []int    `json:"base"`
-			Size  int      `json:"size"`
-			verdict
-			Nodes    int64    `json:"nodes"`
-			Seconds  float64  `json:"seconds"`
-			Threads  int      `json:"threads"`
-			Engine   string   `json:"engine"`
-			Why      string   `json:"why"`
-			Backend  string   `json:"backend,omitempty"`
-			Device   string   `json:"device,omitempty"`
-			Epochs   int      `json:"epochs,omitempty"`
-			TailSecs float64  `json:"tail_seconds,omitempty"`
-			Shared   int64    `json:"shared"`
-			Moved    int64    `json:"moved_between_devices,omitempty"`
-			Targets  int      `json:"targets,omitempty"`
-			Verified bool     `json:"verified"`
-			Mapping  [][2]int `json:"mapping"`
-			Columns  [][]int  `json:"columns"`
-		}
-		cols := [][]int{make([]int, len(m)), make([]int, len(m))}
-		for i, pr := range m {
-			cols[0][i], cols[1][i] = pr[0], pr[1]
-		}
-		backendName := backendOf(opts.Devices, res.Device)
-		if err := json.NewEncoder(e.stdout).Encode(jsonResult{Files: pos, N: []int{g0.N, g1.N}, Base: []int{sf.base(g0), sf.base(g1)}, Size: res.Size,
-			verdict: v, Columns: cols, Targets: res.Targets,
-			Nodes: res.Nodes, Seconds: res.Elapsed.Seconds(), Threads: res.Threads, Verified: sf.verify, Mapping: m,
-			Engine: string(res.Engine), Why: res.Why, Backend: backendName, Device: res.Device, Epochs: res.Epochs,
-			TailSecs: res.Tail.Seconds(), Shared: res.Shared, Moved: res.Moved}); err != nil {
+		if err := json.NewEncoder(e.stdout).Encode(mcsObject(sf, pos, g0, g1, opts, res, v, m)); err != nil {
 			return err
 		}
 		return v.require(sf.requireOptimal)
@@ -206,6 +194,44 @@ func printMCS(e *env, sf *solverFlags, pos []string, g0, g1 *core.Graph, opts mc
 	fmt.Fprintf(w, "engine %s (%s)%s\n", res.Engine, res.Why, joinNonEmpty(" ", "", deviceSuffix(res.Device)))
 	writeMapping(w, m)
 	return v.require(sf.requireOptimal)
+}
+
+// mcsObject is the JSON object of a two-graph result (m: the mapping in
+// the printed numbering): a single run prints it, a batch adds its place
+// in the list.
+func mcsObject(sf *solverFlags, pos []string, g0, g1 *core.Graph, opts mcs.Options, res mcs.Result, v verdict, m [][2]int) any {
+	type jsonResult struct {
+		Files []string `json:"files"`
+		N     []int    `json:"n"`
+		Base  []int    `json:"base"`
+		Size  int      `json:"size"`
+		verdict
+		Nodes    int64    `json:"nodes"`
+		Seconds  float64  `json:"seconds"`
+		Threads  int      `json:"threads"`
+		Engine   string   `json:"engine"`
+		Why      string   `json:"why"`
+		Backend  string   `json:"backend,omitempty"`
+		Device   string   `json:"device,omitempty"`
+		Epochs   int      `json:"epochs,omitempty"`
+		TailSecs float64  `json:"tail_seconds,omitempty"`
+		Shared   int64    `json:"shared"`
+		Moved    int64    `json:"moved_between_devices,omitempty"`
+		Targets  int      `json:"targets,omitempty"`
+		Verified bool     `json:"verified"`
+		Mapping  [][2]int `json:"mapping"`
+		Columns  [][]int  `json:"columns"`
+	}
+	cols := [][]int{make([]int, len(m)), make([]int, len(m))}
+	for i, pr := range m {
+		cols[0][i], cols[1][i] = pr[0], pr[1]
+	}
+	backendName := backendOf(opts.Devices, res.Device)
+	return jsonResult{Files: pos, N: []int{g0.N, g1.N}, Base: []int{sf.base(g0), sf.base(g1)}, Size: res.Size,
+		verdict: v, Columns: cols, Targets: res.Targets,
+		Nodes: res.Nodes, Seconds: res.Elapsed.Seconds(), Threads: res.Threads, Verified: sf.verify, Mapping: m,
+		Engine: string(res.Engine), Why: res.Why, Backend: backendName, Device: res.Device, Epochs: res.Epochs,
+		TailSecs: res.Tail.Seconds(), Shared: res.Shared, Moved: res.Moved}
 }
 
 // writeMCSFile writes mcs -o: comment lines with the status and the

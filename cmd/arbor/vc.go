@@ -17,7 +17,7 @@ import (
 // runVC is 'arbor vc': a minimum vertex cover, or with -k a cover of at
 // most K vertices or a proof that none exists.
 func runVC(e *env) error {
-	fs := newFlags(e, "vc", "GRAPH [-k K] [--threads N] [--timeout D] [--complement] [--engine auto|cpu|branch|clique|gpu|hybrid] [--ls-device auto|on|off] [--workers N] [--backend B] [--device D] [--format F] [--verify] [--json] [--require-optimal] [--zero-based] [-o FILE] [-v] [--cluster URL|embedded [--workers N] [--cluster-token T] [--task-nodes B] [--tasks N] [--ack-wait D] [--fresh]]")
+	fs := newFlags(e, "vc", "GRAPH [-k K] [--threads N] [--timeout D] [--complement] [--engine auto|cpu|branch|clique|gpu|hybrid] [--ls-device auto|on|off] [--workers N] [--backend B] [--device D] [--format F] [--verify] [--json] [--require-optimal] [--zero-based] [-o FILE] [-v] [--cluster URL|embedded [--workers N] [--cluster-token T] [--task-nodes B] [--tasks N] [--ack-wait D] [--fresh]] | --batch LIST [--device-slots D] …")
 	var sr searchFlags
 	sr.register(fs, searchHelp{what: "cover",
 		out:     "write the cover to `FILE` (atomically) in PACE solution format: 'c' lines saying the status, 's vc n k', then one vertex per line, numbered from 1 as PACE requires",
@@ -35,11 +35,13 @@ func runVC(e *env) error {
 	mirrors := fs.Bool("mirrors", false, "also take v's mirrors in the branch that takes v (rarely pays: see the package doc)")
 	var cf clusterFlags
 	cf.register(fs)
+	var bf batchFlags
+	bf.register(fs, "vc")
 	pos, err := parse(fs, e.args)
 	if err != nil {
 		return err
 	}
-	if len(pos) != 1 {
+	if len(pos) != 1 && !bf.active() {
 		return usagef("vc needs exactly one graph file (got %s)", plural(len(pos), "argument"))
 	}
 	df := sr.df // as parsed
@@ -57,6 +59,13 @@ func runVC(e *env) error {
 	}
 	if *k < -1 {
 		return usagef("-k must be ≥ 0 (got %d)", *k)
+	}
+	if bf.active() {
+		if cf.url != "" {
+			return usagef("--batch runs each graph in this process: leave out --cluster")
+		}
+		opts := vertexcover.Options{Parameterized: *k >= 0, K: *k, Threads: *threads, LocalSearch: *ls, Mirrors: *mirrors, Engine: eng, Workers: *workers}
+		return runVCBatch(e, &sr, &bf, pos, opts, *complement)
 	}
 	// gpu and hybrid search on the device, which opens while the graph is
 	// read; auto lets it join a dense kernel, and starts opening it only
@@ -123,7 +132,7 @@ func runVC(e *env) error {
 		}
 		prog.Update(fmt.Sprintf("best %s  lower bound %d  nodes %d  %s", best, p.LowerBound, p.Nodes, rate(p.Nodes, p.Elapsed)))
 	}
-	res, err := vertexcover.Solve(ctx, g, opts)
+	res, err := solveVC(ctx, pos, g, opts)
 	prog.Done()
 	if opening != nil {
 		opening.say(e)
@@ -132,58 +141,37 @@ func runVC(e *env) error {
 	if err != nil {
 		return err
 	}
-	if err := guardVC(g, res, *k); err != nil {
-		return fmt.Errorf("%s: %w", pos[0], err)
-	}
 	return printVC(e, sf, pos, g, opts, res, *k, *threads)
+}
+
+// solveVC is one vertex cover search and its guard: what a single run and
+// every instance of a batch go through (ctx carries --timeout).
+func solveVC(ctx context.Context, pos []string, g *core.Graph, opts vertexcover.Options) (vertexcover.Result, error) {
+	res, err := vertexcover.Solve(ctx, g, opts)
+	if err != nil {
+		return res, err
+	}
+	k := -1
+	if opts.Parameterized {
+		k = opts.K
+	}
+	if err := guardVC(g, res, k); err != nil {
+		return res, fmt.Errorf("%s: %w", pos[0], err)
+	}
+	return res, nil
 }
 
 // printVC prints a vertex cover result: -o, then JSON or text on stdout,
 // then --require-optimal's verdict.
 func printVC(e *env, sf *solverFlags, pos []string, g *core.Graph, opts vertexcover.Options, res vertexcover.Result, k, threads int) error {
 	v := newVerdict(res.Status, k >= 0, k, k >= 0 && res.Cover != nil)
-	base := sf.base(g)
 	if sf.out != "" && res.Cover != nil {
 		if err := writePACE(sf.out, g.N, res.Cover, paceComments(v)); err != nil {
 			return err
 		}
 	}
 	if sf.json {
-		type jsonResult struct {
-			Files []string `json:"files"`
-			N     int      `json:"n"`
-			M     int      `json:"m"`
-			Base  int      `json:"base"`
-			Size  *int     `json:"size,omitempty"` // absent: no cover (-k)
-			verdict
-			LowerBound int     `json:"lower_bound"`
-			Kernel     int     `json:"kernel"`
-			Nodes      int64   `json:"nodes"`
-			Engine     string  `json:"engine"`
-			Why        string  `json:"why"`
-			Threshold  float64 `json:"dense_threshold"`
-			Backend    string  `json:"backend,omitempty"`
-			Device     string  `json:"device,omitempty"`
-			Workers    int     `json:"workers,omitempty"`
-			Epochs     int     `json:"epochs,omitempty"`
-			Moved      int64   `json:"moved_between_devices,omitempty"`
-			LSDevice   string  `json:"ls_device,omitempty"`
-			Seconds    float64 `json:"seconds"`
-			Threads    int     `json:"threads"`
-			Verified   bool    `json:"verified"`
-			Cover      []int   `json:"cover,omitempty"` // absent with size
-		}
-		jr := jsonResult{Files: pos, N: g.N, M: g.Edges(), Base: base, verdict: v,
-			LowerBound: res.LowerBound, Kernel: res.Kernel, Nodes: res.Nodes, Engine: res.Engine, Why: res.Why, Threshold: res.DenseThreshold, Device: res.Device, Workers: res.Workers, Epochs: res.Epochs, Moved: res.Moved, LSDevice: res.LSDevice, Seconds: res.Elapsed.Seconds(), Verified: sf.verify && res.Cover != nil}
-		if jr.Threads = threads; jr.Threads == 0 {
-			jr.Threads = runtime.GOMAXPROCS(0)
-		}
-		if res.Cover != nil {
-			size := len(res.Cover)
-			jr.Size, jr.Cover = &size, shifted(res.Cover, base)
-		}
-		jr.Backend = backendOf(opts.Devices, res.Device)
-		if err := json.NewEncoder(e.stdout).Encode(jr); err != nil {
+		if err := json.NewEncoder(e.stdout).Encode(vcObject(sf, pos, g, opts, res, v, threads)); err != nil {
 			return err
 		}
 		return v.require(sf.requireOptimal)
@@ -206,6 +194,47 @@ func printVC(e *env, sf *solverFlags, pos []string, g *core.Graph, opts vertexco
 	}
 	fmt.Fprintln(e.stdout)
 	return v.require(sf.requireOptimal)
+}
+
+// vcObject is the JSON object of a vertex cover result: a single run
+// prints it, a batch adds its place in the list.
+func vcObject(sf *solverFlags, pos []string, g *core.Graph, opts vertexcover.Options, res vertexcover.Result, v verdict, threads int) any {
+	base := sf.base(g)
+	type jsonResult struct {
+		Files []string `json:"files"`
+		N     int      `json:"n"`
+		M     int      `json:"m"`
+		Base  int      `json:"base"`
+		Size  *int     `json:"size,omitempty"` // absent: no cover (-k)
+		verdict
+		LowerBound int     `json:"lower_bound"`
+		Kernel     int     `json:"kernel"`
+		Nodes      int64   `json:"nodes"`
+		Engine     string  `json:"engine"`
+		Why        string  `json:"why"`
+		Threshold  float64 `json:"dense_threshold"`
+		Backend    string  `json:"backend,omitempty"`
+		Device     string  `json:"device,omitempty"`
+		Workers    int     `json:"workers,omitempty"`
+		Epochs     int     `json:"epochs,omitempty"`
+		Moved      int64   `json:"moved_between_devices,omitempty"`
+		LSDevice   string  `json:"ls_device,omitempty"`
+		Seconds    float64 `json:"seconds"`
+		Threads    int     `json:"threads"`
+		Verified   bool    `json:"verified"`
+		Cover      []int   `json:"cover,omitempty"` // absent with size
+	}
+	jr := jsonResult{Files: pos, N: g.N, M: g.Edges(), Base: base, verdict: v,
+		LowerBound: res.LowerBound, Kernel: res.Kernel, Nodes: res.Nodes, Engine: res.Engine, Why: res.Why, Threshold: res.DenseThreshold, Device: res.Device, Workers: res.Workers, Epochs: res.Epochs, Moved: res.Moved, LSDevice: res.LSDevice, Seconds: res.Elapsed.Seconds(), Verified: sf.verify && res.Cover != nil}
+	if jr.Threads = threads; jr.Threads == 0 {
+		jr.Threads = runtime.GOMAXPROCS(0)
+	}
+	if res.Cover != nil {
+		size := len(res.Cover)
+		jr.Size, jr.Cover = &size, shifted(res.Cover, base)
+	}
+	jr.Backend = backendOf(opts.Devices, res.Device)
+	return jr
 }
 
 func oneBased(c []int) []int { return shifted(c, 1) }

@@ -1,0 +1,749 @@
+package main
+
+// Many instances in one process (issue #35, item 3): `mcs --batch`,
+// `vc --batch`, `clique --batch` and `mcs --against`. The devices are
+// opened once for the whole batch; instances are ordered by a cheap bound
+// and run concurrently, CPU slots (one thread each) taking the smallest
+// first and device slots the largest (internal/batch). Every instance goes
+// through its command's own solve-and-guard function (solveMCS, solveVC,
+// solveClique) and prints its command's own JSON object, with its place in
+// the list added.
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"runtime"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/arbor-gpu/arbor/backend"
+	"github.com/arbor-gpu/arbor/core"
+	"github.com/arbor-gpu/arbor/device/search"
+	"github.com/arbor-gpu/arbor/internal/batch"
+)
+
+// batchFlags are --batch, --device-slots and (mcs) the screening flags.
+type batchFlags struct {
+	list        string
+	deviceSlots int
+	against     string
+	minSize     int
+	top         int
+}
+
+func (b *batchFlags) register(fs *flag.FlagSet, cmd string) {
+	what := "one graph file per line"
+	if cmd == "mcs" {
+		what = "a pair g,h per line"
+	}
+	fs.StringVar(&b.list, "batch", "", "solve every instance of `LIST`, a CSV file with "+what+
+		" (an optional header line, '#' comments, paths relative to LIST's folder; '-': standard input), in one process: "+
+		"every other flag applies to each instance (--timeout per instance); JSON Lines with --json, one text line each otherwise; with -o, "+
+		"the rows also go to that JSON Lines file and a rerun skips the instances it already answered")
+	fs.IntVar(&b.deviceSlots, "device-slots", 0, "--batch with a device engine: instances on the device at once, each with the device's workers divided among them (0: 4 on a GPU, 1 on another device)")
+	if cmd != "mcs" {
+		return
+	}
+	fs.StringVar(&b.against, "against", "", "screening: solve the one graph QUERY against each graph of `LIST|DIR` (a list of one file per line, or every graph file in the folder DIR)")
+	fs.IntVar(&b.minSize, "min-size", 0, "--against: report the pairs with a common subgraph of at least `K` vertices; each pair stops as soon as it cannot reach K (the goal machinery, as --goal)")
+	fs.IntVar(&b.top, "top", 0, "--against: report the best `N` pairs, largest first; once N are known each next pair only has to beat the Nth (its goal)")
+}
+
+// active reports whether any batch flag was given: the batch path then
+// checks them (a --top without --against is a usage error, not ignored).
+func (b *batchFlags) active() bool {
+	return b.list != "" || b.against != "" || b.minSize != 0 || b.top != 0 || b.deviceSlots != 0
+}
+
+// check is the batch flags' rules; pos are the positional arguments.
+func (b *batchFlags) check(cmd string, pos []string, sf *solverFlags) error {
+	switch {
+	case b.list != "" && b.against != "":
+		return usagef("--batch and --against are two modes: give one")
+	case b.list == "" && b.against == "":
+		return usagef("--device-slots, --min-size and --top take --batch or --against")
+	case b.deviceSlots < 0 || b.minSize < 0 || b.top < 0:
+		return usagef("--device-slots, --min-size and --top must be ≥ 0")
+	case b.against == "" && (b.minSize > 0 || b.top > 0):
+		return usagef("--min-size and --top take --against")
+	case b.minSize > 0 && b.top > 0:
+		return usagef("--min-size and --top are two questions: give one")
+	case b.list != "" && len(pos) > 0:
+		return usagef("%s --batch takes its instances from the list, not as arguments (got %s)", cmd, plural(len(pos), "argument"))
+	case b.against != "" && len(pos) != 1:
+		return usagef("mcs --against takes one query graph (got %s)", plural(len(pos), "argument"))
+	case b.against != "" && b.minSize == 0 && b.top == 0:
+		return usagef("--against needs --min-size K or --top N")
+	}
+	return nil
+}
+
+// batchJob is one instance of a batch.
+type batchJob struct {
+	index int    // its place among the list's instances (bad lines included), from 0
+	list  string // the list's name in messages
+	line  int    // the list's line (0: a folder's file)
+	files []string
+	err   error // the list line's error, or reading one of its graphs'
+	// unread: Ctrl-C came before its graphs were read; it is not run.
+	unread bool
+	stats  []graphStat
+	bound  int64
+}
+
+// graphStat is what the cheap bounds need of a graph.
+type graphStat struct{ n, m int }
+
+// batchSolved is what an instance's solve returns.
+type batchSolved struct {
+	obj  any    // the command's single-instance JSON object
+	text string // one line of text
+	v    verdict
+	size int
+}
+
+// batchRow is a finished instance, as printed.
+type batchRow struct {
+	job         *batchJob
+	solved      batchSolved
+	err         error
+	interrupted bool // Ctrl-C stopped it: unproven, or no answer at all
+}
+
+// jsonLine is the row's JSON Lines object: the command's object with index
+// and line first, or for a failed row its files and error.
+func (r batchRow) jsonLine() ([]byte, error) {
+	head := fmt.Sprintf(`{"index":%d`, r.job.index)
+	if r.job.line > 0 {
+		head += fmt.Sprintf(`,"line":%d`, r.job.line)
+	}
+	if r.interrupted {
+		head += `,"interrupted":true`
+	}
+	var body []byte
+	var err error
+	if r.err != nil {
+		files := r.job.files
+		if files == nil {
+			files = []string{}
+		}
+		body, err = json.Marshal(struct {
+			Files []string `json:"files"`
+			Error string   `json:"error"`
+		}{files, r.err.Error()})
+	} else {
+		body, err = json.Marshal(r.solved.obj)
+	}
+	if err != nil {
+		return nil, err
+	}
+	return append(append([]byte(head+","), body[1:]...), '\n'), nil
+}
+
+// textLine is the row's one line of text.
+func (r batchRow) textLine() string {
+	if r.err != nil {
+		s := fmt.Sprintf("%d  error: %v", r.job.index, r.err)
+		if r.interrupted {
+			s += " (interrupted)"
+		}
+		return s + "\n"
+	}
+	s := fmt.Sprintf("%d  %s  %s", r.job.index, strings.Join(r.job.files, " "), r.solved.text)
+	if r.interrupted {
+		s += "  (interrupted)"
+	}
+	return s + "\n"
+}
+
+// batchRunner runs a batch for one command.
+type batchRunner struct {
+	e   *env
+	cmd string
+	sf  *solverFlags
+	bf  *batchFlags
+	ro  core.ReadOptions
+	// bound is an instance's cheap bound, from its graphs' sizes.
+	bound func([]graphStat) int64
+	// fits, when set, says why an instance cannot run as asked (too
+	// large for the device engine named by --engine): it is then a failed
+	// row whatever slot would have taken it, as a single run fails.
+	fits func([]graphStat) error
+	// solve runs one instance on its graphs, in a CPU or a device slot.
+	solve func(ctx context.Context, j *batchJob, gs []*core.Graph, slot batch.Slot) (batchSolved, error)
+	// cpu and dev are the slots; descending makes the CPU slots take the
+	// largest bounds first (--top: large answers early raise the goal).
+	cpu, dev   int
+	descending bool
+	// keep, when set, decides which rows are printed as they finish
+	// (--min-size: the pairs reaching K); hold collects them instead, and
+	// release returns those to print at the end (--top).
+	keep    func(batchRow) bool
+	hold    func(batchRow)
+	release func() []batchRow
+
+	cache *graphCache
+	out   *batchOut
+}
+
+// graphCacheBudget is how many vertices and edges of graphs a batch keeps
+// in memory after reading them for the bounds; past it a graph is read
+// again when its instance runs (a library of large graphs must not all
+// sit in memory at once).
+const graphCacheBudget = 1 << 26
+
+// graphCache holds the graphs a batch read, each file read once however
+// many instances name it (all pairs of a set, one query against many).
+type graphCache struct {
+	mu     sync.Mutex
+	graphs map[string]*core.Graph
+	used   int64
+}
+
+func (c *graphCache) get(path string) *core.Graph {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.graphs[path]
+}
+
+func (c *graphCache) put(path string, g *core.Graph) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if size := int64(g.N + g.Edges()); c.used+size <= graphCacheBudget {
+		c.graphs[path] = g
+		c.used += size
+	}
+}
+
+// read reads a graph of a list (never standard input: the list may be it).
+func (r *batchRunner) read(path string) (*core.Graph, error) {
+	if g := r.cache.get(path); g != nil {
+		return g, nil
+	}
+	if path == "-" {
+		return nil, errors.New("'-' (standard input) cannot be an instance's file in a list")
+	}
+	return r.e.readGraph(path, r.ro)
+}
+
+// prepare reads every distinct file of the jobs (in parallel), sets each
+// job's stats and bound, and marks the jobs whose files fail.
+func (r *batchRunner) prepare(jobs []*batchJob) {
+	var paths []string
+	seen := map[string]bool{}
+	for _, j := range jobs {
+		if j.err != nil {
+			continue
+		}
+		for _, f := range j.files {
+			if !seen[f] {
+				seen[f] = true
+				paths = append(paths, f)
+			}
+		}
+	}
+	stats := make(map[string]graphStat, len(paths))
+	errs := make(map[string]error)
+	var mu sync.Mutex
+	ch := make(chan string)
+	var wg sync.WaitGroup
+	for range min(runtime.GOMAXPROCS(0), max(len(paths), 1)) {
+		wg.Go(func() {
+			for p := range ch {
+				g, err := r.read(p)
+				mu.Lock()
+				if err != nil {
+					errs[p] = err
+				} else {
+					stats[p] = graphStat{g.N, g.Edges()}
+				}
+				mu.Unlock()
+				if err == nil {
+					r.cache.put(p, g)
+				}
+			}
+		})
+	}
+	for _, p := range paths {
+		if r.e.ctx.Err() != nil {
+			break
+		}
+		ch <- p
+	}
+	close(ch)
+	wg.Wait()
+	for _, j := range jobs {
+		if j.err != nil {
+			continue
+		}
+		for _, f := range j.files {
+			st, ok := stats[f]
+			if !ok {
+				if err := errs[f]; err != nil {
+					j.err = j.where(err)
+				} else {
+					j.unread = true // Ctrl-C came before it was read
+				}
+				break
+			}
+			j.stats = append(j.stats, st)
+		}
+		if j.err != nil || j.unread {
+			continue
+		}
+		if r.fits != nil {
+			if err := r.fits(j.stats); err != nil {
+				j.err = j.where(fmt.Errorf("%s: %w", strings.Join(j.files, ", "), err))
+				continue
+			}
+		}
+		j.bound = r.bound(j.stats)
+	}
+}
+
+// where prefixes err with the job's list line, where it has one.
+func (j *batchJob) where(err error) error {
+	if j.line > 0 {
+		return fmt.Errorf("%s:%d: %w", j.list, j.line, err)
+	}
+	return err
+}
+
+// run runs the jobs: those with errors become rows at once, the others go
+// to the scheduler. It returns the command's error (the exit status).
+func (r *batchRunner) run(jobs []*batchJob, skipped int) error {
+	r.out.total = len(jobs)
+	var todo []batch.Job
+	unread := 0
+	for _, j := range jobs {
+		if j.err != nil {
+			r.finish(batchRow{job: j, err: j.err})
+			continue
+		}
+		if j.unread {
+			unread++
+			continue
+		}
+		b := j.bound
+		if r.descending {
+			b = -b
+		}
+		todo = append(todo, batch.Job{Index: len(todo), Bound: b})
+	}
+	live := make([]*batchJob, 0, len(todo))
+	for _, j := range jobs {
+		if j.err == nil && !j.unread {
+			live = append(live, j)
+		}
+	}
+	ctx := r.e.ctx
+	// The progress line moves while long instances run, not only when one
+	// finishes.
+	tick := make(chan struct{})
+	if r.out.prog.on {
+		go func() {
+			t := time.NewTicker(time.Second)
+			defer t.Stop()
+			for {
+				select {
+				case <-tick:
+					return
+				case <-t.C:
+					r.out.mu.Lock()
+					r.out.progress()
+					r.out.mu.Unlock()
+				}
+			}
+		}()
+	}
+	started := batch.Run(ctx, todo, r.cpu, r.dev, func(ctx context.Context, bj batch.Job, slot batch.Slot) {
+		r.finish(r.runOne(ctx, live[bj.Index], slot))
+	})
+	close(tick)
+	if r.hold != nil && r.release != nil {
+		r.out.mu.Lock()
+		for _, row := range r.release() {
+			r.out.write(row)
+		}
+		r.out.mu.Unlock()
+	}
+	r.out.close()
+	notRun := len(todo) - started + unread
+	return r.out.verdict(notRun, skipped)
+}
+
+// runOne runs one instance.
+func (r *batchRunner) runOne(ctx context.Context, j *batchJob, slot batch.Slot) batchRow {
+	gs := make([]*core.Graph, len(j.files))
+	for i, f := range j.files {
+		g, err := r.read(f)
+		if err != nil {
+			return batchRow{job: j, err: j.where(err)}
+		}
+		gs[i] = g
+	}
+	s, err := r.solve(ctx, j, gs, slot)
+	row := batchRow{job: j, solved: s, err: err}
+	if err != nil {
+		row.err = j.where(err)
+	}
+	row.interrupted = ctx.Err() != nil && (err != nil || !s.v.Proven)
+	return row
+}
+
+// finish prints a row (or holds it, for --top).
+func (r *batchRunner) finish(row batchRow) {
+	if r.hold != nil {
+		r.out.record(row, false)
+		r.hold(row)
+		return
+	}
+	r.out.record(row, row.err != nil || r.keep == nil || r.keep(row))
+}
+
+// batchOut prints rows: stdout (JSON Lines or text), -o (JSON Lines,
+// appended one whole line per write) and the progress line.
+type batchOut struct {
+	mu    sync.Mutex
+	e     *env
+	sf    *solverFlags
+	file  *os.File
+	path  string
+	ferr  error
+	prog  *progress
+	start time.Time
+
+	total, done, failed, unsettled, interrupted, dropped int
+}
+
+// record counts a finished row in the totals and the progress line and,
+// if print, prints it.
+func (o *batchOut) record(row batchRow, print bool) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	o.done++
+	switch {
+	case row.err != nil:
+		o.failed++
+	case !row.solved.v.settled():
+		o.unsettled++
+	}
+	if row.interrupted {
+		o.interrupted++
+	}
+	if !print && row.err == nil {
+		o.dropped++
+	}
+	if print {
+		o.write(row)
+	}
+	o.progress()
+}
+
+// write prints a row on stdout and to -o. Called with o.mu held.
+func (o *batchOut) write(row batchRow) {
+	line, err := row.jsonLine()
+	if err != nil {
+		row = batchRow{job: row.job, err: fmt.Errorf("encoding the result: %w", err), interrupted: row.interrupted}
+		line, _ = row.jsonLine()
+	}
+	o.clearProgress()
+	if o.sf.json {
+		o.e.stdout.Write(line)
+	} else {
+		io.WriteString(o.e.stdout, row.textLine())
+	}
+	if o.file != nil && o.ferr == nil {
+		if _, err := o.file.Write(line); err != nil {
+			o.ferr = fmt.Errorf("writing %s: %w", o.path, err)
+		}
+	}
+}
+
+// progress updates the progress line: instances done of all, the rate,
+// the time left at that rate. Called with o.mu held.
+func (o *batchOut) progress() {
+	el := time.Since(o.start)
+	r := float64(o.done) / max(el.Seconds(), 1e-9)
+	eta := "-"
+	if o.done > 0 {
+		eta = (time.Duration(float64(o.total-o.done)/r*1e9) * time.Nanosecond).Round(time.Second).String()
+	}
+	line := fmt.Sprintf("%d/%d instances  %.1f/s  ETA %s", o.done, o.total, r, eta)
+	if o.failed > 0 {
+		line += fmt.Sprintf("  %d failed", o.failed)
+	}
+	o.prog.Update(line)
+}
+
+// clearProgress clears the progress line before a row is printed, so that
+// rows and the line do not share a line of the terminal.
+func (o *batchOut) clearProgress() {
+	p := o.prog
+	if p == nil || !p.on {
+		return
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.shown {
+		fmt.Fprint(p.w, "\r\x1b[K")
+		p.shown = false
+	}
+}
+
+func (o *batchOut) close() {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	o.prog.Done()
+	if o.file == nil {
+		return
+	}
+	err := o.file.Sync()
+	if cerr := o.file.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil && o.ferr == nil && !errors.Is(err, os.ErrInvalid) {
+		// Sync fails on some special files (a pipe): only a regular
+		// file's failure counts.
+		if st, serr := os.Stat(o.path); serr == nil && st.Mode().IsRegular() {
+			o.ferr = fmt.Errorf("writing %s: %w", o.path, err)
+		}
+	}
+	o.file = nil
+}
+
+// verdict is the batch's exit: 1 if an instance failed, was not run
+// (Ctrl-C) or -o failed; else 3 with --require-optimal if a question was
+// left unsettled; else 0.
+func (o *batchOut) verdict(notRun, skipped int) error {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	if o.ferr != nil {
+		return o.ferr
+	}
+	rerun := ""
+	if o.sf.out != "" {
+		rerun = "; rerun with the same -o to run the rest"
+	}
+	switch {
+	case notRun > 0:
+		return fmt.Errorf("interrupted: %d of %d instances not run, %s%s", notRun, o.total, plural(o.interrupted, "instance")+" stopped unproven", rerun)
+	case o.failed > 0:
+		return fmt.Errorf("%d of %d instances failed (their rows say why)", o.failed, o.total)
+	case o.sf.requireOptimal && o.unsettled > 0:
+		return unsettledError{fmt.Sprintf("--require-optimal: %d of %d instances not settled", o.unsettled, o.total)}
+	}
+	return nil
+}
+
+// openOut opens -o for the batch. resume keeps the rows of a previous run
+// that answered (no error, not interrupted), dropping the others (and a
+// line a crash cut short) in one atomic rewrite, and returns their keys:
+// those instances are skipped. Without resume the file starts empty.
+func openOut(path string, resume bool) (*os.File, map[string]bool, error) {
+	done := map[string]bool{}
+	if st, err := os.Stat(path); err == nil && !st.Mode().IsRegular() {
+		f, err := os.OpenFile(path, os.O_WRONLY, 0)
+		return f, done, err
+	}
+	flags := os.O_WRONLY | os.O_CREATE | os.O_APPEND
+	if !resume {
+		flags |= os.O_TRUNC
+	} else if data, err := os.ReadFile(path); err == nil {
+		var keep []byte
+		dropped := false
+		for _, line := range strings.SplitAfter(string(data), "\n") {
+			if line == "" {
+				continue
+			}
+			var row struct {
+				Index       *int     `json:"index"`
+				Files       []string `json:"files"`
+				Error       string   `json:"error"`
+				Interrupted bool     `json:"interrupted"`
+			}
+			if !strings.HasSuffix(line, "\n") || json.Unmarshal([]byte(line), &row) != nil || row.Index == nil || row.Error != "" || row.Interrupted {
+				dropped = true
+				continue
+			}
+			done[rowKey(*row.Index, row.Files)] = true
+			keep = append(keep, line...)
+		}
+		if dropped {
+			if err := writeAtomic(path, func(w io.Writer) error { _, err := w.Write(keep); return err }); err != nil {
+				return nil, nil, err
+			}
+		}
+	} else if !errors.Is(err, os.ErrNotExist) {
+		return nil, nil, fmt.Errorf("-o: %w", err)
+	}
+	f, err := os.OpenFile(path, flags, 0o644)
+	if err != nil {
+		return nil, nil, fmt.Errorf("-o: %w", err)
+	}
+	return f, done, nil
+}
+
+// rowKey identifies an instance across runs: its index and its files.
+func rowKey(index int, files []string) string {
+	return fmt.Sprint(index, "\x00", strings.Join(files, "\x00"))
+}
+
+// readList reads --batch's list (or --against's): jobs numbered in list
+// order, bad lines among them with their errors. A folder is every graph
+// file in it, sorted by name.
+func (e *env) readList(list string, cols int) ([]*batchJob, string, error) {
+	name, dir := list, filepath.Dir(list)
+	var r io.Reader
+	if list == "-" {
+		if e.stdinUsed {
+			return nil, "", usagef("standard input (-) can be read only once")
+		}
+		e.stdinUsed = true
+		name, dir = stdinName, ""
+		if r = e.stdin; r == nil {
+			r = os.Stdin
+		}
+	} else {
+		st, err := os.Stat(list)
+		if err != nil {
+			return nil, "", fmt.Errorf("list: %w", err)
+		}
+		if st.IsDir() {
+			if cols != 1 {
+				return nil, "", usagef("%s is a folder: a list of %d files per line is a file", list, cols)
+			}
+			jobs, err := dirJobs(list)
+			return jobs, list, err
+		}
+		f, err := os.Open(list)
+		if err != nil {
+			return nil, "", fmt.Errorf("list: %w", err)
+		}
+		defer f.Close()
+		r = f
+	}
+	entries, err := batch.ParseList(bufio.NewReader(r), name, dir, cols)
+	if err != nil {
+		return nil, "", err
+	}
+	jobs := make([]*batchJob, len(entries))
+	for i, en := range entries {
+		jobs[i] = &batchJob{index: i, list: name, line: en.Line, files: en.Files, err: en.Err}
+	}
+	return jobs, name, nil
+}
+
+// notGraphs are the extensions of files a library folder may hold beside
+// its graphs (expected answers, notes): --against DIR skips them.
+var notGraphs = map[string]bool{".csv": true, ".md": true, ".txt": true, ".json": true, ".jsonl": true, ".log": true}
+
+// dirJobs lists every graph file of a folder (not hidden, not a folder, not
+// one of notGraphs), sorted by name.
+func dirJobs(dir string) ([]*batchJob, error) {
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		return nil, fmt.Errorf("--against: %w", err)
+	}
+	var names []string
+	for _, en := range ents {
+		n := en.Name()
+		if strings.HasPrefix(n, ".") || en.IsDir() || notGraphs[strings.ToLower(filepath.Ext(n))] {
+			continue
+		}
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	jobs := make([]*batchJob, len(names))
+	for i, n := range names {
+		jobs[i] = &batchJob{index: i, files: []string{filepath.Join(dir, n)}}
+	}
+	return jobs, nil
+}
+
+// batchDevices opens the devices once for the whole batch, under the
+// command's placement rule, and says how many instances run on them at
+// once and with how many workers each. This is the one place a batch
+// touches devices: every instance on a device slot gets the same opened
+// devices through its Options.Devices.
+//
+// auto says the engine is auto, which runs on a GPU only (every command's
+// auto leaves a CPU device to the CPU engine): on another device a batch
+// gets no device slots, rather than slots that would run the CPU engine.
+func batchDevices(e *env, sr *searchFlags, bf *batchFlags, opens, auto bool, rule func([]backend.Device, error) (search.Placement, error)) (devs []backend.Device, slots, workers int, closeAll func(), err error) {
+	closeAll = func() {}
+	if !opens {
+		return nil, 0, 0, closeAll, nil
+	}
+	devs, closeAll, err = sr.place(e, rule)
+	if err != nil || len(devs) == 0 {
+		return nil, 0, 0, closeAll, err
+	}
+	info := devs[0].Info()
+	if auto && info.Type != backend.TypeGPU {
+		closeAll()
+		return nil, 0, 0, func() {}, nil
+	}
+	if slots = bf.deviceSlots; slots == 0 {
+		slots = 1
+		if info.Type == backend.TypeGPU {
+			slots = 4
+		}
+	}
+	w := *sr.workers
+	if w <= 0 {
+		w = search.DefaultWorkers(info)
+	}
+	return devs, slots, max(1, w/slots), closeAll, nil
+}
+
+// cpuSlots is the number of CPU slots: --threads, 0 for every core.
+func cpuSlots(threads int) int {
+	if threads <= 0 {
+		return runtime.GOMAXPROCS(0)
+	}
+	return threads
+}
+
+// newBatchRunner sets up a runner: the list's jobs (less those -o already
+// answered), -o, the progress line. It returns the jobs to run and how many
+// were skipped.
+func newBatchRunner(e *env, cmd string, sf *solverFlags, bf *batchFlags, list string, cols int, resume bool) (*batchRunner, []*batchJob, int, error) {
+	jobs, _, err := e.readList(list, cols)
+	if err != nil {
+		return nil, nil, 0, err
+	}
+	out := &batchOut{e: e, sf: sf, prog: newProgress(e), start: time.Now(), path: sf.out}
+	out.prog.delay = 500 * time.Millisecond
+	skipped := 0
+	if sf.out != "" {
+		f, done, err := openOut(sf.out, resume)
+		if err != nil {
+			return nil, nil, 0, err
+		}
+		out.file = f
+		kept := jobs[:0]
+		for _, j := range jobs {
+			if j.err == nil && done[rowKey(j.index, j.files)] {
+				skipped++
+				continue
+			}
+			kept = append(kept, j)
+		}
+		jobs = kept
+		if skipped > 0 {
+			fmt.Fprintf(e.stderr, "arbor %s: %s: %s already answered, skipped; %s to run\n", cmd, sf.out, plural(skipped, "instance"), plural(len(jobs), "instance"))
+		}
+	}
+	r := &batchRunner{e: e, cmd: cmd, sf: sf, bf: bf, cache: &graphCache{graphs: map[string]*core.Graph{}}, out: out}
+	return r, jobs, skipped, nil
+}

@@ -1,0 +1,346 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/arbor-gpu/arbor/algorithms/clique"
+	"github.com/arbor-gpu/arbor/algorithms/mcs"
+	mcskernel "github.com/arbor-gpu/arbor/algorithms/mcs/kernel"
+	"github.com/arbor-gpu/arbor/algorithms/vertexcover"
+	"github.com/arbor-gpu/arbor/backend"
+	"github.com/arbor-gpu/arbor/core"
+	"github.com/arbor-gpu/arbor/device/search"
+	"github.com/arbor-gpu/arbor/internal/batch"
+)
+
+// runMCSBatch is 'arbor mcs --batch LIST' and 'arbor mcs QUERY --against
+// LIST|DIR': opts is what every pair runs with (the flags as parsed),
+// graphs the positional arguments' graphs (--against: the query).
+func runMCSBatch(e *env, sr *searchFlags, bf *batchFlags, pos []string, graphs []*core.Graph, opts mcs.Options, ro core.ReadOptions) error {
+	sf := &sr.solverFlags
+	if err := bf.check("mcs", pos, sf); err != nil {
+		return err
+	}
+	screening := bf.against != ""
+	switch {
+	case screening && opts.Goal > 0:
+		return usagef("--against sets each pair's goal itself (--min-size, --top): leave out --goal")
+	case screening && (opts.Engine == mcs.EngineHybrid || opts.Engine == mcs.EnginePortfolio || opts.BigFirst):
+		return usagef("--against runs each pair with a goal, which --engine hybrid, the portfolio and --big-first refuse: use auto, gpu or cpu")
+	case opts.Engine == mcs.EngineHybrid && opts.Goal > 0:
+		return usagef("a fixed goal compares trees; it takes --engine gpu or cpu, not hybrid")
+	}
+	list, cols := bf.list, 2
+	if screening {
+		list, cols = bf.against, 1
+	}
+	r, jobs, skipped, err := newBatchRunner(e, "mcs", sf, bf, list, cols, !screening)
+	if err != nil {
+		return err
+	}
+	defer r.out.close()
+	r.ro = ro
+	devs, dslots, dworkers, closeAll, err := batchDevices(e, sr, bf, opts.Engine.OpensDevice(), opts.Engine == mcs.EngineAuto, func(opened []backend.Device, err error) (search.Placement, error) {
+		return mcs.Place(opts.Engine, opened, err, sr.df.backend != "")
+	})
+	if err != nil {
+		return err
+	}
+	defer closeAll()
+	r.cpu, r.dev = cpuSlots(opts.Threads), dslots
+	// The cheap bound: the smaller graph's order (no common subgraph is
+	// larger), the edges breaking ties.
+	r.bound = func(st []graphStat) int64 {
+		return int64(min(st[0].n, st[1].n))<<32 | int64(min(st[0].m+st[1].m, 1<<32-1))
+	}
+	if opts.Engine == mcs.EngineGPU || opts.Engine == mcs.EngineHybrid {
+		r.fits = func(st []graphStat) error {
+			if n := max(st[0].n, st[1].n); n > mcskernel.MCSplitMaxVertices {
+				return fmt.Errorf("too large for the device engine (--engine %s): a graph of %d vertices, over its %d; use --engine auto or cpu", opts.Engine, n, mcskernel.MCSplitMaxVertices)
+			}
+			return nil
+		}
+	}
+	var sc *screen
+	if screening {
+		r.cache.graphs[pos[0]] = graphs[0] // read once for every pair
+		for _, j := range jobs {
+			if j.err == nil {
+				j.files = []string{pos[0], j.files[0]}
+			}
+		}
+		sc = &screen{minSize: bf.minSize, top: bf.top}
+		if sc.top > 0 {
+			r.hold, r.release = sc.hold, sc.release
+			// On the CPU alone, the largest pairs first: large answers
+			// early raise every later pair's goal.
+			r.descending = r.dev == 0
+		} else {
+			r.keep = sc.keep
+		}
+	}
+	r.solve = func(ctx context.Context, j *batchJob, gs []*core.Graph, slot batch.Slot) (batchSolved, error) {
+		o := opts
+		o.Threads = 1
+		if slot.Device {
+			o.Devices, o.Workers = devs, dworkers
+		} else {
+			o.Devices = nil
+			if o.Engine == mcs.EngineGPU || o.Engine == mcs.EngineHybrid {
+				o.Engine = mcs.EngineCPU
+			}
+		}
+		if sc != nil {
+			o.Goal = sc.goal()
+		}
+		res, err := solveMCS(ctx, j.files, gs[0], gs[1], o)
+		if err != nil {
+			return batchSolved{}, err
+		}
+		if !slot.Device && r.dev > 0 {
+			res.Why = "a CPU slot of the batch: " + res.Why
+		}
+		g := o.Goal
+		v := newVerdict(res.Status, g > 0, g, g > 0 && res.Size >= g)
+		m := shiftedPairs(res.Mapping, sf.base(gs[0]), sf.base(gs[1]))
+		text := fmt.Sprintf("size %d  %s  nodes %d  %v  engine %s%s", res.Size,
+			statusText(v, "maximum", fmt.Sprintf("common subgraph of ≥ %d vertices", g)),
+			res.Nodes, res.Elapsed.Round(time.Microsecond), res.Engine, deviceSuffix(res.Device))
+		return batchSolved{obj: mcsObject(sf, j.files, gs[0], gs[1], o, res, v, m), text: text, v: v, size: res.Size}, nil
+	}
+	r.prepare(jobs)
+	err = r.run(jobs, skipped)
+	if sc != nil && sf.verbose {
+		fmt.Fprintf(e.stderr, "arbor mcs: screened %s: %d reported, %d proven unable to make the cut, %d failed\n",
+			plural(len(jobs), "pair"), sc.reported(r.out), sc.cut, r.out.failed)
+	}
+	return err
+}
+
+// screen is --against's cut: a fixed --min-size K, or the best --top N so
+// far, whose Nth size + 1 is every later pair's goal.
+type screen struct {
+	minSize, top int
+
+	mu    sync.Mutex
+	held  []batchRow // --top: the rows that may be among the best
+	sizes []int      // their sizes, descending
+	cut   int        // pairs proven unable to make the cut
+}
+
+// goal is the goal of the next pair: K, or the Nth best + 1 once N pairs
+// are known (0 before: the pair's plain maximum).
+func (s *screen) goal() int {
+	if s.minSize > 0 {
+		return s.minSize
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if len(s.sizes) < s.top {
+		return 0
+	}
+	return s.sizes[s.top-1] + 1
+}
+
+// keep (--min-size) prints a pair unless it is proven unable to reach K.
+func (s *screen) keep(row batchRow) bool {
+	if row.solved.v.Status != core.StatusInfeasible {
+		return true
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.cut++
+	return false
+}
+
+// hold (--top) keeps a pair unless it is proven unable to beat the Nth
+// best at the time it ran.
+func (s *screen) hold(row batchRow) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if row.err == nil && row.solved.v.Status == core.StatusInfeasible {
+		s.cut++
+		return
+	}
+	s.held = append(s.held, row)
+	if row.err == nil {
+		i, _ := slices.BinarySearchFunc(s.sizes, row.solved.size, func(a, b int) int { return b - a })
+		s.sizes = slices.Insert(s.sizes, i, row.solved.size)
+	}
+}
+
+// release (--top) returns the best N pairs, largest first (ties by
+// index), then the failed ones.
+func (s *screen) release() []batchRow {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var ok, failed []batchRow
+	for _, r := range s.held {
+		if r.err != nil {
+			failed = append(failed, r)
+		} else {
+			ok = append(ok, r)
+		}
+	}
+	slices.SortStableFunc(ok, func(a, b batchRow) int {
+		if a.solved.size != b.solved.size {
+			return b.solved.size - a.solved.size
+		}
+		return a.job.index - b.job.index
+	})
+	if len(ok) > s.top {
+		ok = ok[:s.top]
+	}
+	slices.SortFunc(failed, func(a, b batchRow) int { return a.job.index - b.job.index })
+	return append(ok, failed...)
+}
+
+// reported is how many pairs were printed (less the failed ones).
+func (s *screen) reported(o *batchOut) int {
+	if s.top > 0 {
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		return min(s.top, len(s.sizes))
+	}
+	return o.done - o.dropped - o.failed
+}
+
+// runVCBatch is 'arbor vc --batch LIST'.
+func runVCBatch(e *env, sr *searchFlags, bf *batchFlags, pos []string, opts vertexcover.Options, complement bool) error {
+	sf := &sr.solverFlags
+	if err := bf.check("vc", pos, sf); err != nil {
+		return err
+	}
+	r, jobs, skipped, err := newBatchRunner(e, "vc", sf, bf, bf.list, 1, true)
+	if err != nil {
+		return err
+	}
+	defer r.out.close()
+	r.ro = core.ReadOptions{Format: *sr.format}
+	devs, dslots, dworkers, closeAll, err := batchDevices(e, sr, bf, opts.Engine.OpensDevice(), opts.Engine == vertexcover.EngineAuto, func(opened []backend.Device, err error) (search.Placement, error) {
+		return vertexcover.Place(opts.Engine, opened, err)
+	})
+	if err != nil {
+		return err
+	}
+	defer closeAll()
+	r.cpu, r.dev = cpuSlots(opts.Threads), dslots
+	r.bound = func(st []graphStat) int64 { return edgesBound(st[0], complement) }
+	timeout := *sr.timeout
+	r.solve = func(ctx context.Context, j *batchJob, gs []*core.Graph, slot batch.Slot) (batchSolved, error) {
+		g := gs[0]
+		if g.Directed {
+			return batchSolved{}, fmt.Errorf("%s: vertex cover needs an undirected graph", j.files[0])
+		}
+		if complement {
+			g = vertexcover.Complement(g)
+		}
+		o := opts
+		o.Threads = 1
+		if slot.Device {
+			o.Devices, o.Workers = devs, dworkers
+		} else {
+			o.Devices = nil
+			if o.Engine.OpensDevice() {
+				o.Engine = vertexcover.EngineAuto
+			}
+		}
+		if timeout > 0 {
+			var cancel func()
+			ctx, cancel = context.WithTimeout(ctx, timeout)
+			defer cancel()
+		}
+		res, err := solveVC(ctx, j.files, g, o)
+		if err != nil {
+			return batchSolved{}, err
+		}
+		k := -1
+		if o.Parameterized {
+			k = o.K
+		}
+		v := newVerdict(res.Status, k >= 0, k, k >= 0 && res.Cover != nil)
+		size := "none"
+		if res.Cover != nil {
+			size = fmt.Sprint(len(res.Cover))
+		}
+		text := fmt.Sprintf("n=%d m=%d  cover %s  %s  nodes %d  %v  engine %s%s", g.N, g.Edges(), size,
+			statusText(v, "minimum", fmt.Sprintf("cover of size ≤ %d", k)), res.Nodes, res.Elapsed.Round(time.Microsecond), res.Engine, deviceSuffix(res.Device))
+		return batchSolved{obj: vcObject(sf, j.files, g, o, res, v, 1), text: text, v: v, size: len(res.Cover)}, nil
+	}
+	r.prepare(jobs)
+	return r.run(jobs, skipped)
+}
+
+// edgesBound is vc's and clique's cheap bound: the edges of the graph
+// searched (of the complement with --complement).
+func edgesBound(st graphStat, complement bool) int64 {
+	if complement {
+		return int64(st.n)*int64(st.n-1)/2 - int64(st.m)
+	}
+	return int64(st.m)
+}
+
+// runCliqueBatch is 'arbor clique --batch LIST'.
+func runCliqueBatch(e *env, sr *searchFlags, bf *batchFlags, pos []string, opts clique.Options) error {
+	sf := &sr.solverFlags
+	if err := bf.check("clique", pos, sf); err != nil {
+		return err
+	}
+	r, jobs, skipped, err := newBatchRunner(e, "clique", sf, bf, bf.list, 1, true)
+	if err != nil {
+		return err
+	}
+	defer r.out.close()
+	r.ro = core.ReadOptions{Format: *sr.format}
+	devs, dslots, dworkers, closeAll, err := batchDevices(e, sr, bf, opts.Engine.OpensDevice(), opts.Engine == clique.EngineAuto, func(opened []backend.Device, err error) (search.Placement, error) {
+		return clique.Place(opts.Engine, opened, err)
+	})
+	if err != nil {
+		return err
+	}
+	defer closeAll()
+	r.cpu, r.dev = cpuSlots(opts.Threads), dslots
+	if opts.Goal > 0 && r.dev > 0 {
+		r.cpu = 0 // the fixed goal is the device engine's alone
+	}
+	r.bound = func(st []graphStat) int64 { return edgesBound(st[0], opts.Complement) }
+	if opts.Engine == clique.EngineGPU || opts.Engine == clique.EngineHybrid {
+		r.fits = func(st []graphStat) error {
+			if st[0].n > clique.DeviceMaxVertices {
+				return fmt.Errorf("too large for the device engine (--engine %s): %d vertices, over its %d; use --engine auto or cpu", opts.Engine, st[0].n, clique.DeviceMaxVertices)
+			}
+			return nil
+		}
+	}
+	r.solve = func(ctx context.Context, j *batchJob, gs []*core.Graph, slot batch.Slot) (batchSolved, error) {
+		g := gs[0]
+		o := opts
+		o.Threads = 1
+		if slot.Device {
+			o.Devices, o.Workers = devs, dworkers
+		} else {
+			o.Devices = nil
+			if o.Engine == clique.EngineGPU || o.Engine == clique.EngineHybrid {
+				o.Engine = clique.EngineCPU
+			}
+		}
+		res, err := solveClique(ctx, j.files, g, o)
+		if err != nil {
+			return batchSolved{}, err
+		}
+		if !slot.Device && r.dev > 0 {
+			res.Why = "a CPU slot of the batch: " + res.Why
+		}
+		v := newVerdict(res.Status, o.Goal > 0, o.Goal, o.Goal > 0 && res.Size >= o.Goal)
+		shown := shifted(res.Clique, sf.base(g))
+		text := fmt.Sprintf("n=%d m=%d  clique %d  %s  nodes %d  %v  engine %s%s", g.N, g.Edges(), res.Size,
+			statusText(v, "maximum", fmt.Sprintf("clique of ≥ %d vertices", o.Goal)), res.Nodes, res.Elapsed.Round(time.Microsecond), res.Engine, deviceSuffix(res.Device))
+		return batchSolved{obj: cliqueObject(sf, j.files, g, o, res, v, shown, o.Complement), text: text, v: v, size: res.Size}, nil
+	}
+	r.prepare(jobs)
+	return r.run(jobs, skipped)
+}
