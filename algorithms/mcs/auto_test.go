@@ -101,3 +101,60 @@ func TestPairsOf(t *testing.T) {
 		t.Fatalf("round trip %v, want %v", back, res.Mapping)
 	}
 }
+
+// TestFloor: a floor answers "is there one of ≥ Floor" with the maximum
+// (optimal) or a proof that none reaches it (infeasible, no mapping), on
+// the CPU engines and on every device's gpu and hybrid engines, in no
+// more nodes than the plain search on the sequential engine.
+func TestFloor(t *testing.T) {
+	rng := rand.New(rand.NewPCG(35, 4))
+	type pairCase struct {
+		g, h *core.Graph
+		want int
+	}
+	var cases []pairCase
+	for i := 0; i < 10; i++ {
+		g := randomGraph(t, rng, 2+rng.IntN(9), rng.Float64(), false, 0, 0, 0)
+		h := randomGraph(t, rng, 2+rng.IntN(9), rng.Float64(), false, 0, 0, 0)
+		cases = append(cases, pairCase{g, h, bruteForce(g, h, Options{})})
+	}
+	check := func(t *testing.T, name string, base Options) {
+		for i, c := range cases {
+			for _, floor := range []int{1, c.want - 1, c.want, c.want + 1} {
+				if floor < 1 {
+					continue
+				}
+				o := base
+				o.Floor = floor
+				res, err := Solve(context.Background(), c.g, c.h, o)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if err := Verify(c.g, c.h, res.Mapping, o); err != nil || res.Size != len(res.Mapping) {
+					t.Fatalf("%s case %d floor %d: %v (size %d, %d pairs)", name, i, floor, err, res.Size, len(res.Mapping))
+				}
+				want, status := c.want, core.StatusOptimal
+				if floor > c.want {
+					want, status = 0, core.StatusInfeasible
+				}
+				if res.Size != want || res.Status != status {
+					t.Fatalf("%s case %d (maximum %d) floor %d: size %d %s, want %d %s", name, i, c.want, floor, res.Size, res.Status, want, status)
+				}
+				if base.Engine == EngineCPU && base.Threads == 1 {
+					plain := solveChecked(t, c.g, c.h, Options{Engine: EngineCPU, Threads: 1})
+					if res.Nodes > plain.Nodes {
+						t.Fatalf("case %d floor %d: %d nodes, more than the plain search's %d", i, floor, res.Nodes, plain.Nodes)
+					}
+				}
+			}
+		}
+	}
+	check(t, "sequential", Options{Engine: EngineCPU, Threads: 1})
+	check(t, "parallel", Options{Engine: EngineCPU, Threads: 3})
+	backendtest.ForEach(t, func(t *testing.T, dev backend.Device) {
+		check(t, "gpu", deviceOpts(dev, Options{}))
+		o := deviceOpts(dev, Options{Threads: 2})
+		o.Engine = EngineHybrid
+		check(t, "hybrid", o)
+	})
+}

@@ -164,12 +164,20 @@ func solveDevice(ctx context.Context, g, h *core.Graph, opts Options, hybrid boo
 	if opts.Goal > 0 {
 		incSize, goal = 0, int32(opts.Goal)
 	}
+	// The bar the search starts from: the incumbent, or a floor above it.
+	bar := max(incSize, opts.Floor-1)
 	var cpu *shared
 	cpuDone := make(chan int64, 1)
 	if hybrid {
 		cpu = newShared(0)
-		cpu.best.Store(int32(incSize))
-		threads := max(1, runtime.GOMAXPROCS(0)-1)
+		cpu.best.Store(int32(bar))
+		// The CPU threads beside the device: Threads when set (a batch
+		// runs several instances at once), else all but the one that
+		// drives the device.
+		threads := opts.Threads
+		if threads <= 0 {
+			threads = max(1, runtime.GOMAXPROCS(0)-1)
+		}
 		go func() { cpuDone <- p.searchDown(cpu, threads) }()
 	}
 	dopt := search.Options{NodeLimit: opts.NodeLimit, Pool: [][]uint64{rootTask(p, deviceShape(p, opts.Devices[0].Info(), opts))}}
@@ -211,7 +219,7 @@ func solveDevice(ctx context.Context, g, h *core.Graph, opts Options, hybrid boo
 	}
 	// With a fixed goal the incumbent word starts at goal−1, so that only
 	// solutions of the goal's size or more are published, as on the CPU.
-	st, proven, err := ds.Run(ctx, max(incSize, int(goal)-1), goal, opts.Goal > 0, dopt)
+	st, proven, err := ds.Run(ctx, max(bar, int(goal)-1), goal, opts.Goal > 0, dopt)
 	if hybrid {
 		if !cpuFinished {
 			cpu.halt()
@@ -236,6 +244,9 @@ func solveDevice(ctx context.Context, g, h *core.Graph, opts Options, hybrid boo
 				inc = append(inc, pair{int32(b[0]), int32(b[1])})
 			}
 		}
+	}
+	if len(inc) < opts.Floor {
+		inc = nil // below the floor: not an answer (the CPU engine records none)
 	}
 	res := Result{Nodes: hostNodes + st.Nodes, Proven: proven, Threads: ds.Workers(), Shared: st.Donated, Moved: st.Moved,
 		Device: ds.Device(), Epochs: st.Epochs, Tail: st.Tail}

@@ -153,8 +153,8 @@ func checkMany(graphs []*core.Graph, opts Options) error {
 	if opts.Heuristic != MinMax && opts.Heuristic != MinProduct {
 		return fmt.Errorf("mcs: unknown heuristic %v", opts.Heuristic)
 	}
-	if opts.BigFirst || opts.Goal > 0 {
-		return errors.New("mcs: big-first and a fixed goal are not supported for the multi-graph search")
+	if opts.BigFirst || opts.Goal > 0 || opts.Floor > 0 {
+		return errors.New("mcs: big-first, a fixed goal and a floor are not supported for the multi-graph search")
 	}
 	if opts.Engine != "" && opts.Engine != EngineAuto && opts.Engine != EngineCPU {
 		return fmt.Errorf("mcs: the multi-graph search runs on the CPU only (engine %q asked for)", opts.Engine)

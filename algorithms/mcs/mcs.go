@@ -46,7 +46,8 @@ func ParseHeuristic(s string) (Heuristic, error) {
 // Options says which problem to solve and how.
 type Options struct {
 	// Threads is the number of worker goroutines: 1 runs the sequential
-	// engine, 0 (or less) uses every core (GOMAXPROCS).
+	// engine, 0 (or less) uses every core (GOMAXPROCS). The hybrid runs
+	// that many CPU threads beside the device (0: every core but one).
 	Threads int
 	// Connected asks for a connected common subgraph: once a vertex is
 	// matched, only vertices adjacent to the matched ones may join. With
@@ -80,6 +81,16 @@ type Options struct {
 	// thread count (node counts compare across them). It returns the
 	// largest solution found (of at least Goal vertices), or none.
 	Goal int
+	// Floor, when above 0, is a bar that rises: the search prunes as if a
+	// common subgraph of Floor−1 vertices were known, then raises the bar
+	// with every larger solution, as a plain search does. It answers "is
+	// there one of ≥ Floor, and how large is the largest?" (optimal with
+	// the maximum, or infeasible) in at most a plain search's nodes,
+	// usually far fewer; Goal answers the same in a tree that does not
+	// depend on who explores it, but never raises its bar, which can cost
+	// far more when the maximum is well above it. Screening (arbor mcs
+	// --against) uses Floor. Two graphs only; it excludes Goal.
+	Floor int
 	// Prune chooses the CPU engines' search tree: PruneNone (the zero
 	// value) is the original McSplit's, PruneRR cuts it with RRSplit's
 	// reductions (prune.go; same sizes, fewer nodes). The device, hybrid,
@@ -209,7 +220,7 @@ func Solve(ctx context.Context, g, h *core.Graph, opts Options) (Result, error) 
 	if note != "" {
 		res.Why = note
 	}
-	res.Status = core.MaxStatus(res.Proven, res.Size, opts.Goal)
+	res.Status = core.MaxStatus(res.Proven, res.Size, max(opts.Goal, opts.Floor))
 	return res, nil
 }
 
@@ -234,6 +245,9 @@ func solve(ctx context.Context, g, h *core.Graph, opts Options) (Result, error) 
 	}
 	if opts.Heuristic != MinMax && opts.Heuristic != MinProduct {
 		return Result{}, fmt.Errorf("mcs: unknown heuristic %v", opts.Heuristic)
+	}
+	if opts.Floor < 0 || (opts.Floor > 0 && opts.Goal > 0) {
+		return Result{}, fmt.Errorf("mcs: floor %d: want ≥ 0, and not with a fixed goal", opts.Floor)
 	}
 	if opts.Goal > 0 && opts.BigFirst {
 		return Result{}, errors.New("mcs: a fixed goal (Goal) and BigFirst exclude each other")

@@ -175,6 +175,8 @@ func (p *problem[C]) newShared() *shared {
 	if p.opts.Goal > 0 {
 		sh.frozen = true
 		sh.best.Store(int32(p.opts.Goal - 1))
+	} else if p.opts.Floor > 0 {
+		sh.best.Store(int32(p.opts.Floor - 1))
 	}
 	return sh
 }

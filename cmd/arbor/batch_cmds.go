@@ -29,8 +29,8 @@ func runMCSBatch(e *env, sr *searchFlags, bf *batchFlags, pos []string, graphs [
 	switch {
 	case screening && opts.Goal > 0:
 		return usagef("--against sets each pair's goal itself (--min-size, --top): leave out --goal")
-	case screening && (opts.Engine == mcs.EngineHybrid || opts.Engine == mcs.EnginePortfolio || opts.BigFirst):
-		return usagef("--against runs each pair with a goal, which --engine hybrid, the portfolio and --big-first refuse: use auto, gpu or cpu")
+	case screening && (opts.Engine == mcs.EnginePortfolio || opts.BigFirst):
+		return usagef("--against runs each pair with a floor (mcs.Options.Floor), which the portfolio and --big-first do not take: use auto, cpu, gpu or hybrid")
 	case opts.Engine == mcs.EngineHybrid && opts.Goal > 0:
 		return usagef("a fixed goal compares trees; it takes --engine gpu or cpu, not hybrid")
 	}
@@ -95,7 +95,11 @@ func runMCSBatch(e *env, sr *searchFlags, bf *batchFlags, pos []string, graphs [
 			}
 		}
 		if sc != nil {
-			o.Goal = sc.goal()
+			// A floor, not a fixed goal: the bar rises with every larger
+			// solution, so a pair far above the cut costs no more than a
+			// plain search (a frozen goal explored everything that could
+			// reach it).
+			o.Floor = sc.goal()
 		}
 		res, err := solveMCS(ctx, j.files, gs[0], gs[1], o)
 		if err != nil {
@@ -104,7 +108,7 @@ func runMCSBatch(e *env, sr *searchFlags, bf *batchFlags, pos []string, graphs [
 		if !slot.Device && r.dev > 0 {
 			res.Why = "a CPU slot of the batch: " + res.Why
 		}
-		g := o.Goal
+		g := max(o.Goal, o.Floor)
 		v := newVerdict(res.Status, g > 0, g, g > 0 && res.Size >= g)
 		m := shiftedPairs(res.Mapping, sf.base(gs[0]), sf.base(gs[1]))
 		text := fmt.Sprintf("size %d  %s  nodes %d  %v  engine %s%s", res.Size,

@@ -562,8 +562,8 @@ func TestAgainst(t *testing.T) {
 			}
 		}
 	}
-	if code, _, _ := runCLI(t, "mcs", q, "--against", list, "--min-size", "3", "--engine", "hybrid"); code != 2 {
-		t.Errorf("--against with hybrid: exit %d, want 2", code)
+	if code, _, _ := runCLI(t, "mcs", q, "--against", list, "--min-size", "3", "--engine", "portfolio"); code != 2 {
+		t.Errorf("--against with the portfolio: exit %d, want 2", code)
 	}
 }
 

@@ -130,7 +130,7 @@ func guardMCS(g, h *core.Graph, res mcs.Result, opts mcs.Options) error {
 	if len(res.Mapping) != res.Size {
 		return internalf("size %d but %d mapped pairs", res.Size, len(res.Mapping))
 	}
-	return guardMax(res.Status, res.Proven, res.Size, opts.Goal, mcsLowerBound(g, h, opts), "common subgraph")
+	return guardMax(res.Status, res.Proven, res.Size, max(opts.Goal, opts.Floor), mcsLowerBound(g, h, opts), "common subgraph")
 }
 
 // guardMax checks a maximisation result's status against its size, its
