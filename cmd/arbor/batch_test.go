@@ -238,6 +238,24 @@ func TestBatchMCS(t *testing.T) {
 	}
 }
 
+// batchBackends are the backends the device batches run on: the CPU
+// backend's Go twins always, then OpenCL (PoCL here and in CI) and CUDA
+// where they are present (the GPU machine).
+func batchBackends(t *testing.T) []string {
+	backends := []string{"cpu"}
+	if backend.ProbeBackend("opencl").Available() {
+		backends = append(backends, "opencl")
+	} else if os.Getenv("ARBOR_REQUIRE") == "opencl" {
+		t.Fatal("ARBOR_REQUIRE=opencl but OpenCL is unavailable")
+	} else {
+		t.Log("no OpenCL device")
+	}
+	if backend.ProbeBackend("cuda").Available() {
+		backends = append(backends, "cuda")
+	}
+	return backends
+}
+
 // TestBatchMCSDevice: the same on the device engine (the CPU backend's Go
 // twin, and PoCL where OpenCL is installed): rows that ran on the device
 // say so, and every answer equals the CPU engine's one at a time.
@@ -250,15 +268,7 @@ func TestBatchMCSDevice(t *testing.T) {
 	big := writeGraphs(t, core.FormatMIVIA, "mivia", randomGraph(t, 300, 0.01, 9))[0]
 	lines = append(lines, big+","+filepath.Base(pairs[0][1]))
 	list := writeList(t, dir, lines...)
-	backends := []string{"cpu"}
-	if backend.ProbeBackend("opencl").Available() {
-		backends = append(backends, "opencl")
-	} else if os.Getenv("ARBOR_REQUIRE") == "opencl" {
-		t.Fatal("ARBOR_REQUIRE=opencl but OpenCL is unavailable")
-	} else {
-		t.Log("no OpenCL device: the CPU backend only")
-	}
-	for _, be := range backends {
+	for _, be := range batchBackends(t) {
 		for _, engine := range []string{"gpu", "hybrid"} {
 			code, out, stderr := runCLI(t, "mcs", "--batch", list, "--backend", be, "--engine", engine, "--threads", "1", "--device-slots", "2", "--json")
 			if code != 1 {
@@ -319,8 +329,8 @@ func TestBatchMIVIA(t *testing.T) {
 	}
 	list := writeList(t, t.TempDir(), lines...)
 	runs := [][]string{{"--engine", "cpu", "--threads", "2"}}
-	if backend.ProbeBackend("opencl").Available() {
-		runs = append(runs, []string{"--backend", "opencl", "--engine", "gpu", "--threads", "1"})
+	for _, be := range batchBackends(t)[1:] {
+		runs = append(runs, []string{"--backend", be, "--engine", "gpu", "--threads", "1"})
 	}
 	for _, args := range runs {
 		code, out, stderr := runCLI(t, append([]string{"mcs", "--batch", list, "--json"}, args...)...)
@@ -413,9 +423,9 @@ func TestBatchVCClique(t *testing.T) {
 		lines = append(lines, filepath.Base(p))
 	}
 	list := writeList(t, dir, append(lines, "gone.clq")...)
-	engines := [][]string{{"--engine", "cpu", "--threads", "2"}, {"--engine", "gpu", "--backend", "cpu", "--threads", "1"}}
-	if backend.ProbeBackend("opencl").Available() {
-		engines = append(engines, []string{"--engine", "gpu", "--backend", "opencl", "--threads", "1"})
+	engines := [][]string{{"--engine", "cpu", "--threads", "2"}}
+	for _, be := range batchBackends(t) {
+		engines = append(engines, []string{"--engine", "gpu", "--backend", be, "--threads", "1"})
 	}
 	for _, cmd := range []string{"vc", "clique"} {
 		for _, extra := range [][]string{nil, {"--complement"}} {
