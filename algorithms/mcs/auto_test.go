@@ -32,7 +32,7 @@ func TestAutoDoesNotWait(t *testing.T) {
 		if want := bruteForce(g, h, Options{}); res.Size != want {
 			t.Fatalf("case %d: size %d, brute force %d", i, res.Size, want)
 		}
-		if res.Engine != EngineCPU || !strings.Contains(res.Why, "before the device was open") {
+		if res.Engine != EngineCPU || !strings.Contains(res.Why, "before the device was chosen") {
 			t.Fatalf("case %d: engine %s (%s), want the CPU engine before the device", i, res.Engine, res.Why)
 		}
 	}
@@ -58,9 +58,9 @@ func TestAutoJoin(t *testing.T) {
 				time.Sleep(time.Duration(rng.IntN(3)) * time.Millisecond)
 				return []backend.Device{dev}, nil, nil
 			})}
-			force := func(g, h *core.Graph, o Options) (Engine, string, error) {
-				if len(o.Devices) == 0 {
-					t.Fatal("the rule ran without the opened device")
+			force := func(infos []backend.Info, g, h *core.Graph, o Options) (Engine, string, error) {
+				if len(infos) != 1 || infos[0].String() != dev.Info().String() {
+					t.Fatalf("the rule ran with %v, not the device chosen", infos)
 				}
 				return EngineHybrid, "forced", nil
 			}
@@ -157,4 +157,45 @@ func TestFloor(t *testing.T) {
 		o.Engine = EngineHybrid
 		check(t, "hybrid", o)
 	})
+}
+
+// TestAutoDownAlone: the devices are chosen (the rule gives them the
+// hybrid) but never open: the CPU threads, moved to McSplit↓, settle every
+// instance alone, proven and equal to brute force, with and without a
+// floor.
+func TestAutoDownAlone(t *testing.T) {
+	gate := make(chan struct{})
+	defer close(gate)
+	info := backend.Info{Backend: "cuda", Name: "test GPU", Type: backend.TypeGPU}
+	force := func(infos []backend.Info, g, h *core.Graph, o Options) (Engine, string, error) {
+		return EngineHybrid, "forced", nil
+	}
+	rng := rand.New(rand.NewPCG(35, 5))
+	for i := 0; i < 12; i++ {
+		g := randomGraph(t, rng, 8+rng.IntN(8), rng.Float64(), false, 0, 0, 0)
+		h := randomGraph(t, rng, 8+rng.IntN(8), rng.Float64(), false, 0, 0, 0)
+		want := solveChecked(t, g, h, Options{Engine: EngineCPU, Threads: 1}).Size
+		for _, floor := range []int{0, want, want + 1} {
+			opening := search.OpenWhenAsked(func() ([]backend.Device, func(), error) {
+				<-gate
+				return nil, nil, nil
+			}).WithChoice(func() ([]backend.Info, error) { return []backend.Info{info}, nil })
+			opening.Start()
+			<-opening.Chosen()
+			res, err := solveAuto(context.Background(), g, h, Options{Floor: floor, Threads: 2, Opening: opening}, time.Now(), force)
+			if err != nil {
+				t.Fatal(err)
+			}
+			wantSize := want
+			if floor > want {
+				wantSize = 0
+			}
+			if err := Verify(g, h, res.Mapping, Options{}); err != nil || !res.Proven || res.Size != wantSize || len(res.Mapping) != res.Size {
+				t.Fatalf("case %d floor %d: size %d (%d pairs) proven %v (%v), want %d; %s", i, floor, res.Size, len(res.Mapping), res.Proven, err, wantSize, res.Why)
+			}
+			if opening.Done() {
+				t.Fatal("the opening ended although its gate is shut")
+			}
+		}
+	}
 }

@@ -80,6 +80,16 @@ func deviceUnsupported(n0, n1 int, opts Options) string {
 
 // chooseEngine resolves Options.Engine and says why.
 func chooseEngine(g, h *core.Graph, opts Options) (Engine, string, error) {
+	infos := make([]backend.Info, len(opts.Devices))
+	for i, d := range opts.Devices {
+		infos[i] = d.Info()
+	}
+	return chooseOn(infos, g, h, opts)
+}
+
+// chooseOn is chooseEngine given the devices' descriptions only: auto
+// decides with it once the devices are chosen, before they are open.
+func chooseOn(infos []backend.Info, g, h *core.Graph, opts Options) (Engine, string, error) {
 	e := opts.Engine
 	if e == "" {
 		e = EngineAuto
@@ -91,7 +101,7 @@ func chooseEngine(g, h *core.Graph, opts Options) (Engine, string, error) {
 		if e == EngineHybrid && opts.Goal > 0 {
 			return "", "", errors.New("mcs: a fixed goal compares trees; it takes --engine gpu or cpu, not hybrid")
 		}
-		if len(opts.Devices) == 0 {
+		if len(infos) == 0 {
 			return "", "", errors.New("mcs: the gpu engine needs a device")
 		}
 		if why := deviceUnsupported(g.N, h.N, opts); why != "" {
@@ -100,11 +110,11 @@ func chooseEngine(g, h *core.Graph, opts Options) (Engine, string, error) {
 		return e, "asked for", nil
 	case EngineAuto:
 		switch {
-		case len(opts.Devices) == 0:
+		case len(infos) == 0:
 			return EngineCPU, "no device", nil
-		case opts.Devices[0].Info().Type != backend.TypeGPU:
-			return EngineCPU, fmt.Sprintf("%s is not a GPU", opts.Devices[0].Info()), nil
-		case !device.WarpLevel(opts.Devices[0].Info()):
+		case infos[0].Type != backend.TypeGPU:
+			return EngineCPU, fmt.Sprintf("%s is not a GPU", infos[0]), nil
+		case !device.WarpLevel(infos[0]):
 			// Measured on the H100: the OpenCL build without warp-level
 			// operations (work-group barriers where CUDA uses shuffles)
 			// took 106 s over the 21 medium MIVIA pairs against 91 s for 16
@@ -116,11 +126,11 @@ func chooseEngine(g, h *core.Graph, opts Options) (Engine, string, error) {
 			return EngineCPU, "the device engine does not support " + why, nil
 		}
 		if opts.Goal > 0 {
-			return EngineGPU, fmt.Sprintf("GPU %s (a fixed goal: the device alone)", opts.Devices[0].Info().Name), nil
+			return EngineGPU, fmt.Sprintf("GPU %s (a fixed goal: the device alone)", infos[0].Name), nil
 		}
 		// Measured on the H100 over 21 medium MIVIA pairs: hybrid 9.4 s in
 		// sum, the device alone 40–51 s, 16 CPU threads over 90 s.
-		return EngineHybrid, fmt.Sprintf("GPU %s with the CPU's McSplit↓ beside it", opts.Devices[0].Info().Name), nil
+		return EngineHybrid, fmt.Sprintf("GPU %s with the CPU's McSplit↓ beside it", infos[0].Name), nil
 	}
 	return "", "", fmt.Errorf("mcs: unknown engine %q", e)
 }
@@ -136,6 +146,38 @@ func solveDevice(ctx context.Context, g, h *core.Graph, opts Options, hybrid boo
 	if err != nil {
 		return Result{}, err
 	}
+	var down *downSearch
+	if hybrid {
+		down = p.startDown(opts, 0)
+	}
+	return runDevice(ctx, p, opts, down, start, share, seed)
+}
+
+// downSearch is the hybrid's CPU half, McSplit↓ (searchDown) on its own
+// goroutines: started before the device is open by auto, else with it.
+type downSearch struct {
+	sh   *shared
+	done chan int64 // its node count, once it has returned
+}
+
+// startDown starts McSplit↓ with the incumbent bar (and opts.Floor) on
+// opts.Threads threads (0: every core but the one that drives the device).
+func (p *problem[C]) startDown(opts Options, bar int) *downSearch {
+	d := &downSearch{sh: newShared(0), done: make(chan int64, 1)}
+	d.sh.best.Store(int32(max(bar, opts.Floor-1)))
+	threads := opts.Threads
+	if threads <= 0 {
+		threads = max(1, runtime.GOMAXPROCS(0)-1)
+	}
+	go func() { d.done <- p.searchDown(d.sh, threads) }()
+	return d
+}
+
+// runDevice runs the device search on opts.Devices, with the hybrid's CPU
+// half down when set (it stops it and adds its nodes and solution); see
+// solveDevice.
+func runDevice(ctx context.Context, p *problem[uint8], opts Options, down *downSearch, start time.Time, share func(int) int, seed [][2]int) (Result, error) {
+	hybrid := down != nil
 	ds, err := search.Open(opts.Devices, func(dev backend.Device, q backend.Queue) (*kernel.MCSplit, int, error) {
 		shape := deviceShape(p, dev.Info(), opts)
 		words := shape.Words()
@@ -167,18 +209,10 @@ func solveDevice(ctx context.Context, g, h *core.Graph, opts Options, hybrid boo
 	// The bar the search starts from: the incumbent, or a floor above it.
 	bar := max(incSize, opts.Floor-1)
 	var cpu *shared
-	cpuDone := make(chan int64, 1)
+	var cpuDone chan int64
 	if hybrid {
-		cpu = newShared(0)
-		cpu.best.Store(int32(bar))
-		// The CPU threads beside the device: Threads when set (a batch
-		// runs several instances at once), else all but the one that
-		// drives the device.
-		threads := opts.Threads
-		if threads <= 0 {
-			threads = max(1, runtime.GOMAXPROCS(0)-1)
-		}
-		go func() { cpuDone <- p.searchDown(cpu, threads) }()
+		cpu, cpuDone = down.sh, down.done
+		cpu.raise(int32(bar))
 	}
 	dopt := search.Options{NodeLimit: opts.NodeLimit, Pool: [][]uint64{rootTask(p, deviceShape(p, opts.Devices[0].Info(), opts))}}
 	if opts.Timeout > 0 {

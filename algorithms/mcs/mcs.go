@@ -263,7 +263,7 @@ func solve(ctx context.Context, g, h *core.Graph, opts Options) (Result, error) 
 	}
 	if len(opts.Devices) == 0 && opts.Opening != nil {
 		if (opts.Engine == "" || opts.Engine == EngineAuto) && g.N > 0 && h.N > 0 {
-			return solveAuto(ctx, g, h, opts, start, chooseEngine)
+			return solveAuto(ctx, g, h, opts, start, chooseOn)
 		}
 		devs, err := opts.Opening.Wait()
 		if err != nil {

@@ -186,7 +186,9 @@ type deviceOpening struct {
 // applies the algorithm's rule (mcs.Place, clique.Place, vertexcover.Place)
 // once they are open. Release it when done: that never waits.
 func (s *searchFlags) openInBackground(rule func([]backend.Device, error) (search.Placement, error)) *deviceOpening {
-	return s.opening(rule, search.OpenInBackground)
+	d := s.opening(rule, search.OpenWhenAsked)
+	d.Start()
+	return d
 }
 
 // openWhenAsked is openInBackground that starts opening only when the
@@ -200,12 +202,39 @@ func (s *searchFlags) opening(rule func([]backend.Device, error) (search.Placeme
 	start func(func() ([]backend.Device, func(), error)) *search.Opening) *deviceOpening {
 	sel := backend.SelectionFromEnv(s.df.backend, s.df.device)
 	d := &deviceOpening{required: sel.Require != ""}
+	// Two steps: choosing the devices (for a GPU, the driver's
+	// initialisation) tells an engine what it will get, opening them (the
+	// context) follows.
+	var choices []backend.Choice
+	var chooseErr error
+	choose := func() ([]backend.Info, error) {
+		choices, chooseErr = backend.ChooseAll(sel)
+		infos := make([]backend.Info, len(choices))
+		for i, c := range choices {
+			infos[i] = c.Info
+		}
+		return infos, chooseErr
+	}
 	d.Opening = start(func() ([]backend.Device, func(), error) {
-		opened, _, err := backend.SelectAll(sel)
+		var opened []backend.Device
 		closeAll := func() {
 			for _, dev := range opened {
 				dev.Close()
 			}
+		}
+		err := chooseErr
+		for _, c := range choices {
+			if err != nil {
+				break
+			}
+			var dev backend.Device
+			if dev, err = backend.Open(c); err == nil {
+				opened = append(opened, dev)
+			}
+		}
+		if err != nil {
+			closeAll()
+			opened = nil
 		}
 		p, err := rule(opened, err)
 		if err != nil {
@@ -225,6 +254,7 @@ func (s *searchFlags) opening(rule func([]backend.Device, error) (search.Placeme
 		}
 		return p.Devices, closeAll, nil
 	})
+	d.WithChoice(choose)
 	return d
 }
 

@@ -17,6 +17,10 @@ import (
 // process that has its answer exits at once.
 type Opening struct {
 	ready   chan struct{}
+	chosen  chan struct{} // closed once the devices are chosen (infos known)
+	infos   []backend.Info
+	chooseE error
+	choose  func() ([]backend.Info, error) // WithChoice's, run before open
 	devs    []backend.Device
 	err     error
 	took    time.Duration
@@ -44,7 +48,32 @@ func OpenInBackground(open func() ([]backend.Device, func(), error)) *Opening {
 // opening it (even probing the backends costs CPU time: PoCL's platform
 // takes about 20 ms of it to start).
 func OpenWhenAsked(open func() ([]backend.Device, func(), error)) *Opening {
-	return &Opening{ready: make(chan struct{}), open: open}
+	return &Opening{ready: make(chan struct{}), chosen: make(chan struct{}), open: open}
+}
+
+// WithChoice makes the opening run choose first (which devices, without
+// opening them: for a GPU the driver's initialisation, about half of the
+// opening) and close Chosen once it returns, so that an engine can decide
+// what the device will do before it is open (mcs's auto moves its CPU
+// threads to the hybrid's half at once). open then opens the devices
+// chosen (it runs even when choose failed, to say what that means). Call
+// it before Start; without it Chosen closes with Ready.
+func (o *Opening) WithChoice(choose func() ([]backend.Info, error)) *Opening {
+	o.mu.Lock()
+	o.choose = choose
+	o.mu.Unlock()
+	return o
+}
+
+// Chosen is closed once the devices are chosen (WithChoice), or once the
+// opening is over.
+func (o *Opening) Chosen() <-chan struct{} { return o.chosen }
+
+// Infos are the chosen devices (what Chosen announced) or why there are
+// none; valid once Chosen is closed.
+func (o *Opening) Infos() ([]backend.Info, error) {
+	<-o.chosen
+	return o.infos, o.chooseE
 }
 
 // Start starts the opening on its own goroutine, if it has not started;
@@ -52,7 +81,7 @@ func OpenWhenAsked(open func() ([]backend.Device, func(), error)) *Opening {
 // with an error).
 func (o *Opening) Start() {
 	o.mu.Lock()
-	open := o.open
+	open, choose := o.open, o.choose
 	o.open = nil
 	released := o.released
 	if open != nil && released {
@@ -64,13 +93,29 @@ func (o *Opening) Start() {
 		return
 	case released:
 		o.err = errors.New("the devices were released before they were opened")
+		o.chooseE = o.err
+		close(o.chosen)
 		close(o.ready)
 		return
 	}
 	start := time.Now()
 	go func() {
 		defer close(o.ready)
-		o.devs, o.release, o.err = open()
+		if choose != nil {
+			// open runs even when choose failed: it says what that
+			// means (a fallback, or an error for an engine that needs
+			// the device).
+			o.infos, o.chooseE = choose()
+			close(o.chosen)
+			o.devs, o.release, o.err = open()
+		} else {
+			o.devs, o.release, o.err = open()
+			o.chooseE = o.err
+			for _, d := range o.devs {
+				o.infos = append(o.infos, d.Info())
+			}
+			close(o.chosen)
+		}
 		o.took = time.Since(start)
 		o.mu.Lock()
 		o.over = true
@@ -86,7 +131,11 @@ func (o *Opening) Start() {
 // Opened is an Opening that is already done: devices the caller opened
 // (and will close) itself.
 func Opened(devs []backend.Device) *Opening {
-	o := &Opening{ready: make(chan struct{}), devs: devs, over: true}
+	o := &Opening{ready: make(chan struct{}), chosen: make(chan struct{}), devs: devs, over: true}
+	for _, d := range devs {
+		o.infos = append(o.infos, d.Info())
+	}
+	close(o.chosen)
 	close(o.ready)
 	return o
 }
