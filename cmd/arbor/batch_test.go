@@ -644,3 +644,44 @@ func TestBatchInterrupt(t *testing.T) {
 		t.Errorf("cancelled before the start: exit %d, %q %q", code, o.String(), e.String())
 	}
 }
+
+// TestBatchHandOff: with a hand-off too short for any instance, every
+// instance a CPU slot takes goes on to the device slot, which answers it
+// (the rows say the device engine ran), and the answers equal one-at-a-time
+// ones; with --hand-off 0 the CPU slot keeps what it takes.
+func TestBatchHandOff(t *testing.T) {
+	dir, pairs := mcsPairs(t, 6)
+	var lines []string
+	for _, p := range pairs {
+		lines = append(lines, filepath.Base(p[0])+","+filepath.Base(p[1]))
+	}
+	list := writeList(t, dir, lines...)
+	for _, handOff := range []string{"1e-9", "0"} {
+		code, out, stderr := runCLI(t, "mcs", "--batch", list, "--backend", "cpu", "--engine", "gpu", "--threads", "1",
+			"--device-slots", "1", "--hand-off", handOff, "--json")
+		if code != 0 {
+			t.Fatalf("--hand-off %s: exit %d: %s", handOff, code, stderr)
+		}
+		rows := parseRows(t, "mcs", out)
+		onCPU := 0
+		for _, r := range rows {
+			size, status := singleMCS(t, pairs[*r.Index][0], pairs[*r.Index][1])
+			if r.Size == nil || *r.Size != size || r.Status != status {
+				t.Fatalf("--hand-off %s row %d: %+v; one at a time %d %s", handOff, *r.Index, r, size, status)
+			}
+			checkMapping(t, r, mcs.Options{})
+			if r.Engine == "cpu" {
+				onCPU++
+			}
+		}
+		if len(rows) != len(pairs) {
+			t.Fatalf("--hand-off %s: %d rows, want %d", handOff, len(rows), len(pairs))
+		}
+		if handOff != "0" && onCPU != 0 {
+			t.Errorf("--hand-off %s: %d rows answered on the CPU slot, want every one handed to the device", handOff, onCPU)
+		}
+		if handOff == "0" && onCPU == 0 {
+			t.Errorf("--hand-off 0: the CPU slot answered nothing")
+		}
+	}
+}

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 )
 
 func TestOrder(t *testing.T) {
@@ -209,4 +210,73 @@ func FuzzParseList(f *testing.F) {
 			}
 		}
 	})
+}
+
+// TestRunHandOff: jobs a CPU slot hands on run again on a device slot,
+// marked HandedOff, and every job ends exactly once; device slots wait for
+// the CPU slots' last hand-offs rather than leaving early; with no device
+// slot nothing is handed on.
+func TestRunHandOff(t *testing.T) {
+	var jobs []Job
+	for i := range 200 {
+		jobs = append(jobs, Job{Index: i, Bound: int64(i % 7)})
+	}
+	var mu sync.Mutex
+	ended := map[int]int{}
+	handedRan := 0
+	n := RunHandOff(context.Background(), jobs, 3, 2, func(_ context.Context, j Job, s Slot) bool {
+		if !s.Device && j.Index%5 == 0 {
+			time.Sleep(50 * time.Microsecond) // the CPU slot's short try
+			return true
+		}
+		if s.HandedOff && (!s.Device || j.Index%5 != 0) {
+			t.Errorf("job %d handed off on %+v", j.Index, s)
+		}
+		mu.Lock()
+		ended[j.Index]++
+		if s.HandedOff {
+			handedRan++
+		}
+		mu.Unlock()
+		return false
+	})
+	if n != len(jobs) || len(ended) != len(jobs) {
+		t.Fatalf("%d ran to their end, %d distinct, want %d", n, len(ended), len(jobs))
+	}
+	for i, c := range ended {
+		if c != 1 {
+			t.Errorf("job %d ended %d times", i, c)
+		}
+	}
+	if handedRan == 0 {
+		t.Error("no handed-off job ran on a device slot")
+	}
+	calls := 0
+	n = RunHandOff(context.Background(), jobs[:10], 2, 0, func(context.Context, Job, Slot) bool {
+		mu.Lock()
+		calls++
+		mu.Unlock()
+		return true
+	})
+	if n != 10 || calls != 10 {
+		t.Fatalf("without device slots: %d done in %d calls, want 10 in 10", n, calls)
+	}
+}
+
+// TestRunHandOffCancel: after ctx is cancelled nothing starts, a job handed
+// on is not counted as done, and RunHandOff returns.
+func TestRunHandOffCancel(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	jobs := []Job{{Index: 0}, {Index: 1}, {Index: 2}}
+	n := RunHandOff(ctx, jobs, 1, 1, func(_ context.Context, j Job, s Slot) bool {
+		if !s.Device {
+			cancel()
+			return true
+		}
+		time.Sleep(time.Millisecond)
+		return false
+	})
+	if n > 2 {
+		t.Fatalf("%d done after the cancel, want the handed-off one missing", n)
+	}
 }
