@@ -87,7 +87,7 @@ func newAutoJoin(ctx context.Context, opening *search.Opening, rule func([]backe
 // start is called by the top engine once its root kernel goes to the
 // clique route (job, before the search changes the state): the device
 // joins when it is open, if the rule lets it.
-func (j *autoJoin) start(e *engine, job cliqueJob, rootOps []op) {
+func (j *autoJoin) start(e *engine, job cliqueJob, rootOps []op, stopCPURoute func()) {
 	if !j.started.CompareAndSwap(false, true) {
 		return
 	}
@@ -122,6 +122,9 @@ func (j *autoJoin) start(e *engine, job cliqueJob, rootOps []op) {
 		j.mu.Lock()
 		j.joined, j.after, j.outcome, j.device = true, after, why, devs[0].Info().String()
 		j.mu.Unlock()
+		if stopCPURoute != nil {
+			stopCPURoute()
+		}
 		res, err := clique.Maximum(j.ctx, job.kg, co)
 		if err != nil {
 			if !errors.Is(err, context.Canceled) && j.ctx.Err() == nil {

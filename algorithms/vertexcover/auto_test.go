@@ -174,7 +174,7 @@ func TestAutoJoinOffers(t *testing.T) {
 			lb = max(lb, s.cover+s.rootLowerBound())
 			j := newAutoJoin(context.Background(), search.Opened([]backend.Device{dev}),
 				func([]backend.Device) (bool, string) { return true, "forced" }, 5, time.Now())
-			j.start(e, e.cliqueJob(s, lb), slices.Clone(s.ops))
+			j.start(e, e.cliqueJob(s, lb), slices.Clone(s.ops), nil)
 			j.wg.Wait()
 			j.finish()
 			cover := make([]int, len(e.cover))

@@ -193,13 +193,20 @@ func (e *engine) dense(s *state, rootOps []op, lb int, top bool) (cover []int32,
 	var won bool
 	var failed error
 	job := e.cliqueJob(s, lb) // here: the search changes s from now on
+	routeCtx, stopRoute := context.WithCancel(ctx)
 	if d.join != nil && e.parent == nil {
-		// auto with a device: it joins on this kernel once open (auto.go).
-		d.join.start(e, job, rootOps)
+		// auto with a device: it joins on this kernel once open (auto.go),
+		// and then the CPU's clique route stops (stopRoute): the device
+		// runs the same search far faster, and two CPU searches racing
+		// beside it starve its host loop of the CPU.
+		d.join.start(e, job, rootOps, stopRoute)
 	}
 	go func() {
 		defer close(done)
-		won, failed = e.cliqueRoute(ctx, job, rootOps)
+		won, failed = e.cliqueRoute(routeCtx, job, rootOps)
+		if failed != nil && routeCtx.Err() != nil {
+			failed = nil // stopped: the device took the clique route over
+		}
 		if won {
 			e.halt.Store(true) // branch and reduce stops: the cover is minimum
 		}
@@ -210,6 +217,7 @@ func (e *engine) dense(s *state, rootOps []op, lb int, top bool) (cover []int32,
 	case <-done:
 		if won {
 			cancel()
+			stopRoute()
 			note(why + ", raced against branch and reduce: the clique route proved it within its head start")
 			e.mu.Lock()
 			defer e.mu.Unlock()
@@ -219,6 +227,7 @@ func (e *engine) dense(s *state, rootOps []op, lb int, top bool) (cover []int32,
 	}
 	return nil, false, false, func() {
 		cancel()
+		stopRoute()
 		<-done
 		switch {
 		case d.join != nil && d.join.won.Load():

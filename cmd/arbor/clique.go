@@ -59,7 +59,11 @@ func runClique(e *env) error {
 	// The device opens while the graph is read and the CPU engine starts.
 	var opening *deviceOpening
 	if engine.OpensDevice() {
-		opening = sr.openInBackground(func(opened []backend.Device, err error) (search.Placement, error) {
+		open := sr.openInBackground
+		if engine == clique.EngineAuto {
+			open = sr.openAfterHeadStart
+		}
+		opening = open(func(opened []backend.Device, err error) (search.Placement, error) {
 			return clique.Place(engine, opened, err)
 		})
 		defer opening.Release()

@@ -80,7 +80,11 @@ func runMCS(e *env) error {
 	// (only the two-graph search outside a cluster runs on one).
 	var opening *deviceOpening
 	if engine.OpensDevice() && len(pos) == 2 && !*approx && cf.url == "" {
-		opening = sr.openInBackground(func(opened []backend.Device, err error) (search.Placement, error) {
+		open := sr.openInBackground
+		if engine == mcs.EngineAuto {
+			open = sr.openAfterHeadStart
+		}
+		opening = open(func(opened []backend.Device, err error) (search.Placement, error) {
 			return mcs.Place(engine, opened, err, df.backend != "")
 		})
 		defer opening.Release()

@@ -18,7 +18,8 @@
 # Prints a table: mode, wall s, pairs/s, speed-up over (a), wrong (a size or
 # status that is not expected.csv's, a failed or missing row).
 # Env: ARBOR (.dev/arbor), BATCH_P (16), BATCH_MAX_SECS (1), BATCH_TIMEOUT
-# (per instance, 60s), BATCH_GPU_SLOTS ("4 16"), BATCH_KEEP=1 keeps the outputs.
+# (per instance, 60s), BATCH_GPU_SLOTS ("4 16"), BATCH_AUTO_SLOTS (more auto runs
+# with these --device-slots; none by default), BATCH_KEEP=1 keeps the outputs.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 ARBOR=${ARBOR:-.dev/arbor}
@@ -96,6 +97,9 @@ export LIMIT=$limit
 timed "a xargs -P$P, --threads 1" single
 timed "b --batch cpu --threads $P" "$ARBOR" mcs --batch "$W/list.csv" --engine cpu --threads "$P" --timeout "$limit" --json
 timed "c --batch auto" "$ARBOR" mcs --batch "$W/list.csv" --timeout "$limit" --json -v
+for s in ${BATCH_AUTO_SLOTS:-}; do
+	timed "c --batch auto --device-slots $s" "$ARBOR" mcs --batch "$W/list.csv" --device-slots "$s" --timeout "$limit" --json
+done
 timed "d --batch hybrid" "$ARBOR" mcs --batch "$W/list.csv" --engine hybrid --timeout "$limit" --json
 for s in ${BATCH_GPU_SLOTS:-4 16}; do
 	timed "d --batch gpu --device-slots $s" "$ARBOR" mcs --batch "$W/list.csv" --engine gpu --device-slots "$s" --timeout "$limit" --json
