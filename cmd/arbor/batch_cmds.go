@@ -213,27 +213,53 @@ func (s *screen) reported(o *batchOut) int {
 	return o.done - o.dropped - o.failed
 }
 
+// oneFileBatch is what vc's and clique's batches share: the list of one
+// graph per line, -o, the devices (opened once, under the command's rule)
+// and the slots, the bound (the edges searched). closeAll closes the
+// runner's output and the devices.
+type oneFileBatch struct {
+	r        *batchRunner
+	jobs     []*batchJob
+	skipped  int
+	devs     []backend.Device
+	dworkers int
+	closeAll func()
+}
+
+func newOneFileBatch(e *env, cmd string, sr *searchFlags, bf *batchFlags, pos []string, threads int, opens, auto, complement bool,
+	rule func([]backend.Device, error) (search.Placement, error)) (*oneFileBatch, error) {
+	sf := &sr.solverFlags
+	if err := bf.check(cmd, pos, sf); err != nil {
+		return nil, err
+	}
+	r, jobs, skipped, err := newBatchRunner(e, cmd, sf, bf, bf.list, 1, true)
+	if err != nil {
+		return nil, err
+	}
+	r.ro = core.ReadOptions{Format: *sr.format}
+	devs, dslots, dworkers, closeDevs, err := batchDevices(e, sr, bf, opens, auto, rule)
+	if err != nil {
+		r.out.close()
+		return nil, err
+	}
+	r.cpu, r.dev = cpuSlots(threads), dslots
+	r.bound = func(st []graphStat) int64 { return edgesBound(st[0], complement) }
+	return &oneFileBatch{r: r, jobs: jobs, skipped: skipped, devs: devs, dworkers: dworkers,
+		closeAll: func() { r.out.close(); closeDevs() }}, nil
+}
+
 // runVCBatch is 'arbor vc --batch LIST'.
 func runVCBatch(e *env, sr *searchFlags, bf *batchFlags, pos []string, opts vertexcover.Options, complement bool) error {
 	sf := &sr.solverFlags
-	if err := bf.check("vc", pos, sf); err != nil {
-		return err
-	}
-	r, jobs, skipped, err := newBatchRunner(e, "vc", sf, bf, bf.list, 1, true)
+	b, err := newOneFileBatch(e, "vc", sr, bf, pos, opts.Threads, opts.Engine.OpensDevice(), opts.Engine == vertexcover.EngineAuto, complement,
+		func(opened []backend.Device, err error) (search.Placement, error) {
+			return vertexcover.Place(opts.Engine, opened, err)
+		})
 	if err != nil {
 		return err
 	}
-	defer r.out.close()
-	r.ro = core.ReadOptions{Format: *sr.format}
-	devs, dslots, dworkers, closeAll, err := batchDevices(e, sr, bf, opts.Engine.OpensDevice(), opts.Engine == vertexcover.EngineAuto, func(opened []backend.Device, err error) (search.Placement, error) {
-		return vertexcover.Place(opts.Engine, opened, err)
-	})
-	if err != nil {
-		return err
-	}
-	defer closeAll()
-	r.cpu, r.dev = cpuSlots(opts.Threads), dslots
-	r.bound = func(st []graphStat) int64 { return edgesBound(st[0], complement) }
+	defer b.closeAll()
+	r, jobs, skipped, devs, dworkers := b.r, b.jobs, b.skipped, b.devs, b.dworkers
 	timeout := *sr.timeout
 	r.solve = func(ctx context.Context, j *batchJob, gs []*core.Graph, slot batch.Slot) (batchSolved, error) {
 		g := gs[0]
@@ -291,27 +317,18 @@ func edgesBound(st graphStat, complement bool) int64 {
 // runCliqueBatch is 'arbor clique --batch LIST'.
 func runCliqueBatch(e *env, sr *searchFlags, bf *batchFlags, pos []string, opts clique.Options) error {
 	sf := &sr.solverFlags
-	if err := bf.check("clique", pos, sf); err != nil {
-		return err
-	}
-	r, jobs, skipped, err := newBatchRunner(e, "clique", sf, bf, bf.list, 1, true)
+	b, err := newOneFileBatch(e, "clique", sr, bf, pos, opts.Threads, opts.Engine.OpensDevice(), opts.Engine == clique.EngineAuto, opts.Complement,
+		func(opened []backend.Device, err error) (search.Placement, error) {
+			return clique.Place(opts.Engine, opened, err)
+		})
 	if err != nil {
 		return err
 	}
-	defer r.out.close()
-	r.ro = core.ReadOptions{Format: *sr.format}
-	devs, dslots, dworkers, closeAll, err := batchDevices(e, sr, bf, opts.Engine.OpensDevice(), opts.Engine == clique.EngineAuto, func(opened []backend.Device, err error) (search.Placement, error) {
-		return clique.Place(opts.Engine, opened, err)
-	})
-	if err != nil {
-		return err
-	}
-	defer closeAll()
-	r.cpu, r.dev = cpuSlots(opts.Threads), dslots
+	defer b.closeAll()
+	r, jobs, skipped, devs, dworkers := b.r, b.jobs, b.skipped, b.devs, b.dworkers
 	if opts.Goal > 0 && r.dev > 0 {
 		r.cpu = 0 // the fixed goal is the device engine's alone
 	}
-	r.bound = func(st []graphStat) int64 { return edgesBound(st[0], opts.Complement) }
 	if opts.Engine == clique.EngineGPU || opts.Engine == clique.EngineHybrid {
 		r.fits = func(st []graphStat) error {
 			if st[0].n > clique.DeviceMaxVertices {
