@@ -18,23 +18,26 @@ import (
 // nobody waits for the device, and it is used only where it is measured
 // to win.
 //
-// The CPU engine starts at once, exactly as --engine cpu runs it, while the
-// device opens in the background (with search.OpenWhenAsked, only once the
-// root kernel turns out dense: nothing else pays for it). An instance the
-// CPU engine settles before the device is open is answered without it. When the root kernel goes to the clique
-// route (density ≥ DenseThreshold: n − ω of its complement) and is still
-// open once the device is, and the device is a GPU with warp-level
-// operations (autoJoinRule), the clique engine's device search joins on
-// that kernel beside the running CPU engine, which loses nothing: it goes
-// on with its clique route raced against branch and reduce, the device's
-// covers and bound feed its incumbent and lower bound, and the first proof
-// settles the answer. That is the hybrid engine's division of labour on
-// dense kernels (solveDenseOnDevice), measured on the H100
-// (docs/results/vertexcover.md): cop_hat500-3 9.2 s on the CPU engine,
-// 0.31 s with the device. Everything else stays on the CPU engine: on
-// sparse kernels the device's branch and reduce (vc_epoch), with a
-// matching bound far weaker than the CPU's, matched or lost to the CPU
-// engine on every measured instance.
+// The CPU engine starts at once, exactly as --engine cpu runs it. When the
+// root kernel goes to the clique route (density ≥ DenseThreshold: n − ω of
+// its complement), the device starts opening in the background after a
+// head start (joinHeadStart; with search.OpenWhenAsked nothing else pays
+// for it). If the kernel is still open once the device is, and the device
+// is a GPU with warp-level operations (autoJoinRule), the clique engine's
+// device search joins on that kernel and the CPU's own clique route stops
+// (the device runs the same search far faster); branch and reduce goes on
+// beside it with one core left free, the device's covers and bound feed
+// its incumbent and lower bound, and the first proof settles the answer.
+// Leaving the clique route and a core to the device matters: with every
+// core busy, each wake-up of the device's host loop waits for a preemption
+// (up to 10 ms), and cop_hat500-3 took 68 epochs over 8.3 s on the H200
+// instead of 11 in 1.0 s. Measured there (docs/results/startup.md):
+// cop_hat500-3 8.2–8.7 s on the CPU engine, auto 1.2–1.4 s, --engine
+// hybrid 0.9–1.1 s (on the H100 the device alone proved it in 0.31 s of
+// search, docs/results/vertexcover.md). Everything else stays on the CPU
+// engine: on sparse kernels the device's branch and reduce (vc_epoch),
+// with a matching bound far weaker than the CPU's, matched or lost to the
+// CPU engine on every measured instance.
 
 // joinHeadStart is how long a dense kernel runs on the CPU before the
 // device starts opening: measured on the H200, vc cop_hat500-2 took 53 ms

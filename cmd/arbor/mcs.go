@@ -25,7 +25,7 @@ func runMCS(e *env) error {
 		out:     "write the mapping to `FILE` (atomically): '#' lines saying the status, then one line per matched vertex, its number in each graph",
 		threads: "worker threads: 1 runs the sequential engine (node counts equal the original McSplit's); 0 uses every core",
 		timeout: "stop after `D` (e.g. 30s) and report the best found, unproven",
-		engine:  "where to search: cpu, gpu (the device search on --backend/--device; the CPU backend runs its Go twin), hybrid, portfolio (several CPU configurations and the device at once, sharing the incumbent; the first proof wins) or auto (gpu on a GPU that supports the options, else cpu)",
+		engine:  "where to search: cpu, gpu (the device search on --backend/--device; the CPU backend runs its Go twin), hybrid, portfolio (several CPU configurations and the device at once, sharing the incumbent; the first proof wins) or auto (the CPU engine at once; the hybrid once a GPU that supports the options is open, never waiting for it)",
 		engines: string(mcs.EngineAuto),
 		workers: "device engine workers (work-groups); 0 sizes it from the device. With --cluster embedded: local worker processes (0: one per core)",
 		goal:    "fixed-incumbent mode: prune as if a solution of K−1 vertices were known, never raising it (the same tree on every engine and device: node counts compare); reports a solution of ≥ K or none",
