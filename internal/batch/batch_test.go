@@ -232,6 +232,11 @@ func TestRunHandOff(t *testing.T) {
 		if s.HandedOff && (!s.Device || j.Index%5 != 0) {
 			t.Errorf("job %d handed off on %+v", j.Index, s)
 		}
+		if s.Device {
+			// The device slots are slower, so that the CPU slots take
+			// (and hand on) a good share of the jobs.
+			time.Sleep(200 * time.Microsecond)
+		}
 		mu.Lock()
 		ended[j.Index]++
 		if s.HandedOff {
@@ -278,5 +283,30 @@ func TestRunHandOffCancel(t *testing.T) {
 	})
 	if n > 2 {
 		t.Fatalf("%d done after the cancel, want the handed-off one missing", n)
+	}
+}
+
+// TestDeviceSlotsGetTheLargest: however fast the CPU slots empty the list,
+// each device slot runs one of the largest jobs (they take their first
+// before any slot starts).
+func TestDeviceSlotsGetTheLargest(t *testing.T) {
+	var jobs []Job
+	for i := range 50 {
+		jobs = append(jobs, Job{Index: i, Bound: int64(i)})
+	}
+	for range 20 {
+		var mu sync.Mutex
+		var onDevice []int
+		RunHandOff(context.Background(), jobs, 4, 2, func(_ context.Context, j Job, s Slot) bool {
+			if s.Device {
+				mu.Lock()
+				onDevice = append(onDevice, j.Index)
+				mu.Unlock()
+			}
+			return false
+		})
+		if !slices.Contains(onDevice, 49) || !slices.Contains(onDevice, 48) {
+			t.Fatalf("the device slots ran %v, not the two largest jobs", onDevice)
+		}
 	}
 }

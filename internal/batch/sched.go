@@ -118,10 +118,26 @@ func RunHandOff(ctx context.Context, jobs []Job, cpu, dev int, run func(ctx cont
 			}
 		}
 	}
+	// Each device slot takes its first job (from the large end) before any
+	// slot starts: however fast the CPU slots are, the device slots get
+	// the largest jobs, as the order promises, and not only what is left
+	// once their goroutines happen to be scheduled.
+	first := make([]*Job, dev)
+	for i := range first {
+		if j, _, ok := take(Slot{Device: true, ID: i}); ok {
+			first[i] = &j
+		}
+	}
 	var wg sync.WaitGroup
-	slot := func(s Slot) {
+	slot := func(s Slot, j0 *Job) {
 		for {
-			j, s, ok := take(s)
+			var j Job
+			var ok bool
+			if j0 != nil {
+				j, s, ok, j0 = *j0, Slot{Device: s.Device, ID: s.ID}, true, nil
+			} else {
+				j, s, ok = take(s)
+			}
 			if !ok {
 				return
 			}
@@ -140,10 +156,10 @@ func RunHandOff(ctx context.Context, jobs []Job, cpu, dev int, run func(ctx cont
 		}
 	}
 	for i := range cpu {
-		wg.Go(func() { slot(Slot{ID: i}) })
+		wg.Go(func() { slot(Slot{ID: i}, nil) })
 	}
 	for i := range dev {
-		wg.Go(func() { slot(Slot{Device: true, ID: i}) })
+		wg.Go(func() { slot(Slot{Device: true, ID: i}, first[i]) })
 	}
 	wg.Wait()
 	return done

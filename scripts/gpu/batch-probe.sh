@@ -15,9 +15,12 @@ run() {
 	rc=$?
 	e=$(date +%s.%N)
 	awk -v n="$name" -v s="$s" -v e="$e" -v rc="$rc" 'BEGIN{printf "%-28s wall %6.3f s rc %d", n, e-s, rc}'
-	grep -o '"engine":"[a-z]*"\|"seconds":[0-9.e-]*\|"epochs":[0-9]*' "$OUT/probe_$name.jsonl" | paste -d' ' - - - 2>/dev/null | awk '
-		{ split($1,a,":"); split($2,b,":"); eng=a[2]; sec=b[2]+0; c[eng]++; t[eng]+=sec; if (sec>mx[eng]) mx[eng]=sec; if (!(eng in mn) || sec<mn[eng]) mn[eng]=sec }
-		END { for (k in c) printf "  %s: %d rows, mean %.3f s, min %.3f, max %.3f", k, c[k], t[k]/c[k], mn[k], mx[k]; print "" }'
+	awk '
+		match($0, /"engine":"[a-z]*"/) { eng = substr($0, RSTART + 10, RLENGTH - 11) }
+		match($0, /"seconds":[0-9.e-]*/) { sec = substr($0, RSTART + 10, RLENGTH - 10) + 0 }
+		match($0, /"nodes":[0-9]*/) { nd = substr($0, RSTART + 8, RLENGTH - 8) + 0 }
+		{ c[eng]++; t[eng] += sec; n[eng] += nd }
+		END { for (k in c) printf "  %s: %d rows, %.2f s in all, %.0f M nodes/s", k, c[k], t[k], n[k] / 1e6 / (t[k] > 0 ? t[k] : 1); print "" }' "$OUT/probe_$name.jsonl"
 }
 run cpu16 --engine cpu --threads 16
 run gpu-t1-s1 --engine gpu --threads 1 --device-slots 1

@@ -20,7 +20,7 @@ for mode in "$@"; do
 			bin=$PWD/.dev/${pkg//\//_}.test
 			(cd "$pkg" && "$bin" -test.run "$run" -test.count=1 -test.v) >"$OUT/test_${pkg//\//_}.log" 2>&1
 			echo "test $pkg ($run): rc=$? $(grep -c -- '--- PASS' "$OUT/test_${pkg//\//_}.log") pass, $(grep -c -- '--- FAIL' "$OUT/test_${pkg//\//_}.log") fail, $(grep -c -- '--- SKIP' "$OUT/test_${pkg//\//_}.log") skip; cuda runs: $(grep -c -- '--- PASS: .*[/]cuda' "$OUT/test_${pkg//\//_}.log")"
-			grep -- '--- FAIL' -A5 "$OUT/test_${pkg//\//_}.log" | head -20
+			grep -A5 -- '--- FAIL' "$OUT/test_${pkg//\//_}.log" | head -20
 		done
 		;;
 	table)
