@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"runtime"
 	"slices"
 	"time"
 
@@ -171,10 +170,7 @@ func (p *problem) solveDevice(ctx context.Context, hybrid bool, start time.Time)
 	if hybrid {
 		cpu = newShared(0)
 		cpu.offer(inc)
-		threads := opts.Threads
-		if threads <= 0 {
-			threads = max(1, runtime.GOMAXPROCS(0)-1)
-		}
+		threads := search.ThreadsBeside(opts.Threads)
 		root := task{p: make([]uint64, p.words)}
 		for v := 0; v < p.n; v++ {
 			root.p[v>>6] |= 1 << (uint(v) & 63)

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"runtime"
 	"sort"
 	"time"
 
@@ -161,14 +160,11 @@ type downSearch struct {
 }
 
 // startDown starts McSplit↓ with the incumbent bar (and opts.Floor) on
-// opts.Threads threads (0: every core but the one that drives the device).
+// opts.Threads threads (search.ThreadsBeside: 0 leaves the device a core).
 func (p *problem[C]) startDown(opts Options, bar int) *downSearch {
 	d := &downSearch{sh: newShared(0), done: make(chan int64, 1)}
 	d.sh.best.Store(int32(max(bar, opts.Floor-1)))
-	threads := opts.Threads
-	if threads <= 0 {
-		threads = max(1, runtime.GOMAXPROCS(0)-1)
-	}
+	threads := search.ThreadsBeside(opts.Threads)
 	go func() { d.done <- p.searchDown(d.sh, threads) }()
 	return d
 }

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"runtime"
 	"slices"
 	"time"
 
@@ -302,7 +301,7 @@ func startCPU(ctx context.Context, g *core.Graph, opts Options, ub int, eng Engi
 	c.cancel = cancel
 	o := opts
 	o.Engine, o.Devices, o.Opening, o.Progress = eng, nil, nil, nil
-	o.Threads = max(1, runtime.GOMAXPROCS(0)-1)
+	o.Threads = search.ThreadsBeside(0)
 	o.onEngine = func(e *engine) { c.eng <- e }
 	go func() {
 		defer close(c.done)

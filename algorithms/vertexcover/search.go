@@ -196,12 +196,12 @@ func (e *engine) run(top bool) ([]int32, bool) {
 	}
 	treeThreads := e.threads
 	if j := e.route.join; j != nil && e.parent == nil && j.started.Load() && treeThreads >= 8 {
-		// A device may join this dense kernel (auto.go): its host loop
-		// needs a core it does not have to wait for. Every wake-up of a
-		// goroutine that finds all the cores busy waits for a preemption
-		// (up to 10 ms), and an epoch has several: on the H200,
-		// cop_hat500-3 took the device 1.6–2.2 s beside branch and reduce
-		// on every core, 0.9–1.2 s with one core left (--engine hybrid).
+		// A device may join this dense kernel (auto.go): leave its host
+		// loop a core, as search.ThreadsBeside does for the hybrids (on
+		// the H200, cop_hat500-3 took the device 1.6–2.2 s beside branch
+		// and reduce on every core, 0.9–1.2 s with one core left). The
+		// engine's threads are fixed before the device is known, so only
+		// where one core is at most an eighth of them.
 		treeThreads--
 	}
 	// nuStop also stops the extra NuMVC copies that give way to the

@@ -186,7 +186,7 @@ type deviceOpening struct {
 // applies the algorithm's rule (mcs.Place, clique.Place, vertexcover.Place)
 // once they are open. Release it when done: that never waits.
 func (s *searchFlags) openInBackground(rule func([]backend.Device, error) (search.Placement, error)) *deviceOpening {
-	d := s.opening(rule, search.OpenWhenAsked)
+	d := s.openWhenAsked(rule)
 	d.Start()
 	return d
 }
@@ -205,20 +205,16 @@ const autoHeadStart = 40 * time.Millisecond
 // starts after autoHeadStart, or at once if the engine asks for the
 // devices before (Wait starts it). Release before then opens nothing.
 func (s *searchFlags) openAfterHeadStart(rule func([]backend.Device, error) (search.Placement, error)) *deviceOpening {
-	d := s.opening(rule, search.OpenWhenAsked)
+	d := s.openWhenAsked(rule)
 	time.AfterFunc(autoHeadStart, d.Start)
 	return d
 }
 
-// openWhenAsked is openInBackground that starts opening only when the
-// engine asks (search.OpenWhenAsked): vc's auto, which uses a device on
-// dense kernels only.
+// openWhenAsked prepares the opening of the devices of --backend/--device
+// (under the algorithm's rule) and starts it only when the engine asks
+// (search.OpenWhenAsked): vc's auto, which uses a device on dense kernels
+// only; openInBackground and openAfterHeadStart start it themselves.
 func (s *searchFlags) openWhenAsked(rule func([]backend.Device, error) (search.Placement, error)) *deviceOpening {
-	return s.opening(rule, search.OpenWhenAsked)
-}
-
-func (s *searchFlags) opening(rule func([]backend.Device, error) (search.Placement, error),
-	start func(func() ([]backend.Device, func(), error)) *search.Opening) *deviceOpening {
 	sel := backend.SelectionFromEnv(s.df.backend, s.df.device)
 	d := &deviceOpening{required: sel.Require != ""}
 	// Two steps: choosing the devices (for a GPU, the driver's
@@ -234,7 +230,7 @@ func (s *searchFlags) opening(rule func([]backend.Device, error) (search.Placeme
 		}
 		return infos, chooseErr
 	}
-	d.Opening = start(func() ([]backend.Device, func(), error) {
+	d.Opening = search.OpenWhenAsked(func() ([]backend.Device, func(), error) {
 		var opened []backend.Device
 		closeAll := func() {
 			for _, dev := range opened {

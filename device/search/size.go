@@ -1,6 +1,10 @@
 package search
 
-import "github.com/arbor-gpu/arbor/backend"
+import (
+	"runtime"
+
+	"github.com/arbor-gpu/arbor/backend"
+)
 
 // DefaultWorkers is the number of workers a search gets on a device unless
 // told otherwise: enough work-groups of one warp to fill a GPU's
@@ -33,4 +37,19 @@ func Fit(info backend.Info, workers int, bytes func(workers, capacity int) int64
 		}
 	}
 	return workers, capacity
+}
+
+// ThreadsBeside is the number of CPU threads an engine running beside a
+// device search takes when the caller set none: every core but one. The
+// device's host loop (launches, waits, ring moves) must find a free core:
+// a wake-up of a goroutine that finds every core busy waits for a
+// preemption (up to 10 ms), and an epoch has several (measured on the
+// H200, vertex cover's cop_hat500-3: 68 epochs over 8.3 s beside a CPU
+// engine on every core, 11 in 1.0 s with cores to spare). threads > 0 is
+// the caller's own choice and is kept.
+func ThreadsBeside(threads int) int {
+	if threads > 0 {
+		return threads
+	}
+	return max(1, runtime.GOMAXPROCS(0)-1)
 }
