@@ -240,7 +240,7 @@ func solve(ctx context.Context, g, h *core.Graph, opts Options) (Result, error) 
 		return Result{}, fmt.Errorf("mcs: graphs of %d and %d vertices need %d MiB of adjacency matrices; the limit is %d MiB",
 			g.N, h.N, need>>20, maxMatrixBytes>>20)
 	}
-	if opts.Prune != PruneNone && opts.Prune != PruneRR {
+	if opts.Prune < PruneNone || opts.Prune > PruneRR2 {
 		return Result{}, fmt.Errorf("mcs: unknown pruning %v", opts.Prune)
 	}
 	if opts.Heuristic != MinMax && opts.Heuristic != MinProduct {
@@ -280,9 +280,9 @@ func solve(ctx context.Context, g, h *core.Graph, opts Options) (Result, error) 
 		// graph is answered (size 0, proven) by the CPU engine at once.
 		engine, why = EngineCPU, "a graph has no vertices: nothing to search"
 	}
-	if opts.Prune == PruneRR && (engine != EngineCPU || opts.Restarts) {
+	if opts.Prune != PruneNone && (engine != EngineCPU || opts.Restarts) {
 		// Their task paths name nodes of the original tree (design/mcs.md).
-		why = joinWhy(why, "pruning rr is for the CPU engines without restarts; this search ran the original tree")
+		why = joinWhy(why, "pruning "+opts.Prune.String()+" is for the CPU engines without restarts; this search ran the original tree")
 	}
 	if engine == EnginePortfolio {
 		res, err := solvePortfolio(ctx, g, h, opts, start)
@@ -312,7 +312,7 @@ func solve(ctx context.Context, g, h *core.Graph, opts Options) (Result, error) 
 		defer cancel()
 	}
 	var res Result
-	prune := opts.Prune == PruneRR && !opts.Restarts
+	prune := opts.Prune != PruneNone && !opts.Restarts
 	if opts.Directed || opts.EdgeLabels {
 		var p *problem[uint32]
 		if p, err = newProblem[uint32](g, h, opts); err == nil {

@@ -25,6 +25,10 @@ const (
 	// dominated by a searched sibling is skipped) is written and tested
 	// but off: on MIVIA it costs more than it saves.
 	PruneRR
+	// PruneRR2 is PruneRR with the edge-count bound B2 (undirected
+	// searches without edge labels; bound.go) and learned branching
+	// (learn.go): same sizes, smaller proof trees on large pairs.
+	PruneRR2
 )
 
 func (p Pruning) String() string {
@@ -33,19 +37,23 @@ func (p Pruning) String() string {
 		return "none"
 	case PruneRR:
 		return "rr"
+	case PruneRR2:
+		return "rr2"
 	}
 	return fmt.Sprintf("Pruning(%d)", int(p))
 }
 
-// ParsePruning reads "none" (or "faithful") and "rr".
+// ParsePruning reads "none" (or "faithful"), "rr" and "rr2".
 func ParsePruning(s string) (Pruning, error) {
 	switch s {
 	case "none", "faithful", "":
 		return PruneNone, nil
 	case "rr":
 		return PruneRR, nil
+	case "rr2":
+		return PruneRR2, nil
 	}
-	return 0, fmt.Errorf("unknown pruning %q (want none or rr)", s)
+	return 0, fmt.Errorf("unknown pruning %q (want none, rr or rr2)", s)
 }
 
 // rrOff turns rules of the pruned search off, for measuring what each
@@ -204,6 +212,9 @@ func (p *problem[C]) runPruned(ctx context.Context, threads int, start time.Time
 		if p.rrOff&offTwins1 != 0 {
 			p.twins.n1 = 0
 		}
+		if p.opts.Prune == PruneRR2 {
+			p.useRR2() // bound.go
+		}
 	}
 	return p.run(ctx, threads, start)
 }
@@ -257,8 +268,13 @@ func (w *worker[C]) searchRR(depth int, doms []bidomain) {
 
 		bd := &doms[chosen]
 		v := bd.minL
+		nodeBound := bound
+		if p.learn&learnV != 0 {
+			v = w.learnPick(bd) // learn.go
+		}
 		c := cls0[v]
 		floor := int32(-1) // R1: v's candidates are above its matched twins' images
+		skip := -1         // the bidomain whose bound B1 lowered
 		if c >= 0 {
 			floor = w.lastImg[c]
 			// B1: v's twins in its bidomain can take only the right
@@ -279,6 +295,13 @@ func (w *worker[C]) searchRR(depth int, doms []bidomain) {
 				if bound <= best || bound < w.goal {
 					break
 				}
+				skip = chosen
+			}
+		}
+		// B2 (bound.go): the edge-count bound, near the cut only.
+		if stop := max(best, w.goal-1); p.bound2 && bound-stop <= boundSlack {
+			if bound = w.tighten(doms, bound, stop, skip); bound <= stop {
+				break
 			}
 		}
 		w.branched++
@@ -322,6 +345,9 @@ func (w *worker[C]) searchRR(depth int, doms []bidomain) {
 			}
 			ws = ws[:k]
 		}
+		if p.learn&learnW != 0 {
+			w.learnOrder(ws, c) // learn.go
+		}
 		w.ws[depth] = ws
 		f := &w.frames[depth]
 		*f = frame{v: v, ws: ws, end: len(ws), pathLen: len(w.path)}
@@ -351,6 +377,9 @@ func (w *worker[C]) searchRR(depth int, doms []bidomain) {
 				out = w.filterSimple(doms, p.adj1[int(x)*n1:int(x)*n1+n1], out)
 			}
 			w.doms[depth+1] = out
+			if p.learn != 0 {
+				w.learnReward(nodeBound, v, x, out) // learn.go
+			}
 			// R6 (off unless withR6: it costs more time than it saves on
 			// MIVIA, docs/results/mcs.md): an explored sibling v→x′ sees
 			// every vertex left to this child as x does: this child's

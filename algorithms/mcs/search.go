@@ -77,6 +77,11 @@ type worker[C cell] struct {
 	explored [][]int32 // per depth: the candidates whose child was searched (R6)
 	seen     []uint64
 	stamp    uint64
+	// Learned branching (learn.go): a score per vertex of each graph.
+	score0, score1 []uint32
+	degL, degR     []int32 // the edge-count bound's scratch (bound.go)
+	maskL, maskR   []uint64
+	cnt            []int32
 }
 
 func (p *problem[C]) newWorker(sh *shared, goal int, par bool) *worker[C] {
@@ -93,6 +98,14 @@ func (p *problem[C]) newWorker(sh *shared, goal int, par bool) *worker[C] {
 		w.lastImg = make([]int32, p.twins.n0)
 		w.seen = make([]uint64, p.n1)
 		w.explored = make([][]int32, depth)
+		if p.learn != 0 {
+			w.score0, w.score1 = make([]uint32, p.n0), make([]uint32, p.n1)
+		}
+		if p.bound2 {
+			w.degL, w.degR = make([]int32, p.n0), make([]int32, p.n1)
+			w.maskL, w.maskR = make([]uint64, p.bits0.words), make([]uint64, p.bits1.words)
+			w.cnt = make([]int32, max(p.n0, p.n1))
+		}
 	}
 	// The per-depth bidomain lists grow as needed and keep their capacity:
 	// a bidomain list never outgrows the left vertices left at its depth,

@@ -19,7 +19,7 @@ import (
 // runMCS is 'arbor mcs': a maximum common induced subgraph of two or more
 // graphs.
 func runMCS(e *env) error {
-	fs := newFlags(e, "mcs", "G1 G2 [G3 …] [--plain-order] [--approximate [--keep K]] [--threads N] [--connected] [--directed] [--vertex-labels] [--edge-labels] [--big-first] [--heuristic min_max|min_product] [--prune none|rr] [--block-order] [--dead-end N [--double-raise]] [--restarts [--seed S]] [--engine auto|cpu|gpu|hybrid|portfolio] [--goal K] [--workers N] [--backend B] [--device D] [--timeout D] [--format F] [--json] [--verify] [--require-optimal] [--zero-based] [-o FILE] [-v] [--cluster URL|embedded [--cluster-token T] [--task-nodes B] [--tasks N] [--ack-wait D] [--fresh]] | --batch LIST | QUERY --against LIST|DIR (--min-size K | --top N) [--device-slots D] …")
+	fs := newFlags(e, "mcs", "G1 G2 [G3 …] [--plain-order] [--approximate [--keep K]] [--threads N] [--connected] [--directed] [--vertex-labels] [--edge-labels] [--big-first] [--heuristic min_max|min_product] [--prune none|rr|rr2] [--block-order] [--dead-end N [--double-raise]] [--restarts [--seed S]] [--engine auto|cpu|gpu|hybrid|portfolio] [--goal K] [--workers N] [--backend B] [--device D] [--timeout D] [--format F] [--json] [--verify] [--require-optimal] [--zero-based] [-o FILE] [-v] [--cluster URL|embedded [--cluster-token T] [--task-nodes B] [--tasks N] [--ack-wait D] [--fresh]] | --batch LIST | QUERY --against LIST|DIR (--min-size K | --top N) [--device-slots D] …")
 	var sr searchFlags
 	sr.register(fs, searchHelp{what: "mapping",
 		out:     "write the mapping to `FILE` (atomically): '#' lines saying the status, then one line per matched vertex, its number in each graph",
@@ -37,7 +37,7 @@ func runMCS(e *env) error {
 	elabels := fs.Bool("edge-labels", false, "matched edges must have equal labels")
 	bigFirst := fs.Bool("big-first", false, "McSplit↓: try size |G|, then |G|−1, … (good when the graphs are nearly isomorphic)")
 	heuristic := fs.String("heuristic", "min_max", "branching heuristic: min_max or min_product")
-	prune := fs.String("prune", "none", "CPU engines' search tree: none (the original McSplit's; node counts equal its) or rr (RRSplit's reductions: same sizes, fewer nodes; see docs/design/mcs.md)")
+	prune := fs.String("prune", "none", "CPU engines' search tree: none (the original McSplit's; node counts equal its) rr (RRSplit's reductions: same sizes, fewer nodes) or rr2 (rr with the edge-count bound and learned branching: smaller proof trees on large pairs); see docs/design/mcs.md")
 	var cf clusterFlags
 	cf.register(fs)
 	blockOrder := fs.Bool("block-order", false, "heuristic h1: order vertices by component, border, then breadth-first instead of by degree (exact; node counts differ)")
