@@ -40,56 +40,52 @@ func newAdjBits[C cell](adj []C, n int) adjBits {
 	return b
 }
 
-// degrees fills deg with the degrees of the vertices vs inside vs, sorted
-// increasing, and returns their sum (twice the edges); mask (b.words
-// words) and cnt (len(vs)) are scratch.
-func (b adjBits) degrees(vs []int32, deg, cnt []int32, mask []uint64) int32 {
+// degrees counts the degrees of the vertices vs inside vs into hist
+// (hist[d]: how many have degree d; len(vs) entries, cleared here) and
+// returns their sum (twice the edges); mask (b.words words) is scratch.
+// A histogram, not a sorted list: the bound needs only sums of the
+// smallest and largest degrees (a comparison sort was half of B2's time).
+func (b adjBits) degrees(vs []int32, hist []int32, mask []uint64) int32 {
 	clear(mask)
 	for _, u := range vs {
 		mask[u/64] |= 1 << (u % 64)
 	}
-	var sum int32
-	for i, u := range vs {
-		row := b.rows[int(u)*b.words : int(u)*b.words+b.words]
+	hist = hist[:len(vs)]
+	clear(hist)
+	var sum int
+	for _, u := range vs {
+		row := b.rows[int(u)*b.words : int(u)*b.words+len(mask)]
 		d := 0
 		for j, m := range mask {
 			d += bits.OnesCount64(row[j] & m)
 		}
-		deg[i] = int32(d)
-		sum += int32(d)
+		hist[d]++
+		sum += d
 	}
-	// Counting sort: the degrees are below len(vs) (a comparison sort
-	// was half of B2's time).
-	clear(cnt[:len(vs)])
-	for _, d := range deg[:len(vs)] {
-		cnt[d]++
-	}
-	i := 0
-	for d, c := range cnt[:len(vs)] {
-		for ; c > 0; c-- {
-			deg[i] = int32(d)
-			i++
-		}
-	}
-	return sum
+	return int32(sum)
 }
 
 // edgeRange returns the fewest and most edges a k-subset of a set can
-// span, bounded from its sorted degrees deg (sum: their sum): dropping r
-// vertices D removes Σ_D deg − e(D) edges, at most the r largest degrees'
-// sum, and at least the r smallest ones' sum less the C(r,2) edges D can
-// hold among itself, and at least half of that sum.
-func edgeRange(deg []int32, sum int32, k int) (lo, hi int32) {
-	s := len(deg)
-	r := s - k
+// span, bounded from its degree histogram hist (sum: the degrees' sum):
+// dropping r vertices D removes Σ_D deg − e(D) edges, at most the r
+// largest degrees' sum, and at least the r smallest ones' sum less the
+// C(r,2) edges D can hold among itself, and at least half of that sum.
+func edgeRange(hist []int32, sum int32, k int) (lo, hi int32) {
+	r := int32(len(hist) - k)
 	e := sum / 2
 	var large, small int32
-	for i := 0; i < r; i++ {
-		small += deg[i]
-		large += deg[s-1-i]
+	for d, left := 0, r; left > 0; d++ {
+		take := min(left, hist[d])
+		small += take * int32(d)
+		left -= take
+	}
+	for d, left := len(hist)-1, r; left > 0; d-- {
+		take := min(left, hist[d])
+		large += take * int32(d)
+		left -= take
 	}
 	lo = max(0, e-large)
-	removed := max((small+1)/2, small-int32(r*(r-1)/2))
+	removed := max((small+1)/2, small-r*(r-1)/2)
 	hi = min(e-removed, int32(k*(k-1)/2))
 	return lo, hi
 }
@@ -97,14 +93,23 @@ func edgeRange(deg []int32, sum int32, k int) (lo, hi int32) {
 // edgeBound returns how many pairs the bidomain d can give at most under
 // the edge-count argument (at most min(ll, rl)).
 func (w *worker[C]) edgeBound(d *bidomain) int32 {
+	if d.eb > 0 {
+		return d.eb - 1
+	}
+	d.eb = w.edgeBoundOf(d) + 1
+	return d.eb - 1
+}
+
+// edgeBoundOf computes edgeBound.
+func (w *worker[C]) edgeBoundOf(d *bidomain) int32 {
 	p := w.p
 	ls, rs := w.left[d.l:d.l+d.ll], w.right[d.r:d.r+d.rl]
-	dl, dr := w.degL[:len(ls)], w.degR[:len(rs)]
-	sl := p.bits0.degrees(ls, dl, w.cnt, w.maskL)
-	sr := p.bits1.degrees(rs, dr, w.cnt, w.maskR)
+	hl, hr := w.histL[:len(ls)], w.histR[:len(rs)]
+	sl := p.bits0.degrees(ls, hl, w.maskL)
+	sr := p.bits1.degrees(rs, hr, w.maskR)
 	for k := int(min(d.ll, d.rl)); k > 1; k-- {
-		loL, hiL := edgeRange(dl, sl, k)
-		loR, hiR := edgeRange(dr, sr, k)
+		loL, hiL := edgeRange(hl, sl, k)
+		loR, hiR := edgeRange(hr, sr, k)
 		if loL <= hiR && loR <= hiL {
 			if p.mutate&mutB2Tight != 0 {
 				return int32(k) - 1

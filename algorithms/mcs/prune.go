@@ -313,6 +313,7 @@ func (w *worker[C]) searchRR(depth int, doms []bidomain) {
 			}
 		}
 		bd.ll--
+		bd.eb = 0 // B2's bound of bd is stale (bound.go)
 		if !p.multiway {
 			w.splitLeft(doms, p.adj0[int(v)*n0:int(v)*n0+n0])
 		}
