@@ -45,15 +45,7 @@ func TestMeasureLearn(t *testing.T) {
 	lnT := make([]float64, len(modes))
 	out := "| pair | expected | learn | size | proven | nodes | CPU s |\n|---|---|---|---|---|---|---|\n"
 	for _, name := range names {
-		var mp miviaPair
-		for _, q := range pairs {
-			if q.G == name {
-				mp = q
-			}
-		}
-		if mp.G == "" {
-			t.Fatalf("%s not in expected.csv", name)
-		}
+		mp := pairNamed(t, pairs, name)
 		g, h := readPair(t, dir, mp)
 		for k, m := range modes {
 			opts := Options{Threads: threads}
@@ -103,4 +95,16 @@ func envInt(t *testing.T, name string, def int) int {
 		t.Fatalf("%s=%q: %v", name, s, err)
 	}
 	return v
+}
+
+// pairNamed returns the expected.csv row whose first graph is name.
+func pairNamed(t *testing.T, pairs []miviaPair, name string) miviaPair {
+	t.Helper()
+	for _, q := range pairs {
+		if q.G == name {
+			return q
+		}
+	}
+	t.Fatalf("%s not in expected.csv", name)
+	return miviaPair{}
 }

@@ -287,24 +287,34 @@ func TestMIVIAPruned(t *testing.T) {
 func solveWithR6(t *testing.T, g, h *core.Graph, opts Options) Result {
 	t.Helper()
 	opts.Threads = 1
-	var res Result
-	if opts.Directed || opts.EdgeLabels {
-		p, err := newProblem[uint32](g, h, opts)
-		if err != nil {
-			t.Fatal(err)
-		}
-		p.withR6 = true
-		res = p.runPruned(context.Background(), 1, time.Now(), true)
-	} else {
-		p, err := newProblem[uint8](g, h, opts)
-		if err != nil {
-			t.Fatal(err)
-		}
-		p.withR6 = true
-		res = p.runPruned(context.Background(), 1, time.Now(), true)
-	}
+	res := solveTweaked(t, g, h, opts, tweak{r6: true})
 	if err := Verify(g, h, res.Mapping, opts); err != nil {
 		t.Fatalf("with R6: %v", err)
 	}
 	return res
+}
+
+// tweak is what tests switch on inside the pruned engine: R6, a mutation.
+type tweak struct {
+	r6  bool
+	mut mutation
+}
+
+// solveTweaked runs the pruned engine (opts.Prune's, rr when none) on
+// opts.Threads threads with tw applied; the mapping is not checked.
+func solveTweaked(t *testing.T, g, h *core.Graph, opts Options, tw tweak) Result {
+	t.Helper()
+	if opts.Directed || opts.EdgeLabels {
+		return runTweaked[uint32](t, g, h, opts, tw)
+	}
+	return runTweaked[uint8](t, g, h, opts, tw)
+}
+
+func runTweaked[C cell](t *testing.T, g, h *core.Graph, opts Options, tw tweak) Result {
+	p, err := newProblem[C](g, h, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p.withR6, p.mutate = tw.r6, tw.mut
+	return p.runPruned(context.Background(), max(1, opts.Threads), time.Now(), true)
 }

@@ -1,12 +1,10 @@
 package mcs
 
 import (
-	"context"
 	"math/rand/v2"
 	"os"
 	"slices"
 	"testing"
-	"time"
 
 	"github.com/arbor-gpu/arbor/core"
 )
@@ -16,22 +14,7 @@ import (
 func solveRR2(t *testing.T, g, h *core.Graph, opts Options, threads int, mut mutation) Result {
 	t.Helper()
 	opts.Prune, opts.Threads = PruneRR2, threads
-	var res Result
-	if opts.Directed || opts.EdgeLabels {
-		p, err := newProblem[uint32](g, h, opts)
-		if err != nil {
-			t.Fatal(err)
-		}
-		p.mutate = mut
-		res = p.runPruned(context.Background(), threads, time.Now(), true)
-	} else {
-		p, err := newProblem[uint8](g, h, opts)
-		if err != nil {
-			t.Fatal(err)
-		}
-		p.mutate = mut
-		res = p.runPruned(context.Background(), threads, time.Now(), true)
-	}
+	res := solveTweaked(t, g, h, opts, tweak{mut: mut})
 	if err := Verify(g, h, res.Mapping, opts); err != nil {
 		t.Fatalf("rr2 (mutation %d): %v", mut, err)
 	}
@@ -136,18 +119,5 @@ func TestRR2Mutations(t *testing.T) {
 // the mapping is wrong (a mutation may break it).
 func solveRR2Loose(t *testing.T, g, h *core.Graph, opts Options, mut mutation) int {
 	opts.Prune, opts.Threads = PruneRR2, 1
-	if opts.Directed || opts.EdgeLabels {
-		p, err := newProblem[uint32](g, h, opts)
-		if err != nil {
-			t.Fatal(err)
-		}
-		p.mutate = mut
-		return p.runPruned(context.Background(), 1, time.Now(), true).Size
-	}
-	p, err := newProblem[uint8](g, h, opts)
-	if err != nil {
-		t.Fatal(err)
-	}
-	p.mutate = mut
-	return p.runPruned(context.Background(), 1, time.Now(), true).Size
+	return solveTweaked(t, g, h, opts, tweak{mut: mut}).Size
 }
