@@ -240,7 +240,9 @@ func solve(ctx context.Context, g, h *core.Graph, opts Options) (Result, error) 
 		return Result{}, fmt.Errorf("mcs: graphs of %d and %d vertices need %d MiB of adjacency matrices; the limit is %d MiB",
 			g.N, h.N, need>>20, maxMatrixBytes>>20)
 	}
-	if opts.Prune < PruneNone || opts.Prune > PruneRR2 {
+	switch opts.Prune {
+	case PruneNone, PruneRR, PruneRR2:
+	default:
 		return Result{}, fmt.Errorf("mcs: unknown pruning %v", opts.Prune)
 	}
 	if opts.Heuristic != MinMax && opts.Heuristic != MinProduct {

@@ -1,6 +1,7 @@
 package mcs
 
 import (
+	"context"
 	"math/rand/v2"
 	"os"
 	"slices"
@@ -120,4 +121,25 @@ func TestRR2Mutations(t *testing.T) {
 func solveRR2Loose(t *testing.T, g, h *core.Graph, opts Options, mut mutation) int {
 	opts.Prune, opts.Threads = PruneRR2, 1
 	return solveTweaked(t, g, h, opts, tweak{mut: mut}).Size
+}
+
+// TestParsePruningRR2 checks that every pruning reads back from its name
+// and that Solve refuses a value outside them.
+func TestParsePruningRR2(t *testing.T) {
+	for _, p := range []Pruning{PruneNone, PruneRR, PruneRR2} {
+		if q, err := ParsePruning(p.String()); err != nil || q != p {
+			t.Errorf("%v: read back %v, %v", p, q, err)
+		}
+	}
+	if _, err := ParsePruning("rr3"); err == nil {
+		t.Error("rr3 accepted")
+	}
+	g := core.NewBuilder(1, false)
+	one, err := g.Build()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Solve(context.Background(), one, one, Options{Prune: Pruning(99)}); err == nil {
+		t.Error("Solve accepted pruning 99")
+	}
 }
