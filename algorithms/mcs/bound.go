@@ -137,15 +137,14 @@ func (w *worker[C]) tighten(doms []bidomain, bound, stop int32, skip int) int32 
 	return bound
 }
 
-// useRR2 turns on what PruneRR2 adds to PruneRR: B2 where it applies
-// (cells that are plain edges: not directed, no edge labels) and learned
-// branching.
+// useRR2 turns on what PruneRR2 adds to PruneRR: B2 and learned
+// branching. B2 counts non-zero cells, which every option keeps
+// symmetric (a directed cell holds both arcs, a labelled one the label)
+// and which a solution maps to non-zero cells: it holds for every option.
 func (p *problem[C]) useRR2() {
 	p.learn = learnV | learnW
-	if !p.multiway {
-		p.bound2 = true
-		p.bits0, p.bits1 = newAdjBits(p.adj0, p.n0), newAdjBits(p.adj1, p.n1)
-	}
+	p.bound2 = true
+	p.bits0, p.bits1 = newAdjBits(p.adj0, p.n0), newAdjBits(p.adj1, p.n1)
 }
 
 // mutation breaks one of PruneRR2's safety conditions, for the mutation

@@ -57,7 +57,7 @@ func TestMeasureLearn(t *testing.T) {
 				t.Fatal(err)
 			}
 			p.learn = m & (learnV | learnW)
-			if m&4 != 0 && !p.multiway {
+			if m&4 != 0 {
 				p.bound2 = true
 				p.bits0, p.bits1 = newAdjBits(p.adj0, p.n0), newAdjBits(p.adj1, p.n1)
 			}

@@ -25,9 +25,9 @@ const (
 	// dominated by a searched sibling is skipped) is written and tested
 	// but off: on MIVIA it costs more than it saves.
 	PruneRR
-	// PruneRR2 is PruneRR with the edge-count bound B2 (undirected
-	// searches without edge labels; bound.go) and learned branching
-	// (learn.go): same sizes, smaller proof trees on large pairs.
+	// PruneRR2 is PruneRR with the edge-count bound B2 (bound.go) and
+	// learned branching (learn.go): same sizes, smaller proof trees on
+	// large pairs.
 	PruneRR2
 )
 

@@ -230,7 +230,7 @@ func TestPruneConnectedRoot(t *testing.T) {
 	}
 }
 
-// TestMIVIAPruned checks the pruned engine's sizes against the original
+// TestMIVIAPruned checks the pruned engines' (rr, rr2) sizes against the original
 // McSplit's on the sample of proven MIVIA pairs TestMIVIA uses (all of
 // them with -mcs.all or ARBOR_LONG=1), sequential and parallel, every
 // mapping verified; and that it never searches more nodes than the
@@ -272,6 +272,10 @@ func TestMIVIAPruned(t *testing.T) {
 			if threads == 1 {
 				faithful += p.Nodes
 				pruned += res.Nodes
+			}
+			// rr2 (bound.go, learn.go) too.
+			if res := solveChecked(t, g, h, Options{Threads: threads, Prune: PruneRR2}); res.Size != p.Size {
+				t.Errorf("%s/%s: rr2, %d threads: size %d, original McSplit %d", p.G, p.H, threads, res.Size, p.Size)
 			}
 		}
 		checked++
