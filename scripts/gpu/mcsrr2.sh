@@ -4,7 +4,7 @@
 # rr and rr2, MEDIUM_P (8) processes at once, MEDIUM_REPS (1) runs; (2) the
 # 32-pair McSplit-open sample (every 39th proven=no row of expected.csv,
 # the first 32) with rr2, OPEN_THREADS (8) threads, OPEN_TIMEOUT (8) s,
-# OPEN_P (2) pairs at a time. Every run is --verify'd. Set up here:
+# OPEN_P (2) pairs at a time (OPEN=0 skips them). Every run is --verify'd. Set up here:
 #
 #   scripts/gpu/mcsrr2.sh --copy DIR   copy arbor (build it first into
 #                                       DIR/arbor), this script, the pair
@@ -32,9 +32,9 @@ one() { # g h prune threads timeout tag
 export -f one; export O
 for rep in $(seq "${MEDIUM_REPS:-1}"); do
   while IFS=, read -r g h; do for pr in rr rr2; do echo "$g $h $pr"; done; done < medium.csv
-done | xargs -P "${MEDIUM_P:-8}" -L 1 bash -c 'one $0 $1 $2 1 120 medium' > "$O/medium.csv"
-cut -d, -f1,2 open32.csv | tr , ' ' |
-  xargs -P "${OPEN_P:-2}" -L 1 bash -c "one \$0 \$1 rr2 ${OPEN_THREADS:-8} ${OPEN_TIMEOUT:-8} open" > "$O/open.csv"
+done | xargs -r -P "${MEDIUM_P:-8}" -L 1 bash -c 'one $0 $1 $2 1 120 medium' > "$O/medium.csv"
+cut -d, -f1,2 open32.csv | { [[ ${OPEN:-1} == 0 ]] && cat >/dev/null || cat; } | tr , ' ' |
+  xargs -r -P "${OPEN_P:-2}" -L 1 bash -c "one \$0 \$1 rr2 ${OPEN_THREADS:-8} ${OPEN_TIMEOUT:-8} open" > "$O/open.csv"
 python3 - "$O" <<'PY'
 import sys, csv, math
 O = sys.argv[1]
