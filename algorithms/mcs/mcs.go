@@ -93,9 +93,10 @@ type Options struct {
 	Floor int
 	// Prune chooses the CPU engines' search tree: PruneNone (the zero
 	// value) is the original McSplit's, PruneRR cuts it with RRSplit's
-	// reductions (prune.go; same sizes, fewer nodes). The device, hybrid,
-	// portfolio and subtree (cluster) engines and Restarts search the
-	// original tree whatever it says.
+	// reductions (prune.go; same sizes, fewer nodes), PruneRR2 adds the
+	// edge-count bound and learned branching (bound.go, learn.go). The
+	// device, hybrid, portfolio and subtree (cluster) engines and
+	// Restarts search the original tree whatever it says.
 	Prune Pruning
 	// Engine chooses where the search runs (EngineAuto by default).
 	Engine Engine
