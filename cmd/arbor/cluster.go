@@ -233,6 +233,7 @@ func runMCSCluster(e *env, cf clusterFlags, workers, threads int, pos []string, 
 			Threads  *int         `json:"threads,omitempty"`
 			Engine   string       `json:"engine"`
 			Why      string       `json:"why"`
+			Prune    pruneJSON    `json:"prune"`
 			Verified bool         `json:"verified"`
 			Mapping  [][2]int     `json:"mapping"`
 			Columns  [][]int      `json:"columns"`
@@ -244,7 +245,7 @@ func runMCSCluster(e *env, cf clusterFlags, workers, threads int, pos []string, 
 		}
 		if err := json.NewEncoder(e.stdout).Encode(jsonResult{Files: pos, N: []int{g.N, h.N}, Base: []int{sf.base(g), sf.base(h)}, Size: res.Size, verdict: v,
 			Nodes: cres.Nodes, Seconds: cres.Elapsed.Seconds(), Threads: clusterThreads(cf), Engine: "cluster", Why: why,
-			Verified: sf.verify, Mapping: m, Columns: cols, Cluster: newClusterJSON(cres)}); err != nil {
+			Prune: newPruneJSON(mcs.SubtreePrune(opts)), Verified: sf.verify, Mapping: m, Columns: cols, Cluster: newClusterJSON(cres)}); err != nil {
 			return err
 		}
 		return v.require(sf.requireOptimal)

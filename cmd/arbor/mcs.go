@@ -37,7 +37,7 @@ func runMCS(e *env) error {
 	elabels := fs.Bool("edge-labels", false, "matched edges must have equal labels")
 	bigFirst := fs.Bool("big-first", false, "McSplit↓: try size |G|, then |G|−1, … (good when the graphs are nearly isomorphic)")
 	heuristic := fs.String("heuristic", "min_max", "branching heuristic: min_max or min_product")
-	prune := fs.String("prune", "none", "CPU engines' search tree: none (the original McSplit's; node counts equal its) or rr (RRSplit's reductions: same sizes, fewer nodes; see docs/design/mcs.md)")
+	prune := fs.String("prune", "rr", "search tree of every engine: rr (RRSplit's reductions: same sizes, fewer nodes; a rule an option or engine cannot use is switched off, and --json's prune says which ran; see docs/design/mcs.md) or none (the original McSplit's: node counts equal its)")
 	var cf clusterFlags
 	cf.register(fs)
 	blockOrder := fs.Bool("block-order", false, "heuristic h1: order vertices by component, border, then breadth-first instead of by degree (exact; node counts differ)")
@@ -210,21 +210,22 @@ func mcsObject(sf *solverFlags, pos []string, g0, g1 *core.Graph, opts mcs.Optio
 		Base  []int    `json:"base"`
 		Size  int      `json:"size"`
 		verdict
-		Nodes    int64    `json:"nodes"`
-		Seconds  float64  `json:"seconds"`
-		Threads  int      `json:"threads"`
-		Engine   string   `json:"engine"`
-		Why      string   `json:"why"`
-		Backend  string   `json:"backend,omitempty"`
-		Device   string   `json:"device,omitempty"`
-		Epochs   int      `json:"epochs,omitempty"`
-		TailSecs float64  `json:"tail_seconds,omitempty"`
-		Shared   int64    `json:"shared"`
-		Moved    int64    `json:"moved_between_devices,omitempty"`
-		Targets  int      `json:"targets,omitempty"`
-		Verified bool     `json:"verified"`
-		Mapping  [][2]int `json:"mapping"`
-		Columns  [][]int  `json:"columns"`
+		Nodes    int64     `json:"nodes"`
+		Seconds  float64   `json:"seconds"`
+		Threads  int       `json:"threads"`
+		Engine   string    `json:"engine"`
+		Why      string    `json:"why"`
+		Backend  string    `json:"backend,omitempty"`
+		Device   string    `json:"device,omitempty"`
+		Epochs   int       `json:"epochs,omitempty"`
+		TailSecs float64   `json:"tail_seconds,omitempty"`
+		Shared   int64     `json:"shared"`
+		Moved    int64     `json:"moved_between_devices,omitempty"`
+		Targets  int       `json:"targets,omitempty"`
+		Prune    pruneJSON `json:"prune"`
+		Verified bool      `json:"verified"`
+		Mapping  [][2]int  `json:"mapping"`
+		Columns  [][]int   `json:"columns"`
 	}
 	cols := [][]int{make([]int, len(m)), make([]int, len(m))}
 	for i, pr := range m {
@@ -235,7 +236,28 @@ func mcsObject(sf *solverFlags, pos []string, g0, g1 *core.Graph, opts mcs.Optio
 		verdict: v, Columns: cols, Targets: res.Targets,
 		Nodes: res.Nodes, Seconds: res.Elapsed.Seconds(), Threads: res.Threads, Verified: sf.verify, Mapping: m,
 		Engine: string(res.Engine), Why: res.Why, Backend: backendName, Device: res.Device, Epochs: res.Epochs,
-		TailSecs: res.Tail.Seconds(), Shared: res.Shared, Moved: res.Moved}
+		TailSecs: res.Tail.Seconds(), Shared: res.Shared, Moved: res.Moved, Prune: newPruneJSON(res.Prune)}
+}
+
+// pruneJSON is the "prune" object of mcs's JSON: the search tree asked
+// for, the rules that ran, and those switched off for the run and why.
+type pruneJSON struct {
+	Mode  string        `json:"mode"`
+	Rules []string      `json:"rules"`
+	Off   []ruleOffJSON `json:"off"`
+}
+
+type ruleOffJSON struct {
+	Rule string `json:"rule"`
+	Why  string `json:"why"`
+}
+
+func newPruneJSON(r mcs.PruneReport) pruneJSON {
+	j := pruneJSON{Mode: r.Mode.String(), Rules: append([]string{}, r.Rules...), Off: []ruleOffJSON{}}
+	for _, o := range r.Off {
+		j.Off = append(j.Off, ruleOffJSON{o.Rule, o.Why})
+	}
+	return j
 }
 
 // writeMCSFile writes mcs -o: comment lines with the status and the
@@ -317,18 +339,19 @@ func runMCSMany(e *env, pos []string, graphs []*core.Graph, opts mcs.Options, sf
 			Base  []int    `json:"base"`
 			Size  int      `json:"size"`
 			verdict
-			Approximate bool     `json:"approximate"`
-			Keep        int      `json:"keep,omitempty"`
-			Order       []int    `json:"order"`
-			Nodes       int64    `json:"nodes"`
-			Seconds     float64  `json:"seconds"`
-			Threads     int      `json:"threads"`
-			Shared      int64    `json:"shared"`
-			Engine      string   `json:"engine"`
-			Why         string   `json:"why"`
-			Verified    bool     `json:"verified"`
-			Mapping     [][2]int `json:"mapping"`
-			Columns     [][]int  `json:"columns"`
+			Approximate bool      `json:"approximate"`
+			Keep        int       `json:"keep,omitempty"`
+			Order       []int     `json:"order"`
+			Nodes       int64     `json:"nodes"`
+			Seconds     float64   `json:"seconds"`
+			Threads     int       `json:"threads"`
+			Shared      int64     `json:"shared"`
+			Engine      string    `json:"engine"`
+			Why         string    `json:"why"`
+			Prune       pruneJSON `json:"prune"`
+			Verified    bool      `json:"verified"`
+			Mapping     [][2]int  `json:"mapping"`
+			Columns     [][]int   `json:"columns"`
 		}
 		keep := 0
 		why := "more than two graphs: the multi-graph search"
@@ -339,7 +362,7 @@ func runMCSMany(e *env, pos []string, graphs []*core.Graph, opts mcs.Options, sf
 		if err := json.NewEncoder(e.stdout).Encode(jsonResult{Files: pos, N: ns, Base: bases, Size: res.Size, verdict: v,
 			Approximate: res.Approximate, Keep: keep,
 			Order: res.Order, Nodes: res.Nodes, Seconds: res.Elapsed.Seconds(), Threads: res.Threads, Shared: res.Shared,
-			Engine: string(mcs.EngineCPU), Why: why, Verified: sf.verify,
+			Engine: string(mcs.EngineCPU), Why: why, Prune: newPruneJSON(res.Prune), Verified: sf.verify,
 			Mapping: shiftedPairs(res.Pairs(0, 1), bases[0], bases[1]), Columns: cols}); err != nil {
 			return err
 		}
