@@ -104,6 +104,7 @@ func (t *mcsTwin) run(budget int64, idleLimit, goal int32, frozen bool) {
 	W := t.w
 	cw := make([]int, 0, t.n1)
 	cb := make([]int, t.n1)
+	rset, drop := make([]uint64, W), make([]uint64, W)
 
 	for {
 		if !active {
@@ -292,7 +293,6 @@ func (t *mcsTwin) run(budget int64, idleLimit, goal int32, frozen bool) {
 			}
 		}
 		cd := t.dom(off + chosen)
-		rset := make([]uint64, W)
 		copy(rset, cd[W:])
 		if t.twg != nil && countBits(t.twg[v*W:v*W+W]) != 0 {
 			// R1: the candidates are above the largest image of v's twins
@@ -332,7 +332,7 @@ func (t *mcsTwin) run(budget int64, idleLimit, goal int32, frozen bool) {
 		}
 		if t.twh != nil {
 			// R4: a candidate with a twin below it among the candidates goes.
-			drop := make([]uint64, W)
+			clear(drop)
 			for k := 0; k < W; k++ {
 				for x := rset[k]; x != 0; x &= x - 1 {
 					w := k*64 + bits.TrailingZeros64(x)
