@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"strings"
-	"sync"
 
 	"github.com/arbor-gpu/arbor/backend"
 )
@@ -35,53 +34,26 @@ type Devices[K Resettable] struct {
 
 // Open builds a kernel on each device: build gets the device and a fresh
 // queue and returns the kernel and its worker count. Errors name the
-// device; on an error nothing is left open. The devices are readied side
-// by side: each one's queue, build (a compile, or a cache hit, and a
-// module load) and buffers take a few tenths of a second, which one after
-// the other cost --device all a good part of its gain on searches of a
-// few seconds.
+// device; on an error nothing is left open.
 func Open[K Resettable](devs []backend.Device, build func(dev backend.Device, q backend.Queue) (K, int, error)) (*Devices[K], error) {
-	type opened struct {
-		q       backend.Queue
-		k       K
-		workers int
-		err     error
-	}
-	out := make([]opened, len(devs))
-	var wg sync.WaitGroup
-	for i, dev := range devs {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			o := &out[i]
-			if o.q, o.err = dev.NewQueue(); o.err != nil {
-				return
-			}
-			if o.k, o.workers, o.err = build(dev, o.q); o.err != nil {
-				o.q.Release()
-				o.q = nil
-			}
-		}()
-	}
-	wg.Wait()
 	s := &Devices[K]{}
-	var first error
-	for i, o := range out {
-		info := devs[i].Info()
-		if o.err != nil {
-			if first == nil {
-				first = fmt.Errorf("%s: %w", info, o.err)
-			}
-			continue
+	for _, dev := range devs {
+		info := dev.Info()
+		q, err := dev.NewQueue()
+		if err != nil {
+			s.Close()
+			return nil, fmt.Errorf("%s: %w", info, err)
 		}
-		s.queues = append(s.queues, o.q)
-		s.Kernels = append(s.Kernels, o.k)
-		s.Units = append(s.Units, Unit{Queue: o.q, Kernel: &WithGoal{K: o.k}, Workers: o.workers})
+		k, workers, err := build(dev, q)
+		if err != nil {
+			q.Release()
+			s.Close()
+			return nil, fmt.Errorf("%s: %w", info, err)
+		}
+		s.queues = append(s.queues, q)
+		s.Kernels = append(s.Kernels, k)
+		s.Units = append(s.Units, Unit{Queue: q, Kernel: &WithGoal{K: k}, Workers: workers})
 		s.Names = append(s.Names, info.String())
-	}
-	if first != nil {
-		s.Close()
-		return nil, first
 	}
 	return s, nil
 }
