@@ -753,6 +753,11 @@ func newBatchRunner(e *env, cmd string, sf *solverFlags, bf *batchFlags, list st
 	if err != nil {
 		return nil, nil, 0, err
 	}
+	for _, j := range jobs {
+		if err := checkOutNotInput(sf.out, j.files...); err != nil {
+			return nil, nil, 0, err
+		}
+	}
 	out := &batchOut{e: e, sf: sf, prog: newProgress(e), start: time.Now(), path: sf.out}
 	out.prog.delay = 500 * time.Millisecond
 	skipped := 0

@@ -44,6 +44,9 @@ func runClique(e *env) error {
 	if err := sr.check(); err != nil {
 		return err
 	}
+	if err := checkOutNotInput(sf.out, append(pos, bf.list)...); err != nil {
+		return err
+	}
 	engine, err := clique.ParseEngine(*sr.engine)
 	if err != nil {
 		return usagef("%v", err)

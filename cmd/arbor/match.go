@@ -41,6 +41,9 @@ func runMatch(e *env) error {
 	if *threads < 0 {
 		return usagef("--threads must be ≥ 0, got %d", *threads)
 	}
+	if err := checkOutNotInput(*outPath, pos[0]); err != nil {
+		return err
+	}
 	opt := matching.Options{Engine: matching.Engine(*engine), Threads: *threads, StrongOnly: *strongOnly, Filter: matching.Filter(*filter), Ctx: e.ctx}
 	if opt.Engine != matching.EngineFast && opt.Engine != matching.EngineSpec {
 		return usagef("--engine must be spec or fast, got %q", *engine)

@@ -64,6 +64,9 @@ func runMCS(e *env) error {
 	if err := sr.check(); err != nil {
 		return err
 	}
+	if err := checkOutNotInput(sf.out, append(pos, bf.list, bf.against)...); err != nil {
+		return err
+	}
 	h, err := mcs.ParseHeuristic(*heuristic)
 	if err != nil {
 		return usagef("%v", err)

@@ -390,3 +390,41 @@ func writeMapping(w io.Writer, mapping [][2]int) {
 	}
 	fmt.Fprintf(w, "mapping %s\n", sb.String())
 }
+
+// checkOutNotInput refuses an -o that names one of the command's inputs
+// (a graph file, a --batch or --against list): writing the result would
+// destroy what was read, and a resumed batch would read its own rows as
+// the list. Paths are compared cleaned and absolute, and through
+// os.SameFile for links and other names of one file. "-" (standard input)
+// is no file; an -o that exists and is not a regular file (/dev/null, a
+// pipe) is written in place, never replaced, so it may also be read.
+func checkOutNotInput(out string, inputs ...string) error {
+	if out == "" || out == "-" {
+		return nil
+	}
+	outSt, statErr := os.Stat(out)
+	if statErr == nil && !outSt.Mode().IsRegular() {
+		return nil
+	}
+	outAbs, err := filepath.Abs(out)
+	if err != nil {
+		return nil
+	}
+	for _, in := range inputs {
+		if in == "" || in == "-" {
+			continue
+		}
+		same := false
+		if inAbs, err := filepath.Abs(in); err == nil && inAbs == outAbs {
+			same = true
+		} else if statErr == nil {
+			if inSt, err := os.Stat(in); err == nil && os.SameFile(outSt, inSt) {
+				same = true
+			}
+		}
+		if same {
+			return usagef("-o %s names an input (%s): it would overwrite what is read; write the result elsewhere", out, in)
+		}
+	}
+	return nil
+}

@@ -48,6 +48,9 @@ func runVC(e *env) error {
 	if err := sr.check(); err != nil {
 		return err
 	}
+	if err := checkOutNotInput(sf.out, append(pos, bf.list)...); err != nil {
+		return err
+	}
 	eng, err := vertexcover.ParseEngine(*engine)
 	if err != nil {
 		return usagef("--engine must be auto, cpu, branch, clique, gpu or hybrid (got %q)", *engine)
