@@ -31,8 +31,6 @@ func runMCSBatch(e *env, sr *searchFlags, bf *batchFlags, pos []string, graphs [
 		return usagef("--against sets each pair's goal itself (--min-size, --top): leave out --goal")
 	case screening && (opts.Engine == mcs.EnginePortfolio || opts.BigFirst):
 		return usagef("--against runs each pair with a floor (mcs.Options.Floor), which the portfolio and --big-first do not take: use auto, cpu, gpu or hybrid")
-	case opts.Engine == mcs.EngineHybrid && opts.Goal > 0:
-		return usagef("a fixed goal compares trees; it takes --engine gpu or cpu, not hybrid")
 	}
 	list, cols := bf.list, 2
 	if screening {

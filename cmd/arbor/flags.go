@@ -90,6 +90,14 @@ func parseArgs(fs *flag.FlagSet, args []string) ([]string, error) {
 	}
 }
 
+// flagSet reports whether the flag name was given on the command line
+// (not left at its default).
+func flagSet(fs *flag.FlagSet, name string) bool {
+	set := false
+	fs.Visit(func(f *flag.Flag) { set = set || f.Name == name })
+	return set
+}
+
 // searchFlags are the flags every search command (mcs, clique, vc)
 // takes, defined here once: the input format, CPU threads, the time
 // limit, the engine, its device workers and the devices (--backend,

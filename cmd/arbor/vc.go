@@ -28,7 +28,7 @@ func runVC(e *env) error {
 		workers: "device engine workers (work-groups; 0 sizes it from the device). With --cluster embedded: local worker processes (0: one per core)",
 	})
 	sf, threads, timeout, engine, workers := &sr.solverFlags, sr.threads, sr.timeout, sr.engine, sr.workers
-	k := fs.Int("k", -1, "parameterized mode: find a cover of at most `K` vertices or prove none exists (-1: a minimum cover)")
+	k := fs.Int("k", -1, "parameterized mode: find a cover of at most `K` vertices (K ≥ 0) or prove none exists (default: a minimum cover)")
 	complement := fs.Bool("complement", false, "solve the complement graph (DIMACS clique files: n − cover = maximum clique)")
 	ls := fs.Duration("ls", 0, "local search budget for the initial cover (default 300ms; negative: none)")
 	lsDevice := fs.String("ls-device", "auto", "where BHOSLIB-like kernels (a clique partition's bound is the target) also run the partition local search: auto (a GPU of --backend/--device, if there is one), on (the device of --backend/--device, whatever it is) or off")
@@ -60,8 +60,8 @@ func runVC(e *env) error {
 	if err != nil {
 		return usagef("%v", err)
 	}
-	if *k < -1 {
-		return usagef("-k must be ≥ 0 (got %d)", *k)
+	if *k < 0 && flagSet(fs, "k") {
+		return usagef("-k must be ≥ 0 (got %d); leave it out for a minimum cover", *k)
 	}
 	if bf.active() {
 		if cf.url != "" {

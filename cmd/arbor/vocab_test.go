@@ -72,3 +72,36 @@ func TestOutNamesInput(t *testing.T) {
 		}
 	}
 }
+
+// TestConflictingFlags: flags that cannot run together are usage errors
+// (exit 2) with one sentence naming the flags, before any graph is read
+// (the files here do not exist), without the package's prefix or its
+// field names.
+func TestConflictingFlags(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"mcs", "no-g", "no-h", "--goal", "3", "--big-first"}, "--goal and --big-first"},
+		{[]string{"mcs", "no-g", "no-h", "--goal", "3", "--restarts"}, "--goal and --restarts"},
+		{[]string{"mcs", "no-g", "no-h", "--goal", "3", "--dead-end", "9"}, "--goal and --dead-end"},
+		{[]string{"mcs", "no-g", "no-h", "--goal", "3", "--engine", "hybrid"}, "--goal and --engine hybrid"},
+		{[]string{"mcs", "no-g", "no-h", "--big-first", "--restarts"}, "--big-first and --restarts"},
+		{[]string{"mcs", "no-g", "no-h", "--restarts", "--dead-end", "4"}, "--restarts and --dead-end"},
+		{[]string{"mcs", "no-g", "no-h", "--engine", "portfolio", "--goal", "2"}, "portfolio"},
+		{[]string{"mcs", "no-g", "no-h", "--engine", "gpu", "--restarts"}, "--engine gpu and --restarts"},
+		{[]string{"mcs", "--batch", "no-list", "--goal", "3", "--engine", "hybrid"}, "--goal and --engine hybrid"},
+		{[]string{"clique", "no-g", "--goal", "3", "--engine", "hybrid"}, "--goal takes --engine gpu"},
+		{[]string{"vc", "no-g", "-k", "-1"}, "-k must be ≥ 0"},
+	} {
+		code, _, stderr := runCLI(t, c.args...)
+		if code != 2 || !strings.Contains(stderr, c.want) || strings.Count(stderr, "\n") != 1 {
+			t.Errorf("arbor %v: exit %d, %q; want exit 2 and one line saying %q", c.args, code, stderr, c.want)
+		}
+		for _, bad := range []string{"mcs: mcs:", "Goal", "BigFirst", "Restarts", "Threads 1"} {
+			if strings.Contains(stderr, bad) {
+				t.Errorf("arbor %v: %q says %q", c.args, stderr, bad)
+			}
+		}
+	}
+}
