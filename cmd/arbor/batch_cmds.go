@@ -109,7 +109,7 @@ func runMCSBatch(e *env, sr *searchFlags, bf *batchFlags, pos []string, graphs [
 		g := max(o.Goal, o.Floor)
 		v := newVerdict(res.Status, g > 0, g, g > 0 && res.Size >= g)
 		m := shiftedPairs(res.Mapping, sf.base(gs[0]), sf.base(gs[1]))
-		text := fmt.Sprintf("size %d  %s  nodes %d  %v  engine %s%s", res.Size,
+		text := fmt.Sprintf("size %s  %s  nodes %d  %v  engine %s%s", sizeText(v.size(res.Size)),
 			statusText(v, "maximum", fmt.Sprintf("common subgraph of ≥ %d vertices", g)),
 			res.Nodes, res.Elapsed.Round(time.Microsecond), res.Engine, deviceSuffix(res.Device))
 		return batchSolved{obj: mcsObject(sf, j.files, gs[0], gs[1], o, res, v, m), text: text, v: v, size: res.Size}, nil
@@ -295,7 +295,7 @@ func runVCBatch(e *env, sr *searchFlags, bf *batchFlags, pos []string, opts vert
 		if res.Cover != nil {
 			size = fmt.Sprint(len(res.Cover))
 		}
-		text := fmt.Sprintf("n=%d m=%d  cover %s  %s  nodes %d  %v  engine %s%s", g.N, g.Edges(), size,
+		text := fmt.Sprintf("%d vertices, %d edges  cover %s  %s  nodes %d  %v  engine %s%s", g.N, g.Edges(), size,
 			statusText(v, "minimum", fmt.Sprintf("cover of size ≤ %d", k)), res.Nodes, res.Elapsed.Round(time.Microsecond), res.Engine, deviceSuffix(res.Device))
 		return batchSolved{obj: vcObject(sf, j.files, g, o, res, v, 1), text: text, v: v, size: len(res.Cover)}, nil
 	}
@@ -356,7 +356,7 @@ func runCliqueBatch(e *env, sr *searchFlags, bf *batchFlags, pos []string, opts 
 		}
 		v := newVerdict(res.Status, o.Goal > 0, o.Goal, o.Goal > 0 && res.Size >= o.Goal)
 		shown := shifted(res.Clique, sf.base(g))
-		text := fmt.Sprintf("n=%d m=%d  clique %d  %s  nodes %d  %v  engine %s%s", g.N, g.Edges(), res.Size,
+		text := fmt.Sprintf("%d vertices, %d edges  clique %s  %s  nodes %d  %v  engine %s%s", g.N, g.Edges(), sizeText(v.size(res.Size)),
 			statusText(v, "maximum", fmt.Sprintf("clique of ≥ %d vertices", o.Goal)), res.Nodes, res.Elapsed.Round(time.Microsecond), res.Engine, deviceSuffix(res.Device))
 		return batchSolved{obj: cliqueObject(sf, j.files, g, o, res, v, shown, o.Complement), text: text, v: v, size: res.Size}, nil
 	}

@@ -146,7 +146,7 @@ type matchJSON struct {
 	Format        string      `json:"format"`
 	Bytes         int64       `json:"bytes"`
 	Base          int         `json:"base"`
-	N             int         `json:"n"`
+	N             int         `json:"vertices"`
 	Edges         int         `json:"edges"`
 	Size          int         `json:"size"` // matched pairs
 	Weight        float64     `json:"weight"`

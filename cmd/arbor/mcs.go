@@ -196,7 +196,7 @@ func printMCS(e *env, sf *solverFlags, pos []string, g0, g1 *core.Graph, opts mc
 		status += ", verified"
 	}
 	w := e.stdout
-	fmt.Fprintf(w, "size %d  %s\n", res.Size, status)
+	fmt.Fprintf(w, "size %s  %s\n", sizeText(v.size(res.Size)), status)
 	workersName := "threads"
 	if res.Device != "" {
 		workersName = "workers"
@@ -213,9 +213,9 @@ func printMCS(e *env, sf *solverFlags, pos []string, g0, g1 *core.Graph, opts mc
 func mcsObject(sf *solverFlags, pos []string, g0, g1 *core.Graph, opts mcs.Options, res mcs.Result, v verdict, m [][2]int) any {
 	type jsonResult struct {
 		Files []string `json:"files"`
-		N     []int    `json:"n"`
+		N     []int    `json:"vertices"`
 		Base  []int    `json:"base"`
-		Size  int      `json:"size"`
+		Size  *int     `json:"size,omitempty"` // absent: proven that no solution reaches the goal
 		verdict
 		Nodes    int64    `json:"nodes"`
 		Seconds  float64  `json:"seconds"`
@@ -238,7 +238,7 @@ func mcsObject(sf *solverFlags, pos []string, g0, g1 *core.Graph, opts mcs.Optio
 		cols[0][i], cols[1][i] = pr[0], pr[1]
 	}
 	backendName := backendOf(opts.Devices, res.Device)
-	return jsonResult{Files: pos, N: []int{g0.N, g1.N}, Base: []int{sf.base(g0), sf.base(g1)}, Size: res.Size,
+	return jsonResult{Files: pos, N: []int{g0.N, g1.N}, Base: []int{sf.base(g0), sf.base(g1)}, Size: v.size(res.Size),
 		verdict: v, Columns: cols, Targets: res.Targets,
 		Nodes: res.Nodes, Seconds: res.Elapsed.Seconds(), Threads: res.Threads, Verified: sf.verify, Mapping: m,
 		Engine: string(res.Engine), Why: res.Why, Backend: backendName, Device: res.Device, Epochs: res.Epochs,
@@ -320,7 +320,7 @@ func runMCSMany(e *env, pos []string, graphs []*core.Graph, opts mcs.Options, sf
 		// (one per graph) describe them all.
 		type jsonResult struct {
 			Files []string `json:"files"`
-			N     []int    `json:"n"`
+			N     []int    `json:"vertices"`
 			Base  []int    `json:"base"`
 			Size  int      `json:"size"`
 			verdict

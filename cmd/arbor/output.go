@@ -12,6 +12,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 
 	"github.com/arbor-gpu/arbor/algorithms/clique"
@@ -92,6 +93,25 @@ func (v verdict) require(on bool) error {
 		return unsettledError{fmt.Sprintf("--require-optimal: the search stopped before settling the goal %d (status %s)", *v.Goal, v.Status)}
 	}
 	return unsettledError{fmt.Sprintf("--require-optimal: the answer is not proven optimal (status %s)", v.Status)}
+}
+
+// size is a result's size as printed: absent (nil) where the status
+// proves that no solution reaches the goal and none was found (no
+// sentinel 0; vc -k without a cover has no size either). A smaller
+// solution a device search held is still shown.
+func (v verdict) size(n int) *int {
+	if v.Status == core.StatusInfeasible && n == 0 {
+		return nil
+	}
+	return &n
+}
+
+// sizeText is a size in text output: "none" where it is absent.
+func sizeText(n *int) string {
+	if n == nil {
+		return "none"
+	}
+	return strconv.Itoa(*n)
 }
 
 // statusText says a verdict in words for text output; best is "maximum"

@@ -184,7 +184,7 @@ func printVC(e *env, sf *solverFlags, pos []string, g *core.Graph, opts vertexco
 	if res.Cover != nil {
 		size = fmt.Sprint(len(res.Cover))
 	}
-	fmt.Fprintf(e.stdout, "%s: n=%d m=%d  cover %s  %s  lower bound %d  kernel %d  nodes %d  %v  engine %s (%s)",
+	fmt.Fprintf(e.stdout, "%s: %d vertices, %d edges  cover %s  %s  lower bound %d  kernel %d  nodes %d  %v  engine %s (%s)",
 		pos[0], g.N, g.Edges(), size, status, res.LowerBound, res.Kernel, res.Nodes, res.Elapsed.Round(time.Millisecond), res.Engine, res.Why)
 	if res.Device != "" {
 		fmt.Fprintf(e.stdout, "  device %s, %s, %s", res.Device, plural(res.Workers, "worker"), plural(res.Epochs, "epoch"))
@@ -205,8 +205,8 @@ func vcObject(sf *solverFlags, pos []string, g *core.Graph, opts vertexcover.Opt
 	base := sf.base(g)
 	type jsonResult struct {
 		Files []string `json:"files"`
-		N     int      `json:"n"`
-		M     int      `json:"m"`
+		N     int      `json:"vertices"`
+		M     int      `json:"edges"`
 		Base  int      `json:"base"`
 		Size  *int     `json:"size,omitempty"` // absent: no cover (-k)
 		verdict
