@@ -97,7 +97,7 @@ func runMCSBatch(e *env, sr *searchFlags, bf *batchFlags, pos []string, graphs [
 			// solution, so a pair far above the cut costs no more than a
 			// plain search (a frozen goal explored everything that could
 			// reach it).
-			o.Floor = sc.goal()
+			o.Floor = sc.goal(j.index)
 		}
 		res, err := solveMCS(ctx, j.files, gs[0], gs[1], o)
 		if err != nil {
@@ -124,28 +124,46 @@ func runMCSBatch(e *env, sr *searchFlags, bf *batchFlags, pos []string, graphs [
 }
 
 // screen is --against's cut: a fixed --min-size K, or the best --top N so
-// far, whose Nth size + 1 is every later pair's goal.
+// far, which every later pair has to beat.
 type screen struct {
 	minSize, top int
 
-	mu    sync.Mutex
-	held  []batchRow // --top: the rows that may be among the best
-	sizes []int      // their sizes, descending
-	cut   int        // pairs proven unable to make the cut
+	mu   sync.Mutex
+	held []batchRow // --top: the rows that may be among the best
+	best []ranked   // their sizes and indexes, best first (ranks)
+	cut  int        // pairs proven unable to make the cut
 }
 
-// goal is the goal of the next pair: K, or the Nth best + 1 once N pairs
-// are known (0 before: the pair's plain maximum).
-func (s *screen) goal() int {
+// ranked is a pair's place in --top's order: larger first, ties by index.
+type ranked struct{ size, index int }
+
+// ranks orders a before b when a is larger, or as large with a smaller
+// index: the order of --top's rows, whatever order the pairs ran in.
+func ranks(a, b ranked) int {
+	if a.size != b.size {
+		return b.size - a.size
+	}
+	return a.index - b.index
+}
+
+// goal is the goal (floor) of the pair of the given index: K, or once N
+// pairs are known what beats the Nth best (0 before: the pair's plain
+// maximum). A pair with a smaller index than the Nth beats it at an equal
+// size (ties go by index), a later one only with a larger size.
+func (s *screen) goal(index int) int {
 	if s.minSize > 0 {
 		return s.minSize
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if len(s.sizes) < s.top {
+	if len(s.best) < s.top {
 		return 0
 	}
-	return s.sizes[s.top-1] + 1
+	nth := s.best[s.top-1]
+	if index < nth.index {
+		return nth.size
+	}
+	return nth.size + 1
 }
 
 // keep (--min-size) prints a pair unless it is proven unable to reach K.
@@ -170,8 +188,9 @@ func (s *screen) hold(row batchRow) {
 	}
 	s.held = append(s.held, row)
 	if row.err == nil {
-		i, _ := slices.BinarySearchFunc(s.sizes, row.solved.size, func(a, b int) int { return b - a })
-		s.sizes = slices.Insert(s.sizes, i, row.solved.size)
+		r := ranked{row.solved.size, row.job.index}
+		i, _ := slices.BinarySearchFunc(s.best, r, ranks)
+		s.best = slices.Insert(s.best, i, r)
 	}
 }
 
@@ -188,11 +207,8 @@ func (s *screen) release() []batchRow {
 			ok = append(ok, r)
 		}
 	}
-	slices.SortStableFunc(ok, func(a, b batchRow) int {
-		if a.solved.size != b.solved.size {
-			return b.solved.size - a.solved.size
-		}
-		return a.job.index - b.job.index
+	slices.SortFunc(ok, func(a, b batchRow) int {
+		return ranks(ranked{a.solved.size, a.job.index}, ranked{b.solved.size, b.job.index})
 	})
 	if len(ok) > s.top {
 		ok = ok[:s.top]
@@ -206,7 +222,7 @@ func (s *screen) reported(o *batchOut) int {
 	if s.top > 0 {
 		s.mu.Lock()
 		defer s.mu.Unlock()
-		return min(s.top, len(s.sizes))
+		return min(s.top, len(s.best))
 	}
 	return o.done - o.dropped - o.failed
 }

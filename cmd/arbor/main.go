@@ -123,17 +123,31 @@ func runIO(ctx context.Context, args []string, stdin io.Reader, stdout, stderr i
 		usage(stderr, cmds)
 		return 2
 	}
+	// printed writes what prints on stdout outside a command (the usage,
+	// help's own): a write error is a failure, as in every command.
+	printed := func(print func(io.Writer)) int {
+		out := &checkedWriter{w: stdout}
+		print(out)
+		code, msg := exitStatus(nil, out.err)
+		if msg != "" {
+			fmt.Fprintf(stderr, "arbor: %s\n", msg)
+		}
+		return code
+	}
 	switch args[0] {
 	case "-h", "-help", "--help":
-		usage(stdout, cmds)
-		return 0
+		return printed(func(w io.Writer) { usage(w, cmds) })
 	case "--version", "-version":
 		args = []string{"version"}
 	case "help":
 		// arbor help CMD is arbor CMD -h.
 		if len(args) == 1 {
-			usage(stdout, cmds)
-			return 0
+			return printed(func(w io.Writer) { usage(w, cmds) })
+		}
+		if len(args) == 2 && (args[1] == "help" || args[1] == "-h" || args[1] == "--help") {
+			return printed(func(w io.Writer) {
+				fmt.Fprintln(w, "usage: arbor help [COMMAND]\n\nWithout COMMAND, the list of commands; with one, its options (the same as arbor COMMAND -h).")
+			})
 		}
 		if _, ok := cmds[args[1]]; !ok || len(args) > 2 {
 			fmt.Fprintf(stderr, "arbor help: unknown command %q (arbor help lists them)\n", strings.Join(args[1:], " "))

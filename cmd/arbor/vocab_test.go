@@ -105,3 +105,64 @@ func TestConflictingFlags(t *testing.T) {
 		}
 	}
 }
+
+// TestTopTiesByIndex: --top N keeps the documented order, largest first
+// with ties by index, even when a later pair runs first. Pair 1 (a
+// triangle with a pendant vertex) has the larger cheap bound, so the one
+// CPU slot runs it first; pair 0 (a triangle) has the same maximum, 3, and
+// is the one --top 1 reports.
+func TestTopTiesByIndex(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, body string) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	q := write("q.gr", "p td 3 3\n1 2\n2 3\n3 1\n")
+	write("a.gr", "p td 3 3\n1 2\n2 3\n3 1\n")
+	write("b.gr", "p td 4 4\n1 2\n2 3\n3 1\n3 4\n")
+	list := write("lib.csv", "a.gr\nb.gr\n")
+	code, out, stderr := runCLI(t, "mcs", q, "--against", list, "--top", "1", "--threads", "1", "--json")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	rows := parseRows(t, "mcs", out)
+	if len(rows) != 1 || *rows[0].Index != 0 || rows[0].Size == nil || *rows[0].Size != 3 {
+		t.Fatalf("--top 1 of two pairs of size 3: %s; want index 0", out)
+	}
+}
+
+// TestJSONShapes: verify --json is an object, devices --json has lists
+// where a backend has no devices (never null).
+func TestJSONShapes(t *testing.T) {
+	code, out, stderr := runCLI(t, "devices", "--json")
+	if code != 0 || strings.Contains(out, "null") {
+		t.Errorf("devices --json: exit %d, a null in %s%s", code, out, stderr)
+	}
+	code, out, stderr = runCLI(t, "verify", "--backend", "cpu", "--kernel", "vec_add", "--no-data", "--json")
+	if code != 0 || !strings.HasPrefix(out, "{") || strings.Contains(out, "null") {
+		t.Errorf("verify --json: exit %d, not an object without nulls: %s%s", code, out, stderr)
+	}
+}
+
+// TestHelpHelpAndFullDisk: help help prints help's usage; help that cannot
+// be written fails (exit 1, naming the error) wherever it is asked for.
+func TestHelpHelpAndFullDisk(t *testing.T) {
+	code, out, stderr := runCLI(t, "help", "help")
+	if code != 0 || !strings.HasPrefix(out, "usage: arbor help") {
+		t.Errorf("help help: exit %d, %q %q", code, out, stderr)
+	}
+	f, err := os.OpenFile("/dev/full", os.O_WRONLY, 0)
+	if err != nil {
+		t.Skip("no /dev/full here")
+	}
+	defer f.Close()
+	for _, args := range [][]string{{"help"}, {"--help"}, {"help", "help"}, {"help", "vc"}, {"mcs", "-h"}, {"version"}} {
+		st, stderr := cliProcess(t, f, args...)
+		if st.ExitCode() != 1 || !strings.Contains(stderr, "no space left") {
+			t.Errorf("arbor %v > /dev/full: exit %d, stderr %q; want exit 1 naming the write error", args, st.ExitCode(), stderr)
+		}
+	}
+}
