@@ -103,9 +103,7 @@ func runMCSBatch(e *env, sr *searchFlags, bf *batchFlags, pos []string, graphs [
 		if err != nil {
 			return batchSolved{}, err
 		}
-		if !slot.Device && r.dev > 0 {
-			res.Why = "a CPU slot of the batch: " + res.Why
-		}
+		res.Why = slotWhy(slot, res.Why)
 		g := max(o.Goal, o.Floor)
 		v := newVerdict(res.Status, g > 0, g, g > 0 && res.Size >= g)
 		m := shiftedPairs(res.Mapping, sf.base(gs[0]), sf.base(gs[1]))
@@ -121,6 +119,19 @@ func runMCSBatch(e *env, sr *searchFlags, bf *batchFlags, pos []string, graphs [
 			plural(len(jobs), "pair"), sc.reported(r.out), sc.cut, r.out.failed)
 	}
 	return err
+}
+
+// slotWhy is a row's why as docs/cli.md words it: on a CPU slot it
+// begins "a CPU slot of the batch", and the engines' "no device" (auto
+// without a device to join) says that the batch has no device slots.
+func slotWhy(slot batch.Slot, why string) string {
+	if slot.Device {
+		return why
+	}
+	if why == "no device" {
+		return "a CPU slot of the batch (no device slots)"
+	}
+	return "a CPU slot of the batch: " + why
 }
 
 // screen is --against's cut: a fixed --min-size K, or the best --top N so
@@ -302,6 +313,7 @@ func runVCBatch(e *env, sr *searchFlags, bf *batchFlags, pos []string, opts vert
 		if err != nil {
 			return batchSolved{}, err
 		}
+		res.Why = slotWhy(slot, res.Why)
 		k := -1
 		if o.Parameterized {
 			k = o.K
@@ -367,9 +379,7 @@ func runCliqueBatch(e *env, sr *searchFlags, bf *batchFlags, pos []string, opts 
 		if err != nil {
 			return batchSolved{}, err
 		}
-		if !slot.Device && r.dev > 0 {
-			res.Why = "a CPU slot of the batch: " + res.Why
-		}
+		res.Why = slotWhy(slot, res.Why)
 		v := newVerdict(res.Status, o.Goal > 0, o.Goal, o.Goal > 0 && res.Size >= o.Goal)
 		shown := shifted(res.Clique, sf.base(g))
 		text := fmt.Sprintf("%d vertices, %d edges  clique %s  %s  nodes %d  %v  engine %s%s", g.N, g.Edges(), sizeText(v.size(res.Size)),

@@ -166,3 +166,46 @@ func TestHelpHelpAndFullDisk(t *testing.T) {
 		}
 	}
 }
+
+// TestDemoRunsEveryAlgorithm: the demo runs each algorithm the README
+// lists, clique among them.
+func TestDemoRunsEveryAlgorithm(t *testing.T) {
+	code, out, stderr := runCLI(t, "demo", "--backend", "cpu")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	for _, want := range []string{"\nmatch: ", "\nmcs: ", "\nvertex cover (", "\nclique (", "clique 16 (optimum 16)"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("demo lacks %q:\n%s", want, out)
+		}
+	}
+}
+
+// TestBatchWhyWording: a batch row's why on a CPU slot begins as
+// docs/cli.md says, in every command, and never says a bare "no device".
+func TestBatchWhyWording(t *testing.T) {
+	dir := t.TempDir()
+	gr := filepath.Join(dir, "c5.gr")
+	if err := os.WriteFile(gr, []byte(vcTestGraph), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	singles := writeList(t, dir, "c5.gr")
+	pairs := filepath.Join(dir, "pairs.csv")
+	if err := os.WriteFile(pairs, []byte("c5.gr,c5.gr\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, args := range [][]string{
+		{"mcs", "--batch", pairs}, {"vc", "--batch", singles}, {"clique", "--batch", singles},
+	} {
+		code, out, stderr := runCLI(t, append(args, "--json", "--backend", "cpu")...)
+		if code != 0 {
+			t.Fatalf("%v: exit %d %s", args, code, stderr)
+		}
+		for _, r := range parseRows(t, args[0], out) {
+			why, _ := r.raw["why"].(string)
+			if !strings.HasPrefix(why, "a CPU slot of the batch") || why == "no device" {
+				t.Errorf("%v: why %q", args, why)
+			}
+		}
+	}
+}
