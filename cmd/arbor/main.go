@@ -13,6 +13,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"runtime/debug"
 	"runtime/pprof"
 	"sort"
 	"strings"
@@ -21,8 +22,9 @@ import (
 	"github.com/arbor-gpu/arbor/internal/bench"
 )
 
-// version is set at link time (-ldflags "-X main.version=...").
-var version = "dev"
+// version is set at link time (-ldflags "-X main.version=..."); without it
+// the build's own record says which (buildVersion).
+var version = ""
 
 // env is what a command runs with: its arguments, streams and a context
 // cancelled by Ctrl-C.
@@ -199,7 +201,8 @@ func runVersion(e *env) error {
 	if len(pos) > 0 {
 		return usagef("version takes no arguments")
 	}
-	v := strings.TrimSpace(version)
+	info, _ := debug.ReadBuildInfo()
+	v := buildVersion(version, info)
 	if *asJSON {
 		return json.NewEncoder(e.stdout).Encode(struct {
 			Version string `json:"version"`
@@ -207,4 +210,45 @@ func runVersion(e *env) error {
 	}
 	_, err = fmt.Fprintf(e.stdout, "arbor %s\n", v)
 	return err
+}
+
+// buildVersion is what arbor version says: the release stamped at link
+// time; else the module version Go records for `go install
+// module@version`; else the VCS revision of the checkout it was built
+// from, with the commit's time and "+dirty" for uncommitted changes (Go
+// stamps these into every build of a main package inside a repository);
+// else "dev" (a build without that record, as go run or go test make).
+func buildVersion(stamped string, info *debug.BuildInfo) string {
+	if v := strings.TrimSpace(stamped); v != "" {
+		return v
+	}
+	if info == nil {
+		return "dev"
+	}
+	if v := info.Main.Version; v != "" && v != "(devel)" {
+		return v
+	}
+	var rev, at string
+	dirty := false
+	for _, s := range info.Settings {
+		switch s.Key {
+		case "vcs.revision":
+			rev = s.Value
+		case "vcs.time":
+			at = s.Value
+		case "vcs.modified":
+			dirty = s.Value == "true"
+		}
+	}
+	if rev == "" {
+		return "dev"
+	}
+	v := "dev-" + rev[:min(len(rev), 12)]
+	if dirty {
+		v += "+dirty"
+	}
+	if at != "" {
+		v += " (" + at + ")"
+	}
+	return v
 }

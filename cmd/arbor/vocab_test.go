@@ -4,6 +4,7 @@ package main
 
 import (
 	"os"
+	"runtime/debug"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -206,6 +207,31 @@ func TestBatchWhyWording(t *testing.T) {
 			if !strings.HasPrefix(why, "a CPU slot of the batch") || why == "no device" {
 				t.Errorf("%v: why %q", args, why)
 			}
+		}
+	}
+}
+
+// TestBuildVersion: the link-time stamp first, then the module version,
+// then the VCS stamp, then "dev".
+func TestBuildVersion(t *testing.T) {
+	vcs := &debug.BuildInfo{Main: debug.Module{Version: "(devel)"}, Settings: []debug.BuildSetting{
+		{Key: "vcs.revision", Value: "24185c00d241d03384c3bc293e6816294736f1ac"},
+		{Key: "vcs.time", Value: "2026-11-27T12:31:01Z"},
+		{Key: "vcs.modified", Value: "true"},
+	}}
+	for _, c := range []struct {
+		stamped string
+		info    *debug.BuildInfo
+		want    string
+	}{
+		{"v1.2.3", vcs, "v1.2.3"},
+		{"", &debug.BuildInfo{Main: debug.Module{Version: "v0.4.0"}}, "v0.4.0"},
+		{"", vcs, "dev-24185c00d241+dirty (2026-11-27T12:31:01Z)"},
+		{"", &debug.BuildInfo{Main: debug.Module{Version: "(devel)"}}, "dev"},
+		{"", nil, "dev"},
+	} {
+		if got := buildVersion(c.stamped, c.info); got != c.want {
+			t.Errorf("buildVersion(%q, …) = %q, want %q", c.stamped, got, c.want)
 		}
 	}
 }
