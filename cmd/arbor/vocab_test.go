@@ -4,8 +4,8 @@ package main
 
 import (
 	"os"
-	"runtime/debug"
 	"path/filepath"
+	"runtime/debug"
 	"strings"
 	"testing"
 )
