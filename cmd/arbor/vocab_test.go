@@ -235,3 +235,56 @@ func TestBuildVersion(t *testing.T) {
 		}
 	}
 }
+
+// TestBatchResumeOptions: a resumed -o keeps the rows settled with the
+// same options, reruns the ones that only timed out when the time limit
+// is longer, and reruns everything under other options.
+func TestBatchResumeOptions(t *testing.T) {
+	dir, pairs := mcsPairs(t, 3)
+	var lines []string
+	for _, p := range pairs {
+		lines = append(lines, filepath.Base(p[0])+","+filepath.Base(p[1]))
+	}
+	list := writeList(t, dir, lines...)
+	outFile := filepath.Join(t.TempDir(), "rows.jsonl")
+	mcs := func(extra ...string) (int, []batchRowJSON, string) {
+		t.Helper()
+		code, out, stderr := runCLI(t, append([]string{"mcs", "--batch", list, "--engine", "cpu", "--json", "-o", outFile}, extra...)...)
+		return code, parseRows(t, "mcs", out), stderr
+	}
+	// First, a limit too short to settle anything: every row unsettled.
+	code, rows, stderr := mcs("--timeout", "1ns")
+	if code != 0 || len(rows) != 3 {
+		t.Fatalf("first run: exit %d, %d rows: %s", code, len(rows), stderr)
+	}
+	for _, r := range rows {
+		if r.Status == "optimal" || r.raw["options"] != "--engine=cpu" || r.raw["timeout"] != 1e-9 {
+			t.Fatalf("a 1ns row: %v", r.raw)
+		}
+	}
+	// The same limit again: nothing to gain, all kept.
+	if code, rows, stderr = mcs("--timeout", "1ns"); code != 0 || len(rows) != 0 || !strings.Contains(stderr, "3 instances already answered") {
+		t.Fatalf("same limit: exit %d, %d rows rerun: %s", code, len(rows), stderr)
+	}
+	// No limit: the unsettled rows run again and are settled.
+	if code, rows, stderr = mcs(); code != 0 || len(rows) != 3 {
+		t.Fatalf("no limit: exit %d, %d rows rerun (want 3): %s", code, len(rows), stderr)
+	}
+	for _, r := range rows {
+		if r.Status != "optimal" {
+			t.Errorf("rerun without a limit: %v", r.raw)
+		}
+	}
+	// Settled rows are kept under any limit, and the file has one row each.
+	if code, rows, stderr = mcs("--timeout", "1ns"); code != 0 || len(rows) != 0 {
+		t.Fatalf("settled rows under a short limit: exit %d, %d rerun: %s", code, len(rows), stderr)
+	}
+	// Other options: every row runs again.
+	if code, rows, stderr = mcs("--heuristic", "min_product"); code != 0 || len(rows) != 3 {
+		t.Fatalf("other options: exit %d, %d rerun (want 3): %s", code, len(rows), stderr)
+	}
+	data, _ := os.ReadFile(outFile)
+	if all := parseRows(t, "mcs", string(data)); len(all) != 3 {
+		t.Errorf("-o holds %d rows, want one per instance", len(all))
+	}
+}
