@@ -17,7 +17,7 @@ import (
 	"github.com/arbor-gpu/arbor/internal/ticker"
 )
 
-const benchSynopsis = "SUITE|LIST [--engines E,…] [--backends B,…] [--threads N,…] [--timeout T] [--mem-limit M] [--out DIR] [--compare NAME='command {gr}' …] [--compare-regex NAME='size=(\\d+)' …] [--data DIR] [--limit N] [--json]\n       arbor bench report DIR"
+const benchSynopsis = "SUITE|LIST [--engines E,…] [--backends B,…] [--device D] [--threads N,…] [--timeout T] [--mem-limit M] [--out DIR] [--compare NAME='command {gr}' …] [--compare-regex NAME='size=(\\d+)' …] [--data DIR] [--limit N] [--json]\n       arbor bench report DIR"
 
 // runBench is 'arbor bench': every instance of a suite solved by each
 // engine configuration (and each --compare peer) in its own process,
@@ -29,6 +29,7 @@ func runBench(e *env) error {
 	fs := newFlags(e, "bench", benchSynopsis)
 	engines := fs.String("engines", "", "comma-separated engines; each kind runs those it has ("+strings.Join(bench.EngineNames(), ", ")+"; default: each command's default)")
 	backends := fs.String("backends", "", "comma-separated backends for the device engines (mcs, clique, vc, match): auto, cuda, opencl, cpu (default auto)")
+	device := fs.String("device", "", "device index or name substring for every run on a device (default: each backend's first GPU, else its first device); the results' device says which ran")
 	threads := fs.String("threads", "", "comma-separated thread counts for mcs, vc and clique (0: all cores; default 0). mcs with 1 on the CPU engine is checked against the original McSplit's node counts")
 	timeout := fs.Duration("timeout", time.Minute, "time limit per run (the child is killed a grace period later)")
 	memLimit := fs.String("mem-limit", "", "memory cap per run, e.g. 4G (default: none)")
@@ -56,6 +57,7 @@ func runBench(e *env) error {
 		return err
 	}
 	cfg.Backends = splitList(*backends)
+	cfg.Device = *device
 	if cfg.Threads, err = intList(*threads); err != nil {
 		return err
 	}

@@ -373,14 +373,14 @@ func backendOf(devs []backend.Device, ranOn string) string {
 type deviceFlags struct{ backend, device string }
 
 func (d *deviceFlags) register(fs *flag.FlagSet) {
-	d.registerWith(fs, "device index or name substring (default $ARBOR_DEVICE or the first)")
+	d.registerWith(fs, "device index or name substring (default $ARBOR_DEVICE, else the backend's first GPU, accelerator, then CPU device)")
 }
 
 // registerMany is register for commands whose engines spread one search
 // over several devices: --device also takes "all" or a list.
 func (d *deviceFlags) registerMany(fs *flag.FlagSet) {
 	d.registerWith(fs, "device index or name substring, 'all' (every device of the type the first pick has: every GPU), "+
-		"or a comma-separated list (default $ARBOR_DEVICE or the first)")
+		"or a comma-separated list (default $ARBOR_DEVICE, else the backend's first GPU, accelerator, then CPU device)")
 }
 
 func (d *deviceFlags) registerWith(fs *flag.FlagSet, deviceUsage string) {

@@ -101,6 +101,10 @@ type Config struct {
 	Exe      []string
 	Engines  []string      // engine names; each kind runs those it has (default: its default engine)
 	Backends []string      // for mcs (device engines) and match; default: auto
+	// Device is --device for every run that opens a device ("": each
+	// backend's default, a GPU before a CPU device); the rows' device
+	// says which ran.
+	Device string
 	Threads  []int         // for mcs, vc and clique; default: 0 (all cores)
 	Timeout  time.Duration // per run; 0: none
 	// Grace is how long past Timeout a child may take to stop by itself
@@ -342,6 +346,9 @@ func arborArgs(c Config, in Instance, rc runConfig) []string {
 	}
 	if rc.backend != "cpu" && (in.Kind == KindMCS || in.Kind == KindMatch || in.Kind == KindClique || in.Kind == KindVC) && rc.backend != "auto" {
 		args = append(args, "--backend", rc.backend)
+	}
+	if c.Device != "" && rc.backend != "cpu" {
+		args = append(args, "--device", c.Device)
 	}
 	if rc.threads > 0 {
 		args = append(args, "--threads", strconv.Itoa(rc.threads))
