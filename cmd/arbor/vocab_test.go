@@ -8,6 +8,9 @@ import (
 	"runtime/debug"
 	"strings"
 	"testing"
+
+	"github.com/arbor-gpu/arbor/internal/bench"
+	"github.com/arbor-gpu/arbor/internal/dataset"
 )
 
 // TestOutNamesInput: -o naming any input (a graph file, by another path
@@ -286,5 +289,37 @@ func TestBatchResumeOptions(t *testing.T) {
 	data, _ := os.ReadFile(outFile)
 	if all := parseRows(t, "mcs", string(data)); len(all) != 3 {
 		t.Errorf("-o holds %d rows, want one per instance", len(all))
+	}
+}
+
+// TestBenchFetch: bench fetch refuses an unknown suite, has nothing to
+// fetch for a generated one, names the download and the place when the
+// files are nowhere, and with the data folder as --from fills a cache
+// that the suite then reads.
+func TestBenchFetch(t *testing.T) {
+	cache := filepath.Join(t.TempDir(), "cache")
+	if code, _, stderr := runCLI(t, "bench", "fetch", "no-such-suite", "--data", cache); code != 2 {
+		t.Errorf("unknown suite: exit %d %s", code, stderr)
+	}
+	if code, out, stderr := runCLI(t, "bench", "fetch", "match-large", "--data", cache); code != 0 || !strings.Contains(out, "nothing to fetch") {
+		t.Errorf("match-large: exit %d %q %s", code, out, stderr)
+	}
+	empty := t.TempDir()
+	code, _, stderr := runCLI(t, "bench", "fetch", "vc-yamout", "--from", empty, "--data", cache)
+	if code != 1 || !strings.Contains(stderr, "https://github.com/pky00/Parallel-Vertex-Cover-Algorithms-on-GPUs") || !strings.Contains(stderr, cache) {
+		t.Errorf("nothing to fetch from: exit %d, %q; want the source and the cache named", code, stderr)
+	}
+	data := dataset.Require(t, "vc/yamout2022")
+	from := filepath.Dir(filepath.Dir(data))
+	code, out, stderr := runCLI(t, "bench", "fetch", "vc-yamout", "--from", from, "--data", cache)
+	if code != 0 || !strings.Contains(out, "11 files in "+cache+" (11 copied, 0 already there)") {
+		t.Fatalf("fetch: exit %d, %q %s", code, out, stderr)
+	}
+	if code, out, _ = runCLI(t, "bench", "fetch", "vc-yamout", "--from", from, "--data", cache); code != 0 || !strings.Contains(out, "(0 copied, 11 already there)") {
+		t.Errorf("second fetch: exit %d, %q", code, out)
+	}
+	ins, err := bench.Suite("vc-yamout", bench.SuiteOptions{Data: cache, Limit: 0})
+	if err != nil || len(ins) == 0 {
+		t.Fatalf("the suite from the cache: %d instances, %v", len(ins), err)
 	}
 }
