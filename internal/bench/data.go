@@ -142,7 +142,7 @@ func Fetch(m Manifest, sets []DataSet, from, dest string) (FetchResult, error) {
 	for _, set := range sets {
 		for _, f := range m[set.Dir] {
 			dst := filepath.Join(dest, filepath.FromSlash(f.Path))
-			if sum, err := fileSHA256(dst); err == nil && sum == f.SHA256 {
+			if sum, err := FileSHA256(dst); err == nil && sum == f.SHA256 {
 				res.Present++
 				continue
 			}
@@ -157,7 +157,7 @@ func Fetch(m Manifest, sets []DataSet, from, dest string) (FetchResult, error) {
 			cands = append(cands, byName[filepath.Base(f.Path)]...)
 			src := ""
 			for _, c := range cands {
-				if sum, err := fileSHA256(c); err == nil && sum == f.SHA256 {
+				if sum, err := FileSHA256(c); err == nil && sum == f.SHA256 {
 					src = c
 					break
 				}
@@ -209,8 +209,8 @@ func indexByName(dir string) map[string][]string {
 	return out
 }
 
-// fileSHA256 is a file's SHA-256 in hex.
-func fileSHA256(path string) (string, error) {
+// FileSHA256 is a regular file's SHA-256 in hex (the manifest's checksum).
+func FileSHA256(path string) (string, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return "", err

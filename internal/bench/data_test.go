@@ -51,7 +51,7 @@ func TestManifestCurrent(t *testing.T) {
 				return nil
 			}
 			found++
-			if got, err := fileSHA256(p); err != nil || got != sum {
+			if got, err := FileSHA256(p); err != nil || got != sum {
 				t.Errorf("%s: SHA-256 %s, data.sha256 says %s (%v): run go generate ./internal/bench", rel, got, sum, err)
 			}
 			return nil

@@ -6,11 +6,8 @@
 package main
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
 	"flag"
 	"fmt"
-	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -43,7 +40,7 @@ func main() {
 			if !d.Type().IsRegular() || strings.EqualFold(d.Name(), "README.md") {
 				return nil
 			}
-			sum, err := sha(p)
+			sum, err := bench.FileSHA256(p)
 			if err != nil {
 				return err
 			}
@@ -64,17 +61,4 @@ func main() {
 		fmt.Fprintf(os.Stderr, "manifestgen: %v\n", err)
 		os.Exit(1)
 	}
-}
-
-func sha(path string) (string, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return "", err
-	}
-	defer f.Close()
-	h := sha256.New()
-	if _, err := io.Copy(h, f); err != nil {
-		return "", err
-	}
-	return hex.EncodeToString(h.Sum(nil)), nil
 }
