@@ -293,6 +293,19 @@ func (e *engine) run(top bool) ([]int32, bool) {
 				localSearch(kg, e.target-base, time.Now().Add(time.Duration(1<<62)), &lsThrottle, e.seed+0x9e3779b97f4a7c15*(k+1), &lsStop, lsInit, latest, plateau, offerKernel)
 			}()
 		}
+		// Large sparse kernels also run the iterated local search of
+		// ils.go (one copy): where NuMVC's exchanges stall on kernels of
+		// thousands of vertices, its (1,2)-swaps around a forced vertex
+		// keep finding improvements (docs/results/vertexcover.md).
+		sparseLarge := kg.N >= lnsMinKernel && len(kg.Adj) <= lnsMaxDegree*kg.N
+		ilsOn := false
+		startILS := func(k uint64) {
+			lsWG.Add(1)
+			go func() {
+				defer lsWG.Done()
+				ilsSearch(kg, e.target-base, time.Now().Add(time.Duration(1<<62)), &lsStop, e.seed+0x2d358dccaa6c78a5*(k+1), lsInit, latest, offerKernel)
+			}()
+		}
 		// The first local search stops with lsStop, and also with nuStop
 		// where the partition search takes over (below); then it runs
 		// thenPart, if set, in its place.
@@ -379,6 +392,12 @@ func (e *engine) run(top bool) ([]int32, bool) {
 			part, k := bestPartition(kg)
 			if kg.N-k != e.target-base {
 				for c := 1; c < max(2, e.threads-treeThreads); c++ {
+					if c == 1 && sparseLarge {
+						// One of the copies is the ILS (ils.go).
+						startILS(uint64(c))
+						ilsOn = true
+						continue
+					}
 					start(uint64(c), nil)
 				}
 			} else {
@@ -461,7 +480,14 @@ func (e *engine) run(top bool) ([]int32, bool) {
 				}
 			}
 		}
-		if kg.N >= lnsMinKernel && len(kg.Adj) <= lnsMaxDegree*kg.N && !e.halt.Load() {
+		if sparseLarge && !ilsOn && e.threads >= 4 && !e.halt.Load() {
+			// With the gap still wide the ILS takes one of the tree's
+			// cores: on kernels this large the tree proves nothing until
+			// a cover meets its bound.
+			startILS(1)
+			treeThreads = max(1, treeThreads-1)
+		}
+		if sparseLarge && !e.halt.Load() {
 			// Large sparse kernels: the LNS polishes the local search's
 			// best cover with the exact solver on balls of the kernel (on
 			// dense ones a ball takes too long to solve).
