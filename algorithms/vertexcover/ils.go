@@ -1,6 +1,7 @@
 package vertexcover
 
 import (
+	"slices"
 	"sync/atomic"
 	"time"
 
@@ -28,12 +29,21 @@ import (
 // second, and a (1,2)-swap is exactly the improvement that sparse kernels
 // (meshes, road-like and sensor-like graphs of the PACE set) admit.
 //
+// Given a clique partition of g (part, k cliques; may be nil), half of the
+// perturbations force a vertex of a clique that has none in S: on sparse
+// kernels made of small cliques (the PACE families whose root bound is a
+// clique cover's), the excess of a cover over the bound sits in such
+// cliques, and random perturbations elsewhere rarely reach them.
+//
 // It stops at the deadline, when stop is set, or at target size, and
 // returns the smallest cover seen; improved (if set) hears of each new
 // best cover (the slice is reused: copy it), and latest (if set) may hand
 // it a smaller cover found elsewhere, which it then goes on from.
-func ilsSearch(g *core.Graph, target int, deadline time.Time, stop *atomic.Bool, seed uint64, init []bool, latest func(size int) []bool, improved func(inC []bool, size int)) []bool {
+func ilsSearch(g *core.Graph, part []int32, k int, target int, deadline time.Time, stop *atomic.Bool, seed uint64, init []bool, latest func(size int) []bool, improved func(inC []bool, size int)) []bool {
 	s := newILS(g, seed)
+	if part != nil {
+		s.setPartition(part, k)
+	}
 	cover := make([]bool, g.N)
 	if init != nil {
 		copy(cover, init)
@@ -136,6 +146,80 @@ type ils struct {
 	stamp int64
 
 	rand func(int) int
+
+	// With a clique partition (setPartition): the cliques without a
+	// vertex in S (defects: each costs the cover one vertex over the
+	// partition's bound), which half of the perturbations aim at.
+	part       []int32
+	cliqueOff  []int32 // members of clique c: cliqueMem[cliqueOff[c]:cliqueOff[c+1]]
+	cliqueMem  []int32
+	inClique   []int32 // vertices of S in each clique
+	defects    []int32
+	defectPos  []int32
+}
+
+// setPartition gives the search a clique partition of its graph (k
+// cliques), whose uncovered cliques the perturbation then aims at.
+func (s *ils) setPartition(part []int32, k int) {
+	s.part = part
+	s.cliqueOff = make([]int32, k+1)
+	for _, c := range part {
+		s.cliqueOff[c+1]++
+	}
+	for c := 0; c < k; c++ {
+		s.cliqueOff[c+1] += s.cliqueOff[c]
+	}
+	s.cliqueMem = make([]int32, len(part))
+	fill := slices.Clone(s.cliqueOff[:k])
+	for v, c := range part {
+		s.cliqueMem[fill[c]] = int32(v)
+		fill[c]++
+	}
+	s.inClique = make([]int32, k)
+	s.defectPos = make([]int32, k)
+}
+
+// recountCliques recomputes the cliques' counts and the defects from S.
+func (s *ils) recountCliques() {
+	if s.part == nil {
+		return
+	}
+	clear(s.inClique)
+	for v, c := range s.part {
+		if s.inS[v] {
+			s.inClique[c]++
+		}
+	}
+	s.defects = s.defects[:0]
+	for c := range s.inClique {
+		s.defectPos[c] = -1
+		if s.inClique[c] == 0 {
+			s.defectPos[c] = int32(len(s.defects))
+			s.defects = append(s.defects, int32(c))
+		}
+	}
+}
+
+func (s *ils) cliqueGains(v int32) {
+	c := s.part[v]
+	if s.inClique[c] == 0 {
+		p := s.defectPos[c]
+		last := s.defects[len(s.defects)-1]
+		s.defects[p] = last
+		s.defectPos[last] = p
+		s.defects = s.defects[:len(s.defects)-1]
+		s.defectPos[c] = -1
+	}
+	s.inClique[c]++
+}
+
+func (s *ils) cliqueLoses(v int32) {
+	c := s.part[v]
+	s.inClique[c]--
+	if s.inClique[c] == 0 {
+		s.defectPos[c] = int32(len(s.defects))
+		s.defects = append(s.defects, c)
+	}
 }
 
 func newILS(g *core.Graph, seed uint64) *ils {
@@ -179,6 +263,7 @@ func (s *ils) jump(c []bool) {
 			s.addFree(int32(v))
 		}
 	}
+	s.recountCliques()
 }
 
 // cover writes the cover (the complement of S) into out, or a new slice.
@@ -221,6 +306,9 @@ func (s *ils) insert(v int32) {
 	s.inS[v] = true
 	s.size++
 	s.log = append(s.log, v)
+	if s.part != nil {
+		s.cliqueGains(v)
+	}
 	s.age[v] = s.clock
 	for _, u := range s.g.Neighbors(int(v)) {
 		s.tight[u]++
@@ -239,6 +327,9 @@ func (s *ils) remove(v int32) {
 	s.inS[v] = false
 	s.size--
 	s.log = append(s.log, v)
+	if s.part != nil {
+		s.cliqueLoses(v)
+	}
 	s.age[v] = s.clock
 	for _, u := range s.g.Neighbors(int(v)) {
 		s.tight[u]--
@@ -296,7 +387,20 @@ func (s *ils) perturb() {
 		k++
 	}
 	var v int32 = -1
-	for try := 0; try < 64 && (v < 0 || try < ilsSample); try++ {
+	if len(s.defects) > 0 && s.rand(4) < ilsDefectShare {
+		// A vertex of an uncovered clique: the least tight, oldest on
+		// ties. Forcing it moves the defect to a neighbouring clique
+		// (or, with a swap, removes it): defects wander until two
+		// meet, which is how a cover sheds its excess over the bound.
+		c := s.defects[s.rand(len(s.defects))]
+		for _, u := range s.cliqueMem[s.cliqueOff[c]:s.cliqueOff[c+1]] {
+			if v < 0 || s.tight[u] < s.tight[v] || (s.tight[u] == s.tight[v] && s.age[u] < s.age[v]) {
+				v = u
+			}
+		}
+	}
+	fromDefect := v >= 0
+	for try := 0; !fromDefect && try < 64 && (v < 0 || try < ilsSample); try++ {
 		c := int32(s.rand(s.n))
 		if s.inS[c] {
 			continue
@@ -403,3 +507,7 @@ func (s *ils) twoSwap(x int32) (int32, int32) {
 // looks at: it forces the one with fewest neighbours in S (the smallest
 // loss), the oldest on ties.
 var ilsSample = 4
+
+// ilsDefectShare is how many perturbations in four start at a defect
+// (when there is a partition).
+var ilsDefectShare = 2

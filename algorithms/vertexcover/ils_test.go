@@ -8,7 +8,8 @@ import (
 	"github.com/arbor-gpu/arbor/core"
 )
 
-// TestILSBrute: on random graphs of up to 16 vertices every cover the ILS
+// TestILSBrute: on random graphs of up to 16 vertices (half of them with
+// a clique partition for the defect perturbations) every cover the ILS
 // reports is a cover, none is below the brute-force optimum, and within
 // a few thousand iterations it reaches it (with the optimum as target it
 // stops there).
@@ -20,7 +21,12 @@ func TestILSBrute(t *testing.T) {
 		opt := bruteMin(g)
 		var stop atomic.Bool
 		reports := 0
-		best := ilsSearch(g, opt, time.Now().Add(200*time.Millisecond), &stop, seed, nil, nil, func(c []bool, size int) {
+		var part []int32
+		k := 0
+		if seed%2 == 0 {
+			part, k = bestPartition(g)
+		}
+		best := ilsSearch(g, part, k, opt, time.Now().Add(200*time.Millisecond), &stop, seed, nil, nil, func(c []bool, size int) {
 			reports++
 			checkILSCover(t, g, c, size, opt)
 		})
@@ -73,6 +79,9 @@ func TestILSInvariants(t *testing.T) {
 	for seed := uint64(1); seed <= 3; seed++ {
 		g := gnp(t, 400, 0.01, seed)
 		s := newILS(g, seed)
+		if seed != 1 {
+			s.setPartition(bestPartition(g))
+		}
 		all := make([]bool, g.N)
 		for v := range all {
 			all[v] = true
@@ -139,6 +148,29 @@ func checkILSState(t *testing.T, s *ils, settled bool) {
 	if size != s.size {
 		t.Fatalf("size %d, recount %d", s.size, size)
 	}
+	if s.part != nil {
+		in := make([]int32, len(s.inClique))
+		for v, c := range s.part {
+			if s.inS[v] {
+				in[c]++
+			}
+		}
+		defects := 0
+		for c, x := range in {
+			if x != s.inClique[c] {
+				t.Fatalf("clique %d: %d in S kept, recount %d", c, s.inClique[c], x)
+			}
+			if x == 0 {
+				defects++
+				if p := s.defectPos[c]; p < 0 || s.defects[p] != int32(c) {
+					t.Fatalf("clique %d has no vertex in S but is not in the defect list", c)
+				}
+			}
+		}
+		if defects != len(s.defects) {
+			t.Fatalf("%d defects listed, recount %d", len(s.defects), defects)
+		}
+	}
 }
 
 // TestILSTargetAndLatest: the search stops at its target, and goes on
@@ -148,18 +180,18 @@ func TestILSTargetAndLatest(t *testing.T) {
 	opt := bruteMin(g)
 	var stop atomic.Bool
 	start := time.Now()
-	ilsSearch(g, opt, time.Now().Add(5*time.Second), &stop, 1, nil, nil, nil)
+	ilsSearch(g, nil, 0, opt, time.Now().Add(5*time.Second), &stop, 1, nil, nil, nil)
 	if time.Since(start) > 2*time.Second {
 		t.Fatalf("did not stop at the target %d", opt)
 	}
 	// A handed optimum cover becomes the result.
 	var optCover []bool
-	ilsSearch(g, opt, time.Now().Add(time.Second), &stop, 2, nil, nil, func(c []bool, size int) {
+	ilsSearch(g, nil, 0, opt, time.Now().Add(time.Second), &stop, 2, nil, nil, func(c []bool, size int) {
 		if size == opt {
 			optCover = append([]bool(nil), c...)
 		}
 	})
-	got := ilsSearch(g, -1, time.Now().Add(100*time.Millisecond), &stop, 3, make([]bool, g.N), func(size int) []bool {
+	got := ilsSearch(g, nil, 0, -1, time.Now().Add(100*time.Millisecond), &stop, 3, make([]bool, g.N), func(size int) []bool {
 		if size > opt {
 			return optCover
 		}
