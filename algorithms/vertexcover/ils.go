@@ -150,12 +150,12 @@ type ils struct {
 	// With a clique partition (setPartition): the cliques without a
 	// vertex in S (defects: each costs the cover one vertex over the
 	// partition's bound), which half of the perturbations aim at.
-	part       []int32
-	cliqueOff  []int32 // members of clique c: cliqueMem[cliqueOff[c]:cliqueOff[c+1]]
-	cliqueMem  []int32
-	inClique   []int32 // vertices of S in each clique
-	defects    []int32
-	defectPos  []int32
+	part      []int32
+	cliqueOff []int32 // members of clique c: cliqueMem[cliqueOff[c]:cliqueOff[c+1]]
+	cliqueMem []int32
+	inClique  []int32 // vertices of S in each clique
+	defects   []int32
+	defectPos []int32
 }
 
 // setPartition gives the search a clique partition of its graph (k
