@@ -388,16 +388,16 @@ func (s *ils) perturb() {
 	}
 	var v int32 = -1
 	if len(s.defects) > 0 && s.rand(4) < ilsDefectShare {
-		// A vertex of an uncovered clique: the least tight, oldest on
-		// ties. Forcing it moves the defect to a neighbouring clique
-		// (or, with a swap, removes it): defects wander until two
-		// meet, which is how a cover sheds its excess over the bound.
+		// A random vertex of an uncovered clique (random, not the
+		// least tight: on vc-exact_131 five seeds of six reached the
+		// optimum in 3 s against two, on _175 all six reached 2,284
+		// against 2,286–2,288). Forcing it moves the defect to a
+		// neighbouring clique (or, with a swap, removes it): defects
+		// wander until two meet, which is how a cover sheds its excess
+		// over the bound.
 		c := s.defects[s.rand(len(s.defects))]
-		for _, u := range s.cliqueMem[s.cliqueOff[c]:s.cliqueOff[c+1]] {
-			if v < 0 || s.tight[u] < s.tight[v] || (s.tight[u] == s.tight[v] && s.age[u] < s.age[v]) {
-				v = u
-			}
-		}
+		mem := s.cliqueMem[s.cliqueOff[c]:s.cliqueOff[c+1]]
+		v = mem[s.rand(len(mem))]
 	}
 	fromDefect := v >= 0
 	for try := 0; !fromDefect && try < 64 && (v < 0 || try < ilsSample); try++ {
