@@ -322,7 +322,14 @@ func (e *engine) run(top bool) ([]int32, bool) {
 		}()
 		go func() {
 			defer lsWG.Done()
-			localSearch(kg, e.target-base, time.Now().Add(time.Duration(1<<62)), &lsThrottle, e.seed+0x9e3779b97f4a7c15, &firstStop, lsInit, latest, plateau, offerKernel)
+			if sparseLarge && e.threads >= 4 {
+				// With cores to spare (it cannot be throttled), the first
+				// local search on a large sparse kernel is an ILS too.
+				part, k := bestPartition(kg)
+				ilsSearch(kg, part, k, e.target-base, time.Now().Add(time.Duration(1<<62)), &firstStop, e.seed+0x9e3779b97f4a7c15, lsInit, latest, offerKernel)
+			} else {
+				localSearch(kg, e.target-base, time.Now().Add(time.Duration(1<<62)), &lsThrottle, e.seed+0x9e3779b97f4a7c15, &firstStop, lsInit, latest, plateau, offerKernel)
+			}
 			close(firstDone)
 			if f := thenPart.Load(); f != nil && !lsStop.Load() {
 				(*f)()
