@@ -128,8 +128,7 @@ type ils struct {
 	tight []int32
 	size  int
 
-	free    []int32
-	freePos []int32 // position in free, or -1
+	free idxSet // vertices outside S with no neighbour in S
 
 	queue []int32
 	inQ   []bool
@@ -154,8 +153,7 @@ type ils struct {
 	cliqueOff []int32 // members of clique c: cliqueMem[cliqueOff[c]:cliqueOff[c+1]]
 	cliqueMem []int32
 	inClique  []int32 // vertices of S in each clique
-	defects   []int32
-	defectPos []int32
+	defects   idxSet
 }
 
 // setPartition gives the search a clique partition of its graph (k
@@ -176,7 +174,7 @@ func (s *ils) setPartition(part []int32, k int) {
 		fill[c]++
 	}
 	s.inClique = make([]int32, k)
-	s.defectPos = make([]int32, k)
+	s.defects = newIdxSet(k)
 }
 
 // recountCliques recomputes the cliques' counts and the defects from S.
@@ -190,12 +188,10 @@ func (s *ils) recountCliques() {
 			s.inClique[c]++
 		}
 	}
-	s.defects = s.defects[:0]
+	s.defects.reset()
 	for c := range s.inClique {
-		s.defectPos[c] = -1
 		if s.inClique[c] == 0 {
-			s.defectPos[c] = int32(len(s.defects))
-			s.defects = append(s.defects, int32(c))
+			s.defects.add(int32(c))
 		}
 	}
 }
@@ -203,12 +199,7 @@ func (s *ils) recountCliques() {
 func (s *ils) cliqueGains(v int32) {
 	c := s.part[v]
 	if s.inClique[c] == 0 {
-		p := s.defectPos[c]
-		last := s.defects[len(s.defects)-1]
-		s.defects[p] = last
-		s.defectPos[last] = p
-		s.defects = s.defects[:len(s.defects)-1]
-		s.defectPos[c] = -1
+		s.defects.del(c)
 	}
 	s.inClique[c]++
 }
@@ -217,8 +208,7 @@ func (s *ils) cliqueLoses(v int32) {
 	c := s.part[v]
 	s.inClique[c]--
 	if s.inClique[c] == 0 {
-		s.defectPos[c] = int32(len(s.defects))
-		s.defects = append(s.defects, c)
+		s.defects.add(c)
 	}
 }
 
@@ -227,7 +217,7 @@ func newILS(g *core.Graph, seed uint64) *ils {
 	s := &ils{g: g, n: n, rand: xorshiftFrom(seed)}
 	s.inS = make([]bool, n)
 	s.tight = make([]int32, n)
-	s.freePos = make([]int32, n)
+	s.free = newIdxSet(n)
 	s.inQ = make([]bool, n)
 	s.isForce = make([]bool, n)
 	s.age = make([]int64, n)
@@ -237,14 +227,13 @@ func newILS(g *core.Graph, seed uint64) *ils {
 
 // jump makes S the complement of the cover c.
 func (s *ils) jump(c []bool) {
-	s.free = s.free[:0]
+	s.free.reset()
 	s.queue = s.queue[:0]
 	clear(s.inQ)
 	clear(s.tight)
 	s.size = 0
 	for v := 0; v < s.n; v++ {
 		s.inS[v] = !c[v]
-		s.freePos[v] = -1
 		if s.inS[v] {
 			s.size++
 		}
@@ -260,7 +249,7 @@ func (s *ils) jump(c []bool) {
 		if s.inS[v] {
 			s.push(int32(v))
 		} else if s.tight[v] == 0 {
-			s.addFree(int32(v))
+			s.free.add(int32(v))
 		}
 	}
 	s.recountCliques()
@@ -277,18 +266,42 @@ func (s *ils) cover(out []bool) []bool {
 	return out
 }
 
-func (s *ils) addFree(v int32) {
-	s.freePos[v] = int32(len(s.free))
-	s.free = append(s.free, v)
+// idxSet is a set of small integers with O(1) add, delete and uniform
+// random pick: the members in a list, each one's place in it.
+type idxSet struct {
+	list []int32
+	pos  []int32 // place in list, or -1
 }
 
-func (s *ils) dropFree(v int32) {
-	p := s.freePos[v]
-	last := s.free[len(s.free)-1]
-	s.free[p] = last
-	s.freePos[last] = p
-	s.free = s.free[:len(s.free)-1]
-	s.freePos[v] = -1
+func newIdxSet(n int) idxSet {
+	s := idxSet{pos: make([]int32, n)}
+	for i := range s.pos {
+		s.pos[i] = -1
+	}
+	return s
+}
+
+func (s *idxSet) has(x int32) bool { return s.pos[x] >= 0 }
+
+func (s *idxSet) add(x int32) {
+	s.pos[x] = int32(len(s.list))
+	s.list = append(s.list, x)
+}
+
+func (s *idxSet) del(x int32) {
+	p := s.pos[x]
+	last := s.list[len(s.list)-1]
+	s.list[p] = last
+	s.pos[last] = p
+	s.list = s.list[:len(s.list)-1]
+	s.pos[x] = -1
+}
+
+func (s *idxSet) reset() {
+	for _, x := range s.list {
+		s.pos[x] = -1
+	}
+	s.list = s.list[:0]
 }
 
 func (s *ils) push(x int32) {
@@ -300,8 +313,8 @@ func (s *ils) push(x int32) {
 
 // insert puts v (outside S, no neighbour in S) into S.
 func (s *ils) insert(v int32) {
-	if s.freePos[v] >= 0 {
-		s.dropFree(v)
+	if s.free.has(v) {
+		s.free.del(v)
 	}
 	s.inS[v] = true
 	s.size++
@@ -313,8 +326,8 @@ func (s *ils) insert(v int32) {
 	for _, u := range s.g.Neighbors(int(v)) {
 		s.tight[u]++
 		if s.tight[u] == 1 {
-			if s.freePos[u] >= 0 {
-				s.dropFree(u)
+			if s.free.has(u) {
+				s.free.del(u)
 			}
 		}
 	}
@@ -335,7 +348,7 @@ func (s *ils) remove(v int32) {
 		s.tight[u]--
 		switch s.tight[u] {
 		case 0:
-			s.addFree(u)
+			s.free.add(u)
 		case 1:
 			// u's one neighbour in S gains a 1-tight neighbour.
 			for _, x := range s.g.Neighbors(int(u)) {
@@ -347,7 +360,7 @@ func (s *ils) remove(v int32) {
 		}
 	}
 	if s.tight[v] == 0 {
-		s.addFree(v)
+		s.free.add(v)
 	}
 }
 
@@ -387,7 +400,7 @@ func (s *ils) perturb() {
 		k++
 	}
 	var v int32 = -1
-	if len(s.defects) > 0 && s.rand(4) < ilsDefectShare {
+	if len(s.defects.list) > 0 && s.rand(4) < ilsDefectShare {
 		// A random vertex of an uncovered clique (random, not the
 		// least tight: on vc-exact_131 five seeds of six reached the
 		// optimum in 3 s against two, on _175 all six reached 2,284
@@ -395,7 +408,7 @@ func (s *ils) perturb() {
 		// neighbouring clique (or, with a swap, removes it): defects
 		// wander until two meet, which is how a cover sheds its excess
 		// over the bound.
-		c := s.defects[s.rand(len(s.defects))]
+		c := s.defects.list[s.rand(len(s.defects.list))]
 		mem := s.cliqueMem[s.cliqueOff[c]:s.cliqueOff[c+1]]
 		v = mem[s.rand(len(mem))]
 	}
@@ -451,9 +464,9 @@ func (s *ils) force(v int32) {
 // left. A forced vertex is not swapped out.
 func (s *ils) localSearch() {
 	for {
-		if len(s.free) > 0 {
+		if len(s.free.list) > 0 {
 			// A random free vertex in.
-			s.insert(s.free[s.rand(len(s.free))])
+			s.insert(s.free.list[s.rand(len(s.free.list))])
 			continue
 		}
 		if len(s.queue) == 0 {

@@ -128,8 +128,8 @@ func checkILSState(t *testing.T, s *ils, settled bool) {
 			t.Fatalf("tight[%d] = %d, recount %d", v, s.tight[v], tight)
 		}
 		free := !s.inS[v] && tight == 0
-		if free != (s.freePos[v] >= 0) {
-			t.Fatalf("vertex %d: free %v, in the free list %v", v, free, s.freePos[v] >= 0)
+		if free != (s.free.has(int32(v))) {
+			t.Fatalf("vertex %d: free %v, in the free list %v", v, free, s.free.has(int32(v)))
 		}
 		if free && settled {
 			t.Fatalf("free vertex %d left after the local search", v)
@@ -162,13 +162,13 @@ func checkILSState(t *testing.T, s *ils, settled bool) {
 			}
 			if x == 0 {
 				defects++
-				if p := s.defectPos[c]; p < 0 || s.defects[p] != int32(c) {
+				if !s.defects.has(int32(c)) {
 					t.Fatalf("clique %d has no vertex in S but is not in the defect list", c)
 				}
 			}
 		}
-		if defects != len(s.defects) {
-			t.Fatalf("%d defects listed, recount %d", len(s.defects), defects)
+		if defects != len(s.defects.list) {
+			t.Fatalf("%d defects listed, recount %d", len(s.defects.list), defects)
 		}
 	}
 }
