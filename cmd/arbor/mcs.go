@@ -64,6 +64,9 @@ func runMCS(e *env) error {
 	if err := sr.check(); err != nil {
 		return err
 	}
+	if err := checkOutNotInput(sf.out, append(pos, bf.list, bf.against)...); err != nil {
+		return err
+	}
 	h, err := mcs.ParseHeuristic(*heuristic)
 	if err != nil {
 		return usagef("%v", err)
@@ -75,6 +78,13 @@ func runMCS(e *env) error {
 	pruning, err := mcs.ParsePruning(*prune)
 	if err != nil {
 		return usagef("%v", err)
+	}
+	if *deadEnd < 0 {
+		return usagef("--dead-end must be ≥ 0")
+	}
+	if err := mcsConflicts(mcs.Options{Engine: engine, Goal: *goal, BigFirst: *bigFirst, Restarts: *restarts,
+		DeadEnd: *deadEnd, BlockOrder: *blockOrder, Directed: *directed, EdgeLabels: *elabels, Connected: *connected}); err != nil {
+		return err
 	}
 	// The device opens while the graphs are read and the CPU engine starts
 	// (only the two-graph search outside a cluster runs on one).
@@ -102,9 +112,6 @@ func runMCS(e *env) error {
 		Engine: engine, Goal: *goal, Workers: *workers,
 		PlainOrder: *plainOrder, Approximate: *approx, Keep: *keep,
 		BlockOrder: *blockOrder, DeadEnd: *deadEnd, DoubleRaise: *doubleRaise, Restarts: *restarts, Seed: *seed,
-	}
-	if *deadEnd < 0 {
-		return usagef("--dead-end must be ≥ 0")
 	}
 	if bf.active() {
 		if cf.url != "" || *approx {
@@ -189,7 +196,7 @@ func printMCS(e *env, sf *solverFlags, pos []string, g0, g1 *core.Graph, opts mc
 		status += ", verified"
 	}
 	w := e.stdout
-	fmt.Fprintf(w, "size %d  %s\n", res.Size, status)
+	fmt.Fprintf(w, "size %s  %s\n", sizeText(v.size(res.Size)), status)
 	workersName := "threads"
 	if res.Device != "" {
 		workersName = "workers"
@@ -206,9 +213,9 @@ func printMCS(e *env, sf *solverFlags, pos []string, g0, g1 *core.Graph, opts mc
 func mcsObject(sf *solverFlags, pos []string, g0, g1 *core.Graph, opts mcs.Options, res mcs.Result, v verdict, m [][2]int) any {
 	type jsonResult struct {
 		Files []string `json:"files"`
-		N     []int    `json:"n"`
+		N     []int    `json:"vertices"`
 		Base  []int    `json:"base"`
-		Size  int      `json:"size"`
+		Size  *int     `json:"size,omitempty"` // absent: proven that no solution reaches the goal
 		verdict
 		Nodes    int64     `json:"nodes"`
 		Seconds  float64   `json:"seconds"`
@@ -232,7 +239,7 @@ func mcsObject(sf *solverFlags, pos []string, g0, g1 *core.Graph, opts mcs.Optio
 		cols[0][i], cols[1][i] = pr[0], pr[1]
 	}
 	backendName := backendOf(opts.Devices, res.Device)
-	return jsonResult{Files: pos, N: []int{g0.N, g1.N}, Base: []int{sf.base(g0), sf.base(g1)}, Size: res.Size,
+	return jsonResult{Files: pos, N: []int{g0.N, g1.N}, Base: []int{sf.base(g0), sf.base(g1)}, Size: v.size(res.Size),
 		verdict: v, Columns: cols, Targets: res.Targets,
 		Nodes: res.Nodes, Seconds: res.Elapsed.Seconds(), Threads: res.Threads, Verified: sf.verify, Mapping: m,
 		Engine: string(res.Engine), Why: res.Why, Backend: backendName, Device: res.Device, Epochs: res.Epochs,
@@ -335,7 +342,7 @@ func runMCSMany(e *env, pos []string, graphs []*core.Graph, opts mcs.Options, sf
 		// (one per graph) describe them all.
 		type jsonResult struct {
 			Files []string `json:"files"`
-			N     []int    `json:"n"`
+			N     []int    `json:"vertices"`
 			Base  []int    `json:"base"`
 			Size  int      `json:"size"`
 			verdict
@@ -415,4 +422,43 @@ func (sf *solverFlags) outPairs(files []string, v verdict, g, h *core.Graph, map
 		rows[i] = []int{p[0], p[1]}
 	}
 	return m, writeMCSFile(sf.out, files, v, size, rows)
+}
+
+// mcsConflicts refuses, at parse time, the combinations of mcs's flags
+// that cannot run together (the package refuses them too, later and in
+// its own terms): one sentence naming the flags.
+func mcsConflicts(o mcs.Options) error {
+	named := func(on bool, name string) string {
+		if on {
+			return name
+		}
+		return ""
+	}
+	heuristics := joinNonEmpty(", ", named(o.DeadEnd > 0, "--dead-end"), named(o.Restarts, "--restarts"))
+	switch {
+	case o.Goal > 0 && o.BigFirst:
+		return usagef("--goal and --big-first cannot be combined: --goal fixes the bar that --big-first lowers step by step")
+	case o.Goal > 0 && heuristics != "":
+		return usagef("--goal and %s cannot be combined: a fixed goal searches one fixed tree", heuristics)
+	case o.BigFirst && heuristics != "":
+		return usagef("--big-first and %s cannot be combined: each sets its own targets", heuristics)
+	case o.Restarts && o.DeadEnd > 0:
+		return usagef("--restarts and --dead-end cannot be combined: restarts run the sequential search without dead-end raising")
+	case o.Goal > 0 && o.Engine == mcs.EngineHybrid:
+		return usagef("--goal and --engine hybrid cannot be combined: a fixed goal compares search trees; use --engine gpu or cpu")
+	case o.Engine == mcs.EnginePortfolio && (o.Goal > 0 || o.BigFirst || o.BlockOrder || heuristics != ""):
+		return usagef("--engine portfolio picks its own configurations: leave out --goal, --big-first, --block-order, --dead-end and --restarts")
+	}
+	if o.Engine == mcs.EngineGPU || o.Engine == mcs.EngineHybrid {
+		for _, f := range []struct {
+			on   bool
+			name string
+		}{{o.Directed, "--directed"}, {o.EdgeLabels, "--edge-labels"}, {o.Connected, "--connected"},
+			{o.BigFirst, "--big-first"}, {o.DeadEnd > 0, "--dead-end"}, {o.Restarts, "--restarts"}} {
+			if f.on {
+				return usagef("--engine %s and %s cannot be combined: the device engine does not support %s; use --engine cpu or auto", o.Engine, f.name, f.name)
+			}
+		}
+	}
+	return nil
 }

@@ -108,8 +108,8 @@ func TestMCSEngines(t *testing.T) {
 		!strings.Contains(stderr, "listed twice") {
 		t.Fatalf("--device 0,0: exit %d: %s", code, stderr)
 	}
-	if code, _, stderr := runCLI(t, "mcs", paths[0], paths[1], "--engine", "gpu", "--backend", "cpu", "--connected"); code == 0 ||
-		!strings.Contains(stderr, "does not support connected") {
+	if code, _, stderr := runCLI(t, "mcs", paths[0], paths[1], "--engine", "gpu", "--backend", "cpu", "--connected"); code != 2 ||
+		!strings.Contains(stderr, "does not support --connected") {
 		t.Fatalf("--connected on the gpu engine: exit %d: %s", code, stderr)
 	}
 }
