@@ -130,7 +130,7 @@ func TestPruneBruteForce(t *testing.T) {
 				h := gen(t, rng, n1, p, set.directed, set.vl, set.el, set.loops)
 				want := bruteForce(g, h, set.opts)
 				o := set.opts
-				o.Threads = 1
+				o.Threads, o.Prune = 1, PruneNone
 				faithful := solveChecked(t, g, h, o)
 				if faithful.Size != want {
 					t.Fatalf("case %d (n=%d,%d): faithful size %d, brute force %d", i, n0, n1, faithful.Size, want)

@@ -346,12 +346,12 @@ func TestParsers(t *testing.T) {
 	if _, err := ParseRegex(regexp.MustCompile(`omega=\d+`), []byte("omega=12")); err == nil {
 		t.Error("regex without a group accepted")
 	}
-	a, err = ParseOutput(KindVC, FormatAuto, nil, []byte(`{"size":4,"status":"optimal","proven":true,"m":11,"nodes":7,"verified":true,"cover":[1,2,3,4]}`))
+	a, err = ParseOutput(KindVC, FormatAuto, nil, []byte(`{"size":4,"status":"optimal","proven":true,"edges":11,"nodes":7,"verified":true,"cover":[1,2,3,4]}`))
 	if err != nil || a.Size != 4 || a.Nodes != 7 || len(a.Cover) != 4 || a.Edges != 11 {
 		t.Errorf("arbor vc JSON: %+v %v", a, err)
 	}
 	// vc -k without a cover: no size, a status.
-	a, err = ParseOutput(KindVC, FormatAuto, nil, []byte(`{"status":"infeasible","proven":true,"goal":3,"goal_met":false,"m":11,"nodes":7,"verified":false}`))
+	a, err = ParseOutput(KindVC, FormatAuto, nil, []byte(`{"status":"infeasible","proven":true,"goal":3,"goal_met":false,"edges":11,"nodes":7,"verified":false}`))
 	if err != nil || a.Size != -1 || !a.Proven || a.Cover != nil {
 		t.Errorf("arbor vc -k JSON without a cover: %+v %v", a, err)
 	}

@@ -109,12 +109,12 @@ func ParseArborJSON(kind Kind, out []byte) (Answer, error) {
 			Engine: m.Engine, Threads: m.Threads, Edges: m.Edges, Weight: m.Weight, Verified: m.Verified, Mate: m.Mate}, nil
 	}
 	// mcs, vc and clique share these fields.
-	// A vc -k run that found no cover has no size (docs/cli.md); m is
+	// A vc -k run that found no cover has no size (docs/cli.md); edges is
 	// the edges of vc and clique's graph.
 	var j struct {
 		Size     *int     `json:"size"`
 		Status   string   `json:"status"`
-		M        int      `json:"m"`
+		M        int      `json:"edges"`
 		Proven   bool     `json:"proven"`
 		Nodes    int64    `json:"nodes"`
 		Seconds  float64  `json:"seconds"`
