@@ -143,3 +143,23 @@ func TestParsePruningRR2(t *testing.T) {
 		t.Error("Solve accepted pruning 99")
 	}
 }
+
+// TestRR2Report checks Result.Prune for rr2: B2 and learned run on the
+// CPU engine, are off (with a reason) where rr's tree is searched
+// instead, and every rule is off where no pruned tree runs.
+func TestRR2Report(t *testing.T) {
+	cpu := pruneUsed(Options{Prune: PruneRR2}, EngineCPU)
+	if !slices.Equal(cpu.Rules, RR2Rules) || len(cpu.Off) != 0 {
+		t.Errorf("cpu: %+v", cpu)
+	}
+	dev := pruneUsed(Options{Prune: PruneRR2}, EngineHybrid)
+	if !slices.Equal(dev.Rules, RRRules) || len(dev.Off) != 2 || dev.Off[0].Rule != RuleB2 || dev.Off[1].Rule != RuleLearned || dev.Off[0].Why == "" {
+		t.Errorf("hybrid: %+v", dev)
+	}
+	if off := SubtreePrune(Options{Prune: PruneRR2}); len(off.Rules) != 0 || len(off.Off) != len(RR2Rules) {
+		t.Errorf("subtree: %+v", off)
+	}
+	if rr := pruneUsed(Options{}, EngineCPU); !slices.Equal(rr.Rules, RRRules) {
+		t.Errorf("rr: %+v", rr)
+	}
+}
