@@ -52,7 +52,11 @@ func TestMain(m *testing.M) {
 func workerMain() int {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	cfg := WorkerFromEnv(WorkerConfig{Threads: 1, Log: os.Stderr, Name: os.Getenv(envName)})
+	cfg, err := WorkerFromEnv(WorkerConfig{Threads: 1, Log: os.Stderr, Name: os.Getenv(envName)})
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
 	if os.Getenv(envHold) == "1" {
 		cfg.BeforeSolve = func(t *Task) {
 			time.Sleep(300 * time.Millisecond) // announced as held (within announceGap)
@@ -205,6 +209,10 @@ func checkResult(t *testing.T, c pairCase, res Result, err error) {
 	}
 	if err := mcs.Verify(c.g, c.h, res.Mapping, mcs.Options{}); err != nil || len(res.Mapping) != c.size {
 		t.Fatalf("%s: mapping of %d pairs: %v", c.name, len(res.Mapping), err)
+	}
+	// Honest workers' records pass their audits.
+	if len(res.Quarantined) > 0 && !slices.Contains(res.Quarantined, "forger") {
+		t.Fatalf("%s: honest workers quarantined: %v", c.name, res.Quarantined)
 	}
 }
 

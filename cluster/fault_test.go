@@ -17,6 +17,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -142,15 +143,26 @@ func rolesServer(t *testing.T, port int, dir string) *Server {
 }
 
 // workersWith runs n in-process workers at url with token until the test
-// ends.
-func workersWith(t *testing.T, url, token string, n int, logw *syncBuffer) {
+// ends: with keys minted by reg when given (a worker token cannot
+// register one), else keys of their own. It returns the minted keys.
+func workersWith(t *testing.T, url, token string, n int, logw *syncBuffer, reg ...*Server) []WorkerKey {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{}, n)
+	var keys []WorkerKey
 	for i := 0; i < n; i++ {
+		cfg := WorkerConfig{URL: url, Token: token, Name: fmt.Sprintf("w%d", i), Threads: 1, Log: logw}
+		if len(reg) > 0 {
+			k, err := reg[0].AddWorker(cfg.Name)
+			if err != nil {
+				t.Fatal(err)
+			}
+			keys = append(keys, k)
+			cfg.Key = &keys[len(keys)-1]
+		}
 		go func() {
 			defer func() { done <- struct{}{} }()
-			if err := RunWorker(ctx, WorkerConfig{URL: url, Token: token, Name: fmt.Sprintf("w%d", i), Threads: 1, Log: logw}); err != nil {
+			if err := RunWorker(ctx, cfg); err != nil {
 				t.Errorf("worker %d: %v", i, err)
 			}
 		}()
@@ -161,6 +173,7 @@ func workersWith(t *testing.T, url, token string, n int, logw *syncBuffer) {
 			<-done
 		}
 	})
+	return keys
 }
 
 // queuedTasks is the number of tasks left in the queue.
@@ -227,9 +240,8 @@ func solveAsync(ctx context.Context, cfg CoordinatorConfig, c pairCase) chan out
 
 // TestForgedRecords: a holder of the worker token publishes an end record
 // (refused by the server), and childless done records of every root task
-// before any worker starts: the ledger proves 0, which contradicts the
-// coordinator's own solution, so it searches the job again and proves the
-// optimum. With one token for everyone, a forged end (unsigned, or signed
+// before any worker starts: unsigned by a registered worker key, they are
+// refused, and the job is proven. With one token for everyone, a forged end (unsigned, or signed
 // with another key) and a forged plan are ignored and logged.
 func TestForgedRecords(t *testing.T) {
 	c := hardPair(24)
@@ -258,11 +270,11 @@ func TestForgedRecords(t *testing.T) {
 		}
 	}
 	// Only now the honest workers.
-	workersWith(t, srv.URL(), srv.WorkerToken, 2, &logs)
+	workersWith(t, srv.URL(), srv.WorkerToken, 2, &logs, srv)
 	o := <-done
 	checkResult(t, c, o.res, o.err)
-	if !strings.Contains(logs.String(), "contradiction") {
-		t.Errorf("no contradiction logged:\n%s", logs.String())
+	if !strings.Contains(logs.String(), "not signed by a worker key") {
+		t.Errorf("the unsigned done records were not refused:\n%s", logs.String())
 	}
 	if n := queuedTasks(t, srv.URL(), srv.Token); n != 0 {
 		t.Errorf("%d tasks left queued", n)
@@ -312,6 +324,59 @@ func TestForgedRecords(t *testing.T) {
 	}
 }
 
+// TestForgingWorker: a worker with its own valid key reports every root
+// task done without children, after a best record equal to the
+// coordinator's canary (which it recomputes: it can read the instance).
+// The proof's last tasks are audited, the records disagree, the worker is
+// quarantined and its tasks searched again: the right proven answer, and
+// the result names the worker.
+func TestForgingWorker(t *testing.T) {
+	c := hardPair(24)
+	srv := rolesServer(t, 0, t.TempDir())
+	ctx := deadline(t)
+	var logs syncBuffer
+	cfg := CoordinatorConfig{URL: srv.URL(), Token: srv.Token, Tasks: 16, Budget: 20_000, Log: &logs, AuditRate: -1}
+	done := solveAsync(ctx, cfg, c)
+	key, err := srv.AddWorker("forger")
+	if err != nil {
+		t.Fatal(err)
+	}
+	forger, err := dial(srv.URL(), srv.WorkerToken, "forger", Credentials{}, dialOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer forger.Close()
+	job := mcsJob(t, c)
+	plan := waitPlan(t, ctx, forger, job)
+	canary, err := mcs.Solve(ctx, c.g, c.h, mcs.Options{Threads: 1, NodeLimit: canaryNodes, Engine: mcs.EngineCPU})
+	if err != nil {
+		t.Fatal(err)
+	}
+	publish := func(subject string, r Record) {
+		t.Helper()
+		r.Protocol, r.Job, r.Epoch = protocol, job, plan.Epoch
+		if err := signAs(&r, key); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := forger.JS.Publish(ctx, subject, []byte(mustJSON(t, r))); err != nil {
+			t.Fatal(err)
+		}
+	}
+	publish(resultSubject(job, kindBest), Record{Kind: kindBest, Size: len(canary.Mapping), Mapping: canary.Mapping})
+	for _, r := range plan.Roots {
+		publish(doneSubject(job, r.ID), Record{Kind: kindDone, Task: r.ID, Path: r.Path, Budget: r.Budget, Replay: true, Bar: len(canary.Mapping), Pruned: len(canary.Mapping)})
+	}
+	workersWith(t, srv.URL(), srv.WorkerToken, 2, &logs, srv)
+	o := <-done
+	checkResult(t, c, o.res, o.err)
+	if !slices.Equal(o.res.Quarantined, []string{"forger"}) || o.res.Audited == 0 {
+		t.Errorf("quarantined %v after %d audits, want the forger", o.res.Quarantined, o.res.Audited)
+	}
+	if !strings.Contains(logs.String(), "worker forger (key") {
+		t.Errorf("no quarantine logged:\n%s", logs.String())
+	}
+}
+
 // TestServerLostStore: a job solved, the server restarted on an empty
 // store at the same address, the same command again: a new epoch, searched
 // and proven (the long-lived workers do not take it for the old, ended
@@ -322,13 +387,23 @@ func TestServerLostStore(t *testing.T) {
 	port := freePort(t)
 	srv := rolesServer(t, port, t.TempDir())
 	var logs syncBuffer
-	workersWith(t, srv.URL(), srv.WorkerToken, 2, &logs)
+	keys := workersWith(t, srv.URL(), srv.WorkerToken, 2, &logs, srv)
+	// A lost store loses the registry of worker keys: the operator adds
+	// the workers again.
+	reregister := func() {
+		for _, k := range keys {
+			if err := srv.Register(k); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
 	cfg := CoordinatorConfig{URL: srv.URL(), Token: srv.Token, Tasks: 16, Budget: 20_000, Log: &logs}
 	first, err := SolveMCS(deadline(t), cfg, c.g, c.h, mcs.Options{})
 	checkResult(t, c, first, err)
 
 	srv.Shutdown()
 	srv = rolesServer(t, port, t.TempDir())
+	reregister()
 	again, err := SolveMCS(deadline(t), cfg, c.g, c.h, mcs.Options{})
 	checkResult(t, c, again, err)
 	if again.Epoch == first.Epoch || again.Resumed || again.Tasks == 0 {
@@ -359,6 +434,7 @@ func TestServerLostStore(t *testing.T) {
 	}
 	srv.Shutdown()
 	srv = rolesServer(t, port, t.TempDir())
+	reregister()
 	o := <-done
 	checkResult(t, c, o.res, o.err)
 	if !strings.Contains(logs.String(), "vanished from the server") {
@@ -381,7 +457,7 @@ func TestConsumerDeleted(t *testing.T) {
 	}
 	defer conn.Close()
 	var logs syncBuffer
-	workersWith(t, srv.URL(), srv.WorkerToken, 2, &logs)
+	workersWith(t, srv.URL(), srv.WorkerToken, 2, &logs, srv)
 	time.Sleep(300 * time.Millisecond) // the workers are fetching
 	if err := conn.JS.DeleteConsumer(context.Background(), TaskStream, WorkerConsumer); err != nil {
 		t.Fatal(err)
@@ -418,7 +494,7 @@ func TestTwoCoordinators(t *testing.T) {
 	c := hardPair(24)
 	srv := rolesServer(t, 0, t.TempDir())
 	var logs syncBuffer
-	workersWith(t, srv.URL(), srv.WorkerToken, 2, &logs)
+	workersWith(t, srv.URL(), srv.WorkerToken, 2, &logs, srv)
 	cfg := CoordinatorConfig{URL: srv.URL(), Token: srv.Token, Tasks: 16, Budget: 20_000, Log: &logs}
 	ctx := deadline(t)
 	a, b := solveAsync(ctx, cfg, c), solveAsync(ctx, cfg, c)
@@ -558,7 +634,7 @@ func TestLifeCycle(t *testing.T) {
 	c := hardPair(26)
 	srv := rolesServer(t, 0, t.TempDir())
 	var logs syncBuffer
-	workersWith(t, srv.URL(), srv.WorkerToken, 2, &logs)
+	workersWith(t, srv.URL(), srv.WorkerToken, 2, &logs, srv)
 	cl := Client{URL: srv.URL(), Token: srv.Token}
 	base := CoordinatorConfig{URL: srv.URL(), Token: srv.Token, Tasks: 64, Budget: 2_000, Log: &logs}
 

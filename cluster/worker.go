@@ -64,6 +64,11 @@ type WorkerConfig struct {
 	// DeviceHold is how long a device batch keeps its open work before it
 	// hands all of it to the queue (0: deviceHold).
 	DeviceHold time.Duration
+	// Key signs the worker's records and announcements ('arbor jobs
+	// add-worker' mints one; its name is the worker's). Without one, a
+	// worker with the coordinator token registers a key of its own; with
+	// the worker token it cannot (its records would not count).
+	Key *WorkerKey
 }
 
 // DeviceBudgetScale is how many times a task's node budget a device gets
@@ -97,6 +102,7 @@ const deviceHold = 2 * time.Second
 // worker is the state of one RunWorker.
 type worker struct {
 	cfg   WorkerConfig
+	key   WorkerKey
 	conn  *Conn
 	obs   jetstream.ObjectStore
 	store *jobStore
@@ -166,6 +172,12 @@ func (s *slot) release() {
 // that repeat are retried with a capped exponential back-off, logged once
 // when they start and once when they end.
 func RunWorker(ctx context.Context, cfg WorkerConfig) error {
+	if cfg.Key != nil {
+		if cfg.Name != "" && cfg.Name != cfg.Key.Name {
+			return fmt.Errorf("cluster: worker name %q, but its key is worker %q's", cfg.Name, cfg.Key.Name)
+		}
+		cfg.Name = cfg.Key.Name
+	}
 	named := cfg.Name != ""
 	if !named {
 		host, _ := os.Hostname()
@@ -212,11 +224,25 @@ func RunWorker(ctx context.Context, cfg WorkerConfig) error {
 		ready.fail(ctx, err)
 	}
 	ready.ok()
+	if cfg.Key == nil {
+		// A key of its own: only a coordinator token may register one.
+		k, err := NewWorkerKey(strings.ReplaceAll(cfg.Name, " ", "_"))
+		if err != nil {
+			return err
+		}
+		rctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+		err = conn.register(rctx, k)
+		cancel()
+		if err != nil {
+			return fmt.Errorf("cluster: worker %s has no key and may not register one (a worker token needs a key from 'arbor jobs add-worker'): %w", cfg.Name, err)
+		}
+		cfg.Name, cfg.Key = k.Name, &k
+	}
 	results, err := conn.JS.Stream(ctx, ResultStream)
 	if err != nil {
 		return fmt.Errorf("cluster: stream %s: %w", ResultStream, err)
 	}
-	w := &worker{cfg: cfg, conn: conn, obs: obs, store: store, log: lg, results: results,
+	w := &worker{cfg: cfg, key: *cfg.Key, conn: conn, obs: obs, store: store, log: lg, results: results,
 		jobs: map[string]*jobState{}, raise: map[string]map[chan int]bool{}, ended: map[string]time.Time{},
 		infos: map[string]*infoCache{}, runs: map[string]*jobRun{}, held: map[uint64]string{}, said: map[string]time.Time{},
 		poke: make(chan struct{}, 1)}
@@ -240,7 +266,7 @@ func RunWorker(ctx context.Context, cfg WorkerConfig) error {
 	if err != nil {
 		return err
 	}
-	stopAlive, err := announce(ctx, conn, Alive{Protocol: protocol, Worker: cfg.Name, Run: run, Named: named, Slots: len(slots)}, w.heldTasks, w.poke)
+	stopAlive, err := announce(ctx, conn, Alive{Protocol: protocol, Worker: cfg.Name, Run: run, Named: named, Slots: len(slots)}, w.key, w.heldTasks, w.poke)
 	if err != nil {
 		return err
 	}
@@ -657,9 +683,13 @@ func (w *worker) accept(ctx context.Context, msg jetstream.Msg) (*Task, *jobStat
 	if md, err := msg.Metadata(); err == nil && md.NumDelivered > 1 {
 		// Given again: maybe its worker died between the done record and
 		// the ack. Then there is nothing left to do.
-		if _, err := w.results.GetLastMsgForSubject(ctx, doneSubject(t.Job, t.ID)); err == nil {
-			_ = msg.Ack()
-			return nil, nil, nil, false
+		// Only a done record of its own counts here: another worker's
+		// (maybe forged) would make this one skip the task.
+		if m, err := w.results.GetLastMsgForSubject(ctx, doneSubject(t.Job, t.ID)); err == nil {
+			if r, err := decodeRecord(m.Data); err == nil && r.Signer == w.key.Public() && verifyRecord(r, r.Signer) == nil {
+				_ = msg.Ack()
+				return nil, nil, nil, false
+			}
 		}
 	}
 	j, err := w.job(ctx, t)
@@ -846,8 +876,15 @@ func (w *worker) job(ctx context.Context, t *Task) (*jobState, error) {
 // solve searches an mcs task's subtree on the CPU (a device slot's tasks
 // go to solveBatch) and completes it with what it left as child tasks.
 func (w *worker) solve(ctx context.Context, msg jetstream.Msg, t *Task, j *jobState, s *slot) error {
-	raise, stopListening := w.listen(endKey(t.Job, t.Epoch))
-	defer stopListening()
+	// One thread searches with the bar frozen at its start, so that an
+	// audit searching the task again gets the same nodes and children
+	// (evidence.go); several threads hear improvements as they come.
+	var raise chan int
+	if s.threads > 1 {
+		var stopListening func()
+		raise, stopListening = w.listen(endKey(t.Job, t.Epoch))
+		defer stopListening()
+	}
 	w.mu.Lock()
 	// The task's own incumbent is a hint from whoever published it, not a
 	// proof: only sizes verified here prune.
@@ -858,9 +895,11 @@ func (w *worker) solve(ctx context.Context, msg jetstream.Msg, t *Task, j *jobSt
 		w.raiseBest(endKey(t.Job, t.Epoch), len(m))
 		w.publishBest(t, Record{Size: len(m), Mapping: m})
 	}
-	res, err := j.pr.SolveSubtree(ctx, t.steps(), mcs.SubtreeOptions{
-		Incumbent: incumbent, NodeBudget: t.Budget, Threads: s.threads, Raise: raise, Improved: improved,
-	})
+	so := mcs.SubtreeOptions{Incumbent: incumbent, NodeBudget: t.Budget, Threads: s.threads, Improved: improved}
+	if raise != nil {
+		so.Raise = raise
+	}
+	res, err := j.pr.SolveSubtree(ctx, t.steps(), so)
 	if err != nil {
 		return badTaskError{err}
 	}
@@ -878,7 +917,8 @@ func (w *worker) solve(ctx context.Context, msg jetstream.Msg, t *Task, j *jobSt
 		children = append(children, Task{Protocol: protocol, Problem: "mcs", Job: t.Job, Epoch: t.Epoch, Round: t.Round, ID: taskID(t.scope(), r.Path), Instance: t.Instance,
 			Options: t.Options, Path: fromSteps(r.Path), Bound: r.Bound, Incumbent: known, Budget: t.Budget})
 	}
-	return w.complete(ctx, msg, t, children, Record{Nodes: res.Nodes, Size: res.Size, Mapping: res.Mapping})
+	return w.complete(ctx, msg, t, children, Record{Nodes: res.Nodes, Size: res.Size, Mapping: res.Mapping,
+		Bar: incumbent, Pruned: known, Replay: s.threads <= 1})
 }
 
 // deviceFor is the slot's McSplit kernel for job, made on first use, or
@@ -940,6 +980,7 @@ func (w *worker) solveBatch(wctx, ctx context.Context, batch []pending, s *slot)
 	done := Record{}
 	var ids []string
 	var bounds []int
+	var cpaths [][][2]int32
 	start := time.Now()
 	returned := map[int]bool{} // batch tasks handed back unstarted
 	for round := 0; len(paths) > 0; round++ {
@@ -1017,6 +1058,7 @@ func (w *worker) solveBatch(wctx, ctx context.Context, batch []pending, s *slot)
 		ids = append(ids, published...)
 		for _, c := range children {
 			bounds = append(bounds, c.Bound)
+			cpaths = append(cpaths, c.Path)
 		}
 	}
 	for i, p := range batch {
@@ -1027,7 +1069,7 @@ func (w *worker) solveBatch(wctx, ctx context.Context, batch []pending, s *slot)
 		rec, kids := Record{}, []string(nil)
 		if i == owner {
 			rec, kids = done, ids
-			rec.Bounds = bounds
+			rec.Bounds, rec.Paths = bounds, cpaths
 		}
 		w.settle(wctx, ctx, p.msg, p.t, w.finish(ctx, p.msg, p.t, kids, rec))
 	}
@@ -1057,7 +1099,11 @@ func (w *worker) heartbeats(msg jetstream.Msg, t *Task) (stop func()) {
 // publishBest sends an improved solution (with its certificate) to every
 // worker and to the results stream, without waiting: the search goes on.
 func (w *worker) publishBest(t *Task, rec Record) {
-	rec.Protocol, rec.Kind, rec.Job, rec.Epoch, rec.Task, rec.Worker = protocol, kindBest, t.Job, t.Epoch, t.ID, w.cfg.Name
+	rec.Protocol, rec.Kind, rec.Job, rec.Epoch, rec.Task = protocol, kindBest, t.Job, t.Epoch, t.ID
+	if err := signAs(&rec, w.key); err != nil {
+		w.log.Printf("task %s: signing an incumbent: %v", t.ID, err)
+		return
+	}
 	b, err := json.Marshal(rec)
 	if err != nil {
 		w.log.Printf("task %s: encoding an incumbent: %v", t.ID, err)
@@ -1076,9 +1122,10 @@ func (w *worker) complete(ctx context.Context, msg jetstream.Msg, t *Task, child
 	if err != nil {
 		return err
 	}
-	done.Bounds = nil
+	done.Bounds, done.Paths = nil, nil
 	for _, c := range children {
 		done.Bounds = append(done.Bounds, c.Bound)
+		done.Paths = append(done.Paths, c.Path)
 	}
 	return w.finish(ctx, msg, t, ids, done)
 }
@@ -1106,7 +1153,11 @@ func (w *worker) publishTasks(ctx context.Context, t *Task, children []Task) ([]
 
 // finish publishes t's done record naming its children's ids, then acks.
 func (w *worker) finish(ctx context.Context, msg jetstream.Msg, t *Task, ids []string, done Record) error {
-	done.Protocol, done.Kind, done.Job, done.Epoch, done.Round, done.Task, done.Children, done.Worker = protocol, kindDone, t.Job, t.Epoch, t.Round, t.ID, ids, w.cfg.Name
+	done.Protocol, done.Kind, done.Job, done.Epoch, done.Round, done.Task, done.Children = protocol, kindDone, t.Job, t.Epoch, t.Round, t.ID, ids
+	done.Path, done.Budget = t.Path, t.Budget
+	if err := signAs(&done, w.key); err != nil {
+		return err
+	}
 	b, err := json.Marshal(done)
 	if err != nil {
 		return err
