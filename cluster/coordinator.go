@@ -1267,9 +1267,9 @@ type aliveWorkers struct {
 	// overdue the tasks handed back for their deadline.
 	since   map[uint64]time.Time
 	overdue map[uint64]bool
-	sg   *signers
-	logf func(string, ...any)
-	sub  *nats.Subscription
+	sg      *signers
+	logf    func(string, ...any)
+	sub     *nats.Subscription
 }
 
 type heard struct {
