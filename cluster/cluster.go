@@ -63,6 +63,9 @@ const (
 	// once when asked on pingSubject (plain NATS, not kept in a stream).
 	aliveSubject = "arbor.alive"
 	pingSubject  = "arbor.ping"
+	// A coordinator that stops its job says so on stoppedSubject (the job
+	// id): workers read the job's record again at once and skip its tasks.
+	stoppedSubject = "arbor.stopped"
 )
 
 // aliveEvery is how often a worker says it is alive; a coordinator counts

@@ -571,7 +571,7 @@ func (c *coordinator) claim(ctx context.Context, s *jobStore) (*JobInfo, ed25519
 			return nil, nil, false, err
 		}
 		now := time.Now()
-		if cur != nil && !c.forceNew && (cur.State == StateRunning && !cur.Expired(now) || cur.State == StateEnded) {
+		if cur != nil && !c.forceNew && ((cur.State == StateRunning || cur.State == StateStopped) && !cur.Expired(now) || cur.State == StateEnded) {
 			key, err := s.key(ctx, job, cur.Epoch)
 			if err != nil {
 				return nil, nil, false, fmt.Errorf("cluster: job %s (epoch %s) is on the server but its key is not: %w", job, cur.Epoch, err)
@@ -971,7 +971,7 @@ func (c *coordinator) runEpoch(ctx context.Context) (Result, error) {
 		}
 		r := result()
 		upd := *cur
-		upd.Renewed, upd.Coordinator = time.Now(), cfg.Name
+		upd.Renewed, upd.Coordinator, upd.State = time.Now(), cfg.Name, StateRunning
 		upd.Size, upd.Bound, upd.Tasks, upd.Done, upd.Nodes = r.Size, l.jobBound(), len(l.expected), l.finished, l.nodes
 		if err := store.create(ctx, &upd, cur.Rev); err != nil {
 			renewBack.fail(ctx, err) // another coordinator of the job renewed it: next time
@@ -1026,6 +1026,16 @@ func (c *coordinator) runEpoch(ctx context.Context) (Result, error) {
 				lg.Printf("job %s stopped: cancelled and purged (a --fresh job cannot be resumed)", job)
 			}
 		} else {
+			// Let go of the job: its tasks wait, unsearched, for a rerun
+			// (workers skip them at once), and it expires after its lease.
+			if cur, err := store.get(cctx, job); err == nil && cur != nil && cur.Epoch == epoch && cur.State == StateRunning {
+				upd := *cur
+				upd.State, upd.Renewed = StateStopped, time.Now()
+				if err := store.create(cctx, &upd, cur.Rev); err != nil {
+					lg.Printf("job %s: marking it stopped: %v", job, err)
+				}
+				_ = conn.NC.Publish(stoppedSubject, []byte(job))
+			}
 			lg.Printf("job %s stopped with %d of %d tasks done: a rerun within %v resumes it; then it expires ('arbor jobs cancel %s' ends it now)",
 				job, l.finished, len(l.expected), cfg.Lease, job)
 		}

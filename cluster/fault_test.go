@@ -764,6 +764,79 @@ func mustHash(t *testing.T, c pairCase) string {
 }
 
 // jobRecords counts a job's records in the results stream.
+// doneRecords counts a job's done records.
+func doneRecords(t *testing.T, conn *Conn, job string) uint64 {
+	t.Helper()
+	s, err := conn.JS.Stream(context.Background(), ResultStream)
+	if err != nil {
+		t.Fatal(err)
+	}
+	info, err := s.Info(context.Background(), jetstream.WithSubjectFilter(resultPrefix+job+"."+kindDone+".>"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var n uint64
+	for _, c := range info.State.Subjects {
+		n += c
+	}
+	return n
+}
+
+// TestOrphansSkipped: a job stopped by its timeout (not --fresh) keeps
+// its tasks queued for a rerun, but no worker searches them while no
+// coordinator holds the job: the next job runs as on an empty queue (its
+// tasks are all searched while the orphans wait: no orphan gets a done
+// record meanwhile). A rerun within the lease resumes the stopped job and
+// proves it.
+func TestOrphansSkipped(t *testing.T) {
+	c := hardPair(24)
+	srv := rolesServer(t, 0, t.TempDir())
+	var logs syncBuffer
+	workersWith(t, srv.URL(), srv.WorkerToken, 2, &logs, srv)
+	cfg := CoordinatorConfig{URL: srv.URL(), Token: srv.Token, Tasks: 64, Budget: 2_000, Log: &logs}
+	ctx, cancel := context.WithCancel(deadline(t))
+	cfg.Progress = func(p Progress) {
+		if p.Done >= 10 {
+			cancel()
+		}
+	}
+	res, err := SolveMCS(ctx, cfg, c.g, c.h, mcs.Options{})
+	cancel()
+	if err == nil || res.Proven {
+		t.Fatalf("the stopped job: proven %v, %v", res.Proven, err)
+	}
+	conn, err := Connect(srv.URL(), srv.Token, "test", Credentials{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	time.Sleep(time.Second) // the tasks under way when it stopped finish
+	before := doneRecords(t, conn, res.Job)
+	queued := queuedTasks(t, srv.URL(), srv.Token)
+	if queued == 0 {
+		t.Fatal("the stopped job left no tasks queued (nothing to skip)")
+	}
+	next := generatedPairs(t, 3)[2]
+	ncfg := CoordinatorConfig{URL: srv.URL(), Token: srv.Token, Tasks: 16, Budget: 20_000, Log: &logs}
+	nres, err := SolveMCS(deadline(t), ncfg, next.g, next.h, mcs.Options{})
+	checkResult(t, next, nres, err)
+	if after := doneRecords(t, conn, res.Job); after != before {
+		t.Errorf("%d tasks of the stopped job searched while the next job ran", after-before)
+	}
+	if !strings.Contains(logs.String(), "skipping tasks of job "+res.Job) {
+		t.Errorf("no worker said it skipped the stopped job's tasks:\n%s", logs.String())
+	}
+	t.Logf("%d tasks of the stopped job waited; the next job took %v", queued, nres.Elapsed)
+	cfg.Progress = nil
+	start := time.Now()
+	again, err := SolveMCS(deadline(t), cfg, c.g, c.h, mcs.Options{})
+	t.Logf("resumed and proven in %v (%d tasks)", time.Since(start), again.Tasks)
+	checkResult(t, c, again, err)
+	if !again.Resumed {
+		t.Error("the rerun did not resume the stopped job")
+	}
+}
+
 func jobRecords(t *testing.T, conn *Conn, job string) uint64 {
 	s, err := conn.JS.Stream(context.Background(), ResultStream)
 	if err != nil {

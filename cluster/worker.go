@@ -246,6 +246,18 @@ func RunWorker(ctx context.Context, cfg WorkerConfig) error {
 		jobs: map[string]*jobState{}, raise: map[string]map[chan int]bool{}, ended: map[string]time.Time{},
 		infos: map[string]*infoCache{}, runs: map[string]*jobRun{}, held: map[uint64]string{}, said: map[string]time.Time{},
 		poke: make(chan struct{}, 1)}
+	// A job stopped by its coordinator: its record is read again now.
+	stopSub, err := conn.NC.Subscribe(stoppedSubject, func(m *nats.Msg) {
+		if job := string(m.Data); validJob(job) {
+			ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+			defer cancel()
+			_, _ = w.jobInfo(ctx, job, 0)
+		}
+	})
+	if err != nil {
+		return fmt.Errorf("cluster: subscribing to %s: %w", stoppedSubject, err)
+	}
+	defer stopSub.Unsubscribe()
 	// Incumbents and ends of every job, as they happen.
 	for _, kind := range []string{kindBest, kindEnd} {
 		sub, err := conn.NC.Subscribe(resultPrefix+"*."+kind, w.hear)
@@ -472,6 +484,28 @@ func (w *worker) expired(job string) bool {
 	return now.Sub(c.changed) > c.info.Lease() && now.Sub(c.first) > c.info.Lease()
 }
 
+// orphanAfter: a running job whose record has not changed for this long
+// has no live coordinator (one renews it every 2 s at most): its tasks
+// are skipped until it is renewed, and dropped once it expires.
+const orphanAfter = 6 * time.Second
+
+// skipDelay is how long a skipped task of a stopped job stays out of the
+// queue before it is looked at again.
+const skipDelay = 5 * time.Second
+
+// orphaned says whether a running job's record has not changed for
+// orphanAfter, as this worker has seen it.
+func (w *worker) orphaned(job string) bool {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	c := w.infos[job]
+	if c == nil || c.info == nil {
+		return false
+	}
+	now := time.Now()
+	return now.Sub(c.changed) > orphanAfter && now.Sub(c.first) > orphanAfter
+}
+
 // run returns the context of a job epoch's tasks: cancelled when its end
 // is heard.
 func (w *worker) run(ctx context.Context, job, epoch string) context.Context {
@@ -672,12 +706,19 @@ func (w *worker) accept(ctx context.Context, msg jetstream.Msg) (*Task, *jobStat
 	case info.Epoch != t.Epoch:
 		w.drop(msg, t, fmt.Sprintf("a leftover: the job's epoch is now %s", info.Epoch))
 		return nil, nil, nil, false
+	case w.expired(t.Job):
+		w.drop(msg, t, fmt.Sprintf("the job expired: its coordinator has not renewed it for %v", info.Lease()))
+		return nil, nil, nil, false
+	case info.State == StateStopped || info.State == StateRunning && w.orphaned(t.Job):
+		// No coordinator: the task waits for a rerun, behind every live
+		// job's (a stopped job's tasks ran ahead of new jobs: 8 times
+		// the time of the next job).
+		_ = msg.NakWithDelay(skipDelay)
+		w.sayOnce("skip "+t.Job, "skipping tasks of job %s (epoch %s) for now: no coordinator holds it", t.Job, t.Epoch)
+		return nil, nil, nil, false
 	case info.State != StateRunning:
 		w.markEnded(t.Job, t.Epoch)
 		w.drop(msg, t, "the job is "+info.State)
-		return nil, nil, nil, false
-	case w.expired(t.Job):
-		w.drop(msg, t, fmt.Sprintf("the job expired: its coordinator has not renewed it for %v", info.Lease()))
 		return nil, nil, nil, false
 	}
 	if md, err := msg.Metadata(); err == nil && md.NumDelivered > 1 {
