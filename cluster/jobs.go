@@ -33,11 +33,11 @@ const (
 
 // Job states.
 const (
-	StateRunning   = "running"
+	StateRunning = "running"
 	// StateStopped: its coordinator stopped (a timeout, ^C) and let go of
 	// the job; its tasks wait, unsearched, for a rerun within the lease,
 	// then it expires and is purged.
-	StateStopped = "stopped"
+	StateStopped   = "stopped"
 	StateEnded     = "ended"     // proven; its records answer a rerun
 	StateCancelled = "cancelled" // by 'arbor jobs cancel'
 	StatePurged    = "purged"    // records and tasks removed; the record goes soon
