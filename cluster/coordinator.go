@@ -775,6 +775,26 @@ func (c *coordinator) runEpoch(ctx context.Context) (Result, error) {
 		}
 		return b
 	}
+	// waiting are records signed by keys not registered yet.
+	var waiting []*Record
+	var lastWait time.Time
+	// admit takes a record that passed every check.
+	admit := func(r *Record) {
+		if r.Kind == kindDone && quarantined[r.Signer] != "" {
+			return
+		}
+		history = append(history, r)
+		l.take(r)
+		if r.Kind == kindDone && aud != nil && r.Round == l.round {
+			lastDone = append(lastDone, r)
+			if len(lastDone) > auditLast {
+				lastDone = lastDone[1:]
+			}
+			if aud.sample() {
+				aud.ask(r, bestKnown(), false)
+			}
+		}
+	}
 	result := func() Result {
 		r := Result{Job: job, Epoch: epoch, Size: l.size, Mapping: l.mapping, Cover: l.cover, Found: l.has && spec.minimize, Proven: l.proven(), Tasks: l.finished,
 			Roots: len(l.roots), Nodes: l.nodes, Resumed: resumed, Elapsed: time.Since(c.start), Workers: alive.count()}
@@ -1093,6 +1113,18 @@ func (c *coordinator) runEpoch(ctx context.Context) (Result, error) {
 			}
 			continue
 		case <-tick.C:
+			if len(waiting) > 0 && time.Since(lastWait) >= time.Second {
+				lastWait = time.Now()
+				w := waiting
+				waiting = nil
+				for _, r := range w {
+					if err := sg.check(r); errors.Is(err, errUnregistered) {
+						waiting = append(waiting, r)
+					} else if err == nil {
+						admit(r)
+					}
+				}
+			}
 			if time.Since(lastRenew) >= min(cfg.Lease/4, 2*time.Second) || !c.connected.Load() {
 				if err := renew(); err != nil {
 					return result(), err
@@ -1160,6 +1192,13 @@ func (c *coordinator) runEpoch(ctx context.Context) (Result, error) {
 			if err == nil && r.Kind == kindDone {
 				err = checkEvidence(r)
 			}
+			if errors.Is(err, errUnregistered) && len(waiting) < 1<<16 {
+				if len(waiting) == 0 {
+					lg.Printf("job %s: a %s record of worker %q: %v; it waits for the key (checked again every second)", job, r.Kind, r.Worker, err)
+				}
+				waiting = append(waiting, r)
+				continue
+			}
 			if err == nil && r.Kind == kindPlan {
 				err = checkRoots(r.Roots, job, hash, epoch, r.Round)
 			}
@@ -1170,20 +1209,7 @@ func (c *coordinator) runEpoch(ctx context.Context) (Result, error) {
 			if r.Kind == kindEnd && r.Cancelled {
 				return result(), fmt.Errorf("cluster: job %s was cancelled", job)
 			}
-			if r.Kind == kindDone && quarantined[r.Signer] != "" {
-				continue
-			}
-			history = append(history, r)
-			l.take(r)
-			if r.Kind == kindDone && aud != nil && r.Round == l.round {
-				lastDone = append(lastDone, r)
-				if len(lastDone) > auditLast {
-					lastDone = lastDone[1:]
-				}
-				if aud.sample() {
-					aud.ask(r, bestKnown(), false)
-				}
-			}
+			admit(r)
 			if resumed && l.plan && !publishedChecked[l.round] {
 				// A coordinator stopped between plan and published may have
 				// left roots unpublished: publish them again (duplicates are

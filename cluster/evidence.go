@@ -229,12 +229,16 @@ func (s *signers) check(r *Record) error {
 	}
 	switch n := s.lookup(r.Signer); {
 	case n == "":
-		return fmt.Errorf("key %.12s… is not registered (arbor jobs add-worker)", r.Signer)
+		return fmt.Errorf("key %.12s… %w", r.Signer, errUnregistered)
 	case n != r.Worker:
 		return fmt.Errorf("key %.12s… is worker %s's, not %s's", r.Signer, n, r.Worker)
 	}
 	return nil
 }
+
+// errUnregistered: a record's key is not (yet) in the registry. Such
+// records wait: a server that lost its store has its workers added again.
+var errUnregistered = errors.New("is not registered (arbor jobs add-worker)")
 
 // signAs signs r as worker k.
 func signAs(r *Record, k WorkerKey) error {

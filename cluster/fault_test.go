@@ -478,9 +478,27 @@ func TestWorkerBeforeServer(t *testing.T) {
 	port := freePort(t)
 	var logs syncBuffer
 	url := fmt.Sprintf("nats://127.0.0.1:%d", port)
-	workersWith(t, url, "worker-"+t.Name(), 1, &logs)
+	// Its key is minted before the server is up, registered once it is.
+	key, err := NewWorkerKey("w0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	stopped := make(chan error, 1)
+	go func() {
+		stopped <- RunWorker(ctx, WorkerConfig{URL: url, Token: "worker-" + t.Name(), Key: &key, Threads: 1, Log: &logs})
+	}()
+	defer func() {
+		cancel()
+		if err := <-stopped; err != nil {
+			t.Error(err)
+		}
+	}()
 	time.Sleep(time.Second)
 	srv := rolesServer(t, port, t.TempDir())
+	if err := srv.Register(key); err != nil {
+		t.Fatal(err)
+	}
 	res, err := SolveMCS(deadline(t), CoordinatorConfig{URL: srv.URL(), Token: srv.Token, Tasks: 8, Budget: 20_000}, c.g, c.h, mcs.Options{})
 	checkResult(t, c, res, err)
 	if !strings.Contains(logs.String(), "waiting for the server") {
