@@ -910,9 +910,126 @@ func TestRolesDeny(t *testing.T) {
 		}
 		c.Close()
 	}
+	// No consumers: a worker token could otherwise leave hundreds.
+	for _, st := range []string{ResultStream, "KV_" + JobBucket, "OBJ_" + InstanceBucket} {
+		if _, err := w.JS.CreateConsumer(short(), st, jetstream.ConsumerConfig{AckPolicy: jetstream.AckNonePolicy}); err == nil {
+			t.Errorf("a worker created a consumer on %s", st)
+		}
+	}
+	if kv, err := w.JS.KeyValue(short(), WorkerBucket); err == nil {
+		if _, err := kv.Put(short(), "forged", []byte(`{"name":"w0"}`)); err == nil {
+			t.Error("a worker registered a key")
+		}
+	}
 	// What a worker needs is allowed.
 	if _, err := w.JS.Publish(short(), resultSubject("mcs-000000000000000000000000", kindBest), b); err != nil {
 		t.Errorf("a worker may not publish a best record: %v", err)
+	}
+}
+
+// TestHeartbeatsBound: announcements count only signed by the worker's
+// registered key under its name, and each once: a replay of another
+// worker's beat (or a worker speaking for another) does not keep its
+// tasks from going back when it falls silent.
+func TestHeartbeatsBound(t *testing.T) {
+	srv := rolesServer(t, 0, t.TempDir())
+	a, err := srv.AddWorker("a")
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := srv.AddWorker("b")
+	if err != nil {
+		t.Fatal(err)
+	}
+	conn, err := Connect(srv.URL(), srv.Token, "coordinator", Credentials{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	sg, err := conn.signers(deadline(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	alive, err := listenAlive(conn, sg, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer alive.stop()
+	attacker, err := dial(srv.URL(), srv.WorkerToken, "attacker", Credentials{}, dialOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer attacker.Close()
+	const job = "mcs-000000000000000000000001"
+	beat := Alive{Protocol: protocol, Worker: "a", Run: "r1", Named: true, Slots: 1, Count: 1, Held: []Held{{Job: job, Seq: 7}}}
+	beat.sign(a)
+	first := []byte(mustJSON(t, beat))
+	if err := attacker.NC.Publish(aliveSubject, first); err != nil {
+		t.Fatal(err)
+	}
+	waitFor := func(what string, ok func() bool) {
+		t.Helper()
+		for end := time.Now().Add(10 * time.Second); !ok(); time.Sleep(20 * time.Millisecond) {
+			if time.Now().After(end) {
+				t.Fatalf("timed out waiting for %s", what)
+			}
+		}
+	}
+	waitFor("worker a heard", func() bool { return alive.count() == 1 })
+	// Worker a goes silent. The attacker replays its beat, and worker b
+	// (a valid key) speaks for a; neither counts.
+	forged := Alive{Protocol: protocol, Worker: "a", Run: "r1", Named: true, Slots: 1, Count: 2, Held: beat.Held}
+	forged.sign(b)
+	stop := time.Now().Add(1500 * time.Millisecond)
+	for time.Now().Before(stop) {
+		_ = attacker.NC.Publish(aliveSubject, first)
+		_ = attacker.NC.Publish(aliveSubject, []byte(mustJSON(t, forged)))
+		time.Sleep(50 * time.Millisecond)
+	}
+	var back []silentTask
+	waitFor("the silent worker's task handed back", func() bool {
+		back = append(back, alive.silent(time.Second, 0, job, time.Time{})...)
+		return len(back) > 0
+	})
+	if back[0].Seq != 7 || back[0].overdue || back[0].restarted {
+		t.Errorf("handed back %+v, want task 7 of a silent worker", back[0])
+	}
+}
+
+// TestTaskDeadline: a worker that stalls on a task while it keeps
+// announcing itself (and holding the task) loses it at the job's task
+// deadline, and the job is proven by the others.
+func TestTaskDeadline(t *testing.T) {
+	c := generatedPairs(t, 1)[0]
+	srv := rolesServer(t, 0, t.TempDir())
+	var logs syncBuffer
+	release := make(chan struct{})
+	stalled := make(chan string, 1)
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	key, err := srv.AddWorker("staller")
+	if err != nil {
+		t.Fatal(err)
+	}
+	go func() {
+		done <- RunWorker(ctx, WorkerConfig{URL: srv.URL(), Token: srv.WorkerToken, Key: &key, Threads: 1, Log: &logs,
+			BeforeSolve: func(task *Task) {
+				select {
+				case stalled <- task.ID:
+				default:
+				}
+				<-release
+			}})
+	}()
+	defer func() { close(release); cancel(); <-done }()
+	cfg := CoordinatorConfig{URL: srv.URL(), Token: srv.Token, Tasks: 8, Budget: 20_000, Log: &logs, TaskDeadline: 2 * time.Second}
+	out := solveAsync(deadline(t), cfg, c)
+	id := <-stalled
+	workersWith(t, srv.URL(), srv.WorkerToken, 1, &logs, srv)
+	o := <-out
+	checkResult(t, c, o.res, o.err)
+	if !strings.Contains(logs.String(), "handed its task "+id) || !strings.Contains(logs.String(), "past its deadline") {
+		t.Errorf("the stalled task %s was not handed back at its deadline:\n%s", id, logs.String())
 	}
 }
 

@@ -886,7 +886,7 @@ func (w *worker) job(ctx context.Context, t *Task) (*jobState, error) {
 	if j != nil {
 		return j, nil
 	}
-	data, err := w.obs.GetBytes(ctx, t.Instance)
+	data, err := fetchInstance(ctx, w.conn, w.obs, t.Instance)
 	if err != nil {
 		return nil, fmt.Errorf("fetching instance %.12s…: %w", t.Instance, err)
 	}
@@ -933,6 +933,36 @@ func (w *worker) job(ctx context.Context, t *Task) (*jobState, error) {
 		}
 	}
 	return j, nil
+}
+
+// fetchInstance reads an instance from the object store by message gets,
+// chunk after chunk, without the consumer the object store's own reader
+// makes: workers may create no consumers at all (Roles), so that no
+// worker can fill the server with them.
+func fetchInstance(ctx context.Context, conn *Conn, obs jetstream.ObjectStore, name string) ([]byte, error) {
+	info, err := obs.GetInfo(ctx, name)
+	if err != nil {
+		return nil, err
+	}
+	st, err := conn.JS.Stream(ctx, "OBJ_"+InstanceBucket)
+	if err != nil {
+		return nil, err
+	}
+	subject := "$O." + InstanceBucket + ".C." + info.NUID
+	data := make([]byte, 0, info.Size)
+	var seq uint64
+	for range info.Chunks {
+		m, err := st.GetMsg(ctx, seq, jetstream.WithGetMsgSubject(subject))
+		if err != nil {
+			return nil, fmt.Errorf("reading a chunk: %w", err)
+		}
+		data = append(data, m.Data...)
+		seq = m.Sequence + 1
+	}
+	if uint64(len(data)) != info.Size {
+		return nil, fmt.Errorf("%d bytes read of %d", len(data), info.Size)
+	}
+	return data, nil
 }
 
 // solve searches an mcs task's subtree on the CPU (a device slot's tasks
