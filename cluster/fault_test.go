@@ -565,6 +565,11 @@ func TestKilledProcesses(t *testing.T) {
 	waitLine(t, sc, "serving")
 	o := <-done
 	checkResult(t, c, o.res, o.err)
+	// The restart is no worker's silence: the live workers keep their
+	// tasks (issue #43: they were handed back, "heard again").
+	if strings.Contains(logs.String(), "heard again") {
+		t.Errorf("live workers' tasks were handed back over the server's restart:\n%s", logs.String())
+	}
 
 	// The coordinator, killed and rerun: it resumes.
 	conn, err := Connect(url, token, "test", Credentials{})
