@@ -773,7 +773,7 @@ func TestCanaryHint(t *testing.T) {
 // subtasks), so a worker killed later loses only what it searched since;
 // the job is still proven.
 func TestDeviceHold(t *testing.T) {
-	c := hardPair(24) // without the data: large enough for a hold to hand out more than devicePublish
+	c := hardPair(23) // without the data: large enough for a hold to hand out more than devicePublish
 	if dataset.Path("mcs/mivia") != "" {
 		c = miviaPairs(t, "mcs30_b06_s25.A01")[0]
 	}
@@ -787,7 +787,7 @@ func TestDeviceHold(t *testing.T) {
 	done := make(chan error, 1)
 	go func() {
 		done <- RunWorker(ctx, WorkerConfig{URL: srv.URL(), Token: srv.Token, Name: "dev", Threads: 1, Log: logWriter{t},
-			Devices: []backend.Device{dev}, NoCPU: true, DeviceBudget: 3000, DeviceWorkers: 3, DeviceHold: time.Nanosecond})
+			Devices: []backend.Device{dev}, NoCPU: true, DeviceBudget: 8_000, DeviceWorkers: 3, DeviceHold: time.Nanosecond})
 	}()
 	defer func() { cancel(); <-done }()
 	cfg := testConfig(srv)

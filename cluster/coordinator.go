@@ -342,7 +342,7 @@ func SolveMCS(ctx context.Context, cfg CoordinatorConfig, g, h *core.Graph, opts
 			}
 			return &Record{Size: len(res.Mapping), Mapping: res.Mapping}
 		},
-		audit: mcsAudit(g, h, opts),
+		audit: func() func(context.Context, *Record, int, bool) auditVerdict { return mcsAudit(g, h, opts) },
 		weaken: func(r *Record) *Record {
 			// A pair fewer: any pair will do for an induced common
 			// subgraph; with --connected, one whose removal keeps it
@@ -382,9 +382,10 @@ func mcsAudit(g, h *core.Graph, opts mcs.Options) func(context.Context, *Record,
 		steps := (&Task{Path: r.Path}).steps()
 		if !r.Replay {
 			if !final {
-				return v // judged at the proof
+				v.later = true // judged at the proof
+				return v
 			}
-			res, err := pr.SolveSubtree(ctx, steps, mcs.SubtreeOptions{Incumbent: best, NodeBudget: max(r.Budget, 1_000_000), Threads: 1})
+			res, err := pr.SolveSubtree(ctx, steps, mcs.SubtreeOptions{Incumbent: best, NodeBudget: probeNodes, Threads: 1})
 			if err == nil && res.Size > best {
 				v.why = fmt.Sprintf("its subtree holds a solution of %d, better than the answer %d", res.Size, best)
 				v.better = &Record{Size: res.Size, Mapping: res.Mapping}
@@ -430,6 +431,12 @@ func mcsAudit(g, h *core.Graph, opts mcs.Options) func(context.Context, *Record,
 	}
 }
 
+// probeNodes bounds the proof-time search of a record that cannot be
+// replayed: a probe, not a proof. On the H200 chaos run the proofs' last
+// records were a device batch's (dozens of them, each a subtree), and
+// searching each to the task budget on one thread held every job's end.
+const probeNodes = 50_000
+
 // jobSpec is what runJob needs to know of a problem.
 type jobSpec struct {
 	problem  string
@@ -449,7 +456,8 @@ type jobSpec struct {
 	// audit searches a done record's task again (evidence.go): best is
 	// the best size this coordinator knows, final says the ledger proves
 	// it now (nil: the problem's records are not audited).
-	audit func(ctx context.Context, r *Record, best int, final bool) auditVerdict
+	// (audit makes one such function per auditing goroutine.)
+	audit func() func(ctx context.Context, r *Record, best int, final bool) auditVerdict
 }
 
 func (s *jobSpec) better(a, b int) bool {

@@ -261,7 +261,6 @@ type auditVerdict struct {
 // auditor re-searches done records on the coordinator, one at a time, in
 // a goroutine of its own.
 type auditor struct {
-	check func(ctx context.Context, r *Record, best int, final bool) auditVerdict
 	in    chan auditJob
 	out   chan auditVerdict
 	n     int // audits asked for, not yet answered
@@ -278,16 +277,29 @@ type auditJob struct {
 	final bool
 }
 
-func newAuditor(ctx context.Context, rate float64, check func(context.Context, *Record, int, bool) auditVerdict) *auditor {
-	a := &auditor{check: check, in: make(chan auditJob, 1<<16), out: make(chan auditVerdict, 1<<16), rate: rate,
+// auditThreads is how many audits run at once: a proof waits for its
+// last records' audits.
+const auditThreads = 4
+
+func newAuditor(ctx context.Context, rate float64, check func() func(context.Context, *Record, int, bool) auditVerdict) *auditor {
+	a := &auditor{in: make(chan auditJob, 1<<16), out: make(chan auditVerdict, 1<<16), rate: rate,
 		rng: rand.New(rand.NewPCG(uint64(time.Now().UnixNano()), 43)), asked: map[string]bool{}}
+	for range auditThreads {
+		a.run(ctx, check())
+	}
+	return a
+}
+
+// run starts one auditing goroutine with its own check (each its own
+// prepared instance).
+func (a *auditor) run(ctx context.Context, check func(context.Context, *Record, int, bool) auditVerdict) {
 	go func() {
 		for {
 			select {
 			case <-ctx.Done():
 				return
 			case j := <-a.in:
-				v := a.check(ctx, j.r, j.best, j.final)
+				v := check(ctx, j.r, j.best, j.final)
 				select {
 				case a.out <- v:
 				case <-ctx.Done():
@@ -296,7 +308,6 @@ func newAuditor(ctx context.Context, rate float64, check func(context.Context, *
 			}
 		}
 	}()
-	return a
 }
 
 // ask queues an audit of r unless it was asked for already.

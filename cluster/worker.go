@@ -431,7 +431,7 @@ func (w *worker) serve(ctx context.Context, cons jetstream.Consumer, s *slot) er
 		}
 		bo.ok()
 		if len(msgs) > 0 {
-			w.handle(ctx, msgs, s)
+			w.handle(ctx, cons, msgs, s)
 		}
 	}
 	return nil
@@ -777,10 +777,11 @@ func (w *worker) hold(msg jetstream.Msg, t *Task) func() {
 
 // handle solves the tasks of msgs on slot s: a device's McSplit tasks of
 // one job together, every other task alone.
-func (w *worker) handle(ctx context.Context, msgs []jetstream.Msg, s *slot) {
+func (w *worker) handle(ctx context.Context, cons jetstream.Consumer, msgs []jetstream.Msg, s *slot) {
 	var batch []pending
 	var bctx context.Context
-	for i, msg := range msgs {
+	for i := 0; i < len(msgs); i++ {
+		msg := msgs[i]
 		if i > 0 && msg.Subject() != msgs[0].Subject() {
 			// Another job's task, fetched with a device batch: back to the
 			// queue at once (a redelivery comes before new tasks). Held
@@ -811,6 +812,17 @@ func (w *worker) handle(ctx context.Context, msgs []jetstream.Msg, s *slot) {
 		if s.dev != nil && t.Problem == "mcs" && (len(batch) == 0 || batch[0].t.Job == t.Job && batch[0].t.Epoch == t.Epoch) {
 			batch = append(batch, pending{msg, t, j})
 			bctx = jctx
+			if i == len(msgs)-1 && len(msgs) < s.batch && w.deviceFor(s, endKey(t.Job, t.Epoch), j) != nil {
+				// The kernel is ready for this job now (set up while one
+				// task was held): the batch is topped up before the
+				// search. A device searching one task alone with a whole
+				// batch's budget explored 15 times the nodes.
+				if more, err := cons.FetchNoWait(s.batch - len(msgs)); err == nil {
+					for m := range more.Messages() {
+						msgs = append(msgs, m)
+					}
+				}
+			}
 			continue
 		}
 		solve := w.solve
