@@ -263,6 +263,17 @@ func TestForgedRecords(t *testing.T) {
 		t.Error("a worker token published an end record")
 	}
 	pcancel()
+	// An unsigned best record with a real solution (the canary's, which
+	// the attacker recomputes): it counts, as any verified solution, and
+	// the honest workers who prune with it pass their audits.
+	canary, err := mcs.Solve(ctx, c.g, c.h, mcs.Options{Threads: 1, NodeLimit: canaryNodes, Engine: mcs.EngineCPU})
+	if err != nil {
+		t.Fatal(err)
+	}
+	best := Record{Protocol: protocol, Kind: kindBest, Job: job, Epoch: plan.Epoch, Size: len(canary.Mapping), Mapping: canary.Mapping}
+	if _, err := attacker.JS.Publish(ctx, resultSubject(job, kindBest), []byte(mustJSON(t, best))); err != nil {
+		t.Fatal(err)
+	}
 	for _, r := range plan.Roots {
 		d := Record{Protocol: protocol, Kind: kindDone, Job: job, Epoch: r.Epoch, Task: r.ID}
 		if _, err := attacker.JS.Publish(ctx, doneSubject(job, r.ID), []byte(mustJSON(t, d))); err != nil {
