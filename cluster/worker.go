@@ -780,56 +780,61 @@ func (w *worker) hold(msg jetstream.Msg, t *Task) func() {
 func (w *worker) handle(ctx context.Context, cons jetstream.Consumer, msgs []jetstream.Msg, s *slot) {
 	var batch []pending
 	var bctx context.Context
+	subject := msgs[0].Subject()
+	toppedUp := false
 	for i := 0; i < len(msgs); i++ {
 		msg := msgs[i]
-		if i > 0 && msg.Subject() != msgs[0].Subject() {
+		switch {
+		case i > 0 && msg.Subject() != subject:
 			// Another job's task, fetched with a device batch: back to the
 			// queue at once (a redelivery comes before new tasks). Held
 			// here it would wait for the whole batch, and its job with it:
 			// with four jobs at a time that was seconds of every job's tail.
 			_ = msg.Nak()
-			continue
-		}
-		if i > 0 && s.dev != nil && !w.readyFor(s, msgs[0]) {
-			// The slot's kernel is another job's: it takes one task of
-			// this job and gets ready first; the rest go back at once.
+		case i > 0 && s.dev != nil && !w.readyFor(s, msgs[0]):
+			// The slot's kernel is another job's: it holds one task of
+			// this job while it gets ready; the rest go back at once.
 			_ = msg.Nak()
-			continue
+		default:
+			t, j, jctx, ok := w.accept(ctx, msg)
+			if !ok {
+				break
+			}
+			defer w.hold(msg, t)()
+			if w.cfg.BeforeSolve != nil {
+				w.cfg.BeforeSolve(t)
+			}
+			// Every task says it is in progress until handle returns:
+			// while it is searched, and while the ones before it are (or
+			// the ack wait would hand it to other workers meanwhile).
+			stopBeat := w.heartbeats(msg, t)
+			defer stopBeat()
+			if s.dev != nil && t.Problem == "mcs" && (len(batch) == 0 || batch[0].t.Job == t.Job && batch[0].t.Epoch == t.Epoch) {
+				batch = append(batch, pending{msg, t, j})
+				bctx = jctx
+				break
+			}
+			solve := w.solve
+			if t.Problem == "vc" {
+				solve = w.solveVC
+			}
+			w.settle(ctx, jctx, msg, t, solve(jctx, msg, t, j, s))
 		}
-		t, j, jctx, ok := w.accept(ctx, msg)
-		if !ok {
-			continue
-		}
-		defer w.hold(msg, t)()
-		if w.cfg.BeforeSolve != nil {
-			w.cfg.BeforeSolve(t)
-		}
-		// Every task says it is in progress until handle returns: while it
-		// is searched, and while the ones before it are (or the ack wait
-		// would hand it to other workers meanwhile).
-		stopBeat := w.heartbeats(msg, t)
-		defer stopBeat()
-		if s.dev != nil && t.Problem == "mcs" && (len(batch) == 0 || batch[0].t.Job == t.Job && batch[0].t.Epoch == t.Epoch) {
-			batch = append(batch, pending{msg, t, j})
-			bctx = jctx
-			if i == len(msgs)-1 && len(msgs) < s.batch && w.deviceFor(s, endKey(t.Job, t.Epoch), j) != nil {
-				// The kernel is ready for this job now (set up while one
-				// task was held): the batch is topped up before the
-				// search. A device searching one task alone with a whole
-				// batch's budget explored 15 times the nodes.
-				if more, err := cons.FetchNoWait(s.batch - len(msgs)); err == nil {
+		if i == len(msgs)-1 && !toppedUp && len(batch) > 0 && len(batch) < s.batch {
+			// The kernel is made ready for the batch's job now (while
+			// only these tasks are held), and the batch topped up before
+			// the search: a device searching one task alone with a whole
+			// batch's budget explored 15 times the nodes.
+			toppedUp = true
+			first := batch[0]
+			if w.deviceFor(s, endKey(first.t.Job, first.t.Epoch), first.j) != nil {
+				if more, err := cons.FetchNoWait(s.batch - len(batch)); err == nil {
 					for m := range more.Messages() {
 						msgs = append(msgs, m)
 					}
 				}
 			}
-			continue
 		}
-		solve := w.solve
-		if t.Problem == "vc" {
-			solve = w.solveVC
-		}
-		w.settle(ctx, jctx, msg, t, solve(jctx, msg, t, j, s))
 	}
 	if len(batch) > 0 {
 		w.solveBatch(ctx, bctx, batch, s)
