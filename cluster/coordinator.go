@@ -651,6 +651,20 @@ func (c *coordinator) runEpoch(ctx context.Context) (Result, error) {
 		return Result{}, err
 	}
 	epoch := info.Epoch
+	// A fresh job stopped before its records are followed (a short
+	// timeout ending during the upload or the plan) is cancelled and
+	// purged too: nobody can resume it.
+	cleaned := false
+	defer func() {
+		if cfg.Fresh && !cleaned && ctx.Err() != nil {
+			cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
+			defer cancel()
+			_ = conn.endJob(cctx, store, info, key, Record{Cancelled: true})
+			if err := conn.purgeJob(cctx, store, info); err != nil {
+				lg.Printf("%v", err)
+			}
+		}
+	}()
 	obs, err := conn.JS.ObjectStore(ctx, InstanceBucket)
 	if err != nil {
 		return Result{}, fmt.Errorf("cluster: object store %s: %w", InstanceBucket, err)
@@ -1042,6 +1056,7 @@ func (c *coordinator) runEpoch(ctx context.Context) (Result, error) {
 		}
 	}
 	stopped := func(cause error) (Result, error) {
+		cleaned = true
 		res := result()
 		cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
 		defer cancel()
