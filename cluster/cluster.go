@@ -33,11 +33,15 @@ package cluster
 
 import (
 	"context"
+	"crypto/ed25519"
+	"encoding/base64"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"net"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 
@@ -59,6 +63,9 @@ const (
 	// once when asked on pingSubject (plain NATS, not kept in a stream).
 	aliveSubject = "arbor.alive"
 	pingSubject  = "arbor.ping"
+	// A coordinator that stops its job says so on stoppedSubject (the job
+	// id): workers read the job's record again at once and skip its tasks.
+	stoppedSubject = "arbor.stopped"
 )
 
 // aliveEvery is how often a worker says it is alive; a coordinator counts
@@ -83,6 +90,32 @@ type Alive struct {
 	// Held are the tasks it holds now: their coordinators hand them to
 	// other workers when the announcements stop.
 	Held []Held `json:"held,omitempty"`
+	// Signer is the worker's registered key (hex), Count a number that
+	// rises with every announcement of the process, Sig the key's
+	// signature: a coordinator hears only signed announcements, each
+	// once, so a worker cannot speak for another or replay its beats.
+	Signer string `json:"signer,omitempty"`
+	Count  uint64 `json:"count,omitempty"`
+	Sig    string `json:"sig,omitempty"`
+}
+
+// sign signs a with k.
+func (a *Alive) sign(k WorkerKey) {
+	a.Signer, a.Sig = k.Public(), ""
+	b, _ := json.Marshal(a)
+	a.Sig = base64.StdEncoding.EncodeToString(ed25519.Sign(k.Key, b))
+}
+
+// signed says whether a carries its Signer's signature.
+func (a Alive) signed() bool {
+	pub, err := hex.DecodeString(a.Signer)
+	sig, serr := base64.StdEncoding.DecodeString(a.Sig)
+	if err != nil || serr != nil || len(pub) != ed25519.PublicKeySize || a.Sig == "" {
+		return false
+	}
+	a.Sig = ""
+	b, err := json.Marshal(a)
+	return err == nil && ed25519.Verify(pub, b, sig)
 }
 
 // Held names a task a worker holds: its job and its sequence number in
@@ -97,10 +130,15 @@ type Held struct {
 // (the worker took a task: its coordinator must know who holds it before
 // the worker can die with it), at most every announceGap, until the
 // returned function is called or ctx ends.
-func announce(ctx context.Context, c *Conn, a Alive, held func() []Held, poke <-chan struct{}) (stop func(), err error) {
+func announce(ctx context.Context, c *Conn, a Alive, k WorkerKey, held func() []Held, poke <-chan struct{}) (stop func(), err error) {
+	var mu sync.Mutex
 	say := func() {
+		mu.Lock()
+		a.Count++
 		a := a
+		mu.Unlock()
 		a.Held = held()
+		a.sign(k)
 		if b, err := json.Marshal(a); err == nil {
 			_ = c.NC.Publish(aliveSubject, b)
 		}
@@ -305,6 +343,7 @@ func (c *Conn) setup(ctx context.Context) (jetstream.Consumer, error) {
 	for _, b := range []jetstream.KeyValueConfig{
 		{Bucket: JobBucket, Storage: jetstream.FileStorage, TTL: recordsKept + 24*time.Hour},
 		{Bucket: KeyBucket, Storage: jetstream.FileStorage, TTL: recordsKept + 24*time.Hour},
+		{Bucket: WorkerBucket, Storage: jetstream.FileStorage},
 	} {
 		if _, err := c.JS.KeyValue(ctx, b.Bucket); errors.Is(err, jetstream.ErrBucketNotFound) {
 			if _, err = c.JS.CreateKeyValue(ctx, b); err != nil && !errors.Is(err, jetstream.ErrBucketExists) {

@@ -52,7 +52,11 @@ func TestMain(m *testing.M) {
 func workerMain() int {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	cfg := WorkerFromEnv(WorkerConfig{Threads: 1, Log: os.Stderr, Name: os.Getenv(envName)})
+	cfg, err := WorkerFromEnv(WorkerConfig{Threads: 1, Log: os.Stderr, Name: os.Getenv(envName)})
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
 	if os.Getenv(envHold) == "1" {
 		cfg.BeforeSolve = func(t *Task) {
 			time.Sleep(300 * time.Millisecond) // announced as held (within announceGap)
@@ -205,6 +209,10 @@ func checkResult(t *testing.T, c pairCase, res Result, err error) {
 	}
 	if err := mcs.Verify(c.g, c.h, res.Mapping, mcs.Options{}); err != nil || len(res.Mapping) != c.size {
 		t.Fatalf("%s: mapping of %d pairs: %v", c.name, len(res.Mapping), err)
+	}
+	// Honest workers' records pass their audits.
+	if len(res.Quarantined) > 0 && !slices.Contains(res.Quarantined, "forger") {
+		t.Fatalf("%s: honest workers quarantined: %v", c.name, res.Quarantined)
 	}
 }
 
@@ -765,7 +773,7 @@ func TestCanaryHint(t *testing.T) {
 // subtasks), so a worker killed later loses only what it searched since;
 // the job is still proven.
 func TestDeviceHold(t *testing.T) {
-	c := generatedPairs(t, 3)[2]
+	c := hardPair(23) // without the data: large enough for a hold to hand out more than devicePublish
 	if dataset.Path("mcs/mivia") != "" {
 		c = miviaPairs(t, "mcs30_b06_s25.A01")[0]
 	}
@@ -779,7 +787,7 @@ func TestDeviceHold(t *testing.T) {
 	done := make(chan error, 1)
 	go func() {
 		done <- RunWorker(ctx, WorkerConfig{URL: srv.URL(), Token: srv.Token, Name: "dev", Threads: 1, Log: logWriter{t},
-			Devices: []backend.Device{dev}, NoCPU: true, DeviceBudget: 3000, DeviceWorkers: 3, DeviceHold: time.Nanosecond})
+			Devices: []backend.Device{dev}, NoCPU: true, DeviceBudget: 8_000, DeviceWorkers: 3, DeviceHold: time.Nanosecond})
 	}()
 	defer func() { cancel(); <-done }()
 	cfg := testConfig(srv)
@@ -856,7 +864,7 @@ func TestLostRoots(t *testing.T) {
 	inProcessWorkers(t, srv, 2, logWriter{t})
 	o := <-done
 	checkResult(t, c, o.res, o.err)
-	if !strings.Contains(logs.String(), "open root tasks again") {
+	if !strings.Contains(logs.String(), "open tasks again") {
 		t.Errorf("no republication of the lost roots:\n%s", logs.String())
 	}
 }

@@ -63,7 +63,20 @@ type CoordinatorConfig struct {
 	Fresh bool
 	// Name names the coordinator in the job record (default host:pid).
 	Name string
+	// AuditRate is the share of every worker's done tasks this
+	// coordinator searches again to check them (DefaultAuditRate when 0;
+	// < 0: none but the last ones of a proof, which are always checked).
+	AuditRate float64
+	// TaskDeadline is how long a worker may hold one task, however
+	// alive it says it is, before the task goes to others too (default
+	// DefaultTaskDeadline).
+	TaskDeadline time.Duration
 }
+
+// DefaultTaskDeadline: a task is a node budget's search (about 0.1 s on
+// one core by default; a device batch hands its work out after
+// deviceHold), so a minute held is a stalled or lying worker.
+const DefaultTaskDeadline = time.Minute
 
 // DefaultHandBack is how long a worker may go unheard before its tasks
 // are handed to others: six beats. Every job whose task a killed worker
@@ -129,6 +142,11 @@ type Result struct {
 	// Workers is how many workers were heard from at the end (alive
 	// within three beats).
 	Workers int
+	// Audited is how many done records this coordinator searched again;
+	// Quarantined names the workers whose records disagreed with the
+	// audit (their records were dropped and their tasks searched again).
+	Audited     int
+	Quarantined []string
 }
 
 // ledger accounts for the tasks of a job: a task is expected once it is a
@@ -154,11 +172,14 @@ type ledger struct {
 	// tasks not yet done, by value.
 	bound map[string]int
 	open  map[int]int
+	// paths are the tasks' paths where known (roots, children of done
+	// records that list them): what the coordinator can publish again.
+	paths map[string][][2]int32
 }
 
 func newLedger(minimize bool) *ledger {
 	return &ledger{expected: map[string]bool{}, done: map[string]*Record{}, minimize: minimize,
-		bound: map[string]int{}, open: map[int]int{}}
+		bound: map[string]int{}, open: map[int]int{}, paths: map[string][][2]int32{}}
 }
 
 // jobBound is the best any solution can be: the incumbent, or an open
@@ -214,12 +235,13 @@ func (l *ledger) take(r *Record) {
 		if l.plan {
 			// A re-search: the earlier round's records no longer count.
 			l.expected, l.done, l.finished = map[string]bool{}, map[string]*Record{}, 0
-			l.bound, l.open = map[string]int{}, map[int]int{}
+			l.bound, l.open, l.paths = map[string]int{}, map[int]int{}, map[string][][2]int32{}
 		}
 		l.plan, l.round = true, r.Round
 		l.roots = r.Roots
 		for _, t := range r.Roots {
 			l.bound[t.ID] = t.Bound
+			l.paths[t.ID] = t.Path
 			l.expect(t.ID)
 		}
 	case kindDone:
@@ -231,6 +253,9 @@ func (l *ledger) take(r *Record) {
 		for i, c := range r.Children {
 			if i < len(r.Bounds) {
 				l.bound[c] = r.Bounds[i]
+			}
+			if i < len(r.Paths) {
+				l.paths[c] = r.Paths[i]
 			}
 		}
 		if l.expected[r.Task] {
@@ -320,6 +345,7 @@ func SolveMCS(ctx context.Context, cfg CoordinatorConfig, g, h *core.Graph, opts
 			}
 			return &Record{Size: len(res.Mapping), Mapping: res.Mapping}
 		},
+		audit: func() func(context.Context, *Record, int, bool) auditVerdict { return mcsAudit(g, h, opts) },
 		weaken: func(r *Record) *Record {
 			// A pair fewer: any pair will do for an induced common
 			// subgraph; with --connected, one whose removal keeps it
@@ -338,6 +364,82 @@ func SolveMCS(ctx context.Context, cfg CoordinatorConfig, g, h *core.Graph, opts
 	})
 }
 
+// mcsAudit searches McSplit tasks again as their done records say they
+// were searched. A record of one CPU thread with a frozen bar (Replay)
+// must agree exactly: nodes, the size found, the children. Any other
+// (a device batch, several threads) is searched at the proof with the
+// answer as the bar: a better solution inside it refutes it.
+func mcsAudit(g, h *core.Graph, opts mcs.Options) func(context.Context, *Record, int, bool) auditVerdict {
+	var pr *mcs.Prepared // the auditor's goroutine alone uses it
+	return func(ctx context.Context, r *Record, best int, final bool) auditVerdict {
+		v := auditVerdict{rec: r}
+		if pr == nil {
+			var err error
+			o := opts
+			o.Threads, o.Progress = 1, nil
+			if pr, err = mcs.Prepare(g, h, o); err != nil {
+				v.why = fmt.Sprintf("the audit could not prepare the instance: %v", err)
+				return v
+			}
+		}
+		steps := (&Task{Path: r.Path}).steps()
+		if !r.Replay {
+			if !final {
+				v.later = true // judged at the proof
+				return v
+			}
+			res, err := pr.SolveSubtree(ctx, steps, mcs.SubtreeOptions{Incumbent: best, NodeBudget: probeNodes, Threads: 1})
+			if err == nil && res.Size > best {
+				v.why = fmt.Sprintf("its subtree holds a solution of %d, better than the answer %d", res.Size, best)
+				v.better = &Record{Size: res.Size, Mapping: res.Mapping}
+			}
+			return v
+		}
+		if r.Bar > best || r.Pruned > best {
+			if final {
+				v.why = fmt.Sprintf("it searched with a bar of %d (children pruned at %d), above any solution in the records (%d)", r.Bar, r.Pruned, best)
+			} else {
+				v.later = true
+			}
+			return v
+		}
+		res, err := pr.SolveSubtree(ctx, steps, mcs.SubtreeOptions{Incumbent: r.Bar, NodeBudget: r.Budget, Threads: 1})
+		switch {
+		case ctx.Err() != nil:
+			v.later = true
+			return v
+		case err != nil:
+			v.why = fmt.Sprintf("its path: %v", err)
+			return v
+		}
+		scope := scopeOf(r.Job, r.Epoch, r.Round)
+		var kids []string
+		for _, c := range res.Rest {
+			if c.Bound > r.Pruned {
+				kids = append(kids, taskID(scope, c.Path))
+			}
+		}
+		switch {
+		case res.Nodes != r.Nodes:
+			v.why = fmt.Sprintf("%d nodes reported, %d in the audit", r.Nodes, res.Nodes)
+		case res.Size != r.Size:
+			v.why = fmt.Sprintf("a solution of %d reported, %d in the audit", r.Size, res.Size)
+		case !sameIDs(kids, r.Children):
+			v.why = fmt.Sprintf("%d subtasks reported, %d in the audit (or others)", len(r.Children), len(kids))
+		}
+		if res.Size > best {
+			v.better = &Record{Size: res.Size, Mapping: res.Mapping}
+		}
+		return v
+	}
+}
+
+// probeNodes bounds the proof-time search of a record that cannot be
+// replayed: a probe, not a proof. On the H200 chaos run the proofs' last
+// records were a device batch's (dozens of them, each a subtree), and
+// searching each to the task budget on one thread held every job's end.
+const probeNodes = 50_000
+
 // jobSpec is what runJob needs to know of a problem.
 type jobSpec struct {
 	problem  string
@@ -354,6 +456,11 @@ type jobSpec struct {
 	// weaken returns a solution one worse than r (mcs: a pair fewer, vc: a
 	// vertex more), checked, or nil: the hint the coordinator publishes.
 	weaken func(r *Record) *Record
+	// audit searches a done record's task again (evidence.go): best is
+	// the best size this coordinator knows, final says the ledger proves
+	// it now (nil: the problem's records are not audited).
+	// (audit makes one such function per auditing goroutine.)
+	audit func() func(ctx context.Context, r *Record, best int, final bool) auditVerdict
 }
 
 func (s *jobSpec) better(a, b int) bool {
@@ -380,8 +487,10 @@ type coordinator struct {
 	start    time.Time
 	canary   *Record
 	forceNew bool
-	// connected is false while the connection is down (for the progress).
+	// connected is false while the connection is down (for the progress);
+	// back is when it last came back (unix ns).
 	connected atomic.Bool
+	back      atomic.Int64
 }
 
 // runJob uploads the instance, publishes the root tasks unless the job is
@@ -420,6 +529,9 @@ func runJob(ctx context.Context, cfg CoordinatorConfig, spec jobSpec) (Result, e
 	if cfg.Lease <= 0 {
 		cfg.Lease = DefaultLease
 	}
+	if cfg.TaskDeadline <= 0 {
+		cfg.TaskDeadline = DefaultTaskDeadline
+	}
 	if cfg.Name == "" {
 		host, _ := os.Hostname()
 		cfg.Name = fmt.Sprintf("%s:%d", host, os.Getpid())
@@ -433,6 +545,9 @@ func runJob(ctx context.Context, cfg CoordinatorConfig, spec jobSpec) (Result, e
 	c.connected.Store(true)
 	conn, err := dial(cfg.URL, cfg.Token, "arbor coordinator "+spec.job, cfg.Credentials, dialOptions{coordinator: true, logf: func(f string, a ...any) {
 		c.connected.Store(strings.HasPrefix(f, "reconnected"))
+		if strings.HasPrefix(f, "reconnected") {
+			c.back.Store(time.Now().UnixNano())
+		}
 		lg.Printf(f, a...)
 	}})
 	if err != nil {
@@ -467,7 +582,7 @@ func (c *coordinator) claim(ctx context.Context, s *jobStore) (*JobInfo, ed25519
 			return nil, nil, false, err
 		}
 		now := time.Now()
-		if cur != nil && !c.forceNew && (cur.State == StateRunning && !cur.Expired(now) || cur.State == StateEnded) {
+		if cur != nil && !c.forceNew && ((cur.State == StateRunning || cur.State == StateStopped) && !cur.Expired(now) || cur.State == StateEnded) {
 			key, err := s.key(ctx, job, cur.Epoch)
 			if err != nil {
 				return nil, nil, false, fmt.Errorf("cluster: job %s (epoch %s) is on the server but its key is not: %w", job, cur.Epoch, err)
@@ -539,6 +654,20 @@ func (c *coordinator) runEpoch(ctx context.Context) (Result, error) {
 		return Result{}, err
 	}
 	epoch := info.Epoch
+	// A fresh job stopped before its records are followed (a short
+	// timeout ending during the upload or the plan) is cancelled and
+	// purged too: nobody can resume it.
+	cleaned := false
+	defer func() {
+		if cfg.Fresh && !cleaned && ctx.Err() != nil {
+			cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
+			defer cancel()
+			_ = conn.endJob(cctx, store, info, key, Record{Cancelled: true})
+			if err := conn.purgeJob(cctx, store, info); err != nil {
+				lg.Printf("%v", err)
+			}
+		}
+	}()
 	obs, err := conn.JS.ObjectStore(ctx, InstanceBucket)
 	if err != nil {
 		return Result{}, fmt.Errorf("cluster: object store %s: %w", InstanceBucket, err)
@@ -560,7 +689,9 @@ func (c *coordinator) runEpoch(ctx context.Context) (Result, error) {
 	}
 	publish := func(kind string, r Record) error {
 		r.Protocol, r.Kind, r.Job, r.Epoch = protocol, kind, job, epoch
-		if signedKind(kind) {
+		if signedKind(kind) || kind == kindBest {
+			// (the hint, a best record, is signed with the job key: no
+			// worker key signs it)
 			if err := signRecord(&r, key); err != nil {
 				return err
 			}
@@ -626,7 +757,11 @@ func (c *coordinator) runEpoch(ctx context.Context) (Result, error) {
 		}
 	}
 	hint(0)
-	alive, err := listenAlive(conn, func(f string, a ...any) { lg.Printf("job %s: "+f, append([]any{job}, a...)...) })
+	sg, err := conn.signers(ctx)
+	if err != nil {
+		return Result{}, err
+	}
+	alive, err := listenAlive(conn, sg, func(f string, a ...any) { lg.Printf("job %s: "+f, append([]any{job}, a...)...) })
 	if err != nil {
 		return Result{}, err
 	}
@@ -637,9 +772,65 @@ func (c *coordinator) runEpoch(ctx context.Context) (Result, error) {
 		l.offer(spec.start)
 	}
 	records, leftovers := 0, 0
+	// The evidence (evidence.go): every record taken, to rebuild the
+	// ledger without a quarantined worker's; the last done records, which
+	// a proof audits; records judged only at the proof.
+	var history, lastDone, deferred []*Record
+	quarantined := map[string]string{} // key → worker name
+	requeued := map[string]bool{}
+	finalAsked := false
+	rate := cfg.AuditRate
+	if rate == 0 {
+		rate = DefaultAuditRate
+	}
+	var aud *auditor
+	if spec.audit != nil {
+		actx, stopAudits := context.WithCancel(ctx)
+		defer stopAudits()
+		aud = newAuditor(actx, max(rate, 0), spec.audit)
+	}
+	var audits <-chan auditVerdict
+	if aud != nil {
+		audits = aud.out
+	}
+	bestKnown := func() int {
+		b := l.size
+		if c.canary != nil && spec.better(c.canary.Size, b) {
+			b = c.canary.Size
+		}
+		return b
+	}
+	unsignedBest := false
+	// waiting are records signed by keys not registered yet.
+	var waiting []*Record
+	var lastWait time.Time
+	// admit takes a record that passed every check.
+	admit := func(r *Record) {
+		if r.Kind == kindDone && quarantined[r.Signer] != "" {
+			return
+		}
+		history = append(history, r)
+		l.take(r)
+		if r.Kind == kindDone && aud != nil && r.Round == l.round {
+			lastDone = append(lastDone, r)
+			if len(lastDone) > auditLast {
+				lastDone = lastDone[1:]
+			}
+			if aud.sample() {
+				aud.ask(r, bestKnown(), false)
+			}
+		}
+	}
 	result := func() Result {
 		r := Result{Job: job, Epoch: epoch, Size: l.size, Mapping: l.mapping, Cover: l.cover, Found: l.has && spec.minimize, Proven: l.proven(), Tasks: l.finished,
 			Roots: len(l.roots), Nodes: l.nodes, Resumed: resumed, Elapsed: time.Since(c.start), Workers: alive.count()}
+		if aud != nil {
+			r.Audited = aud.done
+		}
+		for _, n := range quarantined {
+			r.Quarantined = append(r.Quarantined, n)
+		}
+		slices.Sort(r.Quarantined)
 		if cn := c.canary; cn != nil && (!l.has && spec.minimize || spec.better(cn.Size, l.size)) {
 			// Never report less than what this coordinator holds itself.
 			r.Size, r.Mapping, r.Cover, r.Found, r.Proven = cn.Size, cn.Mapping, cn.Cover, cn.Found, false
@@ -704,6 +895,59 @@ func (c *coordinator) runEpoch(ctx context.Context) (Result, error) {
 	var idleSince time.Time
 	var lastCheck time.Time
 	republished := 0
+	// republishOpen publishes again the open tasks that which picks and
+	// whose paths are known (roots, and children of done records that
+	// list their paths), with message ids tagged so the queue takes them.
+	republishOpen := func(which func(string) bool, tag string) int {
+		n := 0
+		for id := range l.expected {
+			p, ok := l.paths[id]
+			if l.done[id] != nil || !ok || !which(id) {
+				continue
+			}
+			t := Task{Protocol: protocol, Problem: spec.problem, Job: job, Epoch: epoch, Round: l.round, ID: id, Instance: hash,
+				Path: p, Bound: l.bound[id], Budget: cfg.Budget}
+			if len(l.roots) > 0 {
+				t.Options = l.roots[0].Options
+			}
+			b, err := json.Marshal(&t)
+			if err != nil {
+				continue
+			}
+			if _, err := conn.JS.Publish(ctx, taskSubject(job), b, jetstream.WithMsgID(id+"."+tag)); err == nil {
+				n++
+			}
+		}
+		return n
+	}
+	// quarantine drops a worker's done records after a failed audit:
+	// the ledger is rebuilt without them and the tasks they claimed are
+	// published again.
+	quarantine := func(r *Record, why string) {
+		quarantined[r.Signer] = r.Worker
+		aud.fails++
+		lg.Printf("job %s: worker %s (key %.12s…) failed the audit of task %s: %s; quarantined: its records no longer count in this job and its tasks are searched again",
+			job, r.Worker, r.Signer, r.Task, why)
+		nl := newLedger(spec.minimize)
+		if spec.start != nil {
+			nl.offer(spec.start)
+		}
+		claimed := map[string]bool{}
+		for _, h := range history {
+			if h.Kind == kindDone && quarantined[h.Signer] != "" {
+				claimed[h.Task] = true
+				continue
+			}
+			nl.take(h)
+		}
+		*l = *nl
+		lastDone, finalAsked = nil, false
+		n := republishOpen(func(id string) bool { return claimed[id] && !requeued[id] }, "q")
+		for id := range claimed {
+			requeued[id] = true
+		}
+		lg.Printf("job %s: %d tasks it reported done published again; %d of %d tasks now done", job, n, l.finished, len(l.expected))
+	}
 	watchdog := func() {
 		if !l.plan || l.proven() || time.Since(lastCheck) < time.Second || !c.connected.Load() {
 			return
@@ -725,22 +969,9 @@ func (c *coordinator) runEpoch(ctx context.Context) (Result, error) {
 		}
 		idleSince = time.Time{}
 		republished++
-		n := 0
-		for i := range l.roots {
-			t := &l.roots[i]
-			if l.done[t.ID] != nil {
-				continue
-			}
-			b, err := json.Marshal(t)
-			if err != nil {
-				continue
-			}
-			if _, err := conn.JS.Publish(ctx, taskSubject(job), b, jetstream.WithMsgID(fmt.Sprintf("%s.w%d", t.ID, republished))); err == nil {
-				n++
-			}
-		}
+		n := republishOpen(func(id string) bool { return true }, fmt.Sprintf("w%d", republished))
 		if n > 0 || republished == 1 {
-			lg.Printf("job %s: %d of %d tasks open but nothing queued or running for %v: published its %d open root tasks again", job,
+			lg.Printf("job %s: %d of %d tasks open but nothing queued or running for %v: published its %d open tasks again", job,
 				len(l.expected)-l.finished, len(l.expected), stallAfter, n)
 		}
 	}
@@ -786,7 +1017,7 @@ func (c *coordinator) runEpoch(ctx context.Context) (Result, error) {
 		}
 		r := result()
 		upd := *cur
-		upd.Renewed, upd.Coordinator = time.Now(), cfg.Name
+		upd.Renewed, upd.Coordinator, upd.State = time.Now(), cfg.Name, StateRunning
 		upd.Size, upd.Bound, upd.Tasks, upd.Done, upd.Nodes = r.Size, l.jobBound(), len(l.expected), l.finished, l.nodes
 		if err := store.create(ctx, &upd, cur.Rev); err != nil {
 			renewBack.fail(ctx, err) // another coordinator of the job renewed it: next time
@@ -800,8 +1031,8 @@ func (c *coordinator) runEpoch(ctx context.Context) (Result, error) {
 	// silent: a worker killed mid-task need not wait for the consumer's ack
 	// wait.
 	handBack := func() {
-		for _, h := range alive.silent(cfg.AckWait, job) {
-			if handedBack[h.Seq] {
+		for _, h := range alive.silent(cfg.AckWait, cfg.TaskDeadline, job, time.Unix(0, c.back.Load())) {
+			if handedBack[h.Seq] && !h.overdue {
 				continue
 			}
 			handedBack[h.Seq] = true
@@ -818,13 +1049,17 @@ func (c *coordinator) runEpoch(ctx context.Context) (Result, error) {
 				continue
 			}
 			why := fmt.Sprintf("unheard for %v", cfg.AckWait)
-			if h.restarted {
+			switch {
+			case h.restarted:
 				why = "restarted under its name"
+			case h.overdue:
+				why = fmt.Sprintf("held it past its deadline (%v)", cfg.TaskDeadline)
 			}
 			lg.Printf("job %s: worker %s %s: handed its task %s to the others", job, strings.TrimSuffix(h.worker, "/"), why, t.ID)
 		}
 	}
 	stopped := func(cause error) (Result, error) {
+		cleaned = true
 		res := result()
 		cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
 		defer cancel()
@@ -838,6 +1073,16 @@ func (c *coordinator) runEpoch(ctx context.Context) (Result, error) {
 				lg.Printf("job %s stopped: cancelled and purged (a --fresh job cannot be resumed)", job)
 			}
 		} else {
+			// Let go of the job: its tasks wait, unsearched, for a rerun
+			// (workers skip them at once), and it expires after its lease.
+			if cur, err := store.get(cctx, job); err == nil && cur != nil && cur.Epoch == epoch && cur.State == StateRunning {
+				upd := *cur
+				upd.State, upd.Renewed = StateStopped, time.Now()
+				if err := store.create(cctx, &upd, cur.Rev); err != nil {
+					lg.Printf("job %s: marking it stopped: %v", job, err)
+				}
+				_ = conn.NC.Publish(stoppedSubject, []byte(job))
+			}
 			lg.Printf("job %s stopped with %d of %d tasks done: a rerun within %v resumes it; then it expires ('arbor jobs cancel %s' ends it now)",
 				job, l.finished, len(l.expected), cfg.Lease, job)
 		}
@@ -863,7 +1108,23 @@ func (c *coordinator) runEpoch(ctx context.Context) (Result, error) {
 				hint(awaitRound)
 				continue
 			}
-			break
+			if aud == nil {
+				break
+			}
+			if !finalAsked {
+				// A proof's last tasks are always audited, and so is what
+				// waited for the proof.
+				finalAsked = true
+				for _, r := range append(lastDone, deferred...) {
+					if quarantined[r.Signer] == "" {
+						aud.ask(r, bestKnown(), true)
+					}
+				}
+				deferred = nil
+			}
+			if aud.n == 0 {
+				break
+			}
 		}
 		select {
 		case <-ctx.Done():
@@ -879,6 +1140,18 @@ func (c *coordinator) runEpoch(ctx context.Context) (Result, error) {
 			}
 			continue
 		case <-tick.C:
+			if len(waiting) > 0 && time.Since(lastWait) >= time.Second {
+				lastWait = time.Now()
+				w := waiting
+				waiting = nil
+				for _, r := range w {
+					if err := sg.check(r); errors.Is(err, errUnregistered) {
+						waiting = append(waiting, r)
+					} else if err == nil {
+						admit(r)
+					}
+				}
+			}
 			if time.Since(lastRenew) >= min(cfg.Lease/4, 2*time.Second) || !c.connected.Load() {
 				if err := renew(); err != nil {
 					return result(), err
@@ -888,6 +1161,23 @@ func (c *coordinator) runEpoch(ctx context.Context) (Result, error) {
 			handBack()
 			watchdog()
 			progress(true)
+			continue
+		case v := <-audits:
+			aud.n--
+			aud.done++
+			if v.better != nil && spec.verify(v.better) == nil {
+				b := *v.better
+				b.Protocol, b.Kind, b.Job, b.Epoch, b.Round = protocol, kindBest, job, epoch, l.round
+				history = append(history, &b)
+				l.take(&b)
+			}
+			switch {
+			case quarantined[v.rec.Signer] != "":
+			case v.later:
+				deferred = append(deferred, v.rec)
+			case v.why != "":
+				quarantine(v.rec, v.why)
+			}
 			continue
 		case msg := <-msgs:
 			records++
@@ -916,6 +1206,29 @@ func (c *coordinator) runEpoch(ctx context.Context) (Result, error) {
 			if err == nil && r.Kind == kindDone && !isHex(r.Task, 24) {
 				err = errors.New("done record without a valid task id")
 			}
+			if err == nil && r.Kind == kindDone {
+				if err = sg.check(r); err != nil {
+					err = fmt.Errorf("a done record of worker %q: %w", r.Worker, err)
+				}
+			}
+			if err == nil && r.Kind == kindBest && !unsignedBest && (r.Signer == "" && verifyRecord(r, info.Key) != nil || r.Signer != "" && sg.check(r) != nil) {
+				// A solution counts whoever found it: its certificate was
+				// checked above. (The workers prune with every verified
+				// solution they hear; ignoring one here would make their
+				// bars look unfounded to the audits.)
+				unsignedBest = true
+				lg.Printf("job %s: a best record of worker %q not signed by its registered key; its solution is verified and counts", job, r.Worker)
+			}
+			if err == nil && r.Kind == kindDone {
+				err = checkEvidence(r)
+			}
+			if errors.Is(err, errUnregistered) && len(waiting) < 1<<16 {
+				if len(waiting) == 0 {
+					lg.Printf("job %s: a %s record of worker %q: %v; it waits for the key (checked again every second)", job, r.Kind, r.Worker, err)
+				}
+				waiting = append(waiting, r)
+				continue
+			}
 			if err == nil && r.Kind == kindPlan {
 				err = checkRoots(r.Roots, job, hash, epoch, r.Round)
 			}
@@ -926,7 +1239,7 @@ func (c *coordinator) runEpoch(ctx context.Context) (Result, error) {
 			if r.Kind == kindEnd && r.Cancelled {
 				return result(), fmt.Errorf("cluster: job %s was cancelled", job)
 			}
-			l.take(r)
+			admit(r)
 			if resumed && l.plan && !publishedChecked[l.round] {
 				// A coordinator stopped between plan and published may have
 				// left roots unpublished: publish them again (duplicates are
@@ -969,6 +1282,24 @@ func (c *coordinator) runEpoch(ctx context.Context) (Result, error) {
 	return res, nil
 }
 
+// checkEvidence checks that a done record's paths are those of its task
+// and its children (the coordinator audits and republishes by them).
+func checkEvidence(r *Record) error {
+	scope := scopeOf(r.Job, r.Epoch, r.Round)
+	if taskID(scope, (&Task{Path: r.Path}).steps()) != r.Task {
+		return errors.New("done record whose path is not its task's")
+	}
+	if len(r.Paths) != len(r.Children) {
+		return fmt.Errorf("done record with %d subtasks and %d paths", len(r.Children), len(r.Paths))
+	}
+	for i, p := range r.Paths {
+		if taskID(scope, (&Task{Path: p}).steps()) != r.Children[i] {
+			return fmt.Errorf("done record: subtask %d's path is not its id's", i)
+		}
+	}
+	return nil
+}
+
 // checkRoots checks the root tasks of a plan as a worker would check them.
 func checkRoots(roots []Task, job, hash, epoch string, round int) error {
 	for i := range roots {
@@ -990,18 +1321,27 @@ func checkRoots(roots []Task, job, hash, epoch string, round int) error {
 // aliveWorkers tracks the workers' announcements (Alive).
 type aliveWorkers struct {
 	mu   sync.Mutex
-	seen map[string]*heard // by worker/run
+	seen map[string]*heard // by key/run
 	runs map[string]string // worker name → its latest run label
 	// gone are the workers whose tasks went to others because they fell
 	// silent, with when; one heard again was alive after all (logged).
 	gone map[string]time.Time
-	logf func(string, ...any)
-	sub  *nats.Subscription
+	// count is the last announcement number heard per key and run: an
+	// announcement is heard once (a replay is ignored).
+	heardN map[string]uint64
+	// since is when a task (by stream sequence) was first heard held, and
+	// overdue the tasks handed back for their deadline.
+	since   map[uint64]time.Time
+	overdue map[uint64]bool
+	sg      *signers
+	logf    func(string, ...any)
+	sub     *nats.Subscription
 }
 
 type heard struct {
-	at   time.Time
-	held []Held
+	at     time.Time
+	worker string
+	held   []Held
 	// restarted: a process of the same worker name with another run label
 	// announced itself, so this one is gone (a worker restarted under its
 	// --name after a crash or a kill): its tasks go back at once, without
@@ -1009,43 +1349,59 @@ type heard struct {
 	restarted bool
 }
 
-// silentTask is a task held by a worker gone silent or restarted.
+// silentTask is a task held by a worker gone silent or restarted, or
+// past its deadline.
 type silentTask struct {
 	worker    string
 	restarted bool
+	overdue   bool
 	Held
 }
 
 // listenAlive hears the workers' announcements, and asks every worker to
-// announce itself now rather than at its next beat. logf says when a
-// worker whose tasks were handed back is heard again.
-func listenAlive(conn *Conn, logf func(string, ...any)) (*aliveWorkers, error) {
-	a := &aliveWorkers{seen: map[string]*heard{}, runs: map[string]string{}, gone: map[string]time.Time{}, logf: logf}
+// announce itself now rather than at its next beat. Only announcements
+// signed by a registered key under its name count, each once. logf says
+// when a worker whose tasks were handed back is heard again.
+func listenAlive(conn *Conn, sg *signers, logf func(string, ...any)) (*aliveWorkers, error) {
+	a := &aliveWorkers{seen: map[string]*heard{}, runs: map[string]string{}, gone: map[string]time.Time{}, heardN: map[string]uint64{},
+		since: map[uint64]time.Time{}, overdue: map[uint64]bool{}, sg: sg, logf: logf}
 	sub, err := conn.NC.Subscribe(aliveSubject, func(m *nats.Msg) {
 		var w Alive
-		if json.Unmarshal(m.Data, &w) != nil || w.Protocol != protocol || w.Worker == "" {
+		if json.Unmarshal(m.Data, &w) != nil || w.Protocol != protocol || w.Worker == "" || !w.signed() {
 			return // not an announcement: nothing to count
 		}
-		key := w.Worker + "/" + w.Run
+		if sg.lookup(w.Signer) != w.Worker {
+			return // not this worker's key
+		}
+		key := w.Signer + "/" + w.Run
 		now := time.Now()
 		a.mu.Lock()
 		defer a.mu.Unlock()
-		if prev, ok := a.runs[w.Worker]; ok && prev != w.Run && w.Named {
-			if h := a.seen[w.Worker+"/"+prev]; h != nil {
+		if w.Count <= a.heardN[key] {
+			return // heard already: a replay
+		}
+		a.heardN[key] = w.Count
+		if prev, ok := a.runs[w.Worker]; ok && prev != key && w.Named {
+			if h := a.seen[prev]; h != nil {
 				h.restarted = true
 			}
 		}
 		if w.Named {
-			a.runs[w.Worker] = w.Run
+			a.runs[w.Worker] = key
 		}
 		if t, ok := a.gone[key]; ok {
 			delete(a.gone, key)
 			if a.logf != nil {
 				a.logf("worker %s heard again %v after its tasks were handed back (they are searched twice; a longer --ack-wait avoids that)",
-					key, now.Sub(t).Round(time.Millisecond))
+					w.Worker+"/"+w.Run, now.Sub(t).Round(time.Millisecond))
 			}
 		}
-		a.seen[key] = &heard{at: now, held: w.Held}
+		for _, h := range w.Held {
+			if _, ok := a.since[h.Seq]; !ok {
+				a.since[h.Seq] = now
+			}
+		}
+		a.seen[key] = &heard{at: now, worker: w.Worker + "/" + w.Run, held: w.Held}
 	})
 	if err != nil {
 		return nil, fmt.Errorf("cluster: subscribing to %s: %w", aliveSubject, err)
@@ -1072,19 +1428,28 @@ func (a *aliveWorkers) count() int {
 }
 
 // silent returns the tasks of job held by workers unheard for longer
-// than wait or restarted, and forgets those workers.
-func (a *aliveWorkers) silent(wait time.Duration, job string) []silentTask {
+// than wait or restarted, and forgets those workers; and the tasks held
+// longer than deadline by anyone, once each. Silence counts from back at
+// the earliest: when this coordinator's connection came back (a server
+// restart is no worker's silence).
+func (a *aliveWorkers) silent(wait, deadline time.Duration, job string, back time.Time) []silentTask {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	var out []silentTask
 	now := time.Now()
 	for w, h := range a.seen {
-		if now.Sub(h.at) <= wait && !h.restarted {
+		if now.Sub(h.at) <= wait && !h.restarted || now.Sub(back) <= wait && !h.restarted {
+			for _, t := range h.held {
+				if t.Job == job && deadline > 0 && !a.overdue[t.Seq] && now.Sub(a.since[t.Seq]) > deadline {
+					a.overdue[t.Seq] = true
+					out = append(out, silentTask{h.worker, false, true, t})
+				}
+			}
 			continue
 		}
 		for _, t := range h.held {
 			if t.Job == job {
-				out = append(out, silentTask{w, h.restarted, t})
+				out = append(out, silentTask{h.worker, h.restarted, false, t})
 			}
 		}
 		delete(a.seen, w)

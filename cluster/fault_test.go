@@ -17,6 +17,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -142,15 +143,26 @@ func rolesServer(t *testing.T, port int, dir string) *Server {
 }
 
 // workersWith runs n in-process workers at url with token until the test
-// ends.
-func workersWith(t *testing.T, url, token string, n int, logw *syncBuffer) {
+// ends: with keys minted by reg when given (a worker token cannot
+// register one), else keys of their own. It returns the minted keys.
+func workersWith(t *testing.T, url, token string, n int, logw *syncBuffer, reg ...*Server) []WorkerKey {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{}, n)
+	var keys []WorkerKey
 	for i := 0; i < n; i++ {
+		cfg := WorkerConfig{URL: url, Token: token, Name: fmt.Sprintf("w%d", i), Threads: 1, Log: logw}
+		if len(reg) > 0 {
+			k, err := reg[0].AddWorker(cfg.Name)
+			if err != nil {
+				t.Fatal(err)
+			}
+			keys = append(keys, k)
+			cfg.Key = &keys[len(keys)-1]
+		}
 		go func() {
 			defer func() { done <- struct{}{} }()
-			if err := RunWorker(ctx, WorkerConfig{URL: url, Token: token, Name: fmt.Sprintf("w%d", i), Threads: 1, Log: logw}); err != nil {
+			if err := RunWorker(ctx, cfg); err != nil {
 				t.Errorf("worker %d: %v", i, err)
 			}
 		}()
@@ -161,6 +173,7 @@ func workersWith(t *testing.T, url, token string, n int, logw *syncBuffer) {
 			<-done
 		}
 	})
+	return keys
 }
 
 // queuedTasks is the number of tasks left in the queue.
@@ -227,9 +240,8 @@ func solveAsync(ctx context.Context, cfg CoordinatorConfig, c pairCase) chan out
 
 // TestForgedRecords: a holder of the worker token publishes an end record
 // (refused by the server), and childless done records of every root task
-// before any worker starts: the ledger proves 0, which contradicts the
-// coordinator's own solution, so it searches the job again and proves the
-// optimum. With one token for everyone, a forged end (unsigned, or signed
+// before any worker starts: unsigned by a registered worker key, they are
+// refused, and the job is proven. With one token for everyone, a forged end (unsigned, or signed
 // with another key) and a forged plan are ignored and logged.
 func TestForgedRecords(t *testing.T) {
 	c := hardPair(24)
@@ -251,6 +263,17 @@ func TestForgedRecords(t *testing.T) {
 		t.Error("a worker token published an end record")
 	}
 	pcancel()
+	// An unsigned best record with a real solution (the canary's, which
+	// the attacker recomputes): it counts, as any verified solution, and
+	// the honest workers who prune with it pass their audits.
+	canary, err := mcs.Solve(ctx, c.g, c.h, mcs.Options{Threads: 1, NodeLimit: canaryNodes, Engine: mcs.EngineCPU})
+	if err != nil {
+		t.Fatal(err)
+	}
+	best := Record{Protocol: protocol, Kind: kindBest, Job: job, Epoch: plan.Epoch, Size: len(canary.Mapping), Mapping: canary.Mapping}
+	if _, err := attacker.JS.Publish(ctx, resultSubject(job, kindBest), []byte(mustJSON(t, best))); err != nil {
+		t.Fatal(err)
+	}
 	for _, r := range plan.Roots {
 		d := Record{Protocol: protocol, Kind: kindDone, Job: job, Epoch: r.Epoch, Task: r.ID}
 		if _, err := attacker.JS.Publish(ctx, doneSubject(job, r.ID), []byte(mustJSON(t, d))); err != nil {
@@ -258,11 +281,11 @@ func TestForgedRecords(t *testing.T) {
 		}
 	}
 	// Only now the honest workers.
-	workersWith(t, srv.URL(), srv.WorkerToken, 2, &logs)
+	workersWith(t, srv.URL(), srv.WorkerToken, 2, &logs, srv)
 	o := <-done
 	checkResult(t, c, o.res, o.err)
-	if !strings.Contains(logs.String(), "contradiction") {
-		t.Errorf("no contradiction logged:\n%s", logs.String())
+	if !strings.Contains(logs.String(), "not signed by a worker key") {
+		t.Errorf("the unsigned done records were not refused:\n%s", logs.String())
 	}
 	if n := queuedTasks(t, srv.URL(), srv.Token); n != 0 {
 		t.Errorf("%d tasks left queued", n)
@@ -312,6 +335,59 @@ func TestForgedRecords(t *testing.T) {
 	}
 }
 
+// TestForgingWorker: a worker with its own valid key reports every root
+// task done without children, after a best record equal to the
+// coordinator's canary (which it recomputes: it can read the instance).
+// The proof's last tasks are audited, the records disagree, the worker is
+// quarantined and its tasks searched again: the right proven answer, and
+// the result names the worker.
+func TestForgingWorker(t *testing.T) {
+	c := hardPair(24)
+	srv := rolesServer(t, 0, t.TempDir())
+	ctx := deadline(t)
+	var logs syncBuffer
+	cfg := CoordinatorConfig{URL: srv.URL(), Token: srv.Token, Tasks: 16, Budget: 20_000, Log: &logs, AuditRate: -1}
+	done := solveAsync(ctx, cfg, c)
+	key, err := srv.AddWorker("forger")
+	if err != nil {
+		t.Fatal(err)
+	}
+	forger, err := dial(srv.URL(), srv.WorkerToken, "forger", Credentials{}, dialOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer forger.Close()
+	job := mcsJob(t, c)
+	plan := waitPlan(t, ctx, forger, job)
+	canary, err := mcs.Solve(ctx, c.g, c.h, mcs.Options{Threads: 1, NodeLimit: canaryNodes, Engine: mcs.EngineCPU})
+	if err != nil {
+		t.Fatal(err)
+	}
+	publish := func(subject string, r Record) {
+		t.Helper()
+		r.Protocol, r.Job, r.Epoch = protocol, job, plan.Epoch
+		if err := signAs(&r, key); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := forger.JS.Publish(ctx, subject, []byte(mustJSON(t, r))); err != nil {
+			t.Fatal(err)
+		}
+	}
+	publish(resultSubject(job, kindBest), Record{Kind: kindBest, Size: len(canary.Mapping), Mapping: canary.Mapping})
+	for _, r := range plan.Roots {
+		publish(doneSubject(job, r.ID), Record{Kind: kindDone, Task: r.ID, Path: r.Path, Budget: r.Budget, Replay: true, Bar: len(canary.Mapping), Pruned: len(canary.Mapping)})
+	}
+	workersWith(t, srv.URL(), srv.WorkerToken, 2, &logs, srv)
+	o := <-done
+	checkResult(t, c, o.res, o.err)
+	if !slices.Equal(o.res.Quarantined, []string{"forger"}) || o.res.Audited == 0 {
+		t.Errorf("quarantined %v after %d audits, want the forger", o.res.Quarantined, o.res.Audited)
+	}
+	if !strings.Contains(logs.String(), "worker forger (key") {
+		t.Errorf("no quarantine logged:\n%s", logs.String())
+	}
+}
+
 // TestServerLostStore: a job solved, the server restarted on an empty
 // store at the same address, the same command again: a new epoch, searched
 // and proven (the long-lived workers do not take it for the old, ended
@@ -322,13 +398,23 @@ func TestServerLostStore(t *testing.T) {
 	port := freePort(t)
 	srv := rolesServer(t, port, t.TempDir())
 	var logs syncBuffer
-	workersWith(t, srv.URL(), srv.WorkerToken, 2, &logs)
+	keys := workersWith(t, srv.URL(), srv.WorkerToken, 2, &logs, srv)
+	// A lost store loses the registry of worker keys: the operator adds
+	// the workers again.
+	reregister := func() {
+		for _, k := range keys {
+			if err := srv.Register(k); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
 	cfg := CoordinatorConfig{URL: srv.URL(), Token: srv.Token, Tasks: 16, Budget: 20_000, Log: &logs}
 	first, err := SolveMCS(deadline(t), cfg, c.g, c.h, mcs.Options{})
 	checkResult(t, c, first, err)
 
 	srv.Shutdown()
 	srv = rolesServer(t, port, t.TempDir())
+	reregister()
 	again, err := SolveMCS(deadline(t), cfg, c.g, c.h, mcs.Options{})
 	checkResult(t, c, again, err)
 	if again.Epoch == first.Epoch || again.Resumed || again.Tasks == 0 {
@@ -359,6 +445,7 @@ func TestServerLostStore(t *testing.T) {
 	}
 	srv.Shutdown()
 	srv = rolesServer(t, port, t.TempDir())
+	reregister()
 	o := <-done
 	checkResult(t, c, o.res, o.err)
 	if !strings.Contains(logs.String(), "vanished from the server") {
@@ -381,7 +468,7 @@ func TestConsumerDeleted(t *testing.T) {
 	}
 	defer conn.Close()
 	var logs syncBuffer
-	workersWith(t, srv.URL(), srv.WorkerToken, 2, &logs)
+	workersWith(t, srv.URL(), srv.WorkerToken, 2, &logs, srv)
 	time.Sleep(300 * time.Millisecond) // the workers are fetching
 	if err := conn.JS.DeleteConsumer(context.Background(), TaskStream, WorkerConsumer); err != nil {
 		t.Fatal(err)
@@ -402,9 +489,27 @@ func TestWorkerBeforeServer(t *testing.T) {
 	port := freePort(t)
 	var logs syncBuffer
 	url := fmt.Sprintf("nats://127.0.0.1:%d", port)
-	workersWith(t, url, "worker-"+t.Name(), 1, &logs)
+	// Its key is minted before the server is up, registered once it is.
+	key, err := NewWorkerKey("w0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	stopped := make(chan error, 1)
+	go func() {
+		stopped <- RunWorker(ctx, WorkerConfig{URL: url, Token: "worker-" + t.Name(), Key: &key, Threads: 1, Log: &logs})
+	}()
+	defer func() {
+		cancel()
+		if err := <-stopped; err != nil {
+			t.Error(err)
+		}
+	}()
 	time.Sleep(time.Second)
 	srv := rolesServer(t, port, t.TempDir())
+	if err := srv.Register(key); err != nil {
+		t.Fatal(err)
+	}
 	res, err := SolveMCS(deadline(t), CoordinatorConfig{URL: srv.URL(), Token: srv.Token, Tasks: 8, Budget: 20_000}, c.g, c.h, mcs.Options{})
 	checkResult(t, c, res, err)
 	if !strings.Contains(logs.String(), "waiting for the server") {
@@ -418,7 +523,7 @@ func TestTwoCoordinators(t *testing.T) {
 	c := hardPair(24)
 	srv := rolesServer(t, 0, t.TempDir())
 	var logs syncBuffer
-	workersWith(t, srv.URL(), srv.WorkerToken, 2, &logs)
+	workersWith(t, srv.URL(), srv.WorkerToken, 2, &logs, srv)
 	cfg := CoordinatorConfig{URL: srv.URL(), Token: srv.Token, Tasks: 16, Budget: 20_000, Log: &logs}
 	ctx := deadline(t)
 	a, b := solveAsync(ctx, cfg, c), solveAsync(ctx, cfg, c)
@@ -471,6 +576,11 @@ func TestKilledProcesses(t *testing.T) {
 	waitLine(t, sc, "serving")
 	o := <-done
 	checkResult(t, c, o.res, o.err)
+	// The restart is no worker's silence: the live workers keep their
+	// tasks (issue #43: they were handed back, "heard again").
+	if strings.Contains(logs.String(), "heard again") {
+		t.Errorf("live workers' tasks were handed back over the server's restart:\n%s", logs.String())
+	}
 
 	// The coordinator, killed and rerun: it resumes.
 	conn, err := Connect(url, token, "test", Credentials{})
@@ -558,7 +668,7 @@ func TestLifeCycle(t *testing.T) {
 	c := hardPair(26)
 	srv := rolesServer(t, 0, t.TempDir())
 	var logs syncBuffer
-	workersWith(t, srv.URL(), srv.WorkerToken, 2, &logs)
+	workersWith(t, srv.URL(), srv.WorkerToken, 2, &logs, srv)
 	cl := Client{URL: srv.URL(), Token: srv.Token}
 	base := CoordinatorConfig{URL: srv.URL(), Token: srv.Token, Tasks: 64, Budget: 2_000, Log: &logs}
 
@@ -688,6 +798,79 @@ func mustHash(t *testing.T, c pairCase) string {
 }
 
 // jobRecords counts a job's records in the results stream.
+// doneRecords counts a job's done records.
+func doneRecords(t *testing.T, conn *Conn, job string) uint64 {
+	t.Helper()
+	s, err := conn.JS.Stream(context.Background(), ResultStream)
+	if err != nil {
+		t.Fatal(err)
+	}
+	info, err := s.Info(context.Background(), jetstream.WithSubjectFilter(resultPrefix+job+"."+kindDone+".>"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var n uint64
+	for _, c := range info.State.Subjects {
+		n += c
+	}
+	return n
+}
+
+// TestOrphansSkipped: a job stopped by its timeout (not --fresh) keeps
+// its tasks queued for a rerun, but no worker searches them while no
+// coordinator holds the job: the next job runs as on an empty queue (its
+// tasks are all searched while the orphans wait: no orphan gets a done
+// record meanwhile). A rerun within the lease resumes the stopped job and
+// proves it.
+func TestOrphansSkipped(t *testing.T) {
+	c := hardPair(24)
+	srv := rolesServer(t, 0, t.TempDir())
+	var logs syncBuffer
+	workersWith(t, srv.URL(), srv.WorkerToken, 2, &logs, srv)
+	cfg := CoordinatorConfig{URL: srv.URL(), Token: srv.Token, Tasks: 64, Budget: 2_000, Log: &logs}
+	ctx, cancel := context.WithCancel(deadline(t))
+	cfg.Progress = func(p Progress) {
+		if p.Done >= 10 {
+			cancel()
+		}
+	}
+	res, err := SolveMCS(ctx, cfg, c.g, c.h, mcs.Options{})
+	cancel()
+	if err == nil || res.Proven {
+		t.Fatalf("the stopped job: proven %v, %v", res.Proven, err)
+	}
+	conn, err := Connect(srv.URL(), srv.Token, "test", Credentials{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	time.Sleep(time.Second) // the tasks under way when it stopped finish
+	before := doneRecords(t, conn, res.Job)
+	queued := queuedTasks(t, srv.URL(), srv.Token)
+	if queued == 0 {
+		t.Fatal("the stopped job left no tasks queued (nothing to skip)")
+	}
+	next := generatedPairs(t, 3)[2]
+	ncfg := CoordinatorConfig{URL: srv.URL(), Token: srv.Token, Tasks: 16, Budget: 20_000, Log: &logs}
+	nres, err := SolveMCS(deadline(t), ncfg, next.g, next.h, mcs.Options{})
+	checkResult(t, next, nres, err)
+	if after := doneRecords(t, conn, res.Job); after != before {
+		t.Errorf("%d tasks of the stopped job searched while the next job ran", after-before)
+	}
+	if !strings.Contains(logs.String(), "skipping tasks of job "+res.Job) {
+		t.Errorf("no worker said it skipped the stopped job's tasks:\n%s", logs.String())
+	}
+	t.Logf("%d tasks of the stopped job waited; the next job took %v", queued, nres.Elapsed)
+	cfg.Progress = nil
+	start := time.Now()
+	again, err := SolveMCS(deadline(t), cfg, c.g, c.h, mcs.Options{})
+	t.Logf("resumed and proven in %v (%d tasks)", time.Since(start), again.Tasks)
+	checkResult(t, c, again, err)
+	if !again.Resumed {
+		t.Error("the rerun did not resume the stopped job")
+	}
+}
+
 func jobRecords(t *testing.T, conn *Conn, job string) uint64 {
 	s, err := conn.JS.Stream(context.Background(), ResultStream)
 	if err != nil {
@@ -743,9 +926,126 @@ func TestRolesDeny(t *testing.T) {
 		}
 		c.Close()
 	}
+	// No consumers: a worker token could otherwise leave hundreds.
+	for _, st := range []string{ResultStream, "KV_" + JobBucket, "OBJ_" + InstanceBucket} {
+		if _, err := w.JS.CreateConsumer(short(), st, jetstream.ConsumerConfig{AckPolicy: jetstream.AckNonePolicy}); err == nil {
+			t.Errorf("a worker created a consumer on %s", st)
+		}
+	}
+	if kv, err := w.JS.KeyValue(short(), WorkerBucket); err == nil {
+		if _, err := kv.Put(short(), "forged", []byte(`{"name":"w0"}`)); err == nil {
+			t.Error("a worker registered a key")
+		}
+	}
 	// What a worker needs is allowed.
 	if _, err := w.JS.Publish(short(), resultSubject("mcs-000000000000000000000000", kindBest), b); err != nil {
 		t.Errorf("a worker may not publish a best record: %v", err)
+	}
+}
+
+// TestHeartbeatsBound: announcements count only signed by the worker's
+// registered key under its name, and each once: a replay of another
+// worker's beat (or a worker speaking for another) does not keep its
+// tasks from going back when it falls silent.
+func TestHeartbeatsBound(t *testing.T) {
+	srv := rolesServer(t, 0, t.TempDir())
+	a, err := srv.AddWorker("a")
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := srv.AddWorker("b")
+	if err != nil {
+		t.Fatal(err)
+	}
+	conn, err := Connect(srv.URL(), srv.Token, "coordinator", Credentials{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	sg, err := conn.signers(deadline(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	alive, err := listenAlive(conn, sg, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer alive.stop()
+	attacker, err := dial(srv.URL(), srv.WorkerToken, "attacker", Credentials{}, dialOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer attacker.Close()
+	const job = "mcs-000000000000000000000001"
+	beat := Alive{Protocol: protocol, Worker: "a", Run: "r1", Named: true, Slots: 1, Count: 1, Held: []Held{{Job: job, Seq: 7}}}
+	beat.sign(a)
+	first := []byte(mustJSON(t, beat))
+	if err := attacker.NC.Publish(aliveSubject, first); err != nil {
+		t.Fatal(err)
+	}
+	waitFor := func(what string, ok func() bool) {
+		t.Helper()
+		for end := time.Now().Add(10 * time.Second); !ok(); time.Sleep(20 * time.Millisecond) {
+			if time.Now().After(end) {
+				t.Fatalf("timed out waiting for %s", what)
+			}
+		}
+	}
+	waitFor("worker a heard", func() bool { return alive.count() == 1 })
+	// Worker a goes silent. The attacker replays its beat, and worker b
+	// (a valid key) speaks for a; neither counts.
+	forged := Alive{Protocol: protocol, Worker: "a", Run: "r1", Named: true, Slots: 1, Count: 2, Held: beat.Held}
+	forged.sign(b)
+	stop := time.Now().Add(1500 * time.Millisecond)
+	for time.Now().Before(stop) {
+		_ = attacker.NC.Publish(aliveSubject, first)
+		_ = attacker.NC.Publish(aliveSubject, []byte(mustJSON(t, forged)))
+		time.Sleep(50 * time.Millisecond)
+	}
+	var back []silentTask
+	waitFor("the silent worker's task handed back", func() bool {
+		back = append(back, alive.silent(time.Second, 0, job, time.Time{})...)
+		return len(back) > 0
+	})
+	if back[0].Seq != 7 || back[0].overdue || back[0].restarted {
+		t.Errorf("handed back %+v, want task 7 of a silent worker", back[0])
+	}
+}
+
+// TestTaskDeadline: a worker that stalls on a task while it keeps
+// announcing itself (and holding the task) loses it at the job's task
+// deadline, and the job is proven by the others.
+func TestTaskDeadline(t *testing.T) {
+	c := generatedPairs(t, 1)[0]
+	srv := rolesServer(t, 0, t.TempDir())
+	var logs syncBuffer
+	release := make(chan struct{})
+	stalled := make(chan string, 1)
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	key, err := srv.AddWorker("staller")
+	if err != nil {
+		t.Fatal(err)
+	}
+	go func() {
+		done <- RunWorker(ctx, WorkerConfig{URL: srv.URL(), Token: srv.WorkerToken, Key: &key, Threads: 1, Log: &logs,
+			BeforeSolve: func(task *Task) {
+				select {
+				case stalled <- task.ID:
+				default:
+				}
+				<-release
+			}})
+	}()
+	defer func() { close(release); cancel(); <-done }()
+	cfg := CoordinatorConfig{URL: srv.URL(), Token: srv.Token, Tasks: 8, Budget: 20_000, Log: &logs, TaskDeadline: 2 * time.Second}
+	out := solveAsync(deadline(t), cfg, c)
+	id := <-stalled
+	workersWith(t, srv.URL(), srv.WorkerToken, 1, &logs, srv)
+	o := <-out
+	checkResult(t, c, o.res, o.err)
+	if !strings.Contains(logs.String(), "handed its task "+id) || !strings.Contains(logs.String(), "past its deadline") {
+		t.Errorf("the stalled task %s was not handed back at its deadline:\n%s", id, logs.String())
 	}
 }
 

@@ -33,7 +33,11 @@ const (
 
 // Job states.
 const (
-	StateRunning   = "running"
+	StateRunning = "running"
+	// StateStopped: its coordinator stopped (a timeout, ^C) and let go of
+	// the job; its tasks wait, unsearched, for a rerun within the lease,
+	// then it expires and is purged.
+	StateStopped   = "stopped"
 	StateEnded     = "ended"     // proven; its records answer a rerun
 	StateCancelled = "cancelled" // by 'arbor jobs cancel'
 	StatePurged    = "purged"    // records and tasks removed; the record goes soon
@@ -82,7 +86,7 @@ func (j *JobInfo) Lease() time.Duration { return time.Duration(j.LeaseMS) * time
 // longer than its lease, measured on the server's clock against now
 // (another machine's clock: a lease of a minute absorbs usual skew).
 func (j *JobInfo) Expired(now time.Time) bool {
-	return j.State == StateRunning && now.Sub(j.Written) > j.Lease()
+	return (j.State == StateRunning || j.State == StateStopped) && now.Sub(j.Written) > j.Lease()
 }
 
 func newEpoch() (string, error) {

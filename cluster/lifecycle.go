@@ -65,7 +65,7 @@ func CancelJob(ctx context.Context, cl Client, job string) error {
 	if j == nil || j.State == StatePurged {
 		return fmt.Errorf("cluster: no job %s", job)
 	}
-	if j.State != StateRunning {
+	if j.State != StateRunning && j.State != StateStopped {
 		return fmt.Errorf("cluster: job %s is %s already", job, j.State)
 	}
 	key, err := s.key(ctx, job, j.Epoch)
@@ -99,7 +99,7 @@ func PurgeJob(ctx context.Context, cl Client, job string) error {
 	if j == nil {
 		return fmt.Errorf("cluster: no job %s", job)
 	}
-	if j.State == StateRunning {
+	if j.State == StateRunning || j.State == StateStopped {
 		if key, err := s.key(ctx, job, j.Epoch); err == nil {
 			_ = conn.endJob(ctx, s, j, key, Record{Cancelled: true}) // tells running workers to stop
 		}

@@ -147,7 +147,20 @@ func StartEmbedded(n int, out io.Writer, command func(i int) *exec.Cmd) (*Embedd
 	if err != nil {
 		return nil, err
 	}
-	ps, err := StartWorkers(n, srv.URL(), wtoken, out, command)
+	// Each process gets a key of its own, registered here: a worker token
+	// alone signs nothing that counts.
+	keys := make([]WorkerKey, n)
+	for i := range keys {
+		if keys[i], err = srv.AddWorker(fmt.Sprintf("embedded%d-%d", os.Getpid(), i)); err != nil {
+			srv.Shutdown()
+			return nil, err
+		}
+	}
+	ps, err := StartWorkers(n, srv.URL(), wtoken, out, func(i int) *exec.Cmd {
+		cmd := command(i)
+		cmd.Env = append(cmd.Environ(), EnvWorkerKey+"="+string(keys[i].Encode()))
+		return cmd
+	})
 	if err != nil {
 		srv.Shutdown()
 		return nil, err
@@ -161,8 +174,16 @@ func (e *Embedded) Close() {
 	e.Server.Shutdown()
 }
 
-// WorkerFromEnv fills URL and token from EnvURL and EnvToken where empty.
-func WorkerFromEnv(cfg WorkerConfig) WorkerConfig {
+// WorkerFromEnv fills URL and token from EnvURL and EnvToken where empty,
+// and the key from EnvWorkerKey (an error when it does not parse).
+func WorkerFromEnv(cfg WorkerConfig) (WorkerConfig, error) {
+	if k := os.Getenv(EnvWorkerKey); k != "" && cfg.Key == nil {
+		key, err := DecodeWorkerKey([]byte(k), "$"+EnvWorkerKey)
+		if err != nil {
+			return cfg, err
+		}
+		cfg.Key = &key
+	}
 	if cfg.URL == "" {
 		cfg.URL = os.Getenv(EnvURL)
 	}
@@ -172,5 +193,5 @@ func WorkerFromEnv(cfg WorkerConfig) WorkerConfig {
 	if cfg.Token == "" {
 		cfg.Token = os.Getenv(EnvWorkerToken)
 	}
-	return cfg
+	return cfg, nil
 }

@@ -144,8 +144,24 @@ type Record struct {
 	// end: Cancelled says the job was cancelled, not solved (Proven false).
 	Cancelled bool `json:"cancelled,omitempty"`
 	Proven    bool `json:"proven,omitempty"`
-	// Sig is the job key's ed25519 signature (base64) of the record
-	// without it: plan, published and end records (signedKind).
+	// done: the evidence an audit replays (evidence.go). Path is the
+	// task's own path (checked against its id), Paths the children's, in
+	// order; Bar the incumbent the search started with, Pruned the one
+	// the children were pruned with at its end, Budget its node budget;
+	// Replay says the search was one CPU thread with the bar frozen, so
+	// the same search gives the same nodes and children.
+	Path   [][2]int32   `json:"path,omitempty"`
+	Paths  [][][2]int32 `json:"paths,omitempty"`
+	Bar    int          `json:"bar,omitempty"`
+	Pruned int          `json:"pruned,omitempty"`
+	Budget int64        `json:"budget,omitempty"`
+	Replay bool         `json:"replay,omitempty"`
+	// Signer is the worker's public key (hex) for done and best records,
+	// registered under Worker (WorkerBucket).
+	Signer string `json:"signer,omitempty"`
+	// Sig is the ed25519 signature (base64) of the record without it: the
+	// job key's on plan, published and end records (signedKind), the
+	// worker's on done and best records.
 	Sig string `json:"sig,omitempty"`
 }
 

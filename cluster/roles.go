@@ -12,15 +12,19 @@ import (
 //   - coordinators (the coordinator token, also --cluster-token): every
 //     right. They create jobs, plan them, end them, cancel and purge them;
 //   - workers: take tasks, publish subtasks, done and best records,
-//     announce themselves, read instances and job records. They may not
-//     write plan, published or end records, job records or keys, read
-//     job keys, create, change, purge or delete streams and consumers, nor
-//     listen to the JetStream API or coordinators' replies (which could
-//     carry job keys).
+//     announce themselves, read instances, job records and the registry
+//     of worker keys. They may not write plan, published or end records,
+//     job records, keys or the registry, read job keys, create, change,
+//     purge or delete streams, create consumers (instances are read by
+//     message gets), nor listen to the JetStream API or coordinators'
+//     replies (which could carry job keys).
 //
-// A worker token that leaks thus cannot stop, plan or delete a job; it
-// can still report a task done that it never searched, which is why the
-// coordinator checks the answer against its own (coordinator.go, canary).
+// A worker token that leaks thus cannot stop, plan or delete a job, and
+// without a registered worker key (evidence.go) none of its records
+// count. What it can read: every job's instance, records (solutions
+// included) and job record, and the announcements. A worker with a key
+// can still report a task done that it never searched: the coordinator
+// audits done records and quarantines such a worker (evidence.go).
 // With one token only (no worker token) every client has every right, as
 // before; plan and end records are still signed with the job's key, so a
 // stray or forged end is refused by the workers.
@@ -41,8 +45,9 @@ var workerPermissions = &server.Permissions{
 			// (a worker deletes the consumers it reads instances through)
 			"$JS.API.CONSUMER.DELETE." + TaskStream + ".>", "$JS.API.CONSUMER.DELETE." + ResultStream + ".>",
 			"$JS.API.CONSUMER.DELETE.KV_" + JobBucket + ".>", "$JS.API.CONSUMER.DELETE.KV_" + KeyBucket + ".>", "$JS.API.CONSUMER.PAUSE.>",
-			"$JS.API.CONSUMER.CREATE." + TaskStream, "$JS.API.CONSUMER.CREATE." + TaskStream + ".>",
-			"$JS.API.CONSUMER.DURABLE.CREATE.>", "$JS.API.ACCOUNT.>", "$JS.API.SERVER.>", "$JS.API.META.>",
+			// no consumers at all (instances are read by message gets):
+			// a worker token cannot fill the server with them
+			"$JS.API.CONSUMER.CREATE.>", "$JS.API.CONSUMER.DURABLE.CREATE.>", "$JS.API.ACCOUNT.>", "$JS.API.SERVER.>", "$JS.API.META.>",
 			"$KV.>", "$O.>",
 			// the job keys, by any route
 			"$JS.API.DIRECT.GET.KV_" + KeyBucket, "$JS.API.DIRECT.GET.KV_" + KeyBucket + ".>",

@@ -31,6 +31,10 @@ type Server struct {
 	Token       string
 	WorkerToken string
 
+	// conn is the sweeper's in-process connection, a coordinator's
+	// (AddWorker registers keys through it).
+	conn *Conn
+
 	stop     chan struct{}
 	done     chan struct{}
 	shutdown sync.Once
@@ -185,6 +189,7 @@ func Listen(cfg ServerConfig) (*Server, error) {
 		var js jetstream.JetStream
 		if js, err = jetstream.New(nc); err == nil {
 			conn := &Conn{NC: nc, JS: js}
+			s.conn = conn
 			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 			_, err = conn.setup(ctx)
 			cancel()

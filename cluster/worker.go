@@ -64,6 +64,11 @@ type WorkerConfig struct {
 	// DeviceHold is how long a device batch keeps its open work before it
 	// hands all of it to the queue (0: deviceHold).
 	DeviceHold time.Duration
+	// Key signs the worker's records and announcements ('arbor jobs
+	// add-worker' mints one; its name is the worker's). Without one, a
+	// worker with the coordinator token registers a key of its own; with
+	// the worker token it cannot (its records would not count).
+	Key *WorkerKey
 }
 
 // DeviceBudgetScale is how many times a task's node budget a device gets
@@ -92,11 +97,17 @@ const devicePublish = 64
 // on the one GPU, a worker killed every 5 s) batches held dozens of tasks
 // for as long as their search lasted; every kill handed a batch back to be
 // searched from its roots again, and long batches never finished.
-const deviceHold = 2 * time.Second
+//
+// Half a second since issue #43: with 8 hybrid workers on one H200 and a
+// kill every 5 s, a kill cost the whole held batch (the subtasks it had
+// published were orphaned with it: their parent's done record never
+// came), +1,662 % over the calm run with a 2 s hold.
+const deviceHold = 500 * time.Millisecond
 
 // worker is the state of one RunWorker.
 type worker struct {
 	cfg   WorkerConfig
+	key   WorkerKey
 	conn  *Conn
 	obs   jetstream.ObjectStore
 	store *jobStore
@@ -166,6 +177,12 @@ func (s *slot) release() {
 // that repeat are retried with a capped exponential back-off, logged once
 // when they start and once when they end.
 func RunWorker(ctx context.Context, cfg WorkerConfig) error {
+	if cfg.Key != nil {
+		if cfg.Name != "" && cfg.Name != cfg.Key.Name {
+			return fmt.Errorf("cluster: worker name %q, but its key is worker %q's", cfg.Name, cfg.Key.Name)
+		}
+		cfg.Name = cfg.Key.Name
+	}
 	named := cfg.Name != ""
 	if !named {
 		host, _ := os.Hostname()
@@ -212,14 +229,40 @@ func RunWorker(ctx context.Context, cfg WorkerConfig) error {
 		ready.fail(ctx, err)
 	}
 	ready.ok()
+	if cfg.Key == nil {
+		// A key of its own: only a coordinator token may register one.
+		k, err := NewWorkerKey(strings.ReplaceAll(cfg.Name, " ", "_"))
+		if err != nil {
+			return err
+		}
+		rctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+		err = conn.register(rctx, k)
+		cancel()
+		if err != nil {
+			return fmt.Errorf("cluster: worker %s has no key and may not register one (a worker token needs a key from 'arbor jobs add-worker'): %w", cfg.Name, err)
+		}
+		cfg.Name, cfg.Key = k.Name, &k
+	}
 	results, err := conn.JS.Stream(ctx, ResultStream)
 	if err != nil {
 		return fmt.Errorf("cluster: stream %s: %w", ResultStream, err)
 	}
-	w := &worker{cfg: cfg, conn: conn, obs: obs, store: store, log: lg, results: results,
+	w := &worker{cfg: cfg, key: *cfg.Key, conn: conn, obs: obs, store: store, log: lg, results: results,
 		jobs: map[string]*jobState{}, raise: map[string]map[chan int]bool{}, ended: map[string]time.Time{},
 		infos: map[string]*infoCache{}, runs: map[string]*jobRun{}, held: map[uint64]string{}, said: map[string]time.Time{},
 		poke: make(chan struct{}, 1)}
+	// A job stopped by its coordinator: its record is read again now.
+	stopSub, err := conn.NC.Subscribe(stoppedSubject, func(m *nats.Msg) {
+		if job := string(m.Data); validJob(job) {
+			ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+			defer cancel()
+			_, _ = w.jobInfo(ctx, job, 0)
+		}
+	})
+	if err != nil {
+		return fmt.Errorf("cluster: subscribing to %s: %w", stoppedSubject, err)
+	}
+	defer stopSub.Unsubscribe()
 	// Incumbents and ends of every job, as they happen.
 	for _, kind := range []string{kindBest, kindEnd} {
 		sub, err := conn.NC.Subscribe(resultPrefix+"*."+kind, w.hear)
@@ -240,7 +283,7 @@ func RunWorker(ctx context.Context, cfg WorkerConfig) error {
 	if err != nil {
 		return err
 	}
-	stopAlive, err := announce(ctx, conn, Alive{Protocol: protocol, Worker: cfg.Name, Run: run, Named: named, Slots: len(slots)}, w.heldTasks, w.poke)
+	stopAlive, err := announce(ctx, conn, Alive{Protocol: protocol, Worker: cfg.Name, Run: run, Named: named, Slots: len(slots)}, w.key, w.heldTasks, w.poke)
 	if err != nil {
 		return err
 	}
@@ -351,7 +394,11 @@ func (w *worker) serve(ctx context.Context, cons jetstream.Consumer, s *slot) er
 	bo := newBackoff("slot "+s.name+": taking tasks", w.log.Printf)
 	for ctx.Err() == nil {
 		var msgs []jetstream.Msg
-		if s.batch > 1 {
+		// A device slot takes a batch only while its kernel is ready:
+		// a slot still setting up (a restarted worker opening the GPU,
+		// a job new to it) holds one task, not a batch a kill would
+		// hand back whole.
+		if s.batch > 1 && s.mcs != nil {
 			b, err := cons.FetchNoWait(s.batch)
 			if err == nil {
 				for msg := range b.Messages() {
@@ -384,7 +431,7 @@ func (w *worker) serve(ctx context.Context, cons jetstream.Consumer, s *slot) er
 		}
 		bo.ok()
 		if len(msgs) > 0 {
-			w.handle(ctx, msgs, s)
+			w.handle(ctx, cons, msgs, s)
 		}
 	}
 	return nil
@@ -444,6 +491,28 @@ func (w *worker) expired(job string) bool {
 	}
 	now := time.Now()
 	return now.Sub(c.changed) > c.info.Lease() && now.Sub(c.first) > c.info.Lease()
+}
+
+// orphanAfter: a running job whose record has not changed for this long
+// has no live coordinator (one renews it every 2 s at most): its tasks
+// are skipped until it is renewed, and dropped once it expires.
+const orphanAfter = 6 * time.Second
+
+// skipDelay is how long a skipped task of a stopped job stays out of the
+// queue before it is looked at again.
+const skipDelay = 5 * time.Second
+
+// orphaned says whether a running job's record has not changed for
+// orphanAfter, as this worker has seen it.
+func (w *worker) orphaned(job string) bool {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	c := w.infos[job]
+	if c == nil || c.info == nil {
+		return false
+	}
+	now := time.Now()
+	return now.Sub(c.changed) > orphanAfter && now.Sub(c.first) > orphanAfter
 }
 
 // run returns the context of a job epoch's tasks: cancelled when its end
@@ -646,20 +715,31 @@ func (w *worker) accept(ctx context.Context, msg jetstream.Msg) (*Task, *jobStat
 	case info.Epoch != t.Epoch:
 		w.drop(msg, t, fmt.Sprintf("a leftover: the job's epoch is now %s", info.Epoch))
 		return nil, nil, nil, false
+	case w.expired(t.Job):
+		w.drop(msg, t, fmt.Sprintf("the job expired: its coordinator has not renewed it for %v", info.Lease()))
+		return nil, nil, nil, false
+	case info.State == StateStopped || info.State == StateRunning && w.orphaned(t.Job):
+		// No coordinator: the task waits for a rerun, behind every live
+		// job's (a stopped job's tasks ran ahead of new jobs: 8 times
+		// the time of the next job).
+		_ = msg.NakWithDelay(skipDelay)
+		w.sayOnce("skip "+t.Job, "skipping tasks of job %s (epoch %s) for now: no coordinator holds it", t.Job, t.Epoch)
+		return nil, nil, nil, false
 	case info.State != StateRunning:
 		w.markEnded(t.Job, t.Epoch)
 		w.drop(msg, t, "the job is "+info.State)
-		return nil, nil, nil, false
-	case w.expired(t.Job):
-		w.drop(msg, t, fmt.Sprintf("the job expired: its coordinator has not renewed it for %v", info.Lease()))
 		return nil, nil, nil, false
 	}
 	if md, err := msg.Metadata(); err == nil && md.NumDelivered > 1 {
 		// Given again: maybe its worker died between the done record and
 		// the ack. Then there is nothing left to do.
-		if _, err := w.results.GetLastMsgForSubject(ctx, doneSubject(t.Job, t.ID)); err == nil {
-			_ = msg.Ack()
-			return nil, nil, nil, false
+		// Only a done record of its own counts here: another worker's
+		// (maybe forged) would make this one skip the task.
+		if m, err := w.results.GetLastMsgForSubject(ctx, doneSubject(t.Job, t.ID)); err == nil {
+			if r, err := decodeRecord(m.Data); err == nil && r.Signer == w.key.Public() && verifyRecord(r, r.Signer) == nil {
+				_ = msg.Ack()
+				return nil, nil, nil, false
+			}
 		}
 	}
 	j, err := w.job(ctx, t)
@@ -697,45 +777,74 @@ func (w *worker) hold(msg jetstream.Msg, t *Task) func() {
 
 // handle solves the tasks of msgs on slot s: a device's McSplit tasks of
 // one job together, every other task alone.
-func (w *worker) handle(ctx context.Context, msgs []jetstream.Msg, s *slot) {
+func (w *worker) handle(ctx context.Context, cons jetstream.Consumer, msgs []jetstream.Msg, s *slot) {
 	var batch []pending
 	var bctx context.Context
-	for i, msg := range msgs {
-		if i > 0 && msg.Subject() != msgs[0].Subject() {
+	subject := msgs[0].Subject()
+	toppedUp := false
+	for i := 0; i < len(msgs); i++ {
+		msg := msgs[i]
+		switch {
+		case i > 0 && msg.Subject() != subject:
 			// Another job's task, fetched with a device batch: back to the
 			// queue at once (a redelivery comes before new tasks). Held
 			// here it would wait for the whole batch, and its job with it:
 			// with four jobs at a time that was seconds of every job's tail.
 			_ = msg.Nak()
-			continue
+		case i > 0 && s.dev != nil && !w.readyFor(s, msgs[0]):
+			// The slot's kernel is another job's: it holds one task of
+			// this job while it gets ready; the rest go back at once.
+			_ = msg.Nak()
+		default:
+			t, j, jctx, ok := w.accept(ctx, msg)
+			if !ok {
+				break
+			}
+			defer w.hold(msg, t)()
+			if w.cfg.BeforeSolve != nil {
+				w.cfg.BeforeSolve(t)
+			}
+			// Every task says it is in progress until handle returns:
+			// while it is searched, and while the ones before it are (or
+			// the ack wait would hand it to other workers meanwhile).
+			stopBeat := w.heartbeats(msg, t)
+			defer stopBeat()
+			if s.dev != nil && t.Problem == "mcs" && (len(batch) == 0 || batch[0].t.Job == t.Job && batch[0].t.Epoch == t.Epoch) {
+				batch = append(batch, pending{msg, t, j})
+				bctx = jctx
+				break
+			}
+			solve := w.solve
+			if t.Problem == "vc" {
+				solve = w.solveVC
+			}
+			w.settle(ctx, jctx, msg, t, solve(jctx, msg, t, j, s))
 		}
-		t, j, jctx, ok := w.accept(ctx, msg)
-		if !ok {
-			continue
+		if i == len(msgs)-1 && !toppedUp && len(batch) > 0 && len(batch) < s.batch {
+			// The kernel is made ready for the batch's job now (while
+			// only these tasks are held), and the batch topped up before
+			// the search: a device searching one task alone with a whole
+			// batch's budget explored 15 times the nodes.
+			toppedUp = true
+			first := batch[0]
+			if w.deviceFor(s, endKey(first.t.Job, first.t.Epoch), first.j) != nil {
+				if more, err := cons.FetchNoWait(s.batch - len(batch)); err == nil {
+					for m := range more.Messages() {
+						msgs = append(msgs, m)
+					}
+				}
+			}
 		}
-		defer w.hold(msg, t)()
-		if w.cfg.BeforeSolve != nil {
-			w.cfg.BeforeSolve(t)
-		}
-		// Every task says it is in progress until handle returns: while it
-		// is searched, and while the ones before it are (or the ack wait
-		// would hand it to other workers meanwhile).
-		stopBeat := w.heartbeats(msg, t)
-		defer stopBeat()
-		if s.dev != nil && t.Problem == "mcs" && (len(batch) == 0 || batch[0].t.Job == t.Job && batch[0].t.Epoch == t.Epoch) {
-			batch = append(batch, pending{msg, t, j})
-			bctx = jctx
-			continue
-		}
-		solve := w.solve
-		if t.Problem == "vc" {
-			solve = w.solveVC
-		}
-		w.settle(ctx, jctx, msg, t, solve(jctx, msg, t, j, s))
 	}
 	if len(batch) > 0 {
 		w.solveBatch(ctx, bctx, batch, s)
 	}
+}
+
+// readyFor says whether slot s has its device kernel for the job of msg
+// (by subject: the job; the epoch is checked when the batch is solved).
+func (w *worker) readyFor(s *slot, msg jetstream.Msg) bool {
+	return s.mcs != nil && strings.HasPrefix(s.mcsJob, strings.TrimPrefix(msg.Subject(), taskPrefix)+"/")
 }
 
 // pending is an accepted task with its message and job.
@@ -794,7 +903,7 @@ func (w *worker) job(ctx context.Context, t *Task) (*jobState, error) {
 	if j != nil {
 		return j, nil
 	}
-	data, err := w.obs.GetBytes(ctx, t.Instance)
+	data, err := fetchInstance(ctx, w.conn, w.obs, t.Instance)
 	if err != nil {
 		return nil, fmt.Errorf("fetching instance %.12s…: %w", t.Instance, err)
 	}
@@ -843,11 +952,48 @@ func (w *worker) job(ctx context.Context, t *Task) (*jobState, error) {
 	return j, nil
 }
 
+// fetchInstance reads an instance from the object store by message gets,
+// chunk after chunk, without the consumer the object store's own reader
+// makes: workers may create no consumers at all (Roles), so that no
+// worker can fill the server with them.
+func fetchInstance(ctx context.Context, conn *Conn, obs jetstream.ObjectStore, name string) ([]byte, error) {
+	info, err := obs.GetInfo(ctx, name)
+	if err != nil {
+		return nil, err
+	}
+	st, err := conn.JS.Stream(ctx, "OBJ_"+InstanceBucket)
+	if err != nil {
+		return nil, err
+	}
+	subject := "$O." + InstanceBucket + ".C." + info.NUID
+	data := make([]byte, 0, info.Size)
+	var seq uint64
+	for range info.Chunks {
+		m, err := st.GetMsg(ctx, seq, jetstream.WithGetMsgSubject(subject))
+		if err != nil {
+			return nil, fmt.Errorf("reading a chunk: %w", err)
+		}
+		data = append(data, m.Data...)
+		seq = m.Sequence + 1
+	}
+	if uint64(len(data)) != info.Size {
+		return nil, fmt.Errorf("%d bytes read of %d", len(data), info.Size)
+	}
+	return data, nil
+}
+
 // solve searches an mcs task's subtree on the CPU (a device slot's tasks
 // go to solveBatch) and completes it with what it left as child tasks.
 func (w *worker) solve(ctx context.Context, msg jetstream.Msg, t *Task, j *jobState, s *slot) error {
-	raise, stopListening := w.listen(endKey(t.Job, t.Epoch))
-	defer stopListening()
+	// One thread searches with the bar frozen at its start, so that an
+	// audit searching the task again gets the same nodes and children
+	// (evidence.go); several threads hear improvements as they come.
+	var raise chan int
+	if s.threads > 1 {
+		var stopListening func()
+		raise, stopListening = w.listen(endKey(t.Job, t.Epoch))
+		defer stopListening()
+	}
 	w.mu.Lock()
 	// The task's own incumbent is a hint from whoever published it, not a
 	// proof: only sizes verified here prune.
@@ -858,9 +1004,11 @@ func (w *worker) solve(ctx context.Context, msg jetstream.Msg, t *Task, j *jobSt
 		w.raiseBest(endKey(t.Job, t.Epoch), len(m))
 		w.publishBest(t, Record{Size: len(m), Mapping: m})
 	}
-	res, err := j.pr.SolveSubtree(ctx, t.steps(), mcs.SubtreeOptions{
-		Incumbent: incumbent, NodeBudget: t.Budget, Threads: s.threads, Raise: raise, Improved: improved,
-	})
+	so := mcs.SubtreeOptions{Incumbent: incumbent, NodeBudget: t.Budget, Threads: s.threads, Improved: improved}
+	if raise != nil {
+		so.Raise = raise
+	}
+	res, err := j.pr.SolveSubtree(ctx, t.steps(), so)
 	if err != nil {
 		return badTaskError{err}
 	}
@@ -878,7 +1026,8 @@ func (w *worker) solve(ctx context.Context, msg jetstream.Msg, t *Task, j *jobSt
 		children = append(children, Task{Protocol: protocol, Problem: "mcs", Job: t.Job, Epoch: t.Epoch, Round: t.Round, ID: taskID(t.scope(), r.Path), Instance: t.Instance,
 			Options: t.Options, Path: fromSteps(r.Path), Bound: r.Bound, Incumbent: known, Budget: t.Budget})
 	}
-	return w.complete(ctx, msg, t, children, Record{Nodes: res.Nodes, Size: res.Size, Mapping: res.Mapping})
+	return w.complete(ctx, msg, t, children, Record{Nodes: res.Nodes, Size: res.Size, Mapping: res.Mapping,
+		Bar: incumbent, Pruned: known, Replay: s.threads <= 1})
 }
 
 // deviceFor is the slot's McSplit kernel for job, made on first use, or
@@ -940,6 +1089,7 @@ func (w *worker) solveBatch(wctx, ctx context.Context, batch []pending, s *slot)
 	done := Record{}
 	var ids []string
 	var bounds []int
+	var cpaths [][][2]int32
 	start := time.Now()
 	returned := map[int]bool{} // batch tasks handed back unstarted
 	for round := 0; len(paths) > 0; round++ {
@@ -1017,6 +1167,7 @@ func (w *worker) solveBatch(wctx, ctx context.Context, batch []pending, s *slot)
 		ids = append(ids, published...)
 		for _, c := range children {
 			bounds = append(bounds, c.Bound)
+			cpaths = append(cpaths, c.Path)
 		}
 	}
 	for i, p := range batch {
@@ -1027,7 +1178,7 @@ func (w *worker) solveBatch(wctx, ctx context.Context, batch []pending, s *slot)
 		rec, kids := Record{}, []string(nil)
 		if i == owner {
 			rec, kids = done, ids
-			rec.Bounds = bounds
+			rec.Bounds, rec.Paths = bounds, cpaths
 		}
 		w.settle(wctx, ctx, p.msg, p.t, w.finish(ctx, p.msg, p.t, kids, rec))
 	}
@@ -1057,7 +1208,11 @@ func (w *worker) heartbeats(msg jetstream.Msg, t *Task) (stop func()) {
 // publishBest sends an improved solution (with its certificate) to every
 // worker and to the results stream, without waiting: the search goes on.
 func (w *worker) publishBest(t *Task, rec Record) {
-	rec.Protocol, rec.Kind, rec.Job, rec.Epoch, rec.Task, rec.Worker = protocol, kindBest, t.Job, t.Epoch, t.ID, w.cfg.Name
+	rec.Protocol, rec.Kind, rec.Job, rec.Epoch, rec.Task = protocol, kindBest, t.Job, t.Epoch, t.ID
+	if err := signAs(&rec, w.key); err != nil {
+		w.log.Printf("task %s: signing an incumbent: %v", t.ID, err)
+		return
+	}
 	b, err := json.Marshal(rec)
 	if err != nil {
 		w.log.Printf("task %s: encoding an incumbent: %v", t.ID, err)
@@ -1076,9 +1231,10 @@ func (w *worker) complete(ctx context.Context, msg jetstream.Msg, t *Task, child
 	if err != nil {
 		return err
 	}
-	done.Bounds = nil
+	done.Bounds, done.Paths = nil, nil
 	for _, c := range children {
 		done.Bounds = append(done.Bounds, c.Bound)
+		done.Paths = append(done.Paths, c.Path)
 	}
 	return w.finish(ctx, msg, t, ids, done)
 }
@@ -1106,7 +1262,11 @@ func (w *worker) publishTasks(ctx context.Context, t *Task, children []Task) ([]
 
 // finish publishes t's done record naming its children's ids, then acks.
 func (w *worker) finish(ctx context.Context, msg jetstream.Msg, t *Task, ids []string, done Record) error {
-	done.Protocol, done.Kind, done.Job, done.Epoch, done.Round, done.Task, done.Children, done.Worker = protocol, kindDone, t.Job, t.Epoch, t.Round, t.ID, ids, w.cfg.Name
+	done.Protocol, done.Kind, done.Job, done.Epoch, done.Round, done.Task, done.Children = protocol, kindDone, t.Job, t.Epoch, t.Round, t.ID, ids
+	done.Path, done.Budget = t.Path, t.Budget
+	if err := signAs(&done, w.key); err != nil {
+		return err
+	}
 	b, err := json.Marshal(done)
 	if err != nil {
 		return err

@@ -30,6 +30,7 @@ type clusterFlags struct {
 	ackWait   time.Duration
 	lease     time.Duration
 	fresh     bool
+	auditRate float64
 	creds     cluster.Credentials
 	// deviceArgs are the first local worker's engine and device flags
 	// (--cluster embedded with --engine gpu or hybrid).
@@ -63,6 +64,7 @@ func (c *clusterFlags) register(fs *flag.FlagSet) {
 	fs.IntVar(&c.tasks, "tasks", 0, "cluster: root tasks to split the search into (0: mcs 256, vc 1, the whole graph)")
 	fs.DurationVar(&c.ackWait, "ack-wait", cluster.DefaultHandBack, "cluster: how long a worker may go unheard before its tasks of this job go to other workers (at least 1.5 s; at once when a worker restarted under the same --name announces itself)")
 	fs.DurationVar(&c.lease, "lease", cluster.DefaultLease, "cluster: how long the job outlives this coordinator if it dies: a rerun within it resumes the job, after it the job expires and is purged")
+	fs.Float64Var(&c.auditRate, "audit-rate", cluster.DefaultAuditRate, "cluster: share of every worker's done tasks the coordinator searches again to check them (0: only the last tasks of a proof, which are always checked); a worker whose record disagrees is quarantined and its tasks searched again")
 	fs.BoolVar(&c.fresh, "fresh", false, "cluster: start a new job even if the server holds this one (which is otherwise resumed, or answered from its records if it ended); stopped early, a fresh job is cancelled and purged")
 	registerCredentials(fs, &c.creds)
 }
@@ -88,6 +90,12 @@ func (c *clusterFlags) tokenOrEnv() string {
 // embedded it starts the loopback server and the local worker processes
 // (this binary's 'worker' command), which the returned function stops.
 func (c *clusterFlags) coordinator(e *env, workers, threads int, quiet bool) (cluster.CoordinatorConfig, func(), error) {
+	if c.auditRate < 0 || c.auditRate > 1 {
+		return cluster.CoordinatorConfig{}, nil, usagef("--audit-rate must be between 0 and 1 (got %v)", c.auditRate)
+	}
+	if c.auditRate == 0 {
+		c.auditRate = -1 // none but a proof's last tasks
+	}
 	if c.taskNodes < 0 || c.tasks < 0 || c.ackWait <= 0 || c.lease <= 0 {
 		return cluster.CoordinatorConfig{}, nil, usagef("--task-nodes and --tasks must be ≥ 0, --ack-wait and --lease > 0")
 	}
@@ -95,7 +103,7 @@ func (c *clusterFlags) coordinator(e *env, workers, threads int, quiet bool) (cl
 		return cluster.CoordinatorConfig{}, nil, usagef("--tasks %d: at most %d root tasks (a task splits itself when it runs over --task-nodes)", c.tasks, cluster.MaxRoots)
 	}
 	cfg := cluster.CoordinatorConfig{URL: c.url, Token: c.tokenOrEnv(), Credentials: c.creds, Tasks: c.tasks, Budget: c.taskNodes, AckWait: c.ackWait,
-		Lease: c.lease, Log: e.stderr, Fresh: c.fresh}
+		Lease: c.lease, Log: e.stderr, Fresh: c.fresh, AuditRate: c.auditRate}
 	if c.url != "embedded" {
 		return cfg, func() {}, nil
 	}
@@ -149,10 +157,14 @@ type clusterJSON struct {
 	Roots   int    `json:"roots"`
 	Resumed bool   `json:"resumed"`
 	Workers int    `json:"workers"`
+	Audited int    `json:"audited"`
+	// Quarantined are the workers whose records failed an audit.
+	Quarantined []string `json:"quarantined,omitempty"`
 }
 
 func newClusterJSON(res cluster.Result) *clusterJSON {
-	return &clusterJSON{Job: res.Job, Epoch: res.Epoch, Tasks: res.Tasks, Roots: res.Roots, Resumed: res.Resumed, Workers: res.Workers}
+	return &clusterJSON{Job: res.Job, Epoch: res.Epoch, Tasks: res.Tasks, Roots: res.Roots, Resumed: res.Resumed, Workers: res.Workers,
+		Audited: res.Audited, Quarantined: res.Quarantined}
 }
 
 // clusterWhy is the "why" of a distributed run.
@@ -168,8 +180,12 @@ func clusterWhy(cf clusterFlags, res cluster.Result) string {
 	if res.Resumed {
 		resumed = ", resumed"
 	}
-	return fmt.Sprintf("--cluster: distributed over %s (job %s epoch %s: %s from %s%s)", where, res.Job, res.Epoch,
-		plural(res.Tasks, "task"), plural(res.Roots, "root"), resumed)
+	audit := fmt.Sprintf(", %d audited", res.Audited)
+	if len(res.Quarantined) > 0 {
+		audit += fmt.Sprintf("; quarantined for failed audits, their tasks searched again: %s", strings.Join(res.Quarantined, ", "))
+	}
+	return fmt.Sprintf("--cluster: distributed over %s (job %s epoch %s: %s from %s%s%s)", where, res.Job, res.Epoch,
+		plural(res.Tasks, "task"), plural(res.Roots, "root"), resumed, audit)
 }
 
 // clusterThreads is the threads field of a distributed run: each local
@@ -274,7 +290,8 @@ func runWorker(e *env) error {
 	token := fs.String("cluster-token", "", "the worker token, or the server's only token (default $"+cluster.EnvToken+", then $"+cluster.EnvWorkerToken+"; or in the URL)")
 	threads := fs.Int("threads", 0, "CPU search threads; 0 uses every core (less one per device with --engine hybrid)")
 	slots := fs.Int("slots", 0, "tasks the CPU searches at once, sharing the threads out (0: one per thread)")
-	name := fs.String("name", "", "the worker's name in records and logs (default host:pid)")
+	name := fs.String("name", "", "the worker's name in records and logs (default: its --key's name, else host:pid)")
+	keyFile := fs.String("key", "", "the worker's key file ('arbor jobs add-worker NAME'; default $"+cluster.EnvWorkerKey+"): it signs the worker's records; without one, only a worker with the coordinator token can work (it registers a key of its own)")
 	engine := fs.String("engine", "auto", "what solves tasks: cpu, gpu (each device of --device takes tasks of its own), hybrid (the devices and the CPU, each taking its own tasks) or auto (hybrid when the chosen devices are GPUs, else cpu)")
 	var df deviceFlags
 	df.registerMany(fs)
@@ -292,8 +309,18 @@ func runWorker(e *env) error {
 	if *threads < 0 || *slots < 0 || *deviceNodes < 0 || *workers < 0 {
 		return usagef("--threads, --slots, --device-nodes and --workers must be ≥ 0")
 	}
-	cfg := cluster.WorkerFromEnv(cluster.WorkerConfig{URL: *url, Token: *token, Credentials: creds, Threads: *threads, Name: *name, Log: e.stderr,
+	cfg, err := cluster.WorkerFromEnv(cluster.WorkerConfig{URL: *url, Token: *token, Credentials: creds, Threads: *threads, Name: *name, Log: e.stderr,
 		Slots: *slots, DeviceBudget: *deviceNodes, DeviceWorkers: *workers})
+	if err != nil {
+		return err
+	}
+	if *keyFile != "" {
+		k, err := cluster.ReadWorkerKey(*keyFile)
+		if err != nil {
+			return err
+		}
+		cfg.Key = &k
+	}
 	if cfg.URL == "" {
 		return usagef("worker needs --cluster nats://HOST:4222 (or $%s)", cluster.EnvURL)
 	}
@@ -528,7 +555,8 @@ func parseSize(text string) (int64, error) {
 // runJobs is 'arbor jobs list|cancel JOB|purge JOB': the life cycle of a
 // cluster's jobs (a coordinator's token is needed).
 func runJobs(e *env) error {
-	fs := newFlags(e, "jobs", "list|cancel JOB|purge JOB [--cluster nats://HOST:4222] [--cluster-token T] [--json]")
+	fs := newFlags(e, "jobs", "list|cancel JOB|purge JOB|add-worker NAME [-o KEYFILE] [--cluster nats://HOST:4222] [--cluster-token T] [--json]")
+	keyOut := fs.String("o", "", "add-worker: write the worker's key file here (default: NAME.key; mode 0600)")
 	url := fs.String("cluster", "", "the NATS server (default $"+cluster.EnvURL+")")
 	token := fs.String("cluster-token", "", "a coordinator's token (default $"+cluster.EnvToken+"; or in the URL)")
 	asJSON := fs.Bool("json", false, "list: one JSON object per job")
@@ -593,6 +621,20 @@ func runJobs(e *env) error {
 		}
 		fmt.Fprintf(e.stdout, "purged job %s\n", pos[1])
 		return nil
+	case len(pos) == 2 && pos[0] == "add-worker":
+		path := *keyOut
+		if path == "" {
+			path = pos[1] + ".key"
+		}
+		k, err := cluster.AddWorker(e.ctx, cl, pos[1])
+		if err != nil {
+			return err
+		}
+		if err := os.WriteFile(path, k.Encode(), 0o600); err != nil {
+			return fmt.Errorf("writing the key of worker %s: %w", pos[1], err)
+		}
+		fmt.Fprintf(e.stdout, "worker %s registered (key %.12s…); its key file is %s: arbor worker --key %s\n", k.Name, k.Public(), path, path)
+		return nil
 	}
-	return usagef("jobs takes list, cancel JOB or purge JOB (got %q)", pos)
+	return usagef("jobs takes list, cancel JOB, purge JOB or add-worker NAME (got %q)", pos)
 }

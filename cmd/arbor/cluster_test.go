@@ -35,7 +35,7 @@ func TestClusterUsage(t *testing.T) {
 		{[]string{"server", "--max-store", "lots"}, "--max-store"},
 		{[]string{"server", "--cluster-token", "a", "--worker-token", "a"}, "differ"},
 		{[]string{"jobs", "list"}, "--cluster"},
-		{[]string{"jobs", "frobnicate", "--cluster", "nats://127.0.0.1:1"}, "list, cancel JOB or purge JOB"},
+		{[]string{"jobs", "frobnicate", "--cluster", "nats://127.0.0.1:1"}, "list, cancel JOB, purge JOB or add-worker NAME"},
 	} {
 		code, _, stderr := runCLI(t, c.args...)
 		if code != 2 || !strings.Contains(stderr, c.want) {
@@ -61,8 +61,12 @@ func TestJobsCommand(t *testing.T) {
 	defer cancel()
 	wctx, stop := context.WithCancel(ctx)
 	done := make(chan error, 1)
+	key, err := srv.AddWorker("w") // a worker token needs a registered key
+	if err != nil {
+		t.Fatal(err)
+	}
 	go func() {
-		done <- cluster.RunWorker(wctx, cluster.WorkerConfig{URL: srv.URL(), Token: "work", Threads: 1})
+		done <- cluster.RunWorker(wctx, cluster.WorkerConfig{URL: srv.URL(), Token: "work", Key: &key, Threads: 1})
 	}()
 	defer func() { stop(); <-done }()
 	g, h, _, err := demoMCSPair()

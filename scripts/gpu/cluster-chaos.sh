@@ -66,7 +66,7 @@ echo "chaos: $(wc -l <"$work/pairs") pairs (of $total proven with $minsec-$maxse
 start_worker() { # start_worker I: (re)start worker I; its pid goes to $work/pid.I
 	# in a subshell: no job-control notice when it is killed
 	(
-		ARBOR_CLUSTER_TOKEN=$WORKER "$ARBOR" worker --cluster "$URL" --threads "$threads" --name "w$1" $wargs >>"$work/worker$1.log" 2>&1 &
+		ARBOR_CLUSTER_TOKEN=$WORKER "$ARBOR" worker --cluster "$URL" --threads "$threads" --key "$keys/w$1.key" $wargs >>"$work/worker$1.log" 2>&1 &
 		echo $! >"$work/pid.$1"
 	)
 }
@@ -111,6 +111,12 @@ phase() { # phase NAME KILL(0|1)
 	"$ARBOR" server --listen 127.0.0.1:$port --store "$work/$name/store" --coordinator-token "$COORD" --worker-token "$WORKER" 2>>"$work/server.log" &
 	server=$!
 	for _ in $(seq 100); do (exec 3<>/dev/tcp/127.0.0.1/$port) 2>/dev/null && break; sleep 0.1; done
+	# Each worker signs with a key of its own (issue 43), minted here.
+	keys=$work/$name/keys
+	mkdir -p "$keys"
+	for i in $(seq 0 $((nworkers - 1))); do
+		ARBOR_CLUSTER_TOKEN=$COORD "$ARBOR" jobs add-worker "w$i" -o "$keys/w$i.key" --cluster "$URL" >/dev/null || echo "add-worker w$i failed" >&2
+	done
 	for i in $(seq 0 $((nworkers - 1))); do start_worker "$i"; done
 	echo 0 >"$work/$name/kills"
 	if [ "$kill" = 1 ]; then
