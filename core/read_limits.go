@@ -10,12 +10,14 @@ import (
 )
 
 // The readers' limits guard against inputs that ask for far more memory
-// than they occupy: a compressed file that expands a thousandfold, or a
-// header line announcing a billion vertices. Both follow the memory the
-// machine has, and both can be raised.
+// than they occupy, or that never end: a compressed file that expands a
+// thousandfold, /dev/zero, or a header line announcing a billion vertices.
+// The input limit is a fixed size (DefaultMaxInput), the header's follows
+// the memory the machine has; both can be raised.
 const (
-	// EnvMaxInput sets ReadOptions.MaxInput's default: the size a
-	// compressed file may decompress to ("16G", "500MiB", bytes).
+	// EnvMaxInput sets ReadOptions.MaxInput's default: the most bytes any
+	// input may hold (a file, a stream, or what gzip decompresses to;
+	// "16G", "500MiB", bytes).
 	EnvMaxInput = "ARBOR_MAX_INPUT"
 	// EnvMaxMemory sets ReadOptions.MaxMemory's default: the memory the
 	// per-vertex structures of the vertex count a header announces may
@@ -28,6 +30,27 @@ const (
 // parallel reader's per-vertex offsets (8), and vertex labels or the
 // LAD/MIVIA readers' seen list (4 each).
 const BytesPerVertex = 24
+
+// DefaultMaxInput is the input limit unless set (ReadOptions.MaxInput,
+// $ARBOR_MAX_INPUT): the largest file, stream or decompressed size read.
+// It is a fixed size, not a share of the memory: on a large machine half
+// the memory let an endless input (/dev/zero, a pipe that never ends) or a
+// gzip bomb fill tens of gigabytes, for minutes, before it was refused. A
+// gigabyte holds some 50 million edges as text; larger graphs are read
+// with the limit raised.
+const DefaultMaxInput = 1 << 30
+
+// defaultMaxInput is DefaultMaxInput, or half the available memory where
+// that is less (never under minBudget), and where it came from.
+func defaultMaxInput() (int64, string) {
+	const raise = "; raise it with --max-input SIZE or " + EnvMaxInput
+	if avail, ok := availableMemory(); ok {
+		if half := max(int64(avail/2), minBudget); half < DefaultMaxInput {
+			return half, fmt.Sprintf("%s, half the available memory", humanSize(half)) + raise
+		}
+	}
+	return DefaultMaxInput, humanSize(DefaultMaxInput) + ", the default" + raise
+}
 
 // fallbackMemory is the budget where the available memory cannot be read.
 const fallbackMemory = 8 << 30
@@ -46,7 +69,8 @@ type readLimits struct {
 }
 
 // limits resolves opts' limits: an option set by the caller, else its
-// environment variable, else half the available memory (the input, and the
+// environment variable, else the default: for the input DefaultMaxInput,
+// for a header's vertices half the available memory (the input, and the
 // graph built from it, must both fit).
 func (opts ReadOptions) limits() (readLimits, error) {
 	var l readLimits
@@ -73,8 +97,12 @@ func (opts ReadOptions) limits() (readLimits, error) {
 		return b, why + fmt.Sprintf("; raise it with %s SIZE or %s", flag, env), nil
 	}
 	var err error
-	if l.maxInput, l.inputFrom, err = budget(opts.MaxInput, EnvMaxInput, "--max-input"); err != nil {
-		return l, err
+	if opts.MaxInput > 0 || os.Getenv(EnvMaxInput) != "" {
+		if l.maxInput, l.inputFrom, err = budget(opts.MaxInput, EnvMaxInput, "--max-input"); err != nil {
+			return l, err
+		}
+	} else {
+		l.maxInput, l.inputFrom = defaultMaxInput()
 	}
 	if opts.MaxVertices > 0 {
 		l.maxVertices, l.vertexFrom = opts.MaxVertices, "ReadOptions.MaxVertices"
