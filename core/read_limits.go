@@ -66,6 +66,10 @@ type readLimits struct {
 	inputFrom   string
 	maxVertices int
 	vertexFrom  string
+	// memory is the memory budget (without MaxVertices), and where it
+	// came from, for CheckMemory.
+	memory     int64
+	memoryFrom string
 }
 
 // limits resolves opts' limits: an option set by the caller, else its
@@ -111,6 +115,7 @@ func (opts ReadOptions) limits() (readLimits, error) {
 		if err != nil {
 			return l, err
 		}
+		l.memory, l.memoryFrom = mem, from
 		l.maxVertices = int(min(mem/BytesPerVertex, math.MaxInt32))
 		l.vertexFrom = fmt.Sprintf("%d bytes a vertex in %s", BytesPerVertex, from)
 	}
@@ -119,6 +124,25 @@ func (opts ReadOptions) limits() (readLimits, error) {
 		l.maxVertices = math.MaxInt32
 	}
 	return l, nil
+}
+
+// CheckMemory refuses to build a structure of need bytes that the graph's
+// size does not bound (a complement, an adjacency or bit matrix: n² from a
+// header's n) when it passes opts' memory limit (MaxMemory, else
+// $ARBOR_MAX_MEMORY, else half the available memory): a 30-byte file
+// announcing 100 000 vertices must not make 40 GB. what names the
+// structure and its graph, for the error. need is a float64 so that n²
+// estimates cannot overflow.
+func (opts ReadOptions) CheckMemory(what string, need float64) error {
+	opts.MaxVertices = 0 // the memory budget, not a vertex cap
+	lim, err := opts.limits()
+	if err != nil {
+		return err
+	}
+	if need > float64(lim.memory) {
+		return fmt.Errorf("%s would take %s, more than the memory limit, %s", what, humanSize(int64(min(need, math.MaxInt64/2))), lim.memoryFrom)
+	}
+	return nil
 }
 
 // availableMemory is the memory this process can still use: Linux's

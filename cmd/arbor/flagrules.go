@@ -165,7 +165,7 @@ type readLimits struct{ maxInput, maxMemory sizeValue }
 func (l *readLimits) register(fs *flag.FlagSet) {
 	fs.Var(&l.maxInput, "max-input", "most bytes any input may hold: a file, standard input, a pipe or device, or what gzip expands to (`SIZE`: 512M, 16G; default $"+
 		core.EnvMaxInput+" or 1G)")
-	fs.Var(&l.maxMemory, "max-memory", fmt.Sprintf("most memory for the %d bytes a vertex that a header's vertex count asks for (`SIZE`: 512M, 16G; default $%s or half the available memory)",
+	fs.Var(&l.maxMemory, "max-memory", fmt.Sprintf("most memory for the %d bytes a vertex that a header's vertex count asks for, and for an n² structure built from a graph (a complement, an adjacency or bit matrix) (`SIZE`: 512M, 16G; default $%s or half the available memory)",
 		core.BytesPerVertex, core.EnvMaxMemory))
 }
 

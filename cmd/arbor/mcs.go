@@ -106,6 +106,9 @@ func runMCS(e *env) error {
 	if *deadEnd < 0 {
 		return usagef("--dead-end must be ≥ 0")
 	}
+	if err := e.checkMCSMatrices(graphs, opts); err != nil {
+		return err
+	}
 	if bf.active() {
 		if cf.url != "" || *approx {
 			return usagef("--batch and --against run two-graph searches in this process: leave out --cluster and --approximate")
