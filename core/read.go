@@ -114,15 +114,15 @@ func DetectFormat(name string, head []byte) string {
 	if len(head) >= 14 && strings.EqualFold(string(head[:14]), "%%MatrixMarket") {
 		return FormatMTX
 	}
-	if looksBinary(head) {
-		return FormatMIVIA
-	}
 	ext := strings.ToLower(strings.TrimPrefix(filepath.Ext(name), "."))
-	// The first line that is not a comment settles DIMACS and PACE.
+	// The first line that is not a comment settles DIMACS and PACE, when it
+	// is text: binary bytes further on (a .clq with trailing NULs) make a
+	// bad DIMACS file, not a MIVIA one, whose first words are never a text
+	// line.
 	r := textReader{data: head}
 	for {
 		l, ok := r.next()
-		if !ok || (r.pos >= len(head) && len(head) == 4096) { // a cut line says nothing
+		if !ok || (r.pos >= len(head) && len(head) == 4096) || looksBinary(l) { // a cut line says nothing
 			break
 		}
 		tok, rest := field(l)
@@ -143,6 +143,9 @@ func DetectFormat(name string, head []byte) string {
 			return FormatDIMACS
 		}
 		break
+	}
+	if looksBinary(head) {
+		return FormatMIVIA
 	}
 	switch ext {
 	case "mtx", "mm":
@@ -219,12 +222,17 @@ func parseBytes(data []byte, name string, opts ReadOptions, par parallelism) (*G
 		format = f
 	} else {
 		format = DetectFormat(name, data)
+		if format == "" && len(bytes.TrimSpace(data)) == 0 {
+			return nil, &FormatError{File: name, Offset: -1, Msg: fmt.Sprintf(
+				"no header or data line: the file holds only blank lines and spaces (%d bytes)", len(data))}
+		}
 		if format == "" {
 			return nil, &FormatError{File: name, Offset: -1, Msg: fmt.Sprintf("cannot tell the graph format from the content or the name; force one (%s)", strings.Join(Formats(), ", "))}
 		}
 	}
 	if format != FormatMIVIA && len(bytes.TrimSpace(data)) == 0 {
-		return nil, &FormatError{File: name, Format: format, Offset: -1, Msg: "file is empty"}
+		return nil, &FormatError{File: name, Format: format, Offset: -1, Msg: fmt.Sprintf(
+			"no header or data line: the file holds only blank lines and spaces (%d bytes)", len(data))}
 	}
 	lim, err := opts.limits()
 	if err != nil {

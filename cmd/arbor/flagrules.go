@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"os"
+	"regexp"
 	"runtime"
 	"strconv"
 	"strings"
@@ -63,10 +64,18 @@ func parseDuration(s string) (time.Duration, error) {
 	}
 	d, err := time.ParseDuration(s)
 	if err != nil {
+		if wellFormedDuration.MatchString(s) {
+			// Units and all, but past what a time.Duration holds.
+			return 0, fmt.Errorf("%q is out of range: a duration is at most %dh (about 292 years)", s, int64(math.MaxInt64/time.Hour))
+		}
 		return 0, fmt.Errorf("%q is not a duration: add a unit (30s, 1m30s, 2h) or give bare seconds (30)", s)
 	}
 	return d, nil
 }
+
+// wellFormedDuration is the shape time.ParseDuration reads: numbers, each
+// with a unit.
+var wellFormedDuration = regexp.MustCompile(`^[-+]?((\d+(\.\d*)?|\.\d+)(ns|us|µs|μs|ms|s|m|h))+$`)
 
 // sharedDurations replaces every flag.Duration of fs by a durationValue.
 func sharedDurations(fs *flag.FlagSet) {

@@ -247,3 +247,38 @@ func TestInputLimitDefault(t *testing.T) {
 		t.Errorf("core.DefaultMaxInput is %d; the help and docs/cli.md say 1G", core.DefaultMaxInput)
 	}
 }
+
+// TestGenerateFormatFromName: generate writes the format -o's extension
+// names (x.gr is PACE, not Matrix Market), Matrix Market for other names,
+// and refuses a --format the extension contradicts.
+func TestGenerateFormatFromName(t *testing.T) {
+	dir := t.TempDir()
+	for name, want := range map[string]string{"x.gr": core.FormatPACE, "x.clq": core.FormatDIMACS, "x.mtx": core.FormatMTX, "x.out": core.FormatMTX, "x.A00": core.FormatMIVIA, "x.lad": core.FormatLAD} {
+		path := filepath.Join(dir, name)
+		if code, _, stderr := runCLI(t, "generate", "gnp", "--n", "12", "--degree", "3", "-o", path); code != 0 {
+			t.Fatalf("generate -o %s: exit %d: %s", name, code, stderr)
+		}
+		g, err := core.ReadGraph(path, core.ReadOptions{})
+		if err != nil || g.Format != want || g.N != 12 {
+			t.Errorf("generate -o %s: read back as %q (%v), want %s", name, g.Format, err, want)
+		}
+	}
+	path := filepath.Join(dir, "y.gr")
+	code, _, stderr := runCLI(t, "generate", "gnp", "--n", "12", "--degree", "3", "--format", "mtx", "-o", path)
+	if _, err := os.Stat(path); code != 2 || err == nil || !strings.Contains(stderr, "names the pace format, --format mtx another") {
+		t.Errorf("--format mtx -o y.gr: exit %d (file there: %v), %q", code, err == nil, stderr)
+	}
+	if code, _, stderr := runCLI(t, "generate", "gnp", "--n", "12", "--degree", "3", "--format", "edgelist1", "-o", filepath.Join(dir, "z.txt")); code != 0 {
+		t.Errorf("--format edgelist1 -o z.txt: exit %d, %q", code, stderr)
+	}
+}
+
+// TestDurationOutOfRange: a duration with its unit but past what Go's
+// durations hold is "out of range", not "add a unit".
+func TestDurationOutOfRange(t *testing.T) {
+	g := writeTemp(t, "c5.gr", vcTestGraph)
+	code, _, stderr := runCLI(t, "vc", "--timeout", "99999999999h", g)
+	if code != 2 || !strings.Contains(stderr, `"99999999999h" is out of range: a duration is at most 2562047h`) || strings.Contains(stderr, "add a unit") {
+		t.Errorf("--timeout 99999999999h: exit %d, %q", code, stderr)
+	}
+}
