@@ -54,11 +54,9 @@ func readingStdin(pid int) bool {
 	return false
 }
 
-// signalWhen runs this test binary as the arbor CLI (TestMain), waits
-// until ready says the process is where the test wants it, then sends sig
-// and waits for the exit, at most 5 s: generous for a shared test machine;
-// the latency is logged, measured from the signal.
-func signalWhen(t *testing.T, sig os.Signal, ready func(pid int) bool, stdin *os.File, args ...string) signalled {
+// cliCommand is this test binary as the arbor CLI (see TestMain) with
+// args, its stderr collected.
+func cliCommand(t *testing.T, args ...string) (*exec.Cmd, *bytes.Buffer) {
 	t.Helper()
 	exe, err := os.Executable()
 	if err != nil {
@@ -66,9 +64,19 @@ func signalWhen(t *testing.T, sig os.Signal, ready func(pid int) bool, stdin *os
 	}
 	cmd := exec.Command(exe, args...)
 	cmd.Env = append(os.Environ(), envCLI+"=1")
-	cmd.Stdin = stdin
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
+	return cmd, &stderr
+}
+
+// signalWhen runs this test binary as the arbor CLI (TestMain), waits
+// until ready says the process is where the test wants it, then sends sig
+// and waits for the exit, at most 5 s: generous for a shared test machine;
+// the latency is logged, measured from the signal.
+func signalWhen(t *testing.T, sig os.Signal, ready func(pid int) bool, stdin *os.File, args ...string) signalled {
+	t.Helper()
+	cmd, stderr := cliCommand(t, args...)
+	cmd.Stdin = stdin
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
