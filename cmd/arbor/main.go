@@ -80,7 +80,7 @@ func main() {
 
 // interruptGrace is how long a command has, after SIGINT or SIGTERM, to
 // return before the process ends without it (see process).
-const interruptGrace = 400 * time.Millisecond
+const interruptGrace = 300 * time.Millisecond
 
 // process is the whole process (main, and the tests' CLI child): limits,
 // signals, the profile, the command; it returns the exit status.
