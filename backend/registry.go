@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -310,6 +311,11 @@ func selectionErrorf(format string, a ...any) error {
 	return &selectionError{fmt.Sprintf(format, a...)}
 }
 
+// pickDevice picks the device want names (an index, a name substring;
+// "": the default) among those accept takes. Candidates are tried GPUs
+// first, then accelerators, then the rest, CPU devices last, each kind in
+// the backend's order: a platform that lists its CPU device first (PoCL
+// beside NVIDIA's OpenCL) must not make a CPU the default.
 func pickDevice(devs []Info, want string, accept func(Info) bool) (Info, error) {
 	var cands []Info
 	for _, d := range devs {
@@ -317,6 +323,7 @@ func pickDevice(devs []Info, want string, accept func(Info) bool) (Info, error) 
 			cands = append(cands, d)
 		}
 	}
+	slices.SortStableFunc(cands, func(a, b Info) int { return typeRank(a.Type) - typeRank(b.Type) })
 	if len(cands) == 0 {
 		return Info{}, fmt.Errorf("%w: none of %d device(s) is eligible", ErrNoDevice, len(devs))
 	}
@@ -340,6 +347,20 @@ func pickDevice(devs []Info, want string, accept func(Info) bool) (Info, error) 
 		}
 	}
 	return Info{}, selectionErrorf("no device name matches %q", want)
+}
+
+// typeRank orders device types for a default pick: GPU, accelerator,
+// other, CPU.
+func typeRank(t DeviceType) int {
+	switch t {
+	case TypeGPU:
+		return 0
+	case TypeAccelerator:
+		return 1
+	case TypeCPU:
+		return 3
+	}
+	return 2
 }
 
 // Open opens a device chosen by Choose.

@@ -68,6 +68,19 @@ func TestChooseAutoOrder(t *testing.T) {
 		{"explicit backend is not a fallback", []registered{
 			{"cpu", PriorityCPU, fakeDriver{infos: []Info{cpuInfo}}},
 			{"opencl", PriorityOpenCL, fakeDriver{infos: []Info{pocl}}}}, Selection{Backend: "cpu", Require: "opencl"}, "cpu:0", ""},
+		// PoCL lists its CPU device before NVIDIA's GPU (the H200 machine):
+		// every default takes the GPU.
+		{"--backend opencl takes the GPU before PoCL's CPU device", []registered{
+			{"opencl", PriorityOpenCL, fakeDriver{infos: []Info{pocl, nvcl}}}}, Selection{Backend: "opencl"}, "opencl:1", ""},
+		{"require opencl takes the GPU before PoCL's CPU device", []registered{
+			{"cuda", PriorityCUDA, fakeDriver{err: cudaMissing}},
+			{"opencl", PriorityOpenCL, fakeDriver{infos: []Info{pocl, nvcl}}},
+			{"cpu", PriorityCPU, fakeDriver{infos: []Info{cpuInfo}}}}, Selection{Require: "opencl"}, "opencl:1", ""},
+		{"an accelerator before a CPU device, a GPU before both", []registered{
+			{"opencl", PriorityOpenCL, fakeDriver{infos: []Info{pocl, {Backend: "opencl", Index: 2, Name: "FPGA", Type: TypeAccelerator}}}}},
+			Selection{Backend: "opencl"}, "opencl:2", ""},
+		{"a name matching a CPU and a GPU device takes the GPU", []registered{
+			{"opencl", PriorityOpenCL, fakeDriver{infos: []Info{pocl, nvcl}}}}, Selection{Backend: "opencl", Device: "n"}, "opencl:1", ""},
 		{"require passes over a present cuda", []registered{
 			{"cuda", PriorityCUDA, fakeDriver{infos: []Info{{Backend: "cuda", Name: "H100", Type: TypeGPU}}}},
 			{"opencl", PriorityOpenCL, fakeDriver{infos: []Info{pocl}}},
@@ -161,8 +174,8 @@ func TestChooseAll(t *testing.T) {
 		wantErr string
 	}{
 		{Selection{Device: "all"}, "cuda:0 cuda:1", ""},
-		{Selection{Device: "ALL", Backend: "opencl"}, "opencl:0", ""}, // PoCL is the first pick: CPU devices only
-		{Selection{Device: "all", Require: "opencl"}, "opencl:0", ""},
+		{Selection{Device: "ALL", Backend: "opencl"}, "opencl:1", ""}, // the GPU is the first pick, though PoCL is listed first: GPUs only
+		{Selection{Device: "all", Require: "opencl"}, "opencl:1", ""},
 		{Selection{Device: "1, 0"}, "cuda:1 cuda:0", ""},
 		{Selection{Device: "0"}, "cuda:0", ""},
 		{Selection{Device: "0,0"}, "", "listed twice"},

@@ -84,7 +84,7 @@ func solveAuto(ctx context.Context, g, h *core.Graph, opts Options, start time.T
 		if o = <-cpuDone; o.err != nil || o.res.Proven || ctx.Err() != nil {
 			return finish(o, "the CPU engine settled it as the device was chosen")
 		}
-		if p, err = newProblem[uint8](g, h, opts); err != nil {
+		if p, err = newDeviceProblem(g, h, opts); err != nil {
 			return Result{}, err
 		}
 		down = p.startDown(opts, o.res.Size)

@@ -141,7 +141,7 @@ func chooseOn(infos []backend.Info, g, h *core.Graph, opts Options) (Engine, str
 // incumbent (a mapping found before the device joined, in the graphs'
 // numbering).
 func solveDevice(ctx context.Context, g, h *core.Graph, opts Options, hybrid bool, start time.Time, share func(int) int, seed [][2]int) (Result, error) {
-	p, err := newProblem[uint8](g, h, opts)
+	p, err := newDeviceProblem(g, h, opts)
 	if err != nil {
 		return Result{}, err
 	}
@@ -177,7 +177,7 @@ func runDevice(ctx context.Context, p *problem[uint8], opts Options, down *downS
 	ds, err := search.Open(opts.Devices, func(dev backend.Device, q backend.Queue) (*kernel.MCSplit, int, error) {
 		shape := deviceShape(p, dev.Info(), opts)
 		words := shape.Words()
-		k, err := kernel.NewMCSplit(dev, q, shape, bitRows(p.adj0, p.n0, words), bitRows(p.adj1, p.n1, words))
+		k, err := kernel.NewMCSplit(dev, q, shape, bitRows(p.adj0, p.n0, words), bitRows(p.adj1, p.n1, words), p.deviceTwins(words))
 		return k, shape.Workers, err
 	})
 	if err != nil {
@@ -312,6 +312,15 @@ func inverse(order []int) []int32 {
 // only, so that tasks move between devices of different sizes.
 func deviceShape(p *problem[uint8], info backend.Info, opts Options) kernel.MCSplitShape {
 	shape := kernel.MCSplitShape{N0: p.n0, N1: p.n1, MinProduct: opts.Heuristic == MinProduct}
+	if p.prune {
+		shape.Rules = kernel.MCSplitR3 | kernel.MCSplitR5
+		if p.rrOff&offR3 != 0 {
+			shape.Rules &^= kernel.MCSplitR3
+		}
+		if p.rrOff&offR5 != 0 {
+			shape.Rules &^= kernel.MCSplitR5
+		}
+	}
 	if info.Type == backend.TypeCPU {
 		shape.Lanes = 1
 	}
@@ -322,6 +331,48 @@ func deviceShape(p *problem[uint8], info backend.Info, opts Options) kernel.MCSp
 		return t.Bytes()
 	})
 	return shape
+}
+
+// newDeviceProblem prepares g and h for the device engines, with the
+// pruned tree's twin classes unless opts asks for the original tree.
+func newDeviceProblem(g, h *core.Graph, opts Options) (*problem[uint8], error) {
+	p, err := newProblem[uint8](g, h, opts)
+	if err == nil && opts.Prune != PruneNone { // rr2: rr's tree on the device
+		p.enablePrune()
+	}
+	return p, err
+}
+
+// deviceTwins are the pruned search's twin classes as the kernel takes
+// them (kernel.MCSplitTwins): per vertex of g its class, per vertex of h
+// its twins below it, as bitsets of words words; none when p is not
+// pruned or a side has no twins.
+func (p *problem[C]) deviceTwins(words int) kernel.MCSplitTwins {
+	var t kernel.MCSplitTwins
+	if !p.prune {
+		return t
+	}
+	rows := func(cls []int32, n int, below bool) []uint64 {
+		out := make([]uint64, n*words)
+		for u := 0; u < n; u++ {
+			if cls[u] < 0 {
+				continue
+			}
+			for v := 0; v < n; v++ {
+				if cls[v] == cls[u] && (!below || v < u) {
+					out[u*words+v/64] |= 1 << (v % 64)
+				}
+			}
+		}
+		return out
+	}
+	if p.twins.n0 > 0 {
+		t.G = rows(p.twins.cls0, p.n0, false)
+	}
+	if p.twins.n1 > 0 {
+		t.H = rows(p.twins.cls1, p.n1, true)
+	}
+	return t
 }
 
 // bitRows turns an n×n 0/1 matrix into rows of words-word bitsets.

@@ -53,6 +53,9 @@ type MultiResult struct {
 	Shared  int64 // subtrees one worker gave to another (parallel)
 	// Order is the order the graphs were searched in (input indices).
 	Order []int
+	// Prune says which rules of Options.Prune ran: the approximate
+	// method's pair searches run them all, the exact k-graph search none.
+	Prune PruneReport
 }
 
 // Column returns the vertices of graph j in the tuples, in row order.
@@ -126,6 +129,13 @@ func SolveMany(ctx context.Context, graphs []*core.Graph, opts Options) (MultiRe
 	}
 	res.Elapsed = time.Since(start)
 	res.Status = core.MaxStatus(res.Proven, res.Size, 0)
+	if opts.Approximate {
+		res.Prune = pruneReport(opts.Prune, "")
+	} else {
+		// Its bidomains are classes of k sets: the twin rules would need
+		// classes common to all k graphs and R3 a split test over k sets.
+		res.Prune = allOff(opts.Prune, "three or more graphs: the k-graph search has no pruned tree")
+	}
 	return res, nil
 }
 

@@ -91,11 +91,15 @@ type Options struct {
 	// far more when the maximum is well above it. Screening (arbor mcs
 	// --against) uses Floor. Two graphs only; it excludes Goal.
 	Floor int
-	// Prune chooses the CPU engines' search tree: PruneNone (the zero
-	// value) is the original McSplit's, PruneRR cuts it with RRSplit's
-	// reductions (prune.go; same sizes, fewer nodes). The device, hybrid,
-	// portfolio and subtree (cluster) engines and Restarts search the
-	// original tree whatever it says.
+	// Prune chooses the search tree: PruneRR (the zero value) cuts the
+	// original McSplit's with RRSplit's reductions (prune.go, and the
+	// device kernel; same sizes, fewer nodes), PruneNone is the original
+	// tree node for node, PruneRR2 adds to PruneRR the edge-count bound
+	// and learned branching on the CPU engines (bound.go, learn.go; the
+	// device, hybrid and portfolio search PruneRR's tree for it).
+	// Restarts, the k-graph search and the subtree (cluster) interface
+	// search the original tree; Result.Prune says which rules a run used
+	// and why any was off.
 	Prune Pruning
 	// Engine chooses where the search runs (EngineAuto by default).
 	Engine Engine
@@ -190,6 +194,9 @@ type Result struct {
 	Moved int64
 	// Targets counts the target searches of Options.DeadEnd's second phase.
 	Targets int
+	// Prune is the search tree the run explored: Options.Prune, the rules
+	// that ran and those switched off for it.
+	Prune PruneReport
 }
 
 // maxVertices bounds the graphs Solve accepts: McSplit keeps an n×n
@@ -220,6 +227,7 @@ func Solve(ctx context.Context, g, h *core.Graph, opts Options) (Result, error) 
 	if note != "" {
 		res.Why = note
 	}
+	res.Prune = pruneUsed(opts, res.Engine)
 	res.Status = core.MaxStatus(res.Proven, res.Size, max(opts.Goal, opts.Floor))
 	return res, nil
 }
@@ -240,7 +248,9 @@ func solve(ctx context.Context, g, h *core.Graph, opts Options) (Result, error) 
 		return Result{}, fmt.Errorf("mcs: graphs of %d and %d vertices need %d MiB of adjacency matrices; the limit is %d MiB",
 			g.N, h.N, need>>20, maxMatrixBytes>>20)
 	}
-	if opts.Prune != PruneNone && opts.Prune != PruneRR {
+	switch opts.Prune {
+	case PruneNone, PruneRR, PruneRR2:
+	default:
 		return Result{}, fmt.Errorf("mcs: unknown pruning %v", opts.Prune)
 	}
 	if opts.Heuristic != MinMax && opts.Heuristic != MinProduct {
@@ -280,10 +290,6 @@ func solve(ctx context.Context, g, h *core.Graph, opts Options) (Result, error) 
 		// graph is answered (size 0, proven) by the CPU engine at once.
 		engine, why = EngineCPU, "a graph has no vertices: nothing to search"
 	}
-	if opts.Prune == PruneRR && (engine != EngineCPU || opts.Restarts) {
-		// Their task paths name nodes of the original tree (design/mcs.md).
-		why = joinWhy(why, "pruning rr is for the CPU engines without restarts; this search ran the original tree")
-	}
 	if engine == EnginePortfolio {
 		res, err := solvePortfolio(ctx, g, h, opts, start)
 		if err != nil {
@@ -312,7 +318,7 @@ func solve(ctx context.Context, g, h *core.Graph, opts Options) (Result, error) 
 		defer cancel()
 	}
 	var res Result
-	prune := opts.Prune == PruneRR && !opts.Restarts
+	prune := opts.Prune != PruneNone && !opts.Restarts
 	if opts.Directed || opts.EdgeLabels {
 		var p *problem[uint32]
 		if p, err = newProblem[uint32](g, h, opts); err == nil {

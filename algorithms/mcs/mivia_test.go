@@ -64,7 +64,7 @@ func TestMIVIA(t *testing.T) {
 			continue
 		}
 		g, h := readPair(t, dir, p)
-		res := solveChecked(t, g, h, Options{Threads: 1})
+		res := solveChecked(t, g, h, Options{Threads: 1, Prune: PruneNone})
 		if res.Size != p.Size || res.Nodes != p.Nodes {
 			t.Errorf("%s/%s: size %d nodes %d, original McSplit size %d nodes %d", p.G, p.H, res.Size, res.Nodes, p.Size, p.Nodes)
 		}
@@ -98,7 +98,7 @@ func TestMIVIANamed(t *testing.T) {
 			t.Fatalf("%s not in expected.csv", name)
 		}
 		g, h := readPair(t, dir, p)
-		res := solveChecked(t, g, h, Options{Threads: 1})
+		res := solveChecked(t, g, h, Options{Threads: 1, Prune: PruneNone})
 		t.Logf("%s: size %d nodes %d in %v (%.2f M nodes/s); expected size %d nodes %d proven %v",
 			name, res.Size, res.Nodes, res.Elapsed, float64(res.Nodes)/res.Elapsed.Seconds()/1e6, p.Size, p.Nodes, p.Proven)
 		if p.Proven && (res.Size != p.Size || res.Nodes != p.Nodes) {

@@ -194,6 +194,9 @@ func runConfig[C cell](ctx context.Context, g, h *core.Graph, opts Options, star
 	if err != nil {
 		return Result{}, err
 	}
+	if opts.Prune != PruneNone && !opts.Restarts { // rr2: rr's tree
+		p.enablePrune()
+	}
 	sh := p.newShared()
 	register(sh)
 	res := p.runShared(ctx, sh, opts.Threads, start)

@@ -32,8 +32,13 @@ type problem[C cell] struct {
 	// subtree work, whose paths name nodes of the faithful tree.
 	prune  bool
 	twins  twins
-	rrOff  rrOff // rules turned off, for measurements only
-	withR6 bool  // R6 on (tests and measurements; off in PruneRR)
+	rrOff  rrOff     // rules turned off, for measurements only
+	withR6 bool      // R6 on (tests and measurements; off in PruneRR)
+	learn  learnMode // learned branching in the pruned search (learn.go)
+	bound2 bool      // the edge-count bound B2 in the pruned search (bound.go)
+	bits0  adjBits   // B2's bit rows of each graph
+	bits1  adjBits
+	mutate mutation // a rule broken on purpose (mutation tests only)
 }
 
 // vertexKey is what two matched vertices must share: the label (when

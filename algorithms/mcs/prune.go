@@ -7,25 +7,124 @@ import (
 	"time"
 )
 
-// Pruning chooses the search tree of the CPU engines (sequential and
-// parallel): the original McSplit's, or one cut by RRSplit's reductions
-// (Yu, Wang, Long, Lakshmanan, Cheng, SIGMOD 2025). docs/design/mcs.md
-// states each rule and why it loses no optimum.
+// Pruning chooses the search tree of the McSplit engines: one cut by
+// RRSplit's reductions (Yu, Wang, Long, Lakshmanan, Cheng, SIGMOD 2025),
+// the default, or the original McSplit's. docs/design/mcs.md states each
+// rule and why it loses no optimum.
 type Pruning int
 
 const (
-	// PruneNone explores the original McSplit's tree, node for node (the
-	// zero value: node counts compare with the original program's).
-	PruneNone Pruning = iota
-	// PruneRR adds RRSplit's reductions: twin classes of the first graph
+	// PruneRR (the zero value: every engine's default) adds RRSplit's
+	// reductions: twin classes of the first graph
 	// matched in index order (R1) and left out together (R2), the twin
 	// bound (B1), a child whose split equals its parent's ends the node
 	// (R3), twins of the second graph tried once per node (R4), a node
 	// ends as soon as the incumbent reaches its bound (R5). R6 (a child
 	// dominated by a searched sibling is skipped) is written and tested
 	// but off: on MIVIA it costs more than it saves.
-	PruneRR
+	PruneRR Pruning = iota
+	// PruneNone explores the original McSplit's tree, node for node (node
+	// counts compare with the original program's).
+	PruneNone
+	// PruneRR2 is PruneRR with the edge-count bound B2 (bound.go) and
+	// learned branching (learn.go): same sizes, smaller proof trees on
+	// large pairs. The CPU engines only: the device kernel, hybrid and
+	// portfolio search PruneRR's tree for it (Result.Prune says so).
+	PruneRR2
 )
+
+// The rules of PruneRR as Result.Prune names them (docs/design/mcs.md).
+const (
+	RuleR1 = "R1" // twins of the first graph matched in index order
+	RuleR2 = "R2" // twins of the first graph left out together
+	RuleB1 = "B1" // the twin bound
+	RuleR3 = "R3" // a child splitting as its parent ends the node
+	RuleR4 = "R4" // one candidate per twin class of the second graph
+	RuleR5 = "R5" // a node ends once the incumbent reaches its bound
+)
+
+// RRRules are PruneRR's rules, in the order Result.Prune lists them.
+var RRRules = []string{RuleR1, RuleR2, RuleB1, RuleR3, RuleR4, RuleR5}
+
+// What PruneRR2 adds (bound.go, learn.go).
+const (
+	RuleB2      = "B2"      // the edge-count bound
+	RuleLearned = "learned" // learned branching
+)
+
+// RR2Rules are PruneRR2's rules: PruneRR's, then B2 and learned branching.
+var RR2Rules = []string{RuleR1, RuleR2, RuleB1, RuleR3, RuleR4, RuleR5, RuleB2, RuleLearned}
+
+// rulesOf is the rules of mode (none for PruneNone).
+func rulesOf(mode Pruning) []string {
+	switch mode {
+	case PruneRR:
+		return RRRules
+	case PruneRR2:
+		return RR2Rules
+	}
+	return nil
+}
+
+// PruneReport says which rules a search ran: Rules ran, Off were switched
+// off for this run (a rule that cannot be used with an option or engine),
+// each with the reason.
+type PruneReport struct {
+	Mode  Pruning
+	Rules []string
+	Off   []RuleOff
+}
+
+// RuleOff is a rule switched off for one run, and why.
+type RuleOff struct {
+	Rule, Why string
+}
+
+// pruneReport is the report of a search in mode with every rule on
+// except those off names (each with why).
+func pruneReport(mode Pruning, why string, off ...string) PruneReport {
+	r := PruneReport{Mode: mode}
+	for _, rule := range rulesOf(mode) {
+		if slices.Contains(off, rule) {
+			r.Off = append(r.Off, RuleOff{rule, why})
+		} else {
+			r.Rules = append(r.Rules, rule)
+		}
+	}
+	return r
+}
+
+// pruneUsed is the report of a two-graph Solve with opts that engine ran.
+// Every engine runs every rule, except: restarts search the original tree
+// (their recorded children are its nodes), R5 never fires with a fixed
+// goal (the incumbent is never raised to a node's bound), and rr2's
+// additions run on the CPU engines only.
+func pruneUsed(opts Options, engine Engine) PruneReport {
+	switch {
+	case opts.Restarts && (engine == EngineCPU || engine == ""):
+		return allOff(opts.Prune, "restarts record the root's children as nodes of the original tree")
+	case opts.Goal > 0:
+		return pruneReport(opts.Prune, "a fixed goal never raises the incumbent to a node's bound", RuleR5)
+	}
+	r := pruneReport(opts.Prune, "")
+	if opts.Prune == PruneRR2 && engine != EngineCPU && engine != "" {
+		r = pruneReport(opts.Prune, "the device kernel, hybrid and portfolio search rr's tree", RuleB2, RuleLearned)
+	}
+	return r
+}
+
+// SubtreePrune is the report of a search made of subtrees (the cluster's
+// tasks, Prepared.SolveSubtree): their paths name nodes of the original
+// tree, so no rule runs.
+func SubtreePrune(opts Options) PruneReport {
+	return allOff(opts.Prune, "the cluster's subtree tasks name nodes of the original tree")
+}
+
+// allOff is the report of a search in mode whose engine has no pruned
+// tree: every rule off, for why.
+func allOff(mode Pruning, why string) PruneReport {
+	return pruneReport(mode, why, rulesOf(mode)...)
+}
 
 func (p Pruning) String() string {
 	switch p {
@@ -33,19 +132,24 @@ func (p Pruning) String() string {
 		return "none"
 	case PruneRR:
 		return "rr"
+	case PruneRR2:
+		return "rr2"
 	}
 	return fmt.Sprintf("Pruning(%d)", int(p))
 }
 
-// ParsePruning reads "none" (or "faithful") and "rr".
+// ParsePruning reads "rr" (or "", the default), "none" (or "faithful")
+// and "rr2".
 func ParsePruning(s string) (Pruning, error) {
 	switch s {
-	case "none", "faithful", "":
+	case "none", "faithful":
 		return PruneNone, nil
-	case "rr":
+	case "rr", "":
 		return PruneRR, nil
+	case "rr2":
+		return PruneRR2, nil
 	}
-	return 0, fmt.Errorf("unknown pruning %q (want none or rr)", s)
+	return 0, fmt.Errorf("unknown --prune value %q: want rr (the default: RRSplit's reductions), none (the original McSplit's tree) or rr2 (rr with the edge-count bound and learned branching)", s)
 }
 
 // rrOff turns rules of the pruned search off, for measuring what each
@@ -193,19 +297,28 @@ func isTwin[C cell](adj []C, n, u, v int) bool {
 // runPruned is run, with the pruned search when prune is set.
 func (p *problem[C]) runPruned(ctx context.Context, threads int, start time.Time, prune bool) Result {
 	if prune {
-		p.prune = true
-		p.twins = p.findTwins()
-		if p.rrOff&offTwins0 != 0 {
-			for i := range p.twins.cls0 {
-				p.twins.cls0[i] = -1
-			}
-			p.twins.n0 = 0
-		}
-		if p.rrOff&offTwins1 != 0 {
-			p.twins.n1 = 0
+		p.enablePrune()
+		if p.opts.Prune == PruneRR2 {
+			p.useRR2() // bound.go
 		}
 	}
 	return p.run(ctx, threads, start)
+}
+
+// enablePrune makes p's workers search the pruned tree: it finds the twin
+// classes (less those rrOff turns off).
+func (p *problem[C]) enablePrune() {
+	p.prune = true
+	p.twins = p.findTwins()
+	if p.rrOff&offTwins0 != 0 {
+		for i := range p.twins.cls0 {
+			p.twins.cls0[i] = -1
+		}
+		p.twins.n0 = 0
+	}
+	if p.rrOff&offTwins1 != 0 {
+		p.twins.n1 = 0
+	}
 }
 
 // explore runs the worker's search from the node whose bidomains are doms.
@@ -257,8 +370,13 @@ func (w *worker[C]) searchRR(depth int, doms []bidomain) {
 
 		bd := &doms[chosen]
 		v := bd.minL
+		nodeBound := bound
+		if p.learn&learnV != 0 {
+			v = w.learnPick(bd) // learn.go
+		}
 		c := cls0[v]
 		floor := int32(-1) // R1: v's candidates are above its matched twins' images
+		skip := -1         // the bidomain whose bound B1 lowered
 		if c >= 0 {
 			floor = w.lastImg[c]
 			// B1: v's twins in its bidomain can take only the right
@@ -279,6 +397,13 @@ func (w *worker[C]) searchRR(depth int, doms []bidomain) {
 				if bound <= best || bound < w.goal {
 					break
 				}
+				skip = chosen
+			}
+		}
+		// B2 (bound.go): the edge-count bound, near the cut only.
+		if stop := max(best, w.goal-1); p.bound2 && bound-stop <= boundSlack {
+			if bound = w.tighten(doms, bound, stop, skip); bound <= stop {
+				break
 			}
 		}
 		w.branched++
@@ -290,6 +415,7 @@ func (w *worker[C]) searchRR(depth int, doms []bidomain) {
 			}
 		}
 		bd.ll--
+		bd.eb = 0 // B2's bound of bd is stale (bound.go)
 		if !p.multiway {
 			w.splitLeft(doms, p.adj0[int(v)*n0:int(v)*n0+n0])
 		}
@@ -322,6 +448,9 @@ func (w *worker[C]) searchRR(depth int, doms []bidomain) {
 			}
 			ws = ws[:k]
 		}
+		if p.learn&learnW != 0 {
+			w.learnOrder(ws, c) // learn.go
+		}
 		w.ws[depth] = ws
 		f := &w.frames[depth]
 		*f = frame{v: v, ws: ws, end: len(ws), pathLen: len(w.path)}
@@ -351,6 +480,9 @@ func (w *worker[C]) searchRR(depth int, doms []bidomain) {
 				out = w.filterSimple(doms, p.adj1[int(x)*n1:int(x)*n1+n1], out)
 			}
 			w.doms[depth+1] = out
+			if p.learn != 0 {
+				w.learnReward(nodeBound, v, x, out) // learn.go
+			}
 			// R6 (off unless withR6: it costs more time than it saves on
 			// MIVIA, docs/results/mcs.md): an explored sibling v→x′ sees
 			// every vertex left to this child as x does: this child's

@@ -40,15 +40,7 @@ func TestMeasurePrune(t *testing.T) {
 	var sumF, sumP time.Duration
 	out := "| pair | size | faithful nodes | pruned nodes | nodes ratio | faithful branched | pruned branched | branched ratio | faithful CPU s | pruned CPU s | time ratio |\n|---|---|---|---|---|---|---|---|---|---|---|\n"
 	for _, name := range names {
-		var p miviaPair
-		for _, q := range pairs {
-			if q.G == name {
-				p = q
-			}
-		}
-		if p.G == "" {
-			t.Fatalf("%s not in expected.csv", name)
-		}
+		p := pairNamed(t, pairs, name)
 		g, h := readPair(t, dir, p)
 		run := func(pr Pruning) (Result, time.Duration) {
 			c0 := cpuTime()

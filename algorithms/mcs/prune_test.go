@@ -130,7 +130,7 @@ func TestPruneBruteForce(t *testing.T) {
 				h := gen(t, rng, n1, p, set.directed, set.vl, set.el, set.loops)
 				want := bruteForce(g, h, set.opts)
 				o := set.opts
-				o.Threads = 1
+				o.Threads, o.Prune = 1, PruneNone
 				faithful := solveChecked(t, g, h, o)
 				if faithful.Size != want {
 					t.Fatalf("case %d (n=%d,%d): faithful size %d, brute force %d", i, n0, n1, faithful.Size, want)
@@ -230,7 +230,7 @@ func TestPruneConnectedRoot(t *testing.T) {
 	}
 }
 
-// TestMIVIAPruned checks the pruned engine's sizes against the original
+// TestMIVIAPruned checks the pruned engines' (rr, rr2) sizes against the original
 // McSplit's on the sample of proven MIVIA pairs TestMIVIA uses (all of
 // them with -mcs.all or ARBOR_LONG=1), sequential and parallel, every
 // mapping verified; and that it never searches more nodes than the
@@ -273,6 +273,10 @@ func TestMIVIAPruned(t *testing.T) {
 				faithful += p.Nodes
 				pruned += res.Nodes
 			}
+			// rr2 (bound.go, learn.go) too.
+			if res := solveChecked(t, g, h, Options{Threads: threads, Prune: PruneRR2}); res.Size != p.Size {
+				t.Errorf("%s/%s: rr2, %d threads: size %d, original McSplit %d", p.G, p.H, threads, res.Size, p.Size)
+			}
 		}
 		checked++
 	}
@@ -287,24 +291,34 @@ func TestMIVIAPruned(t *testing.T) {
 func solveWithR6(t *testing.T, g, h *core.Graph, opts Options) Result {
 	t.Helper()
 	opts.Threads = 1
-	var res Result
-	if opts.Directed || opts.EdgeLabels {
-		p, err := newProblem[uint32](g, h, opts)
-		if err != nil {
-			t.Fatal(err)
-		}
-		p.withR6 = true
-		res = p.runPruned(context.Background(), 1, time.Now(), true)
-	} else {
-		p, err := newProblem[uint8](g, h, opts)
-		if err != nil {
-			t.Fatal(err)
-		}
-		p.withR6 = true
-		res = p.runPruned(context.Background(), 1, time.Now(), true)
-	}
+	res := solveTweaked(t, g, h, opts, tweak{r6: true})
 	if err := Verify(g, h, res.Mapping, opts); err != nil {
 		t.Fatalf("with R6: %v", err)
 	}
 	return res
+}
+
+// tweak is what tests switch on inside the pruned engine: R6, a mutation.
+type tweak struct {
+	r6  bool
+	mut mutation
+}
+
+// solveTweaked runs the pruned engine (opts.Prune's, rr when none) on
+// opts.Threads threads with tw applied; the mapping is not checked.
+func solveTweaked(t *testing.T, g, h *core.Graph, opts Options, tw tweak) Result {
+	t.Helper()
+	if opts.Directed || opts.EdgeLabels {
+		return runTweaked[uint32](t, g, h, opts, tw)
+	}
+	return runTweaked[uint8](t, g, h, opts, tw)
+}
+
+func runTweaked[C cell](t *testing.T, g, h *core.Graph, opts Options, tw tweak) Result {
+	p, err := newProblem[C](g, h, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p.withR6, p.mutate = tw.r6, tw.mut
+	return p.runPruned(context.Background(), max(1, opts.Threads), time.Now(), true)
 }

@@ -24,6 +24,10 @@ type bidomain struct {
 	// the parts. left[l:l+la] are adjacent to v.
 	la         int32
 	minA, minN int32
+	// eb is B2's bound of this bidomain plus one, 0 when not known (the
+	// pruned search with B2 only, bound.go): the sets decide it, so it
+	// holds as long as they are unchanged.
+	eb int32
 }
 
 type pair struct{ v, w int32 }
@@ -77,6 +81,10 @@ type worker[C cell] struct {
 	explored [][]int32 // per depth: the candidates whose child was searched (R6)
 	seen     []uint64
 	stamp    uint64
+	// Learned branching (learn.go): a score per vertex of each graph.
+	score0, score1 []uint32
+	histL, histR   []int32 // the edge-count bound's scratch (bound.go)
+	maskL, maskR   []uint64
 }
 
 func (p *problem[C]) newWorker(sh *shared, goal int, par bool) *worker[C] {
@@ -93,6 +101,13 @@ func (p *problem[C]) newWorker(sh *shared, goal int, par bool) *worker[C] {
 		w.lastImg = make([]int32, p.twins.n0)
 		w.seen = make([]uint64, p.n1)
 		w.explored = make([][]int32, depth)
+		if p.learn != 0 {
+			w.score0, w.score1 = make([]uint32, p.n0), make([]uint32, p.n1)
+		}
+		if p.bound2 {
+			w.histL, w.histR = make([]int32, p.n0), make([]int32, p.n1)
+			w.maskL, w.maskR = make([]uint64, p.bits0.words), make([]uint64, p.bits1.words)
+		}
 	}
 	// The per-depth bidomain lists grow as needed and keep their capacity:
 	// a bidomain list never outgrows the left vertices left at its depth,
@@ -273,11 +288,16 @@ func (w *worker[C]) filterSimple(doms []bidomain, row []C, out []bidomain) []bid
 			continue
 		}
 		ra := int32(splitAdjacent(right[d.r:d.r+d.rl], row))
+		// A part that is the whole bidomain keeps its B2 bound (bound.go).
+		eb := d.eb
+		if d.la != 0 && d.la != d.ll || ra != 0 && ra != d.rl {
+			eb = 0
+		}
 		if lnon, rnon := d.ll-d.la, d.rl-ra; lnon > 0 && rnon > 0 {
-			out = append(out, bidomain{l: d.l + d.la, r: d.r + ra, ll: lnon, rl: rnon, minL: d.minN, adj: d.adj})
+			out = append(out, bidomain{l: d.l + d.la, r: d.r + ra, ll: lnon, rl: rnon, minL: d.minN, adj: d.adj, eb: eb})
 		}
 		if d.la > 0 && ra > 0 {
-			out = append(out, bidomain{l: d.l, r: d.r, ll: d.la, rl: ra, minL: d.minA, adj: true})
+			out = append(out, bidomain{l: d.l, r: d.r, ll: d.la, rl: ra, minL: d.minA, adj: true, eb: eb})
 		}
 	}
 	return out

@@ -51,7 +51,7 @@ func (pr *Prepared) OnDevice(dev backend.Device, workers int) (*DeviceSubtrees, 
 		return nil, fmt.Errorf("mcs: %s: %w", info, err)
 	}
 	words := shape.Words()
-	k, err := kernel.NewMCSplit(dev, q, shape, bitRows(p.adj0, p.n0, words), bitRows(p.adj1, p.n1, words))
+	k, err := kernel.NewMCSplit(dev, q, shape, bitRows(p.adj0, p.n0, words), bitRows(p.adj1, p.n1, words), p.deviceTwins(words))
 	if err != nil {
 		q.Release()
 		return nil, fmt.Errorf("mcs: %s: %w", info, err)

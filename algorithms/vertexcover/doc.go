@@ -10,9 +10,9 @@
 // Where things are: vc.go (Options, Result, Solve), reduce.go, lp.go and
 // packing.go (the reductions and packing constraints), bounds.go and
 // merge.go (lower bounds), search.go and state.go (the branch and reduce
-// tree, shared by all threads), greedy.go, local.go, partition.go, lns.go
-// (incumbents: greedy, NuMVC-style and partition local searches, the large
-// neighbourhood search), dense.go and complement.go (the clique route),
+// tree, shared by all threads), greedy.go, local.go, ils.go, partition.go,
+// lns.go (incumbents: greedy, NuMVC-style, iterated and partition local
+// searches, the large neighbourhood search), dense.go and complement.go (the clique route),
 // device.go and devls.go (the device engines and the device local search),
 // auto.go (where auto lets the device join).
 // Design reasoning: docs/design/vertexcover.md; measurements:
@@ -42,8 +42,10 @@
 // local search improves it and runs on beside the search (when the gap is
 // within 1 %, on three quarters of the cores, with a local search over
 // one-vertex-per-clique assignments where a clique partition's bound is
-// the target: see partition.go), and on large
-// sparse kernels a large neighbourhood search re-solves balls of the
+// the target on a dense kernel: see partition.go), and on large sparse
+// kernels an iterated local search of (1,2)-swaps with perturbations aimed
+// at the clique partition's uncovered cliques (ils.go) runs beside it or
+// in its place, and a large neighbourhood search re-solves balls of the
 // kernel exactly around the best cover (local search alone plateaus a
 // few above the optimum there). All workers share one tree (idle workers
 // are handed subtrees as op lists to replay) and one incumbent.

@@ -293,6 +293,20 @@ func (e *engine) run(top bool) ([]int32, bool) {
 				localSearch(kg, e.target-base, time.Now().Add(time.Duration(1<<62)), &lsThrottle, e.seed+0x9e3779b97f4a7c15*(k+1), &lsStop, lsInit, latest, plateau, offerKernel)
 			}()
 		}
+		// Large sparse kernels also run the iterated local search of
+		// ils.go (one copy): where NuMVC's exchanges stall on kernels of
+		// thousands of vertices, its (1,2)-swaps around a forced vertex
+		// keep finding improvements (docs/results/vertexcover.md).
+		sparseLarge := kg.N >= lnsMinKernel && len(kg.Adj) <= lnsMaxDegree*kg.N
+		ilsOn := false
+		startILS := func(c uint64) {
+			lsWG.Add(1)
+			go func() {
+				defer lsWG.Done()
+				part, k := bestPartition(kg)
+				ilsSearch(kg, part, k, e.target-base, time.Now().Add(time.Duration(1<<62)), &lsStop, e.seed+0x2d358dccaa6c78a5*(c+1), lsInit, latest, offerKernel)
+			}()
+		}
 		// The first local search stops with lsStop, and also with nuStop
 		// where the partition search takes over (below); then it runs
 		// thenPart, if set, in its place.
@@ -308,7 +322,14 @@ func (e *engine) run(top bool) ([]int32, bool) {
 		}()
 		go func() {
 			defer lsWG.Done()
-			localSearch(kg, e.target-base, time.Now().Add(time.Duration(1<<62)), &lsThrottle, e.seed+0x9e3779b97f4a7c15, &firstStop, lsInit, latest, plateau, offerKernel)
+			if sparseLarge && e.threads >= 4 {
+				// With cores to spare (it cannot be throttled), the first
+				// local search on a large sparse kernel is an ILS too.
+				part, k := bestPartition(kg)
+				ilsSearch(kg, part, k, e.target-base, time.Now().Add(time.Duration(1<<62)), &firstStop, e.seed+0x9e3779b97f4a7c15, lsInit, latest, offerKernel)
+			} else {
+				localSearch(kg, e.target-base, time.Now().Add(time.Duration(1<<62)), &lsThrottle, e.seed+0x9e3779b97f4a7c15, &firstStop, lsInit, latest, plateau, offerKernel)
+			}
 			close(firstDone)
 			if f := thenPart.Load(); f != nil && !lsStop.Load() {
 				(*f)()
@@ -377,8 +398,22 @@ func (e *engine) run(top bool) ([]int32, bool) {
 			// Options.LSDevice.
 			treeThreads = max(1, e.threads/4)
 			part, k := bestPartition(kg)
-			if kg.N-k != e.target-base {
+			// The partition search's premise, a clique partition whose
+			// bound is the optimum, is BHOSLIB's (dense planted cliques);
+			// on large sparse kernels a partition may meet the root bound
+			// while the optimum lies well above it (vc-exact_153: bound
+			// 17,938, optimum 17,993), and the chains would look for a
+			// transversal that does not exist.
+			if kg.N-k != e.target-base || sparseLarge {
 				for c := 1; c < max(2, e.threads-treeThreads); c++ {
+					if sparseLarge {
+						// On large sparse kernels the copies are ILS
+						// (ils.go): measured better than NuMVC on every
+						// such PACE kernel (docs/results/vertexcover.md).
+						startILS(uint64(c))
+						ilsOn = true
+						continue
+					}
 					start(uint64(c), nil)
 				}
 			} else {
@@ -461,7 +496,14 @@ func (e *engine) run(top bool) ([]int32, bool) {
 				}
 			}
 		}
-		if kg.N >= lnsMinKernel && len(kg.Adj) <= lnsMaxDegree*kg.N && !e.halt.Load() {
+		if sparseLarge && !ilsOn && e.threads >= 4 && !e.halt.Load() {
+			// With the gap still wide the ILS takes one of the tree's
+			// cores: on kernels this large the tree proves nothing until
+			// a cover meets its bound.
+			startILS(1)
+			treeThreads = max(1, treeThreads-1)
+		}
+		if sparseLarge && !e.halt.Load() {
 			// Large sparse kernels: the LNS polishes the local search's
 			// best cover with the exact solver on balls of the kernel (on
 			// dense ones a ball takes too long to solve).

@@ -39,6 +39,7 @@ type batchFlags struct {
 	minSize     int
 	top         int
 	handOff     time.Duration
+	fs          *flag.FlagSet // the command's flags, for the rows' options
 }
 
 // defaultHandOff is how long a CPU slot tries an instance before handing
@@ -53,6 +54,7 @@ type batchFlags struct {
 const defaultHandOff = 50 * time.Millisecond
 
 func (b *batchFlags) register(fs *flag.FlagSet, cmd string) {
+	b.fs = fs
 	what := "one graph file per line"
 	if cmd == "mcs" {
 		what = "a pair g,h per line"
@@ -75,6 +77,39 @@ func (b *batchFlags) register(fs *flag.FlagSet, cmd string) {
 // checks them (a --top without --against is a usage error, not ignored).
 func (b *batchFlags) active() bool {
 	return b.list != "" || b.against != "" || b.minSize != 0 || b.top != 0 || b.deviceSlots != 0 || b.handOff != defaultHandOff
+}
+
+// answerNeutral are the flags that leave a batch row's answer as it is:
+// where and how fast it runs, what else is printed, the list itself. A
+// row's options (batchFlags.options) are the other flags given; the time
+// limit is recorded apart, since a settled row is settled whatever it was.
+var answerNeutral = map[string]bool{
+	"o": true, "json": true, "v": true, "verify": true, "require-optimal": true,
+	"batch": true, "device-slots": true, "hand-off": true, "threads": true, "workers": true,
+	"backend": true, "device": true, "max-input": true, "max-memory": true, "timeout": true,
+}
+
+// options are the flags given that may change a row's answer, as one
+// string ("--engine=cpu --goal=3"; "" for the defaults), and --timeout (0:
+// none): a resumed -o keeps a row only if it was answered with the same.
+func (b *batchFlags) options() (string, time.Duration) {
+	if b.fs == nil {
+		return "", 0
+	}
+	var parts []string
+	b.fs.Visit(func(f *flag.Flag) {
+		if !answerNeutral[f.Name] {
+			parts = append(parts, "--"+f.Name+"="+f.Value.String())
+		}
+	})
+	sort.Strings(parts)
+	var timeout time.Duration
+	if f := b.fs.Lookup("timeout"); f != nil {
+		if g, ok := f.Value.(flag.Getter); ok {
+			timeout, _ = g.Get().(time.Duration)
+		}
+	}
+	return strings.Join(parts, " "), timeout
 }
 
 // check is the batch flags' rules; pos are the positional arguments.
@@ -133,8 +168,9 @@ type batchRow struct {
 }
 
 // jsonLine is the row's JSON Lines object: the command's object with index
-// and line first, or for a failed row its files and error.
-func (r batchRow) jsonLine() ([]byte, error) {
+// and line first (then stamp, the batch's options: rowStamp), or for a
+// failed row its files and error.
+func (r batchRow) jsonLine(stamp string) ([]byte, error) {
 	head := fmt.Sprintf(`{"index":%d`, r.job.index)
 	if r.job.line > 0 {
 		head += fmt.Sprintf(`,"line":%d`, r.job.line)
@@ -142,6 +178,7 @@ func (r batchRow) jsonLine() ([]byte, error) {
 	if r.interrupted {
 		head += `,"interrupted":true`
 	}
+	head += stamp
 	var body []byte
 	var err error
 	if r.err != nil {
@@ -160,6 +197,17 @@ func (r batchRow) jsonLine() ([]byte, error) {
 		return nil, err
 	}
 	return append(append([]byte(head+","), body[1:]...), '\n'), nil
+}
+
+// rowStamp is the part of every row that says what it was answered with:
+// "options" and, with a time limit, "timeout" (seconds).
+func rowStamp(options string, timeout time.Duration) string {
+	b, _ := json.Marshal(options)
+	s := `,"options":` + string(b)
+	if timeout > 0 {
+		s += fmt.Sprintf(`,"timeout":%g`, timeout.Seconds())
+	}
+	return s
 }
 
 // textLine is the row's one line of text.
@@ -481,6 +529,7 @@ type batchOut struct {
 	ferr  error
 	prog  *progress
 	start time.Time
+	stamp string // rowStamp: the batch's options in every row
 
 	total, done, failed, unsettled, interrupted, dropped int
 }
@@ -511,10 +560,10 @@ func (o *batchOut) record(row batchRow, print bool) {
 
 // write prints a row on stdout and to -o. Called with o.mu held.
 func (o *batchOut) write(row batchRow) {
-	line, err := row.jsonLine()
+	line, err := row.jsonLine(o.stamp)
 	if err != nil {
 		row = batchRow{job: row.job, err: fmt.Errorf("encoding the result: %w", err), interrupted: row.interrupted}
-		line, _ = row.jsonLine()
+		line, _ = row.jsonLine(o.stamp)
 	}
 	o.clearProgress()
 	if o.sf.json {
@@ -606,10 +655,12 @@ func (o *batchOut) verdict(notRun, skipped int) error {
 }
 
 // openOut opens -o for the batch. resume keeps the rows of a previous run
-// that answered (no error, not interrupted), dropping the others (and a
-// line a crash cut short) in one atomic rewrite, and returns their keys:
-// those instances are skipped. Without resume the file starts empty.
-func openOut(path string, resume bool) (*os.File, map[string]bool, error) {
+// that answered (no error, not interrupted) with the same options (a
+// settled row whatever its time limit, an unsettled one unless this run
+// has a longer limit), dropping the others (and a line a crash cut short)
+// in one atomic rewrite, and returns their keys: those instances are
+// skipped. Without resume the file starts empty.
+func openOut(path string, resume bool, options string, timeout time.Duration) (*os.File, map[string]bool, error) {
 	done := map[string]bool{}
 	if st, err := os.Stat(path); err == nil && !st.Mode().IsRegular() {
 		f, err := os.OpenFile(path, os.O_WRONLY, 0)
@@ -630,8 +681,12 @@ func openOut(path string, resume bool) (*os.File, map[string]bool, error) {
 				Files       []string `json:"files"`
 				Error       string   `json:"error"`
 				Interrupted bool     `json:"interrupted"`
+				Options     *string  `json:"options"`
+				Timeout     float64  `json:"timeout"`
+				verdict
 			}
-			if !strings.HasSuffix(line, "\n") || json.Unmarshal([]byte(line), &row) != nil || row.Index == nil || row.Error != "" || row.Interrupted {
+			if !strings.HasSuffix(line, "\n") || json.Unmarshal([]byte(line), &row) != nil || row.Index == nil || row.Error != "" || row.Interrupted ||
+				row.Options == nil || *row.Options != options || (!row.verdict.settled() && longer(timeout, row.Timeout)) {
 				dropped = true
 				continue
 			}
@@ -651,6 +706,15 @@ func openOut(path string, resume bool) (*os.File, map[string]bool, error) {
 		return nil, nil, fmt.Errorf("-o: %w", err)
 	}
 	return f, done, nil
+}
+
+// longer reports whether the time limit now (0: none) is longer than a
+// row's, in seconds (0: none): an unsettled row is worth running again.
+func longer(now time.Duration, row float64) bool {
+	if row <= 0 {
+		return false
+	}
+	return now <= 0 || now.Seconds() > row
 }
 
 // rowKey identifies an instance across runs: its index and its files.
@@ -793,11 +857,17 @@ func newBatchRunner(e *env, cmd string, sf *solverFlags, bf *batchFlags, list st
 	if err != nil {
 		return nil, nil, 0, err
 	}
-	out := &batchOut{e: e, sf: sf, prog: newProgress(e), start: time.Now(), path: sf.out}
+	for _, j := range jobs {
+		if err := checkOutNotInput(sf.out, j.files...); err != nil {
+			return nil, nil, 0, err
+		}
+	}
+	options, timeout := bf.options()
+	out := &batchOut{e: e, sf: sf, prog: newProgress(e), start: time.Now(), path: sf.out, stamp: rowStamp(options, timeout)}
 	out.prog.delay = 500 * time.Millisecond
 	skipped := 0
 	if sf.out != "" {
-		f, done, err := openOut(sf.out, resume)
+		f, done, err := openOut(sf.out, resume, options, timeout)
 		if err != nil {
 			return nil, nil, 0, err
 		}

@@ -31,8 +31,6 @@ func runMCSBatch(e *env, sr *searchFlags, bf *batchFlags, pos []string, graphs [
 		return usagef("--against sets each pair's goal itself (--min-size, --top): leave out --goal")
 	case screening && (opts.Engine == mcs.EnginePortfolio || opts.BigFirst):
 		return usagef("--against runs each pair with a floor (mcs.Options.Floor), which the portfolio and --big-first do not take: use auto, cpu, gpu or hybrid")
-	case opts.Engine == mcs.EngineHybrid && opts.Goal > 0:
-		return usagef("a fixed goal compares trees; it takes --engine gpu or cpu, not hybrid")
 	}
 	list, cols := bf.list, 2
 	if screening {
@@ -99,7 +97,7 @@ func runMCSBatch(e *env, sr *searchFlags, bf *batchFlags, pos []string, graphs [
 			// solution, so a pair far above the cut costs no more than a
 			// plain search (a frozen goal explored everything that could
 			// reach it).
-			o.Floor = sc.goal()
+			o.Floor = sc.goal(j.index)
 		}
 		if err := e.checkMCSMatrices(gs, o); err != nil {
 			return batchSolved{}, err
@@ -108,13 +106,11 @@ func runMCSBatch(e *env, sr *searchFlags, bf *batchFlags, pos []string, graphs [
 		if err != nil {
 			return batchSolved{}, err
 		}
-		if !slot.Device && r.dev > 0 {
-			res.Why = "a CPU slot of the batch: " + res.Why
-		}
+		res.Why = slotWhy(slot, res.Why)
 		g := max(o.Goal, o.Floor)
 		v := newVerdict(res.Status, g > 0, g, g > 0 && res.Size >= g)
 		m := shiftedPairs(res.Mapping, sf.base(gs[0]), sf.base(gs[1]))
-		text := fmt.Sprintf("size %d  %s  nodes %d  %v  engine %s%s", res.Size,
+		text := fmt.Sprintf("size %s  %s  nodes %d  %v  engine %s%s", sizeText(v.size(res.Size)),
 			statusText(v, "maximum", fmt.Sprintf("common subgraph of ≥ %d vertices", g)),
 			res.Nodes, res.Elapsed.Round(time.Microsecond), res.Engine, deviceSuffix(res.Device))
 		return batchSolved{obj: mcsObject(sf, j.files, gs[0], gs[1], o, res, v, m), text: text, v: v, size: res.Size}, nil
@@ -128,29 +124,60 @@ func runMCSBatch(e *env, sr *searchFlags, bf *batchFlags, pos []string, graphs [
 	return err
 }
 
+// slotWhy is a row's why as docs/cli.md words it: on a CPU slot it
+// begins "a CPU slot of the batch", and the engines' "no device" (auto
+// without a device to join) says that the batch has no device slots.
+func slotWhy(slot batch.Slot, why string) string {
+	if slot.Device {
+		return why
+	}
+	if why == "no device" {
+		return "a CPU slot of the batch (no device slots)"
+	}
+	return "a CPU slot of the batch: " + why
+}
+
 // screen is --against's cut: a fixed --min-size K, or the best --top N so
-// far, whose Nth size + 1 is every later pair's goal.
+// far, which every later pair has to beat.
 type screen struct {
 	minSize, top int
 
-	mu    sync.Mutex
-	held  []batchRow // --top: the rows that may be among the best
-	sizes []int      // their sizes, descending
-	cut   int        // pairs proven unable to make the cut
+	mu   sync.Mutex
+	held []batchRow // --top: the rows that may be among the best
+	best []ranked   // their sizes and indexes, best first (ranks)
+	cut  int        // pairs proven unable to make the cut
 }
 
-// goal is the goal of the next pair: K, or the Nth best + 1 once N pairs
-// are known (0 before: the pair's plain maximum).
-func (s *screen) goal() int {
+// ranked is a pair's place in --top's order: larger first, ties by index.
+type ranked struct{ size, index int }
+
+// ranks orders a before b when a is larger, or as large with a smaller
+// index: the order of --top's rows, whatever order the pairs ran in.
+func ranks(a, b ranked) int {
+	if a.size != b.size {
+		return b.size - a.size
+	}
+	return a.index - b.index
+}
+
+// goal is the goal (floor) of the pair of the given index: K, or once N
+// pairs are known what beats the Nth best (0 before: the pair's plain
+// maximum). A pair with a smaller index than the Nth beats it at an equal
+// size (ties go by index), a later one only with a larger size.
+func (s *screen) goal(index int) int {
 	if s.minSize > 0 {
 		return s.minSize
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if len(s.sizes) < s.top {
+	if len(s.best) < s.top {
 		return 0
 	}
-	return s.sizes[s.top-1] + 1
+	nth := s.best[s.top-1]
+	if index < nth.index {
+		return nth.size
+	}
+	return nth.size + 1
 }
 
 // keep (--min-size) prints a pair unless it is proven unable to reach K.
@@ -175,8 +202,9 @@ func (s *screen) hold(row batchRow) {
 	}
 	s.held = append(s.held, row)
 	if row.err == nil {
-		i, _ := slices.BinarySearchFunc(s.sizes, row.solved.size, func(a, b int) int { return b - a })
-		s.sizes = slices.Insert(s.sizes, i, row.solved.size)
+		r := ranked{row.solved.size, row.job.index}
+		i, _ := slices.BinarySearchFunc(s.best, r, ranks)
+		s.best = slices.Insert(s.best, i, r)
 	}
 }
 
@@ -193,11 +221,8 @@ func (s *screen) release() []batchRow {
 			ok = append(ok, r)
 		}
 	}
-	slices.SortStableFunc(ok, func(a, b batchRow) int {
-		if a.solved.size != b.solved.size {
-			return b.solved.size - a.solved.size
-		}
-		return a.job.index - b.job.index
+	slices.SortFunc(ok, func(a, b batchRow) int {
+		return ranks(ranked{a.solved.size, a.job.index}, ranked{b.solved.size, b.job.index})
 	})
 	if len(ok) > s.top {
 		ok = ok[:s.top]
@@ -211,7 +236,7 @@ func (s *screen) reported(o *batchOut) int {
 	if s.top > 0 {
 		s.mu.Lock()
 		defer s.mu.Unlock()
-		return min(s.top, len(s.sizes))
+		return min(s.top, len(s.best))
 	}
 	return o.done - o.dropped - o.failed
 }
@@ -294,6 +319,7 @@ func runVCBatch(e *env, sr *searchFlags, bf *batchFlags, pos []string, opts vert
 		if err != nil {
 			return batchSolved{}, err
 		}
+		res.Why = slotWhy(slot, res.Why)
 		k := -1
 		if o.Parameterized {
 			k = o.K
@@ -303,7 +329,7 @@ func runVCBatch(e *env, sr *searchFlags, bf *batchFlags, pos []string, opts vert
 		if res.Cover != nil {
 			size = fmt.Sprint(len(res.Cover))
 		}
-		text := fmt.Sprintf("n=%d m=%d  cover %s  %s  nodes %d  %v  engine %s%s", g.N, g.Edges(), size,
+		text := fmt.Sprintf("%d vertices, %d edges  cover %s  %s  nodes %d  %v  engine %s%s", g.N, g.Edges(), size,
 			statusText(v, "minimum", fmt.Sprintf("cover of size ≤ %d", k)), res.Nodes, res.Elapsed.Round(time.Microsecond), res.Engine, deviceSuffix(res.Device))
 		return batchSolved{obj: vcObject(sf, j.files, g, o, res, v, 1), text: text, v: v, size: len(res.Cover)}, nil
 	}
@@ -362,12 +388,10 @@ func runCliqueBatch(e *env, sr *searchFlags, bf *batchFlags, pos []string, opts 
 		if err != nil {
 			return batchSolved{}, err
 		}
-		if !slot.Device && r.dev > 0 {
-			res.Why = "a CPU slot of the batch: " + res.Why
-		}
+		res.Why = slotWhy(slot, res.Why)
 		v := newVerdict(res.Status, o.Goal > 0, o.Goal, o.Goal > 0 && res.Size >= o.Goal)
 		shown := shifted(res.Clique, sf.base(g))
-		text := fmt.Sprintf("n=%d m=%d  clique %d  %s  nodes %d  %v  engine %s%s", g.N, g.Edges(), res.Size,
+		text := fmt.Sprintf("%d vertices, %d edges  clique %s  %s  nodes %d  %v  engine %s%s", g.N, g.Edges(), sizeText(v.size(res.Size)),
 			statusText(v, "maximum", fmt.Sprintf("clique of ≥ %d vertices", o.Goal)), res.Nodes, res.Elapsed.Round(time.Microsecond), res.Engine, deviceSuffix(res.Device))
 		return batchSolved{obj: cliqueObject(sf, j.files, g, o, res, v, shown, o.Complement), text: text, v: v, size: res.Size}, nil
 	}

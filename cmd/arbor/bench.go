@@ -17,7 +17,7 @@ import (
 	"github.com/arbor-gpu/arbor/internal/ticker"
 )
 
-const benchSynopsis = "SUITE|LIST [--engines E,…] [--backends B,…] [--threads N,…] [--timeout T] [--mem-limit M] [--out DIR] [--compare NAME='command {gr}' …] [--compare-regex NAME='size=(\\d+)' …] [--data DIR] [--limit N] [--json]\n       arbor bench report DIR"
+const benchSynopsis = "SUITE|LIST [--engines E,…] [--backends B,…] [--device D] [--threads N,…] [--timeout T] [--mem-limit M] [--out DIR] [--compare NAME='command {gr}' …] [--compare-regex NAME='size=(\\d+)' …] [--data DIR] [--limit N] [--json]\n       arbor bench report DIR"
 
 // runBench is 'arbor bench': every instance of a suite solved by each
 // engine configuration (and each --compare peer) in its own process,
@@ -26,14 +26,18 @@ func runBench(e *env) error {
 	if len(e.args) > 0 && e.args[0] == "report" {
 		return runBenchReport(e, e.args[1:])
 	}
+	if len(e.args) > 0 && e.args[0] == "fetch" {
+		return runBenchFetch(e, e.args[1:])
+	}
 	fs := newFlags(e, "bench", benchSynopsis)
 	engines := fs.String("engines", "", "comma-separated engines; each kind runs those it has ("+strings.Join(bench.EngineNames(), ", ")+"; default: each command's default)")
 	backends := fs.String("backends", "", "comma-separated backends for the device engines (mcs, clique, vc, match): auto, cuda, opencl, cpu (default auto)")
+	device := fs.String("device", "", "device index or name substring for every run on a device (default: each backend's first GPU, else its first device); the results' device says which ran")
 	threads := fs.String("threads", "", "comma-separated thread counts for mcs, vc and clique (0: all cores; default 0). mcs with 1 on the CPU engine is checked against the original McSplit's node counts")
 	timeout := fs.Duration("timeout", time.Minute, "time limit per run (the child is killed a grace period later)")
 	memLimit := fs.String("mem-limit", "", "memory cap per run, e.g. 4G (default: none)")
 	out := fs.String("out", "bench-out", "folder for results.csv, results.json and the SVG plots")
-	data := fs.String("data", "", "the shared data folder (default $"+dataset.EnvDir+", else ../shared/data beside the checkout)")
+	data := fs.String("data", "", "the data folder (default $"+dataset.EnvDir+", else ../shared/data beside the checkout, else where 'arbor bench fetch' puts it: "+bench.CacheDir()+")")
 	limit := fs.Int("limit", -1, "at most N instances, spread over a suite (0: all; default: the suite's own, 20 for mcs-easy, 4 for match-large); of a list, the first N")
 	asJSON := fs.Bool("json", false, "print the results and summary as JSON on stdout instead of the Markdown table")
 	rerun := fs.Bool("rerun", false, "run everything again; by default the runs already in --out's results.csv are kept and skipped")
@@ -56,6 +60,7 @@ func runBench(e *env) error {
 		return err
 	}
 	cfg.Backends = splitList(*backends)
+	cfg.Device = *device
 	if cfg.Threads, err = intList(*threads); err != nil {
 		return err
 	}
@@ -70,6 +75,13 @@ func runBench(e *env) error {
 	dataDir := *data
 	if dataDir == "" {
 		dataDir = dataset.Dir()
+	}
+	if dataDir == "" {
+		if c := bench.CacheDir(); c != "" {
+			if st, err := os.Stat(c); err == nil && st.IsDir() {
+				dataDir = c
+			}
+		}
 	}
 	ins, err := instances(pos[0], bench.SuiteOptions{Data: dataDir, Limit: *limit, GenDir: filepath.Join(*out, "instances")})
 	if err != nil {
@@ -166,6 +178,58 @@ func runBenchReport(e *env, args []string) error {
 		return err
 	}
 	return bench.WriteMarkdown(e.stdout, bench.Summarise(results))
+}
+
+// runBenchFetch is 'arbor bench fetch SUITE': the suite's data files
+// copied from --from (default: the development data folder, where there is
+// one) into --data (default: the cache), each checked against its SHA-256;
+// what cannot be found is named with where to download it.
+func runBenchFetch(e *env, args []string) error {
+	fs := newFlags(e, "bench fetch", "SUITE [--from DIR] [--data DIR]")
+	from := fs.String("from", "", "a folder holding the suite's files (a download of its source, in any layout: files are found by name and checked; default: $"+dataset.EnvDir+" or ../shared/data beside the checkout, where present)")
+	data := fs.String("data", "", "where to put them (default "+bench.CacheDir()+", which 'arbor bench SUITE' reads when no other data folder is found)")
+	pos, err := parse(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(pos) != 1 {
+		return usagef("bench fetch needs one suite (got %s); suites:\n  %s", plural(len(pos), "argument"), strings.Join(bench.SuiteNames(), "\n  "))
+	}
+	sets, err := bench.SuiteSets(pos[0])
+	if err != nil {
+		return usagef("%v", err)
+	}
+	dest := *data
+	if dest == "" {
+		if dest = bench.CacheDir(); dest == "" {
+			return fmt.Errorf("no cache folder ($XDG_CACHE_HOME and $HOME unset): give --data DIR")
+		}
+	}
+	src := *from
+	if src == "" {
+		src = dataset.Dir()
+	}
+	if src != "" {
+		if st, err := os.Stat(src); err != nil || !st.IsDir() {
+			return fmt.Errorf("--from %s: not a folder", src)
+		}
+		if a, b := filepath.Clean(src), filepath.Clean(dest); a == b {
+			src = "" // the data folder itself: check it in place
+		}
+	}
+	if len(sets) == 0 {
+		_, err := fmt.Fprintf(e.stdout, "suite %s generates its instances: nothing to fetch\n", pos[0])
+		return err
+	}
+	res, err := bench.Fetch(bench.DefaultManifest(), sets, src, dest)
+	if err != nil {
+		return err
+	}
+	if len(res.Missing) > 0 {
+		return fmt.Errorf("%s", bench.MissingMessage(pos[0], sets, res.Missing, dest))
+	}
+	_, err = fmt.Fprintf(e.stdout, "suite %s: %d files in %s (%d copied, %d already there), every checksum right\n", pos[0], res.Present+res.Placed, dest, res.Placed, res.Present)
+	return err
 }
 
 // instances builds a named suite, or reads arg as a CSV list.

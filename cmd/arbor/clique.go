@@ -44,6 +44,9 @@ func runClique(e *env) error {
 	if err := sr.check(); err != nil {
 		return err
 	}
+	if err := checkOutNotInput(sf.out, append(pos, bf.list)...); err != nil {
+		return err
+	}
 	engine, err := clique.ParseEngine(*sr.engine)
 	if err != nil {
 		return usagef("%v", err)
@@ -146,7 +149,7 @@ func printClique(e *env, sf *solverFlags, pos []string, g *core.Graph, opts cliq
 		what = "clique of the complement"
 	}
 	w := e.stdout
-	fmt.Fprintf(w, "%s: n=%d m=%d  %s %d  %s\n", pos[0], g.N, g.Edges(), what, res.Size, status)
+	fmt.Fprintf(w, "%s: %d vertices, %d edges  %s %s  %s\n", pos[0], g.N, g.Edges(), what, sizeText(v.size(res.Size)), status)
 	workersName := "threads"
 	if res.Device != "" {
 		workersName = "workers"
@@ -170,11 +173,11 @@ func printClique(e *env, sf *solverFlags, pos []string, g *core.Graph, opts cliq
 func cliqueObject(sf *solverFlags, pos []string, g *core.Graph, opts clique.Options, res clique.Result, v verdict, shown []int, complement bool) any {
 	type jsonResult struct {
 		Files      []string `json:"files"`
-		N          int      `json:"n"`
-		M          int      `json:"m"`
+		N          int      `json:"vertices"`
+		M          int      `json:"edges"`
 		Base       int      `json:"base"`
 		Complement bool     `json:"complement"`
-		Size       int      `json:"size"`
+		Size       *int     `json:"size,omitempty"` // absent: proven that no clique reaches the goal
 		verdict
 		UpperBound int     `json:"upper_bound"`
 		Nodes      int64   `json:"nodes"`
@@ -192,7 +195,7 @@ func cliqueObject(sf *solverFlags, pos []string, g *core.Graph, opts clique.Opti
 	}
 	backendName := backendOf(opts.Devices, res.Device)
 	return jsonResult{Files: pos, N: g.N, M: g.Edges(), Base: sf.base(g), Complement: complement,
-		Size: res.Size, verdict: v, UpperBound: res.UpperBound, Nodes: res.Nodes, Seconds: res.Elapsed.Seconds(),
+		Size: v.size(res.Size), verdict: v, UpperBound: res.UpperBound, Nodes: res.Nodes, Seconds: res.Elapsed.Seconds(),
 		Threads: res.Threads, Engine: string(res.Engine), Why: res.Why, Backend: backendName, Device: res.Device, Epochs: res.Epochs, Moved: res.Moved,
 		Shared: res.Shared, Verified: sf.verify, Clique: shown}
 }

@@ -224,7 +224,7 @@ func runMCSCluster(e *env, cf clusterFlags, workers, threads int, pos []string, 
 	if sf.json {
 		type jsonResult struct {
 			Files []string `json:"files"`
-			N     []int    `json:"n"`
+			N     []int    `json:"vertices"`
 			Base  []int    `json:"base"`
 			Size  int      `json:"size"`
 			verdict
@@ -233,6 +233,7 @@ func runMCSCluster(e *env, cf clusterFlags, workers, threads int, pos []string, 
 			Threads  *int         `json:"threads,omitempty"`
 			Engine   string       `json:"engine"`
 			Why      string       `json:"why"`
+			Prune    pruneJSON    `json:"prune"`
 			Verified bool         `json:"verified"`
 			Mapping  [][2]int     `json:"mapping"`
 			Columns  [][]int      `json:"columns"`
@@ -244,7 +245,7 @@ func runMCSCluster(e *env, cf clusterFlags, workers, threads int, pos []string, 
 		}
 		if err := json.NewEncoder(e.stdout).Encode(jsonResult{Files: pos, N: []int{g.N, h.N}, Base: []int{sf.base(g), sf.base(h)}, Size: res.Size, verdict: v,
 			Nodes: cres.Nodes, Seconds: cres.Elapsed.Seconds(), Threads: clusterThreads(cf), Engine: "cluster", Why: why,
-			Verified: sf.verify, Mapping: m, Columns: cols, Cluster: newClusterJSON(cres)}); err != nil {
+			Prune: newPruneJSON(mcs.SubtreePrune(opts)), Verified: sf.verify, Mapping: m, Columns: cols, Cluster: newClusterJSON(cres)}); err != nil {
 			return err
 		}
 		return v.require(sf.requireOptimal)
@@ -377,8 +378,8 @@ func runVCCluster(e *env, cf clusterFlags, workers, threads int, name string, g 
 	if sf.json {
 		type jsonResult struct {
 			Files []string `json:"files"`
-			N     int      `json:"n"`
-			M     int      `json:"m"`
+			N     int      `json:"vertices"`
+			M     int      `json:"edges"`
 			Base  int      `json:"base"`
 			Size  int      `json:"size"`
 			verdict
@@ -403,7 +404,7 @@ func runVCCluster(e *env, cf clusterFlags, workers, threads int, name string, g 
 	if sf.verify {
 		text += ", cover verified"
 	}
-	fmt.Fprintf(e.stdout, "%s: n=%d m=%d  cover %d  %s  lower bound %d  nodes %d  %v  engine cluster (%s)\n",
+	fmt.Fprintf(e.stdout, "%s: %d vertices, %d edges  cover %d  %s  lower bound %d  nodes %d  %v  engine cluster (%s)\n",
 		name, g.N, g.Edges(), len(res.Cover), text, lower, cres.Nodes, cres.Elapsed.Round(time.Millisecond), why)
 	return v.require(sf.requireOptimal)
 }

@@ -65,7 +65,7 @@ func TestGoalAboveOptimum(t *testing.T) {
 	best := *opt.Size
 	for _, engine := range []string{"cpu", "gpu"} {
 		above := runJSON[goalResult](t, "mcs", paths[0], paths[1], "--json", "--engine", engine, "--backend", "cpu", "--goal", fmt.Sprint(best+1), "--require-optimal")
-		if above.Status != "infeasible" || !above.Proven || *above.Size != 0 || *above.Goal != best+1 || *above.GoalMet {
+		if above.Status != "infeasible" || !above.Proven || above.Size != nil || *above.Goal != best+1 || *above.GoalMet {
 			t.Errorf("%s: goal %d above the optimum %d: %v", engine, best+1, best, above)
 		}
 		at := runJSON[goalResult](t, "mcs", paths[0], paths[1], "--json", "--engine", engine, "--backend", "cpu", "--goal", fmt.Sprint(best))
@@ -74,7 +74,7 @@ func TestGoalAboveOptimum(t *testing.T) {
 		}
 	}
 	code, out, stderr := runCLI(t, "mcs", paths[0], paths[1], "--goal", fmt.Sprint(best+1))
-	want := fmt.Sprintf("size 0  no common subgraph of ≥ %d vertices (proven)", best+1)
+	want := fmt.Sprintf("size none  no common subgraph of ≥ %d vertices (proven)", best+1)
 	if code != 0 || !strings.Contains(out, want) || strings.Contains(out, "proven maximum") {
 		t.Errorf("text: exit %d, want %q:\n%s%s", code, want, out, stderr)
 	}
@@ -84,7 +84,7 @@ func TestGoalAboveOptimum(t *testing.T) {
 	cl := runJSON[goalResult](t, "clique", gr, "--json", "--engine", "gpu", "--backend", "cpu", "--goal", "4")
 	// (the device search may report a smaller clique it holds: it says
 	// so as the best found, with the proof that none reaches 4)
-	if cl.Status != "infeasible" || !cl.Proven || *cl.Size >= 4 || *cl.GoalMet {
+	if cl.Status != "infeasible" || !cl.Proven || (cl.Size != nil && *cl.Size >= 4) || *cl.GoalMet {
 		t.Errorf("clique --goal 4 of ω 3: %v", cl)
 	}
 	cl = runJSON[goalResult](t, "clique", gr, "--json", "--engine", "gpu", "--backend", "cpu", "--goal", "3")
@@ -120,7 +120,7 @@ func TestGoalMIVIA(t *testing.T) {
 	dir := dataset.Require(t, "mcs/mivia")
 	a, b := filepath.Join(dir, "mcs10_r005_s20.A00"), filepath.Join(dir, "mcs10_r005_s20.B00")
 	r := runJSON[goalResult](t, "mcs", a, b, "--goal", "18", "--json")
-	if r.Status != "infeasible" || !r.Proven || *r.Size != 0 || *r.GoalMet {
+	if r.Status != "infeasible" || !r.Proven || r.Size != nil || *r.GoalMet {
 		t.Fatalf("goal 18 of optimum 17: %v", r)
 	}
 	r = runJSON[goalResult](t, "mcs", a, b, "--goal", "17", "--json")

@@ -47,7 +47,7 @@ func runDemo(e *env) error {
 	}
 	fmt.Fprintf(e.stdout, "vector add: %d elements checked (%v)\n", n, time.Since(t0).Round(time.Microsecond))
 	// Each algorithm's step lives in demo_<name>.go.
-	for _, step := range []func(e *env, dev backend.Device) error{demoMATCH(), demoMCS(), demoVC()} {
+	for _, step := range []func(e *env, dev backend.Device) error{demoMATCH(), demoMCS(), demoVC(), demoClique()} {
 		if step == nil {
 			continue
 		}

@@ -31,7 +31,7 @@ func demoVC() func(e *env, dev backend.Device) error {
 		if res.Proven && len(res.Cover) != want {
 			return fmt.Errorf("demo vertex cover: proven cover of %d, but the optimum is %d", len(res.Cover), want)
 		}
-		fmt.Fprintf(e.stdout, "vertex cover (cpu): n=%d m=%d  cover %d (optimum %d)  proven %v  %d nodes  verified (%v)\n",
+		fmt.Fprintf(e.stdout, "vertex cover (cpu): %d vertices, %d edges  cover %d (optimum %d)  proven %v  %d nodes  verified (%v)\n",
 			g.N, g.Edges(), len(res.Cover), want, res.Proven, res.Nodes, time.Since(t0).Round(time.Microsecond))
 		return nil
 	}

@@ -34,6 +34,12 @@ func runDevices(e *env) error {
 		}
 	}
 	if *asJSON {
+		for i := range rows {
+			// Lists, never null: a backend that is absent has no devices.
+			if rows[i].Devices == nil {
+				rows[i].Devices = []backend.Info{}
+			}
+		}
 		enc := json.NewEncoder(e.stdout)
 		enc.SetIndent("", "  ")
 		return enc.Encode(rows)

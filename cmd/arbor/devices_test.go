@@ -91,20 +91,22 @@ func TestVerifyShowsStartUp(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
-	var rows []struct {
-		Device     string `json:"device"`
-		OpenPhases []struct {
-			Name    string  `json:"name"`
-			Seconds float64 `json:"seconds"`
-		} `json:"open_phases"`
+	var report struct {
+		Rows []struct {
+			Device     string `json:"device"`
+			OpenPhases []struct {
+				Name    string  `json:"name"`
+				Seconds float64 `json:"seconds"`
+			} `json:"open_phases"`
+		} `json:"rows"`
 	}
-	if err := json.Unmarshal([]byte(out), &rows); err != nil {
+	if err := json.Unmarshal([]byte(out), &report); err != nil {
 		t.Fatalf("not JSON: %v\n%s", err, out)
 	}
-	if len(rows) == 0 {
+	if len(report.Rows) == 0 {
 		t.Fatal("no rows")
 	}
-	for _, r := range rows {
+	for _, r := range report.Rows {
 		if len(r.OpenPhases) == 0 || !strings.HasPrefix(r.OpenPhases[0].Name, "open") {
 			t.Errorf("%s: open_phases %+v", r.Device, r.OpenPhases)
 		}

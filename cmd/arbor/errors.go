@@ -46,9 +46,10 @@ func (c *checkedWriter) Write(p []byte) (int, error) {
 // is some other writer), the command also ends quietly, with status 1:
 // whoever closed the pipe is not reading a message either.
 func exitStatus(cmdErr, outErr error) (int, string) {
-	if outErr != nil && !errors.Is(cmdErr, errFlagHelp) {
+	if outErr != nil {
 		// The output's failure is the cause, whether the command went on
-		// (most print without checking) or returned it, wrapped or not.
+		// (most print without checking) or returned it, wrapped or not;
+		// help that could not be written is a failure too.
 		cmdErr = fmt.Errorf("writing standard output: %w", outErr)
 	}
 	switch {

@@ -90,6 +90,14 @@ func parseArgs(fs *flag.FlagSet, args []string) ([]string, error) {
 	}
 }
 
+// flagSet reports whether the flag name was given on the command line
+// (not left at its default).
+func flagSet(fs *flag.FlagSet, name string) bool {
+	set := false
+	fs.Visit(func(f *flag.Flag) { set = set || f.Name == name })
+	return set
+}
+
 // searchFlags are the flags every search command (mcs, clique, vc)
 // takes, defined here once: the input format, CPU threads, the time
 // limit, the engine, its device workers and the devices (--backend,
@@ -365,14 +373,14 @@ func backendOf(devs []backend.Device, ranOn string) string {
 type deviceFlags struct{ backend, device string }
 
 func (d *deviceFlags) register(fs *flag.FlagSet) {
-	d.registerWith(fs, "device index or name substring (default $ARBOR_DEVICE or the first)")
+	d.registerWith(fs, "device index or name substring (default $ARBOR_DEVICE, else the backend's first GPU, accelerator, then CPU device)")
 }
 
 // registerMany is register for commands whose engines spread one search
 // over several devices: --device also takes "all" or a list.
 func (d *deviceFlags) registerMany(fs *flag.FlagSet) {
 	d.registerWith(fs, "device index or name substring, 'all' (every device of the type the first pick has: every GPU), "+
-		"or a comma-separated list (default $ARBOR_DEVICE or the first)")
+		"or a comma-separated list (default $ARBOR_DEVICE, else the backend's first GPU, accelerator, then CPU device)")
 }
 
 func (d *deviceFlags) registerWith(fs *flag.FlagSet, deviceUsage string) {

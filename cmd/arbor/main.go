@@ -13,6 +13,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"runtime/debug"
 	"runtime/pprof"
 	"sort"
 	"strings"
@@ -23,8 +24,9 @@ import (
 	"github.com/arbor-gpu/arbor/internal/bench"
 )
 
-// version is set at link time (-ldflags "-X main.version=...").
-var version = "dev"
+// version is set at link time (-ldflags "-X main.version=..."); without it
+// the build's own record says which (buildVersion).
+var version = ""
 
 // env is what a command runs with: its arguments, streams and a context
 // cancelled by Ctrl-C.
@@ -175,17 +177,31 @@ func runIO(ctx context.Context, args []string, stdin io.Reader, stdout, stderr i
 		usage(stderr, cmds)
 		return 2
 	}
+	// printed writes what prints on stdout outside a command (the usage,
+	// help's own): a write error is a failure, as in every command.
+	printed := func(print func(io.Writer)) int {
+		out := &checkedWriter{w: stdout}
+		print(out)
+		code, msg := exitStatus(nil, out.err)
+		if msg != "" {
+			fmt.Fprintf(stderr, "arbor: %s\n", msg)
+		}
+		return code
+	}
 	switch args[0] {
 	case "-h", "-help", "--help":
-		usage(stdout, cmds)
-		return 0
+		return printed(func(w io.Writer) { usage(w, cmds) })
 	case "--version", "-version":
 		args = []string{"version"}
 	case "help":
 		// arbor help CMD is arbor CMD -h.
 		if len(args) == 1 {
-			usage(stdout, cmds)
-			return 0
+			return printed(func(w io.Writer) { usage(w, cmds) })
+		}
+		if len(args) == 2 && (args[1] == "help" || args[1] == "-h" || args[1] == "--help") {
+			return printed(func(w io.Writer) {
+				fmt.Fprintln(w, "usage: arbor help [COMMAND]\n\nWithout COMMAND, the list of commands; with one, its options (the same as arbor COMMAND -h).")
+			})
 		}
 		if _, ok := cmds[args[1]]; !ok || len(args) > 2 {
 			fmt.Fprintf(stderr, "arbor help: unknown command %q (arbor help lists them)\n", strings.Join(args[1:], " "))
@@ -237,7 +253,8 @@ func runVersion(e *env) error {
 	if len(pos) > 0 {
 		return usagef("version takes no arguments")
 	}
-	v := strings.TrimSpace(version)
+	info, _ := debug.ReadBuildInfo()
+	v := buildVersion(version, info)
 	if *asJSON {
 		return json.NewEncoder(e.stdout).Encode(struct {
 			Version string `json:"version"`
@@ -245,4 +262,45 @@ func runVersion(e *env) error {
 	}
 	_, err = fmt.Fprintf(e.stdout, "arbor %s\n", v)
 	return err
+}
+
+// buildVersion is what arbor version says: the release stamped at link
+// time; else the module version Go records for `go install
+// module@version`; else the VCS revision of the checkout it was built
+// from, with the commit's time and "+dirty" for uncommitted changes (Go
+// stamps these into every build of a main package inside a repository);
+// else "dev" (a build without that record, as go run or go test make).
+func buildVersion(stamped string, info *debug.BuildInfo) string {
+	if v := strings.TrimSpace(stamped); v != "" {
+		return v
+	}
+	if info == nil {
+		return "dev"
+	}
+	if v := info.Main.Version; v != "" && v != "(devel)" {
+		return v
+	}
+	var rev, at string
+	dirty := false
+	for _, s := range info.Settings {
+		switch s.Key {
+		case "vcs.revision":
+			rev = s.Value
+		case "vcs.time":
+			at = s.Value
+		case "vcs.modified":
+			dirty = s.Value == "true"
+		}
+	}
+	if rev == "" {
+		return "dev"
+	}
+	v := "dev-" + rev[:min(len(rev), 12)]
+	if dirty {
+		v += "+dirty"
+	}
+	if at != "" {
+		v += " (" + at + ")"
+	}
+	return v
 }

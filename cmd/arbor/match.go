@@ -41,6 +41,9 @@ func runMatch(e *env) error {
 	if *threads < 0 {
 		return usagef("--threads must be ≥ 0, got %d", *threads)
 	}
+	if err := checkOutNotInput(*outPath, pos[0]); err != nil {
+		return err
+	}
 	opt := matching.Options{Engine: matching.Engine(*engine), Threads: *threads, StrongOnly: *strongOnly, Filter: matching.Filter(*filter), Ctx: e.ctx}
 	if opt.Engine != matching.EngineFast && opt.Engine != matching.EngineSpec {
 		return usagef("--engine must be spec or fast, got %q", *engine)
@@ -146,7 +149,7 @@ type matchJSON struct {
 	Format        string      `json:"format"`
 	Bytes         int64       `json:"bytes"`
 	Base          int         `json:"base"`
-	N             int         `json:"n"`
+	N             int         `json:"vertices"`
 	Edges         int         `json:"edges"`
 	Size          int         `json:"size"` // matched pairs
 	Weight        float64     `json:"weight"`

@@ -45,14 +45,14 @@ func TestMatchReference(t *testing.T) {
 		t.Fatalf("match --json: exit %d: %s", code, stderr)
 	}
 	var js struct {
-		N, Edges, Passes, Size int
-		Weight                 float64
-		Mate                   []int32
+		Vertices, Edges, Passes, Size int
+		Weight                        float64
+		Mate                          []int32
 	}
 	if err := json.Unmarshal([]byte(out), &js); err != nil {
 		t.Fatalf("match --json: %v\n%s", err, out)
 	}
-	if js.N != 5 || js.Edges != 6 || js.Size != 2 || js.Weight != 10 || len(js.Mate) != 5 {
+	if js.Vertices != 5 || js.Edges != 6 || js.Size != 2 || js.Weight != 10 || len(js.Mate) != 5 {
 		t.Fatalf("match --json: %+v", js)
 	}
 	// The file's own numbering: match1.txt + 1 where matched.

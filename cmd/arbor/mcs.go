@@ -19,7 +19,7 @@ import (
 // runMCS is 'arbor mcs': a maximum common induced subgraph of two or more
 // graphs.
 func runMCS(e *env) error {
-	fs := newFlags(e, "mcs", "G1 G2 [G3 …] [--plain-order] [--approximate [--keep K]] [--threads N] [--connected] [--directed] [--vertex-labels] [--edge-labels] [--big-first] [--heuristic min_max|min_product] [--prune none|rr] [--block-order] [--dead-end N [--double-raise]] [--restarts [--seed S]] [--engine auto|cpu|gpu|hybrid|portfolio] [--goal K] [--workers N] [--backend B] [--device D] [--timeout D] [--format F] [--json] [--verify] [--require-optimal] [--zero-based] [-o FILE] [-v] [--cluster URL|embedded [--cluster-token T] [--task-nodes B] [--tasks N] [--ack-wait D] [--fresh]] | --batch LIST | QUERY --against LIST|DIR (--min-size K | --top N) [--device-slots D] …")
+	fs := newFlags(e, "mcs", "G1 G2 [G3 …] [--plain-order] [--approximate [--keep K]] [--threads N] [--connected] [--directed] [--vertex-labels] [--edge-labels] [--big-first] [--heuristic min_max|min_product] [--prune rr|none|rr2] [--block-order] [--dead-end N [--double-raise]] [--restarts [--seed S]] [--engine auto|cpu|gpu|hybrid|portfolio] [--goal K] [--workers N] [--backend B] [--device D] [--timeout D] [--format F] [--json] [--verify] [--require-optimal] [--zero-based] [-o FILE] [-v] [--cluster URL|embedded [--cluster-token T] [--task-nodes B] [--tasks N] [--ack-wait D] [--fresh]] | --batch LIST | QUERY --against LIST|DIR (--min-size K | --top N) [--device-slots D] …")
 	var sr searchFlags
 	sr.register(fs, searchHelp{what: "mapping",
 		out:     "write the mapping to `FILE` (atomically): '#' lines saying the status, then one line per matched vertex, its number in each graph",
@@ -37,7 +37,7 @@ func runMCS(e *env) error {
 	elabels := fs.Bool("edge-labels", false, "matched edges must have equal labels")
 	bigFirst := fs.Bool("big-first", false, "McSplit↓: try size |G|, then |G|−1, … (good when the graphs are nearly isomorphic)")
 	heuristic := fs.String("heuristic", "min_max", "branching heuristic: min_max or min_product")
-	prune := fs.String("prune", "none", "CPU engines' search tree: none (the original McSplit's; node counts equal its) or rr (RRSplit's reductions: same sizes, fewer nodes; see docs/design/mcs.md)")
+	prune := fs.String("prune", "rr", "search tree of every engine: rr (RRSplit's reductions: same sizes, fewer nodes; a rule an option or engine cannot use is switched off, and --json's prune says which ran; see docs/design/mcs.md), none (the original McSplit's: node counts equal its) or rr2 (rr with the edge-count bound and learned branching on the CPU engines: smaller proof trees on large pairs)")
 	var cf clusterFlags
 	cf.register(fs)
 	blockOrder := fs.Bool("block-order", false, "heuristic h1: order vertices by component, border, then breadth-first instead of by degree (exact; node counts differ)")
@@ -64,6 +64,9 @@ func runMCS(e *env) error {
 	if err := sr.check(); err != nil {
 		return err
 	}
+	if err := checkOutNotInput(sf.out, append(pos, bf.list, bf.against)...); err != nil {
+		return err
+	}
 	h, err := mcs.ParseHeuristic(*heuristic)
 	if err != nil {
 		return usagef("%v", err)
@@ -75,6 +78,13 @@ func runMCS(e *env) error {
 	pruning, err := mcs.ParsePruning(*prune)
 	if err != nil {
 		return usagef("%v", err)
+	}
+	if *deadEnd < 0 {
+		return usagef("--dead-end must be ≥ 0")
+	}
+	if err := mcsConflicts(mcs.Options{Engine: engine, Goal: *goal, BigFirst: *bigFirst, Restarts: *restarts,
+		DeadEnd: *deadEnd, BlockOrder: *blockOrder, Directed: *directed, EdgeLabels: *elabels, Connected: *connected}); err != nil {
+		return err
 	}
 	// The device opens while the graphs are read and the CPU engine starts
 	// (only the two-graph search outside a cluster runs on one).
@@ -102,9 +112,6 @@ func runMCS(e *env) error {
 		Engine: engine, Goal: *goal, Workers: *workers,
 		PlainOrder: *plainOrder, Approximate: *approx, Keep: *keep,
 		BlockOrder: *blockOrder, DeadEnd: *deadEnd, DoubleRaise: *doubleRaise, Restarts: *restarts, Seed: *seed,
-	}
-	if *deadEnd < 0 {
-		return usagef("--dead-end must be ≥ 0")
 	}
 	if err := e.checkMCSMatrices(graphs, opts); err != nil {
 		return err
@@ -192,7 +199,7 @@ func printMCS(e *env, sf *solverFlags, pos []string, g0, g1 *core.Graph, opts mc
 		status += ", verified"
 	}
 	w := e.stdout
-	fmt.Fprintf(w, "size %d  %s\n", res.Size, status)
+	fmt.Fprintf(w, "size %s  %s\n", sizeText(v.size(res.Size)), status)
 	workersName := "threads"
 	if res.Device != "" {
 		workersName = "workers"
@@ -209,36 +216,58 @@ func printMCS(e *env, sf *solverFlags, pos []string, g0, g1 *core.Graph, opts mc
 func mcsObject(sf *solverFlags, pos []string, g0, g1 *core.Graph, opts mcs.Options, res mcs.Result, v verdict, m [][2]int) any {
 	type jsonResult struct {
 		Files []string `json:"files"`
-		N     []int    `json:"n"`
+		N     []int    `json:"vertices"`
 		Base  []int    `json:"base"`
-		Size  int      `json:"size"`
+		Size  *int     `json:"size,omitempty"` // absent: proven that no solution reaches the goal
 		verdict
-		Nodes    int64    `json:"nodes"`
-		Seconds  float64  `json:"seconds"`
-		Threads  int      `json:"threads"`
-		Engine   string   `json:"engine"`
-		Why      string   `json:"why"`
-		Backend  string   `json:"backend,omitempty"`
-		Device   string   `json:"device,omitempty"`
-		Epochs   int      `json:"epochs,omitempty"`
-		TailSecs float64  `json:"tail_seconds,omitempty"`
-		Shared   int64    `json:"shared"`
-		Moved    int64    `json:"moved_between_devices,omitempty"`
-		Targets  int      `json:"targets,omitempty"`
-		Verified bool     `json:"verified"`
-		Mapping  [][2]int `json:"mapping"`
-		Columns  [][]int  `json:"columns"`
+		Nodes    int64     `json:"nodes"`
+		Seconds  float64   `json:"seconds"`
+		Threads  int       `json:"threads"`
+		Engine   string    `json:"engine"`
+		Why      string    `json:"why"`
+		Backend  string    `json:"backend,omitempty"`
+		Device   string    `json:"device,omitempty"`
+		Epochs   int       `json:"epochs,omitempty"`
+		TailSecs float64   `json:"tail_seconds,omitempty"`
+		Shared   int64     `json:"shared"`
+		Moved    int64     `json:"moved_between_devices,omitempty"`
+		Targets  int       `json:"targets,omitempty"`
+		Prune    pruneJSON `json:"prune"`
+		Verified bool      `json:"verified"`
+		Mapping  [][2]int  `json:"mapping"`
+		Columns  [][]int   `json:"columns"`
 	}
 	cols := [][]int{make([]int, len(m)), make([]int, len(m))}
 	for i, pr := range m {
 		cols[0][i], cols[1][i] = pr[0], pr[1]
 	}
 	backendName := backendOf(opts.Devices, res.Device)
-	return jsonResult{Files: pos, N: []int{g0.N, g1.N}, Base: []int{sf.base(g0), sf.base(g1)}, Size: res.Size,
+	return jsonResult{Files: pos, N: []int{g0.N, g1.N}, Base: []int{sf.base(g0), sf.base(g1)}, Size: v.size(res.Size),
 		verdict: v, Columns: cols, Targets: res.Targets,
 		Nodes: res.Nodes, Seconds: res.Elapsed.Seconds(), Threads: res.Threads, Verified: sf.verify, Mapping: m,
 		Engine: string(res.Engine), Why: res.Why, Backend: backendName, Device: res.Device, Epochs: res.Epochs,
-		TailSecs: res.Tail.Seconds(), Shared: res.Shared, Moved: res.Moved}
+		TailSecs: res.Tail.Seconds(), Shared: res.Shared, Moved: res.Moved, Prune: newPruneJSON(res.Prune)}
+}
+
+// pruneJSON is the "prune" object of mcs's JSON: the search tree asked
+// for, the rules that ran, and those switched off for the run and why.
+type pruneJSON struct {
+	Mode  string        `json:"mode"`
+	Rules []string      `json:"rules"`
+	Off   []ruleOffJSON `json:"off"`
+}
+
+type ruleOffJSON struct {
+	Rule string `json:"rule"`
+	Why  string `json:"why"`
+}
+
+func newPruneJSON(r mcs.PruneReport) pruneJSON {
+	j := pruneJSON{Mode: r.Mode.String(), Rules: append([]string{}, r.Rules...), Off: []ruleOffJSON{}}
+	for _, o := range r.Off {
+		j.Off = append(j.Off, ruleOffJSON{o.Rule, o.Why})
+	}
+	return j
 }
 
 // writeMCSFile writes mcs -o: comment lines with the status and the
@@ -316,22 +345,23 @@ func runMCSMany(e *env, pos []string, graphs []*core.Graph, opts mcs.Options, sf
 		// (one per graph) describe them all.
 		type jsonResult struct {
 			Files []string `json:"files"`
-			N     []int    `json:"n"`
+			N     []int    `json:"vertices"`
 			Base  []int    `json:"base"`
 			Size  int      `json:"size"`
 			verdict
-			Approximate bool     `json:"approximate"`
-			Keep        int      `json:"keep,omitempty"`
-			Order       []int    `json:"order"`
-			Nodes       int64    `json:"nodes"`
-			Seconds     float64  `json:"seconds"`
-			Threads     int      `json:"threads"`
-			Shared      int64    `json:"shared"`
-			Engine      string   `json:"engine"`
-			Why         string   `json:"why"`
-			Verified    bool     `json:"verified"`
-			Mapping     [][2]int `json:"mapping"`
-			Columns     [][]int  `json:"columns"`
+			Approximate bool      `json:"approximate"`
+			Keep        int       `json:"keep,omitempty"`
+			Order       []int     `json:"order"`
+			Nodes       int64     `json:"nodes"`
+			Seconds     float64   `json:"seconds"`
+			Threads     int       `json:"threads"`
+			Shared      int64     `json:"shared"`
+			Engine      string    `json:"engine"`
+			Why         string    `json:"why"`
+			Prune       pruneJSON `json:"prune"`
+			Verified    bool      `json:"verified"`
+			Mapping     [][2]int  `json:"mapping"`
+			Columns     [][]int   `json:"columns"`
 		}
 		keep := 0
 		why := "more than two graphs: the multi-graph search"
@@ -342,7 +372,7 @@ func runMCSMany(e *env, pos []string, graphs []*core.Graph, opts mcs.Options, sf
 		if err := json.NewEncoder(e.stdout).Encode(jsonResult{Files: pos, N: ns, Base: bases, Size: res.Size, verdict: v,
 			Approximate: res.Approximate, Keep: keep,
 			Order: res.Order, Nodes: res.Nodes, Seconds: res.Elapsed.Seconds(), Threads: res.Threads, Shared: res.Shared,
-			Engine: string(mcs.EngineCPU), Why: why, Verified: sf.verify,
+			Engine: string(mcs.EngineCPU), Why: why, Prune: newPruneJSON(res.Prune), Verified: sf.verify,
 			Mapping: shiftedPairs(res.Pairs(0, 1), bases[0], bases[1]), Columns: cols}); err != nil {
 			return err
 		}
@@ -395,4 +425,43 @@ func (sf *solverFlags) outPairs(files []string, v verdict, g, h *core.Graph, map
 		rows[i] = []int{p[0], p[1]}
 	}
 	return m, writeMCSFile(sf.out, files, v, size, rows)
+}
+
+// mcsConflicts refuses, at parse time, the combinations of mcs's flags
+// that cannot run together (the package refuses them too, later and in
+// its own terms): one sentence naming the flags.
+func mcsConflicts(o mcs.Options) error {
+	named := func(on bool, name string) string {
+		if on {
+			return name
+		}
+		return ""
+	}
+	heuristics := joinNonEmpty(", ", named(o.DeadEnd > 0, "--dead-end"), named(o.Restarts, "--restarts"))
+	switch {
+	case o.Goal > 0 && o.BigFirst:
+		return usagef("--goal and --big-first cannot be combined: --goal fixes the bar that --big-first lowers step by step")
+	case o.Goal > 0 && heuristics != "":
+		return usagef("--goal and %s cannot be combined: a fixed goal searches one fixed tree", heuristics)
+	case o.BigFirst && heuristics != "":
+		return usagef("--big-first and %s cannot be combined: each sets its own targets", heuristics)
+	case o.Restarts && o.DeadEnd > 0:
+		return usagef("--restarts and --dead-end cannot be combined: restarts run the sequential search without dead-end raising")
+	case o.Goal > 0 && o.Engine == mcs.EngineHybrid:
+		return usagef("--goal and --engine hybrid cannot be combined: a fixed goal compares search trees; use --engine gpu or cpu")
+	case o.Engine == mcs.EnginePortfolio && (o.Goal > 0 || o.BigFirst || o.BlockOrder || heuristics != ""):
+		return usagef("--engine portfolio picks its own configurations: leave out --goal, --big-first, --block-order, --dead-end and --restarts")
+	}
+	if o.Engine == mcs.EngineGPU || o.Engine == mcs.EngineHybrid {
+		for _, f := range []struct {
+			on   bool
+			name string
+		}{{o.Directed, "--directed"}, {o.EdgeLabels, "--edge-labels"}, {o.Connected, "--connected"},
+			{o.BigFirst, "--big-first"}, {o.DeadEnd > 0, "--dead-end"}, {o.Restarts, "--restarts"}} {
+			if f.on {
+				return usagef("--engine %s and %s cannot be combined: the device engine does not support %s; use --engine cpu or auto", o.Engine, f.name, f.name)
+			}
+		}
+	}
+	return nil
 }

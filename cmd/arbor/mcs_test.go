@@ -108,8 +108,8 @@ func TestMCSEngines(t *testing.T) {
 		!strings.Contains(stderr, "listed twice") {
 		t.Fatalf("--device 0,0: exit %d: %s", code, stderr)
 	}
-	if code, _, stderr := runCLI(t, "mcs", paths[0], paths[1], "--engine", "gpu", "--backend", "cpu", "--connected"); code == 0 ||
-		!strings.Contains(stderr, "does not support connected") {
+	if code, _, stderr := runCLI(t, "mcs", paths[0], paths[1], "--engine", "gpu", "--backend", "cpu", "--connected"); code != 2 ||
+		!strings.Contains(stderr, "does not support --connected") {
 		t.Fatalf("--connected on the gpu engine: exit %d: %s", code, stderr)
 	}
 }
@@ -451,5 +451,61 @@ func TestSlurmScriptLocally(t *testing.T) {
 	local := runJSON[struct{ Size int }](t, "mcs", paths[0], paths[1], "--threads", "1", "--json")
 	if !r.Proven || !r.Verified || r.Size != local.Size {
 		t.Errorf("the Slurm script: %+v, local size %d", r, local.Size)
+	}
+}
+
+// TestMCSPrune: --prune's values, its usage error, and --json's prune
+// object: every rule by default, R5 off with a fixed goal (it cannot fire
+// there), nothing in mode none, every rule off for three graphs (the
+// k-graph search has no pruned tree); the fixed goal's node counts are
+// equal on the CPU engine and the device engine's twin in both modes.
+func TestMCSPrune(t *testing.T) {
+	g, h, _, err := demoMCSPair()
+	if err != nil {
+		t.Fatal(err)
+	}
+	paths := writeGraphs(t, core.FormatMIVIA, "mivia", g, h)
+	type result struct {
+		Size  int   `json:"size"`
+		Nodes int64 `json:"nodes"`
+		Prune struct {
+			Mode  string   `json:"mode"`
+			Rules []string `json:"rules"`
+			Off   []struct {
+				Rule string `json:"rule"`
+				Why  string `json:"why"`
+			} `json:"off"`
+		} `json:"prune"`
+	}
+	solve := func(args ...string) result {
+		t.Helper()
+		return runJSON[result](t, append([]string{"mcs", "--verify", "--json"}, args...)...)
+	}
+	def := solve(paths[0], paths[1], "--threads", "1")
+	if def.Prune.Mode != "rr" || strings.Join(def.Prune.Rules, ",") != "R1,R2,B1,R3,R4,R5" || len(def.Prune.Off) != 0 {
+		t.Errorf("default: %+v", def.Prune)
+	}
+	none := solve(paths[0], paths[1], "--threads", "1", "--prune", "none")
+	if none.Prune.Mode != "none" || len(none.Prune.Rules) != 0 || len(none.Prune.Off) != 0 || none.Size != def.Size {
+		t.Errorf("--prune none: %+v, size %d (default %d)", none.Prune, none.Size, def.Size)
+	}
+	goal := fmt.Sprint(def.Size + 1)
+	for _, mode := range []string{"rr", "none"} {
+		cpu := solve(paths[0], paths[1], "--threads", "1", "--goal", goal, "--prune", mode)
+		dev := solve(paths[0], paths[1], "--engine", "gpu", "--backend", "cpu", "--workers", "3", "--goal", goal, "--prune", mode)
+		if cpu.Nodes != dev.Nodes || cpu.Size != dev.Size {
+			t.Errorf("--prune %s --goal %s: cpu %d nodes size %d, device %d nodes size %d", mode, goal, cpu.Nodes, cpu.Size, dev.Nodes, dev.Size)
+		}
+		if mode == "rr" && (len(dev.Prune.Off) != 1 || dev.Prune.Off[0].Rule != "R5" || dev.Prune.Off[0].Why == "") {
+			t.Errorf("--goal: R5 not reported off: %+v", dev.Prune)
+		}
+	}
+	three := solve(paths[0], paths[1], paths[0])
+	if three.Prune.Mode != "rr" || len(three.Prune.Rules) != 0 || len(three.Prune.Off) != 6 {
+		t.Errorf("three graphs: %+v", three.Prune)
+	}
+	code, _, stderr := runCLI(t, "mcs", paths[0], paths[1], "--prune", "fast")
+	if code != 2 || !strings.Contains(stderr, `unknown --prune value "fast"`) || !strings.Contains(stderr, "rr") || !strings.Contains(stderr, "none") {
+		t.Errorf("--prune fast: exit %d, stderr %q", code, stderr)
 	}
 }

@@ -12,6 +12,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 
 	"github.com/arbor-gpu/arbor/algorithms/clique"
@@ -92,6 +93,25 @@ func (v verdict) require(on bool) error {
 		return unsettledError{fmt.Sprintf("--require-optimal: the search stopped before settling the goal %d (status %s)", *v.Goal, v.Status)}
 	}
 	return unsettledError{fmt.Sprintf("--require-optimal: the answer is not proven optimal (status %s)", v.Status)}
+}
+
+// size is a result's size as printed: absent (nil) where the status
+// proves that no solution reaches the goal and none was found (no
+// sentinel 0; vc -k without a cover has no size either). A smaller
+// solution a device search held is still shown.
+func (v verdict) size(n int) *int {
+	if v.Status == core.StatusInfeasible && n == 0 {
+		return nil
+	}
+	return &n
+}
+
+// sizeText is a size in text output: "none" where it is absent.
+func sizeText(n *int) string {
+	if n == nil {
+		return "none"
+	}
+	return strconv.Itoa(*n)
 }
 
 // statusText says a verdict in words for text output; best is "maximum"
@@ -389,4 +409,42 @@ func writeMapping(w io.Writer, mapping [][2]int) {
 		fmt.Fprintf(&sb, "%d→%d", p[0], p[1])
 	}
 	fmt.Fprintf(w, "mapping %s\n", sb.String())
+}
+
+// checkOutNotInput refuses an -o that names one of the command's inputs
+// (a graph file, a --batch or --against list): writing the result would
+// destroy what was read, and a resumed batch would read its own rows as
+// the list. Paths are compared cleaned and absolute, and through
+// os.SameFile for links and other names of one file. "-" (standard input)
+// is no file; an -o that exists and is not a regular file (/dev/null, a
+// pipe) is written in place, never replaced, so it may also be read.
+func checkOutNotInput(out string, inputs ...string) error {
+	if out == "" || out == "-" {
+		return nil
+	}
+	outSt, statErr := os.Stat(out)
+	if statErr == nil && !outSt.Mode().IsRegular() {
+		return nil
+	}
+	outAbs, err := filepath.Abs(out)
+	if err != nil {
+		return nil
+	}
+	for _, in := range inputs {
+		if in == "" || in == "-" {
+			continue
+		}
+		same := false
+		if inAbs, err := filepath.Abs(in); err == nil && inAbs == outAbs {
+			same = true
+		} else if statErr == nil {
+			if inSt, err := os.Stat(in); err == nil && os.SameFile(outSt, inSt) {
+				same = true
+			}
+		}
+		if same {
+			return usagef("-o %s names an input (%s): it would overwrite what is read; write the result elsewhere", out, in)
+		}
+	}
+	return nil
 }

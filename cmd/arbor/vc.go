@@ -28,7 +28,7 @@ func runVC(e *env) error {
 		workers: "device engine workers (work-groups; 0 sizes it from the device). With --cluster embedded: local worker processes (0: one per core)",
 	})
 	sf, threads, timeout, engine, workers := &sr.solverFlags, sr.threads, sr.timeout, sr.engine, sr.workers
-	k := fs.Int("k", -1, "parameterized mode: find a cover of at most `K` vertices or prove none exists (-1: a minimum cover)")
+	k := fs.Int("k", -1, "parameterized mode: find a cover of at most `K` vertices (K ≥ 0) or prove none exists (default: a minimum cover)")
 	complement := fs.Bool("complement", false, "solve the complement graph (DIMACS clique files: n − cover = maximum clique)")
 	ls := fs.Duration("ls", 0, "local search budget for the initial cover (default 300ms; negative: none)")
 	lsDevice := fs.String("ls-device", "auto", "where BHOSLIB-like kernels (a clique partition's bound is the target) also run the partition local search: auto (a GPU of --backend/--device, if there is one), on (the device of --backend/--device, whatever it is) or off")
@@ -48,6 +48,9 @@ func runVC(e *env) error {
 	if err := sr.check(); err != nil {
 		return err
 	}
+	if err := checkOutNotInput(sf.out, append(pos, bf.list)...); err != nil {
+		return err
+	}
 	eng, err := vertexcover.ParseEngine(*engine)
 	if err != nil {
 		return usagef("--engine must be auto, cpu, branch, clique, gpu or hybrid (got %q)", *engine)
@@ -57,8 +60,8 @@ func runVC(e *env) error {
 	if err != nil {
 		return usagef("%v", err)
 	}
-	if *k < -1 {
-		return usagef("-k must be ≥ 0 (got %d)", *k)
+	if *k < 0 && flagSet(fs, "k") {
+		return usagef("-k must be ≥ 0 (got %d); leave it out for a minimum cover", *k)
 	}
 	if bf.active() {
 		if cf.url != "" {
@@ -184,7 +187,7 @@ func printVC(e *env, sf *solverFlags, pos []string, g *core.Graph, opts vertexco
 	if res.Cover != nil {
 		size = fmt.Sprint(len(res.Cover))
 	}
-	fmt.Fprintf(e.stdout, "%s: n=%d m=%d  cover %s  %s  lower bound %d  kernel %d  nodes %d  %v  engine %s (%s)",
+	fmt.Fprintf(e.stdout, "%s: %d vertices, %d edges  cover %s  %s  lower bound %d  kernel %d  nodes %d  %v  engine %s (%s)",
 		pos[0], g.N, g.Edges(), size, status, res.LowerBound, res.Kernel, res.Nodes, res.Elapsed.Round(time.Millisecond), res.Engine, res.Why)
 	if res.Device != "" {
 		fmt.Fprintf(e.stdout, "  device %s, %s, %s", res.Device, plural(res.Workers, "worker"), plural(res.Epochs, "epoch"))
@@ -205,8 +208,8 @@ func vcObject(sf *solverFlags, pos []string, g *core.Graph, opts vertexcover.Opt
 	base := sf.base(g)
 	type jsonResult struct {
 		Files []string `json:"files"`
-		N     int      `json:"n"`
-		M     int      `json:"m"`
+		N     int      `json:"vertices"`
+		M     int      `json:"edges"`
 		Base  int      `json:"base"`
 		Size  *int     `json:"size,omitempty"` // absent: no cover (-k)
 		verdict

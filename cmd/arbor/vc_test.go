@@ -233,8 +233,12 @@ func TestVCDeviceEngine(t *testing.T) {
 	yes, no := true, false
 	for _, be := range backends {
 		for _, engine := range []string{"gpu", "hybrid"} {
-			for _, k := range []string{"-1", fmt.Sprint(opt - 1), fmt.Sprint(opt)} {
-				code, out, stderr := runCLI(t, "vc", g, "--json", "--verify", "--engine", engine, "--backend", be, "--workers", "3", "-k", k)
+			for _, k := range []string{"", fmt.Sprint(opt - 1), fmt.Sprint(opt)} {
+				args := []string{"vc", g, "--json", "--verify", "--engine", engine, "--backend", be, "--workers", "3"}
+				if k != "" {
+					args = append(args, "-k", k) // none: a minimum cover
+				}
+				code, out, stderr := runCLI(t, args...)
 				var res result
 				if code != 0 || json.Unmarshal([]byte(out), &res) != nil {
 					t.Fatalf("%s %s -k %s: exit %d, %q %q", be, engine, k, code, out, stderr)

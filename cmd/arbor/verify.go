@@ -194,7 +194,16 @@ func runVerify(e *env) error {
 	if *asJSON {
 		enc := json.NewEncoder(e.stdout)
 		enc.SetIndent("", "  ")
-		if err := enc.Encode(out); err != nil {
+		if absent == nil {
+			absent = []string{}
+		}
+		report := struct {
+			Rows        []verifyRow `json:"rows"`
+			Failed      int         `json:"failed"`
+			Data        string      `json:"data,omitempty"`
+			NotVerified []string    `json:"not_verified"`
+		}{out, failed, dataDir, absent}
+		if err := enc.Encode(report); err != nil {
 			return err
 		}
 	} else if err := printVerify(e, out, targets, dataDir, absent); err != nil {

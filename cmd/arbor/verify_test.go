@@ -23,9 +23,17 @@ func TestVerifyJSON(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
-	var rows []verifyRow
-	if err := json.Unmarshal([]byte(out), &rows); err != nil {
+	var report struct {
+		Rows        []verifyRow `json:"rows"`
+		Failed      *int        `json:"failed"`
+		NotVerified []string    `json:"not_verified"`
+	}
+	if err := json.Unmarshal([]byte(out), &report); err != nil {
 		t.Fatalf("not JSON: %v\n%s", err, out)
+	}
+	rows := report.Rows
+	if report.Failed == nil || *report.Failed != 0 || report.NotVerified == nil {
+		t.Fatalf("an object with failed 0 and a list not_verified: %s", out)
 	}
 	if len(rows) != 1 || rows[0].Kernel != "bitset" || rows[0].Result != "ok" || rows[0].Cases < 5 {
 		t.Fatalf("rows %+v", rows)

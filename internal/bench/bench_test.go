@@ -60,6 +60,8 @@ func fakeArbor(args []string, stdout, stderr io.Writer) int {
 		case "size", "nodes":
 			n, _ := strconv.Atoi(f[1])
 			out[f[0]] = n
+		case "prune":
+			out["prune"] = map[string]any{"mode": f[1]}
 		case "unproven":
 			out["proven"] = false
 		case "unverified":
@@ -233,20 +235,29 @@ func TestMemoryCap(t *testing.T) {
 	}
 }
 
-// TestNodeCount: the sequential McSplit engine must reproduce the known
-// node count; other thread counts are not held to it.
+// TestNodeCount: the sequential McSplit engine on the original tree
+// (--prune none) must reproduce the known node count; other thread counts
+// and the pruned tree (rr, the default) are not held to it.
 func TestNodeCount(t *testing.T) {
 	dir := t.TempDir()
 	c := fakeConfig(t)
 	c.Threads = []int{1, 2}
-	g := writeTestFile(t, dir, "g", "size 4\nnodes 99\n")
-	h := writeTestFile(t, dir, "h", "")
-	rs, err := Run(context.Background(), c, []Instance{{Name: "p", Kind: KindMCS, Files: []string{g, h}, Known: Known{Size: 4, Proven: true, Nodes: 100}}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(rs) != 2 || rs[0].Threads != 1 || rs[0].Status != StatusWrong || !strings.Contains(rs[0].Note, "search nodes") || rs[1].Status != StatusOK {
-		t.Fatalf("%+v", rs)
+	for _, tc := range []struct {
+		prune string
+		wrong bool
+	}{{"none", true}, {"rr", false}} {
+		g := writeTestFile(t, dir, "g-"+tc.prune, "size 4\nnodes 99\nprune "+tc.prune+"\n")
+		h := writeTestFile(t, dir, "h", "")
+		rs, err := Run(context.Background(), c, []Instance{{Name: "p", Kind: KindMCS, Files: []string{g, h}, Known: Known{Size: 4, Proven: true, Nodes: 100}}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(rs) != 2 || rs[0].Threads != 1 || rs[1].Status != StatusOK {
+			t.Fatalf("prune %s: %+v", tc.prune, rs)
+		}
+		if got := rs[0].Status == StatusWrong && strings.Contains(rs[0].Note, "search nodes"); got != tc.wrong {
+			t.Errorf("prune %s: one thread, 99 nodes against 100: %+v", tc.prune, rs[0])
+		}
 	}
 }
 
@@ -346,12 +357,12 @@ func TestParsers(t *testing.T) {
 	if _, err := ParseRegex(regexp.MustCompile(`omega=\d+`), []byte("omega=12")); err == nil {
 		t.Error("regex without a group accepted")
 	}
-	a, err = ParseOutput(KindVC, FormatAuto, nil, []byte(`{"size":4,"status":"optimal","proven":true,"m":11,"nodes":7,"verified":true,"cover":[1,2,3,4]}`))
+	a, err = ParseOutput(KindVC, FormatAuto, nil, []byte(`{"size":4,"status":"optimal","proven":true,"edges":11,"nodes":7,"verified":true,"cover":[1,2,3,4]}`))
 	if err != nil || a.Size != 4 || a.Nodes != 7 || len(a.Cover) != 4 || a.Edges != 11 {
 		t.Errorf("arbor vc JSON: %+v %v", a, err)
 	}
 	// vc -k without a cover: no size, a status.
-	a, err = ParseOutput(KindVC, FormatAuto, nil, []byte(`{"status":"infeasible","proven":true,"goal":3,"goal_met":false,"m":11,"nodes":7,"verified":false}`))
+	a, err = ParseOutput(KindVC, FormatAuto, nil, []byte(`{"status":"infeasible","proven":true,"goal":3,"goal_met":false,"edges":11,"nodes":7,"verified":false}`))
 	if err != nil || a.Size != -1 || !a.Proven || a.Cover != nil {
 		t.Errorf("arbor vc -k JSON without a cover: %+v %v", a, err)
 	}

@@ -24,3 +24,17 @@ func TestVCDeviceEngines(t *testing.T) {
 		t.Fatalf("arguments %v", args)
 	}
 }
+
+// TestBenchDevice: --device reaches every run on a device, and no run on
+// the CPU engine or backend.
+func TestBenchDevice(t *testing.T) {
+	c := Config{Engines: []string{"gpu", "branch"}, Backends: []string{"opencl"}, Threads: []int{2}, Device: "nvidia"}
+	got := configs(KindVC, c)
+	dev := arborArgs(c, Instance{Kind: KindVC, Files: []string{"g.gr"}}, got[0])
+	if i := slices.Index(dev, "--device"); i < 0 || dev[i+1] != "nvidia" {
+		t.Errorf("device run's arguments %v lack --device nvidia", dev)
+	}
+	if cpu := arborArgs(c, Instance{Kind: KindVC, Files: []string{"g.gr"}}, got[1]); slices.Contains(cpu, "--device") {
+		t.Errorf("CPU run's arguments %v name a device", cpu)
+	}
+}

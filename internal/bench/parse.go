@@ -20,6 +20,9 @@ type Answer struct {
 	Seconds float64
 	Device  string
 	Engine  string // the engine the solver says it ran (arbor's why)
+	// Prune is mcs's pruning mode ("rr", "none", …; prune.mode in its
+	// --json): only "none" walks the original McSplit's tree.
+	Prune   string
 	Threads int
 	Edges   int     // matching: the graph's undirected edges
 	Weight  float64 // matching: the matching's weight
@@ -109,12 +112,12 @@ func ParseArborJSON(kind Kind, out []byte) (Answer, error) {
 			Engine: m.Engine, Threads: m.Threads, Edges: m.Edges, Weight: m.Weight, Verified: m.Verified, Mate: m.Mate}, nil
 	}
 	// mcs, vc and clique share these fields.
-	// A vc -k run that found no cover has no size (docs/cli.md); m is
+	// A vc -k run that found no cover has no size (docs/cli.md); edges is
 	// the edges of vc and clique's graph.
 	var j struct {
 		Size     *int     `json:"size"`
 		Status   string   `json:"status"`
-		M        int      `json:"m"`
+		M        int      `json:"edges"`
 		Proven   bool     `json:"proven"`
 		Nodes    int64    `json:"nodes"`
 		Seconds  float64  `json:"seconds"`
@@ -125,6 +128,9 @@ func ParseArborJSON(kind Kind, out []byte) (Answer, error) {
 		Cover    []int    `json:"cover"`
 		Clique   []int    `json:"clique"`
 		Mapping  [][2]int `json:"mapping"`
+		Prune    struct {
+			Mode string `json:"mode"`
+		} `json:"prune"`
 	}
 	if err := json.Unmarshal(out, &j); err != nil {
 		return a, fmt.Errorf("arbor %s --json output: %w: %q", kind, err, head(out))
@@ -133,7 +139,7 @@ func ParseArborJSON(kind Kind, out []byte) (Answer, error) {
 		return a, fmt.Errorf("arbor %s --json output has no size: %q", kind, head(out))
 	}
 	a = Answer{Size: -1, Proven: j.Proven, Nodes: j.Nodes, Seconds: j.Seconds, Threads: j.Threads, Engine: j.Engine,
-		Device: j.Device, Verified: j.Verified, Cover: j.Cover, Mapping: j.Mapping, Edges: j.M}
+		Device: j.Device, Verified: j.Verified, Cover: j.Cover, Mapping: j.Mapping, Edges: j.M, Prune: j.Prune.Mode}
 	if j.Size != nil {
 		a.Size = *j.Size
 	}

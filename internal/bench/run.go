@@ -99,10 +99,14 @@ type Peer struct {
 type Config struct {
 	// Exe is the command that runs arbor (default: this executable).
 	Exe      []string
-	Engines  []string      // engine names; each kind runs those it has (default: its default engine)
-	Backends []string      // for mcs (device engines) and match; default: auto
-	Threads  []int         // for mcs, vc and clique; default: 0 (all cores)
-	Timeout  time.Duration // per run; 0: none
+	Engines  []string // engine names; each kind runs those it has (default: its default engine)
+	Backends []string // for mcs (device engines) and match; default: auto
+	// Device is --device for every run that opens a device ("": each
+	// backend's default, a GPU before a CPU device); the rows' device
+	// says which ran.
+	Device  string
+	Threads []int         // for mcs, vc and clique; default: 0 (all cores)
+	Timeout time.Duration // per run; 0: none
 	// Grace is how long past Timeout a child may take to stop by itself
 	// (arbor's commands report their best answer at --timeout) before it
 	// is killed; default max(2s, Timeout/10).
@@ -343,6 +347,9 @@ func arborArgs(c Config, in Instance, rc runConfig) []string {
 	if rc.backend != "cpu" && (in.Kind == KindMCS || in.Kind == KindMatch || in.Kind == KindClique || in.Kind == KindVC) && rc.backend != "auto" {
 		args = append(args, "--backend", rc.backend)
 	}
+	if c.Device != "" && rc.backend != "cpu" {
+		args = append(args, "--device", c.Device)
+	}
 	if rc.threads > 0 {
 		args = append(args, "--threads", strconv.Itoa(rc.threads))
 	}
@@ -495,8 +502,9 @@ func checkKnown(in Instance, r *Result, a Answer, rc runConfig) {
 	if k.Size >= 0 && a.Size < 0 && a.Proven && in.Kind != KindVC {
 		wrongf(r, "proved there is no solution, but one of size %d is known", k.Size)
 	}
-	// The sequential McSplit engine walks the original program's tree.
-	if in.Kind == KindMCS && k.Nodes > 0 && k.Proven && a.Proven && rc.threads == 1 && a.Engine == string(mcs.EngineCPU) && r.Status != StatusWrong {
+	// The sequential McSplit engine walks the original program's tree
+	// with --prune none (the default, rr, walks a smaller one).
+	if in.Kind == KindMCS && k.Nodes > 0 && k.Proven && a.Proven && rc.threads == 1 && a.Engine == string(mcs.EngineCPU) && a.Prune == "none" && r.Status != StatusWrong {
 		if a.Nodes != k.Nodes {
 			wrongf(r, "sequential engine: %d search nodes, the original McSplit's is %d", a.Nodes, k.Nodes)
 		}

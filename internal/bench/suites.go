@@ -30,26 +30,27 @@ type suite struct {
 	summary string
 	limit   int // default Limit
 	build   func(o SuiteOptions) ([]Instance, error)
+	sets    []string // the data sets it reads (DataSets' Dir), for 'arbor bench fetch'
 }
 
 func suites() map[string]suite {
 	return map[string]suite{
 		"mcs-easy": {"MIVIA pairs the original McSplit proved in under 0.5 s (a sample)", 20, func(o SuiteOptions) ([]Instance, error) {
 			return miviaSuite(o, func(p dataset.MIVIAPair) bool { return p.Proven && p.Seconds < 0.5 })
-		}},
+		}, []string{"mcs/mivia"}},
 		"mcs-medium": {"MIVIA pairs the original McSplit proved in 5 to 60 s", 0, func(o SuiteOptions) ([]Instance, error) {
 			return miviaSuite(o, func(p dataset.MIVIAPair) bool { return p.Proven && p.Seconds >= 5 && p.Seconds <= 60 })
-		}},
+		}, []string{"mcs/mivia"}},
 		"mcs-hard": {"MIVIA pairs that took the original McSplit over 100 s (most unfinished in 1000 s)", 0, func(o SuiteOptions) ([]Instance, error) {
 			return miviaSuite(o, func(p dataset.MIVIAPair) bool { return p.Seconds > 100 })
-		}},
-		"match-cs314":   {"the CS314 matching inputs, checked against their reference matchings", 0, cs314Suite},
-		"match-large":   {"generated R-MAT and G(n,p) graphs from 10^5 to 8·10^6 edges, weights 1..1000 (default: up to 10^6)", 4, largeMatchSuite},
-		"vc-small":      {"the 28 PACE 2019 vertex cover instances of at most 450 vertices (the hard cores)", 0, func(o SuiteOptions) ([]Instance, error) { return paceSuite(o, 450) }},
-		"vc-pace":       {"all 100 public PACE 2019 vertex cover instances", 0, func(o SuiteOptions) ([]Instance, error) { return paceSuite(o, 0) }},
-		"vc-yamout":     {"the graphs of Yamout et al.'s GPU vertex cover study (IPDPS 2022)", 0, yamoutSuite},
-		"vc-bhoslib":    {"BHOSLIB frb instances (minimum cover n − N by construction)", 0, bhoslibSuite},
-		"clique-dimacs": {"maximum clique of complements with known clique numbers (clique/optima.csv)", 0, cliqueSuite},
+		}, []string{"mcs/mivia"}},
+		"match-cs314":   {"the CS314 matching inputs, checked against their reference matchings", 0, cs314Suite, []string{"matching/cs314"}},
+		"match-large":   {"generated R-MAT and G(n,p) graphs from 10^5 to 8·10^6 edges, weights 1..1000 (default: up to 10^6)", 4, largeMatchSuite, nil},
+		"vc-small":      {"the 28 PACE 2019 vertex cover instances of at most 450 vertices (the hard cores)", 0, func(o SuiteOptions) ([]Instance, error) { return paceSuite(o, 450) }, []string{"vc/pace2019"}},
+		"vc-pace":       {"all 100 public PACE 2019 vertex cover instances", 0, func(o SuiteOptions) ([]Instance, error) { return paceSuite(o, 0) }, []string{"vc/pace2019"}},
+		"vc-yamout":     {"the graphs of Yamout et al.'s GPU vertex cover study (IPDPS 2022)", 0, yamoutSuite, []string{"vc/yamout2022"}},
+		"vc-bhoslib":    {"BHOSLIB frb instances (minimum cover n − N by construction)", 0, bhoslibSuite, []string{"vc/bhoslib"}},
+		"clique-dimacs": {"maximum clique of complements with known clique numbers (clique/optima.csv)", 0, cliqueSuite, []string{"clique", "vc/yamout2022", "vc/bhoslib"}},
 	}
 }
 
@@ -109,11 +110,11 @@ func spread(in []Instance, limit int) []Instance {
 // sub returns data/rel, or an error naming it when it is absent.
 func sub(o SuiteOptions, rel string) (string, error) {
 	if o.Data == "" {
-		return "", fmt.Errorf("needs the shared data folder (%s): none found (give --data DIR or set $%s)", rel, dataset.EnvDir)
+		return "", fmt.Errorf("needs the data set %s: no data folder found; 'arbor bench fetch' with this suite places it in %s (or give --data DIR, or set $%s)", rel, CacheDir(), dataset.EnvDir)
 	}
 	p := filepath.Join(o.Data, rel)
 	if st, err := os.Stat(p); err != nil || !st.IsDir() {
-		return "", fmt.Errorf("%s not found (the data folder is %s; see its README)", p, o.Data)
+		return "", fmt.Errorf("%s not found (the data folder is %s; 'arbor bench fetch' with this suite places the data set there with --data)", p, o.Data)
 	}
 	return p, nil
 }

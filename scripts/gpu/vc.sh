@@ -23,8 +23,8 @@ run() { # file optimum timeout
 	local out
 	out=$("$BIN" vc "$f" --json --verify --timeout "$cap" 2>&1)
 	local n m size proven secs
-	n=$(grep -o '"n":[0-9]*' <<<"$out" | head -1 | cut -d: -f2)
-	m=$(grep -o '"m":[0-9]*' <<<"$out" | head -1 | cut -d: -f2)
+	n=$(grep -o '"vertices":[0-9]*' <<<"$out" | head -1 | cut -d: -f2)
+	m=$(grep -o '"edges":[0-9]*' <<<"$out" | head -1 | cut -d: -f2)
 	size=$(grep -o '"size":-\?[0-9]*' <<<"$out" | cut -d: -f2)
 	proven=$(grep -o '"proven":[a-z]*' <<<"$out" | cut -d: -f2)
 	secs=$(grep -o '"seconds":[0-9.e+-]*' <<<"$out" | cut -d: -f2)

@@ -21,6 +21,7 @@
      h[1] = v | chosen bidomain << 32
      h[2] = the w being explored | "v unmatched" pending << 32
      h[4 .. 4+W) = the candidates w not yet started
+     h[3] = the node's bound (R5; 0: unknown)
    and an arena of ARENA bidomains (L then R, DW words each), level after
    level; the task's own matched pairs (base) and its best certificate.
 
@@ -31,7 +32,25 @@
      then the bidomains.
    A fresh task is a node to enter (counted by the host if TASK_COUNTED); a
    partial one is a node already expanded whose remaining children are the
-   candidates and, with TASK_SKIP, "v unmatched": what a donor gives away. */
+   candidates and, with TASK_SKIP, "v unmatched": what a donor gives away.
+
+   RRSplit's reductions (shape[8] = RR_* bits; docs/design/mcs.md states
+   each rule and why it loses no optimum, algorithms/mcs/prune.go is the
+   CPU engine's form, whose tree this one equals node for node with a
+   fixed incumbent). With RR_TW0, adjg holds after its n0 rows one more
+   row per vertex of g: the bitset of its twin class (empty if it has
+   none); with RR_TW1, adjh holds after its rows, per vertex w of h, the
+   bitset of w's twins below w.
+     R1  v's candidates are above the largest image of v's twins matched
+         on the path (the floor: a reduction over the path's pairs);
+     B1  the chosen bidomain's bound with that restriction;
+     R2  "v unmatched" also removes v's twins from its left set;
+     R3  a child that keeps every bidomain whole ends the node: the later
+         candidates and "v unmatched" are dropped (decided for all
+         children at once, in the pass that computes their bounds);
+     R4  of the candidates, only the first of each twin class of h;
+     R5  (not with a fixed incumbent) a node ends once the incumbent
+         reaches its bound: checked before each child. */
 
 /* The wrapper (mcsplit.go) defines these; the defaults serve
    `arbor kernels --dump` and the syntax checks. */
@@ -69,6 +88,12 @@
 #define PH_ENTER 0         /* enter the node at level, counting it */
 #define PH_ENTER_COUNTED 1 /* enter it, already counted by its parent */
 #define PH_NEXT 2          /* start the next child of the node at level */
+
+#define RR_R3 1  /* a child splitting as its parent ends the node */
+#define RR_R5 2  /* a node ends once the incumbent reaches its bound */
+#define RR_TW0 4 /* twin classes of g: R1, R2, B1 */
+#define RR_TW1 8 /* twin classes of h: R4 */
+#define NOTWHOLE (1 << 16) /* R3: added to a child's bound sum per bidomain it splits */
 
 INLINE i32 bits_count(const u64* s)
 {
@@ -122,6 +147,10 @@ KERNEL void mcsplit_epoch(GLOBAL const i32* RESTRICT shape, GLOBAL const u64* RE
     const i32 TASKW = shape[4];
     const i32 ARENA = shape[5];
     const i32 MAXDEPTH = shape[6];
+    const i32 RULES = shape[8];
+    const i32 N0 = shape[9];
+    GLOBAL const u64* twg = adjg + (size_t)N0 * W; /* RR_TW0: class of each vertex of g */
+    GLOBAL const u64* twh = adjh + (size_t)shape[1] * W; /* RR_TW1: lower twins of each vertex of h */
     const u32 lid = (u32)get_local_id(0);
     const u32 wid = (u32)get_group_id(0);
     GLOBAL i64* st = wstate + (size_t)wid * DS_W_WORDS;
@@ -164,6 +193,7 @@ KERNEL void mcsplit_epoch(GLOBAL const i32* RESTRICT shape, GLOBAL const u64* RE
                 fr[0] = (u64)(u32)nd;
                 fr[1] = t1;
                 fr[2] = (u64)((t2 & TASK_SKIP) ? 1 : 0) << 32;
+                fr[3] = t[3];
                 for (int k = 0; k < W; k++) {
                     fr[4 + k] = t[T_CAND + k];
                 }
@@ -187,6 +217,15 @@ KERNEL void mcsplit_epoch(GLOBAL const i32* RESTRICT shape, GLOBAL const u64* RE
         const i32 m = basem + level;
 
         if (phase == PH_NEXT) {
+            if ((RULES & RR_R5) && !frozen && (i32)h[3] > 0) {
+                /* R5: the incumbent reached the node's bound. */
+                const i32 inc5 = ds_incumbent(ctrl, &s_inc, lid);
+                if (inc5 >= (i32)h[3]) {
+                    level = ds_leave(ctrl, level, lid, &active);
+                    phase = PH_NEXT;
+                    continue;
+                }
+            }
             u64 cand[W];
             for (int k = 0; k < W; k++) {
                 cand[k] = h[4 + k];
@@ -266,15 +305,24 @@ KERNEL void mcsplit_epoch(GLOBAL const i32* RESTRICT shape, GLOBAL const u64* RE
                    chosen left set; a left set left empty goes. */
                 const i32 chosen = (i32)(h[1] >> 32);
                 GLOBAL u64* d = doms + (size_t)chosen * DW;
+                /* R2: v's twins leave with it (an empty mask without RR_TW0
+                   or when v has none). */
+                const u32 v = (u32)(h[1] & 0xffffffffu);
+                GLOBAL const u64* tv = twg + (size_t)v * W;
+                const i32 tw0 = (RULES & RR_TW0) != 0;
                 i32 left = 0;
                 for (int k = 0; k < W; k++) {
-                    left |= d[k] != 0;
+                    left |= (d[k] & ~(tw0 ? tv[k] : 0)) != 0;
                 }
                 BARRIER();
                 if (!left && chosen != nd - 1) {
                     GLOBAL const u64* last = doms + (size_t)(nd - 1) * DW;
                     for (i32 k = (i32)lid; k < DW; k += LANES) {
                         d[k] = last[k];
+                    }
+                } else if (left && tw0) {
+                    for (i32 k = (i32)lid; k < W; k += LANES) {
+                        d[k] &= ~tv[k];
                     }
                 }
                 if (lid == 0) {
@@ -388,7 +436,7 @@ KERNEL void mcsplit_epoch(GLOBAL const i32* RESTRICT shape, GLOBAL const u64* RE
                             t[0] = (u64)(u32)jm | (u64)(u32)jnd << 32;
                             t[1] = hj[1];
                             t[2] = TASK_PARTIAL | (skip ? TASK_SKIP : 0);
-                            t[3] = 0;
+                            t[3] = hj[3];
                             for (int k = 0; k < W; k++) {
                                 t[T_CAND + k] = givec[k];
                                 hj[4 + k] = cand[k];
@@ -418,7 +466,7 @@ KERNEL void mcsplit_epoch(GLOBAL const i32* RESTRICT shape, GLOBAL const u64* RE
             bsum += ARBOR_MIN(ls, rs);
             kmin = ARBOR_MIN(kmin, dom_key(ls, rs, bits_first(l)));
         }
-        const i32 bound = m + ds_sum_i32(s_i, bsum);
+        i32 bound = m + ds_sum_i32(s_i, bsum);
         kmin = ds_min_u64(s_u, kmin);
         if (bound <= best || bound < goal || nd == 0) {
             /* Pruned (or a leaf): back to the parent's next child. */
@@ -440,6 +488,75 @@ KERNEL void mcsplit_epoch(GLOBAL const i32* RESTRICT shape, GLOBAL const u64* RE
         u64 rset[W];
         for (int k = 0; k < W; k++) {
             rset[k] = cd[W + k];
+        }
+        GLOBAL const u64* tv = twg + (size_t)v * W;
+        i32 twins = 0;
+        if (RULES & RR_TW0) {
+            for (int k = 0; k < W; k++) {
+                twins |= tv[k] != 0;
+            }
+        }
+        if (twins) {
+            /* R1: the floor is the largest image of v's twins on the path
+               (their images increase along it). */
+            u64 fl = 512;
+            for (i32 i = (i32)lid; i < m; i += LANES) {
+                u64 p = i < basem ? base[i] : (fr[(size_t)(i - basem) * FH + 1] & 0xffffffffu) |
+                                                  (fr[(size_t)(i - basem) * FH + 2] << 32);
+                const u32 u = (u32)(p & 0xffffffffu);
+                if ((tv[u >> 6] >> (u & 63)) & 1) {
+                    fl = ARBOR_MIN(fl, (u64)511 - (p >> 32));
+                }
+            }
+            const i32 flr = 511 - (i32)ds_min_u64(s_u, fl); /* -1: none matched */
+            /* B1: v's twins in its bidomain take only right vertices above
+               the floor. */
+            i32 ll = 0, rl = 0, cl = 0, cr = 0;
+            for (int k = 0; k < W; k++) {
+                const i32 lo = flr + 1 - k * 64; /* bits of word k above the floor start here */
+                const u64 above = lo <= 0 ? ~(u64)0 : lo >= 64 ? 0 : ~(((u64)1 << lo) - 1);
+                ll += POPCOUNT64(cd[k]);
+                cl += POPCOUNT64(cd[k] & tv[k]);
+                rl += POPCOUNT64(rset[k]);
+                rset[k] &= above;
+                cr += POPCOUNT64(rset[k]);
+            }
+            if (cl > cr) {
+                bound += ARBOR_MIN(rl, ll - cl + cr) - ARBOR_MIN(ll, rl);
+                if (bound <= best || bound < goal) {
+                    level = ds_leave(ctrl, level, lid, &active);
+                    phase = PH_NEXT;
+                    continue;
+                }
+            }
+        }
+        if (RULES & RR_TW1) {
+            /* R4: a candidate with a twin below it among the candidates
+               is dropped (its subtree is that twin's, mirrored). */
+            for (i32 k = (i32)lid; k < 2 * W; k += LANES) {
+                s_keep[k] = 0;
+            }
+            BARRIER();
+            for (int k = 0; k < W; k++) {
+                u64 x = rset[k];
+                for (u32 b = lid; b < 64; b += LANES) {
+                    if ((x >> b) & 1) {
+                        GLOBAL const u64* tl = twh + (size_t)(k * 64 + b) * W;
+                        u64 any = 0;
+                        for (int q = 0; q < W; q++) {
+                            any |= rset[q] & tl[q];
+                        }
+                        if (any) {
+                            LOCAL_ATOMIC_OR_U32(&s_keep[2 * k + (b >> 5)], 1u << (b & 31));
+                        }
+                    }
+                }
+            }
+            BARRIER();
+            for (int k = 0; k < W; k++) {
+                rset[k] &= ~((u64)s_keep[2 * k] | (u64)s_keep[2 * k + 1] << 32);
+            }
+            BARRIER();
         }
         i32 nc = 0;
         for (int k = 0; k < W; k++) {
@@ -463,10 +580,10 @@ KERNEL void mcsplit_epoch(GLOBAL const i32* RESTRICT shape, GLOBAL const u64* RE
             cd[v >> 6] &= ~((u64)1 << (v & 63));
             h[1] = (u64)v | (u64)(u32)chosen << 32;
             h[2] = (u64)1 << 32;
+            h[3] = (u64)(u32)bound;
         }
         BARRIER();
-        nodes += nc;
-        spent += nc;
+        const i32 r3 = (RULES & RR_R3) != 0;
         /* Each child's bound: one item per (child, bidomain). */
         GLOBAL const u64* av = adjg + (size_t)v * W;
         for (i32 x = (i32)lid; x < nc * nd; x += LANES) {
@@ -485,11 +602,35 @@ KERNEL void mcsplit_epoch(GLOBAL const i32* RESTRICT shape, GLOBAL const u64* RE
                 rnc += POPCOUNT64(r & ~aw[k]);
                 rac += POPCOUNT64(r & aw[k]);
             }
-            LOCAL_ATOMIC_ADD_I32(&s_cb[j], ARBOR_MIN(lnc, rnc) + ARBOR_MIN(lac, rac));
+            /* R3: the bidomain stays whole when it has an empty side or
+               goes entirely to one part on both sides. */
+            const i32 whole = (lnc + lac == 0) || (rnc + rac == 0) || (lnc == 0 && rnc == 0) || (lac == 0 && rac == 0);
+            LOCAL_ATOMIC_ADD_I32(&s_cb[j], ARBOR_MIN(lnc, rnc) + ARBOR_MIN(lac, rac) + (r3 && !whole ? NOTWHOLE : 0));
         }
         BARRIER();
-        for (i32 j = (i32)lid; j < nc; j += LANES) {
-            const i32 cb = m + 1 + s_cb[j];
+        /* R3: the first child that splits nothing ends the node: the
+           candidates after it and "v unmatched" are never visited. */
+        i32 stop = nc;
+        if (r3) {
+            u64 first = (u64)nc;
+            for (i32 j = (i32)lid; j < nc; j += LANES) {
+                if (s_cb[j] < NOTWHOLE) {
+                    first = ARBOR_MIN(first, (u64)j);
+                    break;
+                }
+            }
+            stop = (i32)ds_min_u64(s_u, first);
+            if (stop < nc) {
+                stop++;
+                if (lid == 0) {
+                    h[2] = 0;
+                }
+            }
+        }
+        nodes += stop;
+        spent += stop;
+        for (i32 j = (i32)lid; j < stop; j += LANES) {
+            const i32 cb = m + 1 + (s_cb[j] & (NOTWHOLE - 1));
             if (cb > best && cb >= goal) {
                 const u32 w = (u32)s_cw[j];
                 LOCAL_ATOMIC_OR_U32(&s_keep[w >> 5], 1u << (w & 31));

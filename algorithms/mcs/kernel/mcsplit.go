@@ -27,6 +27,28 @@ type MCSplitShape struct {
 	Capacity   int // ring slots, a power of two
 	MinProduct bool
 	Lanes      int // work-items per worker: 1 or a power of two up to 64 (0: device.Lanes, else MCSplitLanes)
+	// Rules are the RRSplit reductions the kernel applies (MCSplitR3 |
+	// MCSplitR5; the twin rules come with MCSplitTwins). 0 explores the
+	// original McSplit's tree.
+	Rules MCSplitRules
+}
+
+// MCSplitRules selects the kernel's reductions (mcsplit.cl, RR_*).
+type MCSplitRules int32
+
+const (
+	MCSplitR3 MCSplitRules = 1 // a child splitting as its parent ends the node
+	MCSplitR5 MCSplitRules = 2 // a node ends once the incumbent reaches its bound
+	mcsTW0    MCSplitRules = 4 // set by NewMCSplit when twins.G is given
+	mcsTW1    MCSplitRules = 8 // set by NewMCSplit when twins.H is given
+)
+
+// MCSplitTwins are the twin classes the kernel's R1, R2, B1 (G) and R4
+// (H) use, as bitsets of Words words per vertex: G[v] is v's twin class
+// (empty when v has none), H[w] the twins of w below w. A nil side turns
+// its rules off.
+type MCSplitTwins struct {
+	G, H []uint64
 }
 
 func (s MCSplitShape) lanes() int {
@@ -62,7 +84,7 @@ func (s MCSplitShape) WorkerBytes() int64 {
 // Bytes is the device memory of the whole search.
 func (s MCSplitShape) Bytes() int64 {
 	w := int64(s.Words())
-	return int64(s.Workers)*s.WorkerBytes() + int64(s.Capacity)*(8*int64(s.TaskWords())+4) + 8*w*int64(s.N0+s.N1)
+	return int64(s.Workers)*s.WorkerBytes() + int64(s.Capacity)*(8*int64(s.TaskWords())+4) + 16*w*int64(s.N0+s.N1) // adjacency and twin rows
 }
 
 func (s MCSplitShape) check() error {
@@ -90,7 +112,9 @@ type MCSplit struct {
 
 // NewMCSplit builds the kernel for shape on dev and uploads the adjacency
 // bitsets (row v of g is adjg[v*Words : (v+1)*Words], likewise h).
-func NewMCSplit(dev backend.Device, q backend.Queue, s MCSplitShape, adjg, adjh []uint64) (*MCSplit, error) {
+//
+// twins, when its sides are set, turns on the twin rules (MCSplitTwins).
+func NewMCSplit(dev backend.Device, q backend.Queue, s MCSplitShape, adjg, adjh []uint64, twins MCSplitTwins) (*MCSplit, error) {
 	if s.Lanes <= 0 {
 		// A warp (32), or a wavefront of 64 where the device's sub-group
 		// path is that wide (device.Lanes).
@@ -107,8 +131,26 @@ func NewMCSplit(dev backend.Device, q backend.Queue, s MCSplitShape, adjg, adjh 
 	if s.MinProduct {
 		mp = 1
 	}
+	rules := s.Rules &^ (mcsTW0 | mcsTW1)
+	// The twin bitsets travel after the adjacency rows (no new kernel
+	// argument); the kernel reads them only when its RR_TW bit says so.
+	if twins.G != nil {
+		if len(twins.G) != s.N0*w {
+			return nil, fmt.Errorf("mcsplit: twin classes of g in %d words, want %d", len(twins.G), s.N0*w)
+		}
+		adjg = append(adjg[:len(adjg):len(adjg)], twins.G...)
+		rules |= mcsTW0
+	}
+	if twins.H != nil {
+		if len(twins.H) != s.N1*w {
+			return nil, fmt.Errorf("mcsplit: twin classes of h in %d words, want %d", len(twins.H), s.N1*w)
+		}
+		adjh = append(adjh[:len(adjh):len(adjh)], twins.H...)
+		rules |= mcsTW1
+	}
+	s.Rules = rules
 	shape := []int32{int32(w), int32(s.N1), int32(s.NMin()), int32(s.Capacity), int32(s.TaskWords()),
-		int32(s.ArenaDoms()), int32(s.MaxDepth()), int32(mp)}
+		int32(s.ArenaDoms()), int32(s.MaxDepth()), int32(mp), int32(rules), int32(s.N0)}
 	// Only what sizes registers and local arrays is compiled in; the rest
 	// travels in shape, so PoCL and NVRTC build once per word count.
 	defines := map[string]string{"LANES": fmt.Sprint(s.lanes()), "W": fmt.Sprint(w), "MINPRODUCT": fmt.Sprint(mp)}

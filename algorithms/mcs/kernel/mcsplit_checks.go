@@ -64,7 +64,7 @@ func mcsplitFixedGoalLanes(dev backend.Device, n0, n1 int, g, h []uint64, goal i
 	}
 	defer q.Release()
 	s := MCSplitShape{N0: n0, N1: n1, Workers: 6, Capacity: 64, MinProduct: minProduct, Lanes: lanes}
-	k, err := NewMCSplit(dev, q, s, g, h)
+	k, err := NewMCSplit(dev, q, s, g, h, MCSplitTwins{})
 	if err != nil {
 		return 0, 0, err
 	}

@@ -29,7 +29,9 @@ const (
 type mcsTwin struct {
 	w, n1, nmin, taskw, maxDepth, fh, dw int
 	minProduct                           bool
+	rules                                MCSplitRules
 	adjg, adjh                           []uint64
+	twg, twh                             []uint64 // twin rows (mcsTW0, mcsTW1)
 	ring                                 search.TwinRing
 	st                                   []int64
 	fr, ar, base                         []uint64
@@ -39,10 +41,17 @@ type mcsTwin struct {
 func mcsplitTwin(g *backend.Group) {
 	shape := g.I32s(0)
 	t := &mcsTwin{w: int(shape[0]), n1: int(shape[1]), nmin: int(shape[2]), taskw: int(shape[4]),
-		maxDepth: int(shape[6]), minProduct: shape[7] != 0}
+		maxDepth: int(shape[6]), minProduct: shape[7] != 0, rules: MCSplitRules(shape[8])}
+	n0 := int(shape[9])
 	arenaDoms := int(shape[5])
 	t.fh, t.dw = 4+t.w, 2*t.w
 	t.adjg, t.adjh = g.U64s(1), g.U64s(2)
+	if t.rules&mcsTW0 != 0 {
+		t.twg = t.adjg[n0*t.w:]
+	}
+	if t.rules&mcsTW1 != 0 {
+		t.twh = t.adjh[t.n1*t.w:]
+	}
 	t.ring = search.TwinRing{Slots: g.U64s(3), Seq: g.U32s(4), Ctrl: g.U32s(5), Cap: uint32(shape[3]), TaskW: t.taskw}
 	wid := g.ID[0]
 	t.st = g.I64s(6)[wid*search.DSWWords : (wid+1)*search.DSWWords]
@@ -95,6 +104,7 @@ func (t *mcsTwin) run(budget int64, idleLimit, goal int32, frozen bool) {
 	W := t.w
 	cw := make([]int, 0, t.n1)
 	cb := make([]int, t.n1)
+	rset, drop := make([]uint64, W), make([]uint64, W)
 
 	for {
 		if !active {
@@ -116,6 +126,7 @@ func (t *mcsTwin) run(budget int64, idleLimit, goal int32, frozen bool) {
 			if task[2]&MCSTaskSkip != 0 {
 				h[2] = 1 << 32
 			}
+			h[3] = task[3]
 			copy(h[4:4+W], task[4:4+W])
 			flags := task[2]
 			t.ring.CommitPop(pos)
@@ -140,6 +151,11 @@ func (t *mcsTwin) run(budget int64, idleLimit, goal int32, frozen bool) {
 		m := basem + level
 
 		if phase == mcsPhaseNext {
+			// R5: the incumbent reached the node's bound.
+			if t.rules&MCSplitR5 != 0 && !frozen && int32(h[3]) > 0 && t.ring.Load(search.DSInc) >= int32(h[3]) {
+				level, active = t.ring.Leave(level)
+				continue
+			}
 			cand := h[4 : 4+W]
 			w := firstBit(cand)
 			skip := h[2] >> 32
@@ -197,6 +213,13 @@ func (t *mcsTwin) run(budget int64, idleLimit, goal int32, frozen bool) {
 			if skip != 0 {
 				chosen := int(h[1] >> 32)
 				d := t.dom(off + chosen)
+				if t.twg != nil {
+					// R2: v's twins leave with it.
+					v := int(h[1] & 0xffffffff)
+					for k := 0; k < W; k++ {
+						d[k] &^= t.twg[v*W+k]
+					}
+				}
 				left := false
 				for k := 0; k < W; k++ {
 					left = left || d[k] != 0
@@ -270,23 +293,78 @@ func (t *mcsTwin) run(budget int64, idleLimit, goal int32, frozen bool) {
 			}
 		}
 		cd := t.dom(off + chosen)
+		copy(rset, cd[W:])
+		if t.twg != nil && countBits(t.twg[v*W:v*W+W]) != 0 {
+			// R1: the candidates are above the largest image of v's twins
+			// on the path; B1: the bidomain's bound under that restriction.
+			tv := t.twg[v*W : v*W+W]
+			floor := -1
+			for i := 0; i < m; i++ {
+				p := t.pathPair(i, basem)
+				if u := int(p & 0xffffffff); tv[u>>6]>>(u&63)&1 != 0 {
+					floor = max(floor, int(p>>32))
+				}
+			}
+			ll, rl, cl, cr := 0, 0, 0, 0
+			for k := 0; k < W; k++ {
+				lo := floor + 1 - k*64
+				above := ^uint64(0)
+				switch {
+				case lo >= 64:
+					above = 0
+				case lo > 0:
+					above = ^(uint64(1)<<lo - 1)
+				}
+				ll += bits.OnesCount64(cd[k])
+				cl += bits.OnesCount64(cd[k] & tv[k])
+				rl += bits.OnesCount64(rset[k])
+				rset[k] &= above
+				cr += bits.OnesCount64(rset[k])
+			}
+			if cl > cr {
+				bound += min(rl, ll-cl+cr) - min(ll, rl)
+				if bound <= best || bound < int(goal) {
+					level, active = t.ring.Leave(level)
+					phase = mcsPhaseNext
+					continue
+				}
+			}
+		}
+		if t.twh != nil {
+			// R4: a candidate with a twin below it among the candidates goes.
+			clear(drop)
+			for k := 0; k < W; k++ {
+				for x := rset[k]; x != 0; x &= x - 1 {
+					w := k*64 + bits.TrailingZeros64(x)
+					for q := 0; q < W; q++ {
+						if rset[q]&t.twh[w*W+q] != 0 {
+							drop[k] |= 1 << (w & 63)
+						}
+					}
+				}
+			}
+			for k := range rset {
+				rset[k] &^= drop[k]
+			}
+		}
 		cw = cw[:0]
 		for k := 0; k < W; k++ {
-			for x := cd[W+k]; x != 0; x &= x - 1 {
+			for x := rset[k]; x != 0; x &= x - 1 {
 				cw = append(cw, k*64+bits.TrailingZeros64(x))
 			}
 		}
 		cd[v>>6] &^= 1 << (v & 63)
 		h[1] = uint64(v) | uint64(chosen)<<32
 		h[2] = 1 << 32
-		nodes += int64(len(cw))
-		spent += int64(len(cw))
+		h[3] = uint64(uint32(bound))
 		av := t.adjg[v*W : v*W+W]
 		keep := h[4 : 4+W]
 		clear(keep)
+		stop := len(cw)
 		for j, w := range cw {
 			aw := t.adjh[w*W : w*W+W]
 			sum := 0
+			whole := true
 			for i := 0; i < nd; i++ {
 				d := t.dom(off + i)
 				var lnc, lac, rnc, rac int
@@ -301,12 +379,23 @@ func (t *mcsTwin) run(budget int64, idleLimit, goal int32, frozen bool) {
 					rac += bits.OnesCount64(r & aw[k])
 				}
 				sum += min(lnc, rnc) + min(lac, rac)
+				if lnc+lac != 0 && rnc+rac != 0 && (lnc != 0 || rnc != 0) && (lac != 0 || rac != 0) {
+					whole = false
+				}
 			}
 			cb[j] = m + 1 + sum
 			if cb[j] > best && cb[j] >= int(goal) {
 				keep[w>>6] |= 1 << (w & 63)
 			}
+			if whole && t.rules&MCSplitR3 != 0 {
+				// R3: this child splits nothing: it ends the node.
+				stop = j + 1
+				h[2] = 0
+				break
+			}
 		}
+		nodes += int64(stop)
+		spent += int64(stop)
 		phase = mcsPhaseNext
 	}
 
@@ -369,7 +458,7 @@ func (t *mcsTwin) donate(level, basem int) bool {
 	if skip != 0 {
 		task[2] |= MCSTaskSkip
 	}
-	task[3] = 0
+	task[3] = hj[3] // the node's bound (R5)
 	copy(task[4:4+W], give)
 	hj[2] &= 0xffffffff
 	t.ring.CommitPush(pos)

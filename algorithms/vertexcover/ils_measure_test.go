@@ -1,0 +1,85 @@
+//go:build measure
+
+package vertexcover
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/arbor-gpu/arbor/core"
+	"github.com/arbor-gpu/arbor/internal/dataset"
+)
+
+// TestILSMeasure runs NuMVC and the ILS alone on the root kernels of PACE
+// instances (issue #42), from the greedy dive's cover, one seed after
+// another, and prints each run's best cover and when it was found:
+//
+//	ARBOR_ILS_FILES=131,175 ARBOR_ILS_SEEDS=6 ARBOR_ILS_CAP=3s \
+//	go test -tags measure -run ILSMeasure -v ./algorithms/vertexcover/
+//
+// ARBOR_ILS_NOPART=1 runs the ILS without the clique partition (no
+// defect perturbations); ARBOR_ILS_ALGS picks among numvc, ils and part
+// (the partition search for a transversal, which reports only one).
+func TestILSMeasure(t *testing.T) {
+	files := os.Getenv("ARBOR_ILS_FILES")
+	if files == "" {
+		t.Skip("ARBOR_ILS_FILES not set")
+	}
+	dir := dataset.Require(t, "")
+	limit, err := time.ParseDuration(envOr("ARBOR_ILS_CAP", "3s"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var seeds int
+	fmt.Sscan(envOr("ARBOR_ILS_SEEDS", "4"), &seeds)
+	for _, f := range strings.Split(files, ",") {
+		g, err := core.ReadGraph(filepath.Join(dir, "vc/pace2019/vc-exact_"+f+".gr"), core.ReadOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		s := newState(g)
+		s.rootReductions(func() int { return g.N })
+		lb := s.cover + s.rootLowerBound()
+		kg, ids := s.extract(nil)
+		part, k := bestPartition(kg)
+		if os.Getenv("ARBOR_ILS_NOPART") != "" {
+			part = nil
+		}
+		diveIn, diveSize := s.greedyDive()
+		init := make([]bool, kg.N)
+		for i, v := range ids {
+			init[i] = diveIn[v]
+		}
+		t.Logf("%s: kernel %d vertices, %d edges; root bound %d, partition bound %d, dive %d",
+			f, kg.N, kg.Edges(), lb, s.cover+kg.N-k, s.cover+diveSize)
+		var stop atomic.Bool
+		for _, alg := range strings.Split(envOr("ARBOR_ILS_ALGS", "numvc,ils"), ",") {
+			line := alg + ":"
+			for seed := uint64(1); seed <= uint64(seeds); seed++ {
+				t0 := time.Now()
+				last := ""
+				report := func(c []bool, size int) {
+					last = fmt.Sprintf(" %d@%.2fs", s.cover+size, time.Since(t0).Seconds())
+				}
+				switch alg {
+				case "numvc":
+					localSearch(kg, 0, time.Now().Add(limit), nil, seed, &stop, init, nil, nil, report)
+				case "part":
+					p, k := bestPartition(kg)
+					if c := partitionSearch(kg, p, k, seed, &stop, time.Now().Add(limit), partDegBeta*float64(seed%2)); c != nil {
+						report(c, kg.N-k)
+					}
+				default:
+					ilsSearch(kg, part, k, 0, time.Now().Add(limit), &stop, seed, init, nil, report)
+				}
+				line += last
+			}
+			t.Log(line)
+		}
+	}
+}
