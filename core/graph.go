@@ -32,10 +32,13 @@ type Graph struct {
 	Adj      []int32 // arc targets
 
 	// Optional data; nil when the input has none.
-	Weights      []float64 // per arc, parallel to Adj
-	IntWeights   bool      // every weight is an integer (the file said integer, or pattern)
-	VertexLabels []int32   // per vertex
-	EdgeLabels   []int32   // per arc, parallel to Adj
+	Weights    []float64 // per arc, parallel to Adj
+	IntWeights bool      // every weight is an integer (the file said integer, or pattern)
+	// PatternWeights: Weights are the 1s a Matrix Market pattern file
+	// implies, not weights the file gives.
+	PatternWeights bool
+	VertexLabels   []int32 // per vertex
+	EdgeLabels     []int32 // per arc, parallel to Adj
 
 	// Where the graph came from, for messages.
 	Name   string // file name or generator description

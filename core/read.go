@@ -2,10 +2,9 @@ package core
 
 import (
 	"bytes"
-	"compress/gzip"
+	"context"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 	"strings"
 )
@@ -29,10 +28,10 @@ type ReadOptions struct {
 	// millions of vertices still reads. 0 means $ARBOR_MAX_MEMORY, else
 	// half the available memory.
 	MaxMemory int64
-	// MaxInput caps the size a compressed file, or a stream (ParseGraph),
-	// may expand to in memory. 0 means $ARBOR_MAX_INPUT, else half the
-	// available memory. Uncompressed files are read whole whatever their
-	// size: their size is on the disk for all to see.
+	// MaxInput caps every input: the size of a file, what a stream (a
+	// pipe, a FIFO, a device, ParseGraph's reader) gives before it ends,
+	// and what gzip decompresses to. 0 means $ARBOR_MAX_INPUT, else
+	// DefaultMaxInput (or half the available memory where that is less).
 	MaxInput int64
 }
 
@@ -97,111 +96,13 @@ func canonicalFormat(f string) (string, bool) {
 // line of one number (LAD) or two (edge list). Graph.Format, Base and
 // Notes say what was decided.
 func ReadGraph(path string, opts ReadOptions) (*Graph, error) {
-	par := defaultParallelism()
-	data, err := readFile(path, par.workers, 16<<20)
-	if err != nil {
-		return nil, err // already names the path
-	}
-	if data, opts, err = gunzip(data, path, opts); err != nil {
-		return nil, err
-	}
-	return parseBytes(data, path, opts, par)
-}
-
-// gunzip decompresses gzip data (recognised by its magic bytes, whatever
-// the name) and, unless a format was forced, detects the format from the
-// content and the name without its .gz. Other data is returned as it is.
-// The decompressed size is bounded by opts' MaxInput: a few megabytes of
-// gzip can hold gigabytes.
-func gunzip(data []byte, name string, opts ReadOptions) ([]byte, ReadOptions, error) {
-	if len(data) < 2 || data[0] != 0x1f || data[1] != 0x8b {
-		return data, opts, nil
-	}
-	lim, err := opts.limits()
-	if err != nil {
-		return nil, opts, err
-	}
-	zr, err := gzip.NewReader(bytes.NewReader(data))
-	if err != nil {
-		return nil, opts, fmt.Errorf("%s: %w", name, err)
-	}
-	// The trailer's size (mod 2^32, of the last member) sizes the buffer
-	// once, instead of the doublings of io.ReadAll, which copy and hold
-	// twice the data at the end; deflate expands 1032-fold at most.
-	var buf bytes.Buffer
-	if n := len(data); n >= 18 {
-		hint := int64(uint32(data[n-4]) | uint32(data[n-3])<<8 | uint32(data[n-2])<<16 | uint32(data[n-1])<<24)
-		buf.Grow(int(min(hint, lim.maxInput, 1032*int64(n)) + 1))
-	}
-	got, err := io.Copy(&buf, io.LimitReader(zr, lim.maxInput+1))
-	if err != nil {
-		return nil, opts, fmt.Errorf("%s: decompressing: %w", name, err)
-	}
-	if got > lim.maxInput {
-		return nil, opts, &FormatError{File: name, Offset: -1, Msg: fmt.Sprintf(
-			"decompresses to more than the input limit, %s", lim.inputFrom)}
-	}
-	out := buf.Bytes()
-	if opts.Format == "" {
-		opts.Format = DetectFormat(strings.TrimSuffix(strings.TrimSuffix(name, ".gz"), ".GZ"), out)
-	}
-	return out, opts, nil
-}
-
-// readFile is os.ReadFile, but a regular file of 4 pieces or more is read
-// piece by piece by up to workers goroutines at once: from the page cache
-// one read(2) copies a few GB/s on one core, a fifth of the time of a
-// parallel parse at 1 GB/s.
-func readFile(path string, workers int, piece int64) ([]byte, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	st, err := f.Stat()
-	if err != nil {
-		return nil, err
-	}
-	size := st.Size()
-	if workers < 2 || size < 4*piece || !st.Mode().IsRegular() || size != int64(int(size)) {
-		return os.ReadFile(path)
-	}
-	data := make([]byte, size)
-	pieces := int((size + piece - 1) / piece)
-	errs := make([]error, pieces)
-	parallelFor(workers, pieces, func(i int) {
-		lo := int64(i) * piece
-		_, errs[i] = f.ReadAt(data[lo:min(lo+piece, size)], lo)
-	})
-	for _, err := range errs {
-		if err == io.EOF {
-			return nil, fmt.Errorf("%s: the file shrank while being read", path)
-		}
-		if err != nil {
-			return nil, err
-		}
-	}
-	return data, nil
+	return ReadGraphContext(context.Background(), path, opts)
 }
 
 // ParseGraph reads a graph from r; name is used in errors and for format
 // detection by extension.
 func ParseGraph(r io.Reader, name string, opts ReadOptions) (*Graph, error) {
-	lim, err := opts.limits()
-	if err != nil {
-		return nil, err
-	}
-	data, err := io.ReadAll(io.LimitReader(r, lim.maxInput+1))
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", name, err)
-	}
-	if int64(len(data)) > lim.maxInput {
-		return nil, &FormatError{File: name, Offset: -1, Msg: fmt.Sprintf("more input than the limit, %s", lim.inputFrom)}
-	}
-	if data, opts, err = gunzip(data, name, opts); err != nil {
-		return nil, err
-	}
-	return parseBytes(data, name, opts, defaultParallelism())
+	return ParseGraphContext(context.Background(), r, name, opts)
 }
 
 // DetectFormat names the format of a file from its first bytes and name;
@@ -213,15 +114,15 @@ func DetectFormat(name string, head []byte) string {
 	if len(head) >= 14 && strings.EqualFold(string(head[:14]), "%%MatrixMarket") {
 		return FormatMTX
 	}
-	if looksBinary(head) {
-		return FormatMIVIA
-	}
 	ext := strings.ToLower(strings.TrimPrefix(filepath.Ext(name), "."))
-	// The first line that is not a comment settles DIMACS and PACE.
+	// The first line that is not a comment settles DIMACS and PACE, when it
+	// is text: binary bytes further on (a .clq with trailing NULs) make a
+	// bad DIMACS file, not a MIVIA one, whose first words are never a text
+	// line.
 	r := textReader{data: head}
 	for {
 		l, ok := r.next()
-		if !ok || (r.pos >= len(head) && len(head) == 4096) { // a cut line says nothing
+		if !ok || (r.pos >= len(head) && len(head) == 4096) || looksBinary(l) { // a cut line says nothing
 			break
 		}
 		tok, rest := field(l)
@@ -242,6 +143,9 @@ func DetectFormat(name string, head []byte) string {
 			return FormatDIMACS
 		}
 		break
+	}
+	if looksBinary(head) {
+		return FormatMIVIA
 	}
 	switch ext {
 	case "mtx", "mm":
@@ -318,12 +222,17 @@ func parseBytes(data []byte, name string, opts ReadOptions, par parallelism) (*G
 		format = f
 	} else {
 		format = DetectFormat(name, data)
+		if format == "" && len(bytes.TrimSpace(data)) == 0 {
+			return nil, &FormatError{File: name, Offset: -1, Msg: fmt.Sprintf(
+				"no header or data line: the file holds only blank lines and spaces (%d bytes)", len(data))}
+		}
 		if format == "" {
 			return nil, &FormatError{File: name, Offset: -1, Msg: fmt.Sprintf("cannot tell the graph format from the content or the name; force one (%s)", strings.Join(Formats(), ", "))}
 		}
 	}
 	if format != FormatMIVIA && len(bytes.TrimSpace(data)) == 0 {
-		return nil, &FormatError{File: name, Format: format, Offset: -1, Msg: "file is empty"}
+		return nil, &FormatError{File: name, Format: format, Offset: -1, Msg: fmt.Sprintf(
+			"no header or data line: the file holds only blank lines and spaces (%d bytes)", len(data))}
 	}
 	lim, err := opts.limits()
 	if err != nil {

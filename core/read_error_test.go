@@ -154,8 +154,8 @@ func TestReadUnknownFormat(t *testing.T) {
 	if _, err := ParseGraph(strings.NewReader("1 0\n"), "x", ReadOptions{Format: "bogus"}); err == nil || !strings.Contains(err.Error(), "unknown format") {
 		t.Fatalf("bogus --format: %v", err)
 	}
-	if _, err := ParseGraph(strings.NewReader("  \n"), "x.gr", ReadOptions{}); err == nil || !strings.Contains(err.Error(), "empty") {
-		t.Fatalf("empty file: %v", err)
+	if _, err := ParseGraph(strings.NewReader("  \n"), "x.gr", ReadOptions{}); err == nil || !strings.Contains(err.Error(), "no header or data line") {
+		t.Fatalf("a blank file: %v", err)
 	}
 }
 

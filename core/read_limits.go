@@ -10,12 +10,14 @@ import (
 )
 
 // The readers' limits guard against inputs that ask for far more memory
-// than they occupy: a compressed file that expands a thousandfold, or a
-// header line announcing a billion vertices. Both follow the memory the
-// machine has, and both can be raised.
+// than they occupy, or that never end: a compressed file that expands a
+// thousandfold, /dev/zero, or a header line announcing a billion vertices.
+// The input limit is a fixed size (DefaultMaxInput), the header's follows
+// the memory the machine has; both can be raised.
 const (
-	// EnvMaxInput sets ReadOptions.MaxInput's default: the size a
-	// compressed file may decompress to ("16G", "500MiB", bytes).
+	// EnvMaxInput sets ReadOptions.MaxInput's default: the most bytes any
+	// input may hold (a file, a stream, or what gzip decompresses to;
+	// "16G", "500MiB", bytes).
 	EnvMaxInput = "ARBOR_MAX_INPUT"
 	// EnvMaxMemory sets ReadOptions.MaxMemory's default: the memory the
 	// per-vertex structures of the vertex count a header announces may
@@ -28,6 +30,27 @@ const (
 // parallel reader's per-vertex offsets (8), and vertex labels or the
 // LAD/MIVIA readers' seen list (4 each).
 const BytesPerVertex = 24
+
+// DefaultMaxInput is the input limit unless set (ReadOptions.MaxInput,
+// $ARBOR_MAX_INPUT): the largest file, stream or decompressed size read.
+// It is a fixed size, not a share of the memory: on a large machine half
+// the memory let an endless input (/dev/zero, a pipe that never ends) or a
+// gzip bomb fill tens of gigabytes, for minutes, before it was refused. A
+// gigabyte holds some 50 million edges as text; larger graphs are read
+// with the limit raised.
+const DefaultMaxInput = 1 << 30
+
+// defaultMaxInput is DefaultMaxInput, or half the available memory where
+// that is less (never under minBudget), and where it came from.
+func defaultMaxInput() (int64, string) {
+	const raise = "; raise it with --max-input SIZE or " + EnvMaxInput
+	if avail, ok := availableMemory(); ok {
+		if half := max(int64(avail/2), minBudget); half < DefaultMaxInput {
+			return half, fmt.Sprintf("%s, half the available memory", humanSize(half)) + raise
+		}
+	}
+	return DefaultMaxInput, humanSize(DefaultMaxInput) + ", the default" + raise
+}
 
 // fallbackMemory is the budget where the available memory cannot be read.
 const fallbackMemory = 8 << 30
@@ -43,10 +66,15 @@ type readLimits struct {
 	inputFrom   string
 	maxVertices int
 	vertexFrom  string
+	// memory is the memory budget (without MaxVertices), and where it
+	// came from, for CheckMemory.
+	memory     int64
+	memoryFrom string
 }
 
 // limits resolves opts' limits: an option set by the caller, else its
-// environment variable, else half the available memory (the input, and the
+// environment variable, else the default: for the input DefaultMaxInput,
+// for a header's vertices half the available memory (the input, and the
 // graph built from it, must both fit).
 func (opts ReadOptions) limits() (readLimits, error) {
 	var l readLimits
@@ -73,8 +101,12 @@ func (opts ReadOptions) limits() (readLimits, error) {
 		return b, why + fmt.Sprintf("; raise it with %s SIZE or %s", flag, env), nil
 	}
 	var err error
-	if l.maxInput, l.inputFrom, err = budget(opts.MaxInput, EnvMaxInput, "--max-input"); err != nil {
-		return l, err
+	if opts.MaxInput > 0 || os.Getenv(EnvMaxInput) != "" {
+		if l.maxInput, l.inputFrom, err = budget(opts.MaxInput, EnvMaxInput, "--max-input"); err != nil {
+			return l, err
+		}
+	} else {
+		l.maxInput, l.inputFrom = defaultMaxInput()
 	}
 	if opts.MaxVertices > 0 {
 		l.maxVertices, l.vertexFrom = opts.MaxVertices, "ReadOptions.MaxVertices"
@@ -83,6 +115,7 @@ func (opts ReadOptions) limits() (readLimits, error) {
 		if err != nil {
 			return l, err
 		}
+		l.memory, l.memoryFrom = mem, from
 		l.maxVertices = int(min(mem/BytesPerVertex, math.MaxInt32))
 		l.vertexFrom = fmt.Sprintf("%d bytes a vertex in %s", BytesPerVertex, from)
 	}
@@ -91,6 +124,25 @@ func (opts ReadOptions) limits() (readLimits, error) {
 		l.maxVertices = math.MaxInt32
 	}
 	return l, nil
+}
+
+// CheckMemory refuses to build a structure of need bytes that the graph's
+// size does not bound (a complement, an adjacency or bit matrix: n² from a
+// header's n) when it passes opts' memory limit (MaxMemory, else
+// $ARBOR_MAX_MEMORY, else half the available memory): a 30-byte file
+// announcing 100 000 vertices must not make 40 GB. what names the
+// structure and its graph, for the error. need is a float64 so that n²
+// estimates cannot overflow.
+func (opts ReadOptions) CheckMemory(what string, need float64) error {
+	opts.MaxVertices = 0 // the memory budget, not a vertex cap
+	lim, err := opts.limits()
+	if err != nil {
+		return err
+	}
+	if need > float64(lim.memory) {
+		return fmt.Errorf("%s would take %s, more than the memory limit, %s", what, humanSize(int64(min(need, math.MaxInt64/2))), lim.memoryFrom)
+	}
+	return nil
 }
 
 // availableMemory is the memory this process can still use: Linux's

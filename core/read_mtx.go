@@ -143,6 +143,7 @@ func readMTX(t *textReader, directed bool, limit int, par parallelism) (*Graph, 
 	}
 	if fieldKind == "pattern" {
 		g.Weights = ones(len(g.Adj), par.workers)
+		g.PatternWeights = true
 	}
 	g.IntWeights = fieldKind != "real" && fieldKind != "double"
 	g.Base = 1

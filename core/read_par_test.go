@@ -2,6 +2,7 @@ package core
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"math/rand/v2"
@@ -347,12 +348,12 @@ func TestReadFilePieces(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, piece := range []int64{1, 7, 250, 1000, 4096} {
-		got, err := readFile(path, 3, piece)
+		got, err := readInput(context.Background(), path, readLimits{maxInput: 1 << 20}, 3, piece)
 		if err != nil || !bytes.Equal(got, data) {
 			t.Fatalf("piece %d: %v, %d bytes differ", piece, err, len(got))
 		}
 	}
-	if _, err := readFile(path+"x", 3, 1); err == nil || !strings.Contains(err.Error(), path+"x") {
+	if _, err := readInput(context.Background(), path+"x", readLimits{maxInput: 1 << 20}, 3, 1); err == nil || !strings.Contains(err.Error(), path+"x") {
 		t.Fatalf("missing file: %v", err)
 	}
 }

@@ -19,7 +19,9 @@ type Stats struct {
 	// Distinct label values; -1 when the graph has no such labels.
 	VertexLabels int `json:"vertex_labels"`
 	EdgeLabels   int `json:"edge_labels"`
-	// Weights is "" (none), "integer" or "real"; the range over all arcs.
+	// Weights is "" (none), "integer", "real" or "pattern" (a Matrix
+	// Market pattern file: no weights given, every edge 1); the range
+	// over all arcs (not for "pattern").
 	Weights   string  `json:"weights,omitempty"`
 	MinWeight float64 `json:"min_weight,omitempty"`
 	MaxWeight float64 `json:"max_weight,omitempty"`
@@ -73,7 +75,9 @@ func (g *Graph) Stats() Stats {
 	}
 	s.VertexLabels = distinct(g.VertexLabels)
 	s.EdgeLabels = distinct(g.EdgeLabels)
-	if g.Weights != nil {
+	if g.PatternWeights {
+		s.Weights = "pattern" // the file gives none: every edge weighs 1
+	} else if g.Weights != nil {
 		s.Weights = "real"
 		if g.IntWeights {
 			s.Weights = "integer"

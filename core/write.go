@@ -9,6 +9,10 @@ import (
 	"strings"
 )
 
+// CanonicalFormat is the format name a name or alias (Formats, "gr",
+// "clq", …) stands for, and whether it is one.
+func CanonicalFormat(format string) (string, bool) { return canonicalFormat(format) }
+
 // CheckFormat returns nil for a format name (or alias) ReadOptions.Format
 // and WriteGraph take, else an error wrapping ErrUnknownFormat that lists
 // them.

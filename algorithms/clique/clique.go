@@ -112,6 +112,13 @@ type Result struct {
 // n×n bit matrix (512 MiB at this size), two of them while renumbering.
 const MaxVertices = 1 << 16
 
+// MatrixBytes is the memory of the engine's bit matrices for a graph of n
+// vertices (two n×n bit matrices while renumbering), to check against a
+// memory limit before Maximum builds them (core.ReadOptions.CheckMemory).
+func MatrixBytes(n int) float64 {
+	return 2 * float64(n) * float64((n+63)/64) * 8
+}
+
 // Maximum finds a maximum clique of g (of its complement with
 // opts.Complement). Arc directions are ignored: u and v are adjacent when
 // either arc is present; self-loops are ignored. Cancelling ctx (or

@@ -141,6 +141,19 @@ func newProblem[C cell](g, h *core.Graph, opts Options) (*problem[C], error) {
 	return p, nil
 }
 
+// MatrixBytes is the memory of the adjacency matrices a search keeps for a
+// graph of n vertices (in input numbering and renumbered; 4 bytes a cell
+// with opts.Directed or opts.EdgeLabels, else 1), to check against a
+// memory limit before Solve or SolveMany builds them
+// (core.ReadOptions.CheckMemory).
+func MatrixBytes(n int, opts Options) float64 {
+	cell := 1.0
+	if opts.Directed || opts.EdgeLabels {
+		cell = 4
+	}
+	return 2 * cell * float64(n) * float64(n)
+}
+
 // matrix builds g's adjacency matrix in input numbering, and each vertex's key.
 func matrix[C cell](g *core.Graph, opts Options, codes map[int32]uint32) ([]C, []vertexKey) {
 	n := g.N

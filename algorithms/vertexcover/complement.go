@@ -9,9 +9,14 @@ import "github.com/arbor-gpu/arbor/core"
 func Complement(g *core.Graph) *core.Graph {
 	n := g.N
 	c := &core.Graph{N: n, Offsets: make([]int, n+1), Name: g.Name + " (complement)", Format: g.Format, Base: g.Base}
+	// A self-loop (kept by the readers) is no edge of the complement's
+	// count: n − 1 − the other neighbours (a negative total panicked).
 	total := 0
 	for v := 0; v < n; v++ {
 		total += n - 1 - g.Degree(v)
+		if g.HasEdge(v, v) {
+			total++
+		}
 	}
 	c.Adj = make([]int32, 0, total)
 	for v := 0; v < n; v++ {
@@ -29,4 +34,13 @@ func Complement(g *core.Graph) *core.Graph {
 		c.Offsets[v+1] = len(c.Adj)
 	}
 	return c
+}
+
+// ComplementBytes is what Complement allocates for g: 4 bytes an arc of
+// the complement and the offsets. A float64, since n² overflows for the
+// vertex counts a header may claim; callers check it against their memory
+// limit before building (core.ReadOptions.CheckMemory).
+func ComplementBytes(g *core.Graph) float64 {
+	n := float64(g.N)
+	return 4*max(n*(n-1)-float64(len(g.Adj)), 0) + 8*(n+1)
 }

@@ -10,7 +10,7 @@ package main
 // the list added.
 
 import (
-	"bufio"
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -296,7 +296,36 @@ func (r *batchRunner) read(path string) (*core.Graph, error) {
 	if path == "-" {
 		return nil, errors.New("'-' (standard input) cannot be an instance's file in a list")
 	}
+	if err := regularFile(path); err != nil {
+		return nil, err
+	}
 	return r.e.readGraph(path, r.ro)
+}
+
+// regularFile refuses a list's or a folder's entry that is not a regular
+// file: a FIFO would hold the whole batch until some writer came, and a
+// device (/dev/zero) or a pipe reads to the input limit for nothing. Its
+// row says why and the batch goes on. Named on the command line instead,
+// such a file is read as any input (within --max-input, Ctrl-C ending it).
+func regularFile(path string) error {
+	st, err := os.Stat(path)
+	if err != nil || st.Mode().IsRegular() {
+		return err // a missing file fails as it would when read
+	}
+	kind := "not a regular file"
+	switch m := st.Mode(); {
+	case m&os.ModeNamedPipe != 0:
+		kind = "a FIFO (named pipe)"
+	case m&os.ModeCharDevice != 0:
+		kind = "a character device"
+	case m&os.ModeDevice != 0:
+		kind = "a device"
+	case m&os.ModeSocket != 0:
+		kind = "a socket"
+	case m.IsDir():
+		kind = "a folder"
+	}
+	return fmt.Errorf("%s: skipped: %s; a batch reads only regular files", path, kind)
 }
 
 // prepare reads every distinct file of the jobs (in parallel), sets each
@@ -698,15 +727,22 @@ func rowKey(index int, files []string) string {
 // file in it, sorted by name.
 func (e *env) readList(list string, cols int) ([]*batchJob, string, error) {
 	name, dir := list, filepath.Dir(list)
-	var r io.Reader
+	// The list is an input like any other: bounded by --max-input, and
+	// Ctrl-C ends its read (a list from a pipe that never ends).
+	var data []byte
+	var err error
 	if list == "-" {
 		if e.stdinUsed {
 			return nil, "", usagef("standard input (-) can be read only once")
 		}
 		e.stdinUsed = true
 		name, dir = stdinName, ""
-		if r = e.stdin; r == nil {
+		r := e.stdin
+		if r == nil {
 			r = os.Stdin
+		}
+		if data, err = core.ReadAllInput(e.ctx, r, name, e.withLimits(core.ReadOptions{})); err != nil {
+			return nil, "", fmt.Errorf("list: %w", err)
 		}
 	} else {
 		st, err := os.Stat(list)
@@ -720,14 +756,18 @@ func (e *env) readList(list string, cols int) ([]*batchJob, string, error) {
 			jobs, err := dirJobs(list)
 			return jobs, list, err
 		}
-		f, err := os.Open(list)
-		if err != nil {
+		// A regular file is read even after Ctrl-C (it ends, within the
+		// limit): the batch then says how many of its instances it did not
+		// run. Anything else stops with the signal.
+		ctx := e.ctx
+		if st.Mode().IsRegular() {
+			ctx = context.WithoutCancel(ctx)
+		}
+		if data, err = core.ReadInput(ctx, list, e.withLimits(core.ReadOptions{})); err != nil {
 			return nil, "", fmt.Errorf("list: %w", err)
 		}
-		defer f.Close()
-		r = f
 	}
-	entries, err := batch.ParseList(bufio.NewReader(r), name, dir, cols)
+	entries, err := batch.ParseList(bytes.NewReader(data), name, dir, cols)
 	if err != nil {
 		return nil, "", err
 	}

@@ -99,6 +99,9 @@ func runMCSBatch(e *env, sr *searchFlags, bf *batchFlags, pos []string, graphs [
 			// reach it).
 			o.Floor = sc.goal(j.index)
 		}
+		if err := e.checkMCSMatrices(gs, o); err != nil {
+			return batchSolved{}, err
+		}
 		res, err := solveMCS(ctx, j.files, gs[0], gs[1], o)
 		if err != nil {
 			return batchSolved{}, err
@@ -292,6 +295,9 @@ func runVCBatch(e *env, sr *searchFlags, bf *batchFlags, pos []string, opts vert
 			return batchSolved{}, fmt.Errorf("%s: vertex cover needs an undirected graph", j.files[0])
 		}
 		if complement {
+			if err := e.checkComplement(j.files[0], g); err != nil {
+				return batchSolved{}, err
+			}
 			g = vertexcover.Complement(g)
 		}
 		o := opts
@@ -374,6 +380,9 @@ func runCliqueBatch(e *env, sr *searchFlags, bf *batchFlags, pos []string, opts 
 			if o.Engine == clique.EngineGPU || o.Engine == clique.EngineHybrid {
 				o.Engine = clique.EngineCPU
 			}
+		}
+		if err := e.checkCliqueMatrix(j.files[0], g); err != nil {
+			return batchSolved{}, err
 		}
 		res, err := solveClique(ctx, j.files, g, o)
 		if err != nil {

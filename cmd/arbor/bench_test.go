@@ -2,17 +2,14 @@ package main
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
 	"encoding/xml"
-	"fmt"
 	"io"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
-	"github.com/arbor-gpu/arbor/internal/bench"
 	"github.com/arbor-gpu/arbor/internal/dataset"
 )
 
@@ -23,11 +20,7 @@ const envCLI = "ARBOR_TEST_AS_CLI"
 
 func TestMain(m *testing.M) {
 	if os.Getenv(envCLI) == "1" {
-		if err := bench.ApplyChildLimits(); err != nil {
-			fmt.Fprintln(os.Stderr, err)
-			os.Exit(1)
-		}
-		os.Exit(run(context.Background(), os.Args[1:], os.Stdout, os.Stderr))
+		os.Exit(process(os.Args[1:]))
 	}
 	os.Exit(m.Run())
 }

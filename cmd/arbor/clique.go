@@ -75,6 +75,9 @@ func runClique(e *env) error {
 	if err != nil {
 		return err
 	}
+	if err := e.checkCliqueMatrix(pos[0], g); err != nil {
+		return err
+	}
 	// A note such as "vertex 0 has no edges" matters here: with
 	// --complement such a vertex joins every clique.
 	for _, n := range g.Notes {

@@ -71,16 +71,9 @@ func TestOutputFileErrorsFail(t *testing.T) {
 // the given standard output.
 func cliProcess(t *testing.T, stdout *os.File, args ...string) (*os.ProcessState, string) {
 	t.Helper()
-	exe, err := os.Executable()
-	if err != nil {
-		t.Fatal(err)
-	}
-	cmd := exec.Command(exe, args...)
-	cmd.Env = append(os.Environ(), envCLI+"=1")
+	cmd, stderr := cliCommand(t, args...)
 	cmd.Stdout = stdout
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	err = cmd.Run()
+	err := cmd.Run()
 	var ee *exec.ExitError
 	if err != nil && !errors.As(err, &ee) {
 		t.Fatal(err)

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"os"
+	"regexp"
 	"runtime"
 	"strconv"
 	"strings"
@@ -63,10 +64,18 @@ func parseDuration(s string) (time.Duration, error) {
 	}
 	d, err := time.ParseDuration(s)
 	if err != nil {
+		if wellFormedDuration.MatchString(s) {
+			// Units and all, but past what a time.Duration holds.
+			return 0, fmt.Errorf("%q is out of range: a duration is at most %dh (about 292 years)", s, int64(math.MaxInt64/time.Hour))
+		}
 		return 0, fmt.Errorf("%q is not a duration: add a unit (30s, 1m30s, 2h) or give bare seconds (30)", s)
 	}
 	return d, nil
 }
+
+// wellFormedDuration is the shape time.ParseDuration reads: numbers, each
+// with a unit.
+var wellFormedDuration = regexp.MustCompile(`^[-+]?((\d+(\.\d*)?|\.\d+)(ns|us|µs|μs|ms|s|m|h))+$`)
 
 // sharedDurations replaces every flag.Duration of fs by a durationValue.
 func sharedDurations(fs *flag.FlagSet) {
@@ -158,29 +167,26 @@ func checkSelection(fs *flag.FlagSet) error {
 var readsGraphs = map[string]bool{"mcs": true, "vc": true, "clique": true, "match": true, "info": true}
 
 // readLimits are --max-input and --max-memory (core.ReadOptions' MaxInput
-// and MaxMemory; 0: $ARBOR_MAX_INPUT, $ARBOR_MAX_MEMORY or half the
-// available memory).
+// and MaxMemory; 0: $ARBOR_MAX_INPUT or core.DefaultMaxInput,
+// $ARBOR_MAX_MEMORY or half the available memory).
 type readLimits struct{ maxInput, maxMemory sizeValue }
 
 func (l *readLimits) register(fs *flag.FlagSet) {
-	fs.Var(&l.maxInput, "max-input", "most bytes a compressed file or standard input may expand to (`SIZE`: 512M, 16G; default $"+
-		core.EnvMaxInput+" or half the available memory)")
-	fs.Var(&l.maxMemory, "max-memory", fmt.Sprintf("most memory for the %d bytes a vertex that a header's vertex count asks for (`SIZE`: 512M, 16G; default $%s or half the available memory)",
+	fs.Var(&l.maxInput, "max-input", "most bytes any input may hold: a file, standard input, a pipe or device, or what gzip expands to (`SIZE`: 512M, 16G; default $"+
+		core.EnvMaxInput+" or 1G)")
+	fs.Var(&l.maxMemory, "max-memory", fmt.Sprintf("most memory for the %d bytes a vertex that a header's vertex count asks for, and for an n² structure built from a graph (a complement, an adjacency or bit matrix) (`SIZE`: 512M, 16G; default $%s or half the available memory)",
 		core.BytesPerVertex, core.EnvMaxMemory))
 }
 
 // readGraph is core.ReadGraph with the command's --max-input and
 // --max-memory, or standard input for "-" (read once; format detection
-// then goes by content alone).
+// then goes by content alone). Ctrl-C or SIGTERM (e.ctx) ends it at once
+// in any phase, a FIFO waiting for its writer included, with a
+// *core.StoppedError.
 func (e *env) readGraph(path string, ro core.ReadOptions) (*core.Graph, error) {
-	if ro.MaxInput == 0 {
-		ro.MaxInput = int64(e.limits.maxInput)
-	}
-	if ro.MaxMemory == 0 {
-		ro.MaxMemory = int64(e.limits.maxMemory)
-	}
+	ro = e.withLimits(ro)
 	if path != "-" {
-		return core.ReadGraph(path, ro)
+		return core.ReadGraphContext(e.ctx, path, ro)
 	}
 	if e.stdinUsed {
 		return nil, usagef("standard input (-) can be read only once")
@@ -190,7 +196,19 @@ func (e *env) readGraph(path string, ro core.ReadOptions) (*core.Graph, error) {
 	if in == nil {
 		in = os.Stdin
 	}
-	return core.ParseGraph(in, stdinName, ro)
+	return core.ParseGraphContext(e.ctx, in, stdinName, ro)
+}
+
+// withLimits sets ro's limits that the caller left unset to the command's
+// --max-input and --max-memory.
+func (e *env) withLimits(ro core.ReadOptions) core.ReadOptions {
+	if ro.MaxInput == 0 {
+		ro.MaxInput = int64(e.limits.maxInput)
+	}
+	if ro.MaxMemory == 0 {
+		ro.MaxMemory = int64(e.limits.maxMemory)
+	}
+	return ro
 }
 
 // sizeValue is a flag of bytes, as core.ParseSize reads them.

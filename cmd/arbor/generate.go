@@ -2,6 +2,7 @@ package main
 
 import (
 	"bufio"
+	"cmp"
 	"fmt"
 	"math"
 	"os"
@@ -27,7 +28,7 @@ func runGenerate(e *env) error {
 		", exact in the float64 weights) or real:LO:HI (finite reals, |LO|, |HI| ≤ "+strconv.FormatFloat(math.MaxFloat64, 'g', 4, 64)+
 		"), what the readers accept (default none: pattern)")
 	seed := fs.Uint64("seed", 1, "random seed")
-	format := fs.String("format", core.FormatMTX, "output format: "+strings.Join(core.Formats(), ", "))
+	format := fs.String("format", "", "output format: "+strings.Join(core.Formats(), ", ")+" (default: the one -o's extension names, .mtx .clq .gr .lad .txt .A00 …, else mtx)")
 	out := fs.String("o", "", "output file (required)")
 	pos, err := parse(fs, e.args)
 	if err != nil {
@@ -40,8 +41,18 @@ func runGenerate(e *env) error {
 		return usagef("generate needs -o FILE")
 	}
 	// Checked before anything is made or the file created.
-	if err := core.CheckFormat(*format); err != nil {
+	if err := core.CheckFormat(cmp.Or(*format, core.FormatMTX)); err != nil {
 		return err
+	}
+	// The name's extension says what a reader will take the file for: it
+	// picks the format, and a --format that contradicts it is refused
+	// (x.gr written as Matrix Market would not read back as the graph).
+	named := core.DetectFormat(*out, nil)
+	switch {
+	case *format == "":
+		*format = cmp.Or(named, core.FormatMTX)
+	case named != "" && !sameFormat(named, *format):
+		return usagef("-o %s names the %s format, --format %s another: name the file for its format or leave out --format", *out, named, *format)
 	}
 	if *weights != "" {
 		if _, err := parseWeights(*weights); err != nil {
@@ -143,4 +154,17 @@ func setGeneratedWeights(g *core.Graph, spec string, seed uint64) error {
 		core.RandomRealWeights(g, w.rlo, w.rhi, seed)
 	}
 	return nil
+}
+
+// sameFormat reports whether the format an extension names (named, a
+// canonical name) admits format: the edge-list and LAD variants share
+// their extensions.
+func sameFormat(named, format string) bool {
+	f, _ := core.CanonicalFormat(format)
+	family := map[string]string{core.FormatEdgeList0: core.FormatEdgeList, core.FormatEdgeList1: core.FormatEdgeList,
+		core.FormatVertexLabelledLAD: core.FormatLAD, core.FormatLabelledLAD: core.FormatLAD}
+	if fam, ok := family[f]; ok {
+		f = fam
+	}
+	return f == named
 }

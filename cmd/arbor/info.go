@@ -88,6 +88,8 @@ func runInfo(e *env) error {
 	switch {
 	case s.Weights == "":
 		fmt.Fprintf(tw, "weights:\tnone\n")
+	case s.Weights == "pattern":
+		fmt.Fprintf(tw, "weights:\tnone (a pattern file: every edge weighs 1)\n")
 	case s.Arcs == 0:
 		fmt.Fprintf(tw, "weights:\t%s\n", s.Weights)
 	default:

@@ -17,7 +17,9 @@ import (
 	"runtime/pprof"
 	"sort"
 	"strings"
+	"sync/atomic"
 	"syscall"
+	"time"
 
 	"github.com/arbor-gpu/arbor/internal/bench"
 )
@@ -75,22 +77,72 @@ func (u usageError) Error() string { return u.msg }
 func usagef(format string, a ...any) error { return usageError{fmt.Sprintf(format, a...)} }
 
 func main() {
+	os.Exit(process(os.Args[1:]))
+}
+
+// interruptGrace is how long a command has, after SIGINT or SIGTERM, to
+// return before the process ends without it (see process).
+const interruptGrace = 300 * time.Millisecond
+
+// process is the whole process (main, and the tests' CLI child): limits,
+// signals, the profile, the command; it returns the exit status.
+//
+// The first SIGINT or SIGTERM cancels the command's context: reading stops
+// at once, a search returns its best result. A phase that does not watch
+// the context (a solver's preprocessing on a large graph) does not hold
+// the process: if the command has not returned within interruptGrace and
+// has printed nothing, the process ends with status 1 and a message.
+// Once it prints its result it may finish. And the signals' default
+// action is restored, so a second one ends the process at once.
+func process(args []string) int {
 	// A child of 'arbor bench' caps its own memory (the parent cannot
 	// without cgo); nothing happens outside a bench run.
 	if err := bench.ApplyChildLimits(); err != nil {
 		fmt.Fprintf(os.Stderr, "arbor: %v\n", err)
-		os.Exit(1)
+		return 1
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	context.AfterFunc(ctx, stop)
 	stopProfile, err := startProfile(os.Getenv("ARBOR_CPUPROFILE"))
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "arbor: %v\n", err)
-		os.Exit(1)
+		return 1
 	}
-	code := run(ctx, os.Args[1:], os.Stdout, os.Stderr)
-	stopProfile()
-	stop()
-	os.Exit(code)
+	defer stopProfile()
+	stdout := &startedWriter{w: os.Stdout}
+	code := make(chan int, 1)
+	go func() { code <- run(ctx, args, stdout, os.Stderr) }()
+	select {
+	case c := <-code:
+		return c
+	case <-ctx.Done():
+	}
+	select {
+	case c := <-code:
+		return c
+	case <-time.After(interruptGrace):
+		if stdout.started.Load() {
+			return <-code // printing its result: let it
+		}
+	}
+	name := "arbor"
+	if len(args) > 0 {
+		name += " " + args[0]
+	}
+	fmt.Fprintf(os.Stderr, "%s: %v: stopped before a result\n", name, context.Cause(ctx))
+	return 1
+}
+
+// startedWriter notes that something was written through it.
+type startedWriter struct {
+	w       io.Writer
+	started atomic.Bool
+}
+
+func (s *startedWriter) Write(p []byte) (int, error) {
+	s.started.Store(true)
+	return s.w.Write(p)
 }
 
 // startProfile writes a CPU profile of the whole command to path

@@ -64,6 +64,9 @@ func runMatch(e *env) error {
 	// its wait afterwards.
 	opening := df.openAsync(e, true)
 	g, err := e.readGraph(pos[0], core.ReadOptions{Format: *format})
+	if err == nil {
+		err = checkMatchTotal(pos[0], g)
+	}
 	if err != nil {
 		opening.abandon()
 		return err

@@ -113,6 +113,9 @@ func runMCS(e *env) error {
 		PlainOrder: *plainOrder, Approximate: *approx, Keep: *keep,
 		BlockOrder: *blockOrder, DeadEnd: *deadEnd, DoubleRaise: *doubleRaise, Restarts: *restarts, Seed: *seed,
 	}
+	if err := e.checkMCSMatrices(graphs, opts); err != nil {
+		return err
+	}
 	if bf.active() {
 		if cf.url != "" || *approx {
 			return usagef("--batch and --against run two-graph searches in this process: leave out --cluster and --approximate")

@@ -96,6 +96,9 @@ func runVC(e *env) error {
 		return fmt.Errorf("%s: vertex cover needs an undirected graph", pos[0])
 	}
 	if *complement {
+		if err := e.checkComplement(pos[0], g); err != nil {
+			return err
+		}
 		g = vertexcover.Complement(g)
 	}
 	if cf.url != "" {

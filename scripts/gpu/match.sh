@@ -52,7 +52,7 @@ for step in $steps; do
 			# The CUDA run is profiled (ARBOR_CPUPROFILE): where the host's time goes.
 			prof=""
 			[ $be = cuda ] && prof="$OUT/cli-cuda.prof"
-			ARBOR_CPUPROFILE=$prof timeout 300 .dev/arbor match $big --backend $be --json -o /tmp/arbor-mate-$be.txt > "$OUT/cli-$be.json" 2> "$OUT/cli-$be.err"
+			ARBOR_CPUPROFILE=$prof timeout 300 .dev/arbor match $big --max-input 8G --backend $be --json -o /tmp/arbor-mate-$be.txt > "$OUT/cli-$be.json" 2> "$OUT/cli-$be.err"
 			table+=("cli $be: rc $? $(python3 -c "
 import json,sys
 d=json.load(open('$OUT/cli-$be.json'))
