@@ -462,6 +462,9 @@ func (w *worker[C]) searchRR(depth int, doms []bidomain) {
 		if (w.connected && m == 0) || p.rrOff&offR3 != 0 {
 			keep.n = -1 // R3 is off at a connected search's root
 		}
+		if w.par && keep.n >= 0 {
+			w.r3Ahead(doms, bd, v, keep, depth, f)
+		}
 		for f.next < f.end {
 			x := ws[f.next]
 			f.next++
@@ -595,6 +598,51 @@ func (w *worker[C]) dominated(out []bidomain, y int32, explored []int32) bool {
 // split sums up the bidomains with both sides non-empty: their number
 // and their left and right sizes.
 type split struct{ n, l, r int32 }
+
+// r3Ahead decides R3 for the node's children before the first is
+// explored, in a search that gives work away: the siblings after the
+// child that ends the node (and the branch leaving v unmatched) must never
+// be handed to another worker, which would search them although the
+// sequential search cuts them. Then the tree, and with a goal its node
+// count, is the same whatever the number of workers (the device kernel
+// decides R3 for all children at once too). It sets f.end past that child
+// and marks the unmatched branch as skipped.
+func (w *worker[C]) r3Ahead(doms []bidomain, bd *bidomain, v int32, keep split, depth int, f *frame) {
+	p := w.p
+	if !p.multiway {
+		// A child keeps every bidomain whole only if v does on the left
+		// (splitLeft's parts): one split left set makes two children of
+		// it, or loses vertices. Cheap, and it rules R3 out at most nodes.
+		for i := range doms {
+			if d := &doms[i]; d.ll > 0 && d.rl > 0 && d.la != 0 && d.la != d.ll {
+				return
+			}
+		}
+	}
+	right := w.right
+	lastR := bd.r + bd.rl
+	for i := f.next; i < f.end; i++ {
+		x := f.ws[i]
+		for j := bd.r; ; j++ {
+			if right[j] == x {
+				right[j], right[lastR] = right[lastR], x
+				break
+			}
+		}
+		out := w.doms[depth+1][:0]
+		if p.multiway {
+			out = w.filterMulti(doms, v, x, out)
+		} else {
+			out = w.filterSimple(doms, p.adj1[int(x)*p.n1:int(x)*p.n1+p.n1], out)
+		}
+		w.doms[depth+1] = out
+		if keep.same(out) {
+			f.end = i + 1
+			f.skipGiven = true
+			return
+		}
+	}
+}
 
 // wholeSplit is the split a child's bidomains must have for R3: every
 // bidomain of doms with both sides non-empty kept whole.
