@@ -10,7 +10,7 @@ import (
 )
 
 // TestMeasure times the cluster against the local engine on one MIVIA
-// pair over a range of node budgets and root task counts, for NOTES.md.
+// pair over a range of node budgets and root task counts, for docs/results/cluster.md.
 // Set ARBOR_CLUSTER_MEASURE=1 to run it (it takes about a minute).
 func TestMeasure(t *testing.T) {
 	if os.Getenv("ARBOR_CLUSTER_MEASURE") != "1" {

@@ -50,7 +50,7 @@ func BenchmarkReadMIVIA(b *testing.B) {
 // entries (default 2e6; the target, 1 GB/s on 16 cores, is for ≥ 1e8): a
 // symmetric real Matrix Market file, a general pattern one and a 0-based
 // edge list. MB/s is file bytes per second, parse and CSR build; compare
-// -cpu 1,2,… for the scaling. Numbers measured so far are in NOTES.md.
+// -cpu 1,2,… for the scaling. Numbers measured so far are in docs/results/reading.md.
 func BenchmarkReadLarge(b *testing.B) {
 	edges := int64(2e6)
 	if s := os.Getenv("ARBOR_BENCH_READ_EDGES"); s != "" {
