@@ -19,7 +19,7 @@ import (
 // when the mean edge weight reaches partGamma·n.
 //
 // Why: on BHOSLIB it reaches the optimum in fewer steps on most
-// instances (16 seeds each, mean steps, NOTES "weights on pairs of
+// instances (16 seeds each, mean steps, docs/results/vertexcover.md "weights on pairs of
 // cliques"): frb50-23-5 4.99 M → 0.57 M, frb50-23-4 0.72 → 0.18 M,
 // frb50-23-1 4.18 → 1.83 M, frb45-21-1 1.03 → 0.60 M with the degree
 // bias, and every one of them without it; it loses on frb45-21-3 with the

@@ -67,14 +67,14 @@ var (
 	// partSample is the number of violated edges a step looks at: it
 	// makes the move of least weighted delta among their endpoints'
 	// cliques (2: 15 % more time per step for 19 % fewer steps to the
-	// optimum on frb45/frb50, no clear gain in time; see NOTES).
+	// optimum on frb45/frb50, no clear gain in time; see docs/results/vertexcover.md).
 	partSample = 1
 	// partDegBeta biases the moves towards vertices of low degree: a
 	// vertex's score counts β·(its degree − the least in its clique)
 	// more, with β = partDegBeta × the mean edge weight so that the bias
 	// keeps its size as the weights grow (BHOSLIB's solution vertices
 	// have lower degree than their cliques' means). 0.02: 1.44× fewer
-	// steps to the optimum over frb45/frb50 (NOTES, branch lsalg); it
+	// steps to the optimum over frb45/frb50 (docs/results/vertexcover.md, branch lsalg); it
 	// costs where a solution is not low-degree (frb45-21-3: 11 → 9 of 16),
 	// and 0.05 and more lose there badly.
 	partDegBeta = 0.02
