@@ -30,10 +30,18 @@ func solveAuto(ctx context.Context, p *problem, opening *search.Opening, threads
 		res.Engine, res.Why = EngineCPU, why
 		return res, nil
 	}
+	// A device that is open already (given open, or opened meanwhile)
+	// decides first: select picks at random among ready cases, and an
+	// instance the CPU engine settles at once would otherwise be answered
+	// now for one reason, now for the other.
 	select {
-	case res := <-cpuDone:
-		return onCPU(res, "the CPU engine settled it before the device was open")
 	case <-opening.Ready():
+	default:
+		select {
+		case res := <-cpuDone:
+			return onCPU(res, "the CPU engine settled it before the device was open")
+		case <-opening.Ready():
+		}
 	}
 	devs, openErr := opening.Wait()
 	opts := p.opts

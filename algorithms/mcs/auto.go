@@ -60,10 +60,16 @@ func solveAuto(ctx context.Context, g, h *core.Graph, opts Options, start time.T
 		o.res.Elapsed = time.Since(start)
 		return o.res, nil
 	}
+	// Devices chosen already (given open) decide first: select picks at
+	// random among ready cases (clique's auto says more).
 	select {
-	case o := <-cpuDone:
-		return finish(o, "the CPU engine settled it before the device was chosen")
 	case <-opening.Chosen():
+	default:
+		select {
+		case o := <-cpuDone:
+			return finish(o, "the CPU engine settled it before the device was chosen")
+		case <-opening.Chosen():
+		}
 	}
 	infos, chooseErr := opening.Infos()
 	engine, why, err := choose(infos, g, h, opts)
