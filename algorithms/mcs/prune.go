@@ -335,7 +335,7 @@ func (w *worker[C]) explore(doms []bidomain) {
 // B1, after docs/design/mcs.md.
 func (w *worker[C]) searchRR(depth int, doms []bidomain) {
 	p := w.p
-	n0, n1 := p.n0, p.n1
+	n0 := p.n0
 	left := w.left
 	cls0, cls1 := p.twins.cls0, p.twins.cls1
 	pathLen := len(w.path)
@@ -468,21 +468,7 @@ func (w *worker[C]) searchRR(depth int, doms []bidomain) {
 		for f.next < f.end {
 			x := ws[f.next]
 			f.next++
-			right := w.right
-			lastR := bd.r + bd.rl
-			for j := bd.r; ; j++ {
-				if right[j] == x {
-					right[j], right[lastR] = right[lastR], x
-					break
-				}
-			}
-			out := w.doms[depth+1][:0]
-			if p.multiway {
-				out = w.filterMulti(doms, v, x, out)
-			} else {
-				out = w.filterSimple(doms, p.adj1[int(x)*n1:int(x)*n1+n1], out)
-			}
-			w.doms[depth+1] = out
+			out := w.child(doms, bd, v, x, depth)
 			if p.learn != 0 {
 				w.learnReward(nodeBound, v, x, out) // learn.go
 			}
@@ -619,24 +605,8 @@ func (w *worker[C]) r3Ahead(doms []bidomain, bd *bidomain, v int32, keep split, 
 			}
 		}
 	}
-	right := w.right
-	lastR := bd.r + bd.rl
 	for i := f.next; i < f.end; i++ {
-		x := f.ws[i]
-		for j := bd.r; ; j++ {
-			if right[j] == x {
-				right[j], right[lastR] = right[lastR], x
-				break
-			}
-		}
-		out := w.doms[depth+1][:0]
-		if p.multiway {
-			out = w.filterMulti(doms, v, x, out)
-		} else {
-			out = w.filterSimple(doms, p.adj1[int(x)*p.n1:int(x)*p.n1+p.n1], out)
-		}
-		w.doms[depth+1] = out
-		if keep.same(out) {
+		if keep.same(w.child(doms, bd, v, f.ws[i], depth)) {
 			f.end = i + 1
 			f.skipGiven = true
 			return

@@ -154,7 +154,7 @@ func (w *worker[C]) flush() {
 // act; here that tail call is the next turn of the loop, each turn one node.
 func (w *worker[C]) search(depth int, doms []bidomain) {
 	p := w.p
-	n0, n1 := p.n0, p.n1
+	n0 := p.n0
 	left := w.left
 	pathLen := len(w.path)
 	for {
@@ -215,22 +215,7 @@ func (w *worker[C]) search(depth int, doms []bidomain) {
 		for f.next < f.end {
 			x := ws[f.next]
 			f.next++
-			// Move x to the end of the right set, out of the children's view.
-			right := w.right
-			lastR := bd.r + bd.rl
-			for j := bd.r; ; j++ {
-				if right[j] == x {
-					right[j], right[lastR] = right[lastR], x
-					break
-				}
-			}
-			out := w.doms[depth+1][:0]
-			if p.multiway {
-				out = w.filterMulti(doms, v, x, out)
-			} else {
-				out = w.filterSimple(doms, p.adj1[int(x)*n1:int(x)*n1+n1], out)
-			}
-			w.doms[depth+1] = out
+			out := w.child(doms, bd, v, x, depth)
 			w.cur = append(w.cur, pair{v, x})
 			if w.par {
 				w.path = append(w.path, op{v, x})
@@ -263,6 +248,30 @@ func (w *worker[C]) search(depth int, doms []bidomain) {
 		}
 	}
 	w.path = w.path[:pathLen]
+}
+
+// child makes the bidomains of the child v→x of a node (doms; bd is v's
+// bidomain, its right set already one short): x moves to the end of bd's
+// right set, out of the children's view, and the split goes to
+// w.doms[depth+1], which it returns.
+func (w *worker[C]) child(doms []bidomain, bd *bidomain, v, x int32, depth int) []bidomain {
+	p := w.p
+	right := w.right
+	lastR := bd.r + bd.rl
+	for j := bd.r; ; j++ {
+		if right[j] == x {
+			right[j], right[lastR] = right[lastR], x
+			break
+		}
+	}
+	out := w.doms[depth+1][:0]
+	if p.multiway {
+		out = w.filterMulti(doms, v, x, out)
+	} else {
+		out = w.filterSimple(doms, p.adj1[int(x)*p.n1:int(x)*p.n1+p.n1], out)
+	}
+	w.doms[depth+1] = out
+	return out
 }
 
 // splitLeft partitions every left set into the vertices adjacent to v

@@ -26,21 +26,17 @@ func (e *env) checkCliqueMatrix(file string, g *core.Graph) error {
 
 // checkMCSMatrices refuses the mcs search's adjacency matrices of graphs.
 func (e *env) checkMCSMatrices(graphs []*core.Graph, opts mcs.Options) error {
-	need := 0.0
-	for _, g := range graphs {
-		need += mcs.MatrixBytes(g.N, opts)
-	}
-	what := fmt.Sprintf("the adjacency matrices of %d graphs (largest", len(graphs))
 	if len(graphs) == 0 {
 		return nil
 	}
-	big := 0
+	need, big := 0.0, 0
 	for i, g := range graphs {
+		need += mcs.MatrixBytes(g.N, opts)
 		if g.N > graphs[big].N {
 			big = i
 		}
 	}
-	what += fmt.Sprintf(" %s, %d vertices)", graphs[big].Name, graphs[big].N)
+	what := fmt.Sprintf("the adjacency matrices of %d graphs (largest %s, %d vertices)", len(graphs), graphs[big].Name, graphs[big].N)
 	return e.checkDense(what, need)
 }
 
