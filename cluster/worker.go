@@ -450,19 +450,23 @@ func sleep(ctx context.Context, d time.Duration) {
 // maxAge (nil: the server holds no such job).
 func (w *worker) jobInfo(ctx context.Context, job string, maxAge time.Duration) (*JobInfo, error) {
 	now := time.Now()
+	// The cache entry's fields change under w.mu (below, from the other
+	// handlers and slots): read them under it too.
 	w.mu.Lock()
-	c := w.infos[job]
-	w.mu.Unlock()
-	if c != nil && now.Sub(c.fetched) < maxAge {
-		return c.info, nil
+	if c := w.infos[job]; c != nil && now.Sub(c.fetched) < maxAge {
+		info := c.info
+		w.mu.Unlock()
+		return info, nil
 	}
+	w.mu.Unlock()
 	info, err := w.store.get(ctx, job)
 	if err != nil {
 		return nil, err
 	}
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	if c = w.infos[job]; c == nil {
+	c := w.infos[job]
+	if c == nil {
 		if len(w.infos) > 256 {
 			for k, o := range w.infos {
 				if now.Sub(o.fetched) > endedFor {
