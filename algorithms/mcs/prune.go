@@ -114,10 +114,14 @@ func pruneUsed(opts Options, engine Engine) PruneReport {
 }
 
 // SubtreePrune is the report of a search made of subtrees (the cluster's
-// tasks, Prepared.SolveSubtree): their paths name nodes of the original
-// tree, so no rule runs.
+// tasks, Prepared.SolveSubtree): their paths name nodes of the tree
+// opts.Prune chooses (subtree_prune.go), so every rule runs, except
+// rr2's additions on a device (DeviceSubtrees searches rr's tree).
 func SubtreePrune(opts Options) PruneReport {
-	return allOff(opts.Prune, "the cluster's subtree tasks name nodes of the original tree")
+	if opts.Prune == PruneRR2 {
+		return pruneReport(opts.Prune, "CPU workers only: a device worker's tasks search rr's tree", RuleB2, RuleLearned)
+	}
+	return pruneReport(opts.Prune, "")
 }
 
 // allOff is the report of a search in mode whose engine has no pruned

@@ -156,8 +156,14 @@ func TestRR2Report(t *testing.T) {
 	if !slices.Equal(dev.Rules, RRRules) || len(dev.Off) != 2 || dev.Off[0].Rule != RuleB2 || dev.Off[1].Rule != RuleLearned || dev.Off[0].Why == "" {
 		t.Errorf("hybrid: %+v", dev)
 	}
-	if off := SubtreePrune(Options{Prune: PruneRR2}); len(off.Rules) != 0 || len(off.Off) != len(RR2Rules) {
-		t.Errorf("subtree: %+v", off)
+	if sub := SubtreePrune(Options{Prune: PruneRR2}); !slices.Equal(sub.Rules, RRRules) || len(sub.Off) != 2 {
+		t.Errorf("subtree, rr2: %+v", sub)
+	}
+	if sub := SubtreePrune(Options{}); !slices.Equal(sub.Rules, RRRules) || len(sub.Off) != 0 {
+		t.Errorf("subtree, rr: %+v", sub)
+	}
+	if sub := SubtreePrune(Options{Prune: PruneNone}); len(sub.Rules)+len(sub.Off) != 0 {
+		t.Errorf("subtree, none: %+v", sub)
 	}
 	if rr := pruneUsed(Options{}, EngineCPU); !slices.Equal(rr.Rules, RRRules) {
 		t.Errorf("rr: %+v", rr)

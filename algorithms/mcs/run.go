@@ -251,9 +251,9 @@ func (p *problem[C]) runGoal(sh *shared, threads, goal int) int64 {
 	sh.qmu.Lock()
 	sh.queue = [][]op{{}}
 	var split int64
-	// The seed follows the faithful tree (expand), whose nodes the pruned
-	// search's replay (R2) cannot always name: it starts from the root.
-	if !sh.frozen && !p.opts.BigFirst && !p.prune {
+	// The seed is cut by expand, in the tree the workers search (pruned
+	// or not: subtree_prune.go).
+	if !sh.frozen && !p.opts.BigFirst {
 		sh.queue, split = p.seed(threads)
 	}
 	sh.workers, sh.waiting, sh.done = threads, 0, false

@@ -532,9 +532,12 @@ func (w *worker[C]) follow(path []op) ([]bidomain, error) {
 		d.ll--
 		if o.w < 0 {
 			if c := w.twinClass(o.v); c >= 0 {
-				// The pruned search leaves v's twins out with it (R2).
+				// The pruned search leaves v's twins out with it (R2): those
+				// after v (v is the smallest of its class still free there;
+				// twins before it are matched, or come later in a path of
+				// devicePath's, which leaves vertices out first).
 				for j := d.l; j < d.l+d.ll; {
-					if u := w.left[j]; p.twins.cls0[u] == c {
+					if u := w.left[j]; p.twins.cls0[u] == c && u > o.v {
 						last := d.l + d.ll - 1
 						w.left[j], w.left[last] = w.left[last], u
 						d.ll--
@@ -571,7 +574,9 @@ func (w *worker[C]) follow(path []op) ([]bidomain, error) {
 		flip ^= 1
 		w.cur = append(w.cur, pair{o.v, o.w})
 		if c := w.twinClass(o.v); c >= 0 {
-			w.lastImg[c] = o.w
+			// R1's floor: the largest image (the last one on the search's
+			// own paths, where twins' images increase).
+			w.lastImg[c] = max(w.lastImg[c], o.w)
 		}
 	}
 	w.doms[0] = append(w.doms[0][:0], doms...)

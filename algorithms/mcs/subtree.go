@@ -74,8 +74,10 @@ type subtreeSolver interface {
 }
 
 // Prepare readies g and h for Expand and SolveSubtree. The search is the
-// CPU engine's default one: BigFirst and Goal are refused, Engine,
-// Threads, Timeout and NodeLimit are ignored.
+// CPU engine's, in the tree opts.Prune chooses (every subtree of one
+// instance must be solved with the same one: a path names a node of one
+// tree): BigFirst and Goal are refused, Engine, Threads, Timeout and
+// NodeLimit are ignored.
 func Prepare(g, h *core.Graph, opts Options) (*Prepared, error) {
 	if g == nil || h == nil {
 		return nil, errors.New("mcs: nil graph")
@@ -85,6 +87,9 @@ func Prepare(g, h *core.Graph, opts Options) (*Prepared, error) {
 	}
 	if opts.Heuristic != MinMax && opts.Heuristic != MinProduct {
 		return nil, fmt.Errorf("mcs: unknown heuristic %v", opts.Heuristic)
+	}
+	if opts.Prune != PruneNone && opts.Prune != PruneRR && opts.Prune != PruneRR2 {
+		return nil, fmt.Errorf("mcs: unknown pruning %v", opts.Prune)
 	}
 	if g.N > maxVertices || h.N > maxVertices {
 		return nil, fmt.Errorf("mcs: graphs of %d and %d vertices: McSplit handles at most %d", g.N, h.N, maxVertices)
@@ -102,12 +107,14 @@ func Prepare(g, h *core.Graph, opts Options) (*Prepared, error) {
 		if err != nil {
 			return nil, err
 		}
+		p.usePrune()
 		return &Prepared{p}, nil
 	}
 	p, err := newProblem[uint8](g, h, opts)
 	if err != nil {
 		return nil, err
 	}
+	p.usePrune()
 	return &Prepared{p}, nil
 }
 
@@ -167,8 +174,9 @@ func (w *worker[C]) choose(doms []bidomain) (bound int32, chosen int) {
 }
 
 // expand is Expand from the node at from (the root when empty); it also
-// returns the number of nodes it split (each one the search would have
-// counted on its way to the subtasks).
+// returns the number of nodes it split or dropped for a bound below 1
+// (each one the search would have counted on its way to the subtasks).
+// The subtasks are nodes of p's tree, pruned or not (children).
 func (p *problem[C]) expand(from []op, target, maxDepth int) ([]Subtask, int64, error) {
 	w := p.newWorker(newShared(0), 1, true)
 	var split int64
@@ -189,6 +197,7 @@ func (p *problem[C]) expand(from []op, target, maxDepth int) ([]Subtask, int64, 
 		}
 		bound, chosen := w.choose(doms)
 		if bound < 1 {
+			split++
 			continue // nothing to find below
 		}
 		if chosen < 0 {
@@ -196,15 +205,9 @@ func (p *problem[C]) expand(from []op, target, maxDepth int) ([]Subtask, int64, 
 			continue
 		}
 		split++
-		bd := &doms[chosen]
-		v := bd.minL
-		ws := slices.Clone(w.right[bd.r : bd.r+bd.rl])
-		slices.Sort(ws)
-		for _, x := range ws {
-			queue = append(queue, appendOp(path, op{v, x}))
+		for _, o := range w.children(doms, chosen) {
+			queue = append(queue, appendOp(path, o))
 		}
-		// The "v unmatched" continuation, which search takes last.
-		queue = append(queue, appendOp(path, op{v, -1}))
 	}
 	out := make([]Subtask, 0, len(final)+len(queue))
 	for _, path := range append(final, queue...) {
@@ -215,6 +218,8 @@ func (p *problem[C]) expand(from []op, target, maxDepth int) ([]Subtask, int64, 
 		bound, _ := w.choose(doms)
 		if bound >= 1 {
 			out = append(out, Subtask{Path: toSteps(path), Bound: int(bound)})
+		} else {
+			split++
 		}
 	}
 	sort.SliceStable(out, func(i, j int) bool { return out[i].Bound > out[j].Bound })
