@@ -526,7 +526,7 @@ func TestForeignMessages(t *testing.T) {
 		{taskSubject(job), `{"protocol":99}`},
 		{taskSubject(job), mustJSON(t, bad)}, // a path that names no node
 		{doneSubject(job, bad.ID), "garbage"},
-		{resultSubject(job, kindBest), fmt.Sprintf(`{"protocol":1,"kind":"best","job":%q,"size":2,"mapping":[[0,0],[0,1]]}`, job)},
+		{resultSubject(job, kindBest), fmt.Sprintf(`{"protocol":%d,"kind":"best","job":%q,"size":2,"mapping":[[0,0],[0,1]]}`, protocol, job)},
 	} {
 		if _, err := conn.JS.Publish(ctx, m.subj, []byte(m.data)); err != nil {
 			t.Fatal(err)

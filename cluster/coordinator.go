@@ -309,9 +309,8 @@ const canaryNodes = 50_000
 // mcs.Verify. Cancelling ctx returns the best known so far, unproven,
 // with ctx's error.
 func SolveMCS(ctx context.Context, cfg CoordinatorConfig, g, h *core.Graph, opts mcs.Options) (Result, error) {
-	// The tasks are paths of the original McSplit tree (mcs.SubtreePrune):
-	// the coordinator's own short search (the canary) searches it too.
-	opts.Prune = mcs.PruneNone
+	// The tasks are paths of opts.Prune's tree (mcs.SubtreePrune), which
+	// the task options carry to the workers and the audits.
 	copts, err := FromMCS(opts)
 	if err != nil {
 		return Result{}, err

@@ -257,7 +257,7 @@ func TestForgedRecords(t *testing.T) {
 	defer attacker.Close()
 	job := mcsJob(t, c)
 	plan := waitPlan(t, ctx, attacker, job)
-	end := fmt.Sprintf(`{"protocol":1,"kind":"end","job":%q,"epoch":%q,"size":0}`, job, plan.Epoch)
+	end := fmt.Sprintf(`{"protocol":%d,"kind":"end","job":%q,"epoch":%q,"size":0}`, protocol, job, plan.Epoch)
 	pctx, pcancel := context.WithTimeout(ctx, 3*time.Second)
 	if _, err := attacker.JS.Publish(pctx, resultSubject(job, kindEnd), []byte(end)); err == nil {
 		t.Error("a worker token published an end record")
@@ -314,7 +314,7 @@ func TestForgedRecords(t *testing.T) {
 	}
 	badPlan := Record{Protocol: protocol, Kind: kindPlan, Job: job1, Epoch: plan1.Epoch, Round: 1, Roots: plan1.Roots[:1]}
 	for subj, rec := range map[string]string{
-		resultSubject(job1, kindEnd):  fmt.Sprintf(`{"protocol":1,"kind":"end","job":%q,"epoch":%q,"size":0}`, job1, plan1.Epoch),
+		resultSubject(job1, kindEnd):  fmt.Sprintf(`{"protocol":%d,"kind":"end","job":%q,"epoch":%q,"size":0}`, protocol, job1, plan1.Epoch),
 		resultSubject(job1, kindBest): "{}",
 		resultSubject(job1, kindPlan): mustJSON(t, badPlan),
 	} {

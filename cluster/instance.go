@@ -107,6 +107,9 @@ type MCSOptions struct {
 	VertexLabels bool   `json:"vertex_labels,omitempty"`
 	EdgeLabels   bool   `json:"edge_labels,omitempty"`
 	Heuristic    string `json:"heuristic,omitempty"`
+	// Prune is the search tree (mcs.Pruning's name): a task's path names
+	// a node of that tree, so every worker and audit searches it.
+	Prune string `json:"prune,omitempty"`
 	// Run tells apart runs of the same instance and options, which would
 	// otherwise be one job (CoordinatorConfig.Fresh); it changes nothing
 	// in the search.
@@ -120,7 +123,7 @@ func FromMCS(opts mcs.Options) (MCSOptions, error) {
 		return MCSOptions{}, errors.New("cluster: --big-first and --goal are not distributed; run them on one machine")
 	}
 	return MCSOptions{Connected: opts.Connected, Directed: opts.Directed, VertexLabels: opts.VertexLabels,
-		EdgeLabels: opts.EdgeLabels, Heuristic: opts.Heuristic.String()}, nil
+		EdgeLabels: opts.EdgeLabels, Heuristic: opts.Heuristic.String(), Prune: opts.Prune.String()}, nil
 }
 
 // MCS returns the options as mcs.Options.
@@ -129,7 +132,16 @@ func (o MCSOptions) MCS() (mcs.Options, error) {
 	if err != nil {
 		return mcs.Options{}, err
 	}
-	return mcs.Options{Connected: o.Connected, Directed: o.Directed, VertexLabels: o.VertexLabels, EdgeLabels: o.EdgeLabels, Heuristic: h}, nil
+	if o.Prune == "" {
+		// ParsePruning reads "" as the default, rr: a task must name its
+		// tree (an older coordinator's tasks were of the original tree).
+		return mcs.Options{}, errors.New("cluster: the task names no search tree (prune)")
+	}
+	prune, err := mcs.ParsePruning(o.Prune)
+	if err != nil {
+		return mcs.Options{}, err
+	}
+	return mcs.Options{Connected: o.Connected, Directed: o.Directed, VertexLabels: o.VertexLabels, EdgeLabels: o.EdgeLabels, Heuristic: h, Prune: prune}, nil
 }
 
 // JobID names the job of a problem ("mcs", "vc"), instance hash and

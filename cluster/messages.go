@@ -10,8 +10,10 @@ import (
 )
 
 // protocol is the version of the task and record formats; a message of
-// another version is rejected, not guessed at.
-const protocol = 1
+// another version is rejected, not guessed at. 2: mcs tasks name their
+// search tree (MCSOptions.Prune), which version 1 did not (its tasks were
+// of the original tree).
+const protocol = 2
 
 // Task is one subtree to search: self-contained, it names the instance by
 // hash and carries the options, so any worker can take it.

@@ -37,25 +37,31 @@ func rr2Cases(t *testing.T, perSet int, seed uint64, check func(g, h *core.Graph
 	bad := 0
 	for _, set := range sets {
 		for i := 0; i < perSet; i++ {
-			n0 := 1 + rng.IntN(set.maxN)
-			n1 := 1 + rng.IntN(set.maxN)
-			p0 := 0.05 + 0.9*rng.Float64()
-			p1 := p0
-			if i%3 == 0 {
-				p1 = 0.05 + 0.9*rng.Float64()
-			}
-			gen := randomGraph
-			if i%2 == 0 {
-				gen = twinGraph
-			}
-			g := gen(t, rng, n0, p0, set.directed, set.vl, set.el, set.loops)
-			h := gen(t, rng, n1, p1, set.directed, set.vl, set.el, set.loops)
+			g, h := mixedPair(t, rng, i, set.maxN, set.directed, set.vl, set.el, set.loops)
 			if !check(g, h, set.opts, bruteForce(g, h, set.opts)) {
 				bad++
 			}
 		}
 	}
 	return bad
+}
+
+// mixedPair is random pair i of up to maxN vertices a graph: sparse to
+// dense, planted twins in every other pair (twinGraph), the two graphs of
+// different densities in every third.
+func mixedPair(t *testing.T, rng *rand.Rand, i, maxN int, directed bool, vl, el int, loops float64) (g, h *core.Graph) {
+	n0 := 1 + rng.IntN(maxN)
+	n1 := 1 + rng.IntN(maxN)
+	p0 := 0.05 + 0.9*rng.Float64()
+	p1 := p0
+	if i%3 == 0 {
+		p1 = 0.05 + 0.9*rng.Float64()
+	}
+	gen := randomGraph
+	if i%2 == 0 {
+		gen = twinGraph
+	}
+	return gen(t, rng, n0, p0, directed, vl, el, loops), gen(t, rng, n1, p1, directed, vl, el, loops)
 }
 
 // TestRR2BruteForce checks PruneRR2 (RR with the edge-count bound B2 and

@@ -307,16 +307,7 @@ func (p *problem[C]) devicePath(o kernel.MCSplitOpen, words int) []op {
 		// free or all gone (R2 leaves them out together, a part is
 		// dropped whole), and the matched ones come before them: leaving
 		// the first gone member out leaves out the rest (follow's R2).
-		seen := map[int32]bool{}
-		gone = slices.DeleteFunc(gone, func(x int32) bool {
-			c := p.twins.cls0[x]
-			if c < 0 {
-				return false
-			}
-			dup := seen[c]
-			seen[c] = true
-			return dup
-		})
+		gone = firstOfClass(gone, p.twins.cls0)
 	}
 	path := make([]op, 0, len(gone)+len(o.Pairs)+1)
 	for _, x := range gone {

@@ -56,16 +56,7 @@ func (w *worker[C]) children(doms []bidomain, chosen int) []op {
 		ws = slices.DeleteFunc(ws, func(x int32) bool { return x <= floor })
 	}
 	if p.twins.n1 > 0 {
-		seen := map[int32]bool{}
-		ws = slices.DeleteFunc(ws, func(x int32) bool {
-			cx := p.twins.cls1[x]
-			if cx < 0 {
-				return false
-			}
-			dup := seen[cx]
-			seen[cx] = true
-			return dup
-		})
+		ws = firstOfClass(ws, p.twins.cls1)
 	}
 	// The node's state as searchRR leaves it before its children: v out
 	// of its left set, the left sets split by v, one right vertex short.
@@ -93,4 +84,19 @@ func (w *worker[C]) children(doms []bidomain, chosen int) []op {
 		}
 	}
 	return append(ops, op{v, -1})
+}
+
+// firstOfClass keeps, of the vertices xs, those without a twin class
+// (cls −1) and the first of each class, in order.
+func firstOfClass(xs, cls []int32) []int32 {
+	seen := map[int32]bool{}
+	return slices.DeleteFunc(xs, func(x int32) bool {
+		c := cls[x]
+		if c < 0 {
+			return false
+		}
+		dup := seen[c]
+		seen[c] = true
+		return dup
+	})
 }

@@ -24,17 +24,7 @@ func subtreeCases(t *testing.T, perSet int, seed uint64, check func(i int, g, h 
 			continue
 		}
 		for i := 0; i < perSet; i++ {
-			p0 := 0.05 + 0.9*rng.Float64()
-			p1 := p0
-			if i%3 == 0 {
-				p1 = 0.05 + 0.9*rng.Float64()
-			}
-			gen := randomGraph
-			if i%2 == 0 {
-				gen = twinGraph
-			}
-			g := gen(t, rng, 1+rng.IntN(set.maxN), p0, set.directed, set.vl, set.el, set.loops)
-			h := gen(t, rng, 1+rng.IntN(set.maxN), p1, set.directed, set.vl, set.el, set.loops)
+			g, h := mixedPair(t, rng, i, set.maxN, set.directed, set.vl, set.el, set.loops)
 			if !check(i, g, h, set.opts, bruteForce(g, h, set.opts)) {
 				bad++
 			}
