@@ -129,13 +129,7 @@ func SolveMany(ctx context.Context, graphs []*core.Graph, opts Options) (MultiRe
 	}
 	res.Elapsed = time.Since(start)
 	res.Status = core.MaxStatus(res.Proven, res.Size, 0)
-	if opts.Approximate {
-		res.Prune = pruneReport(opts.Prune, "")
-	} else {
-		// Its bidomains are classes of k sets: the twin rules would need
-		// classes common to all k graphs and R3 a split test over k sets.
-		res.Prune = allOff(opts.Prune, "three or more graphs: the k-graph search has no pruned tree")
-	}
+	res.Prune = manyPrune(opts.Prune)
 	return res, nil
 }
 
@@ -214,6 +208,7 @@ type manyProblem[C cell] struct {
 	sets     [][]int32
 	root     level
 	multiway bool
+	mutate   mutation // tests only (many_prune.go)
 }
 
 // span is one graph's set of a class: sets[j][lo:lo+n].
@@ -461,6 +456,8 @@ type manyFrame struct {
 	row       int  // its tuple's row in cur
 	pathLen   int  // length of the path naming the node
 	skipGiven bool // the "v unmatched" continuation was given away
+	bound     int32
+	ended     bool // R5 ended the node (many_prune.go)
 }
 
 func (p *manyProblem[C]) newWorker(sh *manyShared, par bool) *manyWorker[C] {
@@ -562,7 +559,7 @@ func (w *manyWorker[C]) search(depth int) {
 			s.n--
 		}
 		f := &w.frames[depth]
-		*f = manyFrame{v: v, row: len(w.cur) / k, pathLen: len(w.path)}
+		*f = manyFrame{v: v, row: len(w.cur) / k, pathLen: len(w.path), bound: bound}
 		w.cur = append(w.cur, make([]int32, k)...)
 		w.cur[len(w.cur)-k] = v
 		w.next[depth*k+1] = 0
@@ -571,7 +568,7 @@ func (w *manyWorker[C]) search(depth int) {
 		for j := 1; j < k; j++ {
 			lv.sp[chosen*k+j].n++
 		}
-		if w.stopped || f.skipGiven {
+		if w.stopped || f.skipGiven || f.ended {
 			return
 		}
 		if w.par {
@@ -698,7 +695,7 @@ func (w *manyWorker[C]) branch(depth, chosen, j int, m int32) {
 				w.path = w.path[:w.frames[depth].pathLen]
 			}
 		}
-		if w.stopped {
+		if w.stopped || w.ended(depth) {
 			return
 		}
 	}

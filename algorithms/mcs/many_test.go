@@ -119,7 +119,7 @@ func TestManyPairIsPair(t *testing.T) {
 				g := randomGraph(t, rng, n0, p, os.directed, os.vl, os.el, os.loops)
 				h := randomGraph(t, rng, n1, p, os.directed, os.vl, os.el, os.loops)
 				o := os.opts
-				o.Threads, o.Prune = 1, PruneNone // the k-graph search has no pruned tree
+				o.Threads, o.Prune = 1, PruneNone // the k-graph search has R5 alone
 				pair := solveChecked(t, g, h, o)
 				o.PlainOrder = true
 				many := solveManyChecked(t, []*core.Graph{g, h}, o)
@@ -150,7 +150,7 @@ func TestManyMIVIAPairs(t *testing.T) {
 		p := easy[i]
 		g, h := readPair(t, dir, p)
 		// The default order too: MIVIA pairs have equal sizes, so it keeps g first.
-		res := solveManyChecked(t, []*core.Graph{g, h}, Options{Threads: 1})
+		res := solveManyChecked(t, []*core.Graph{g, h}, Options{Threads: 1, Prune: PruneNone})
 		if res.Size != p.Size || res.Nodes != p.Nodes {
 			t.Errorf("%s/%s: size %d nodes %d, original McSplit size %d nodes %d", p.G, p.H, res.Size, res.Nodes, p.Size, p.Nodes)
 		}
