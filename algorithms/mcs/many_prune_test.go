@@ -19,15 +19,13 @@ func solveManyMutated(t *testing.T, graphs []*core.Graph, opts Options, mut muta
 		sorted[i] = graphs[j]
 	}
 	if opts.Directed || opts.EdgeLabels {
-		p, err := newManyProblem[uint32](sorted, opts)
-		if err != nil {
-			t.Fatal(err)
-		}
-		p.mutate = mut
-		res, _ := p.run(context.Background(), 1, 1, order)
-		return res
+		return runManyMutated[uint32](t, sorted, opts, mut, order)
 	}
-	p, err := newManyProblem[uint8](sorted, opts)
+	return runManyMutated[uint8](t, sorted, opts, mut, order)
+}
+
+func runManyMutated[C cell](t *testing.T, sorted []*core.Graph, opts Options, mut mutation, order []int) MultiResult {
+	p, err := newManyProblem[C](sorted, opts)
 	if err != nil {
 		t.Fatal(err)
 	}
