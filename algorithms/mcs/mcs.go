@@ -97,9 +97,10 @@ type Options struct {
 	// tree node for node, PruneRR2 adds to PruneRR the edge-count bound
 	// and learned branching on the CPU engines (bound.go, learn.go; the
 	// device, hybrid and portfolio search PruneRR's tree for it).
-	// Restarts, the k-graph search and the subtree (cluster) interface
-	// search the original tree; Result.Prune says which rules a run used
-	// and why any was off.
+	// Restarts search the original tree, the k-graph search runs R5
+	// alone, the subtree (cluster) interface searches the tree asked for
+	// (rr's on a device for rr2); Result.Prune says which rules a run
+	// used and why any was off.
 	Prune Pruning
 	// Engine chooses where the search runs (EngineAuto by default).
 	Engine Engine

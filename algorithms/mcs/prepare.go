@@ -28,8 +28,8 @@ type problem[C cell] struct {
 	doms       []bidomain // initial bidomains, one per vertex key in both graphs
 	multiway   bool
 	// prune runs the pruned search (Options.Prune) with the twin classes
-	// in twins; set by the CPU engines only (solve), never for device or
-	// subtree work, whose paths name nodes of the faithful tree.
+	// in twins; set by the engines that search the pruned tree (solve,
+	// the device engines, Prepare's subtree work: subtree_prune.go).
 	prune  bool
 	twins  twins
 	rrOff  rrOff     // rules turned off, for measurements only
