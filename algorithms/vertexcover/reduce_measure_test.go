@@ -24,7 +24,8 @@ import (
 //
 // ARBOR_RED_FILES=085,153 picks instances (default: all of optima.csv);
 // ARBOR_RED_FUNNEL=1 turns the funnel rule on at any size;
-// ARBOR_RED_BOUND=1 logs the kernel's root lower bound and greedy dive.
+// ARBOR_RED_COUNT=1 counts where rules Arbor lacks would fire on the
+// kernel (twins, funnels of degree 4–8); ARBOR_RED_BOUND=1 logs the kernel's root lower bound and greedy dive.
 func TestReduceMeasure(t *testing.T) {
 	if os.Getenv("ARBOR_RED_MEASURE") == "" && os.Getenv("ARBOR_RED_FILES") == "" {
 		t.Skip("ARBOR_RED_MEASURE not set")
@@ -76,10 +77,65 @@ func TestReduceMeasure(t *testing.T) {
 			_, dive := s.greedyDive()
 			t.Logf("  root bound %d (%.3fs), with the funnel trial %d (%.3fs), greedy dive %d", lb, t1.Seconds(), rb, t2.Seconds(), s.cover+dive)
 		}
+		if os.Getenv("ARBOR_RED_COUNT") != "" && s.m > 0 {
+			tw, fu := candidates(s)
+			t.Logf("  kernel: %d degree-3 twin pairs, %d vertices of degree 4–8 with a funnel", tw, fu)
+		}
 		sumN, sumM, sumKN, sumKM, sumT = sumN+g.N, sumM+g.Edges(), sumKN+s.nAlive, sumKM+s.m, sumT+el
 	}
 	t.Logf("total: %d instances, n=%d m=%d → kernel n=%d m=%d, %.2fs", len(files), sumN, sumM, sumKN, sumKM, sumT.Seconds())
 	for r := range total {
 		t.Logf("rule %-11s fired on %3d instances, %d times", ruleNames[r], on[r], total[r])
 	}
+}
+
+// candidates counts, on s's kernel, pairs of non-adjacent degree-3
+// vertices with the same neighbourhood (the twin rule) and vertices v of
+// degree 4–8 with a neighbour c such that N(v) \ {c} is a clique and c
+// does not see all of it (the funnel rule beyond degree 3).
+func candidates(s *state) (twins, funnels int) {
+	g, _ := s.extract(nil)
+	seen := map[[3]int32]int{}
+	for v := 0; v < g.N; v++ {
+		nb := g.Neighbors(v)
+		if len(nb) == 3 {
+			seen[[3]int32{nb[0], nb[1], nb[2]}]++
+		}
+		if len(nb) < 4 || len(nb) > 8 {
+			continue
+		}
+		adj := func(a, b int32) bool {
+			for _, x := range g.Neighbors(int(a)) {
+				if x == b {
+					return true
+				}
+			}
+			return false
+		}
+	next:
+		for _, c := range nb {
+			seesAll := true
+			for i, a := range nb {
+				if a == c {
+					continue
+				}
+				if !adj(a, c) {
+					seesAll = false
+				}
+				for _, b := range nb[i+1:] {
+					if b != c && !adj(a, b) {
+						continue next
+					}
+				}
+			}
+			if !seesAll {
+				funnels++
+				break
+			}
+		}
+	}
+	for _, k := range seen {
+		twins += k * (k - 1) / 2
+	}
+	return twins, funnels
 }
