@@ -24,8 +24,10 @@ import (
 //
 // ARBOR_RED_FILES=085,153 picks instances (default: all of optima.csv);
 // ARBOR_RED_FUNNEL=1 turns the funnel rule on at any size;
+// ARBOR_RED_CROWN=1 samples kernel vertices that some optimal LP
+// solution sets to 0 (a crown the reduction's LP solution leaves);
 // ARBOR_RED_COUNT=1 counts where rules Arbor lacks would fire on the
-// kernel (twins, funnels of degree 4–8); ARBOR_RED_BOUND=1 logs the kernel's root lower bound and greedy dive.
+// kernel (twins, funnels of degree 4–8, desks); ARBOR_RED_BOUND=1 logs the kernel's root lower bound and greedy dive.
 func TestReduceMeasure(t *testing.T) {
 	if os.Getenv("ARBOR_RED_MEASURE") == "" && os.Getenv("ARBOR_RED_FILES") == "" {
 		t.Skip("ARBOR_RED_MEASURE not set")
@@ -79,7 +81,11 @@ func TestReduceMeasure(t *testing.T) {
 		}
 		if os.Getenv("ARBOR_RED_COUNT") != "" && s.m > 0 {
 			tw, fu := candidates(s)
-			t.Logf("  kernel: %d degree-3 twin pairs, %d vertices of degree 4–8 with a funnel", tw, fu)
+			t.Logf("  kernel: %d degree-3 twin pairs, %d vertices of degree 4–8 with a funnel, %d desks", tw, fu, desks(s))
+		}
+		if os.Getenv("ARBOR_RED_CROWN") != "" && s.m > 0 {
+			fix, tried, twice, n := crownSample(s, 100)
+			t.Logf("  LP: 2·LP = %d on %d vertices; %d of %d sampled vertices are 0 in some optimal LP solution", twice, n, fix, tried)
 		}
 		sumN, sumM, sumKN, sumKM, sumT = sumN+g.N, sumM+g.Edges(), sumKN+s.nAlive, sumKM+s.m, sumT+el
 	}
@@ -138,4 +144,92 @@ func candidates(s *state) (twins, funnels int) {
 		twins += k * (k - 1) / 2
 	}
 	return twins, funnels
+}
+
+// crownSample tests up to k kernel vertices v, spread over the kernel,
+// for an optimal LP solution with x_v = 0: LP(G − N[v]) + |N(v)| = LP(G).
+// The Nemhauser–Trotter reduction with such a solution would remove v and
+// N(v); the solution lpHalves finds may leave them at one half.
+func crownSample(s *state, k int) (fixable, tried, twiceLP, n int) {
+	g, ids := s.extract(nil)
+	_, twiceLP = lpHalves(g)
+	step := max(1, g.N/k)
+	for i := 0; i < g.N; i += step {
+		v := ids[i]
+		gone := map[int32]bool{v: true}
+		for _, u := range s.adj[v] {
+			if s.alive[u] {
+				gone[u] = true
+			}
+		}
+		sub, _ := s.extract(func(x int32) bool { return !gone[x] })
+		_, t2 := lpHalves(sub)
+		tried++
+		if t2+2*(len(gone)-1) == twiceLP {
+			fixable++
+		}
+	}
+	return fixable, tried, twiceLP, g.N
+}
+
+// desks counts the desks of s's kernel (Xiao and Nagamochi; Akiba and
+// Iwata): chordless 4-cycles a–b–c–d of vertices of degree 3 or 4 with
+// A = N({a, c}) \ {b, d} and B = N({b, d}) \ {a, c} of at most two
+// vertices each and disjoint, each cycle counted once.
+func desks(s *state) int {
+	g, _ := s.extract(nil)
+	deg := func(v int32) int { return len(g.Neighbors(int(v))) }
+	adj := func(a, b int32) bool {
+		for _, x := range g.Neighbors(int(a)) {
+			if x == b {
+				return true
+			}
+		}
+		return false
+	}
+	outside := func(x, y, p, q int32) map[int32]bool {
+		m := map[int32]bool{}
+		for _, v := range [2]int32{x, y} {
+			for _, u := range g.Neighbors(int(v)) {
+				if u != p && u != q {
+					m[u] = true
+				}
+			}
+		}
+		return m
+	}
+	count := 0
+	for a := int32(0); a < int32(g.N); a++ {
+		if deg(a) < 3 || deg(a) > 4 {
+			continue
+		}
+		nb := g.Neighbors(int(a))
+		for i, b := range nb {
+			for _, d := range nb[i+1:] {
+				if adj(b, d) || deg(b) < 3 || deg(b) > 4 || deg(d) < 3 || deg(d) > 4 {
+					continue
+				}
+				for _, c := range g.Neighbors(int(b)) {
+					// a is the cycle's smallest vertex: each cycle once.
+					if c <= a || c == d || adj(a, c) || !adj(c, d) || deg(c) < 3 || deg(c) > 4 || b < a || d < a {
+						continue
+					}
+					A, B := outside(a, c, b, d), outside(b, d, a, c)
+					if len(A) > 2 || len(B) > 2 {
+						continue
+					}
+					disjoint := true
+					for x := range A {
+						if B[x] {
+							disjoint = false
+						}
+					}
+					if disjoint {
+						count++
+					}
+				}
+			}
+		}
+	}
+	return count
 }

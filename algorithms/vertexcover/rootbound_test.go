@@ -65,18 +65,18 @@ func TestRootFunnelKeepsOptimum(t *testing.T) {
 		sameSnap(t, "undo root funnels", before, takeSnap(s))
 
 		// rootBound on the unreduced graph (on these small graphs the
-		// root reductions leave no kernel): its trial then runs every
-		// rule with the funnel on.
+		// root reductions leave no kernel): its trial then runs the
+		// tree's rules with the funnel on.
 		s = largeState(g)
 		kernel, fired := takeSnap(s), s.fired
 		mark := len(s.ops)
-		s.funnelOn, s.unconfinedOn = true, true
+		s.funnelOn = true
 		s.queueAll()
 		s.reduce(noBudget)
 		if s.fired[ruleFunnel] > 0 {
 			trials++
 		}
-		s.funnelOn, s.unconfinedOn = false, false
+		s.funnelOn = false
 		s.undoTo(mark)
 		s.fired = fired
 		plain := s.cover + s.rootLowerBound()
