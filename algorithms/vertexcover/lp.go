@@ -154,9 +154,11 @@ func (s *state) ntReduce() (changed bool, twiceLP int) {
 	for i, xi := range x {
 		switch xi {
 		case 2:
+			s.fired[ruleLPTake]++
 			s.take(ids[i])
 			changed = true
 		case 0:
+			s.fired[ruleLPDrop]++
 			s.drop(ids[i])
 			changed = true
 		}

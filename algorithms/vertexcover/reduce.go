@@ -1,5 +1,23 @@
 package vertexcover
 
+// The reduction rules, as counted in state.fired.
+const (
+	ruleDeg0 = iota
+	ruleDeg1
+	ruleTriangle
+	ruleFold
+	ruleHighDegree
+	ruleDomination
+	ruleFunnel
+	ruleUnconfined
+	ruleLPTake
+	ruleLPDrop
+	numRules
+)
+
+// ruleNames names the rules for the measurements, in rule order.
+var ruleNames = [numRules]string{"deg0", "deg1", "triangle", "fold", "highdeg", "domination", "funnel", "unconfined", "lp-take", "lp-drop"}
+
 // reduce applies the reductions to a fixed point over the queued vertices:
 // degree 0 (drop), degree 1 (take the neighbour), degree 2 (triangle: take
 // both neighbours; otherwise fold), high degree (a vertex of degree above
@@ -9,7 +27,11 @@ package vertexcover
 // drops below zero, i.e. the node cannot beat the incumbent.
 func (s *state) reduce(budget func() int) bool {
 	var nb [2]int32
-	for len(s.queue) > 0 {
+	for polled := 0; len(s.queue) > 0; polled++ {
+		if s.stop != nil && polled%stopEvery == stopEvery-1 && s.stop() {
+			s.clearQueue()
+			return false
+		}
 		v := s.queue[len(s.queue)-1]
 		s.queue = s.queue[:len(s.queue)-1]
 		s.inQ[v] = false
@@ -18,6 +40,7 @@ func (s *state) reduce(budget func() int) bool {
 		}
 		d := s.deg[v]
 		if d == 0 {
+			s.fired[ruleDeg0]++
 			s.drop(v)
 			continue
 		}
@@ -27,11 +50,13 @@ func (s *state) reduce(budget func() int) bool {
 			return false
 		}
 		if int(d) > b {
+			s.fired[ruleHighDegree]++
 			s.take(v)
 			continue
 		}
 		switch d {
 		case 1:
+			s.fired[ruleDeg1]++
 			for _, u := range s.adj[v] {
 				if s.alive[u] {
 					s.take(u)
@@ -42,23 +67,32 @@ func (s *state) reduce(budget func() int) bool {
 		case 2:
 			s.firstLive(v, nb[:])
 			if s.adjacent(nb[0], nb[1]) {
+				s.fired[ruleTriangle]++
 				s.take(nb[0])
 				s.take(nb[1])
 			} else {
+				s.fired[ruleFold]++
 				s.fold(v, nb[0], nb[1])
 			}
 			continue
 		}
 		if u := s.dominator(v); u >= 0 {
+			s.fired[ruleDomination]++
 			s.take(u)
 		} else if d == 3 && s.funnelOn && s.tryFunnel(v) {
-			continue
+			s.fired[ruleFunnel]++
 		} else if s.unconfinedOn && d <= maxUnconfinedDegree && s.unconfined(v) {
+			s.fired[ruleUnconfined]++
 			s.take(v)
 		}
 	}
 	return budget() >= 0
 }
+
+// stopEvery is how many queued vertices reduce takes between polls of
+// state.stop: a poll is an atomic load, a vertex a few hundred
+// nanoseconds to microseconds of work.
+const stopEvery = 1024
 
 // maxDominationDegree bounds the degree of a vertex tested for being
 // dominated: the test costs the sum of its neighbours' degrees, and on
@@ -245,4 +279,54 @@ func (s *state) tryFunnel(v int32) bool {
 		return false
 	}
 	return true
+}
+
+// maxRootFunnelKernel bounds the kernels on which rootBound tries the
+// funnel rule: the trial costs a second root bound, which on the largest
+// PACE kernels (_161: 69 k vertices) takes most of a second, and there
+// it lowered the bound.
+const maxRootFunnelKernel = 16384
+
+// rootBound returns a lower bound on the cover of the input graph: the
+// cover so far plus the kernel's rootLowerBound, or, when higher, the
+// same bound after the funnel rule (which the tree applies only to
+// states of at most maxBitsetVertices) and the tree's reductions it
+// unlocks.
+// The funnels are undone either way, so the search and the local
+// searches see the kernel they saw before. Funnels remove vertices but
+// add edges: on the triangle-and-edge PACE kernels they break the cliques
+// the bound counts (_131: 1,920 → 1,899), while on _153 the freed
+// neighbourhoods become dominated and the bound rises from 17,938 to
+// 17,990 (optimum 17,993). Keeping the funneled kernel left the local
+// searches' covers worse (_153: 17,995 against 17,993 in 60 s; _089 and
+// _183 in docs/results/vertexcover.md). budget is reduce's; false when
+// it is exceeded (no cover within it).
+func (s *state) rootBound(budget func() int) (int, bool) {
+	lb := s.cover + s.rootLowerBound()
+	if s.funnelOn || s.m == 0 || s.nAlive > maxRootFunnelKernel {
+		return lb, true
+	}
+	// Without the unconfined rule: on _085 and _153 it left the same
+	// kernel and took 0.15–0.3 s of the trial's 0.16–0.31 s.
+	mark, fired := len(s.ops), s.fired
+	s.funnelOn = true
+	s.queueAll()
+	ok := s.reduce(budget)
+	s.funnelOn = false
+	if ok && s.fired[ruleFunnel] > fired[ruleFunnel] {
+		lb = max(lb, s.cover+s.rootLowerBound())
+	}
+	s.undoTo(mark)
+	s.fired = fired
+	return lb, ok
+}
+
+// takeRest lifts the cover made of every live vertex through the ops
+// applied so far: a cover of the input graph when there is no time for
+// more.
+func (s *state) takeRest() []bool {
+	in := make([]bool, s.n)
+	copy(in, s.alive)
+	resolve(s.ops, in)
+	return in
 }

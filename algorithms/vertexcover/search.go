@@ -158,9 +158,24 @@ func (e *engine) offerSet(in []bool, size int) {
 // and whether the search finished (so the result is proven).
 func (e *engine) run(top bool) ([]int32, bool) {
 	s := newState(e.g)
-	lb, ok := s.rootReductions(func() int { return int(e.best.Load()) - 1 - s.cover })
+	budget := func() int { return int(e.best.Load()) - 1 - s.cover }
+	// The root reductions watch the context (a PACE kernel takes them up
+	// to a second on 2 cores); stopped there, the cover so far with every
+	// vertex left is the answer.
+	s.stop = e.sh.stop.Load
+	lb, ok := s.rootReductions(budget)
+	if ok && s.m > 0 {
+		var rb int
+		rb, ok = s.rootBound(budget)
+		lb = max(lb, rb)
+	}
+	s.stop = nil
 	if !ok {
-		return nil, !e.sh.stop.Load()
+		if e.sh.stop.Load() {
+			e.offerSet(s.takeRest(), s.cover+s.nAlive)
+			return e.cover, false
+		}
+		return nil, true
 	}
 	e.kernel = s.nAlive
 	if s.m == 0 {
@@ -168,7 +183,6 @@ func (e *engine) run(top bool) ([]int32, bool) {
 		e.rootLB.Store(int64(s.cover))
 		return e.cover, true
 	}
-	lb = max(lb, s.cover+s.rootLowerBound())
 	e.rootLB.Store(int64(lb))
 	e.target = lb
 	if e.param {

@@ -58,6 +58,11 @@ type state struct {
 	// vertices worse (the local searches run on the funnelled kernel).
 	funnelOn bool
 
+	// stop, when set (the root reductions: run), is polled by reduce
+	// every stopEvery vertices; true ends it as if the budget were
+	// exceeded. Left nil in the tree, where false from reduce prunes.
+	stop func() bool
+
 	// logTouched makes push also record the vertex in touched (the
 	// greedy dive re-keys them in its degree heap).
 	logTouched bool
@@ -79,6 +84,11 @@ type state struct {
 	// merged vertex. The packing constraints (packing.go) read both.
 	inCover []bool
 	folds   []int32
+
+	// fired counts each reduction rule's applications (ruleNames), for
+	// the measurements of docs/results/vertexcover.md: one increment per
+	// firing, too cheap to switch off.
+	fired [numRules]int64
 
 	// bits mirrors adj and alive as bitsets on small graphs (≤
 	// maxBitsetVertices); nil otherwise.
