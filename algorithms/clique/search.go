@@ -81,7 +81,7 @@ func (w *worker) expand(d int) {
 	if w.count() {
 		return
 	}
-	if w.parallel && w.sh.hungry.Load() > 0 {
+	if w.parallel && w.sh.q.Hungry() {
 		w.donate(d)
 	}
 	f := w.frame(d)
@@ -135,7 +135,7 @@ func (w *worker) donate(d int) {
 		nonEmpty := and(t.p, f.p, w.p.row(v))
 		f.p[v>>6] &^= 1 << (uint(v) & 63)
 		if nonEmpty {
-			w.sh.push(t)
+			w.sh.q.Push(t)
 		} else if len(t.clique) > best {
 			w.sh.offer(t.clique)
 		}

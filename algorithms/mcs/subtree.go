@@ -236,9 +236,9 @@ func (w *worker[C]) keepRest(depth int) {
 			rest = append(rest, appendOp(w.path[:f.pathLen], op{f.v, -1}))
 		}
 	}
-	w.sh.qmu.Lock()
+	w.sh.restMu.Lock()
 	w.sh.rest = append(w.sh.rest, rest...)
-	w.sh.qmu.Unlock()
+	w.sh.restMu.Unlock()
 }
 
 func (p *problem[C]) mapping(cur []pair) [][2]int {
@@ -288,9 +288,7 @@ func (p *problem[C]) solveSubtree(ctx context.Context, path []op, so SubtreeOpti
 		}()
 	}
 
-	sh.queue = [][]op{slices.Clone(path)}
-	sh.workers = threads
-	sh.updateHungry()
+	sh.q.Start(threads, [][]op{slices.Clone(path)})
 	nodes := runPool(sh, threads, func(t int) *worker[C] {
 		if t == 0 {
 			return first
@@ -303,7 +301,7 @@ func (p *problem[C]) solveSubtree(ctx context.Context, path []op, so SubtreeOpti
 		res.Mapping = p.mapping(sh.inc)
 	}
 	// Subtrees still queued were given away but never taken.
-	rest := append(sh.rest, sh.queue...)
+	rest := append(sh.rest, sh.q.Rest()...)
 	best := sh.best.Load()
 	for _, r := range rest {
 		doms, err := first.follow(r)
