@@ -164,7 +164,6 @@ func (w *worker[C]) search(depth int, doms []bidomain) {
 		if !ok {
 			break
 		}
-		m := int32(len(w.cur))
 		// Bound, and the bidomain to branch on: smallest max(|L|,|R|) (or
 		// product), ties to the smallest left vertex.
 		bound, chosen := w.choose(doms)
@@ -209,70 +208,9 @@ func (w *worker[C]) search(depth int, doms []bidomain) {
 		f := &w.frames[depth]
 		*f = frame{v: v, ws: ws, end: len(ws), pathLen: len(w.path)}
 		bd.rl--
-		// R3's reference: the bidomains a child must keep whole. The same
-		// for every child (each w leaves v's right set as rl−1 vertices).
-		keep := split{n: -1}
-		if w.prune && !(w.connected && m == 0) && p.rrOff&offR3 == 0 {
-			keep = wholeSplit(doms) // R3 is off at a connected search's root
-		}
-		if w.prune {
-			w.explored[depth] = w.explored[depth][:0]
-		}
-		if w.par && keep.n >= 0 {
-			w.r3Ahead(doms, bd, v, keep, depth, f)
-		}
-		for f.next < f.end {
-			x := ws[f.next]
-			f.next++
-			out := w.child(doms, bd, v, x, depth)
-			if p.learn != 0 {
-				w.learnReward(nodeBound, v, x, out) // learn.go
-			}
-			// R6 (off unless withR6: it costs more time than it saves on
-			// MIVIA, docs/results/mcs.md): an explored sibling v→x′ sees
-			// every vertex left to this child as x does: this child's
-			// solutions are its, x and x′ swapped.
-			if p.withR6 && w.dominated(out, x, w.explored[depth]) {
-				continue
-			}
-			if w.prune {
-				w.explored[depth] = append(w.explored[depth], x)
-			}
-			// R3: x splits every bidomain as v does, so this child holds
-			// a solution as large as any of the node's: it ends the node.
-			// (Connected, only once a pair is matched: v then touches it.)
-			if keep.same(out) {
-				f.end = f.next
-				f.skipGiven = true
-			}
-			w.cur = append(w.cur, pair{v, x})
-			if w.par {
-				w.path = append(w.path, op{v, x})
-			}
-			if c >= 0 {
-				w.lastImg[c] = x
-			}
-			w.search(depth+1, out)
-			w.cur = w.cur[:len(w.cur)-1]
-			if w.par {
-				w.path = w.path[:f.pathLen]
-			}
-			if w.stopped {
-				if c >= 0 {
-					w.lastImg[c] = floor
-				}
-				w.path = w.path[:pathLen]
-				return
-			}
-			// R5: the incumbent reached the node's bound: the rest of the
-			// node (siblings and the unmatched branch) cannot beat it.
-			if w.prune && w.sh.best.Load() >= bound && p.rrOff&offR5 == 0 {
-				f.end = f.next
-				f.skipGiven = true
-			}
-		}
-		if c >= 0 {
-			w.lastImg[c] = floor
+		if w.children(doms, bd, f, nodeBound, bound, c, floor, depth) {
+			w.path = w.path[:pathLen]
+			return
 		}
 		bd.rl++
 		if f.skipGiven {
@@ -281,6 +219,79 @@ func (w *worker[C]) search(depth int, doms []bidomain) {
 		doms = w.leaveUnmatched(doms, chosen, v, c)
 	}
 	w.path = w.path[:pathLen]
+}
+
+// children searches the children v→x of the node (doms, v's bidomain bd,
+// its frame f), in f's order: R3 and R5 may end the node early (f.end,
+// f.skipGiven), R6 skips a dominated child. c and floor are v's twin class
+// and its R1 floor. It restores lastImg and reports whether the search
+// was stopped.
+func (w *worker[C]) children(doms []bidomain, bd *bidomain, f *frame, nodeBound, bound, c, floor int32, depth int) (stopped bool) {
+	p := w.p
+	v, ws := f.v, f.ws
+	m := int32(len(w.cur))
+	// R3's reference: the bidomains a child must keep whole. The same
+	// for every child (each w leaves v's right set as rl−1 vertices).
+	keep := split{n: -1}
+	if w.prune && !(w.connected && m == 0) && p.rrOff&offR3 == 0 {
+		keep = wholeSplit(doms) // R3 is off at a connected search's root
+	}
+	if w.prune {
+		w.explored[depth] = w.explored[depth][:0]
+	}
+	if w.par && keep.n >= 0 {
+		w.r3Ahead(doms, bd, v, keep, depth, f)
+	}
+	for f.next < f.end {
+		x := ws[f.next]
+		f.next++
+		out := w.child(doms, bd, v, x, depth)
+		if p.learn != 0 {
+			w.learnReward(nodeBound, v, x, out) // learn.go
+		}
+		// R6 (off unless withR6: it costs more time than it saves on
+		// MIVIA, docs/results/mcs.md): an explored sibling v→x′ sees
+		// every vertex left to this child as x does: this child's
+		// solutions are its, x and x′ swapped.
+		if p.withR6 && w.dominated(out, x, w.explored[depth]) {
+			continue
+		}
+		if w.prune {
+			w.explored[depth] = append(w.explored[depth], x)
+		}
+		// R3: x splits every bidomain as v does, so this child holds
+		// a solution as large as any of the node's: it ends the node.
+		// (Connected, only once a pair is matched: v then touches it.)
+		if keep.same(out) {
+			f.end = f.next
+			f.skipGiven = true
+		}
+		w.cur = append(w.cur, pair{v, x})
+		if w.par {
+			w.path = append(w.path, op{v, x})
+		}
+		if c >= 0 {
+			w.lastImg[c] = x
+		}
+		w.search(depth+1, out)
+		w.cur = w.cur[:len(w.cur)-1]
+		if w.par {
+			w.path = w.path[:f.pathLen]
+		}
+		if w.stopped {
+			break
+		}
+		// R5: the incumbent reached the node's bound: the rest of the
+		// node (siblings and the unmatched branch) cannot beat it.
+		if w.prune && w.sh.best.Load() >= bound && p.rrOff&offR5 == 0 {
+			f.end = f.next
+			f.skipGiven = true
+		}
+	}
+	if c >= 0 {
+		w.lastImg[c] = floor
+	}
+	return w.stopped
 }
 
 // visit counts the node and does what every node does before its bound:
