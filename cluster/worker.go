@@ -1172,14 +1172,7 @@ func (w *worker) solveBatch(wctx, ctx context.Context, batch []pending, s *slot)
 			fail(err) // handed back (a failed device, or shutting down)
 			return
 		}
-		var rest []mcs.Subtask
-		for _, r := range res {
-			done.Nodes += r.Nodes
-			if r.Size > done.Size {
-				done.Size, done.Mapping = r.Size, r.Mapping
-			}
-			rest = append(rest, r.Rest...)
-		}
+		rest := done.add(res)
 		w.mu.Lock()
 		known := j.best
 		w.mu.Unlock()
@@ -1212,6 +1205,15 @@ func (w *worker) solveBatch(wctx, ctx context.Context, batch []pending, s *slot)
 			cpaths = append(cpaths, c.Path)
 		}
 	}
+	done.Bounds, done.Paths = bounds, cpaths
+	w.finishBatch(wctx, ctx, batch, owner, returned, done, ids)
+}
+
+// finishBatch ends a device batch's tasks: the owner's record holds what
+// the batch found and the children it published (ids); the others end
+// with empty records, but those the device never started (returned) go
+// back to the queue for whoever takes them next.
+func (w *worker) finishBatch(wctx, ctx context.Context, batch []pending, owner int, returned map[int]bool, done Record, ids []string) {
 	for i, p := range batch {
 		if returned[i] {
 			_ = p.msg.Nak() // searched by whoever takes it next
@@ -1220,10 +1222,23 @@ func (w *worker) solveBatch(wctx, ctx context.Context, batch []pending, s *slot)
 		rec, kids := Record{}, []string(nil)
 		if i == owner {
 			rec, kids = done, ids
-			rec.Bounds, rec.Paths = bounds, cpaths
 		}
 		w.settle(wctx, ctx, p.msg, p.t, w.finish(ctx, p.msg, p.t, kids, rec))
 	}
+}
+
+// add counts a device batch round's results (res) into the batch's record
+// (nodes, the largest solution) and returns the subtrees they left.
+func (rec *Record) add(res []mcs.SubtreeResult) []mcs.Subtask {
+	var rest []mcs.Subtask
+	for _, r := range res {
+		rec.Nodes += r.Nodes
+		if r.Size > rec.Size {
+			rec.Size, rec.Mapping = r.Size, r.Mapping
+		}
+		rest = append(rest, r.Rest...)
+	}
+	return rest
 }
 
 // shareRest splits what a round of a device batch left (rest, most
