@@ -102,26 +102,10 @@ func (p *problem) search(sh *shared, threads int, root task) int64 {
 		return w.nodes
 	}
 	sh.q.Start(threads, []task{root})
-	var wg sync.WaitGroup
-	var total atomic.Int64
-	for range threads {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			w := p.newWorker(sh, true)
-			for {
-				t, ok := sh.q.Take()
-				if !ok {
-					break
-				}
-				w.start(t)
-			}
-			w.flush()
-			total.Add(w.nodes)
-		}()
-	}
-	wg.Wait()
-	return total.Load()
+	return sh.q.Work(threads, func(int) (func(task), func() int64) {
+		w := p.newWorker(sh, true)
+		return w.start, func() int64 { w.flush(); return w.nodes }
+	})
 }
 
 // start searches the subtree of t.

@@ -383,27 +383,10 @@ func (p *manyProblem[C]) run(ctx context.Context, threads, keep int, order []int
 		// shallowest node on their path (see donate), which the taker
 		// rebuilds from the path.
 		sh.q.Start(threads, [][]int32{{}}) // the root: the empty path
-		var wg sync.WaitGroup
-		var total atomic.Int64
-		for t := 0; t < threads; t++ {
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				w := p.newWorker(sh, true)
-				for {
-					task, ok := sh.q.Take()
-					if !ok {
-						break
-					}
-					w.rebuild(task)
-					w.search(0)
-				}
-				w.flush()
-				total.Add(w.nodes)
-			}()
-		}
-		wg.Wait()
-		nodes = total.Load()
+		nodes = sh.q.Work(threads, func(int) (func([]int32), func() int64) {
+			w := p.newWorker(sh, true)
+			return func(task []int32) { w.rebuild(task); w.search(0) }, func() int64 { w.flush(); return w.nodes }
+		})
 	}
 	res := MultiResult{Size: int(sh.best.Load()), Nodes: nodes, Proven: !sh.stop.Load(), Threads: threads, Order: order, Shared: sh.q.Given()}
 	var all [][][]int

@@ -215,26 +215,10 @@ func (p *problem[C]) runGoal(sh *shared, threads, goal int) int64 {
 // runPool runs threads workers (worker(t) makes the t-th) on sh's queue of
 // subtrees until the search is over, and returns the nodes they counted.
 func runPool[C cell](sh *shared, threads int, worker func(t int) *worker[C]) int64 {
-	var wg sync.WaitGroup
-	var total atomic.Int64
-	for t := 0; t < threads; t++ {
+	return sh.q.Work(threads, func(t int) (func([]op), func() int64) {
 		w := worker(t)
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for {
-				task, ok := sh.q.Take()
-				if !ok {
-					break
-				}
-				w.explore(w.rebuild(task))
-			}
-			w.flush()
-			total.Add(w.nodes)
-		}()
-	}
-	wg.Wait()
-	return total.Load()
+		return func(task []op) { w.explore(w.rebuild(task)) }, w.finish
+	})
 }
 
 // seedPerThread is how many subtrees per thread the parallel search starts

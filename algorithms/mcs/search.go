@@ -141,6 +141,12 @@ func (w *worker[C]) poll() bool {
 	return w.stopped
 }
 
+// finish flushes the counts and returns the worker's nodes.
+func (w *worker[C]) finish() int64 {
+	w.flush()
+	return w.nodes
+}
+
 // flush publishes the last nodes counted.
 func (w *worker[C]) flush() {
 	w.sh.nodes.Add(w.nodes - w.published)

@@ -108,3 +108,29 @@ func (q *Queue[T]) Rest() []T {
 	defer q.mu.Unlock()
 	return q.items
 }
+
+// Work runs workers goroutines on the queue until the search is over.
+// start(i), called before goroutine i starts, returns how it searches a
+// subtree it takes and how it ends, returning its node count; Work waits
+// for them all and returns the sum.
+func (q *Queue[T]) Work(workers int, start func(i int) (search func(T), finish func() int64)) int64 {
+	var wg sync.WaitGroup
+	var total atomic.Int64
+	for i := range workers {
+		search, finish := start(i)
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				t, ok := q.Take()
+				if !ok {
+					break
+				}
+				search(t)
+			}
+			total.Add(finish())
+		}()
+	}
+	wg.Wait()
+	return total.Load()
+}

@@ -6,8 +6,8 @@ import (
 	"testing"
 )
 
-// TestTreeSearchEnds runs workers that expand a binary tree of depth 12
-// through the queue, giving a child away whenever another worker is
+// TestTreeSearchEnds runs workers (Work) that expand a binary tree of
+// depth 12 through the queue, giving a child away whenever another worker is
 // hungry: every node must be visited exactly once, and Take must report
 // the end once the tree is exhausted.
 func TestTreeSearchEnds(t *testing.T) {
@@ -18,34 +18,25 @@ func TestTreeSearchEnds(t *testing.T) {
 		q.Init(&stop)
 		q.Start(workers, []int{0})
 		var visited atomic.Int64
-		var wg sync.WaitGroup
-		for range workers {
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				for {
-					d, ok := q.Take()
-					if !ok {
-						return
-					}
-					var walk func(d int)
-					walk = func(d int) {
-						visited.Add(1)
-						if d == depth {
-							return
-						}
-						if q.Hungry() {
-							q.Push(d + 1)
-						} else {
-							walk(d + 1)
-						}
-						walk(d + 1)
-					}
-					walk(d)
-				}
-			}()
+		var walk func(d int)
+		walk = func(d int) {
+			visited.Add(1)
+			if d == depth {
+				return
+			}
+			if q.Hungry() {
+				q.Push(d + 1)
+			} else {
+				walk(d + 1)
+			}
+			walk(d + 1)
 		}
-		wg.Wait()
+		counted := q.Work(workers, func(int) (func(int), func() int64) {
+			return walk, func() int64 { return 1 }
+		})
+		if counted != int64(workers) {
+			t.Errorf("%d workers: Work summed %d, want one per worker", workers, counted)
+		}
 		if got, want := visited.Load(), int64(1<<(depth+1)-1); got != want {
 			t.Errorf("%d workers: visited %d nodes, want %d", workers, got, want)
 		}
