@@ -183,22 +183,7 @@ func Choose(sel Selection) (Choice, error) {
 		}
 	}
 	if sel.Backend != "auto" {
-		d, ok := lookup(sel.Backend)
-		if !ok {
-			return Choice{}, selectionErrorf("unknown backend %q (have auto, %s)", sel.Backend, strings.Join(Names(), ", "))
-		}
-		det := probe(sel.Backend, d)
-		if det.Err != nil {
-			return Choice{Report: []Detection{det}}, fmt.Errorf("backend %s: %w", sel.Backend, det.Err)
-		}
-		info, err := pickDevice(det.Devices, sel.Device, nil)
-		if err != nil {
-			if errors.Is(err, ErrSelection) {
-				err = selectionErrorf("%v; %s has %s", err, sel.Backend, listDevices(det.Devices, nil))
-			}
-			return Choice{Report: []Detection{det}}, fmt.Errorf("backend %s: %w", sel.Backend, err)
-		}
-		return Choice{Info: info, Why: "asked for by name", Report: []Detection{det}}, nil
+		return chooseNamed(sel)
 	}
 
 	// Backends are probed one at a time, in priority order, and only until
@@ -259,29 +244,57 @@ func Choose(sel Selection) (Choice, error) {
 		return Choice{Info: info, Why: why, Report: report}, nil
 	}
 	if noMatch {
-		var all []Info
-		var absent []string
-		for _, det := range report {
-			if det.Err != nil {
-				absent = append(absent, det.Backend)
-			}
-			all = append(all, det.Devices...)
-		}
-		// Auto passes over OpenCL's CPU devices (PoCL): say so, or a
-		// listed name that does not match would puzzle.
-		only := func(i Info) string {
-			if i.Backend == "opencl" && sel.Require != "opencl" && i.Type != TypeGPU && i.Type != TypeAccelerator {
-				return " (only with --backend opencl)"
-			}
-			return ""
-		}
-		note := ""
-		if len(absent) > 0 {
-			note = " (" + strings.Join(absent, ", ") + " unavailable: arbor devices says why)"
-		}
-		return Choice{Report: report}, selectionErrorf("device %q matches no device; there are %s%s", strings.TrimSpace(sel.Device), listDevices(all, only), note)
+		return Choice{Report: report}, noMatchError(sel, report)
 	}
 	return Choice{Report: report}, fmt.Errorf("no device available: %s", strings.Join(skipped, "; "))
+}
+
+// chooseNamed is Choose for a backend asked for by name (--backend,
+// ARBOR_BACKEND): used as asked, not a fallback.
+func chooseNamed(sel Selection) (Choice, error) {
+	d, ok := lookup(sel.Backend)
+	if !ok {
+		return Choice{}, selectionErrorf("unknown backend %q (have auto, %s)", sel.Backend, strings.Join(Names(), ", "))
+	}
+	det := probe(sel.Backend, d)
+	if det.Err != nil {
+		return Choice{Report: []Detection{det}}, fmt.Errorf("backend %s: %w", sel.Backend, det.Err)
+	}
+	info, err := pickDevice(det.Devices, sel.Device, nil)
+	if err != nil {
+		if errors.Is(err, ErrSelection) {
+			err = selectionErrorf("%v; %s has %s", err, sel.Backend, listDevices(det.Devices, nil))
+		}
+		return Choice{Report: []Detection{det}}, fmt.Errorf("backend %s: %w", sel.Backend, err)
+	}
+	return Choice{Info: info, Why: "asked for by name", Report: []Detection{det}}, nil
+}
+
+// noMatchError is auto's error when backends had devices but none the one
+// asked for (--device): the cause is the name or index, not a missing
+// driver, so it lists what exists.
+func noMatchError(sel Selection, report []Detection) error {
+	var all []Info
+	var absent []string
+	for _, det := range report {
+		if det.Err != nil {
+			absent = append(absent, det.Backend)
+		}
+		all = append(all, det.Devices...)
+	}
+	// Auto passes over OpenCL's CPU devices (PoCL): say so, or a
+	// listed name that does not match would puzzle.
+	only := func(i Info) string {
+		if i.Backend == "opencl" && sel.Require != "opencl" && i.Type != TypeGPU && i.Type != TypeAccelerator {
+			return " (only with --backend opencl)"
+		}
+		return ""
+	}
+	note := ""
+	if len(absent) > 0 {
+		note = " (" + strings.Join(absent, ", ") + " unavailable: arbor devices says why)"
+	}
+	return selectionErrorf("device %q matches no device; there are %s%s", strings.TrimSpace(sel.Device), listDevices(all, only), note)
 }
 
 // listDevices names devices as --device takes them, for an error; note,

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"math/rand/v2"
+	"net/url"
 	"os"
 	"os/exec"
 	"os/signal"
@@ -27,37 +28,30 @@ import (
 	"github.com/arbor-gpu/arbor/backend/backendtest"
 	"github.com/arbor-gpu/arbor/core"
 	"github.com/arbor-gpu/arbor/internal/dataset"
+	"github.com/arbor-gpu/arbor/internal/testrole"
 )
 
-// The test binary doubles as a worker process: with envWorker set it runs
-// RunWorker (from EnvURL and EnvToken) instead of the tests. With envHold
-// set it takes one task, says "holding TASK" on stdout and keeps it
+// The test binary doubles as a worker process: in the role "worker"
+// (internal/testrole) it runs RunWorker (from EnvURL and EnvToken) instead
+// of the tests, under the name of its parameter name. With the parameter
+// hold it takes one task, says "holding TASK" on stdout and keeps it
 // without heartbeats until killed.
-const (
-	envWorker = "ARBOR_CLUSTER_TEST_WORKER"
-	envHold   = "ARBOR_CLUSTER_TEST_HOLD"
-	envName   = "ARBOR_CLUSTER_TEST_NAME" // the worker's --name
-)
-
 func TestMain(m *testing.M) {
 	if code, ok := roleMain(); ok {
 		os.Exit(code)
 	}
-	if os.Getenv(envWorker) == "1" {
-		os.Exit(workerMain())
-	}
 	os.Exit(m.Run())
 }
 
-func workerMain() int {
+func workerMain(params url.Values) int {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	cfg, err := WorkerFromEnv(WorkerConfig{Threads: 1, Log: os.Stderr, Name: os.Getenv(envName)})
+	cfg, err := WorkerFromEnv(WorkerConfig{Threads: 1, Log: os.Stderr, Name: params.Get("name")})
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		return 1
 	}
-	if os.Getenv(envHold) == "1" {
+	if params.Get("hold") == "1" {
 		cfg.BeforeSolve = func(t *Task) {
 			time.Sleep(300 * time.Millisecond) // announced as held (within announceGap)
 			fmt.Printf("holding %s\n", t.ID)
@@ -71,14 +65,16 @@ func workerMain() int {
 	return 0
 }
 
-// testWorkerCommand re-executes the test binary as a worker.
-func testWorkerCommand(hold bool) func(int) *exec.Cmd {
+// testWorkerCommand re-executes the test binary as a worker (named name
+// unless empty).
+func testWorkerCommand(hold bool, name string) func(int) *exec.Cmd {
 	return func(int) *exec.Cmd {
-		cmd := exec.Command(os.Args[0], "-test.run=^$")
-		cmd.Env = append(os.Environ(), envWorker+"=1")
+		kv := []string{"name", name}
 		if hold {
-			cmd.Env = append(cmd.Env, envHold+"=1")
+			kv = append(kv, "hold", "1")
 		}
+		cmd := exec.Command(os.Args[0], "-test.run=^$")
+		cmd.Env = append(os.Environ(), testrole.Env("worker", kv...))
 		return cmd
 	}
 }
@@ -269,7 +265,7 @@ func TestInProcessWorkers(t *testing.T) {
 
 func TestWorkerProcesses(t *testing.T) {
 	cases := miviaPairs(t, "mcs10_r005_s25.A00", "mcs30_b03_s30.A00", "mcs30_b06_s25.A01")
-	emb, err := StartEmbedded(4, logWriter{t}, testWorkerCommand(false))
+	emb, err := StartEmbedded(4, logWriter{t}, testWorkerCommand(false, ""))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -312,7 +308,7 @@ func killedMidTask(t *testing.T, solve func(context.Context, CoordinatorConfig) 
 	t.Helper()
 	srv := startServer(t)
 	var out strings.Builder
-	holder := testWorkerCommand(true)(0)
+	holder := testWorkerCommand(true, "")(0)
 	holder.Env = append(holder.Env, EnvURL+"="+srv.URL(), EnvToken+"="+srv.Token)
 	stdout, err := holder.StdoutPipe()
 	if err != nil {
@@ -343,7 +339,7 @@ func killedMidTask(t *testing.T, solve func(context.Context, CoordinatorConfig) 
 	_ = holder.Wait()
 	t.Logf("killed a worker holding task %s", strings.TrimSpace(strings.TrimPrefix(line, "holding ")))
 
-	ps, err := StartWorkers(3, srv.URL(), srv.Token, logWriter{t}, testWorkerCommand(false))
+	ps, err := StartWorkers(3, srv.URL(), srv.Token, logWriter{t}, testWorkerCommand(false, ""))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -366,11 +362,11 @@ func TestWorkerRestarted(t *testing.T) {
 	c := generatedPairs(t, 3)[2]
 	srv := startServer(t)
 	named := func(cmd *exec.Cmd) *exec.Cmd {
-		cmd.Env = append(cmd.Env, EnvURL+"="+srv.URL(), EnvToken+"="+srv.Token, envName+"=box1")
+		cmd.Env = append(cmd.Env, EnvURL+"="+srv.URL(), EnvToken+"="+srv.Token)
 		return cmd
 	}
 	var out strings.Builder
-	holder := named(testWorkerCommand(true)(0))
+	holder := named(testWorkerCommand(true, "box1")(0))
 	stdout, err := holder.StdoutPipe()
 	if err != nil {
 		t.Fatal(err)
@@ -402,9 +398,7 @@ func TestWorkerRestarted(t *testing.T) {
 	// The same name again, and the task comes back at once: the job ends
 	// long before the hand-back wait.
 	ps, err := StartWorkers(1, srv.URL(), srv.Token, logWriter{t}, func(i int) *exec.Cmd {
-		cmd := testWorkerCommand(false)(i)
-		cmd.Env = append(cmd.Env, envName+"=box1")
-		return cmd
+		return testWorkerCommand(false, "box1")(i)
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -653,7 +647,7 @@ func TestVCInProcessWorkers(t *testing.T) {
 
 func TestVCWorkerProcesses(t *testing.T) {
 	cases := vcCases(t)
-	emb, err := StartEmbedded(4, logWriter{t}, testWorkerCommand(false))
+	emb, err := StartEmbedded(4, logWriter{t}, testWorkerCommand(false, ""))
 	if err != nil {
 		t.Fatal(err)
 	}

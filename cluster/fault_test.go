@@ -12,6 +12,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"flag"
 	"fmt"
 	"net"
 	"os"
@@ -29,22 +30,21 @@ import (
 	"github.com/nats-io/nats.go/jetstream"
 
 	"github.com/arbor-gpu/arbor/algorithms/mcs"
+	"github.com/arbor-gpu/arbor/internal/testrole"
 )
 
-// The test binary's other roles (TestMain): a server process, a
-// coordinator process and an embedded coordinator with worker processes.
-const (
-	envRole = "ARBOR_CLUSTER_TEST_ROLE"
-	envDir  = "ARBOR_CLUSTER_TEST_DIR"
-	envPort = "ARBOR_CLUSTER_TEST_PORT"
-)
-
-// roleMain runs the role named by envRole; false when there is none.
+// roleMain runs the test binary's role (internal/testrole): a worker
+// (workerMain), a server process (parameters port and dir), a coordinator
+// process or an embedded coordinator with worker processes; false when
+// it has none.
 func roleMain() (int, bool) {
-	switch os.Getenv(envRole) {
+	role, params := testrole.Get()
+	switch role {
+	case "worker":
+		return workerMain(params), true
 	case "server":
-		port, _ := strconv.Atoi(os.Getenv(envPort))
-		_, err := Listen(ServerConfig{Host: "127.0.0.1", Port: port, Dir: os.Getenv(envDir), Token: os.Getenv(EnvToken)})
+		port, _ := strconv.Atoi(params.Get("port"))
+		_, err := Listen(ServerConfig{Host: "127.0.0.1", Port: port, Dir: params.Get("dir"), Token: os.Getenv(EnvToken)})
 		if err != nil {
 			fmt.Fprintln(os.Stderr, err)
 			return 1, true
@@ -63,7 +63,7 @@ func roleMain() (int, bool) {
 		fmt.Println("finished", err)
 		return 0, true
 	case "embedded":
-		emb, err := StartEmbedded(2, os.Stderr, testWorkerCommand(false))
+		emb, err := StartEmbedded(2, os.Stderr, testWorkerCommand(false, ""))
 		if err != nil {
 			fmt.Fprintln(os.Stderr, err)
 			return 1, true
@@ -91,12 +91,12 @@ func hardPair(n int) pairCase {
 	return pairCase{name: fmt.Sprintf("random%d", n), g: g, h: h, size: res.Size}
 }
 
-// child starts the test binary in a role with extra environment; its
-// stdout comes back line by line.
+// child starts the test binary in a role (testrole.Value) with extra
+// environment; its stdout comes back line by line.
 func child(t *testing.T, role string, env ...string) (*exec.Cmd, *bufio.Scanner) {
 	t.Helper()
 	cmd := exec.Command(os.Args[0], "-test.run=^$")
-	cmd.Env = append(append(os.Environ(), envRole+"="+role), env...)
+	cmd.Env = append(append(os.Environ(), testrole.Var+"="+role), env...)
 	cmd.Stderr = logWriter{t}
 	out, err := cmd.StdoutPipe()
 	if err != nil {
@@ -545,8 +545,9 @@ func TestKilledProcesses(t *testing.T) {
 	c := hardPair(24)
 	port, dir, token := freePort(t), t.TempDir(), "secret-"+t.Name()
 	url := fmt.Sprintf("nats://127.0.0.1:%d", port)
-	env := []string{envPort + "=" + strconv.Itoa(port), envDir + "=" + dir, EnvToken + "=" + token, EnvURL + "=" + url}
-	server, sc := child(t, "server", env...)
+	env := []string{EnvToken + "=" + token, EnvURL + "=" + url}
+	serverRole := testrole.Value("server", "port", strconv.Itoa(port), "dir", dir)
+	server, sc := child(t, serverRole, env...)
 	waitLine(t, sc, "serving")
 	var logs syncBuffer
 	workersWith(t, url, token, 2, &logs)
@@ -572,7 +573,7 @@ func TestKilledProcesses(t *testing.T) {
 	}
 	_ = server.Process.Signal(syscall.SIGKILL)
 	_ = server.Wait()
-	_, sc = child(t, "server", env...)
+	_, sc = child(t, serverRole, env...)
 	waitLine(t, sc, "serving")
 	o := <-done
 	checkResult(t, c, o.res, o.err)
@@ -1075,23 +1076,27 @@ func TestProgressClock(t *testing.T) {
 	}
 }
 
-// TestChaos (ARBOR_CLUSTER_CHAOS=1, for ARBOR_CLUSTER_CHAOS_SECONDS, at
-// least 60): jobs run one after another
+// chaosFor runs TestChaos for that long (at least a minute):
+// go test ./cluster -run TestChaos -chaos 5m.
+var chaosFor = flag.Duration("chaos", 0, "run TestChaos for this long (at least 1m)")
+
+// TestChaos (-chaos D): jobs run one after another
 // while, at random moments, a worker process is SIGKILLed and started
 // again, and now and then the server process too (restarted on its
 // store). Every job must end proven with the right answer.
 func TestChaos(t *testing.T) {
-	if os.Getenv("ARBOR_CLUSTER_CHAOS") != "1" {
-		t.Skip("ARBOR_CLUSTER_CHAOS=1 runs it")
+	if *chaosFor == 0 {
+		t.Skip("-chaos DURATION runs it")
 	}
 	rng := rand.New(rand.NewPCG(7, 7))
 	port, dir, token := freePort(t), t.TempDir(), "secret-"+t.Name()
 	url := fmt.Sprintf("nats://127.0.0.1:%d", port)
-	env := []string{envPort + "=" + strconv.Itoa(port), envDir + "=" + dir, EnvToken + "=" + token, EnvURL + "=" + url}
-	server, sc := child(t, "server", env...)
+	env := []string{EnvToken + "=" + token, EnvURL + "=" + url}
+	serverRole := testrole.Value("server", "port", strconv.Itoa(port), "dir", dir)
+	server, sc := child(t, serverRole, env...)
 	waitLine(t, sc, "serving")
 	startWorker := func() *exec.Cmd {
-		cmd := testWorkerCommand(false)(0)
+		cmd := testWorkerCommand(false, "")(0)
 		cmd.Env = append(cmd.Env, EnvURL+"="+url, EnvToken+"="+token)
 		cmd.Stderr = logWriter{t}
 		if err := cmd.Start(); err != nil {
@@ -1120,7 +1125,7 @@ func TestChaos(t *testing.T) {
 			if rng.IntN(10) == 0 {
 				_ = server.Process.Signal(syscall.SIGKILL)
 				_ = server.Wait()
-				server, sc = child(t, "server", env...)
+				server, sc = child(t, serverRole, env...)
 				if !sc.Scan() {
 					t.Error("the server did not restart")
 				}
@@ -1135,8 +1140,7 @@ func TestChaos(t *testing.T) {
 	}()
 	var logs syncBuffer
 	cases := append(generatedPairs(t, 4), hardPair(24), hardPair(26))
-	seconds, _ := strconv.Atoi(os.Getenv("ARBOR_CLUSTER_CHAOS_SECONDS"))
-	end := time.Now().Add(time.Duration(max(seconds, 60)) * time.Second)
+	end := time.Now().Add(max(*chaosFor, time.Minute))
 	for round := 0; time.Now().Before(end); round++ {
 		c := cases[round%len(cases)]
 		cfg := CoordinatorConfig{URL: url, Token: token, Tasks: 32, Budget: 50_000, AckWait: 3 * time.Second, Fresh: true, Log: &logs}

@@ -48,21 +48,35 @@ func ListJobs(ctx context.Context, cl Client) ([]*JobInfo, error) {
 	return s.list(ctx)
 }
 
+// openJob connects and reads job's record: an error when there is none.
+// The caller closes the connection.
+func (cl Client) openJob(ctx context.Context, job string) (*Conn, *jobStore, *JobInfo, error) {
+	conn, s, err := cl.connect(ctx)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	j, err := s.get(ctx, job)
+	if err == nil && j == nil {
+		err = fmt.Errorf("cluster: no job %s", job)
+	}
+	if err != nil {
+		conn.Close()
+		return nil, nil, nil, err
+	}
+	return conn, s, j, nil
+}
+
 // CancelJob stops a running job: its signed end record (cancelled) makes
 // the workers drop its tasks, running ones included, and its coordinator
 // stop with an error; its queued tasks are purged. Its records stay until
 // PurgeJob or the next sweep.
 func CancelJob(ctx context.Context, cl Client, job string) error {
-	conn, s, err := cl.connect(ctx)
+	conn, s, j, err := cl.openJob(ctx, job)
 	if err != nil {
 		return err
 	}
 	defer conn.Close()
-	j, err := s.get(ctx, job)
-	if err != nil {
-		return err
-	}
-	if j == nil || j.State == StatePurged {
+	if j.State == StatePurged {
 		return fmt.Errorf("cluster: no job %s", job)
 	}
 	if j.State != StateRunning && j.State != StateStopped {
@@ -87,18 +101,11 @@ func CancelJob(ctx context.Context, cl Client, job string) error {
 // instance goes too when no other job uses it. A running job is cancelled
 // first.
 func PurgeJob(ctx context.Context, cl Client, job string) error {
-	conn, s, err := cl.connect(ctx)
+	conn, s, j, err := cl.openJob(ctx, job)
 	if err != nil {
 		return err
 	}
 	defer conn.Close()
-	j, err := s.get(ctx, job)
-	if err != nil {
-		return err
-	}
-	if j == nil {
-		return fmt.Errorf("cluster: no job %s", job)
-	}
 	if j.State == StateRunning || j.State == StateStopped {
 		if key, err := s.key(ctx, job, j.Epoch); err == nil {
 			_ = conn.endJob(ctx, s, j, key, Record{Cancelled: true}) // tells running workers to stop

@@ -2,23 +2,23 @@ package cluster
 
 import (
 	"context"
-	"os"
+	"flag"
 	"testing"
 	"time"
 
 	"github.com/arbor-gpu/arbor/algorithms/mcs"
 )
 
+var measurePair = flag.String("measure", "", "TestMeasure: the MIVIA pair to time the cluster on")
+
 // TestMeasure times the cluster against the local engine on one MIVIA
 // pair over a range of node budgets and root task counts, for docs/results/cluster.md.
-// Set ARBOR_CLUSTER_MEASURE=1 to run it (it takes about a minute).
+// Run it with -measure PAIR (it takes about a minute):
+// go test ./cluster -run TestMeasure -measure mcs10_r01_s25.A00 -v.
 func TestMeasure(t *testing.T) {
-	if os.Getenv("ARBOR_CLUSTER_MEASURE") != "1" {
-		t.Skip("set ARBOR_CLUSTER_MEASURE=1 to measure")
-	}
-	pair := os.Getenv("ARBOR_CLUSTER_PAIR")
+	pair := *measurePair
 	if pair == "" {
-		pair = "mcs10_r01_s25.A00"
+		t.Skip("-measure PAIR (e.g. mcs10_r01_s25.A00) runs it")
 	}
 	c := miviaPairs(t, pair)[0]
 	local := func(threads int) (time.Duration, int64) {

@@ -82,14 +82,13 @@ const DefaultMaxStore = 2 << 30
 // Listen starts a server as cfg says ('arbor server': a cluster's server
 // from the same binary as its workers, where no NATS deployment exists).
 func Listen(cfg ServerConfig) (*Server, error) {
-	if cfg.Token == "" && len(cfg.NKeys) == 0 {
-		return nil, errors.New("cluster: a server needs a token or NKey users: an open server would take tasks and records from anyone")
+	if err := cfg.check(); err != nil {
+		return nil, err
 	}
-	if cfg.Token != "" && len(cfg.NKeys) > 0 {
-		return nil, errors.New("cluster: a server takes a token or NKey users, not both")
-	}
-	if cfg.WorkerToken != "" && (cfg.Token == "" || cfg.WorkerToken == cfg.Token) {
-		return nil, errors.New("cluster: a worker token needs a different coordinator token beside it")
+	cfg.setDefaults()
+	opts, inner, err := serverOptions(cfg)
+	if err != nil {
+		return nil, err
 	}
 	dir, owned := cfg.Dir, false
 	if dir == "" {
@@ -100,65 +99,7 @@ func Listen(cfg ServerConfig) (*Server, error) {
 		}
 		dir, owned = d, true
 	}
-	if cfg.Port == 0 {
-		cfg.Port = server.RANDOM_PORT
-	}
-	if cfg.MaxStore == 0 {
-		cfg.MaxStore = DefaultMaxStore
-	}
-	if cfg.SweepEvery <= 0 {
-		cfg.SweepEvery = 2 * time.Second
-	}
-	if cfg.Log == nil {
-		cfg.Log = func(string, ...any) {}
-	}
-	opts := &server.Options{
-		ServerName: "arbor-embedded",
-		Host:       cfg.Host,
-		Port:       cfg.Port,
-		JetStream:  true,
-		StoreDir:   dir,
-		NoLog:      true,
-		NoSigs:     true,
-		// Task and record messages are small; instances go to the object
-		// store in chunks.
-		MaxPayload: 8 << 20,
-	}
-	if cfg.MaxStore > 0 {
-		opts.JetStreamMaxStore = cfg.MaxStore
-	}
-	// The server's own sweeper signs in with a token of its own (or an NKey
-	// of its own), as a coordinator.
-	inner, err := NewToken()
-	if err != nil {
-		return nil, err
-	}
-	var innerNKey nkeys.KeyPair
-	if len(cfg.NKeys) > 0 {
-		for _, k := range cfg.NKeys {
-			if !nkeys.IsValidPublicUserKey(k) {
-				return nil, fmt.Errorf("cluster: %q is not an NKey user's public key (U…)", k)
-			}
-			opts.Nkeys = append(opts.Nkeys, &server.NkeyUser{Nkey: k})
-		}
-		if innerNKey, err = nkeys.CreateUser(); err != nil {
-			return nil, fmt.Errorf("cluster: the sweeper's NKey: %w", err)
-		}
-		pub, _ := innerNKey.PublicKey()
-		opts.Nkeys = append(opts.Nkeys, &server.NkeyUser{Nkey: pub})
-	} else {
-		opts.CustomClientAuthentication = roles{coordinator: []string{cfg.Token, inner}, worker: cfg.WorkerToken}
-	}
-	if (cfg.TLSCert == "") != (cfg.TLSKey == "") || cfg.TLSCA != "" && cfg.TLSCert == "" {
-		return nil, errors.New("cluster: TLS needs a certificate and its key (and a CA only with them)")
-	}
-	if cfg.TLSCert != "" {
-		tc, err := server.GenTLSConfig(&server.TLSConfigOpts{CertFile: cfg.TLSCert, KeyFile: cfg.TLSKey, CaFile: cfg.TLSCA, Verify: cfg.TLSCA != ""})
-		if err != nil {
-			return nil, fmt.Errorf("cluster: TLS: %w", err)
-		}
-		opts.TLSConfig, opts.TLSVerify, opts.TLSTimeout = tc, cfg.TLSCA != "", 2
-	}
+	opts.StoreDir = dir
 	cleanup := func() {
 		if owned {
 			os.RemoveAll(dir)
@@ -176,36 +117,133 @@ func Listen(cfg ServerConfig) (*Server, error) {
 		return nil, fmt.Errorf("cluster: the server did not start on %s:%d (is the port taken?)", cfg.Host, cfg.Port)
 	}
 	s := &Server{srv: srv, dir: dir, owned: owned, Token: cfg.Token, WorkerToken: cfg.WorkerToken, stop: make(chan struct{}), done: make(chan struct{})}
-	// The sweeper's connection is in-process (no TLS, no port).
-	copts := []nats.Option{nats.InProcessServer(srv), nats.Name("arbor server sweeper"), nats.MaxReconnects(-1), nats.CustomInboxPrefix(coordInbox)}
-	if innerNKey != nil {
-		pub, _ := innerNKey.PublicKey()
-		copts = append(copts, nats.Nkey(pub, innerNKey.Sign))
-	} else {
-		copts = append(copts, nats.Token(inner))
-	}
-	nc, err := nats.Connect("", copts...)
-	if err == nil {
-		var js jetstream.JetStream
-		if js, err = jetstream.New(nc); err == nil {
-			conn := &Conn{NC: nc, JS: js}
-			s.conn = conn
-			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-			_, err = conn.setup(ctx)
-			cancel()
-			if err == nil {
-				go s.sweeper(conn, sweepConfig{MaxStore: cfg.MaxStore, InstanceGrace: time.Minute, Log: cfg.Log}, cfg.SweepEvery)
-			}
-		}
-		if err != nil {
-			nc.Close()
-		}
-	}
-	if err != nil {
+	if err := s.startSweeper(inner, cfg); err != nil {
 		s.stopServer()
 		return nil, fmt.Errorf("cluster: setting up the streams: %w", err)
 	}
 	return s, nil
+}
+
+// check rejects a configuration that would open the server to anyone or
+// cannot work: no credentials, both kinds, a worker token alone or equal
+// to the coordinator's, half a TLS setup.
+func (cfg *ServerConfig) check() error {
+	if cfg.Token == "" && len(cfg.NKeys) == 0 {
+		return errors.New("cluster: a server needs a token or NKey users: an open server would take tasks and records from anyone")
+	}
+	if cfg.Token != "" && len(cfg.NKeys) > 0 {
+		return errors.New("cluster: a server takes a token or NKey users, not both")
+	}
+	if cfg.WorkerToken != "" && (cfg.Token == "" || cfg.WorkerToken == cfg.Token) {
+		return errors.New("cluster: a worker token needs a different coordinator token beside it")
+	}
+	for _, k := range cfg.NKeys {
+		if !nkeys.IsValidPublicUserKey(k) {
+			return fmt.Errorf("cluster: %q is not an NKey user's public key (U…)", k)
+		}
+	}
+	if (cfg.TLSCert == "") != (cfg.TLSKey == "") || cfg.TLSCA != "" && cfg.TLSCert == "" {
+		return errors.New("cluster: TLS needs a certificate and its key (and a CA only with them)")
+	}
+	return nil
+}
+
+// setDefaults fills in what cfg leaves at zero.
+func (cfg *ServerConfig) setDefaults() {
+	if cfg.Port == 0 {
+		cfg.Port = server.RANDOM_PORT
+	}
+	if cfg.MaxStore == 0 {
+		cfg.MaxStore = DefaultMaxStore
+	}
+	if cfg.SweepEvery <= 0 {
+		cfg.SweepEvery = 2 * time.Second
+	}
+	if cfg.Log == nil {
+		cfg.Log = func(string, ...any) {}
+	}
+}
+
+// innerAuth is how the server's own sweeper signs in, as a coordinator: a
+// token of its own, or an NKey of its own when the users have NKeys.
+type innerAuth struct {
+	token string
+	nkey  nkeys.KeyPair
+}
+
+// serverOptions are the NATS server's options for cfg (all but the store
+// folder): JetStream, the users and their roles, TLS; with the sweeper's
+// credentials, which it adds to the users.
+func serverOptions(cfg ServerConfig) (*server.Options, innerAuth, error) {
+	var inner innerAuth
+	opts := &server.Options{
+		ServerName: "arbor-embedded",
+		Host:       cfg.Host,
+		Port:       cfg.Port,
+		JetStream:  true,
+		NoLog:      true,
+		NoSigs:     true,
+		// Task and record messages are small; instances go to the object
+		// store in chunks.
+		MaxPayload: 8 << 20,
+	}
+	if cfg.MaxStore > 0 {
+		opts.JetStreamMaxStore = cfg.MaxStore
+	}
+	var err error
+	if inner.token, err = NewToken(); err != nil {
+		return nil, inner, err
+	}
+	if len(cfg.NKeys) > 0 {
+		for _, k := range cfg.NKeys {
+			opts.Nkeys = append(opts.Nkeys, &server.NkeyUser{Nkey: k})
+		}
+		if inner.nkey, err = nkeys.CreateUser(); err != nil {
+			return nil, inner, fmt.Errorf("cluster: the sweeper's NKey: %w", err)
+		}
+		pub, _ := inner.nkey.PublicKey()
+		opts.Nkeys = append(opts.Nkeys, &server.NkeyUser{Nkey: pub})
+	} else {
+		opts.CustomClientAuthentication = roles{coordinator: []string{cfg.Token, inner.token}, worker: cfg.WorkerToken}
+	}
+	if cfg.TLSCert != "" {
+		tc, err := server.GenTLSConfig(&server.TLSConfigOpts{CertFile: cfg.TLSCert, KeyFile: cfg.TLSKey, CaFile: cfg.TLSCA, Verify: cfg.TLSCA != ""})
+		if err != nil {
+			return nil, inner, fmt.Errorf("cluster: TLS: %w", err)
+		}
+		opts.TLSConfig, opts.TLSVerify, opts.TLSTimeout = tc, cfg.TLSCA != "", 2
+	}
+	return opts, inner, nil
+}
+
+// startSweeper connects the sweeper in-process (no TLS, no port), sets
+// up the streams and starts sweeping.
+func (s *Server) startSweeper(inner innerAuth, cfg ServerConfig) error {
+	copts := []nats.Option{nats.InProcessServer(s.srv), nats.Name("arbor server sweeper"), nats.MaxReconnects(-1), nats.CustomInboxPrefix(coordInbox)}
+	if inner.nkey != nil {
+		pub, _ := inner.nkey.PublicKey()
+		copts = append(copts, nats.Nkey(pub, inner.nkey.Sign))
+	} else {
+		copts = append(copts, nats.Token(inner.token))
+	}
+	nc, err := nats.Connect("", copts...)
+	if err != nil {
+		return err
+	}
+	js, err := jetstream.New(nc)
+	if err == nil {
+		conn := &Conn{NC: nc, JS: js}
+		s.conn = conn
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		_, err = conn.setup(ctx)
+		cancel()
+		if err == nil {
+			go s.sweeper(conn, sweepConfig{MaxStore: cfg.MaxStore, InstanceGrace: time.Minute, Log: cfg.Log}, cfg.SweepEvery)
+			return nil
+		}
+	}
+	nc.Close()
+	return err
 }
 
 // sweeper runs sweep every period until Shutdown.

@@ -177,16 +177,9 @@ func (s *slot) release() {
 // that repeat are retried with a capped exponential back-off, logged once
 // when they start and once when they end.
 func RunWorker(ctx context.Context, cfg WorkerConfig) error {
-	if cfg.Key != nil {
-		if cfg.Name != "" && cfg.Name != cfg.Key.Name {
-			return fmt.Errorf("cluster: worker name %q, but its key is worker %q's", cfg.Name, cfg.Key.Name)
-		}
-		cfg.Name = cfg.Key.Name
-	}
-	named := cfg.Name != ""
-	if !named {
-		host, _ := os.Hostname()
-		cfg.Name = fmt.Sprintf("%s:%d", host, os.Getpid())
+	named, err := cfg.resolveName()
+	if err != nil {
+		return err
 	}
 	out := cfg.Log
 	if out == nil {
@@ -194,54 +187,19 @@ func RunWorker(ctx context.Context, cfg WorkerConfig) error {
 	}
 	lg := log.New(out, "arbor worker "+cfg.Name+": ", log.LstdFlags)
 	lg.Printf("connecting to %s", redact(cfg.URL))
-	var conn *Conn
-	wait := newBackoff("waiting for the server at "+redact(cfg.URL), lg.Printf)
-	for {
-		var err error
-		conn, err = dial(cfg.URL, cfg.Token, "arbor worker "+cfg.Name, cfg.Credentials, dialOptions{logf: lg.Printf})
-		if err == nil {
-			break
-		}
-		if !unreachable(err) || ctx.Err() != nil {
-			return err
-		}
-		wait.fail(ctx, err)
+	conn, err := dialWorker(ctx, cfg, lg)
+	if err != nil {
+		return err
 	}
 	defer conn.Close()
-	wait.ok()
-	var cons jetstream.Consumer
-	var obs jetstream.ObjectStore
-	var store *jobStore
-	ready := newBackoff("waiting for a coordinator or 'arbor server' to set up the streams", lg.Printf)
-	for {
-		var err error
-		if cons, err = conn.JS.Consumer(ctx, TaskStream, WorkerConsumer); err == nil {
-			if obs, err = conn.JS.ObjectStore(ctx, InstanceBucket); err == nil {
-				store, err = conn.openJobs(ctx, false)
-			}
-		}
-		if err == nil {
-			break
-		}
-		if ctx.Err() != nil {
-			return nil
-		}
-		ready.fail(ctx, err)
+	cons, obs, store, err := awaitStreams(ctx, conn, lg)
+	if err != nil || cons == nil {
+		return err // nil: cancelled while waiting
 	}
-	ready.ok()
 	if cfg.Key == nil {
-		// A key of its own: only a coordinator token may register one.
-		k, err := NewWorkerKey(strings.ReplaceAll(cfg.Name, " ", "_"))
-		if err != nil {
+		if cfg.Name, cfg.Key, err = registerKey(ctx, conn, cfg.Name); err != nil {
 			return err
 		}
-		rctx, cancel := context.WithTimeout(ctx, 5*time.Second)
-		err = conn.register(rctx, k)
-		cancel()
-		if err != nil {
-			return fmt.Errorf("cluster: worker %s has no key and may not register one (a worker token needs a key from 'arbor jobs add-worker'): %w", cfg.Name, err)
-		}
-		cfg.Name, cfg.Key = k.Name, &k
 	}
 	results, err := conn.JS.Stream(ctx, ResultStream)
 	if err != nil {
@@ -251,8 +209,102 @@ func RunWorker(ctx context.Context, cfg WorkerConfig) error {
 		jobs: map[string]*jobState{}, raise: map[string]map[chan int]bool{}, ended: map[string]time.Time{},
 		infos: map[string]*infoCache{}, runs: map[string]*jobRun{}, held: map[uint64]string{}, said: map[string]time.Time{},
 		poke: make(chan struct{}, 1)}
-	// A job stopped by its coordinator: its record is read again now.
-	stopSub, err := conn.NC.Subscribe(stoppedSubject, func(m *nats.Msg) {
+	unsubscribe, err := w.subscribe()
+	if err != nil {
+		return err
+	}
+	defer unsubscribe()
+	return w.serveSlots(ctx, cons, named)
+}
+
+// resolveName settles the worker's name: its key's (a different --name is
+// an error), the one given, or host:pid. It reports whether the name was
+// chosen (a restarted worker of the same name gets its tasks back).
+func (cfg *WorkerConfig) resolveName() (named bool, err error) {
+	if cfg.Key != nil {
+		if cfg.Name != "" && cfg.Name != cfg.Key.Name {
+			return false, fmt.Errorf("cluster: worker name %q, but its key is worker %q's", cfg.Name, cfg.Key.Name)
+		}
+		cfg.Name = cfg.Key.Name
+	}
+	if cfg.Name != "" {
+		return true, nil
+	}
+	host, _ := os.Hostname()
+	cfg.Name = fmt.Sprintf("%s:%d", host, os.Getpid())
+	return false, nil
+}
+
+// dialWorker connects to the server, waiting (with back-off) while it is
+// unreachable.
+func dialWorker(ctx context.Context, cfg WorkerConfig, lg *log.Logger) (*Conn, error) {
+	wait := newBackoff("waiting for the server at "+redact(cfg.URL), lg.Printf)
+	for {
+		conn, err := dial(cfg.URL, cfg.Token, "arbor worker "+cfg.Name, cfg.Credentials, dialOptions{logf: lg.Printf})
+		if err == nil {
+			wait.ok()
+			return conn, nil
+		}
+		if !unreachable(err) || ctx.Err() != nil {
+			return nil, err
+		}
+		wait.fail(ctx, err)
+	}
+}
+
+// awaitStreams waits (with back-off) until a coordinator or the server
+// has set up the task stream's consumer, the instance bucket and the job
+// records, and returns them; a nil consumer and no error when ctx ends
+// first.
+func awaitStreams(ctx context.Context, conn *Conn, lg *log.Logger) (jetstream.Consumer, jetstream.ObjectStore, *jobStore, error) {
+	ready := newBackoff("waiting for a coordinator or 'arbor server' to set up the streams", lg.Printf)
+	for {
+		cons, err := conn.JS.Consumer(ctx, TaskStream, WorkerConsumer)
+		var obs jetstream.ObjectStore
+		var store *jobStore
+		if err == nil {
+			if obs, err = conn.JS.ObjectStore(ctx, InstanceBucket); err == nil {
+				store, err = conn.openJobs(ctx, false)
+			}
+		}
+		if err == nil {
+			ready.ok()
+			return cons, obs, store, nil
+		}
+		if ctx.Err() != nil {
+			return nil, nil, nil, nil
+		}
+		ready.fail(ctx, err)
+	}
+}
+
+// registerKey gives a worker without a key one of its own: only a
+// coordinator token may register it. It returns the key's name and key.
+func registerKey(ctx context.Context, conn *Conn, name string) (string, *WorkerKey, error) {
+	k, err := NewWorkerKey(strings.ReplaceAll(name, " ", "_"))
+	if err != nil {
+		return "", nil, err
+	}
+	rctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	err = conn.register(rctx, k)
+	cancel()
+	if err != nil {
+		return "", nil, fmt.Errorf("cluster: worker %s has no key and may not register one (a worker token needs a key from 'arbor jobs add-worker'): %w", name, err)
+	}
+	return k.Name, &k, nil
+}
+
+// subscribe makes the worker hear of jobs stopped by their coordinator
+// (their record is read again) and of every job's incumbents and ends, as
+// they happen. It returns the function that ends the subscriptions.
+func (w *worker) subscribe() (func(), error) {
+	var subs []*nats.Subscription
+	unsubscribe := func() {
+		for _, s := range subs {
+			_ = s.Unsubscribe()
+		}
+	}
+	stopSub, err := w.conn.NC.Subscribe(stoppedSubject, func(m *nats.Msg) {
 		if job := string(m.Data); validJob(job) {
 			ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 			defer cancel()
@@ -260,18 +312,23 @@ func RunWorker(ctx context.Context, cfg WorkerConfig) error {
 		}
 	})
 	if err != nil {
-		return fmt.Errorf("cluster: subscribing to %s: %w", stoppedSubject, err)
+		return nil, fmt.Errorf("cluster: subscribing to %s: %w", stoppedSubject, err)
 	}
-	defer stopSub.Unsubscribe()
-	// Incumbents and ends of every job, as they happen.
+	subs = append(subs, stopSub)
 	for _, kind := range []string{kindBest, kindEnd} {
-		sub, err := conn.NC.Subscribe(resultPrefix+"*."+kind, w.hear)
+		sub, err := w.conn.NC.Subscribe(resultPrefix+"*."+kind, w.hear)
 		if err != nil {
-			return fmt.Errorf("cluster: subscribing to results: %w", err)
+			unsubscribe()
+			return nil, fmt.Errorf("cluster: subscribing to results: %w", err)
 		}
-		defer sub.Unsubscribe()
+		subs = append(subs, sub)
 	}
+	return unsubscribe, nil
+}
 
+// serveSlots announces the worker and serves tasks on every slot until
+// ctx ends or the connection is gone; the first slot's error is returned.
+func (w *worker) serveSlots(ctx context.Context, cons jetstream.Consumer, named bool) error {
 	slots := w.slots()
 	if len(slots) == 0 {
 		return errors.New("cluster: a worker with no devices and no CPU has nothing to solve with")
@@ -283,12 +340,12 @@ func RunWorker(ctx context.Context, cfg WorkerConfig) error {
 	if err != nil {
 		return err
 	}
-	stopAlive, err := announce(ctx, conn, Alive{Protocol: protocol, Worker: cfg.Name, Run: run, Named: named, Slots: len(slots)}, w.key, w.heldTasks, w.poke)
+	stopAlive, err := announce(ctx, w.conn, Alive{Protocol: protocol, Worker: w.cfg.Name, Run: run, Named: named, Slots: len(slots)}, w.key, w.heldTasks, w.poke)
 	if err != nil {
 		return err
 	}
 	defer stopAlive()
-	lg.Printf("taking tasks with %d slot(s)", len(slots))
+	w.log.Printf("taking tasks with %d slot(s)", len(slots))
 	errs := make(chan error, len(slots))
 	for _, s := range slots {
 		go func() {
@@ -1115,14 +1172,7 @@ func (w *worker) solveBatch(wctx, ctx context.Context, batch []pending, s *slot)
 			fail(err) // handed back (a failed device, or shutting down)
 			return
 		}
-		var rest []mcs.Subtask
-		for _, r := range res {
-			done.Nodes += r.Nodes
-			if r.Size > done.Size {
-				done.Size, done.Mapping = r.Size, r.Mapping
-			}
-			rest = append(rest, r.Rest...)
-		}
+		rest := done.add(res)
 		w.mu.Lock()
 		known := j.best
 		w.mu.Unlock()
@@ -1138,31 +1188,12 @@ func (w *worker) solveBatch(wctx, ctx context.Context, batch []pending, s *slot)
 		// tasks are done only when nothing is left, and a worker killed
 		// meanwhile loses the whole batch's search (it comes back from
 		// its roots, and a batch killed again and again never ends).
-		limit := devicePublish
 		hold := w.cfg.DeviceHold
 		if hold <= 0 {
 			hold = deviceHold
 		}
-		past := time.Since(start) > hold
-		if past {
-			limit = len(rest)
-		}
 		var children []Task
-		paths = paths[:0]
-		for _, r := range rest {
-			id := taskID(first.scope(), r.Path)
-			own := slices.IndexFunc(batch, func(p pending) bool { return p.t.ID == id })
-			if past && own >= 0 && own != owner {
-				returned[own] = true // its whole subtree: not started here
-				continue
-			}
-			if len(children) == limit || len(r.Path) <= len(batch[owner].t.Path) || own >= 0 {
-				paths = append(paths, r.Path)
-				continue
-			}
-			children = append(children, Task{Protocol: protocol, Problem: "mcs", Job: first.Job, Epoch: first.Epoch, Round: first.Round, ID: id,
-				Instance: first.Instance, Options: first.Options, Path: fromSteps(r.Path), Bound: r.Bound, Incumbent: known, Budget: first.Budget})
-		}
+		paths, children = shareRest(batch, owner, rest, known, time.Since(start) > hold, paths[:0], returned)
 		published, err := w.publishTasks(ctx, batch[owner].t, children)
 		if err != nil {
 			fail(err)
@@ -1174,6 +1205,15 @@ func (w *worker) solveBatch(wctx, ctx context.Context, batch []pending, s *slot)
 			cpaths = append(cpaths, c.Path)
 		}
 	}
+	done.Bounds, done.Paths = bounds, cpaths
+	w.finishBatch(wctx, ctx, batch, owner, returned, done, ids)
+}
+
+// finishBatch ends a device batch's tasks: the owner's record holds what
+// the batch found and the children it published (ids); the others end
+// with empty records, but those the device never started (returned) go
+// back to the queue for whoever takes them next.
+func (w *worker) finishBatch(wctx, ctx context.Context, batch []pending, owner int, returned map[int]bool, done Record, ids []string) {
 	for i, p := range batch {
 		if returned[i] {
 			_ = p.msg.Nak() // searched by whoever takes it next
@@ -1182,10 +1222,54 @@ func (w *worker) solveBatch(wctx, ctx context.Context, batch []pending, s *slot)
 		rec, kids := Record{}, []string(nil)
 		if i == owner {
 			rec, kids = done, ids
-			rec.Bounds, rec.Paths = bounds, cpaths
 		}
 		w.settle(wctx, ctx, p.msg, p.t, w.finish(ctx, p.msg, p.t, kids, rec))
 	}
+}
+
+// add counts a device batch round's results (res) into the batch's record
+// (nodes, the largest solution) and returns the subtrees they left.
+func (rec *Record) add(res []mcs.SubtreeResult) []mcs.Subtask {
+	var rest []mcs.Subtask
+	for _, r := range res {
+		rec.Nodes += r.Nodes
+		if r.Size > rec.Size {
+			rec.Size, rec.Mapping = r.Size, r.Mapping
+		}
+		rest = append(rest, r.Rest...)
+	}
+	return rest
+}
+
+// shareRest splits what a round of a device batch left (rest, most
+// promising first) between the paths the batch searches next (appended to
+// paths) and the child tasks it publishes: at most devicePublish children,
+// each strictly below the owner's node and no batch task's own node. Past
+// the batch's hold (past) every such subtree goes out, and the batch tasks
+// the device never started are marked in returned, to go back to the
+// queue as they are.
+func shareRest(batch []pending, owner int, rest []mcs.Subtask, known int, past bool, paths [][]mcs.Step, returned map[int]bool) ([][]mcs.Step, []Task) {
+	first := batch[0].t
+	limit := devicePublish
+	if past {
+		limit = len(rest)
+	}
+	var children []Task
+	for _, r := range rest {
+		id := taskID(first.scope(), r.Path)
+		own := slices.IndexFunc(batch, func(p pending) bool { return p.t.ID == id })
+		if past && own >= 0 && own != owner {
+			returned[own] = true // its whole subtree: not started here
+			continue
+		}
+		if len(children) == limit || len(r.Path) <= len(batch[owner].t.Path) || own >= 0 {
+			paths = append(paths, r.Path)
+			continue
+		}
+		children = append(children, Task{Protocol: protocol, Problem: "mcs", Job: first.Job, Epoch: first.Epoch, Round: first.Round, ID: id,
+			Instance: first.Instance, Options: first.Options, Path: fromSteps(r.Path), Bound: r.Bound, Incumbent: known, Budget: first.Budget})
+	}
+	return paths, children
 }
 
 // heartbeats tells JetStream every third of the ack wait that the task is

@@ -1,10 +1,10 @@
 package core
 
 import (
+	"flag"
 	"io"
 	"os"
 	"path/filepath"
-	"strconv"
 	"testing"
 
 	"github.com/arbor-gpu/arbor/internal/dataset"
@@ -46,20 +46,18 @@ func BenchmarkReadMIVIA(b *testing.B) {
 	}
 }
 
-// BenchmarkReadLarge reads generated files of ARBOR_BENCH_READ_EDGES
+var readEdges = flag.Float64("read.edges", 2e6, "BenchmarkReadLarge: entries of each generated file")
+
+// BenchmarkReadLarge reads generated files of -read.edges
 // entries (default 2e6; the target, 1 GB/s on 16 cores, is for ≥ 1e8): a
 // symmetric real Matrix Market file, a general pattern one and a 0-based
 // edge list. MB/s is file bytes per second, parse and CSR build; compare
 // -cpu 1,2,… for the scaling. Numbers measured so far are in docs/results/reading.md.
 func BenchmarkReadLarge(b *testing.B) {
-	edges := int64(2e6)
-	if s := os.Getenv("ARBOR_BENCH_READ_EDGES"); s != "" {
-		f, err := strconv.ParseFloat(s, 64)
-		if err != nil || f < 1 {
-			b.Fatalf("ARBOR_BENCH_READ_EDGES=%q: expected a positive number", s)
-		}
-		edges = int64(f)
+	if *readEdges < 1 {
+		b.Fatalf("-read.edges %g: expected a positive number", *readEdges)
 	}
+	edges := int64(*readEdges)
 	n := int(max(edges/10, 100)) // average degree about 20
 	dir := b.TempDir()
 	for _, c := range []struct {

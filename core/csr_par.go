@@ -121,99 +121,7 @@ func buildCSRChunks(n int, src, dst [][]int32, w [][]float64, lab [][]int32, o c
 			return adj, perm
 		})
 	} else {
-		first := make([]int, groups+1) // chunks of group j: first[j]..first[j+1]-1
-		for j, k := 1, 0; j <= groups; j++ {
-			for k < len(src) && (j == groups || base[k] < j*edges/groups) {
-				k++
-			}
-			first[j] = k
-		}
-		cnt := make([]uint32, groups*n)
-		parallelFor(par.workers, groups, func(j int) {
-			c := cnt[j*n : (j+1)*n]
-			for k := first[j]; k < first[j+1]; k++ {
-				d := dst[k]
-				for i, u := range src[k] {
-					c[u]++
-					if v := d[i]; !o.directed && u != v {
-						c[v]++
-					}
-				}
-			}
-		})
-		// Degrees, their prefix sum, then each group's cursor per vertex;
-		// the two passes over cnt go by vertex ranges, in parallel.
-		off = make([]int, n+1)
-		const span = 1 << 14
-		spans := (n + span - 1) / span
-		parallelFor(par.workers, spans, func(s int) {
-			for v := s * span; v < min((s+1)*span, n); v++ {
-				d := 0
-				for j := range groups {
-					d += int(cnt[j*n+v])
-				}
-				off[v+1] = d
-			}
-		})
-		for v := range n {
-			off[v+1] += off[v]
-		}
-		parallelFor(par.workers, spans, func(s int) {
-			for v := s * span; v < min((s+1)*span, n); v++ {
-				p := uint32(off[v])
-				for j := range groups {
-					c := cnt[j*n+v]
-					cnt[j*n+v] = p
-					p += c
-				}
-			}
-		})
-		total := off[n]
-		adj = make([]int32, total)
-		if payload {
-			perm = make([]uint32, total)
-		}
-		if w != nil {
-			from = make([]float64, total)
-		}
-		if lab != nil {
-			fromLab = make([]int32, total)
-		}
-		parallelFor(par.workers, groups, func(j int) {
-			cur := cnt[j*n : (j+1)*n]
-			for k := first[j]; k < first[j+1]; k++ {
-				d := dst[k]
-				for i, u := range src[k] {
-					v := d[i]
-					p := cur[u]
-					cur[u] = p + 1
-					adj[p] = v
-					q := p
-					if !o.directed && u != v {
-						q = cur[v]
-						cur[v] = q + 1
-						adj[q] = u
-					}
-					if w != nil {
-						from[p], from[q] = w[k][i], w[k][i]
-					}
-					if lab != nil {
-						fromLab[p], fromLab[q] = lab[k][i], lab[k][i]
-					}
-				}
-			}
-		})
-		// Each segment's arcs lie in input order, so the payload's
-		// permutation starts as the identity: written here in order, not
-		// beside each placed arc (two fewer scattered writes an edge).
-		if payload {
-			const span = 1 << 16
-			parallelFor(par.workers, (total+span-1)/span, func(s int) {
-				for i := s * span; i < min((s+1)*span, total); i++ {
-					perm[i] = uint32(i)
-				}
-			})
-		}
+		off, adj, perm, from, fromLab = placeGrouped(n, src, dst, w, lab, base, groups, payload, o, par.workers)
 	}
 	sortSegments(off, adj, perm)
 	adj, perm, dup := mergeDuplicatesParallel(off, adj, perm, o, par.workers)
@@ -237,6 +145,111 @@ func buildCSRChunks(n int, src, dst [][]int32, w [][]float64, lab [][]int32, o c
 		})
 	}
 	return g, dup
+}
+
+// placeGrouped places the arcs of the chunks (src, dst; base: each
+// chunk's first input index) into CSR order with groups runs of whole
+// chunks counting and placing on their own: a cursor per group and
+// vertex, so no atomics, and every segment's arcs in input order. It
+// returns the offsets, the targets and, with a payload, the permutation
+// (the identity: arcs lie in input order) and the weights and labels
+// placed beside the arcs, where the permutation indexes them.
+func placeGrouped(n int, src, dst [][]int32, w [][]float64, lab [][]int32, base []int, groups int, payload bool, o csrOptions, workers int) (off []int, adj []int32, perm []uint32, from []float64, fromLab []int32) {
+	edges := base[len(src)]
+	first := make([]int, groups+1) // chunks of group j: first[j]..first[j+1]-1
+	for j, k := 1, 0; j <= groups; j++ {
+		for k < len(src) && (j == groups || base[k] < j*edges/groups) {
+			k++
+		}
+		first[j] = k
+	}
+	cnt := make([]uint32, groups*n)
+	parallelFor(workers, groups, func(j int) {
+		c := cnt[j*n : (j+1)*n]
+		for k := first[j]; k < first[j+1]; k++ {
+			d := dst[k]
+			for i, u := range src[k] {
+				c[u]++
+				if v := d[i]; !o.directed && u != v {
+					c[v]++
+				}
+			}
+		}
+	})
+	// Degrees, their prefix sum, then each group's cursor per vertex;
+	// the two passes over cnt go by vertex ranges, in parallel.
+	off = make([]int, n+1)
+	const span = 1 << 14
+	spans := (n + span - 1) / span
+	parallelFor(workers, spans, func(s int) {
+		for v := s * span; v < min((s+1)*span, n); v++ {
+			d := 0
+			for j := range groups {
+				d += int(cnt[j*n+v])
+			}
+			off[v+1] = d
+		}
+	})
+	for v := range n {
+		off[v+1] += off[v]
+	}
+	parallelFor(workers, spans, func(s int) {
+		for v := s * span; v < min((s+1)*span, n); v++ {
+			p := uint32(off[v])
+			for j := range groups {
+				c := cnt[j*n+v]
+				cnt[j*n+v] = p
+				p += c
+			}
+		}
+	})
+	total := off[n]
+	adj = make([]int32, total)
+	if payload {
+		perm = make([]uint32, total)
+	}
+	if w != nil {
+		from = make([]float64, total)
+	}
+	if lab != nil {
+		fromLab = make([]int32, total)
+	}
+	parallelFor(workers, groups, func(j int) {
+		cur := cnt[j*n : (j+1)*n]
+		for k := first[j]; k < first[j+1]; k++ {
+			d := dst[k]
+			for i, u := range src[k] {
+				v := d[i]
+				p := cur[u]
+				cur[u] = p + 1
+				adj[p] = v
+				q := p
+				if !o.directed && u != v {
+					q = cur[v]
+					cur[v] = q + 1
+					adj[q] = u
+				}
+				if w != nil {
+					from[p], from[q] = w[k][i], w[k][i]
+				}
+				if lab != nil {
+					fromLab[p], fromLab[q] = lab[k][i], lab[k][i]
+				}
+			}
+		}
+	})
+	// Each segment's arcs lie in input order, so the payload's
+	// permutation starts as the identity: written here in order, not
+	// beside each placed arc (two fewer scattered writes an edge).
+	if payload {
+		const span = 1 << 16
+		parallelFor(workers, (total+span-1)/span, func(s int) {
+			for i := s * span; i < min((s+1)*span, total); i++ {
+				perm[i] = uint32(i)
+			}
+		})
+	}
+	return off, adj, perm, from, fromLab
 }
 
 // concat joins chunks into one slice (nil for nil), copying them in

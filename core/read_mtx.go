@@ -17,71 +17,15 @@ import (
 // Arbor algorithm gives them a meaning. An entry repeated (for symmetric
 // files, also as its mirror image) is an error.
 func readMTX(t *textReader, directed bool, limit int, par parallelism) (*Graph, error) {
-	l, _ := t.next()
-	tok, rest := field(l)
-	if !strings.EqualFold(string(tok), "%%MatrixMarket") {
-		return nil, t.errf("expected the banner '%%%%MatrixMarket matrix coordinate FIELD SYMMETRY', found %s", quote(tok))
-	}
-	var words [4]string
-	for i := range words {
-		var w []byte
-		w, rest = field(rest)
-		words[i] = strings.ToLower(string(w))
-	}
-	if words[0] != "matrix" {
-		return nil, t.errf("banner names object %q; expected 'matrix'", words[0])
-	}
-	if words[1] != "coordinate" {
-		return nil, t.errf("banner names %q storage; expected 'coordinate' (a dense array is not a graph)", words[1])
-	}
-	fieldKind := words[2]
-	switch fieldKind {
-	case "pattern", "integer", "real", "double":
-	default:
-		return nil, t.errf("banner names field %q; expected pattern, integer or real", fieldKind)
-	}
-	symmetric := false
-	switch words[3] {
-	case "general":
-	case "symmetric":
-		symmetric = true
-	default:
-		return nil, t.errf("banner names symmetry %q; expected general or symmetric", words[3])
-	}
-	if err := t.endOfLine(rest, "the banner"); err != nil {
+	fieldKind, symmetric, err := readMTXBanner(t)
+	if err != nil {
 		return nil, err
 	}
-	// Size line, after comments.
-	var rows, cols, nnz int64
-	for {
-		l, ok := t.next()
-		if !ok {
-			return nil, t.errEOF("no size line 'ROWS COLS ENTRIES'")
-		}
-		if c := firstNonSpace(l); c == 0 || c == '%' {
-			continue
-		}
-		var err error
-		var r2 []byte
-		if rows, r2, err = t.countField(l, "row count", int64(limit)); err != nil {
-			return nil, err
-		}
-		if cols, r2, err = t.countField(r2, "column count", int64(limit)); err != nil {
-			return nil, err
-		}
-		if nnz, r2, err = t.countField(r2, "entry count", maxInt); err != nil {
-			return nil, err
-		}
-		if err := t.endOfLine(r2, "'ROWS COLS ENTRIES'"); err != nil {
-			return nil, err
-		}
-		if rows != cols {
-			return nil, t.errf("matrix is %d×%d; a graph needs a square matrix", rows, cols)
-		}
-		break
+	n, nnz, err := readMTXSize(t, limit)
+	if err != nil {
+		return nil, err
 	}
 	sizeLine := t.line
-	n := rows
 	parse := func(c *textReader, room int64) mtxBody { return parseMTXBody(c, fieldKind, n, room, nnz) }
 	body := parseChunks(t, par, func(c *textReader) mtxBody { return parse(c, nnz) })
 	// Walk the pieces in file order: the first with an error, or with more
@@ -151,6 +95,75 @@ func readMTX(t *textReader, directed bool, limit int, par parallelism) (*Graph, 
 		g.Notes = append(g.Notes, fmt.Sprintf("%d diagonal entries (self-loops) dropped", diag))
 	}
 	return g, nil
+}
+
+// readMTXBanner reads the banner line '%%MatrixMarket matrix coordinate
+// FIELD SYMMETRY': the field (pattern, integer, real or double) and
+// whether the matrix is symmetric.
+func readMTXBanner(t *textReader) (fieldKind string, symmetric bool, err error) {
+	l, _ := t.next()
+	tok, rest := field(l)
+	if !strings.EqualFold(string(tok), "%%MatrixMarket") {
+		return "", false, t.errf("expected the banner '%%%%MatrixMarket matrix coordinate FIELD SYMMETRY', found %s", quote(tok))
+	}
+	var words [4]string
+	for i := range words {
+		var w []byte
+		w, rest = field(rest)
+		words[i] = strings.ToLower(string(w))
+	}
+	if words[0] != "matrix" {
+		return "", false, t.errf("banner names object %q; expected 'matrix'", words[0])
+	}
+	if words[1] != "coordinate" {
+		return "", false, t.errf("banner names %q storage; expected 'coordinate' (a dense array is not a graph)", words[1])
+	}
+	fieldKind = words[2]
+	switch fieldKind {
+	case "pattern", "integer", "real", "double":
+	default:
+		return "", false, t.errf("banner names field %q; expected pattern, integer or real", fieldKind)
+	}
+	switch words[3] {
+	case "general":
+	case "symmetric":
+		symmetric = true
+	default:
+		return "", false, t.errf("banner names symmetry %q; expected general or symmetric", words[3])
+	}
+	return fieldKind, symmetric, t.endOfLine(rest, "the banner")
+}
+
+// readMTXSize reads the size line 'ROWS COLS ENTRIES' after the comments:
+// the vertex count (a square matrix's) and the entry count.
+func readMTXSize(t *textReader, limit int) (rows, nnz int64, err error) {
+	var cols int64
+	for {
+		l, ok := t.next()
+		if !ok {
+			return 0, 0, t.errEOF("no size line 'ROWS COLS ENTRIES'")
+		}
+		if c := firstNonSpace(l); c == 0 || c == '%' {
+			continue
+		}
+		var r2 []byte
+		if rows, r2, err = t.countField(l, "row count", int64(limit)); err != nil {
+			return 0, 0, err
+		}
+		if cols, r2, err = t.countField(r2, "column count", int64(limit)); err != nil {
+			return 0, 0, err
+		}
+		if nnz, r2, err = t.countField(r2, "entry count", maxInt); err != nil {
+			return 0, 0, err
+		}
+		if err := t.endOfLine(r2, "'ROWS COLS ENTRIES'"); err != nil {
+			return 0, 0, err
+		}
+		if rows != cols {
+			return 0, 0, t.errf("matrix is %d×%d; a graph needs a square matrix", rows, cols)
+		}
+		return rows, nnz, nil
+	}
 }
 
 // symmetrise turns a directed graph into the undirected graph with an edge

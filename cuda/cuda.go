@@ -39,10 +39,6 @@ const (
 	// EnvPTX=1 compiles PTX for the driver to JIT instead of cubin, the path
 	// taken when a device is newer than NVRTC knows; tests use it to force it.
 	EnvPTX = "ARBOR_CUDA_PTX"
-	// EnvSpin sets how long a caller waiting for the device, and the
-	// executor waiting for the next call, poll before they block (a Go
-	// duration; default 1ms; "0" blocks at once): see executor.
-	EnvSpin = "ARBOR_CUDA_SPIN"
 )
 
 func init() { backend.Register(Name, backend.PriorityCUDA, &driver{}) }

@@ -2,10 +2,7 @@ package cuda
 
 import (
 	"errors"
-	"fmt"
-	"os"
 	"runtime"
-	"strings"
 	"sync"
 	"time"
 )
@@ -44,34 +41,15 @@ type call struct {
 	result chan error
 }
 
-// defaultSpin is the polling window: longer than the waits of the usual
+// spinWindow is the polling window: longer than the waits of the usual
 // call (the primitives' calls wait 40-300 µs on the device), short enough
 // that an idle device stops costing a core within a millisecond.
-// ARBOR_CUDA_SPIN (a Go duration, e.g. "200us"; "0" blocks at once)
-// overrides it.
-const defaultSpin = time.Millisecond
+const spinWindow = time.Millisecond
 
 // pollBatch: the clock is read only every pollBatch polls, because reading
 // it can itself cost about a microsecond in a virtual machine; a quick
 // answer costs no clock read.
 const pollBatch = 256
-
-// spinWindow is the polling window ARBOR_CUDA_SPIN asks for, else
-// defaultSpin.
-func spinWindow() (time.Duration, error) {
-	v := strings.TrimSpace(os.Getenv(EnvSpin))
-	if v == "" {
-		return defaultSpin, nil
-	}
-	if v == "0" {
-		return 0, nil
-	}
-	d, err := time.ParseDuration(v)
-	if err != nil || d < 0 {
-		return 0, fmt.Errorf("cuda: %s=%q: want a duration such as 200us or 1ms", EnvSpin, v)
-	}
-	return d, nil
-}
 
 // spin calls try until it reports true or the window has passed. yield
 // lets other goroutines run between batches (the caller's side: on a
@@ -104,10 +82,12 @@ func (e *executor) spin(try func() bool, yield bool) bool {
 // context current) and returns once setup is done. teardown runs on the
 // same thread when the executor stops.
 func newExecutor(setup func() error, teardown func()) (*executor, error) {
-	window, err := spinWindow()
-	if err != nil {
-		return nil, err
-	}
+	return startExecutor(spinWindow, setup, teardown)
+}
+
+// startExecutor is newExecutor with the polling window given (0: both
+// sides block at once).
+func startExecutor(window time.Duration, setup func() error, teardown func()) (*executor, error) {
 	e := &executor{work: make(chan *call, 64), quit: make(chan struct{}), done: make(chan struct{}), spinFor: window}
 	e.pool.New = func() any { return &call{result: make(chan error, 1)} }
 	ready := make(chan error, 1)

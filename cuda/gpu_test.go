@@ -16,6 +16,7 @@ import (
 	"github.com/arbor-gpu/arbor/backend/backendtest"
 	"github.com/arbor-gpu/arbor/backend/cache"
 	"github.com/arbor-gpu/arbor/device"
+	"github.com/arbor-gpu/arbor/internal/testrole"
 )
 
 // These tests run on the first CUDA device. Without libcuda they skip with
@@ -622,13 +623,13 @@ func TestNoNVRTC(t *testing.T) {
 // runs in a child process (this test binary again), and this process goes
 // on unharmed.
 func TestIllegalAddress(t *testing.T) {
-	if os.Getenv(faultChild) == "1" {
+	if testrole.Is("cuda-fault") {
 		faultingKernel(t)
 		return
 	}
 	openCUDA(t) // skip (or fail, when required) without a device
 	cmd := exec.Command(os.Args[0], "-test.run=^TestIllegalAddress$", "-test.v")
-	cmd.Env = append(os.Environ(), faultChild+"=1")
+	cmd.Env = append(os.Environ(), testrole.Env("cuda-fault"))
 	out, err := cmd.CombinedOutput()
 	if err != nil {
 		t.Fatalf("child: %v\n%s", err, out)
@@ -638,8 +639,6 @@ func TestIllegalAddress(t *testing.T) {
 	}
 	t.Logf("child process:\n%s", out)
 }
-
-const faultChild = "ARBOR_CUDA_FAULT_CHILD"
 
 func faultingKernel(t *testing.T) {
 	d := openCUDA(t)

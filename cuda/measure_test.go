@@ -3,8 +3,8 @@
 package cuda
 
 import (
+	"flag"
 	"fmt"
-	"os"
 	"testing"
 	"time"
 
@@ -301,12 +301,14 @@ func BenchmarkLaunch(b *testing.B) {
 	b.ReportMetric(float64(trip)/1e3, "µs/roundtrip")
 }
 
-// TestStagingSweep (ARBOR_STAGING_SWEEP=1) times Write and Read of 2 GiB of
+var stagingSweep = flag.Bool("staging.sweep", false, "run TestStagingSweep")
+
+// TestStagingSweep (-staging.sweep) times Write and Read of 2 GiB of
 // Go memory, the size a 10^8-edge matching uploads, for each shape of the
 // staging set: the measurement behind defaultStaging.
 func TestStagingSweep(t *testing.T) {
-	if os.Getenv("ARBOR_STAGING_SWEEP") == "" {
-		t.Skip("set ARBOR_STAGING_SWEEP=1 to sweep the staging shapes")
+	if !*stagingSweep {
+		t.Skip("-staging.sweep sweeps the staging shapes")
 	}
 	d := openCUDA(t)
 	var lines []string

@@ -8,7 +8,6 @@ import (
 	"strings"
 	"syscall"
 	"testing"
-	"time"
 
 	"github.com/arbor-gpu/arbor/backend"
 	"github.com/arbor-gpu/arbor/cuda/internal/raw"
@@ -276,41 +275,10 @@ func TestDeferredErrors(t *testing.T) {
 	}
 }
 
-// TestSpinWindow checks ARBOR_CUDA_SPIN: the default, explicit windows,
-// "0", and bad values, which make the executor (so the device) refuse to
-// start with an error that names the variable.
-func TestSpinWindow(t *testing.T) {
-	for _, c := range []struct {
-		env  string
-		want time.Duration
-		bad  bool
-	}{
-		{"", defaultSpin, false},
-		{"0", 0, false},
-		{"200us", 200 * time.Microsecond, false},
-		{" 2ms ", 2 * time.Millisecond, false},
-		{"fast", 0, true},
-		{"-1ms", 0, true},
-		{"100", 0, true}, // a bare number has no unit
-	} {
-		t.Setenv(EnvSpin, c.env)
-		got, err := spinWindow()
-		if c.bad {
-			if err == nil || !strings.Contains(err.Error(), EnvSpin) {
-				t.Errorf("%s=%q: got %v, %v; want an error naming %s", EnvSpin, c.env, got, err, EnvSpin)
-			}
-			if _, err := newExecutor(func() error { return nil }, func() {}); err == nil {
-				t.Errorf("%s=%q: newExecutor started", EnvSpin, c.env)
-			}
-			continue
-		}
-		if err != nil || got != c.want {
-			t.Errorf("%s=%q: got %v, %v; want %v", EnvSpin, c.env, got, err, c.want)
-		}
-	}
-	// With no polling at all, calls still complete: each side blocks at once.
-	t.Setenv(EnvSpin, "0")
-	e, err := newExecutor(func() error { return nil }, func() {})
+// TestNoSpin: with no polling at all, calls still complete: each side
+// blocks at once.
+func TestNoSpin(t *testing.T) {
+	e, err := startExecutor(0, func() error { return nil }, func() {})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -276,7 +276,7 @@ func (d *Device) current(f func() raw.Result) raw.Result {
 const pollWait = 100 * time.Microsecond
 
 // pollWindow is how long waitFor polls before it blocks: the executor's
-// spin window (ARBOR_CUDA_SPIN, default 1 ms) when that is longer. A
+// spin window (spinWindow, 1 ms) when that is longer. A
 // blocking cuStreamSynchronize on this VM-hosted H100 took about 1.1 ms to
 // return after the stream drained (measured by the matching benchmark's
 // per-pass count reads), so waits shorter than the window are polled.

@@ -10,6 +10,7 @@ import (
 
 	"github.com/arbor-gpu/arbor/backend"
 	"github.com/arbor-gpu/arbor/backend/backendtest"
+	"github.com/arbor-gpu/arbor/internal/testrole"
 )
 
 func TestRegistered(t *testing.T) {
@@ -106,15 +107,12 @@ func TestLibraryOrder(t *testing.T) {
 	}
 }
 
-// envHelper marks the subprocess of TestRequireWithoutPlatform.
-const envHelper = "ARBOR_OPENCL_TEST_HELPER"
-
 // TestRequireWithoutPlatform runs this test binary again with the ICD
 // loader pointed at an empty vendor directory: no platform. There, Probe
 // must say so with the install hint, and with ARBOR_REQUIRE=opencl a test
 // using backendtest must fail, not skip.
 func TestRequireWithoutPlatform(t *testing.T) {
-	if os.Getenv(envHelper) != "" {
+	if testrole.Is("no-platform") { // the subprocess
 		helperNoPlatform(t)
 		return
 	}
@@ -127,7 +125,7 @@ func TestRequireWithoutPlatform(t *testing.T) {
 	}
 	empty := t.TempDir()
 	cmd := exec.Command(exe, "-test.run=^TestRequireWithoutPlatform$", "-test.v", "-test.count=1")
-	cmd.Env = append(os.Environ(), envHelper+"=1", "ARBOR_REQUIRE=opencl",
+	cmd.Env = append(os.Environ(), testrole.Env("no-platform"), "ARBOR_REQUIRE=opencl",
 		"OCL_ICD_VENDORS="+empty, "OCL_ICD_FILENAMES=", "OPENCL_VENDOR_PATH="+empty)
 	out, err := cmd.CombinedOutput()
 	text := string(out)

@@ -1,6 +1,7 @@
 package opencl
 
 import (
+	"github.com/arbor-gpu/arbor/internal/testrole"
 	"os"
 	"os/exec"
 	"sync"
@@ -14,7 +15,7 @@ import (
 // meet; without the lock in enumerate, 15 of 20 such processes crashed in
 // clGetDeviceInfo on PoCL 3.1.
 func TestConcurrentFirstProbe(t *testing.T) {
-	if os.Getenv("ARBOR_TEST_CONCURRENT_PROBE") == "1" {
+	if testrole.Is("concurrent-probe") {
 		var wg sync.WaitGroup
 		for range 4 {
 			wg.Add(1)
@@ -33,7 +34,7 @@ func TestConcurrentFirstProbe(t *testing.T) {
 	}
 	for i := 0; i < 5; i++ {
 		cmd := exec.Command(os.Args[0], "-test.run=^TestConcurrentFirstProbe$", "-test.count=1")
-		cmd.Env = append(os.Environ(), "ARBOR_TEST_CONCURRENT_PROBE=1")
+		cmd.Env = append(os.Environ(), testrole.Env("concurrent-probe"))
 		if out, err := cmd.CombinedOutput(); err != nil {
 			t.Fatalf("process %d: %v\n%s", i, err, out)
 		}

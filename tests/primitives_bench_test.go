@@ -1,8 +1,8 @@
 package tests
 
 import (
+	"flag"
 	"fmt"
-	"os"
 	"slices"
 	"strconv"
 	"strings"
@@ -15,24 +15,21 @@ import (
 	"github.com/arbor-gpu/arbor/device/prim"
 )
 
-// benchN is the element count of the primitive benchmarks: ARBOR_BENCH_N,
+var (
+	flagBenchN       = flag.Int("prim.n", 1<<24, "the primitive benchmarks' element count (int32)")
+	flagBenchDevices = flag.String("prim.devices", "", "the primitive benchmarks' devices, comma-separated: backend, backend:index or backend:text")
+)
+
+// benchN is the element count of the primitive benchmarks: -prim.n,
 // default 16M int32.
-func benchN() int {
-	n := 1 << 24
-	if s := os.Getenv("ARBOR_BENCH_N"); s != "" {
-		if v, err := strconv.Atoi(s); err == nil && v > 0 {
-			n = v
-		}
-	}
-	return n
-}
+func benchN() int { return max(*flagBenchN, 1) }
 
 // forEachBenchDevice opens every device of the backends under test in turn;
-// ARBOR_BENCH_DEVICES (comma-separated, e.g. "cuda:0,opencl:1" or
+// -prim.devices (comma-separated, e.g. "cuda:0,opencl:1" or
 // "cuda,opencl:NVIDIA") keeps only the devices it names.
 func forEachBenchDevice(b *testing.B, fn func(label string, dev *device.BuildCache)) {
 	var only []string
-	if s := os.Getenv("ARBOR_BENCH_DEVICES"); s != "" {
+	if s := *flagBenchDevices; s != "" {
 		only = strings.Split(s, ",")
 	}
 	for _, name := range backendtest.Backends() {
@@ -57,7 +54,7 @@ func forEachBenchDevice(b *testing.B, fn func(label string, dev *device.BuildCac
 	}
 }
 
-// benchPicks reports whether an ARBOR_BENCH_DEVICES entry names a device:
+// benchPicks reports whether a -prim.devices entry names a device:
 // "backend" (all its devices), "backend:index", or "backend:text" with text
 // in the device's name or vendor.
 func benchPicks(entry string, info backend.Info) bool {
@@ -80,7 +77,7 @@ func benchPicks(entry string, info backend.Info) bool {
 const warmFor = 200 * time.Millisecond
 
 // BenchmarkPrimitive measures the primitives on device-resident data, on
-// every device present: n int32 elements (ARBOR_BENCH_N, default 16M).
+// every device present: n int32 elements (-prim.n, default 16M).
 // SetBytes counts the input once, so MB/s is input bandwidth. Besides ns/op
 // (wall time per call, the small read-back of the result included) it
 // reports

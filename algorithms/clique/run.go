@@ -7,6 +7,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/arbor-gpu/arbor/internal/pool"
 	"github.com/arbor-gpu/arbor/internal/ticker"
 )
 
@@ -22,10 +23,9 @@ type task struct {
 type shared struct {
 	// Read at every node by every worker, written rarely: kept on their own
 	// cache line, away from the node counter every worker adds to.
-	best   atomic.Int32 // size of inc
-	stop   atomic.Bool
-	hungry atomic.Int32 // waiting workers − queued subtrees: someone needs work
-	_      [52]byte
+	best atomic.Int32 // size of inc
+	stop atomic.Bool
+	_    [56]byte
 
 	nodes atomic.Int64
 	limit int64
@@ -34,18 +34,12 @@ type shared struct {
 	mu  sync.Mutex
 	inc []int32
 
-	qmu     sync.Mutex
-	cond    *sync.Cond
-	queue   []task
-	given   atomic.Int64
-	waiting int
-	workers int
-	done    bool
+	q pool.Queue[task] // parallel: the subtrees given away
 }
 
 func newShared(limit int64) *shared {
 	sh := &shared{limit: limit}
-	sh.cond = sync.NewCond(&sh.qmu)
+	sh.q.Init(&sh.stop)
 	return sh
 }
 
@@ -60,48 +54,7 @@ func (sh *shared) offer(c []int32) {
 }
 
 // halt asks every worker to stop and wakes the waiting ones.
-func (sh *shared) halt() {
-	sh.stop.Store(true)
-	sh.qmu.Lock()
-	sh.cond.Broadcast()
-	sh.qmu.Unlock()
-}
-
-func (sh *shared) updateHungry() { sh.hungry.Store(int32(sh.waiting - len(sh.queue))) }
-
-func (sh *shared) push(t task) {
-	sh.given.Add(1)
-	sh.qmu.Lock()
-	sh.queue = append(sh.queue, t)
-	sh.updateHungry()
-	sh.cond.Signal()
-	sh.qmu.Unlock()
-}
-
-// take waits for a subtree; it returns false when the search is over:
-// every worker waits and nothing is queued, or the search was stopped.
-func (sh *shared) take() (task, bool) {
-	sh.qmu.Lock()
-	defer sh.qmu.Unlock()
-	for len(sh.queue) == 0 && !sh.done && !sh.stop.Load() {
-		sh.waiting++
-		if sh.waiting == sh.workers {
-			sh.done = true
-			sh.cond.Broadcast()
-			return task{}, false
-		}
-		sh.updateHungry()
-		sh.cond.Wait()
-		sh.waiting--
-	}
-	if sh.done || sh.stop.Load() {
-		return task{}, false
-	}
-	t := sh.queue[0]
-	sh.queue = sh.queue[1:]
-	sh.updateHungry()
-	return t, true
-}
+func (sh *shared) halt() { sh.q.Halt() }
 
 // run searches from the root with the given number of workers.
 func (p *problem) run(ctx context.Context, threads int, start time.Time) Result {
@@ -129,7 +82,7 @@ func (p *problem) run(ctx context.Context, threads int, start time.Time) Result 
 		nodes = p.search(sh, threads, root)
 	}
 	res := Result{Size: len(sh.inc), UpperBound: p.ub, Nodes: nodes, Proven: !sh.stop.Load() || len(sh.inc) >= p.ub,
-		Threads: threads, Shared: sh.given.Load(), Clique: make([]int, len(sh.inc))}
+		Threads: threads, Shared: sh.q.Given(), Clique: make([]int, len(sh.inc))}
 	for i, v := range sh.inc {
 		res.Clique[i] = p.order[v]
 	}
@@ -148,28 +101,11 @@ func (p *problem) search(sh *shared, threads int, root task) int64 {
 		w.flush()
 		return w.nodes
 	}
-	sh.queue = []task{root}
-	sh.workers = threads
-	var wg sync.WaitGroup
-	var total atomic.Int64
-	for range threads {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			w := p.newWorker(sh, true)
-			for {
-				t, ok := sh.take()
-				if !ok {
-					break
-				}
-				w.start(t)
-			}
-			w.flush()
-			total.Add(w.nodes)
-		}()
-	}
-	wg.Wait()
-	return total.Load()
+	sh.q.Start(threads, []task{root})
+	return sh.q.Work(threads, func(int) (func(task), func() int64) {
+		w := p.newWorker(sh, true)
+		return w.start, func() int64 { w.flush(); return w.nodes }
+	})
 }
 
 // start searches the subtree of t.

@@ -81,7 +81,7 @@ func (w *worker) expand(d int) {
 	if w.count() {
 		return
 	}
-	if w.parallel && w.sh.hungry.Load() > 0 {
+	if w.parallel && w.sh.q.Hungry() {
 		w.donate(d)
 	}
 	f := w.frame(d)
@@ -135,7 +135,7 @@ func (w *worker) donate(d int) {
 		nonEmpty := and(t.p, f.p, w.p.row(v))
 		f.p[v>>6] &^= 1 << (uint(v) & 63)
 		if nonEmpty {
-			w.sh.push(t)
+			w.sh.q.Push(t)
 		} else if len(t.clique) > best {
 			w.sh.offer(t.clique)
 		}
@@ -254,16 +254,7 @@ func (w *worker) place(v int, classes [][]uint64, frozen []bool) bool {
 		if frozen[k1] {
 			continue
 		}
-		x, conflicts := -1, 0
-		for i, c := range c1 {
-			if m := c & row[i]; m != 0 {
-				conflicts += bits.OnesCount64(m)
-				if conflicts > 1 {
-					break
-				}
-				x = i<<6 | bits.TrailingZeros64(m)
-			}
-		}
+		x, conflicts := sharedBit(c1, row)
 		switch conflicts {
 		case 0:
 			c1[v>>6] |= 1 << (uint(v) & 63)
@@ -333,16 +324,7 @@ func (w *worker) failedLiteral(row []uint64, single []int32, classes [][]uint64,
 			if frozen[k2] || queued[k2] {
 				continue
 			}
-			y, left := -1, 0
-			for j, c := range c2 {
-				if m := c & s[j]; m != 0 {
-					left += bits.OnesCount64(m)
-					if left > 1 {
-						break
-					}
-					y = j<<6 | bits.TrailingZeros64(m)
-				}
-			}
+			y, left := sharedBit(c2, s)
 			switch left {
 			case 0:
 				return conflict(i+2, k2)
@@ -353,6 +335,22 @@ func (w *worker) failedLiteral(row []uint64, single []int32, classes [][]uint64,
 		}
 	}
 	return false
+}
+
+// sharedBit counts the bits sets a and b share, stopping past one: 0, 1
+// (then x is that bit) or 2 (two or more).
+func sharedBit(a, b []uint64) (x, count int) {
+	x = -1
+	for i, c := range a {
+		if m := c & b[i]; m != 0 {
+			count += bits.OnesCount64(m)
+			if count > 1 {
+				return x, 2
+			}
+			x = i<<6 | bits.TrailingZeros64(m)
+		}
+	}
+	return x, count
 }
 
 func intersects(a, b []uint64) bool {

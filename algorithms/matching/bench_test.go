@@ -1,10 +1,9 @@
 package matching
 
 import (
+	"flag"
 	"fmt"
 	"hash/fnv"
-	"os"
-	"strconv"
 	"testing"
 	"time"
 
@@ -15,8 +14,8 @@ import (
 
 // Benchmarks: R-MAT (Graph500 parameters, edge factor 16) and G(n,p)
 // graphs (average degree 16) with integer weights 1..1000 from a hash of
-// the endpoint pair, from 10^5 edges up to $ARBOR_BENCH_MAX_EDGES (default
-// 10^7), on every backend ($ARBOR_BENCH_BACKENDS, comma-separated, limits
+// the endpoint pair, from 10^5 edges up to -match.maxedges (default
+// 10^7), on every backend (-match.backends, comma-separated, limits
 // them): the fast engine with the look-back filter (fast) and with mark,
 // scan and pack (fastscan), and the spec engine up to 10^6 edges. Metrics
 // per run:
@@ -45,7 +44,7 @@ import (
 //	argmax-ms, hs-ms, filter-ms, mark-ms, scan-ms, pack-ms: the device time
 //	           of each phase summed over the passes (device events around
 //	           each launch; a phase's time includes any wait for the host
-//	           before its launch). ARBOR_BENCH_PASSES=1 (or -test.v) also
+//	           before its launch). -match.passes (or -test.v) also
 //	           logs each pass's time.
 //
 // Bytes per pass with m arcs at its start, k kept and n vertices (4-byte
@@ -60,14 +59,13 @@ import (
 // best[] and matched-bitset gathers (n/8 bytes that stay in the cache) and
 // the per-segment best[] writes are not counted.
 
-func benchMaxEdges() int {
-	if s := os.Getenv("ARBOR_BENCH_MAX_EDGES"); s != "" {
-		if v, err := strconv.ParseFloat(s, 64); err == nil {
-			return int(v)
-		}
-	}
-	return 10_000_000
-}
+var (
+	flagMaxEdges = flag.Float64("match.maxedges", 1e7, "the benchmarks' largest graph, in edges")
+	flagBackends = flag.String("match.backends", "", "the benchmarks' backends, comma-separated (default: every one present)")
+	flagPasses   = flag.Bool("match.passes", false, "log each run's loop time and the last run's pass times (as -test.v does)")
+)
+
+func benchMaxEdges() int { return int(*flagMaxEdges) }
 
 type benchGraph struct {
 	name  string
@@ -120,7 +118,7 @@ func benchInput(b testing.TB, g *core.Graph) *Input {
 
 func benchBackends() []string {
 	var out []string
-	only := os.Getenv("ARBOR_BENCH_BACKENDS")
+	only := *flagBackends
 	for _, name := range backend.Names() {
 		if only != "" && !containsWord(only, name) {
 			continue
@@ -301,9 +299,9 @@ func benchRun(b *testing.B, be, graph string, g *core.Graph, in *Input, opt Opti
 	}
 }
 
-// logPasses: ARBOR_BENCH_PASSES=1 or -test.v logs each run's loop time and
-// the last run's pass times.
-func logPasses() bool { return testing.Verbose() || os.Getenv("ARBOR_BENCH_PASSES") != "" }
+// logPasses: -match.passes or -test.v logs each run's loop time and the
+// last run's pass times.
+func logPasses() bool { return testing.Verbose() || *flagPasses }
 
 // phaseUnits names the benchmark metric of each device-loop phase.
 var phaseUnits = map[string]string{"strongest": "argmax-ms", "handshake": "hs-ms", "mark": "mark-ms",

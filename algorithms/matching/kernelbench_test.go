@@ -1,9 +1,8 @@
 package matching
 
 import (
+	"flag"
 	"fmt"
-	"os"
-	"strconv"
 	"testing"
 	"time"
 
@@ -43,20 +42,25 @@ func BenchmarkPass1Kernels(b *testing.B) {
 	}
 }
 
+var (
+	flagGroup   = flag.Int("match.group", 0, "BenchmarkPass1Kernels: the tile kernels' work-group size (0: 256)")
+	flagThreads = flag.Int("match.threads", 0, "BenchmarkPass1Kernels: work-items per launch (0: the engine's)")
+)
+
 func pass1Kernels(b *testing.B, dev backend.Device, in *Input) error {
 	f, err := kernel.NewMatchFast(dev)
 	if err != nil {
 		return err
 	}
 	defer f.Release()
-	// ARBOR_BENCH_GROUP: the tile kernels' work-group size (default 256);
-	// ARBOR_BENCH_THREADS: the work-items per launch (default: the
-	// engine's), which sets the number of work-groups.
-	if g, err := strconv.Atoi(os.Getenv("ARBOR_BENCH_GROUP")); err == nil {
-		f.Local = g
+	// -match.group: the tile kernels' work-group size (default 256);
+	// -match.threads: the work-items per launch (default: the engine's),
+	// which sets the number of work-groups.
+	if *flagGroup > 0 {
+		f.Local = *flagGroup
 	}
-	if t, err := strconv.Atoi(os.Getenv("ARBOR_BENCH_THREADS")); err == nil {
-		f.Threads = t
+	if *flagThreads > 0 {
+		f.Threads = *flagThreads
 	}
 	scan, err := prim.NewScan(dev)
 	if err != nil {

@@ -61,30 +61,8 @@ func runSpec(s *session, in *Input, opt Options, res *Result) error {
 			return fmt.Errorf("no convergence after %d passes", res.Passes)
 		}
 		// Step 1: the segmented max-scan, stride by stride.
-		if err := q.Copy(t1, 0, dst, 0, 4*m); err != nil {
+		if t1, t2, t3, t4, err = scanStrongest(q, c, src, dst, wgt, t1, t2, t3, t4, changes, m); err != nil {
 			return err
-		}
-		if err := q.Copy(t3, 0, wgt, 0, 4*m); err != nil {
-			return err
-		}
-		for d := 1; ; d *= 2 {
-			if d > 2*m+1 {
-				return fmt.Errorf("segmented scan did not stop by stride %d", d)
-			}
-			if err := q.Fill(changes, 0, 4, 0); err != nil {
-				return err
-			}
-			if err := c.StrongestNeighborScan(q, src, t1, t2, t3, t4, changes, d, m); err != nil {
-				return err
-			}
-			t1, t2, t3, t4 = t2, t1, t4, t3
-			flag, err := readCount(q, changes, 0)
-			if err != nil {
-				return err
-			}
-			if flag == 0 {
-				break
-			}
 		}
 		if err := c.CollateSegments(q, src, t1, strong, m); err != nil {
 			return err
@@ -103,37 +81,15 @@ func runSpec(s *session, in *Input, opt Options, res *Result) error {
 			return err
 		}
 		// Step 3: filter: mark, exclusive scan over m+1 entries, pack.
-		if err := c.MarkFilterEdges(q, src, dst, matches, t2, m); err != nil {
-			return err
-		}
-		edgeMap, err := c.ExclusivePrefixSum(q, t2, t4, m+1)
-		if err != nil {
-			return err
-		}
-		spare := t2
-		if edgeMap == t2 {
-			spare = t4
-		}
-		kept, err := readCount(q, edgeMap, m)
+		g := specArcs{src, dst, wgt, t1, t2, t3, t4}
+		kept, err := g.filter(q, c, matches, m)
 		if err != nil {
 			return err
 		}
 		if kept >= m {
 			return fmt.Errorf("pass %d removed no arc (%d left): the handshake made no pair", res.Passes, m)
 		}
-		if kept > 0 {
-			if err := c.PackGraph(q, t1, src, t3, dst, spare, wgt, edgeMap, m); err != nil {
-				return err
-			}
-			src, t1 = t1, src
-			dst, t3 = t3, dst
-			wgt, spare = spare, wgt
-			if edgeMap == t2 {
-				t4 = spare
-			} else {
-				t2 = spare
-			}
-		}
+		src, dst, wgt, t1, t2, t3, t4 = g.src, g.dst, g.wgt, g.t1, g.t2, g.t3, g.t4
 		m = kept
 		if err := clock.end("filter"); err != nil {
 			return err
@@ -154,6 +110,75 @@ func runSpec(s *session, in *Input, opt Options, res *Result) error {
 		return err
 	}
 	return clock.end("download")
+}
+
+// scanStrongest is the spec engine's step 1: the segmented max-scan over
+// the m arcs (src, dst, wgt), stride by stride until no arc changes, in the
+// ping-pong columns t1/t2 (targets) and t3/t4 (weights). It returns the
+// columns swapped as the strides left them: t1 and t3 hold the result.
+func scanStrongest(q backend.Queue, c *kernel.CS314, src, dst, wgt, t1, t2, t3, t4, changes backend.Buffer, m int) (_, _, _, _ backend.Buffer, err error) {
+	if err := q.Copy(t1, 0, dst, 0, 4*m); err != nil {
+		return t1, t2, t3, t4, err
+	}
+	if err := q.Copy(t3, 0, wgt, 0, 4*m); err != nil {
+		return t1, t2, t3, t4, err
+	}
+	for d := 1; ; d *= 2 {
+		if d > 2*m+1 {
+			return t1, t2, t3, t4, fmt.Errorf("segmented scan did not stop by stride %d", d)
+		}
+		if err := q.Fill(changes, 0, 4, 0); err != nil {
+			return t1, t2, t3, t4, err
+		}
+		if err := c.StrongestNeighborScan(q, src, t1, t2, t3, t4, changes, d, m); err != nil {
+			return t1, t2, t3, t4, err
+		}
+		t1, t2, t3, t4 = t2, t1, t4, t3
+		flag, err := readCount(q, changes, 0)
+		if err != nil || flag == 0 {
+			return t1, t2, t3, t4, err
+		}
+	}
+}
+
+// specArcs are the spec engine's arc columns and its four scratch
+// columns, which the pack swaps in and out.
+type specArcs struct {
+	src, dst, wgt, t1, t2, t3, t4 backend.Buffer
+}
+
+// filter is the spec engine's step 3 on m arcs: mark the arcs to keep
+// (neither end matched), the exclusive scan of the marks over m+1
+// entries, and the pack of the kept arcs into the scratch columns, which
+// become the arcs. It returns how many arcs are kept.
+func (g *specArcs) filter(q backend.Queue, c *kernel.CS314, matches backend.Buffer, m int) (int, error) {
+	if err := c.MarkFilterEdges(q, g.src, g.dst, matches, g.t2, m); err != nil {
+		return 0, err
+	}
+	edgeMap, err := c.ExclusivePrefixSum(q, g.t2, g.t4, m+1)
+	if err != nil {
+		return 0, err
+	}
+	spare := g.t2
+	if edgeMap == g.t2 {
+		spare = g.t4
+	}
+	kept, err := readCount(q, edgeMap, m)
+	if err != nil || kept == 0 || kept >= m {
+		return kept, err
+	}
+	if err := c.PackGraph(q, g.t1, g.src, g.t3, g.dst, spare, g.wgt, edgeMap, m); err != nil {
+		return 0, err
+	}
+	g.src, g.t1 = g.t1, g.src
+	g.dst, g.t3 = g.t3, g.dst
+	g.wgt, spare = spare, g.wgt
+	if edgeMap == g.t2 {
+		g.t4 = spare
+	} else {
+		g.t2 = spare
+	}
+	return kept, nil
 }
 
 // specLoopPhases are the spec engine's device-loop phases.

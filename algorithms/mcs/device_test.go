@@ -145,7 +145,7 @@ func miviaIfPresent(t *testing.T) (string, []miviaPair, bool) {
 // TestDeviceMIVIA solves proven MIVIA pairs with the device engine on every
 // device and checks the size against expected.csv and the mapping with the
 // checker: a spread of the pairs under 0.05 s by default, every proven pair
-// under 5 s with ARBOR_LONG=1 or ARBOR_MIVIA_ALL=1. The long run uses the
+// under 5 s with ARBOR_LONG=1 or -mivia.all. The long run uses the
 // hybrid engine (the device and the CPU threads on one incumbent): the
 // device alone took over 9 minutes for the 859 pairs on the H100, nearly
 // all of it on near-isomorphic pairs whose trees it inflates (see
@@ -156,9 +156,9 @@ func TestDeviceMIVIA(t *testing.T) {
 	if !ok {
 		t.Skip("MIVIA pairs absent")
 	}
-	// ARBOR_MIVIA_ALL=1 asks for every pair without the other long tests
-	// (CI runs it on PoCL: about 2.5 minutes on two cores).
-	long := os.Getenv("ARBOR_LONG") == "1" || os.Getenv("ARBOR_MIVIA_ALL") == "1"
+	// -mivia.all asks for every pair without the other long tests (CI
+	// runs it on PoCL: about 2.5 minutes on two cores).
+	long := os.Getenv("ARBOR_LONG") == "1" || *flagMIVIAAll
 	var pick []miviaPair
 	for _, p := range pairs {
 		if p.Proven && (p.Seconds < 0.05 || long && p.Seconds < 5) {

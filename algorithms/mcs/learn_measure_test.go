@@ -6,7 +6,6 @@ import (
 	"context"
 	"fmt"
 	"math"
-	"os"
 	"strconv"
 	"strings"
 	"testing"
@@ -14,32 +13,27 @@ import (
 )
 
 // TestMeasureLearn compares the pruned search with and without learned
-// branching (learn.go) on MIVIA pairs: ARBOR_MCS_PAIRS (comma-separated;
-// default the ten medium pairs), ARBOR_MCS_LEARN the modes to run
-// (comma-separated: learnMode values, plus 4 for the edge-count bound B2; default 0,1,3), ARBOR_MCS_THREADS
-// (default 1), ARBOR_MCS_LIMIT seconds per search (default 60). Nodes, CPU
+// branching (learn.go) on MIVIA pairs: -mcs.pairs (comma-separated;
+// default the ten medium pairs), -mcs.learn the modes to run
+// (comma-separated: learnMode values, plus 4 for the edge-count bound B2; default 0,1,3), -mcs.threads
+// (default 1), -mcs.limit per search (default 60 s). Nodes, CPU
 // seconds, size and whether it was proven; every mapping verified.
 func TestMeasureLearn(t *testing.T) {
-	if os.Getenv("ARBOR_MCS_MEASURE") != "1" {
-		t.Skip("set ARBOR_MCS_MEASURE=1 to run the docs/results/mcs.md measurements")
-	}
+	skipUnlessMeasuring(t)
 	names := pruneMeasurePairs
-	if s := os.Getenv("ARBOR_MCS_PAIRS"); s != "" {
+	if s := *flagPairs; s != "" {
 		names = strings.Split(s, ",")
 	}
-	modes := []learnMode{0, learnV, learnV | learnW}
-	if s := os.Getenv("ARBOR_MCS_LEARN"); s != "" {
-		modes = nil
-		for _, f := range strings.Split(s, ",") {
-			m, err := strconv.Atoi(f)
-			if err != nil {
-				t.Fatal(err)
-			}
-			modes = append(modes, learnMode(m))
+	var modes []learnMode
+	for _, f := range strings.Split(*flagLearn, ",") {
+		m, err := strconv.Atoi(f)
+		if err != nil {
+			t.Fatalf("-mcs.learn %q: %v", *flagLearn, err)
 		}
+		modes = append(modes, learnMode(m))
 	}
-	threads := envInt(t, "ARBOR_MCS_THREADS", 1)
-	limit := time.Duration(envInt(t, "ARBOR_MCS_LIMIT", 60)) * time.Second
+	threads := threadsOr(1)
+	limit := limitOr(time.Minute)
 	dir, pairs := readExpected(t)
 	lnN := make([]float64, len(modes))
 	lnT := make([]float64, len(modes))
@@ -49,7 +43,7 @@ func TestMeasureLearn(t *testing.T) {
 		g, h := readPair(t, dir, mp)
 		for k, m := range modes {
 			opts := Options{Threads: threads}
-			if os.Getenv("ARBOR_MCS_PROOF") == "1" { // the proof tree alone: goal size+1
+			if *flagProof { // the proof tree alone: goal size+1
 				opts.Goal = mp.Size + 1
 			}
 			p, err := newProblem[uint8](g, h, opts)
@@ -83,18 +77,6 @@ func TestMeasureLearn(t *testing.T) {
 		out += fmt.Sprintf("| geo-mean | | %d | | | %.0f | %.2f |\n", m, math.Exp(lnN[k]/float64(len(names))), math.Exp(lnT[k]/float64(len(names))))
 	}
 	fmt.Print(out)
-}
-
-func envInt(t *testing.T, name string, def int) int {
-	s := os.Getenv(name)
-	if s == "" {
-		return def
-	}
-	v, err := strconv.Atoi(s)
-	if err != nil {
-		t.Fatalf("%s=%q: %v", name, s, err)
-	}
-	return v
 }
 
 // pairNamed returns the expected.csv row whose first graph is name.

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/arbor-gpu/arbor/core"
+	"github.com/arbor-gpu/arbor/internal/pool"
 	"github.com/arbor-gpu/arbor/internal/ticker"
 )
 
@@ -307,7 +308,7 @@ type manyShared struct {
 	sols [][]int32 // up to keep solutions of size best, flat tuples
 	full atomic.Bool
 	// Work sharing (parallel): given-away subtrees, named by their paths.
-	q workQueue
+	q pool.Queue[[]int32]
 }
 
 // offer records cur (flat tuples of k) when it beats the incumbent or,
@@ -351,12 +352,12 @@ func sameFirst(a, b []int32, k int) bool {
 
 func (p *manyProblem[C]) run(ctx context.Context, threads, keep int, order []int) (MultiResult, [][][]int) {
 	sh := &manyShared{limit: p.opts.NodeLimit, keep: keep}
-	sh.q.init(&sh.stop)
+	sh.q.Init(&sh.stop)
 	sh.full.Store(keep <= 1)
-	stopWatch := context.AfterFunc(ctx, sh.q.halt)
+	stopWatch := context.AfterFunc(ctx, sh.q.Halt)
 	defer stopWatch()
 	if ctx.Err() != nil {
-		sh.q.halt()
+		sh.q.Halt()
 	}
 	start := time.Now()
 	if p.opts.Progress != nil {
@@ -376,30 +377,13 @@ func (p *manyProblem[C]) run(ctx context.Context, threads, keep int, order []int
 		// and busy workers give away not-yet-started children of the
 		// shallowest node on their path (see donate), which the taker
 		// rebuilds from the path.
-		sh.q.start(threads)
-		var wg sync.WaitGroup
-		var total atomic.Int64
-		for t := 0; t < threads; t++ {
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				w := p.newWorker(sh, true)
-				for {
-					task, ok := sh.q.take()
-					if !ok {
-						break
-					}
-					w.rebuild(task)
-					w.search(0)
-				}
-				w.flush()
-				total.Add(w.nodes)
-			}()
-		}
-		wg.Wait()
-		nodes = total.Load()
+		sh.q.Start(threads, [][]int32{{}}) // the root: the empty path
+		nodes = sh.q.Work(threads, func(int) (func([]int32), func() int64) {
+			w := p.newWorker(sh, true)
+			return func(task []int32) { w.rebuild(task); w.search(0) }, func() int64 { w.flush(); return w.nodes }
+		})
 	}
-	res := MultiResult{Size: int(sh.best.Load()), Nodes: nodes, Proven: !sh.stop.Load(), Threads: threads, Order: order, Shared: sh.q.given.Load()}
+	res := MultiResult{Size: int(sh.best.Load()), Nodes: nodes, Proven: !sh.stop.Load(), Threads: threads, Order: order, Shared: sh.q.Given()}
 	var all [][][]int
 	for _, sol := range sh.sols {
 		all = append(all, p.tuples(sol, order))
@@ -488,7 +472,7 @@ func (w *manyWorker[C]) poll() bool {
 	total := w.sh.nodes.Add(w.nodes - w.published)
 	w.published = w.nodes
 	if w.sh.limit > 0 && total >= w.sh.limit {
-		w.sh.q.halt()
+		w.sh.q.Halt()
 	}
 	if w.sh.stop.Load() {
 		w.stopped = true
@@ -513,7 +497,7 @@ func (w *manyWorker[C]) search(depth int) {
 		if w.tick() {
 			return
 		}
-		if w.par && w.sh.q.hungry.Load() > 0 {
+		if w.par && w.sh.q.Hungry() {
 			w.donate(depth)
 		}
 		m := int32(len(w.cur) / k)

@@ -1,83 +1,5 @@
 package mcs
 
-import (
-	"sync"
-	"sync/atomic"
-)
-
-// workQueue is the parallel multi-graph search's queue of given-away
-// subtrees, each named by its path from the root: the pair engine's
-// scheme (run.go), for paths of k-vertex ops.
-type workQueue struct {
-	stop    *atomic.Bool
-	hungry  atomic.Int32 // waiting workers − queued subtrees: someone needs work
-	given   atomic.Int64
-	mu      sync.Mutex
-	cond    *sync.Cond
-	queue   [][]int32
-	waiting int
-	workers int
-	done    bool
-}
-
-func (q *workQueue) init(stop *atomic.Bool) {
-	q.stop = stop
-	q.cond = sync.NewCond(&q.mu)
-}
-
-// start queues the root (the empty path) for workers.
-func (q *workQueue) start(workers int) {
-	q.mu.Lock()
-	q.queue = [][]int32{{}}
-	q.workers, q.waiting, q.done = workers, 0, false
-	q.updateHungry()
-	q.mu.Unlock()
-}
-
-func (q *workQueue) updateHungry() { q.hungry.Store(int32(q.waiting - len(q.queue))) }
-
-// halt stops every worker and wakes the waiting ones.
-func (q *workQueue) halt() {
-	q.stop.Store(true)
-	q.mu.Lock()
-	q.cond.Broadcast()
-	q.mu.Unlock()
-}
-
-func (q *workQueue) push(t []int32) {
-	q.given.Add(1)
-	q.mu.Lock()
-	q.queue = append(q.queue, t)
-	q.updateHungry()
-	q.cond.Signal()
-	q.mu.Unlock()
-}
-
-// take waits for a subtree; false when the search is over (every worker
-// waits with nothing queued) or stopped.
-func (q *workQueue) take() ([]int32, bool) {
-	q.mu.Lock()
-	defer q.mu.Unlock()
-	for len(q.queue) == 0 && !q.done && !q.stop.Load() {
-		q.waiting++
-		if q.waiting == q.workers {
-			q.done = true
-			q.cond.Broadcast()
-			return nil, false
-		}
-		q.updateHungry()
-		q.cond.Wait()
-		q.waiting--
-	}
-	if q.done || q.stop.Load() {
-		return nil, false
-	}
-	t := q.queue[0]
-	q.queue = q.queue[1:]
-	q.updateHungry()
-	return t, true
-}
-
 // donate gives away one not-yet-started child of the shallowest node on
 // this worker's path that has one: a next candidate of the innermost
 // graph (with the outer graphs' current vertices), or, once the nested
@@ -95,7 +17,7 @@ func (w *manyWorker[C]) donate(depth int) {
 			t = append(t, w.cur[f.row*k:f.row*k+last]...)
 			t = append(t, cands[w.next[d*k+last]])
 			w.next[d*k+last]++
-			w.sh.q.push(t)
+			w.sh.q.Push(t)
 			return
 		}
 		exhausted := true
@@ -110,7 +32,7 @@ func (w *manyWorker[C]) donate(depth int) {
 			for j := 1; j < k; j++ {
 				t = append(t, -1)
 			}
-			w.sh.q.push(t)
+			w.sh.q.Push(t)
 			return
 		}
 	}

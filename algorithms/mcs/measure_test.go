@@ -4,10 +4,10 @@ package mcs
 
 import (
 	"context"
+	"flag"
 	"fmt"
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -15,10 +15,37 @@ import (
 	"github.com/arbor-gpu/arbor/core"
 )
 
-// The measurements of docs/results/mcs.md, run by hand: ARBOR_MCS_MEASURE=1 (and
-// ARBOR_MCS_LIMIT, seconds per search, default 10; ARBOR_MCS_THREADS, the
-// N-graph searches' threads, default 1: node counts then repeat exactly).
-// They print tables and check only that every answer verifies.
+// The measurements of docs/results/mcs.md, run by hand: go test -tags
+// measure ./algorithms/mcs -run TestMeasureX -mcs.measure (and -mcs.limit,
+// the time per search, default 10 s (60 s for TestMeasureLearn);
+// -mcs.threads, the N-graph searches' threads, default 1: node counts then
+// repeat exactly). They print tables and check only that every answer
+// verifies.
+var (
+	flagMeasure   = flag.Bool("mcs.measure", false, "run the docs/results/mcs.md measurements")
+	flagLimit     = flag.Duration("mcs.limit", 0, "a measurement's time per search (0: its default)")
+	flagOnly      = flag.String("mcs.only", "", "TestMeasureMany: a ;-separated list of the labels to run")
+	flagPairsN    = flag.Int("mcs.pairsn", 6, "TestMeasureHeuristics: how many medium pairs")
+	flagPortfolio = flag.Bool("mcs.portfolio", false, "TestMeasureHeuristics: the portfolio against the parallel engine instead")
+	flagLearn     = flag.String("mcs.learn", "0,1,3", "TestMeasureLearn: the modes (learnMode values, plus 4 for B2), comma-separated")
+	flagProof     = flag.Bool("mcs.proof", false, "TestMeasureLearn: the proof tree alone (goal size+1)")
+	flagReverse   = flag.Bool("mcs.reverse", false, "TestMeasurePrune: the pruned engine first (order effects)")
+)
+
+// skipUnlessMeasuring skips the test without -mcs.measure.
+func skipUnlessMeasuring(t *testing.T) {
+	if !*flagMeasure {
+		t.Skip("-mcs.measure runs the docs/results/mcs.md measurements")
+	}
+}
+
+// limitOr is -mcs.limit, or def when it is not set.
+func limitOr(def time.Duration) time.Duration {
+	if *flagLimit > 0 {
+		return *flagLimit
+	}
+	return def
+}
 
 var measureFamilies = []string{
 	"mcs30_r01", "mcs50_r01", "mcs70_r02", "mcs90_r01",
@@ -26,24 +53,13 @@ var measureFamilies = []string{
 }
 
 func measureSetup(t *testing.T) (string, time.Duration) {
-	if os.Getenv("ARBOR_MCS_MEASURE") != "1" {
-		t.Skip("set ARBOR_MCS_MEASURE=1 to run the docs/results/mcs.md measurements")
-	}
+	skipUnlessMeasuring(t)
 	dir, _ := readExpected(t)
-	limit := 10 * time.Second
-	if s, err := strconv.Atoi(os.Getenv("ARBOR_MCS_LIMIT")); err == nil && s > 0 {
-		limit = time.Duration(s) * time.Second
-	}
-	return dir, limit
+	return dir, limitOr(10 * time.Second)
 }
 
-// measureThreads is ARBOR_MCS_THREADS, default 1.
-func measureThreads() int {
-	if n, err := strconv.Atoi(os.Getenv("ARBOR_MCS_THREADS")); err == nil && n > 0 {
-		return n
-	}
-	return 1
-}
+// measureThreads is -mcs.threads, default 1.
+func measureThreads() int { return threadsOr(1) }
 
 func readNamed(t *testing.T, dir string, names ...string) []*core.Graph {
 	t.Helper()
@@ -124,8 +140,8 @@ func TestMeasureApproximate(t *testing.T) {
 				continue
 			}
 			label := f + " " + strings.Join(trimFamily(set, f), ",")
-			if only := os.Getenv("ARBOR_MCS_ONLY"); only != "" && !strings.Contains(only, label) {
-				continue // ARBOR_MCS_ONLY: a ;-separated list of labels to run
+			if only := *flagOnly; only != "" && !strings.Contains(only, label) {
+				continue // -mcs.only: a ;-separated list of labels to run
 			}
 			gs := readNamed(t, dir, set...)
 			ex, exCell := measureMany(t, gs, Options{Threads: threads, Timeout: limit})
@@ -157,10 +173,7 @@ func TestMeasureHeuristics(t *testing.T) {
 			medium = append(medium, p)
 		}
 	}
-	count := 6
-	if s, err := strconv.Atoi(os.Getenv("ARBOR_MCS_PAIRS_N")); err == nil && s > 0 {
-		count = s
-	}
+	count := *flagPairsN
 	configs := []struct {
 		name string
 		opts Options
@@ -171,7 +184,7 @@ func TestMeasureHeuristics(t *testing.T) {
 		{"h2 dead end 10^6, doubling", Options{Threads: 1, DeadEnd: 1e6, DoubleRaise: true}},
 		{"h3 restarts", Options{Threads: 1, Restarts: true, Seed: 1}},
 	}
-	if os.Getenv("ARBOR_MCS_PORTFOLIO") == "1" {
+	if *flagPortfolio {
 		// The portfolio against the parallel engine on the same cores.
 		configs = configs[:0]
 		configs = append(configs, struct {

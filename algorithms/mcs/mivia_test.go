@@ -4,7 +4,6 @@ import (
 	"flag"
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"testing"
 
@@ -77,14 +76,14 @@ func TestMIVIA(t *testing.T) {
 	t.Logf("%d of %d easy proven pairs checked, node counts compared exactly", checked, len(easy))
 }
 
-// TestMIVIANamed solves the MIVIA pairs named in $ARBOR_MCS_PAIRS (comma-
+// TestMIVIANamed solves the MIVIA pairs named in -mcs.pairs (comma-
 // separated g file names, e.g. mcs10_b03_s40.A01) sequentially and checks
 // size and node count against expected.csv; for longer pairs by hand. With
-// $ARBOR_MCS_THREADS > 1 it also runs the parallel engine and logs the speedup.
+// -mcs.threads > 1 it also runs the parallel engine and logs the speedup.
 func TestMIVIANamed(t *testing.T) {
-	names := os.Getenv("ARBOR_MCS_PAIRS")
+	names := *flagPairs
 	if names == "" {
-		t.Skip("set ARBOR_MCS_PAIRS to a comma-separated list of pairs")
+		t.Skip("-mcs.pairs: a comma-separated list of pairs runs it")
 	}
 	dir, pairs := readExpected(t)
 	for _, name := range strings.Split(names, ",") {
@@ -104,7 +103,7 @@ func TestMIVIANamed(t *testing.T) {
 		if p.Proven && (res.Size != p.Size || res.Nodes != p.Nodes) {
 			t.Errorf("%s: mismatch", name)
 		}
-		if th, _ := strconv.Atoi(os.Getenv("ARBOR_MCS_THREADS")); th > 1 {
+		if th := *flagThreads; th > 1 {
 			par := solveChecked(t, g, h, Options{Threads: th})
 			t.Logf("%s: %d threads: size %d nodes %d in %v (%d subtrees shared), speedup %.2f", name, th, par.Size, par.Nodes, par.Elapsed, par.Shared, res.Elapsed.Seconds()/par.Elapsed.Seconds())
 			if par.Size != res.Size {

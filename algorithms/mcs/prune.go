@@ -327,231 +327,69 @@ func (p *problem[C]) enablePrune() {
 
 // explore runs the worker's search from the node whose bidomains are doms.
 func (w *worker[C]) explore(doms []bidomain) {
-	if w.prune {
-		w.searchRR(0, doms)
-	} else {
-		w.search(0, doms)
-	}
+	w.search(0, doms)
 }
 
-// searchRR is search with RRSplit's reductions (Options.Prune). It keeps
-// search's structure and representation; what differs is marked R1–R6 and
-// B1, after docs/design/mcs.md.
-func (w *worker[C]) searchRR(depth int, doms []bidomain) {
-	p := w.p
-	n0 := p.n0
-	left := w.left
-	cls0, cls1 := p.twins.cls0, p.twins.cls1
-	pathLen := len(w.path)
-	for {
-		if w.tick() {
-			if w.sh.collect {
-				w.keepRest(depth)
-			}
-			break
-		}
-		m := int32(len(w.cur))
-		best := w.sh.best.Load()
-		if m > best {
-			w.sh.offer(w.cur)
-			if !w.sh.frozen {
-				best = m
-			}
-		}
-		if w.par && w.sh.hungry.Load() > 0 {
-			w.donate(depth)
-		}
-		bound, chosen := w.choose(doms)
-		if bound <= best || bound < w.goal {
-			break
-		}
-		if w.bigFirst && best == w.goal {
-			break
-		}
-		if chosen < 0 {
-			break
-		}
-
-		bd := &doms[chosen]
-		v := bd.minL
-		nodeBound := bound
-		if p.learn&learnV != 0 {
-			v = w.learnPick(bd) // learn.go
-		}
-		c := cls0[v]
-		floor := int32(-1) // R1: v's candidates are above its matched twins' images
-		skip := -1         // the bidomain whose bound B1 lowered
-		if c >= 0 {
-			floor = w.lastImg[c]
-			// B1: v's twins in its bidomain can take only the right
-			// vertices above floor.
-			cl, cr := int32(0), int32(0)
-			for _, u := range left[bd.l : bd.l+bd.ll] {
-				if cls0[u] == c {
-					cl++
-				}
-			}
-			for _, x := range w.right[bd.r : bd.r+bd.rl] {
-				if x > floor {
-					cr++
-				}
-			}
-			if cl > cr {
-				bound += min(bd.rl, bd.ll-cl+cr) - min(bd.ll, bd.rl)
-				if bound <= best || bound < w.goal {
-					break
-				}
-				skip = chosen
-			}
-		}
-		// B2 (bound.go): the edge-count bound, near the cut only.
-		if stop := max(best, w.goal-1); p.bound2 && bound-stop <= boundSlack {
-			if bound = w.tighten(doms, bound, stop, skip); bound <= stop {
-				break
-			}
-		}
-		w.branched++
-		last := bd.l + bd.ll - 1
-		for j := bd.l; ; j++ {
-			if left[j] == v {
-				left[j], left[last] = left[last], v
-				break
-			}
-		}
-		bd.ll--
-		bd.eb = 0 // B2's bound of bd is stale (bound.go)
-		if !p.multiway {
-			w.splitLeft(doms, p.adj0[int(v)*n0:int(v)*n0+n0])
-		}
-
-		// The candidates for v, increasing: above floor (R1), and one per
-		// twin class of the second graph (R4).
-		ws := w.ws[depth][:0]
-		if floor < 0 {
-			ws = append(ws, w.right[bd.r:bd.r+bd.rl]...)
-		} else {
-			for _, x := range w.right[bd.r : bd.r+bd.rl] {
-				if x > floor {
-					ws = append(ws, x)
-				}
-			}
-		}
-		insertionSort(ws)
-		if p.twins.n1 > 0 {
-			w.stamp++
-			k := 0
-			for _, x := range ws {
-				if cx := cls1[x]; cx >= 0 {
-					if w.seen[cx] == w.stamp {
-						continue
-					}
-					w.seen[cx] = w.stamp
-				}
-				ws[k] = x
-				k++
-			}
-			ws = ws[:k]
-		}
-		if p.learn&learnW != 0 {
-			w.learnOrder(ws, c) // learn.go
-		}
-		w.ws[depth] = ws
-		f := &w.frames[depth]
-		*f = frame{v: v, ws: ws, end: len(ws), pathLen: len(w.path)}
-		bd.rl--
-		// R3's reference: the bidomains a child must keep whole. The same
-		// for every child (each w leaves v's right set as rl−1 vertices).
-		keep := wholeSplit(doms)
-		w.explored[depth] = w.explored[depth][:0]
-		if (w.connected && m == 0) || p.rrOff&offR3 != 0 {
-			keep.n = -1 // R3 is off at a connected search's root
-		}
-		if w.par && keep.n >= 0 {
-			w.r3Ahead(doms, bd, v, keep, depth, f)
-		}
-		for f.next < f.end {
-			x := ws[f.next]
-			f.next++
-			out := w.child(doms, bd, v, x, depth)
-			if p.learn != 0 {
-				w.learnReward(nodeBound, v, x, out) // learn.go
-			}
-			// R6 (off unless withR6: it costs more time than it saves on
-			// MIVIA, docs/results/mcs.md): an explored sibling v→x′ sees
-			// every vertex left to this child as x does: this child's
-			// solutions are its, x and x′ swapped.
-			if p.withR6 && w.dominated(out, x, w.explored[depth]) {
-				continue
-			}
-			w.explored[depth] = append(w.explored[depth], x)
-			// R3: x splits every bidomain as v does, so this child holds
-			// a solution as large as any of the node's: it ends the node.
-			// (Connected, only once a pair is matched: v then touches it.)
-			if keep.same(out) {
-				f.end = f.next
-				f.skipGiven = true
-			}
-			w.cur = append(w.cur, pair{v, x})
-			if w.par {
-				w.path = append(w.path, op{v, x})
-			}
-			if c >= 0 {
-				w.lastImg[c] = x
-			}
-			w.searchRR(depth+1, out)
-			w.cur = w.cur[:len(w.cur)-1]
-			if w.par {
-				w.path = w.path[:f.pathLen]
-			}
-			if w.stopped {
-				if c >= 0 {
-					w.lastImg[c] = floor
-				}
-				w.path = w.path[:pathLen]
-				return
-			}
-			// R5: the incumbent reached the node's bound: the rest of the
-			// node (siblings and the unmatched branch) cannot beat it.
-			if w.sh.best.Load() >= bound && p.rrOff&offR5 == 0 {
-				f.end = f.next
-				f.skipGiven = true
-			}
-		}
-		if c >= 0 {
-			w.lastImg[c] = floor
-		}
-		bd.rl++
-		if f.skipGiven {
-			break
-		}
-		// The branch where v stays unmatched, and with it (R2) its twins
-		// still in the bidomain.
-		removed := false
-		if c >= 0 {
-			for j := bd.l; j < bd.l+bd.ll; {
-				if u := left[j]; cls0[u] == c {
-					last := bd.l + bd.ll - 1
-					left[j], left[last] = left[last], u
-					bd.ll--
-					removed = true
-					continue
-				}
-				j++
-			}
-		}
-		if bd.ll == 0 {
-			doms[chosen] = doms[len(doms)-1]
-			doms = doms[:len(doms)-1]
-		} else if p.multiway || removed {
-			bd.minL = minOf(left[bd.l : bd.l+bd.ll])
-		} else {
-			bd.minL = min(bd.minA, bd.minN)
-		}
-		if w.par {
-			w.path = append(w.path, op{v, -1})
+// twinBound is B1: v's twins in its bidomain bd (class c) can take only
+// the right vertices above floor, so when they outnumber those the node's
+// bound drops. It returns the new bound and whether B1 applied.
+func (w *worker[C]) twinBound(bd *bidomain, c, floor, bound int32) (int32, bool) {
+	cls0 := w.p.twins.cls0
+	cl, cr := int32(0), int32(0)
+	for _, u := range w.left[bd.l : bd.l+bd.ll] {
+		if cls0[u] == c {
+			cl++
 		}
 	}
-	w.path = w.path[:pathLen]
+	for _, x := range w.right[bd.r : bd.r+bd.rl] {
+		if x > floor {
+			cr++
+		}
+	}
+	if cl <= cr {
+		return bound, false
+	}
+	return bound + min(bd.rl, bd.ll-cl+cr) - min(bd.ll, bd.rl), true
+}
+
+// candidates lists the right vertices v (twin class c, −1 for none) may
+// take at this node, increasing: above floor (R1), one per twin class of
+// the second graph (R4), in learned order with learnW. It keeps them in
+// w.ws[depth].
+func (w *worker[C]) candidates(depth int, bd *bidomain, c, floor int32) []int32 {
+	p := w.p
+	ws := w.ws[depth][:0]
+	if floor < 0 {
+		ws = append(ws, w.right[bd.r:bd.r+bd.rl]...)
+	} else {
+		for _, x := range w.right[bd.r : bd.r+bd.rl] {
+			if x > floor {
+				ws = append(ws, x)
+			}
+		}
+	}
+	insertionSort(ws)
+	if p.twins.n1 > 0 {
+		cls1 := p.twins.cls1
+		w.stamp++
+		k := 0
+		for _, x := range ws {
+			if cx := cls1[x]; cx >= 0 {
+				if w.seen[cx] == w.stamp {
+					continue
+				}
+				w.seen[cx] = w.stamp
+			}
+			ws[k] = x
+			k++
+		}
+		ws = ws[:k]
+	}
+	if p.learn&learnW != 0 {
+		w.learnOrder(ws, c) // learn.go
+	}
+	w.ws[depth] = ws
+	return ws
 }
 
 // dominated reports whether the child v→y, whose bidomains are out, is

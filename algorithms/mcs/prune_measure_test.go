@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
-	"os"
 	"strings"
 	"testing"
 	"time"
@@ -25,14 +24,12 @@ var pruneMeasurePairs = []string{
 // one thread, each pair faithful then pruned back to back, CPU time of the
 // process (the machine is shared: wall time would count waiting). Run by
 // hand: go test -tags measure -run MeasurePrune -timeout 60m, with
-// ARBOR_MCS_MEASURE=1 (ARBOR_MCS_PAIRS overrides the pairs, comma-separated;
-// ARBOR_MCS_REVERSE=1 runs the pruned engine first).
+// -mcs.measure (-mcs.pairs overrides the pairs, comma-separated;
+// -mcs.reverse runs the pruned engine first).
 func TestMeasurePrune(t *testing.T) {
-	if os.Getenv("ARBOR_MCS_MEASURE") != "1" {
-		t.Skip("set ARBOR_MCS_MEASURE=1 to run the docs/results/mcs.md measurements")
-	}
+	skipUnlessMeasuring(t)
 	names := pruneMeasurePairs
-	if s := os.Getenv("ARBOR_MCS_PAIRS"); s != "" {
+	if s := *flagPairs; s != "" {
 		names = strings.Split(s, ",")
 	}
 	dir, pairs := readExpected(t)
@@ -49,7 +46,7 @@ func TestMeasurePrune(t *testing.T) {
 		}
 		var f, r Result
 		var tf, tr time.Duration
-		if os.Getenv("ARBOR_MCS_REVERSE") == "1" { // pruned first: order effects
+		if *flagReverse { // pruned first: order effects
 			r, tr = run(PruneRR)
 			f, tf = run(PruneNone)
 		} else {
@@ -82,14 +79,12 @@ func TestMeasurePrune(t *testing.T) {
 }
 
 // TestMeasurePruneRules turns the pruned search's rules off one at a time
-// on the pairs where they fire (ARBOR_MCS_PAIRS overrides): nodes and CPU
+// on the pairs where they fire (-mcs.pairs overrides): nodes and CPU
 // time of each configuration, one thread.
 func TestMeasurePruneRules(t *testing.T) {
-	if os.Getenv("ARBOR_MCS_MEASURE") != "1" {
-		t.Skip("set ARBOR_MCS_MEASURE=1 to run the docs/results/mcs.md measurements")
-	}
+	skipUnlessMeasuring(t)
 	names := []string{"mcs90_b06m_s90.A02", "mcs30_b03_s40.A02", "mcs10_r005_s35.A00"}
-	if s := os.Getenv("ARBOR_MCS_PAIRS"); s != "" {
+	if s := *flagPairs; s != "" {
 		names = strings.Split(s, ",")
 	}
 	configs := []struct {
@@ -133,9 +128,7 @@ func TestMeasurePruneRules(t *testing.T) {
 // planted twins (twinGraph: half of the vertices copies of others), the
 // inputs R1/R2/B1/R4 are for, one thread, 60 s limit per search.
 func TestMeasurePruneTwins(t *testing.T) {
-	if os.Getenv("ARBOR_MCS_MEASURE") != "1" {
-		t.Skip("set ARBOR_MCS_MEASURE=1 to run the docs/results/mcs.md measurements")
-	}
+	skipUnlessMeasuring(t)
 	out := "| n | p | seed | size | faithful nodes | pruned nodes | nodes ratio | faithful CPU s | pruned CPU s | time ratio |\n|---|---|---|---|---|---|---|---|---|---|\n"
 	for _, n := range []int{30, 40} {
 		for seed := uint64(1); seed <= 3; seed++ {

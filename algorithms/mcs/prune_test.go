@@ -5,7 +5,6 @@ import (
 	"math/rand/v2"
 	"os"
 	"slices"
-	"strconv"
 	"testing"
 	"time"
 
@@ -234,17 +233,11 @@ func TestPruneConnectedRoot(t *testing.T) {
 // McSplit's on the sample of proven MIVIA pairs TestMIVIA uses (all of
 // them with -mcs.all or ARBOR_LONG=1), sequential and parallel, every
 // mapping verified; and that it never searches more nodes than the
-// faithful tree there in all. ARBOR_MCS_MAXSEC=5 (with ARBOR_LONG=1)
+// faithful tree there in all. -mcs.maxsec 5 (with ARBOR_LONG=1)
 // takes every proven pair under 5 s instead of 0.5 s.
 func TestMIVIAPruned(t *testing.T) {
 	dir, pairs := readExpected(t)
-	maxSec := 0.5
-	if s := os.Getenv("ARBOR_MCS_MAXSEC"); s != "" {
-		var err error
-		if maxSec, err = strconv.ParseFloat(s, 64); err != nil {
-			t.Fatalf("ARBOR_MCS_MAXSEC=%q: %v", s, err)
-		}
-	}
+	maxSec := *flagMaxSec
 	var easy []miviaPair
 	for _, p := range pairs {
 		if p.Proven && p.Seconds < maxSec {

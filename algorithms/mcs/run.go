@@ -9,6 +9,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/arbor-gpu/arbor/internal/pool"
 	"github.com/arbor-gpu/arbor/internal/ticker"
 )
 
@@ -17,11 +18,10 @@ import (
 type shared struct {
 	// Read at every node by every worker, written rarely: kept on their own
 	// cache line, away from the node counter every worker adds to.
-	best   atomic.Int32 // size of inc
-	stop   atomic.Bool
-	hungry atomic.Int32 // waiting workers − queued subtrees: someone needs work
-	goal   atomic.Int32
-	_      [48]byte
+	best atomic.Int32 // size of inc
+	stop atomic.Bool
+	goal atomic.Int32
+	_    [52]byte
 
 	nodes    atomic.Int64
 	branched atomic.Int64 // nodes that branched: RRSplit counts only these
@@ -42,25 +42,20 @@ type shared struct {
 	found  atomic.Int32
 
 	// Work sharing: the queue of given-away subtrees, each named by its path.
-	qmu     sync.Mutex
-	cond    *sync.Cond
-	queue   [][]op
-	given   atomic.Int64 // subtrees given away, for the result
-	waiting int
-	workers int
-	done    bool
+	q pool.Queue[[]op]
 
 	// Subtree solving (subtree.go): collect makes a worker stopped by the
 	// node limit keep what it had not explored in rest, and onImprove
 	// hears of every new incumbent.
 	collect   bool
+	restMu    sync.Mutex
 	rest      [][]op
 	onImprove func([]pair)
 }
 
 func newShared(limit int64) *shared {
 	sh := &shared{limit: limit}
-	sh.cond = sync.NewCond(&sh.qmu)
+	sh.q.Init(&sh.stop)
 	return sh
 }
 
@@ -92,49 +87,7 @@ func (sh *shared) offer(cur []pair) {
 }
 
 // halt asks every worker to stop and wakes the waiting ones.
-func (sh *shared) halt() {
-	sh.stop.Store(true)
-	sh.qmu.Lock()
-	sh.cond.Broadcast()
-	sh.qmu.Unlock()
-}
-
-func (sh *shared) updateHungry() { sh.hungry.Store(int32(sh.waiting - len(sh.queue))) }
-
-// push queues a subtree named by its path from the root.
-func (sh *shared) push(t []op) {
-	sh.given.Add(1)
-	sh.qmu.Lock()
-	sh.queue = append(sh.queue, t)
-	sh.updateHungry()
-	sh.cond.Signal()
-	sh.qmu.Unlock()
-}
-
-// take waits for a subtree; it returns false when the search is over:
-// every worker waits and nothing is queued, or the search was stopped.
-func (sh *shared) take() ([]op, bool) {
-	sh.qmu.Lock()
-	defer sh.qmu.Unlock()
-	for len(sh.queue) == 0 && !sh.done && !sh.stop.Load() {
-		sh.waiting++
-		if sh.waiting == sh.workers {
-			sh.done = true
-			sh.cond.Broadcast()
-			return nil, false
-		}
-		sh.updateHungry()
-		sh.cond.Wait()
-		sh.waiting--
-	}
-	if sh.done || sh.stop.Load() {
-		return nil, false
-	}
-	t := sh.queue[0]
-	sh.queue = sh.queue[1:]
-	sh.updateHungry()
-	return t, true
-}
+func (sh *shared) halt() { sh.q.Halt() }
 
 // donate gives away one not-yet-started child of the shallowest node on
 // this worker's path that has one, in the order the sequential search
@@ -145,13 +98,13 @@ func (w *worker[C]) donate(depth int) {
 	for k := 0; k < depth; k++ {
 		f := &w.frames[k]
 		if f.next < f.end {
-			w.sh.push(appendOp(w.path[:f.pathLen], op{f.v, f.ws[f.next]}))
+			w.sh.q.Push(appendOp(w.path[:f.pathLen], op{f.v, f.ws[f.next]}))
 			f.next++
 			return
 		}
 		if !f.skipGiven {
 			f.skipGiven = true
-			w.sh.push(appendOp(w.path[:f.pathLen], op{f.v, -1}))
+			w.sh.q.Push(appendOp(w.path[:f.pathLen], op{f.v, -1}))
 			return
 		}
 	}
@@ -232,7 +185,7 @@ func (p *problem[C]) runShared(ctx context.Context, sh *shared, threads int, sta
 			nodes += p.raiseTarget(ctx, sh, threads)
 		}
 	}
-	res := Result{Size: len(sh.inc), Nodes: nodes, Branched: sh.branched.Load(), Proven: !sh.stop.Load(), Threads: threads, Shared: sh.given.Load(), Targets: sh.targets}
+	res := Result{Size: len(sh.inc), Nodes: nodes, Branched: sh.branched.Load(), Proven: !sh.stop.Load(), Threads: threads, Shared: sh.q.Given(), Targets: sh.targets}
 	for _, pr := range sh.inc {
 		res.Mapping = append(res.Mapping, [2]int{p.order0[pr.v], p.order1[pr.w]})
 	}
@@ -248,43 +201,24 @@ func (p *problem[C]) runGoal(sh *shared, threads, goal int) int64 {
 		w.flush()
 		return w.nodes
 	}
-	sh.qmu.Lock()
-	sh.queue = [][]op{{}}
+	queue := [][]op{{}}
 	var split int64
 	// The seed is cut by expand, in the tree the workers search (pruned
 	// or not: subtree_prune.go).
 	if !sh.frozen && !p.opts.BigFirst {
-		sh.queue, split = p.seed(threads)
+		queue, split = p.seed(threads)
 	}
-	sh.workers, sh.waiting, sh.done = threads, 0, false
-	sh.updateHungry()
-	sh.qmu.Unlock()
+	sh.q.Start(threads, queue)
 	return runPool(sh, threads, func(int) *worker[C] { return p.newWorker(sh, goal, true) }) + split
 }
 
 // runPool runs threads workers (worker(t) makes the t-th) on sh's queue of
 // subtrees until the search is over, and returns the nodes they counted.
 func runPool[C cell](sh *shared, threads int, worker func(t int) *worker[C]) int64 {
-	var wg sync.WaitGroup
-	var total atomic.Int64
-	for t := 0; t < threads; t++ {
+	return sh.q.Work(threads, func(t int) (func([]op), func() int64) {
 		w := worker(t)
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for {
-				task, ok := sh.take()
-				if !ok {
-					break
-				}
-				w.explore(w.rebuild(task))
-			}
-			w.flush()
-			total.Add(w.nodes)
-		}()
-	}
-	wg.Wait()
-	return total.Load()
+		return func(task []op) { w.explore(w.rebuild(task)) }, w.finish
+	})
 }
 
 // seedPerThread is how many subtrees per thread the parallel search starts

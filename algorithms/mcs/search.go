@@ -141,6 +141,12 @@ func (w *worker[C]) poll() bool {
 	return w.stopped
 }
 
+// finish flushes the counts and returns the worker's nodes.
+func (w *worker[C]) finish() int64 {
+	w.flush()
+	return w.nodes
+}
+
 // flush publishes the last nodes counted.
 func (w *worker[C]) flush() {
 	w.sh.nodes.Add(w.nodes - w.published)
@@ -152,30 +158,18 @@ func (w *worker[C]) flush() {
 // search explores the node whose bidomains are doms, at depth below the
 // task root. The original recurses for the "v unmatched" branch as its last
 // act; here that tail call is the next turn of the loop, each turn one node.
+// With w.prune it applies RRSplit's reductions (Options.Prune), marked
+// R1–R6, B1 and B2 after docs/design/mcs.md (their helpers are in
+// prune.go); without, every rule is off and the tree is the original
+// McSplit's node for node.
 func (w *worker[C]) search(depth int, doms []bidomain) {
 	p := w.p
-	n0 := p.n0
-	left := w.left
 	pathLen := len(w.path)
 	for {
-		if w.tick() {
-			if w.sh.collect {
-				w.keepRest(depth)
-			}
+		best, ok := w.visit(depth)
+		if !ok {
 			break
 		}
-		m := int32(len(w.cur))
-		best := w.sh.best.Load()
-		if m > best {
-			w.sh.offer(w.cur)
-			if !w.sh.frozen {
-				best = m
-			}
-		}
-		if w.par && w.sh.hungry.Load() > 0 {
-			w.donate(depth)
-		}
-
 		// Bound, and the bidomain to branch on: smallest max(|L|,|R|) (or
 		// product), ties to the smallest left vertex.
 		bound, chosen := w.choose(doms)
@@ -188,66 +182,201 @@ func (w *worker[C]) search(depth int, doms []bidomain) {
 		if chosen < 0 { // Connected: nothing adjacent left to add
 			break
 		}
-		w.branched++
-
 		bd := &doms[chosen]
 		v := bd.minL
-		// Take v out of its left set: swap it to the end.
-		last := bd.l + bd.ll - 1
-		for j := bd.l; ; j++ {
-			if left[j] == v {
-				left[j], left[last] = left[last], v
+		nodeBound := bound
+		if p.learn&learnV != 0 {
+			v = w.learnPick(bd) // learn.go
+		}
+		c, floor := int32(-1), int32(-1) // v's twin class; R1: v's candidates are above floor
+		skip := -1                       // the bidomain whose bound B1 lowered
+		if w.prune {
+			if c = p.twins.cls0[v]; c >= 0 {
+				floor = w.lastImg[c]
+				if b, lowered := w.twinBound(bd, c, floor, bound); lowered {
+					if bound = b; bound <= best || bound < w.goal {
+						break
+					}
+					skip = chosen
+				}
+			}
+		}
+		// B2 (bound.go): the edge-count bound, near the cut only.
+		if stop := max(best, w.goal-1); p.bound2 && bound-stop <= boundSlack {
+			if bound = w.tighten(doms, bound, stop, skip); bound <= stop {
 				break
 			}
 		}
-		bd.ll--
-		if !p.multiway {
-			w.splitLeft(doms, p.adj0[int(v)*n0:int(v)*n0+n0])
-		}
+		w.branched++
+		w.takeLeft(doms, bd, v)
 
-		// The candidates for v, in increasing order.
-		ws := append(w.ws[depth][:0], w.right[bd.r:bd.r+bd.rl]...)
-		insertionSort(ws)
-		w.ws[depth] = ws
+		ws := w.candidates(depth, bd, c, floor)
 		f := &w.frames[depth]
 		*f = frame{v: v, ws: ws, end: len(ws), pathLen: len(w.path)}
 		bd.rl--
-		for f.next < f.end {
-			x := ws[f.next]
-			f.next++
-			out := w.child(doms, bd, v, x, depth)
-			w.cur = append(w.cur, pair{v, x})
-			if w.par {
-				w.path = append(w.path, op{v, x})
-			}
-			w.search(depth+1, out)
-			w.cur = w.cur[:len(w.cur)-1]
-			if w.par {
-				w.path = w.path[:f.pathLen]
-			}
-			if w.stopped {
-				w.path = w.path[:pathLen]
-				return
-			}
+		if w.children(doms, bd, f, nodeBound, bound, c, floor, depth) {
+			w.path = w.path[:pathLen]
+			return
 		}
 		bd.rl++
 		if f.skipGiven {
 			break
 		}
-		// The branch where v stays unmatched.
-		if bd.ll == 0 {
-			doms[chosen] = doms[len(doms)-1]
-			doms = doms[:len(doms)-1]
-		} else if p.multiway {
-			bd.minL = minOf(left[bd.l : bd.l+bd.ll])
-		} else {
-			bd.minL = min(bd.minA, bd.minN)
-		}
-		if w.par {
-			w.path = append(w.path, op{v, -1})
-		}
+		doms = w.leaveUnmatched(doms, chosen, v, c)
 	}
 	w.path = w.path[:pathLen]
+}
+
+// children searches the children v→x of the node (doms, v's bidomain bd,
+// its frame f), in f's order: R3 and R5 may end the node early (f.end,
+// f.skipGiven), R6 skips a dominated child. c and floor are v's twin class
+// and its R1 floor. It restores lastImg and reports whether the search
+// was stopped.
+func (w *worker[C]) children(doms []bidomain, bd *bidomain, f *frame, nodeBound, bound, c, floor int32, depth int) (stopped bool) {
+	p := w.p
+	v, ws := f.v, f.ws
+	m := int32(len(w.cur))
+	// R3's reference: the bidomains a child must keep whole. The same
+	// for every child (each w leaves v's right set as rl−1 vertices).
+	keep := split{n: -1}
+	if w.prune && !(w.connected && m == 0) && p.rrOff&offR3 == 0 {
+		keep = wholeSplit(doms) // R3 is off at a connected search's root
+	}
+	if w.prune {
+		w.explored[depth] = w.explored[depth][:0]
+	}
+	if w.par && keep.n >= 0 {
+		w.r3Ahead(doms, bd, v, keep, depth, f)
+	}
+	for f.next < f.end {
+		x := ws[f.next]
+		f.next++
+		out := w.child(doms, bd, v, x, depth)
+		if p.learn != 0 {
+			w.learnReward(nodeBound, v, x, out) // learn.go
+		}
+		// R6 (off unless withR6: it costs more time than it saves on
+		// MIVIA, docs/results/mcs.md): an explored sibling v→x′ sees
+		// every vertex left to this child as x does: this child's
+		// solutions are its, x and x′ swapped.
+		if p.withR6 && w.dominated(out, x, w.explored[depth]) {
+			continue
+		}
+		if w.prune {
+			w.explored[depth] = append(w.explored[depth], x)
+		}
+		// R3: x splits every bidomain as v does, so this child holds
+		// a solution as large as any of the node's: it ends the node.
+		// (Connected, only once a pair is matched: v then touches it.)
+		if keep.same(out) {
+			f.end = f.next
+			f.skipGiven = true
+		}
+		w.cur = append(w.cur, pair{v, x})
+		if w.par {
+			w.path = append(w.path, op{v, x})
+		}
+		if c >= 0 {
+			w.lastImg[c] = x
+		}
+		w.search(depth+1, out)
+		w.cur = w.cur[:len(w.cur)-1]
+		if w.par {
+			w.path = w.path[:f.pathLen]
+		}
+		if w.stopped {
+			break
+		}
+		// R5: the incumbent reached the node's bound: the rest of the
+		// node (siblings and the unmatched branch) cannot beat it.
+		if w.prune && w.sh.best.Load() >= bound && p.rrOff&offR5 == 0 {
+			f.end = f.next
+			f.skipGiven = true
+		}
+	}
+	if c >= 0 {
+		w.lastImg[c] = floor
+	}
+	return w.stopped
+}
+
+// visit counts the node and does what every node does before its bound:
+// stop when asked (keeping the rest of the tree for a collecting run),
+// offer the matching so far as an incumbent and give work to hungry
+// workers. It returns the incumbent size to prune against and false to
+// stop.
+func (w *worker[C]) visit(depth int) (best int32, ok bool) {
+	if w.tick() {
+		if w.sh.collect {
+			w.keepRest(depth)
+		}
+		return 0, false
+	}
+	m := int32(len(w.cur))
+	best = w.sh.best.Load()
+	if m > best {
+		w.sh.offer(w.cur)
+		if !w.sh.frozen {
+			best = m
+		}
+	}
+	if w.par && w.sh.q.Hungry() {
+		w.donate(depth)
+	}
+	return best, true
+}
+
+// takeLeft takes v, the vertex branched on, out of its bidomain bd's left
+// set (swapped to the end, where the unmatched branch finds it again) and,
+// with a binary adjacency, splits the left sets by adjacency to v.
+func (w *worker[C]) takeLeft(doms []bidomain, bd *bidomain, v int32) {
+	left := w.left
+	last := bd.l + bd.ll - 1
+	for j := bd.l; ; j++ {
+		if left[j] == v {
+			left[j], left[last] = left[last], v
+			break
+		}
+	}
+	bd.ll--
+	bd.eb = 0 // B2's bound of bd is stale (bound.go)
+	if n0 := w.p.n0; !w.p.multiway {
+		w.splitLeft(doms, w.p.adj0[int(v)*n0:int(v)*n0+n0])
+	}
+}
+
+// leaveUnmatched turns the node into its last branch, where v stays
+// unmatched (and with it, R2, its twins still in the bidomain): it returns
+// the node's bidomains for the next turn of search's loop.
+func (w *worker[C]) leaveUnmatched(doms []bidomain, chosen int, v, c int32) []bidomain {
+	bd := &doms[chosen]
+	left := w.left
+	removed := false
+	if c >= 0 {
+		cls0 := w.p.twins.cls0
+		for j := bd.l; j < bd.l+bd.ll; {
+			if u := left[j]; cls0[u] == c {
+				last := bd.l + bd.ll - 1
+				left[j], left[last] = left[last], u
+				bd.ll--
+				removed = true
+				continue
+			}
+			j++
+		}
+	}
+	if bd.ll == 0 {
+		doms[chosen] = doms[len(doms)-1]
+		doms = doms[:len(doms)-1]
+	} else if w.p.multiway || removed {
+		bd.minL = minOf(left[bd.l : bd.l+bd.ll])
+	} else {
+		bd.minL = min(bd.minA, bd.minN)
+	}
+	if w.par {
+		w.path = append(w.path, op{v, -1})
+	}
+	return doms
 }
 
 // child makes the bidomains of the child v→x of a node (doms; bd is v's

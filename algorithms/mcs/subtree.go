@@ -205,7 +205,7 @@ func (p *problem[C]) expand(from []op, target, maxDepth int) ([]Subtask, int64, 
 			continue
 		}
 		split++
-		for _, o := range w.children(doms, chosen) {
+		for _, o := range w.subtreeSteps(doms, chosen) {
 			queue = append(queue, appendOp(path, o))
 		}
 	}
@@ -241,9 +241,9 @@ func (w *worker[C]) keepRest(depth int) {
 			rest = append(rest, appendOp(w.path[:f.pathLen], op{f.v, -1}))
 		}
 	}
-	w.sh.qmu.Lock()
+	w.sh.restMu.Lock()
 	w.sh.rest = append(w.sh.rest, rest...)
-	w.sh.qmu.Unlock()
+	w.sh.restMu.Unlock()
 }
 
 func (p *problem[C]) mapping(cur []pair) [][2]int {
@@ -293,9 +293,7 @@ func (p *problem[C]) solveSubtree(ctx context.Context, path []op, so SubtreeOpti
 		}()
 	}
 
-	sh.queue = [][]op{slices.Clone(path)}
-	sh.workers = threads
-	sh.updateHungry()
+	sh.q.Start(threads, [][]op{slices.Clone(path)})
 	nodes := runPool(sh, threads, func(t int) *worker[C] {
 		if t == 0 {
 			return first
@@ -308,7 +306,7 @@ func (p *problem[C]) solveSubtree(ctx context.Context, path []op, so SubtreeOpti
 		res.Mapping = p.mapping(sh.inc)
 	}
 	// Subtrees still queued were given away but never taken.
-	rest := append(sh.rest, sh.queue...)
+	rest := append(sh.rest, sh.q.Rest()...)
 	best := sh.best.Load()
 	for _, r := range rest {
 		doms, err := first.follow(r)

@@ -27,7 +27,7 @@ func (p *problem[C]) usePrune() {
 	}
 }
 
-// children is the steps from the node w stands at (its bidomains doms,
+// subtreeSteps is the steps from the node w stands at (its bidomains doms,
 // from follow) to its children, branching on the bidomain chosen, in the
 // order the search takes them: v→x for each candidate x, then v
 // unmatched. In the pruned tree the candidates are above v's twins'
@@ -37,7 +37,7 @@ func (p *problem[C]) usePrune() {
 // of its twin class, as R1 and R2 need), whatever rr2's learned order
 // would pick: any v of the chosen bidomain makes an exact tree. doms is
 // changed (w follows its path again before using it).
-func (w *worker[C]) children(doms []bidomain, chosen int) []op {
+func (w *worker[C]) subtreeSteps(doms []bidomain, chosen int) []op {
 	p := w.p
 	bd := &doms[chosen]
 	v := bd.minL

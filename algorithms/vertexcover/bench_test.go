@@ -2,7 +2,7 @@ package vertexcover
 
 import (
 	"context"
-	"os"
+	"flag"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -13,33 +13,31 @@ import (
 	"github.com/arbor-gpu/arbor/internal/dataset"
 )
 
-// BenchmarkInstances times Solve per instance. ARBOR_VC_BENCH lists the
+var (
+	benchFiles   = flag.String("vc.bench", "", "BenchmarkInstances: the files (relative to the data), comma-separated, or pace450")
+	benchEngine  = flag.String("vc.engine", "", "BenchmarkInstances: the engine (default auto)")
+	benchTimeout = flag.Duration("vc.timeout", time.Minute, "BenchmarkInstances: the time cap of a solve")
+)
+
+// BenchmarkInstances times Solve per instance. -vc.bench lists the
 // files (paths relative to the shared data directory, comma-separated);
 // the default is a small spread, and "pace450" names the 28 PACE 2019
 // instances of at most 450 vertices (issue #17's 1 s set). Each reports
 // the cover, whether it was proven and whether the clique route settled
-// it (the engine's reason is logged with -v); ARBOR_VC_TIMEOUT caps each
-// solve (default 60s), ARBOR_VC_ENGINE picks the engine (default auto).
+// it (the engine's reason is logged with -v); -vc.timeout caps each
+// solve (default 60s), -vc.engine picks the engine (default auto).
 //
-//	ARBOR_VC_BENCH=pace450 go test -run XXX -bench Instances -benchtime 1x ./algorithms/vertexcover/
+//	go test -run XXX -bench Instances -benchtime 1x ./algorithms/vertexcover/ -vc.bench pace450
 func BenchmarkInstances(b *testing.B) {
 	dir := dataset.Require(b, "")
-	list := os.Getenv("ARBOR_VC_BENCH")
+	list := *benchFiles
 	switch list {
 	case "":
 		list = "vc/pace2019/vc-exact_005.gr,vc/yamout2022/cop_hat300_1.txt,vc/bhoslib/frb30-15-1.mis,vc/yamout2022/Power-Grid.txt"
 	case "pace450":
 		list = pace450(b, dir)
 	}
-	engine := os.Getenv("ARBOR_VC_ENGINE")
-	timeout := time.Minute
-	if s := os.Getenv("ARBOR_VC_TIMEOUT"); s != "" {
-		d, err := time.ParseDuration(s)
-		if err != nil {
-			b.Fatal(err)
-		}
-		timeout = d
-	}
+	engine, timeout := *benchEngine, *benchTimeout
 	for _, rel := range strings.Split(list, ",") {
 		path := filepath.Join(dir, strings.TrimSpace(rel))
 		g, err := core.ReadGraph(path, core.ReadOptions{})

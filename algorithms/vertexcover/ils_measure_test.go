@@ -3,8 +3,8 @@
 package vertexcover
 
 import (
+	"flag"
 	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
 	"sync/atomic"
@@ -15,28 +15,31 @@ import (
 	"github.com/arbor-gpu/arbor/internal/dataset"
 )
 
+var (
+	ilsFiles  = flag.String("ils", "", "TestILSMeasure: the PACE instances (numbers), comma-separated")
+	ilsCap    = flag.Duration("ils.cap", 3*time.Second, "TestILSMeasure: the time cap of a run")
+	ilsSeeds  = flag.Int("ils.seeds", 4, "TestILSMeasure: seeds 1 to this")
+	ilsAlgs   = flag.String("ils.algs", "numvc,ils", "TestILSMeasure: the searches: numvc, ils, part")
+	ilsNoPart = flag.Bool("ils.nopart", false, "TestILSMeasure: the ILS without the clique partition")
+)
+
 // TestILSMeasure runs NuMVC and the ILS alone on the root kernels of PACE
 // instances (issue #42), from the greedy dive's cover, one seed after
 // another, and prints each run's best cover and when it was found:
 //
-//	ARBOR_ILS_FILES=131,175 ARBOR_ILS_SEEDS=6 ARBOR_ILS_CAP=3s \
-//	go test -tags measure -run ILSMeasure -v ./algorithms/vertexcover/
+//	go test -tags measure -run ILSMeasure -v ./algorithms/vertexcover/ \
+//		-ils 131,175 -ils.seeds 6 -ils.cap 3s
 //
-// ARBOR_ILS_NOPART=1 runs the ILS without the clique partition (no
-// defect perturbations); ARBOR_ILS_ALGS picks among numvc, ils and part
-// (the partition search for a transversal, which reports only one).
+// -ils.nopart runs the ILS without the clique partition (no defect
+// perturbations); -ils.algs picks among numvc, ils and part (the
+// partition search for a transversal, which reports only one).
 func TestILSMeasure(t *testing.T) {
-	files := os.Getenv("ARBOR_ILS_FILES")
+	files := *ilsFiles
 	if files == "" {
-		t.Skip("ARBOR_ILS_FILES not set")
+		t.Skip("-ils FILES not set")
 	}
 	dir := dataset.Require(t, "")
-	limit, err := time.ParseDuration(envOr("ARBOR_ILS_CAP", "3s"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	var seeds int
-	fmt.Sscan(envOr("ARBOR_ILS_SEEDS", "4"), &seeds)
+	limit, seeds := *ilsCap, *ilsSeeds
 	for _, f := range strings.Split(files, ",") {
 		g, err := core.ReadGraph(filepath.Join(dir, "vc/pace2019/vc-exact_"+f+".gr"), core.ReadOptions{})
 		if err != nil {
@@ -47,7 +50,7 @@ func TestILSMeasure(t *testing.T) {
 		lb := s.cover + s.rootLowerBound()
 		kg, ids := s.extract(nil)
 		part, k := bestPartition(kg)
-		if os.Getenv("ARBOR_ILS_NOPART") != "" {
+		if *ilsNoPart {
 			part = nil
 		}
 		diveIn, diveSize := s.greedyDive()
@@ -58,7 +61,7 @@ func TestILSMeasure(t *testing.T) {
 		t.Logf("%s: kernel %d vertices, %d edges; root bound %d, partition bound %d, dive %d",
 			f, kg.N, kg.Edges(), lb, s.cover+kg.N-k, s.cover+diveSize)
 		var stop atomic.Bool
-		for _, alg := range strings.Split(envOr("ARBOR_ILS_ALGS", "numvc,ils"), ",") {
+		for _, alg := range strings.Split(*ilsAlgs, ",") {
 			line := alg + ":"
 			for seed := uint64(1); seed <= uint64(seeds); seed++ {
 				t0 := time.Now()

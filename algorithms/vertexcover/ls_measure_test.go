@@ -3,6 +3,7 @@
 package vertexcover
 
 import (
+	"flag"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -16,66 +17,65 @@ import (
 	"github.com/arbor-gpu/arbor/internal/dataset"
 )
 
+// The measurement's flags (go test -tags measure … -args, or after the
+// package): what to run, on which instances, and the searches' knobs.
+var (
+	lsAlgs  = flag.String("ls", "", "TestLSMeasure: the local searches to time, comma-separated: part, numvc, pair, cw, cwcv, cwvc, cwedge")
+	lsFiles = flag.String("ls.files", "frb45-21-3,frb50-23-2,frb53-24-1", "TestLSMeasure: the BHOSLIB instances, comma-separated")
+	lsSeeds = flag.String("ls.seeds", "1-4", "TestLSMeasure: the seeds, first-last")
+	lsCap   = flag.Duration("ls.cap", 20*time.Second, "TestLSMeasure: the time cap of a run")
+	lsPar   = flag.Int("ls.par", 1, "TestLSMeasure: seeds run at once")
+	lsSteps = flag.Int64("ls.steps", 0, "TestLSMeasure: the partition search's step cap (0: none)")
+)
+
+func init() {
+	float := func(name, usage string, v *float64) {
+		flag.Func(name, usage, func(s string) (err error) { *v, err = strconv.ParseFloat(s, 64); return err })
+	}
+	float("ls.gamma", "TestLSMeasure: partGamma", &partGamma)
+	float("ls.rho", "TestLSMeasure: partRho", &partRho)
+	float("ls.beta", "TestLSMeasure: partDegBeta", &partDegBeta)
+	float("ls.cwgamma", "TestLSMeasure: cwGamma", &cwGamma)
+	flag.Func("ls.sample", "TestLSMeasure: partSample", func(s string) (err error) { partSample, err = strconv.Atoi(s); return err })
+	flag.Func("ls.chain", "TestLSMeasure: partChain (1, 0 or any: partChainAny too)", func(s string) error {
+		partChain, partChainAny = s != "0", s == "any"
+		return nil
+	})
+}
+
 // TestLSMeasure times the local searches alone to the optimum on BHOSLIB
 // instances (issue #17), one run per seed, one at a time:
 //
-//	ARBOR_LS_MEASURE=part,numvc ARBOR_LS_FILES=frb50-23-1,frb53-24-1 \
-//	ARBOR_LS_SEEDS=1-4 ARBOR_LS_CAP=20s go test -run LSMeasure -v ./algorithms/vertexcover/
+//	go test -tags measure -run LSMeasure -v ./algorithms/vertexcover/ \
+//		-ls part,numvc -ls.files frb50-23-1,frb53-24-1 -ls.seeds 1-4 -ls.cap 20s
 //
 // The target is the planted optimum n − N (the clique count of the
 // partition). Each line gives the time and steps to the target (or the
-// cap) and the steps per second. ARBOR_LS_PAR runs that many seeds at
+// cap) and the steps per second. -ls.par runs that many seeds at
 // once (NuMVC's step counts are then mixed up: its counter is shared);
-// ARBOR_LS_STEPS caps the partition search's steps (so that runs on a
-// loaded machine compare); ARBOR_LS_GAMMA, ARBOR_LS_RHO and
-// ARBOR_LS_SAMPLE set the partition search's knobs (partGamma, partRho,
-// partSample); ARBOR_LS_BETA sets partDegBeta, ARBOR_LS_CHAIN=1|any
-// partChain (any: partChainAny too). pair is pairSearch
-// (pairsearch_test.go), the partition search with weights per pair of
-// cliques. The variants of
-// partition_cw_test.go run as cw (per clique pair), cwcv (per clique and
-// vertex), cwvc (per vertex and clique) and cwedge (per edge, as part);
-// ARBOR_LS_CWGAMMA sets their forgetting threshold (cwGamma).
+// -ls.steps caps the partition search's steps (so that runs on a
+// loaded machine compare); -ls.gamma, -ls.rho and -ls.sample set the
+// partition search's knobs (partGamma, partRho, partSample); -ls.beta sets
+// partDegBeta, -ls.chain=1|any partChain (any: partChainAny too). pair is
+// pairSearch (pairsearch_test.go), the partition search with weights per
+// pair of cliques. The variants of partition_cw_test.go run as cw (per
+// clique pair), cwcv (per clique and vertex), cwvc (per vertex and
+// clique) and cwedge (per edge, as part); -ls.cwgamma sets their
+// forgetting threshold (cwGamma).
 func TestLSMeasure(t *testing.T) {
-	which := os.Getenv("ARBOR_LS_MEASURE")
+	which := *lsAlgs
 	if which == "" {
-		t.Skip("ARBOR_LS_MEASURE not set")
+		t.Skip("-ls ALGS not set")
 	}
 	dir := dataset.Require(t, "")
-	files := strings.Split(envOr("ARBOR_LS_FILES", "frb45-21-3,frb50-23-2,frb53-24-1"), ",")
-	lo, hi := 1, 4
-	if s := os.Getenv("ARBOR_LS_SEEDS"); s != "" {
-		a, b, _ := strings.Cut(s, "-")
-		lo, _ = strconv.Atoi(a)
-		hi = lo
-		if b != "" {
-			hi, _ = strconv.Atoi(b)
-		}
+	files := strings.Split(*lsFiles, ",")
+	a, b, _ := strings.Cut(*lsSeeds, "-")
+	lo, _ := strconv.Atoi(a)
+	hi := lo
+	if b != "" {
+		hi, _ = strconv.Atoi(b)
 	}
-	limit, err := time.ParseDuration(envOr("ARBOR_LS_CAP", "20s"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if x := os.Getenv("ARBOR_LS_GAMMA"); x != "" {
-		partGamma, _ = strconv.ParseFloat(x, 64)
-	}
-	if x := os.Getenv("ARBOR_LS_RHO"); x != "" {
-		partRho, _ = strconv.ParseFloat(x, 64)
-	}
-	if x := os.Getenv("ARBOR_LS_SAMPLE"); x != "" {
-		partSample, _ = strconv.Atoi(x)
-	}
-	if x := os.Getenv("ARBOR_LS_BETA"); x != "" {
-		partDegBeta, _ = strconv.ParseFloat(x, 64)
-	}
-	if x := os.Getenv("ARBOR_LS_CHAIN"); x != "" {
-		partChain, partChainAny = x != "0", x == "any"
-	}
-	if x := os.Getenv("ARBOR_LS_CWGAMMA"); x != "" {
-		cwGamma, _ = strconv.ParseFloat(x, 64)
-	}
-	par, _ := strconv.Atoi(envOr("ARBOR_LS_PAR", "1"))
-	stepCap, _ := strconv.ParseInt(envOr("ARBOR_LS_STEPS", "0"), 10, 64)
+	limit, par, stepCap := *lsCap, *lsPar, *lsSteps
 	for _, f := range files {
 		path := filepath.Join(dir, "vc/bhoslib", f+".mis")
 		if _, err := os.Stat(path); err != nil {
@@ -150,11 +150,4 @@ func TestLSMeasure(t *testing.T) {
 			t.Logf("%s %s: %d/%d at target, total %.1f s", f, alg, hits, hi-lo+1, sum.Seconds())
 		}
 	}
-}
-
-func envOr(key, def string) string {
-	if s := os.Getenv(key); s != "" {
-		return s
-	}
-	return def
 }

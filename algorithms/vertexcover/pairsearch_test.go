@@ -31,7 +31,7 @@ import (
 // 16-core bar is, it loses to edge weights (the GPU machine's Xeon, 16
 // seeds of 30 s and 60 s on frb56-25-1, frb59-26-1, -2, -4: 4 hits in
 // 5,172 core-seconds against 11 in 4,956; search.go), so it lives in the
-// tests as the measured alternative (ARBOR_LS_MEASURE=pair,
+// tests as the measured alternative (-ls pair,
 // scripts/gpu/ls-pair.sh) for the instances where it takes several times
 // fewer steps.
 //

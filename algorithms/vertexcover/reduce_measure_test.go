@@ -3,8 +3,8 @@
 package vertexcover
 
 import (
+	"flag"
 	"fmt"
-	"os"
 	"path/filepath"
 	"slices"
 	"sort"
@@ -21,23 +21,33 @@ import (
 // the time and how often each rule fired, then per rule on how many
 // instances it fired and how often in all (issue #42):
 //
-//	ARBOR_RED_MEASURE=1 go test -tags measure -run ReduceMeasure -v ./algorithms/vertexcover/
+//	go test -tags measure -run ReduceMeasure -v ./algorithms/vertexcover/ -args -red
 //
-// ARBOR_RED_FILES=085,153 picks instances (default: all of optima.csv);
-// ARBOR_RED_FUNNEL=1 turns the funnel rule on at any size;
-// ARBOR_RED_STRUCTION=1 applies the degree-3 struction to the kernel,
+// -red.files=085,153 picks instances (default: all of optima.csv);
+// -red.funnel turns the funnel rule on at any size;
+// -red.struction applies the degree-3 struction to the kernel,
 // alternating with the root reductions, and logs the kernel and bound;
-// ARBOR_RED_CROWN=1 samples kernel vertices that some optimal LP
+// -red.crown samples kernel vertices that some optimal LP
 // solution sets to 0 (a crown the reduction's LP solution leaves);
-// ARBOR_RED_COUNT=1 counts where rules Arbor lacks would fire on the
-// kernel (twins, funnels of degree 4–8, desks); ARBOR_RED_BOUND=1 logs the kernel's root lower bound and greedy dive.
+// -red.count counts where rules Arbor lacks would fire on the
+// kernel (twins, funnels of degree 4–8, desks); -red.bound logs the kernel's root lower bound and greedy dive.
+var (
+	redMeasure   = flag.Bool("red", false, "TestReduceMeasure: run it on every instance of optima.csv")
+	redFiles     = flag.String("red.files", "", "TestReduceMeasure: the PACE instances (numbers), comma-separated")
+	redFunnel    = flag.Bool("red.funnel", false, "TestReduceMeasure: the funnel rule at any size")
+	redStruction = flag.Bool("red.struction", false, "TestReduceMeasure: the degree-3 struction on the kernel")
+	redCrown     = flag.Bool("red.crown", false, "TestReduceMeasure: sample kernel vertices some optimal LP solution sets to 0")
+	redCount     = flag.Bool("red.count", false, "TestReduceMeasure: count where missing rules would fire (twins, funnels of degree 4-8, desks)")
+	redBound     = flag.Bool("red.bound", false, "TestReduceMeasure: log the kernel's root lower bound and greedy dive")
+)
+
 func TestReduceMeasure(t *testing.T) {
-	if os.Getenv("ARBOR_RED_MEASURE") == "" && os.Getenv("ARBOR_RED_FILES") == "" {
-		t.Skip("ARBOR_RED_MEASURE not set")
+	if !*redMeasure && *redFiles == "" {
+		t.Skip("-args -red (or -red.files) not given")
 	}
 	dir := filepath.Join(dataset.Require(t, ""), "vc/pace2019")
 	var files []string
-	if f := os.Getenv("ARBOR_RED_FILES"); f != "" {
+	if f := *redFiles; f != "" {
 		for _, x := range strings.Split(f, ",") {
 			files = append(files, "vc-exact_"+x+".gr")
 		}
@@ -58,7 +68,7 @@ func TestReduceMeasure(t *testing.T) {
 			t.Fatal(err)
 		}
 		s := newState(g)
-		if os.Getenv("ARBOR_RED_FUNNEL") != "" {
+		if *redFunnel {
 			s.funnelOn = true
 		}
 		start := time.Now()
@@ -73,7 +83,7 @@ func TestReduceMeasure(t *testing.T) {
 			}
 		}
 		t.Logf("%s n=%d m=%d kernel n=%d m=%d cover=%d %.3fs%s", strings.TrimSuffix(f, ".gr"), g.N, g.Edges(), s.nAlive, s.m, s.cover, el.Seconds(), b.String())
-		if os.Getenv("ARBOR_RED_BOUND") != "" && s.m > 0 {
+		if *redBound && s.m > 0 {
 			start := time.Now()
 			lb := s.cover + s.rootLowerBound()
 			t1 := time.Since(start)
@@ -82,11 +92,11 @@ func TestReduceMeasure(t *testing.T) {
 			_, dive := s.greedyDive()
 			t.Logf("  root bound %d (%.3fs), with the funnel trial %d (%.3fs), greedy dive %d", lb, t1.Seconds(), rb, t2.Seconds(), s.cover+dive)
 		}
-		if os.Getenv("ARBOR_RED_COUNT") != "" && s.m > 0 {
+		if *redCount && s.m > 0 {
 			tw, fu := candidates(s)
 			t.Logf("  kernel: %d degree-3 twin pairs, %d vertices of degree 4–8 with a funnel, %d desks", tw, fu, desks(s))
 		}
-		if os.Getenv("ARBOR_RED_STRUCTION") != "" && s.m > 0 {
+		if *redStruction && s.m > 0 {
 			kn, km, lb, applied := structionRounds(t, s)
 			// The same rebuild without the struction: the kernel's
 			// vertex order changes the greedy bounds by a little.
@@ -95,7 +105,7 @@ func TestReduceMeasure(t *testing.T) {
 			re.rootReductions(noBudget)
 			t.Logf("  degree-3 struction: %d applied; kernel %d vertices, %d edges; root bound %d (without: %d, rebuilt without: %d)", applied, kn, km, lb, s.cover+s.rootLowerBound(), s.cover+re.cover+re.rootLowerBound())
 		}
-		if os.Getenv("ARBOR_RED_CROWN") != "" && s.m > 0 {
+		if *redCrown && s.m > 0 {
 			fix, tried, twice, n := crownSample(s, 100)
 			t.Logf("  LP: 2·LP = %d on %d vertices; %d of %d sampled vertices are 0 in some optimal LP solution", twice, n, fix, tried)
 		}

@@ -11,12 +11,13 @@ import (
 	"testing"
 
 	"github.com/arbor-gpu/arbor/internal/dataset"
+	"github.com/arbor-gpu/arbor/internal/testrole"
 )
 
 // envCLI makes this test binary behave as the arbor CLI: 'arbor bench'
 // re-executes os.Executable() for every run, which in a test is the test
-// binary, so its children come here.
-const envCLI = "ARBOR_TEST_AS_CLI"
+// binary, so its children come here (internal/testrole, the role "1").
+const envCLI = testrole.Var
 
 func TestMain(m *testing.M) {
 	if os.Getenv(envCLI) == "1" {

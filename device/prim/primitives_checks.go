@@ -238,6 +238,17 @@ func scanChecks() []device.Check {
 			return []device.Output{device.Widen("out", chkRead[int64](k, dst, n)), oneOutput("total", total)}, nil
 		}))
 	}
+	return append(out, prefixMaxChecks()...)
+}
+
+// prefixMaxChecks are the scan kernels' running maxima: of int32
+// values, and of argmax's packed (value, index) words.
+func prefixMaxChecks() []device.Check {
+	var out []device.Check
+	type tc struct {
+		n     int
+		shape string
+	}
 	for _, c := range []tc{{n: 0, shape: "small"}, {n: 1, shape: "random"}, {n: 3000, shape: "small"}, {n: checkSizeMillion, shape: "random"}} {
 		out = append(out, primCheck("prefix_max", fmt.Sprintf("int32 n=%d %s", c.n, c.shape), c.n, func(k *chk) ([]device.Output, error) {
 			s, err := NewScan(k.dev)

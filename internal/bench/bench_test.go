@@ -16,15 +16,14 @@ import (
 	"time"
 
 	"github.com/arbor-gpu/arbor/internal/dataset"
+	"github.com/arbor-gpu/arbor/internal/testrole"
 )
 
-// The runner's tests re-execute this test binary as a fake arbor: with
-// envFake set, TestMain answers like 'arbor KIND FILE… --json' from a
+// The runner's tests re-execute this test binary as a fake arbor: in the
+// role "solver" (internal/testrole), TestMain answers like 'arbor KIND FILE… --json' from a
 // script in the instance's file instead of running the tests.
-const envFake = "ARBOR_BENCH_TEST_FAKE"
-
 func TestMain(m *testing.M) {
-	if os.Getenv(envFake) == "1" {
+	if testrole.Is("solver") {
 		os.Exit(fakeArbor(os.Args[1:], os.Stdout, os.Stderr))
 	}
 	os.Exit(m.Run())
@@ -100,7 +99,7 @@ func writeTestFile(t *testing.T, dir, name, body string) string {
 
 func fakeConfig(t *testing.T) Config {
 	t.Helper()
-	t.Setenv(envFake, "1")
+	t.Setenv(testrole.Var, "solver")
 	exe, err := os.Executable()
 	if err != nil {
 		t.Fatal(err)

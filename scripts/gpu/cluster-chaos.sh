@@ -11,10 +11,10 @@
 # lines are a short table: pairs, wrong, unproven, wall time, the sum of the
 # jobs' times, kills, and the chaos phase's overhead against the calm one.
 #
-#   scripts/gpu/cluster-chaos.sh DATA_DIR [ARBOR_BINARY]
+#   scripts/gpu/cluster-chaos.sh DATA_DIR [BINARY]
 #
 # DATA_DIR holds the MIVIA pairs and expected.csv (e.g. .dev/data/mcs/mivia);
-# ARBOR_BINARY defaults to .dev/arbor (built with CGO_ENABLED=0; no Go is
+# BINARY defaults to .dev/arbor (built with CGO_ENABLED=0; no Go is
 # needed here). Environment: CHAOS_PAIRS (100), CHAOS_JOBS (4 coordinators
 # at once), CHAOS_WORKERS (8), CHAOS_THREADS (2 per worker), CHAOS_EVERY (5 s
 # between kills), CHAOS_BUDGET (200 s per phase: pairs not started by then
@@ -24,7 +24,7 @@
 # original McSplit times picked), CHAOS_KEEP (a folder to copy the logs
 # and results to).
 set -uo pipefail
-D=${1:?usage: cluster-chaos.sh DATA_DIR [ARBOR_BINARY]}
+D=${1:?usage: cluster-chaos.sh DATA_DIR [BINARY]}
 ARBOR=${2:-.dev/arbor}
 [ -f "$D/expected.csv" ] || { echo "no $D/expected.csv" >&2; exit 2; }
 [ -x "$ARBOR" ] || { echo "no executable $ARBOR" >&2; exit 2; }

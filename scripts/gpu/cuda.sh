@@ -59,8 +59,8 @@ done
 prims=()
 if [ -x "$root/.dev/tests.test" ]; then
 	echo "== primitives: CUDA vs NVIDIA OpenCL"
-	(cd "$root/tests" && ARBOR_REQUIRE= ARBOR_TEST_BACKENDS=cuda,opencl ARBOR_BENCH_DEVICES=cuda,opencl:NVIDIA \
-		timeout 120 "$root/.dev/tests.test" -test.run '^$' -test.bench 'Primitive' -test.benchtime 200x) >"$OUT/cuda-primitives.log" 2>&1
+	(cd "$root/tests" && ARBOR_REQUIRE= ARBOR_TEST_BACKENDS=cuda,opencl \
+		timeout 120 "$root/.dev/tests.test" -test.run '^$' -test.bench 'Primitive' -test.benchtime 200x -prim.devices cuda,opencl:NVIDIA) >"$OUT/cuda-primitives.log" 2>&1
 	mapfile -t prims < <(awk '/^Benchmark/ { n = $1; sub(/^Benchmark/, "", n); sub(/-[0-9]+$/, "", n); line = sprintf("  %-42s", n)
 		for (i = 3; i <= NF; i++) if ($i == "ns/op" && n ~ /^Primitive\//) line = line sprintf(" %9.1f us/call", $(i-1) / 1000); else if ($i ~ /us/) line = line sprintf(" %9.1f %s", $(i-1), $i)
 		print line }' "$OUT/cuda-primitives.log")

@@ -12,8 +12,8 @@ cap=${1:-30s}
 files=${2:-frb56-25-1,frb59-26-4}
 export ARBOR_DATA=${ARBOR_DATA:-$PWD/.dev/data}
 for alg in ${ALGS:-part pair}; do
-	ARBOR_LS_MEASURE=$alg ARBOR_LS_FILES=$files ARBOR_LS_SEEDS=${SEEDS:-1-16} ARBOR_LS_PAR=16 ARBOR_LS_CAP=$cap \
-		.dev/vertexcover.test -test.run TestLSMeasure -test.v 2>&1 | sed 's/.*_test.go:[0-9]*: //' |
+	.dev/vertexcover.test -test.run TestLSMeasure -test.v \
+		-ls "$alg" -ls.files "$files" -ls.seeds "${SEEDS:-1-16}" -ls.par 16 -ls.cap "$cap" 2>&1 | sed 's/.*_test.go:[0-9]*: //' |
 		awk -v alg="$alg" '/at target/ { print; next }
 			/k steps\/s/ { n++; s += $(NF-2); if ($0 ~ /target\) in/) { split($0, a, " in "); } }
 			END { if (n) printf "%s: mean %.0f k steps/s per run over %d runs\n", alg, s/n, n }'

@@ -31,9 +31,9 @@ for step in $steps; do
 		done
 		;;
 	bench)
-		(cd algorithms/matching && ARBOR_BENCH_MAX_EDGES=1.4e8 ARBOR_BENCH_BACKENDS=cuda,cpu timeout 580 \
+		(cd algorithms/matching && timeout 580 \
 			"$root/.dev/algorithms_matching.test" -test.run XXX -test.bench 'Handshake/rmat-s23/(cuda|cpu)/fast$' \
-			-test.benchtime 3x 2>&1) | tee "$OUT/match-bench.log"
+			-test.benchtime 3x -match.maxedges 1.4e8 -match.backends cuda,cpu 2>&1) | tee "$OUT/match-bench.log"
 		while read -r line; do
 			name=$(echo "$line" | awk '{print $1}')
 			pick() { echo "$line" | grep -o "[0-9.e+]* $1" | awk '{print $1}'; }
@@ -63,8 +63,8 @@ print('read %.0f MB/s;' % d['read_mb_per_s'], ', '.join('%s %.0f ms' % (p['name'
 		;;
 	read)
 		# core's reader alone: 10^8 Matrix Market entries, 1 and 16 cores.
-		(cd core && ARBOR_BENCH_READ_EDGES=1e8 timeout 500 "$root/.dev/core.test" -test.run XXX -test.bench "ReadLarge/mtx-real" \
-			-test.cpu 16,1 -test.benchtime 1x 2>&1) | tee "$OUT/read-bench.log"
+		(cd core && timeout 500 "$root/.dev/core.test" -test.run XXX -test.bench "ReadLarge/mtx-real" \
+			-test.cpu 16,1 -test.benchtime 1x -read.edges 1e8 2>&1) | tee "$OUT/read-bench.log"
 		while read -r line; do table+=("$line"); done < <(grep '^BenchmarkReadLarge' "$OUT/read-bench.log")
 		;;
 	esac

@@ -24,6 +24,5 @@ timeout 60 .dev/arbor verify --backend cuda --kernel vcls_epoch 2>&1 | tail -4
 echo "== solver with the GPU (55 s cap)"
 timeout 200 scripts/gpu/bhoslib-ls.sh 55s auto 56-25 59-26 2>&1
 echo "== bias, 12x64, seeds $seeds, cap $cap s"
-ARBOR_VCLS_MEASURE=$(tr ' ' ',' <<<"$insts") ARBOR_VCLS_CONFIGS=12x64 ARBOR_VCLS_SEEDS=$seeds \
-	ARBOR_VCLS_SECS=$cap ARBOR_VCLS_BETA=${VCLS_BETA:-none,alt} ARBOR_BACKEND=cuda \
-	timeout 300 .dev/algorithms_vertexcover_kernel.test -test.run TestVCLSMeasure -test.v 2>&1 | grep -E 'seed|SUMMARY|FAIL' | sed 's/.*_test.go:[0-9]*: //'
+ARBOR_BACKEND=cuda timeout 300 .dev/algorithms_vertexcover_kernel.test -test.run TestVCLSMeasure -test.v \
+	-vcls "$(tr ' ' ',' <<<"$insts")" -vcls.configs 12x64 -vcls.seeds "$seeds" -vcls.secs "$cap" -vcls.beta "${VCLS_BETA:-none,alt}" 2>&1 | grep -E 'seed|SUMMARY|FAIL' | sed 's/.*_test.go:[0-9]*: //'

@@ -1,8 +1,8 @@
 package kernel
 
 import (
+	"flag"
 	"math/rand/v2"
-	"os"
 	"testing"
 	"time"
 
@@ -13,16 +13,18 @@ import (
 	"github.com/arbor-gpu/arbor/device"
 )
 
+var mcsplitLanes = flag.Bool("mcsplit.lanes", false, "run TestMCSplitLanes (minutes on PoCL)")
+
 // TestMCSplitLanes runs the multi-lane form of mcsplit_epoch (the GPU's:
 // barriers, lane 0's broadcasts, the scans and reductions over the lanes)
 // on OpenCL devices with 4 lanes per worker and one word per set, and
 // compares node counts and sizes with the twin. (One word: PoCL's
 // work-item loops failed on mcsplit.cl's barriers for W > 1.) Skipped
-// unless ARBOR_MCSPLIT_LANES is set: PoCL takes about four minutes to
-// compile the 4-lane kernel (its own cache serves later runs).
+// without -mcsplit.lanes: PoCL takes about four minutes to compile the
+// 4-lane kernel (its own cache serves later runs).
 func TestMCSplitLanes(t *testing.T) {
-	if os.Getenv("ARBOR_MCSPLIT_LANES") == "" {
-		t.Skip("ARBOR_MCSPLIT_LANES unset (PoCL compiles the 4-lane kernel in minutes)")
+	if !*mcsplitLanes {
+		t.Skip("-mcsplit.lanes runs it (PoCL compiles the 4-lane kernel in minutes)")
 	}
 	ref := cpu.New(0)
 	rng := rand.New(rand.NewPCG(11, 3))

@@ -1,9 +1,9 @@
 package kernel
 
 import (
+	"flag"
 	"fmt"
 	"math/rand/v2"
-	"os"
 	"strconv"
 	"strings"
 	"testing"
@@ -124,24 +124,26 @@ func TestVCLanes(t *testing.T) {
 	})
 }
 
+var vcLanes = flag.String("vc.lanes", "", "TestVCLanesSweep: lane counts, comma-separated (e.g. 2,4,8)")
+
 // TestVCLanesSweep is a debug aid for the lane path on OpenCL devices:
-// ARBOR_VC_LANES (a comma-separated list of lane counts, e.g. "2,4,8")
+// -vc.lanes (a comma-separated list of lane counts, e.g. "2,4,8")
 // runs vc_epoch with each on graphs of odd and small sizes (fewer vertices
 // than lanes included) and requires the twin's node counts and covers.
-// Skipped when the variable is unset: every lane count is a compilation
+// Skipped without the flag: every lane count is a compilation
 // of its own on PoCL (seconds for 8 lanes), and PoCL 3.1 cannot build
 // this kernel's lane path for 2 lanes (docs/results/vertexcover.md: "PoCL 5.0 crash of
 // TestVCLanes").
 func TestVCLanesSweep(t *testing.T) {
-	env := os.Getenv("ARBOR_VC_LANES")
+	env := *vcLanes
 	if env == "" {
-		t.Skip("ARBOR_VC_LANES unset (e.g. ARBOR_VC_LANES=2,4,8)")
+		t.Skip("-vc.lanes unset (e.g. -vc.lanes 2,4,8)")
 	}
 	var lanes []int
 	for _, f := range strings.Split(env, ",") {
 		l, err := strconv.Atoi(strings.TrimSpace(f))
 		if err != nil {
-			t.Fatalf("ARBOR_VC_LANES=%q: %v", env, err)
+			t.Fatalf("-vc.lanes %q: %v", env, err)
 		}
 		lanes = append(lanes, l)
 	}

@@ -3,8 +3,8 @@
 package kernel
 
 import (
+	"flag"
 	"fmt"
-	"os"
 	"strconv"
 	"strings"
 	"testing"
@@ -14,13 +14,20 @@ import (
 	"github.com/arbor-gpu/arbor/internal/dataset"
 )
 
+var (
+	vclsFiles   = flag.String("vcls", "", "TestVCLSMeasure: the BHOSLIB instances, comma-separated")
+	vclsSecs    = flag.Float64("vcls.secs", 6, "TestVCLSMeasure: seconds per run")
+	vclsConfigs = flag.String("vcls.configs", "8x64", "TestVCLSMeasure: chains-per-CU x lanes, comma-separated")
+	vclsSeeds   = flag.String("vcls.seeds", "1-1", "TestVCLSMeasure: the seeds, first-last")
+	vclsBiases  = flag.String("vcls.beta", "alt", "TestVCLSMeasure: the biases: alt, none, all or 1024ths, comma-separated")
+)
+
 // TestVCLSMeasure times vcls_epoch on BHOSLIB instances, for choosing the
 // chains per compute unit, the lanes per chain and the degree bias
 // (issue #17):
 //
-//	ARBOR_VCLS_MEASURE=frb59-26-2,frb53-24-1 ARBOR_VCLS_CONFIGS=8x64,16x32 \
-//	ARBOR_VCLS_SECS=6 ARBOR_VCLS_SEEDS=1-8 ARBOR_VCLS_BETA=alt,none,all \
-//	./kernels.test -test.run VCLSMeasure -test.v
+//	./kernels.test -test.run VCLSMeasure -test.v -vcls frb59-26-2,frb53-24-1 \
+//		-vcls.configs 8x64,16x32 -vcls.secs 6 -vcls.seeds 1-8 -vcls.beta alt,none,all
 //
 // A config is chains-per-compute-unit x lanes. Each (config, bias, seed)
 // runs alone on the first device of ARBOR_BACKEND (default auto) until a
@@ -31,16 +38,16 @@ import (
 // chains PartitionBeta), none, all, or a number (every chain that many
 // 1024ths of the mean weight).
 func TestVCLSMeasure(t *testing.T) {
-	files := os.Getenv("ARBOR_VCLS_MEASURE")
+	files := *vclsFiles
 	if files == "" {
-		t.Skip("ARBOR_VCLS_MEASURE not set")
+		t.Skip("-vcls FILES not set")
 	}
 	dir := dataset.Require(t, "vc/bhoslib")
-	secs, _ := strconv.ParseFloat(envOr("ARBOR_VCLS_SECS", "6"), 64)
-	configs := strings.Split(envOr("ARBOR_VCLS_CONFIGS", "8x64"), ",")
+	secs := *vclsSecs
+	configs := strings.Split(*vclsConfigs, ",")
 	var lo, hi uint64
-	if _, err := fmt.Sscanf(envOr("ARBOR_VCLS_SEEDS", "1-1"), "%d-%d", &lo, &hi); err != nil || hi < lo {
-		t.Fatalf("ARBOR_VCLS_SEEDS %q: want first-last", os.Getenv("ARBOR_VCLS_SEEDS"))
+	if _, err := fmt.Sscanf(*vclsSeeds, "%d-%d", &lo, &hi); err != nil || hi < lo {
+		t.Fatalf("-vcls.seeds %q: want first-last", *vclsSeeds)
 	}
 	dev, c, err := backend.Select(backend.SelectionFromEnv("", ""))
 	if err != nil {
@@ -59,7 +66,7 @@ func TestVCLSMeasure(t *testing.T) {
 				t.Fatalf("config %q: want chains-per-CU x lanes", cfg)
 			}
 			chains := per * max(dev.Info().ComputeUnits, 1)
-			for _, mode := range strings.Split(envOr("ARBOR_VCLS_BETA", "alt"), ",") {
+			for _, mode := range strings.Split(*vclsBiases, ",") {
 				beta, err := vclsBetaMode(mode)
 				if err != nil {
 					t.Fatal(err)
@@ -103,7 +110,7 @@ func vclsBetaMode(mode string) (func(c int) int64, error) {
 	}
 	b, err := strconv.ParseInt(mode, 10, 64)
 	if err != nil || b < 0 {
-		return nil, fmt.Errorf("ARBOR_VCLS_BETA %q: want alt, none, all or a count of 1024ths", mode)
+		return nil, fmt.Errorf("-vcls.beta %q: want alt, none, all or a count of 1024ths", mode)
 	}
 	return func(int) int64 { return b }, nil
 }
@@ -159,11 +166,4 @@ func measureVCLS(t *testing.T, dev backend.Device, p PartitionProblem, chains, l
 		}
 	}
 	return r
-}
-
-func envOr(key, def string) string {
-	if s := os.Getenv(key); s != "" {
-		return s
-	}
-	return def
 }
