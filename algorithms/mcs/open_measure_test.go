@@ -4,8 +4,8 @@ package mcs
 
 import (
 	"context"
+	"flag"
 	"fmt"
-	"os"
 	"strings"
 	"testing"
 )
@@ -19,20 +19,22 @@ var openMeasurePairs = []string{
 }
 
 // TestMeasureOpen runs the CPU engine on McSplit-open pairs under a fixed
-// node budget (ARBOR_MCS_NODES, default 20 M; ARBOR_MCS_THREADS, default
-// 1; ARBOR_MCS_PAIRS to choose other pairs) in the trees rr and rr2, each
+// node budget (-mcs.nodes, default 20 M; -mcs.threads, default 1;
+// -mcs.pairs to choose other pairs) in the trees rr and rr2, each
 // with and without big-first (McSplit↓): the size found, whether it was
 // proven within the budget, and the nodes. Every mapping is verified.
+var flagOpenNodes = flag.Int64("mcs.nodes", 20_000_000, "TestMeasureOpen: the node budget of a search")
+
 func TestMeasureOpen(t *testing.T) {
-	if os.Getenv("ARBOR_MCS_MEASURE") != "1" {
-		t.Skip("set ARBOR_MCS_MEASURE=1 to run the docs/results/mcs.md measurements")
+	if !*flagMeasure {
+		t.Skip("-args -mcs.measure runs the docs/results/mcs.md measurements")
 	}
 	names := openMeasurePairs
-	if s := os.Getenv("ARBOR_MCS_PAIRS"); s != "" {
+	if s := *flagPairs; s != "" {
 		names = strings.Split(s, ",")
 	}
-	budget := int64(envInt(t, "ARBOR_MCS_NODES", 20_000_000))
-	threads := envInt(t, "ARBOR_MCS_THREADS", 1)
+	budget := *flagOpenNodes
+	threads := threadsOr(1)
 	dir, pairs := readExpected(t)
 	out := "| pair | McSplit's size | tree | big-first | size | proven | nodes |\n|---|---|---|---|---|---|---|\n"
 	for _, name := range names {
