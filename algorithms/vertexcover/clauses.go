@@ -123,8 +123,11 @@ func (w *worker) collectClauses() {
 		if i < len(w.packDone) && w.packDone[i] {
 			continue
 		}
+		// Most constraints have many members left: the scan stops at
+		// one more than maxClauseLeft (this call was 4.5% of the time
+		// with full scans).
 		left := w.packLeft[:0]
-		for j := c.start; j < c.end; j++ {
+		for j := c.start; j < c.end && len(left) <= maxClauseLeft; j++ {
 			if x := w.packMem[j]; s.alive[x] {
 				left = append(left, x)
 			}
