@@ -55,11 +55,6 @@ type ccScratch struct {
 	// the current upBound (it was implied by one that did not)
 	holds     []uint32
 	holdStamp uint32
-	// hard: the path's packing constraints as hard clauses for upBound
-	// (clauses.go); the worker fills it before each bound, empty
-	// elsewhere.
-	hard     clauses
-	hardFill func() // fills hard; nil outside a worker's search
 }
 
 func (c *ccScratch) init(n int) {
@@ -387,17 +382,6 @@ func (s *state) upBound(need int) int {
 		}
 	}
 	start, rem, used := c.start[:k+1], c.rem[:k], c.used[:k]
-	// Hard clauses (clauses.go): a unit or conflict they cause carries
-	// k+h, h the clause, where a clique's carries the clique.
-	hd := &c.hard
-	hd.reset()
-	if c.hardFill != nil {
-		c.hardFill()
-	}
-	hasH := hd.prepare(s.n)
-	if hasH {
-		defer hd.finish()
-	}
 	// Clique q's members go to members[start[q]:start[q+1]] in order's
 	// order; c.size holds the clique sizes (cliqueCover, inheritCover and
 	// the merges keep it). Cliques of one vertex are the units every
@@ -460,20 +444,9 @@ func (s *state) upBound(need int) int {
 			}
 		}
 	}
-	// clauseUnit: hard clause h has one member left, which the
-	// independent set must hold.
-	clauseUnit := func(h int32) {
-		for _, w := range hd.mem[hd.start[h]:hd.start[h+1]] {
-			if bitHas(avail, w) {
-				c.units = append(c.units, int32(k)+h, w)
-				return
-			}
-		}
-	}
 	// drop removes u, still available, because unit q took another
 	// vertex (nothing if u is in q itself): its clique loses a member
-	// and becomes a unit or, empty, the conflict drop returns (else -1);
-	// so do the live hard clauses that hold u.
+	// and becomes a unit or, empty, the conflict drop returns (else -1).
 	drop := func(u, q int32) int32 {
 		r := c.clique[u]
 		if r == q {
@@ -482,23 +455,6 @@ func (s *state) upBound(need int) int {
 		avail[u>>6] &^= 1 << (uint(u) & 63)
 		c.by[u] = q
 		c.trail = append(c.trail, u)
-		conflict := int32(-1)
-		if hasH {
-			// A member in a clique a set used up is not on the trail:
-			// its clause's count never reaches zero, nor names it.
-			for j := hd.head[u]; j >= 0; j = hd.next[j] {
-				h := hd.of[j]
-				hd.rem[h]--
-				switch hd.rem[h] {
-				case 0:
-					if conflict < 0 {
-						conflict = int32(k) + h
-					}
-				case 1:
-					clauseUnit(h)
-				}
-			}
-		}
 		rem[r]--
 		switch rem[r] {
 		case 0:
@@ -506,7 +462,7 @@ func (s *state) upBound(need int) int {
 		case 1:
 			unit(r, u)
 		}
-		return conflict
+		return -1
 	}
 	// propagate runs unit propagation from the initial units (hq < 0) or
 	// from the hypothesis that clique hq gives vertex hv alone, on top of
@@ -569,60 +525,31 @@ func (s *state) upBound(need int) int {
 		for _, u := range c.trail[mark:] {
 			avail[u>>6] |= 1 << (uint(u) & 63)
 			rem[c.clique[u]]++
-			if hasH {
-				for j := hd.head[u]; j >= 0; j = hd.next[j] {
-					hd.rem[hd.of[j]]++
-				}
-			}
 		}
 		c.trail = c.trail[:mark]
 	}
 	undo := func() { undoTo(0) }
-	// trace adds to c.set the cliques behind the conflict at r (a
-	// clique, or k+h for hard clause h). A hard clause on the chain adds
-	// the cliques behind its removed members, not itself: it is not
-	// used up.
-	var walked []int32 // hard clauses trace walked, to clear hd.seen
+	// trace adds to c.set the cliques behind the conflict at r.
 	trace := func(r int32) {
 		stack := append(c.union[:0], r)
 		defer func() { c.union = stack[:0] }()
-		mark := func(p int32) {
-			if p >= int32(k) {
-				if h := p - int32(k); !hd.seen[h] {
-					hd.seen[h] = true
-					walked = append(walked, h)
-					stack = append(stack, p)
-				}
-				return
-			}
-			if !c.inSet[p] {
-				c.inSet[p] = true
-				c.set = append(c.set, p)
-				stack = append(stack, p)
-			}
+		if !c.inSet[r] {
+			c.inSet[r] = true
+			c.set = append(c.set, r)
 		}
-		stack = stack[:0]
-		mark(r)
 		for len(stack) > 0 {
 			q := stack[len(stack)-1]
 			stack = stack[:len(stack)-1]
-			var ms []int32
-			if q >= int32(k) {
-				h := q - int32(k)
-				ms = hd.mem[hd.start[h]:hd.start[h+1]]
-			} else {
-				ms = members[start[q]:start[q+1]]
-			}
-			for _, u := range ms {
+			for _, u := range members[start[q]:start[q+1]] {
 				if !bitHas(avail, u) {
-					mark(c.by[u])
+					if p := c.by[u]; !c.inSet[p] {
+						c.inSet[p] = true
+						c.set = append(c.set, p)
+						stack = append(stack, p)
+					}
 				}
 			}
 		}
-		for _, h := range walked {
-			hd.seen[h] = false
-		}
-		walked = walked[:0]
 	}
 	commit := func() {
 		for _, q := range c.set {
@@ -667,12 +594,15 @@ func (s *state) upBound(need int) int {
 		c.holdStamp = 1
 	}
 	// (cliques used by the initial units are skipped below)
-	// try runs the failed literals of the members ms of clique q: when
-	// every one conflicts, q and the cliques behind the conflicts are a
-	// set, committed.
-	try := func(q int32, ms []int32) {
+	for _, q := range trials {
+		if found >= need || len(c.forced) >= maxForcedRound {
+			break
+		}
+		if used[q] {
+			continue
+		}
 		all := true
-		for _, a := range ms {
+		for _, a := range members[start[q]:start[q+1]] {
 			if !bitHas(avail, a) {
 				// The initial units removed a: clique by[a] has lost its
 				// last candidate when a is taken. Its reasons are the
@@ -720,7 +650,7 @@ func (s *state) upBound(need int) int {
 				c.inSet[x] = false
 			}
 			c.set = c.set[:0]
-			return
+			continue
 		}
 		if !c.inSet[q] {
 			c.inSet[q] = true
@@ -732,15 +662,6 @@ func (s *state) upBound(need int) int {
 		commit()
 		found++
 		settle()
-	}
-	for _, q := range trials {
-		if found >= need || len(c.forced) >= maxForcedRound {
-			break
-		}
-		if used[q] {
-			continue
-		}
-		try(q, members[start[q]:start[q+1]])
 	}
 	undo()
 	return found

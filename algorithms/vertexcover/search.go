@@ -552,10 +552,6 @@ func (e *engine) run(top bool) ([]int32, bool) {
 		}
 		w := &worker{e: e, s: ws, root: root, top: top, flush: e.sh.flushMask()}
 		w.budget = func() int { return int(e.best.Load()) - 1 - w.s.cover }
-		// The path's packing constraints join the bound's unit
-		// propagation as hard clauses (clauses.go), collected only when
-		// it runs.
-		ws.cc.hardFill = w.collectClauses
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
@@ -563,7 +559,6 @@ func (e *engine) run(top bool) ([]int32, bool) {
 		}()
 	}
 	wg.Wait()
-	s.cc.hardFill = nil
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	return e.cover, !e.sh.stop.Load() && (e.parent == nil || !e.parent.stopped())
