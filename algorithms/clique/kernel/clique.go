@@ -53,6 +53,13 @@ func (s CliqueShape) Bytes() int64 {
 	return int64(s.Workers)*s.WorkerBytes() + int64(s.Capacity)*(8*int64(s.TaskWords())+4) + 8*int64(s.Words())*int64(s.N)
 }
 
+// Resize is the shape with workers workers and a ring of capacity slots
+// (search.FitShape).
+func (s CliqueShape) Resize(workers, capacity int) CliqueShape {
+	s.Workers, s.Capacity = workers, capacity
+	return s
+}
+
 func (s CliqueShape) check() error {
 	if s.N < 1 || s.N > CliqueMaxVertices {
 		return fmt.Errorf("clique: a graph of %d vertices: the device engine takes 1 to %d", s.N, CliqueMaxVertices)

@@ -87,6 +87,13 @@ func (s MCSplitShape) Bytes() int64 {
 	return int64(s.Workers)*s.WorkerBytes() + int64(s.Capacity)*(8*int64(s.TaskWords())+4) + 16*w*int64(s.N0+s.N1) // adjacency and twin rows
 }
 
+// Resize is the shape with workers workers and a ring of capacity slots
+// (search.FitShape).
+func (s MCSplitShape) Resize(workers, capacity int) MCSplitShape {
+	s.Workers, s.Capacity = workers, capacity
+	return s
+}
+
 func (s MCSplitShape) check() error {
 	if s.N0 < 1 || s.N1 < 1 || s.N0 > MCSplitMaxVertices || s.N1 > MCSplitMaxVertices {
 		return fmt.Errorf("mcsplit: graphs of %d and %d vertices: the device engine takes 1 to %d", s.N0, s.N1, MCSplitMaxVertices)

@@ -55,6 +55,13 @@ func (s VCShape) Bytes() int64 {
 	return int64(s.Workers)*s.WorkerBytes() + int64(s.Capacity)*(8*int64(s.TaskWords())+4)
 }
 
+// Resize is the shape with workers workers and a ring of capacity slots
+// (search.FitShape).
+func (s VCShape) Resize(workers, capacity int) VCShape {
+	s.Workers, s.Capacity = workers, capacity
+	return s
+}
+
 func (s VCShape) check() error {
 	if s.N < 1 || s.N > VCMaxVertices {
 		return fmt.Errorf("vc: a graph of %d vertices: the device engine takes 1 to %d", s.N, VCMaxVertices)
