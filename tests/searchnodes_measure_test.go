@@ -42,7 +42,7 @@ func TestSearchNodes(t *testing.T) {
 					b.WriteString(strconv.FormatInt(v, 10))
 				}
 			}
-			t.Logf("NODES %s %s | %s |%s", dev.Info().Name, c.Kernel, c.Case, b.String())
+			t.Logf("NODES %s %s | %s |%s", strings.TrimPrefix(t.Name(), "TestSearchNodes/"), c.Kernel, c.Case, b.String())
 		}
 	})
 }

@@ -14,29 +14,53 @@
 #      seconds within noise (the kernels now keep the loop's state in a
 #      struct; NVRTC should keep it in registers as before).
 #
-# Here (Go is not on the GPU machine):
-#   scripts/gpu/worker-template.sh --prepare
-# then, on the GPU machine (carry .dev):
-#   scripts/gpu/worker-template.sh
+# The carry to the GPU machine is 64 MiB at most and one arbor binary is
+# about 29 MiB, so each part is its own call, each with its own .dev
+# (Go is not on the GPU machine: build here, carry .dev, run there):
+#   scripts/gpu/worker-template.sh --prepare checks   # here: 1 and 2
+#   scripts/gpu/worker-template.sh checks             # there
+#   scripts/gpu/worker-template.sh --prepare ab       # here: 4
+#   scripts/gpu/worker-template.sh ab                 # there
+#   scripts/gpu/restructure-check.sh --prepare        # here: 3
+#   scripts/gpu/restructure-check.sh                  # there
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 SRC=../shared/data
 BEFORE=${WT_BEFORE:-74bc434} # main before the template
 
 if [ "${1:-}" = --prepare ]; then
-	scripts/gpu/restructure-check.sh --prepare || exit 1
-	scripts/build-dev.sh ./tests ./device/search ./algorithms/kcount/kernel || exit 1
-	tmp=$(mktemp -d)
-	git archive "$BEFORE" | tar -x -C "$tmp" &&
-		(cd "$tmp" && CGO_ENABLED=0 go build -trimpath -ldflags "-s -w" -o "$OLDPWD/.dev/arbor-before" ./cmd/arbor) || exit 1
-	rm -rf "$tmp"
-	ab=.dev/data/ab
-	mkdir -p "$ab"
-	awk -F, 'NR>1 && $7=="yes" && $6>0.2 && $6<2 {print $1, $2, $4}' "$SRC/mcs/mivia/expected.csv" | head -4 >"$ab/pairs.txt"
-	while read -r g h _; do cp "$SRC/mcs/mivia/$g" "$SRC/mcs/mivia/$h" "$ab/"; done <"$ab/pairs.txt"
-	cp "$SRC/vc/pace2019/vc-exact_001.gr" "$SRC/vc/pace2019/vc-exact_003.gr" "$SRC/vc/yamout2022/cop_hat300-2.txt" "$ab/"
+	rm -rf .dev # each part's .dev alone fits the carry
+	case "${2:-}" in
+	checks)
+		BUILD_TAGS=measure scripts/build-dev.sh ./tests ./device/search || exit 1
+		rm -f .dev/arbor
+		;;
+	ab)
+		mkdir -p .dev
+		CGO_ENABLED=0 go build -trimpath -ldflags "-s -w" -o .dev/arbor ./cmd/arbor || exit 1
+		tmp=$(mktemp -d)
+		git archive "$BEFORE" | tar -x -C "$tmp" &&
+			(cd "$tmp" && CGO_ENABLED=0 go build -trimpath -ldflags "-s -w" -o "$OLDPWD/.dev/arbor-before" ./cmd/arbor) || exit 1
+		rm -rf "$tmp"
+		cp -r scripts .dev/
+		ab=.dev/data/ab
+		mkdir -p "$ab"
+		awk -F, 'NR>1 && $7=="yes" && $6>0.2 && $6<2 {print $1, $2, $4}' "$SRC/mcs/mivia/expected.csv" | head -4 >"$ab/pairs.txt"
+		while read -r g h _; do cp "$SRC/mcs/mivia/$g" "$SRC/mcs/mivia/$h" "$ab/"; done <"$ab/pairs.txt"
+		cp "$SRC/vc/pace2019/vc-exact_001.gr" "$SRC/vc/pace2019/vc-exact_003.gr" "$SRC/vc/yamout2022/cop_hat300-2.txt" "$ab/"
+		;;
+	*)
+		echo "usage: $0 --prepare checks|ab" >&2
+		exit 2
+		;;
+	esac
 	du -sh .dev
 	exit 0
+fi
+
+if [ "${1:-}" = ab ]; then
+	AB_TIMEOUT=${AB_TIMEOUT:-60s} scripts/gpu/devsearch-ab.sh .dev/arbor-before .dev/arbor .dev/data/ab
+	exit
 fi
 
 # 1. Node counts: kernel | case | outputs, as TestSearchNodes prints them
@@ -56,23 +80,20 @@ vc_epoch | G(64,0.30) seed 4, k = opt−1 | nodes=647 found below opt=-1 found a
 vc_epoch | G(90,0.10) seed 5, k = opt−1 | nodes=1867 found below opt=-1 found at opt=60'
 (cd tests && ARBOR_TEST_BACKENDS=cuda,opencl,cpu ../.dev/tests.test -test.run '^TestSearchNodes$' -test.v -test.timeout 20m) >.dev/wt-nodes.log 2>&1
 status=0
-for dev in $(grep -o 'NODES [^|]*_epoch' .dev/wt-nodes.log | sed 's/NODES //; s/ [a-z]*_epoch$//' | sort -u | tr ' ' '~'); do
-	name=${dev//\~/ }
-	got=$(grep "NODES $name [a-z]*_epoch" .dev/wt-nodes.log | grep -v vcls_epoch | sed "s/.*NODES $name //")
+for dev in $(grep -o 'NODES [^ ]* [a-z]*_epoch' .dev/wt-nodes.log | cut -d' ' -f2 | sort -u); do
+	got=$(grep -F "NODES $dev " .dev/wt-nodes.log | grep -v vcls_epoch | sed "s/.*NODES [^ ]* //")
 	if [ "$got" = "$want" ]; then
-		echo "nodes on $name: as before"
+		echo "nodes on $dev: as before"
 	else
-		echo "nodes on $name: DIFFER"
+		echo "nodes on $dev: DIFFER"
 		diff <(echo "$want") <(echo "$got")
 		status=1
 	fi
 done
+grep -q 'NODES ' .dev/wt-nodes.log || { tail -20 .dev/wt-nodes.log; status=1; }
 
 # 2. Device against twin, every check; the signature contract.
 (cd tests && ../.dev/tests.test -test.run '^TestKernelChecks$' -test.timeout 30m) | tail -15 || status=1
 (cd device/search && ../../.dev/device_search.test -test.run '^TestParams' -test.v) | tail -6 || status=1
 
-# 3. and 4.
-RC_NOVERIFY=${RC_NOVERIFY:-} scripts/gpu/restructure-check.sh || status=1
-AB_TIMEOUT=${AB_TIMEOUT:-60s} scripts/gpu/devsearch-ab.sh .dev/arbor-before .dev/arbor .dev/data/ab
 exit $status
