@@ -25,7 +25,7 @@
    A search kernel is this layer's worker loop filled with its node
    expansion (the template, ds_worker below):
 
-     KERNEL void NAME_epoch(its inputs, DS_RING_PARAMS, its per-worker state, DS_GOAL_PARAMS)
+     (the entry point) NAME_epoch(its inputs, DS_RING_PARAMS, its per-worker state, DS_GOAL_PARAMS)
      {
          ds_worker w = ds_begin(DS_RING_ARGS, budget, idle_limit, CAP, TASKW, s_b);
          while (ds_next(&w)) {
