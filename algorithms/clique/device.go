@@ -121,12 +121,7 @@ func (p *problem) deviceShape(info backend.Info) kernel.CliqueShape {
 	if info.Type == backend.TypeCPU {
 		shape.Lanes = 1
 	}
-	shape.Workers, shape.Capacity = search.Fit(info, shape.Workers, func(w, c int) int64 {
-		t := shape
-		t.Workers, t.Capacity = w, c
-		return t.Bytes()
-	})
-	return shape
+	return search.FitShape(info, shape, shape.Workers)
 }
 
 // solveDevice runs the search on opts.Devices, with the CPU engine beside it

@@ -324,13 +324,7 @@ func deviceShape(p *problem[uint8], info backend.Info, opts Options) kernel.MCSp
 	if info.Type == backend.TypeCPU {
 		shape.Lanes = 1
 	}
-	shape.Workers = opts.Workers
-	shape.Workers, shape.Capacity = search.Fit(info, shape.Workers, func(w, c int) int64 {
-		t := shape
-		t.Workers, t.Capacity = w, c
-		return t.Bytes()
-	})
-	return shape
+	return search.FitShape(info, shape, opts.Workers)
 }
 
 // newDeviceProblem prepares g and h for the device engines, with the

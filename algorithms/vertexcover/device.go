@@ -188,11 +188,7 @@ func solveDevice(ctx context.Context, g *core.Graph, opts Options, start time.Ti
 		if d.Info().Type == backend.TypeCPU {
 			shape.Lanes = 1
 		}
-		shape.Workers, shape.Capacity = search.Fit(d.Info(), opts.Workers, func(w, c int) int64 {
-			t := shape
-			t.Workers, t.Capacity = w, c
-			return t.Bytes()
-		})
+		shape = search.FitShape(d.Info(), shape, opts.Workers)
 		k, err := kernel.NewVC(d, q, shape, rk.off, rk.adj)
 		return k, shape.Workers, err
 	})

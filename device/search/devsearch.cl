@@ -20,7 +20,39 @@
 
    The including source defines LANES; the ring's capacity (a power of
    two) and slot size are arguments, so that one build serves every size. One work-group is one
-   worker; lane 0 performs the ring's atomics and broadcasts the outcome. */
+   worker; lane 0 performs the ring's atomics and broadcasts the outcome.
+
+   A search kernel is this layer's worker loop filled with its node
+   expansion (the template, ds_worker below):
+
+     (the entry point) NAME_epoch(its inputs, DS_RING_PARAMS, its per-worker state, DS_GOAL_PARAMS)
+     {
+         ds_worker w = ds_begin(DS_RING_ARGS, budget, idle_limit, CAP, TASKW, s_b);
+         while (ds_next(&w)) {
+             if (w.task) { install *w.task as level 0; ds_installed(&w, PHASE); continue; }
+             expand the node at w.level (w.phase), counting w.nodes and w.spent
+         }
+         ds_end(&w);
+     }
+
+   The parameters' order is the Go side's search.Params (the twin reads
+   them through it, the wrapper launches with it; a test parses every
+   kernel's signature against it). */
+
+/* A worker of one work-item (CPU devices) needs no barriers: PoCL's
+   compile time grows steeply with barriers inside loops. */
+#if LANES == 1
+#undef BARRIER
+#define BARRIER()
+#endif
+
+/* The layer's parameters of every search kernel, in their place: the ring
+   and the workers' status words after the kernel's inputs, the launch's
+   scalars last (DS_LAUNCH_PARAMS without a goal, DS_GOAL_PARAMS with). */
+#define DS_RING_PARAMS GLOBAL u64 *slots, GLOBAL u32 *seq, GLOBAL u32 *ctrl, GLOBAL i64 *wstate
+#define DS_RING_ARGS slots, seq, ctrl, wstate
+#define DS_LAUNCH_PARAMS const i64 budget, const i32 idle_limit
+#define DS_GOAL_PARAMS const i64 budget, const i32 idle_limit, const i32 goal, const i32 frozen
 
 #define DS_HEAD 0
 #define DS_TAIL 1
@@ -101,11 +133,10 @@ INLINE void ds_commit_pop(GLOBAL u32* seq, u32 cap, u32 pos)
 /* Tasks queued and not yet taken (an estimate while others push and pop). */
 INLINE i32 ds_queued(GLOBAL u32* ctrl) { return (i32)(ds_peek(&ctrl[DS_TAIL]) - ds_peek(&ctrl[DS_HEAD])); }
 
-/* Helpers for the boilerplate every search kernel repeats (resuming and
-   saving a worker's status, taking a task, reading the incumbent,
-   publishing a certificate, deciding to donate, leaving a task):
-   mcsplit.cl, clique.cl and vc.cl all use them, and kcount.cl the
-   lane-0-only ones. */
+/* Helpers for what every search kernel does (resuming and saving a
+   worker's status, taking a task, reading the incumbent, publishing a
+   certificate, deciding to donate, leaving a task): the worker loop
+   (ds_worker) is made of them, and a kernel's expansion uses the rest. */
 
 /* ds_try_take is lane 0's part of an idle worker's attempt to take a task:
    the ring position now owned, or -1 with *running set to the workers
@@ -312,6 +343,101 @@ INLINE void ds_finish_push(GLOBAL u32* seq, u32 cap, i64 pos, u32 lid)
     BARRIER();
     if (lid == 0) {
         ds_commit_push(seq, cap, (u32)pos);
+    }
+}
+
+/* ds_worker: the worker loop's state, the same on every lane: the
+   template every search kernel fills (see the top of this file). The
+   kernel reads and moves level and phase, counts nodes (entered) and
+   spent (its budget's steps), donated; base is DS_W_BASE, whose meaning is
+   the kernel's (saved and resumed with the rest). ds_next sets task to the
+   ring slot a worker has just taken (to install) and to 0 when it holds a
+   node to expand. */
+typedef struct {
+    GLOBAL u64* slots;
+    GLOBAL u32* seq;
+    GLOBAL u32* ctrl;
+    GLOBAL i64* st; /* this worker's status words */
+    LOCAL_REF(i64) b; /* two words of local memory: lane 0's broadcasts */
+    volatile GLOBAL const u64* task;
+    i64 pos; /* the ring position of task */
+    i64 budget, nodes, spent, donated, taken;
+    u32 cap, lid;
+    i32 taskw, idle_limit;
+    i32 active, level, phase, base;
+    i32 polls, waiting; /* waiting: counted in DS_HUNGRY */
+} ds_worker;
+
+/* ds_begin: a worker at the start of a launch, resumed from the status
+   words the last launch saved (ds_resume); b is the kernel's LOCAL i64
+   scratch of at least two words. */
+INLINE ds_worker ds_begin(GLOBAL u64* slots, GLOBAL u32* seq, GLOBAL u32* ctrl, GLOBAL i64* wstate, i64 budget,
+                          i32 idle_limit, u32 cap, i32 taskw, LOCAL_REF(i64) b)
+{
+    ds_worker w;
+    w.slots = slots;
+    w.seq = seq;
+    w.ctrl = ctrl;
+    w.st = wstate + (size_t)get_group_id(0) * DS_W_WORDS;
+    w.b = b;
+    w.task = 0;
+    w.pos = -1;
+    w.budget = budget;
+    w.spent = 0;
+    w.cap = cap;
+    w.lid = (u32)get_local_id(0);
+    w.taskw = taskw;
+    w.idle_limit = idle_limit;
+    w.base = (i32)w.st[DS_W_BASE];
+    w.polls = 0;
+    w.waiting = 0;
+    ds_resume(w.st, ctrl, w.lid, &w.nodes, &w.active, &w.level, &w.phase, &w.donated, &w.taken);
+    return w;
+}
+
+/* ds_next: the worker's next step: 1 with w->task set when it has taken a
+   task (the kernel installs it, then calls ds_installed), 1 with w->task
+   0 when it holds a node to expand within its budget, 0 when its launch is
+   over (budget spent, or no task came: ds_take). */
+INLINE i32 ds_next(ds_worker* w)
+{
+    w->task = 0;
+    while (!w->active) {
+        const i64 pos = ds_take(w->ctrl, w->seq, w->cap, w->idle_limit, w->b, w->lid, &w->waiting, &w->polls);
+        if (pos == DS_STOP) {
+            return 0;
+        }
+        if (pos >= 0) {
+            w->pos = pos;
+            w->task = (volatile GLOBAL const u64*)ds_slot(w->slots, pos, w->cap, w->taskw);
+            return 1;
+        }
+    }
+    return w->spent < w->budget;
+}
+
+/* ds_installed: every lane has read its part of the task: the slot is
+   freed and the worker enters the task's root (level 0) at phase. */
+INLINE void ds_installed(ds_worker* w, i32 phase)
+{
+    ds_finish_pop(w->seq, w->cap, w->pos, w->lid);
+    w->active = 1;
+    w->taken++;
+    w->level = 0;
+    w->phase = phase;
+}
+
+/* ds_up: the worker leaves the node at its level (ds_leave): back to the
+   parent, or, at the task's root, the task is done. */
+INLINE void ds_up(ds_worker* w) { w->level = ds_leave(w->ctrl, w->level, w->lid, &w->active); }
+
+/* ds_end: at the end of the launch, lane 0 saves the worker's status
+   (ds_save_status). */
+INLINE void ds_end(ds_worker* w)
+{
+    if (w->lid == 0) {
+        ds_save_status(w->st, w->ctrl, w->nodes, w->active, w->level, w->phase, w->base, w->donated, w->taken,
+                       w->waiting);
     }
 }
 

@@ -1,11 +1,14 @@
 // Package search is Arbor's device search-tree layer, in one package: the
 // kernel-side protocol (devsearch.cl: the task ring, tickets, donation,
 // per-worker status words that keep a stack alive between launches, the
-// incumbent word), its Go twin (TwinRing, for the CPU backend's twins), the
-// host wrapper every search kernel shares (SearchKernel: build, buffers,
-// launch, status), and the host epoch loop (Run, RunMany, RunToEnd, Fit,
-// WithGoal). An algorithm's kernel package supplies only its node
-// expansion, its task layout and its certificate.
+// incumbent word, and the worker loop every kernel fills, ds_worker), its
+// Go twin (TwinRing, TwinWorker, for the CPU backend's twins), the one
+// description of a search kernel's parameters that the wrapper, the twin
+// and a signature test share (Params), the host wrapper every search
+// kernel shares (SearchKernel: build, buffers, launch, status), and the
+// host epoch loop (Run, RunMany, RunToEnd, Fit, FitShape, WithGoal). An
+// algorithm's kernel package supplies only its node expansion, its task
+// layout and its certificate.
 //
 // A search kernel is persistent: each work-group is a worker with its own
 // depth-first stack in device memory, taking self-contained tasks from a

@@ -11,26 +11,6 @@ import (
 	"github.com/arbor-gpu/arbor/device"
 )
 
-// epochArgs are a search kernel's launch arguments in the layer's order:
-// its inputs, the ring, the workers' status words, its own state, then
-// the node budget, the idle limit and the goal with its frozen flag: the
-// order every *_epoch kernel declares its parameters in.
-func epochArgs(in []backend.Buffer, r *Ring, wstate backend.Buffer, state []backend.Buffer, budget int64, idleLimit, goal int32, frozen bool) []backend.Arg {
-	args := make([]backend.Arg, 0, len(in)+len(state)+8)
-	for _, b := range in {
-		args = append(args, backend.Buf(b))
-	}
-	args = append(args, backend.Buf(r.Slots), backend.Buf(r.Seq), backend.Buf(r.Ctrl), backend.Buf(wstate))
-	for _, b := range state {
-		args = append(args, backend.Buf(b))
-	}
-	fz := int32(0)
-	if frozen {
-		fz = 1
-	}
-	return append(args, backend.I64(budget), backend.I32(idleLimit), backend.I32(goal), backend.I32(fz))
-}
-
 // resetSearch clears a search's worker status words and its ring, and
 // sets the incumbent word; each wrapper clears its own certificates.
 func resetSearch(q backend.Queue, wstate backend.Buffer, workers int, r *Ring, incumbent int) error {
@@ -64,6 +44,7 @@ func ReleaseSearch(k backend.Kernel, bs *backend.Buffers, prog backend.Program) 
 // buffers (the ring's included), the workers' status words, and the
 // launch geometry (workers work-groups of lanes work-items).
 type SearchKernel struct {
+	params         Params
 	name           string // the source, name.cl, whose kernel is name_epoch
 	dev            backend.Device
 	prog           backend.Program
@@ -73,16 +54,17 @@ type SearchKernel struct {
 	workers, lanes int
 }
 
-// NewSearchKernel builds name_epoch for dev with defines and starts the
-// buffer set; the wrapper allocates into sk.bs (sk.wstate included), then
-// calls newRing. On an error nothing is left held.
-func NewSearchKernel(dev backend.Device, q backend.Queue, name string, defines map[string]string, workers, lanes int) (SearchKernel, error) {
-	prog, err := device.Build(dev, name, defines, name+"_epoch")
+// NewSearchKernel builds the kernel p declares for dev with defines and
+// starts the buffer set; the wrapper allocates into Buffers (WState
+// included), then calls NewRing. On an error nothing is left held.
+func NewSearchKernel(dev backend.Device, q backend.Queue, p Params, defines map[string]string, workers, lanes int) (SearchKernel, error) {
+	name := p.Source
+	prog, err := device.Build(dev, name, defines, p.Kernel())
 	if err != nil {
 		return SearchKernel{}, err
 	}
-	sk := SearchKernel{name: name, dev: dev, prog: prog, Buffers: backend.NewBuffers(dev, q), workers: workers, lanes: lanes}
-	if sk.k, err = prog.Kernel(name + "_epoch"); err != nil {
+	sk := SearchKernel{params: p, name: name, dev: dev, prog: prog, Buffers: backend.NewBuffers(dev, q), workers: workers, lanes: lanes}
+	if sk.k, err = prog.Kernel(p.Kernel()); err != nil {
 		sk.Free()
 		return SearchKernel{}, fmt.Errorf("%s: %w", name, err)
 	}
@@ -102,13 +84,17 @@ func (sk *SearchKernel) NewRing(capacity, taskWords int, bytes int64) (*Ring, er
 	return NewRing(sk.Buffers, capacity, taskWords)
 }
 
-// Launch runs one epoch with the kernel's inputs in and own state around
-// the layer's arguments (epochArgs).
-func (sk *SearchKernel) Launch(q backend.Queue, in []backend.Buffer, r *Ring, state []backend.Buffer, budget int64, idleLimit, goal int32, frozen bool) error {
-	err := q.Launch(sk.k, backend.R1(sk.workers*sk.lanes, sk.lanes),
-		epochArgs(in, r, sk.WState, state, budget, idleLimit, goal, frozen)...)
+// Launch runs one epoch: bufs binds each of the kernel's own buffer
+// parameters (its Params' In and State) by name; the ring's, the status
+// words and the scalars take their places from the Params (goal and
+// frozen only where it declares them).
+func (sk *SearchKernel) Launch(q backend.Queue, bufs map[string]backend.Buffer, r *Ring, budget int64, idleLimit, goal int32, frozen bool) error {
+	args, err := sk.params.launchArgs(bufs, r, sk.WState, budget, idleLimit, goal, frozen)
 	if err != nil {
-		return fmt.Errorf("%s_epoch on %s: %w", sk.name, sk.dev.Info(), err)
+		return err
+	}
+	if err := q.Launch(sk.k, backend.R1(sk.workers*sk.lanes, sk.lanes), args...); err != nil {
+		return fmt.Errorf("%s on %s: %w", sk.params.Kernel(), sk.dev.Info(), err)
 	}
 	return nil
 }

@@ -39,6 +39,22 @@ func Fit(info backend.Info, workers int, bytes func(workers, capacity int) int64
 	return workers, capacity
 }
 
+// Shape is a search's size as a kernel package describes it (McSplit's,
+// clique's, vertex cover's shapes): its device memory, and itself with
+// another worker count and ring capacity.
+type Shape[S any] interface {
+	Bytes() int64
+	Resize(workers, capacity int) S
+}
+
+// FitShape is Fit for a shape: s resized to workers (≤ 0: DefaultWorkers)
+// and a ring of four tasks per worker, both halved while s's Bytes exceed
+// half of the device's memory.
+func FitShape[S Shape[S]](info backend.Info, s S, workers int) S {
+	w, c := Fit(info, workers, func(w, c int) int64 { return s.Resize(w, c).Bytes() })
+	return s.Resize(w, c)
+}
+
 // ThreadsBeside is the number of CPU threads an engine running beside a
 // device search takes when the caller set none: every core but one. The
 // device's host loop (launches, waits, ring moves) must find a free core:

@@ -12,8 +12,9 @@ func ReadWorkerStatus(q backend.Queue, wstate backend.Buffer, workers int) ([]in
 
 // BestWorker is the worker whose certificate (stride words each, the
 // first its size word) has the largest size word above none, the first of
-// equals; -1 when no size word is above none.
-func BestWorker[T int32 | uint32](certs []T, workers, stride int, none T) int {
+// equals; -1 when no size word is above none. Certificates of 64-bit words
+// (a size or value past 2^31, packed pairs) take it as well as 32-bit ones.
+func BestWorker[T ~int32 | ~uint32 | ~int64 | ~uint64](certs []T, workers, stride int, none T) int {
 	best, size := -1, none
 	for w := 0; w < workers; w++ {
 		if c := certs[w*stride]; c > size {

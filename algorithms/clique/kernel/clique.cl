@@ -43,13 +43,6 @@
 #define W 2
 #endif
 
-/* A worker of one work-item (CPU devices) needs no barriers: PoCL's
-   compile time grows steeply with barriers inside loops. */
-#if LANES == 1
-#undef BARRIER
-#define BARRIER()
-#endif
-
 #include "devsearch.cl"
 
 #define CQ_FH (4 + W)
@@ -58,10 +51,8 @@
 #define CQ_ENTER 0 /* enter (count, colour) the node at level */
 #define CQ_NEXT 2  /* start the next child of the node at level */
 
-KERNEL void clique_epoch(GLOBAL const i32* RESTRICT shape, GLOBAL const u64* RESTRICT adj, GLOBAL u64* slots,
-                         GLOBAL u32* seq, GLOBAL u32* ctrl, GLOBAL i64* wstate, GLOBAL u64* frames, GLOBAL u32* lists,
-                         GLOBAL u64* bases, GLOBAL u32* certs, const i64 budget, const i32 idle_limit, const i32 goal,
-                         const i32 frozen)
+KERNEL void clique_epoch(GLOBAL const i32* RESTRICT shape, GLOBAL const u64* RESTRICT adj, DS_RING_PARAMS,
+                         GLOBAL u64* frames, GLOBAL u32* lists, GLOBAL u64* bases, GLOBAL u32* certs, DS_GOAL_PARAMS)
 {
     LOCAL i32 s_i[LANES];
     ARBOR_SG_SCRATCH;
@@ -78,33 +69,16 @@ KERNEL void clique_epoch(GLOBAL const i32* RESTRICT shape, GLOBAL const u64* RES
     const i32 MAXDEPTH = shape[5];
     const u32 lid = (u32)get_local_id(0);
     const u32 wid = (u32)get_group_id(0);
-    GLOBAL i64* st = wstate + (size_t)wid * DS_W_WORDS;
     GLOBAL u64* fr = frames + (size_t)wid * MAXDEPTH * CQ_FH;
     GLOBAL u32* ls = lists + (size_t)wid * MAXDEPTH * N;
     GLOBAL u64* base = bases + (size_t)wid * MAXDEPTH;
     GLOBAL u32* cert = certs + (size_t)wid * (MAXDEPTH + 1);
 
-    i32 basem = (i32)st[DS_W_BASE]; /* the task's own clique */
-    i64 nodes, donated, taken;
-    i32 active, level, phase;
-    ds_resume(st, ctrl, lid, &nodes, &active, &level, &phase, &donated, &taken);
-    i64 spent = 0;
-    i32 polls = 0;
-    i32 waiting = 0; /* counted in DS_HUNGRY */
-
-    for (;;) {
-        if (!active) {
-            /* Idle: take a task, or give up after idle_limit tries or once
-               no worker that could donate is left in this launch. */
-            const i64 pos = ds_take(ctrl, seq, CAP, idle_limit, s_b, lid, &waiting, &polls);
-            if (pos == DS_STOP) {
-                break;
-            }
-            if (pos < 0) {
-                continue;
-            }
+    ds_worker w = ds_begin(DS_RING_ARGS, budget, idle_limit, CAP, TASKW, s_b);
+    while (ds_next(&w)) {
+        if (w.task) {
             /* Install the task as level 0. */
-            volatile GLOBAL const u64* t = (volatile GLOBAL const u64*)ds_slot(slots, pos, CAP, TASKW);
+            volatile GLOBAL const u64* t = w.task;
             const u64 t0 = t[0];
             const i32 m = (i32)(t0 & 0xffffffffu);
             const i32 g = (i32)(t0 >> 32);
@@ -123,33 +97,26 @@ KERNEL void clique_epoch(GLOBAL const i32* RESTRICT shape, GLOBAL const u64* RES
                 fr[2] = 0;
                 fr[3] = 0;
             }
-            ds_finish_pop(seq, CAP, pos, lid);
-            active = 1;
-            taken++;
-            basem = m;
-            level = 0;
-            phase = g > 0 ? CQ_NEXT : CQ_ENTER;
+            w.base = m; /* the task's own clique */
+            ds_installed(&w, g > 0 ? CQ_NEXT : CQ_ENTER);
             continue;
         }
-        if (spent >= budget) {
-            break;
-        }
 
-        GLOBAL u64* h = fr + (size_t)level * CQ_FH;
-        GLOBAL u32* lst = ls + (size_t)level * N;
-        const i32 size = basem + level;
+        GLOBAL u64* h = fr + (size_t)w.level * CQ_FH;
+        GLOBAL u32* lst = ls + (size_t)w.level * N;
+        const i32 size = w.base + w.level;
         /* Lane 0 reads the incumbent for the whole worker, so that every
            lane prunes and publishes alike. */
         const i32 inc = ds_incumbent(ctrl, &s_inc, lid);
         const i32 best = frozen ? goal - 1 : inc;
 
-        if (phase == CQ_NEXT) {
+        if (w.phase == CQ_NEXT) {
             const i32 next = (i32)h[1];
             const i32 lo = (i32)h[3];
             const u32 e = next > lo ? lst[next - 1] : 0u;
             if (next == lo || size + (i32)(e >> 16) <= best) {
                 /* Every child done, or the rest have colours no larger. */
-                level = ds_leave(ctrl, level, lid, &active);
+                ds_up(&w);
                 continue;
             }
             const u32 v = e & 0xffffu;
@@ -169,15 +136,15 @@ KERNEL void clique_epoch(GLOBAL const i32* RESTRICT shape, GLOBAL const u64* RES
             }
             BARRIER();
             if (any != 0) {
-                level++;
-                phase = CQ_ENTER;
+                w.level++;
+                w.phase = CQ_ENTER;
                 continue;
             }
             /* A leaf: the clique C + v cannot grow. */
-            spent++;
+            w.spent++;
             if (size + 1 > inc) {
                 for (i32 i = (i32)lid; i <= size; i += LANES) {
-                    cert[1 + i] = (u32)(i < basem ? base[i] : fr[(size_t)(i - basem) * CQ_FH + 2]);
+                    cert[1 + i] = (u32)(i < w.base ? base[i] : fr[(size_t)(i - w.base) * CQ_FH + 2]);
                 }
                 ds_publish(ctrl, (GLOBAL i32*)cert, size + 1, lid);
             }
@@ -185,8 +152,8 @@ KERNEL void clique_epoch(GLOBAL const i32* RESTRICT shape, GLOBAL const u64* RES
         }
 
         /* Enter the node at this level. */
-        nodes++;
-        spent++;
+        w.nodes++;
+        w.spent++;
 
         /* Donation: while workers wait and the ring holds fewer tasks than
            them, the shallowest node on the path with untried children worth
@@ -196,12 +163,12 @@ KERNEL void clique_epoch(GLOBAL const i32* RESTRICT shape, GLOBAL const u64* RES
            it tries first, as the sequential order would). Frames whose next
            child fails the bound are closed on the way, as the CPU engine
            does. The tree does not change, only who explores which part. */
-        if (level > 0) {
+        if (w.level > 0) {
             if (ds_give_now(ctrl, &s_b[2], lid)) {
                 if (lid == 0) {
                     i32 jj = -1;
                     i64 pos = -1;
-                    for (i32 j = 0; j < level; j++) {
+                    for (i32 j = 0; j < w.level; j++) {
                         GLOBAL u64* hj = fr + (size_t)j * CQ_FH;
                         const i32 nx = (i32)hj[1];
                         const i32 lo = (i32)hj[3];
@@ -209,7 +176,7 @@ KERNEL void clique_epoch(GLOBAL const i32* RESTRICT shape, GLOBAL const u64* RES
                             continue;
                         }
                         const u32 ej = ls[(size_t)j * N + nx - 1];
-                        if (basem + j + (i32)(ej >> 16) <= best) {
+                        if (w.base + j + (i32)(ej >> 16) <= best) {
                             hj[1] = (u64)lo; /* the rest is pruned anyway */
                             continue;
                         }
@@ -230,13 +197,13 @@ KERNEL void clique_epoch(GLOBAL const i32* RESTRICT shape, GLOBAL const u64* RES
                     const i32 nx = (i32)hj[1];
                     const i32 lo = (i32)hj[3];
                     const i32 g = ARBOR_MAX(1, (nx - lo) / 2);
-                    const i32 jm = basem + jj;
+                    const i32 jm = w.base + jj;
                     GLOBAL u64* t = ds_slot(slots, pos, CAP, TASKW);
                     for (i32 j = (i32)lid; j < W; j += LANES) {
                         t[1 + j] = hj[CQ_P + j];
                     }
                     for (i32 i = (i32)lid; i < jm; i += LANES) {
-                        t[1 + W + i] = i < basem ? base[i] : fr[(size_t)(i - basem) * CQ_FH + 2];
+                        t[1 + W + i] = i < w.base ? base[i] : fr[(size_t)(i - w.base) * CQ_FH + 2];
                     }
                     for (i32 i = (i32)lid; 2 * i < g; i += LANES) {
                         const u64 e1 = 2 * i + 1 < g ? (u64)lj[lo + 2 * i + 1] : 0;
@@ -253,7 +220,7 @@ KERNEL void clique_epoch(GLOBAL const i32* RESTRICT shape, GLOBAL const u64* RES
                         hj[3] = (u64)(lo + g);
                         ds_commit_push(seq, CAP, (u32)pos);
                     }
-                    donated++;
+                    w.donated++;
                     BARRIER();
                 }
             }
@@ -370,10 +337,8 @@ KERNEL void clique_epoch(GLOBAL const i32* RESTRICT shape, GLOBAL const u64* RES
         }
         BARRIER();
 #endif
-        phase = CQ_NEXT;
+        w.phase = CQ_NEXT;
     }
 
-    if (lid == 0) {
-        ds_save_status(st, ctrl, nodes, active, level, phase, basem, donated, taken, waiting);
-    }
+    ds_end(&w);
 }

@@ -53,6 +53,13 @@ func (s CliqueShape) Bytes() int64 {
 	return int64(s.Workers)*s.WorkerBytes() + int64(s.Capacity)*(8*int64(s.TaskWords())+4) + 8*int64(s.Words())*int64(s.N)
 }
 
+// Resize is the shape with workers workers and a ring of capacity slots
+// (search.FitShape).
+func (s CliqueShape) Resize(workers, capacity int) CliqueShape {
+	s.Workers, s.Capacity = workers, capacity
+	return s
+}
+
 func (s CliqueShape) check() error {
 	if s.N < 1 || s.N > CliqueMaxVertices {
 		return fmt.Errorf("clique: a graph of %d vertices: the device engine takes 1 to %d", s.N, CliqueMaxVertices)
@@ -97,7 +104,7 @@ func NewClique(dev backend.Device, q backend.Queue, s CliqueShape, adj []uint64)
 	// Only what sizes local arrays is compiled in; the rest travels in
 	// shape, so that PoCL and NVRTC build once per word count.
 	defines := map[string]string{"LANES": fmt.Sprint(s.lanes()), "W": fmt.Sprint(w)}
-	sk, err := search.NewSearchKernel(dev, q, "clique", defines, s.Workers, s.lanes())
+	sk, err := search.NewSearchKernel(dev, q, cliqueParams, defines, s.Workers, s.lanes())
 	if err != nil {
 		return nil, err
 	}
@@ -142,8 +149,8 @@ func (s CliqueShape) RootTask() []uint64 {
 // tree is then the same on every device); cliques larger than the
 // incumbent word are still published.
 func (c *Clique) Epoch(q backend.Queue, budget int64, idleLimit int32, goal int32, frozen bool) error {
-	return c.Launch(q, []backend.Buffer{c.shape, c.adj}, c.Ring,
-		[]backend.Buffer{c.frames, c.lists, c.bases, c.certs}, budget, idleLimit, goal, frozen)
+	return c.Launch(q, map[string]backend.Buffer{"shape": c.shape, "adj": c.adj, "frames": c.frames, "lists": c.lists,
+		"bases": c.bases, "certs": c.certs}, c.Ring, budget, idleLimit, goal, frozen)
 }
 
 // TaskRing is the kernel's task ring.

@@ -9,7 +9,17 @@ import (
 	"github.com/arbor-gpu/arbor/device/search"
 )
 
-func init() { backend.RegisterTwin("clique_epoch", cliqueTwin) }
+// cliqueParams are clique_epoch's parameters: the wrapper launches with
+// them, the twin reads its arguments through them.
+var cliqueParams = search.Params{
+	Source: "clique",
+	In:     []search.Param{search.Buf[int32]("shape"), search.Buf[uint64]("adj")},
+	State: []search.Param{search.Buf[uint64]("frames"), search.Buf[uint32]("lists"), search.Buf[uint64]("bases"),
+		search.Buf[uint32]("certs")},
+	Goal: true,
+}
+
+func init() { search.RegisterTwin(cliqueParams, cliqueTwin) }
 
 // The layout of a clique frame (clique.cl).
 const (
@@ -24,8 +34,6 @@ const (
 type cqTwin struct {
 	w, n, taskw, maxDepth, fh int
 	adj                       []uint64
-	ring                      search.TwinRing
-	st                        []int64
 	fr, base                  []uint64
 	ls                        []uint32
 	cert                      []uint32
@@ -38,19 +46,15 @@ type cqTwin struct {
 }
 
 func cliqueTwin(g *backend.Group) {
-	shape := g.I32s(0)
+	p := cliqueParams
+	shape := search.Arg[int32](g, p, "shape")
 	t := &cqTwin{w: int(shape[0]), n: int(shape[1]), taskw: int(shape[4]), maxDepth: int(shape[5])}
 	t.fh = cqFH + t.w
-	t.adj = g.U64s(1)
-	t.ring = search.TwinRing{Slots: g.U64s(2), Seq: g.U32s(3), Ctrl: g.U32s(4), Cap: uint32(shape[3]), TaskW: t.taskw}
-	wid := g.ID[0]
-	t.st = g.I64s(5)[wid*search.DSWWords : (wid+1)*search.DSWWords]
-	fl := t.maxDepth * t.fh
-	t.fr = g.U64s(6)[wid*fl : (wid+1)*fl]
-	ll := t.maxDepth * t.n
-	t.ls = g.U32s(7)[wid*ll : (wid+1)*ll]
-	t.base = g.U64s(8)[wid*t.maxDepth : (wid+1)*t.maxDepth]
-	t.cert = g.U32s(9)[wid*(t.maxDepth+1) : (wid+1)*(t.maxDepth+1)]
+	t.adj = search.Arg[uint64](g, p, "adj")
+	t.fr = search.WorkerArg[uint64](g, p, "frames", t.maxDepth*t.fh)
+	t.ls = search.WorkerArg[uint32](g, p, "lists", t.maxDepth*t.n)
+	t.base = search.WorkerArg[uint64](g, p, "bases", t.maxDepth)
+	t.cert = search.WorkerArg[uint32](g, p, "certs", t.maxDepth+1)
 	t.q, t.r = make([]uint64, t.w), make([]uint64, t.w)
 	if lanes := g.Size[0]; lanes > 1 && t.w <= lanes {
 		sg, err := device.NewSubgroupTwin(lanes)
@@ -60,7 +64,7 @@ func cliqueTwin(g *backend.Group) {
 		t.sg = &sg
 		t.q, t.r = make([]uint64, lanes), make([]uint64, lanes)
 	}
-	t.run(g.I64(10), g.I32(11), g.I32(12), g.I32(13) != 0)
+	t.run(search.NewTwinWorker(g, p, int(shape[3]), t.taskw))
 }
 
 func (t *cqTwin) frame(level int) []uint64 { return t.fr[level*t.fh : (level+1)*t.fh] }
@@ -75,24 +79,10 @@ func (t *cqTwin) member(i, basem int) uint64 {
 	return t.frame(i - basem)[2]
 }
 
-func (t *cqTwin) run(budget int64, idleLimit, goal int32, frozen bool) {
-	st := t.st
+func (t *cqTwin) run(w *search.TwinWorker) {
 	W := t.w
-	basem := int(st[search.DSWBase]) // the task's own clique
-	nodes, active, level, phase, donated, taken := t.ring.Resume(st)
-	var spent int64
-	polls := int32(0)
-	waiting := false
-	for {
-		if !active {
-			pos, took, giveUp := t.ring.Idle(&waiting, &polls, idleLimit)
-			if giveUp {
-				break
-			}
-			if !took {
-				continue
-			}
-			task := t.ring.Slot(pos)
+	for w.Next() {
+		if task := w.Task; task != nil {
 			m, g := int(task[0]&0xffffffff), int(task[0]>>32)
 			copy(t.base[:m], task[1+W:1+W+m])
 			h := t.frame(0)
@@ -102,31 +92,28 @@ func (t *cqTwin) run(budget int64, idleLimit, goal int32, frozen bool) {
 			for i := 0; i < g; i++ {
 				lst[i] = uint32(task[1+W+t.maxDepth+i/2] >> (32 * (i & 1)))
 			}
-			t.ring.CommitPop(pos)
-			active = true
-			taken++
-			basem, level, phase = m, 0, cqEnter
+			w.Base = m // the task's own clique
+			phase := cqEnter
 			if g > 0 {
 				phase = cqNext
 			}
+			w.Installed(phase)
 			continue
 		}
-		if spent >= budget {
-			break
-		}
+		level, basem := w.Level, w.Base
 		h := t.frame(level)
 		lst := t.list(level)
 		size := basem + level
-		inc := int(t.ring.Load(search.DSInc))
+		inc := int(w.Ring.Load(search.DSInc))
 		best := inc
-		if frozen {
-			best = int(goal) - 1
+		if w.Frozen {
+			best = int(w.Goal) - 1
 		}
 
-		if phase == cqNext {
+		if w.Phase == cqNext {
 			next, lo := int(h[1]), int(h[3])
 			if next == lo || size+int(lst[next-1]>>16) <= best {
-				level, active = t.ring.Leave(level)
+				w.Up()
 				continue
 			}
 			v := int(lst[next-1] & 0xffff)
@@ -141,26 +128,26 @@ func (t *cqTwin) run(budget int64, idleLimit, goal int32, frozen bool) {
 			h[1] = uint64(next - 1)
 			h[2] = uint64(v)
 			if any != 0 {
-				level++
-				phase = cqEnter
+				w.Level++
+				w.Phase = cqEnter
 				continue
 			}
-			spent++
+			w.Spent++
 			if size+1 > inc {
 				for i := 0; i <= size; i++ {
 					t.cert[1+i] = uint32(t.member(i, basem))
 				}
 				atomic.StoreUint32(&t.cert[0], uint32(size+1))
-				t.ring.MaxInc(int32(size + 1))
+				w.Ring.MaxInc(int32(size + 1))
 			}
 			continue
 		}
 
-		nodes++
-		spent++
+		w.Nodes++
+		w.Spent++
 		if level > 0 {
-			if t.ring.ShouldGive() && t.donate(level, basem, best) {
-				donated++
+			if w.Ring.ShouldGive() && t.donate(&w.Ring, level, basem, best) {
+				w.Donated++
 			}
 		}
 		// Colour P class by class and list the vertices of colour kmin and up.
@@ -172,10 +159,9 @@ func (t *cqTwin) run(budget int64, idleLimit, goal int32, frozen bool) {
 			nl = t.colour(h[cqFH:], lst, kmin)
 		}
 		h[0], h[1], h[3] = uint64(nl), uint64(nl), 0
-		phase = cqNext
+		w.Phase = cqNext
 	}
-
-	t.ring.SaveStatus(st, nodes, active, level, phase, basem, donated, taken, waiting)
+	w.End()
 }
 
 // colour is the kernel's work-group route: P's words shared by the lanes,
@@ -267,7 +253,7 @@ func anyBit(s []uint64) bool {
 // (one if there is only one) of the shallowest node above level that has
 // any worth trying, as the kernel does; false when there is none or the
 // ring is full.
-func (t *cqTwin) donate(level, basem, best int) bool {
+func (t *cqTwin) donate(ring *search.TwinRing, level, basem, best int) bool {
 	W := t.w
 	j := -1
 	for i := 0; i < level; i++ {
@@ -286,7 +272,7 @@ func (t *cqTwin) donate(level, basem, best int) bool {
 	if j < 0 {
 		return false
 	}
-	pos, ok := t.ring.ReservePush()
+	pos, ok := ring.ReservePush()
 	if !ok {
 		return false
 	}
@@ -294,7 +280,7 @@ func (t *cqTwin) donate(level, basem, best int) bool {
 	nx, lo := int(hj[1]), int(hj[3])
 	g := max(1, (nx-lo)/2)
 	jm := basem + j
-	task := t.ring.Slot(pos)
+	task := ring.Slot(pos)
 	copy(task[1:1+W], hj[cqFH:])
 	for i := 0; i < jm; i++ {
 		task[1+W+i] = t.member(i, basem)
@@ -312,6 +298,6 @@ func (t *cqTwin) donate(level, basem, best int) bool {
 	}
 	task[0] = uint64(jm) | uint64(g)<<32
 	hj[3] = uint64(lo + g)
-	t.ring.CommitPush(pos)
+	ring.CommitPush(pos)
 	return true
 }

@@ -14,10 +14,8 @@ import (
 type KCount struct {
 	N, K, Workers, Capacity int
 	Ring                    *search.Ring
-	prog                    backend.Program
-	k                       backend.Kernel
-	bs                      *backend.Buffers
-	shape, adj, wstate      backend.Buffer
+	sk                      search.SearchKernel
+	shape, adj              backend.Buffer
 	frames, counts          backend.Buffer
 }
 
@@ -32,25 +30,19 @@ func NewKCount(dev backend.Device, q backend.Queue, n, k, workers int, adj []uin
 	for capacity < 4*workers {
 		capacity *= 2
 	}
-	prog, err := device.Build(dev, "kcount", map[string]string{"W": fmt.Sprint(w)}, "kcount_epoch")
+	sk, err := search.NewSearchKernel(dev, q, kcountParams, map[string]string{"W": fmt.Sprint(w)}, workers, 1)
 	if err != nil {
 		return nil, err
 	}
-	c := &KCount{N: n, K: k, Workers: workers, Capacity: capacity, prog: prog, bs: backend.NewBuffers(dev, q)}
-	if c.k, err = prog.Kernel("kcount_epoch"); err != nil {
-		c.Release()
-		return nil, fmt.Errorf("kcount: %w", err)
-	}
-	c.shape = backend.Upload(c.bs, []int32{int32(w), int32(k), int32(capacity)})
-	c.adj = backend.Upload(c.bs, adj)
-	c.wstate = backend.AllocIn[int64](c.bs, workers*search.DSWWords)
-	c.frames = backend.AllocIn[uint64](c.bs, workers*k*w)
-	c.counts = backend.AllocIn[int64](c.bs, workers)
-	if err := c.bs.Err(); err != nil {
-		c.Release()
-		return nil, fmt.Errorf("kcount: %w", err)
-	}
-	if c.Ring, err = search.NewRing(c.bs, capacity, 1+w); err != nil {
+	c := &KCount{N: n, K: k, Workers: workers, Capacity: capacity, sk: sk}
+	bs := sk.Buffers
+	c.shape = backend.Upload(bs, []int32{int32(w), int32(k), int32(capacity)})
+	c.adj = backend.Upload(bs, adj)
+	c.sk.WState = backend.AllocIn[int64](bs, workers*search.DSWWords)
+	c.frames = backend.AllocIn[uint64](bs, workers*k*w)
+	c.counts = backend.AllocIn[int64](bs, workers)
+	bytes := int64(workers)*8*int64(search.DSWWords+k*w+1) + int64(capacity)*(8*int64(1+w)+4) + 8*int64(n*w)
+	if c.Ring, err = c.sk.NewRing(capacity, 1+w, bytes); err != nil {
 		c.Release()
 		return nil, err
 	}
@@ -59,15 +51,11 @@ func NewKCount(dev backend.Device, q backend.Queue, n, k, workers int, adj []uin
 		root[1+v/64] |= 1 << (v % 64)
 	}
 	// Buffers start undefined: the workers' status and counts start at 0.
-	if err := backend.WriteSlice(q, c.wstate, make([]int64, workers*search.DSWWords)); err != nil {
-		c.Release()
-		return nil, err
-	}
 	if err := backend.WriteSlice(q, c.counts, make([]int64, workers)); err != nil {
 		c.Release()
 		return nil, err
 	}
-	if err := c.Ring.Reset(q, 0); err != nil {
+	if err := c.sk.ResetWorkers(q, c.Ring, 0); err != nil {
 		c.Release()
 		return nil, err
 	}
@@ -80,15 +68,13 @@ func NewKCount(dev backend.Device, q backend.Queue, n, k, workers int, adj []uin
 
 // Epoch runs one launch (search.Kernel).
 func (c *KCount) Epoch(q backend.Queue, budget int64, idleLimit int32) error {
-	r := c.Ring
-	return q.Launch(c.k, backend.R1(c.Workers, 1), backend.Buf(c.shape), backend.Buf(c.adj), backend.Buf(r.Slots),
-		backend.Buf(r.Seq), backend.Buf(r.Ctrl), backend.Buf(c.wstate), backend.Buf(c.frames), backend.Buf(c.counts),
-		backend.I64(budget), backend.I32(idleLimit))
+	return c.sk.Launch(q, map[string]backend.Buffer{"shape": c.shape, "adj": c.adj, "frames": c.frames, "counts": c.counts},
+		c.Ring, budget, idleLimit, 0, false)
 }
 
 // WorkerStatus reads every worker's status words (search.Kernel).
 func (c *KCount) WorkerStatus(q backend.Queue) ([]int64, error) {
-	return search.ReadWorkerStatus(q, c.wstate, c.Workers)
+	return c.sk.Status(q)
 }
 
 // TaskRing is the kernel's task ring (search.Kernel).
@@ -109,7 +95,7 @@ func (c *KCount) Count(q backend.Queue) (int64, error) {
 
 // Release frees the kernel, program and buffers.
 func (c *KCount) Release() error {
-	err := search.ReleaseSearch(c.k, c.bs, c.prog)
+	err := c.sk.Free()
 	*c = KCount{}
 	return err
 }

@@ -7,121 +7,103 @@ import (
 	"github.com/arbor-gpu/arbor/device/search"
 )
 
-func init() { backend.RegisterTwin("kcount_epoch", kcountTwin) }
+// kcountParams are kcount_epoch's parameters: the wrapper launches with
+// them, the twin reads its arguments through them.
+var kcountParams = search.Params{
+	Source: "kcount",
+	In:     []search.Param{search.Buf[int32]("shape"), search.Buf[uint64]("adj")},
+	State:  []search.Param{search.Buf[uint64]("frames"), search.Buf[int64]("counts")},
+}
+
+func init() { search.RegisterTwin(kcountParams, kcountTwin) }
 
 // kcountTwin is one worker of kcount_epoch (the porting guide's one-page
 // example) on the CPU backend: the same steps in the same order.
 func kcountTwin(g *backend.Group) {
-	shape := g.I32s(0)
+	shape := search.Arg[int32](g, kcountParams, "shape")
 	W, K := int(shape[0]), int(shape[1])
-	adj := g.U64s(1)
-	ring := search.TwinRing{Slots: g.U64s(2), Seq: g.U32s(3), Ctrl: g.U32s(4), Cap: uint32(shape[2]), TaskW: 1 + W}
-	wid := g.ID[0]
-	st := g.I64s(5)[wid*search.DSWWords : (wid+1)*search.DSWWords]
-	fr := g.U64s(6)[wid*K*W : (wid+1)*K*W]
-	counts := g.I64s(7)
-	budget, idleLimit := g.I64(8), g.I32(9)
-	nodes, donated, taken, count, spent := st[search.DSWNodes], st[search.DSWDonated], st[search.DSWTaken], counts[wid], int64(0)
-	active, level, phase, base := st[search.DSWActive] != 0, int(st[search.DSWLevel]), int(st[search.DSWPhase]), int(st[search.DSWBase])
-	polls, waiting := int32(0), false
-	if active {
-		ring.Add(search.DSRunning, 1)
-	}
+	adj := search.Arg[uint64](g, kcountParams, "adj")
+	fr := search.WorkerArg[uint64](g, kcountParams, "frames", K*W)
+	counts := search.Arg[int64](g, kcountParams, "counts")
+	count := counts[g.ID[0]]
 	row := func(v int) []uint64 { return adj[v*W : (v+1)*W] }
 	first := func(p []uint64) int { // index of the first non-zero word, or W
-		w := 0
-		for w < W && p[w] == 0 {
-			w++
+		x := 0
+		for x < W && p[x] == 0 {
+			x++
 		}
-		return w
+		return x
 	}
-	for {
-		if !active {
-			pos, took, giveUp := ring.Idle(&waiting, &polls, idleLimit)
-			if giveUp {
-				break
-			}
-			if !took {
-				continue
-			}
-			t := ring.Slot(pos)
-			base = int(t[0])
+	w := search.NewTwinWorker(g, kcountParams, int(shape[2]), 1+W)
+	for w.Next() {
+		if t := w.Task; t != nil {
+			w.Base = int(t[0])
 			copy(fr[:W], t[1:1+W])
-			ring.CommitPop(pos)
-			active, waiting, polls, level, phase = true, false, 0, 0, 0
-			taken++
+			w.Installed(0)
 			continue
 		}
-		if spent >= budget {
-			break
-		}
-		p := fr[level*W : (level+1)*W]
-		size := base + level
-		if phase == 0 {
-			nodes++
-			spent++
-			phase = 1
+		p := fr[w.Level*W : (w.Level+1)*W]
+		size := w.Base + w.Level
+		if w.Phase == 0 {
+			w.Nodes++
+			w.Spent++
+			w.Phase = 1
 			if size == K-1 {
 				for j := range p {
 					count += int64(bits.OnesCount64(p[j]))
 					p[j] = 0
 				}
-			} else if level > 0 && ring.ShouldGive() {
-				for l := 0; l < level; l++ {
+			} else if w.Level > 0 && w.Ring.ShouldGive() {
+				for l := 0; l < w.Level; l++ {
 					q := fr[l*W : (l+1)*W]
-					w := first(q)
-					if w == W {
+					x := first(q)
+					if x == W {
 						continue
 					}
-					v := w*64 + bits.TrailingZeros64(q[w])
+					v := x*64 + bits.TrailingZeros64(q[x])
 					left := 0
 					for j := range q {
 						left += bits.OnesCount64(q[j] & row(v)[j])
 					}
 					given, pos, ok := false, uint32(0), true
-					if base+l+1+left >= K {
-						if pos, ok = ring.ReservePush(); ok {
-							t := ring.Slot(pos)
-							t[0] = uint64(base + l + 1)
+					if w.Base+l+1+left >= K {
+						if pos, ok = w.Ring.ReservePush(); ok {
+							t := w.Ring.Slot(pos)
+							t[0] = uint64(w.Base + l + 1)
 							for j := range q {
 								t[1+j] = q[j] & row(v)[j]
 							}
-							ring.CommitPush(pos)
-							donated++
+							w.Ring.CommitPush(pos)
+							w.Donated++
 							given = true
 						}
 					}
-					if given || base+l+1+left < K {
-						q[w] &= q[w] - 1
+					if given || w.Base+l+1+left < K {
+						q[x] &= q[x] - 1
 					}
 					break
 				}
 			}
 			continue
 		}
-		w := first(p)
-		if w == W {
-			if level > 0 {
-				level--
-			} else {
-				active = false
-				ring.Add(search.DSRunning, -1)
-			}
+		x := first(p)
+		if x == W {
+			w.Up()
 			continue
 		}
-		v := w*64 + bits.TrailingZeros64(p[w])
-		p[w] &= p[w] - 1
-		c := fr[(level+1)*W : (level+2)*W]
+		v := x*64 + bits.TrailingZeros64(p[x])
+		p[x] &= p[x] - 1
+		c := fr[(w.Level+1)*W : (w.Level+2)*W]
 		left := 0
 		for j := range p {
 			c[j] = p[j] & row(v)[j]
 			left += bits.OnesCount64(c[j])
 		}
 		if size+1+left >= K {
-			level++
-			phase = 0
+			w.Level++
+			w.Phase = 0
 		}
 	}
-	ring.SaveStatus(st, nodes, active, level, phase, base, donated, taken, waiting)
-	counts[wid] = count
+	w.End()
+	counts[g.ID[0]] = count
 }

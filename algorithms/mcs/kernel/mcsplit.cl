@@ -67,10 +67,6 @@
 /* A worker of one work-item (CPU devices) needs no barriers, and without
    them PoCL builds no work-item loops around them (whose analysis failed
    with "Could not find a dominating alternative variable" for W > 1). */
-#if LANES == 1
-#undef BARRIER
-#define BARRIER()
-#endif
 
 #include "devsearch.cl"
 
@@ -129,10 +125,9 @@ INLINE u64 dom_key(i32 ls, i32 rs, u32 minl)
    serves every pair with the same number of words: W, n1, NMIN, the ring
    capacity CAP, TASKW, ARENA, MAXDEPTH, MINPRODUCT (the Go twin reads
    them all from here). */
-KERNEL void mcsplit_epoch(GLOBAL const i32* RESTRICT shape, GLOBAL const u64* RESTRICT adjg, GLOBAL const u64* RESTRICT adjh, GLOBAL u64* slots,
-                          GLOBAL u32* seq, GLOBAL u32* ctrl, GLOBAL i64* wstate, GLOBAL u64* frames,
-                          GLOBAL u64* arena, GLOBAL u64* paths, GLOBAL u32* certs, const i64 budget,
-                          const i32 idle_limit, const i32 goal, const i32 frozen)
+KERNEL void mcsplit_epoch(GLOBAL const i32* RESTRICT shape, GLOBAL const u64* RESTRICT adjg, GLOBAL const u64* RESTRICT adjh,
+                          DS_RING_PARAMS, GLOBAL u64* frames, GLOBAL u64* arena, GLOBAL u64* paths, GLOBAL u32* certs,
+                          DS_GOAL_PARAMS)
 {
     LOCAL i32 s_i[LANES];
     LOCAL u64 s_u[LANES];
@@ -153,33 +148,17 @@ KERNEL void mcsplit_epoch(GLOBAL const i32* RESTRICT shape, GLOBAL const u64* RE
     GLOBAL const u64* twh = adjh + (size_t)shape[1] * W; /* RR_TW1: lower twins of each vertex of h */
     const u32 lid = (u32)get_local_id(0);
     const u32 wid = (u32)get_group_id(0);
-    GLOBAL i64* st = wstate + (size_t)wid * DS_W_WORDS;
     GLOBAL u64* fr = frames + (size_t)wid * MAXDEPTH * FH;
     GLOBAL u64* ar = arena + (size_t)wid * ARENA * DW;
     GLOBAL u64* base = paths + (size_t)wid * NMIN;
     GLOBAL u32* cert = certs + (size_t)wid * (NMIN + 1);
 
-    i32 basem = (i32)st[DS_W_BASE]; /* the task's own matched pairs */
-    i64 nodes, donated, taken;
-    i32 active, level, phase;
-    ds_resume(st, ctrl, lid, &nodes, &active, &level, &phase, &donated, &taken);
-    i64 spent = 0;
-    i32 polls = 0;
-    i32 waiting = 0; /* counted in DS_HUNGRY */
-
-    for (;;) {
-        if (!active) {
-            /* Idle: take a task, or give up after idle_limit tries or once
-               no worker that could donate is left in this launch. */
-            const i64 pos = ds_take(ctrl, seq, CAP, idle_limit, s_b, lid, &waiting, &polls);
-            if (pos == DS_STOP) {
-                break;
-            }
-            if (pos < 0) {
-                continue;
-            }
+    /* wk.base: the task's own matched pairs (w is a vertex of h here) */
+    ds_worker wk = ds_begin(DS_RING_ARGS, budget, idle_limit, CAP, TASKW, s_b);
+    while (ds_next(&wk)) {
+        if (wk.task) {
             /* Install the task as level 0. */
-            volatile GLOBAL const u64* t = (volatile GLOBAL const u64*)ds_slot(slots, pos, CAP, TASKW);
+            volatile GLOBAL const u64* t = wk.task;
             u64 t0 = t[0], t1 = t[1], t2 = t[2];
             i32 m = (i32)(t0 & 0xffffffffu);
             i32 nd = (i32)(t0 >> 32);
@@ -198,31 +177,24 @@ KERNEL void mcsplit_epoch(GLOBAL const i32* RESTRICT shape, GLOBAL const u64* RE
                     fr[4 + k] = t[T_CAND + k];
                 }
             }
-            ds_finish_pop(seq, CAP, pos, lid);
-            active = 1;
-            taken++;
-            basem = m;
-            level = 0;
-            phase = (t2 & TASK_PARTIAL) ? PH_NEXT : (t2 & TASK_COUNTED) ? PH_ENTER_COUNTED : PH_ENTER;
+            wk.base = m;
+            ds_installed(&wk, (t2 & TASK_PARTIAL) ? PH_NEXT : (t2 & TASK_COUNTED) ? PH_ENTER_COUNTED : PH_ENTER);
             continue;
         }
-        if (spent >= budget) {
-            break;
-        }
 
-        GLOBAL u64* h = fr + (size_t)level * FH;
+        GLOBAL u64* h = fr + (size_t)wk.level * FH;
         const i32 nd = (i32)(h[0] & 0xffffffffu);
         const i32 off = (i32)(h[0] >> 32);
         GLOBAL u64* doms = ar + (size_t)off * DW;
-        const i32 m = basem + level;
+        const i32 m = wk.base + wk.level;
 
-        if (phase == PH_NEXT) {
+        if (wk.phase == PH_NEXT) {
             if ((RULES & RR_R5) && !frozen && (i32)h[3] > 0) {
                 /* R5: the incumbent reached the node's bound. */
                 const i32 inc5 = ds_incumbent(ctrl, &s_inc, lid);
                 if (inc5 >= (i32)h[3]) {
-                    level = ds_leave(ctrl, level, lid, &active);
-                    phase = PH_NEXT;
+                    ds_up(&wk);
+                    wk.phase = PH_NEXT;
                     continue;
                 }
             }
@@ -296,8 +268,8 @@ KERNEL void mcsplit_epoch(GLOBAL const i32* RESTRICT shape, GLOBAL const u64* RE
                     c[0] = (u64)(u32)made | (u64)(u32)(off + nd) << 32;
                 }
                 BARRIER();
-                level++;
-                phase = PH_ENTER_COUNTED;
+                wk.level++;
+                wk.phase = PH_ENTER_COUNTED;
                 continue;
             }
             if (skip) {
@@ -330,19 +302,19 @@ KERNEL void mcsplit_epoch(GLOBAL const i32* RESTRICT shape, GLOBAL const u64* RE
                     h[2] = 0;
                 }
                 BARRIER();
-                phase = PH_ENTER;
+                wk.phase = PH_ENTER;
                 continue;
             }
             /* Every child done: back to the parent. */
-            level = ds_leave(ctrl, level, lid, &active);
-            phase = PH_NEXT;
+            ds_up(&wk);
+            wk.phase = PH_NEXT;
             continue;
         }
 
         /* Enter the node at this level. */
-        if (phase == PH_ENTER) {
-            nodes++;
-            spent++;
+        if (wk.phase == PH_ENTER) {
+            wk.nodes++;
+            wk.spent++;
         }
         /* Lane 0 reads the incumbent for the whole worker (ds_incumbent
            says why). */
@@ -352,8 +324,8 @@ KERNEL void mcsplit_epoch(GLOBAL const i32* RESTRICT shape, GLOBAL const u64* RE
                worker's slot, then its size (the host reads the slot of
                the largest size once the launch is over). */
             for (i32 i = (i32)lid; i < m; i += LANES) {
-                u64 p = i < basem ? base[i] : (fr[(size_t)(i - basem) * FH + 1] & 0xffffffffu) |
-                                                   (fr[(size_t)(i - basem) * FH + 2] << 32);
+                u64 p = i < wk.base ? base[i] : (fr[(size_t)(i - wk.base) * FH + 1] & 0xffffffffu) |
+                                                   (fr[(size_t)(i - wk.base) * FH + 2] << 32);
                 cert[1 + i] = (u32)(p & 0xffffu) | (u32)((p >> 32) & 0xffffu) << 16;
             }
             ds_publish(ctrl, (GLOBAL i32*)cert, m, lid);
@@ -368,10 +340,10 @@ KERNEL void mcsplit_epoch(GLOBAL const i32* RESTRICT shape, GLOBAL const u64* RE
            next child in the sequential order (as the CPU engine does) made
            tasks so small that the node rate fell 2-5x and the sum of times
            doubled, with no fewer nodes. */
-        if (level > 0) {
+        if (wk.level > 0) {
             if (ds_give_now(ctrl, &s_b[2], lid)) {
-                i32 j = level;
-                for (i32 k = (i32)lid; k < level; k += LANES) {
+                i32 j = wk.level;
+                for (i32 k = (i32)lid; k < wk.level; k += LANES) {
                     GLOBAL const u64* hk = fr + (size_t)k * FH;
                     u64 any = hk[2] >> 32;
                     for (int q = 0; q < W; q++) {
@@ -383,18 +355,18 @@ KERNEL void mcsplit_epoch(GLOBAL const i32* RESTRICT shape, GLOBAL const u64* RE
                     }
                 }
                 j = (i32)ds_min_u64(s_u, (u64)j);
-                if (j < level) {
+                if (j < wk.level) {
                     GLOBAL u64* hj = fr + (size_t)j * FH;
                     const i64 pos = ds_reserve_slot(ctrl, seq, CAP, &s_b[3], lid);
                     if (pos >= 0) {
                         const i32 jnd = (i32)(hj[0] & 0xffffffffu);
                         const i32 joff = (i32)(hj[0] >> 32);
                         GLOBAL u64* t = ds_slot(slots, pos, CAP, TASKW);
-                        const i32 jm = basem + j;
+                        const i32 jm = wk.base + j;
                         for (i32 i = (i32)lid; i < jm; i += LANES) {
-                            t[T_PAIRS + i] = i < basem ? base[i]
-                                                       : (fr[(size_t)(i - basem) * FH + 1] & 0xffffffffu) |
-                                                             (fr[(size_t)(i - basem) * FH + 2] << 32);
+                            t[T_PAIRS + i] = i < wk.base ? base[i]
+                                                       : (fr[(size_t)(i - wk.base) * FH + 1] & 0xffffffffu) |
+                                                             (fr[(size_t)(i - wk.base) * FH + 2] << 32);
                         }
                         GLOBAL const u64* jd = ar + (size_t)joff * DW;
                         for (i32 i = (i32)lid; i < jnd * DW; i += LANES) {
@@ -444,7 +416,7 @@ KERNEL void mcsplit_epoch(GLOBAL const i32* RESTRICT shape, GLOBAL const u64* RE
                             hj[2] &= 0xffffffffu; /* "v unmatched" always goes with the gift */
                         }
                         ds_finish_push(seq, CAP, pos, lid);
-                        donated++;
+                        wk.donated++;
                     }
                     BARRIER();
                 }
@@ -470,8 +442,8 @@ KERNEL void mcsplit_epoch(GLOBAL const i32* RESTRICT shape, GLOBAL const u64* RE
         kmin = ds_min_u64(s_u, kmin);
         if (bound <= best || bound < goal || nd == 0) {
             /* Pruned (or a leaf): back to the parent's next child. */
-            level = ds_leave(ctrl, level, lid, &active);
-            phase = PH_NEXT;
+            ds_up(&wk);
+            wk.phase = PH_NEXT;
             continue;
         }
         const u32 v = (u32)(kmin & 0xffffffffu);
@@ -501,8 +473,8 @@ KERNEL void mcsplit_epoch(GLOBAL const i32* RESTRICT shape, GLOBAL const u64* RE
                (their images increase along it). */
             u64 fl = 512;
             for (i32 i = (i32)lid; i < m; i += LANES) {
-                u64 p = i < basem ? base[i] : (fr[(size_t)(i - basem) * FH + 1] & 0xffffffffu) |
-                                                  (fr[(size_t)(i - basem) * FH + 2] << 32);
+                u64 p = i < wk.base ? base[i] : (fr[(size_t)(i - wk.base) * FH + 1] & 0xffffffffu) |
+                                                  (fr[(size_t)(i - wk.base) * FH + 2] << 32);
                 const u32 u = (u32)(p & 0xffffffffu);
                 if ((tv[u >> 6] >> (u & 63)) & 1) {
                     fl = ARBOR_MIN(fl, (u64)511 - (p >> 32));
@@ -524,8 +496,8 @@ KERNEL void mcsplit_epoch(GLOBAL const i32* RESTRICT shape, GLOBAL const u64* RE
             if (cl > cr) {
                 bound += ARBOR_MIN(rl, ll - cl + cr) - ARBOR_MIN(ll, rl);
                 if (bound <= best || bound < goal) {
-                    level = ds_leave(ctrl, level, lid, &active);
-                    phase = PH_NEXT;
+                    ds_up(&wk);
+                    wk.phase = PH_NEXT;
                     continue;
                 }
             }
@@ -627,8 +599,8 @@ KERNEL void mcsplit_epoch(GLOBAL const i32* RESTRICT shape, GLOBAL const u64* RE
                 }
             }
         }
-        nodes += stop;
-        spent += stop;
+        wk.nodes += stop;
+        wk.spent += stop;
         for (i32 j = (i32)lid; j < stop; j += LANES) {
             const i32 cb = m + 1 + (s_cb[j] & (NOTWHOLE - 1));
             if (cb > best && cb >= goal) {
@@ -643,10 +615,8 @@ KERNEL void mcsplit_epoch(GLOBAL const i32* RESTRICT shape, GLOBAL const u64* RE
             }
         }
         BARRIER();
-        phase = PH_NEXT;
+        wk.phase = PH_NEXT;
     }
 
-    if (lid == 0) {
-        ds_save_status(st, ctrl, nodes, active, level, phase, basem, donated, taken, waiting);
-    }
+    ds_end(&wk);
 }

@@ -87,6 +87,13 @@ func (s MCSplitShape) Bytes() int64 {
 	return int64(s.Workers)*s.WorkerBytes() + int64(s.Capacity)*(8*int64(s.TaskWords())+4) + 16*w*int64(s.N0+s.N1) // adjacency and twin rows
 }
 
+// Resize is the shape with workers workers and a ring of capacity slots
+// (search.FitShape).
+func (s MCSplitShape) Resize(workers, capacity int) MCSplitShape {
+	s.Workers, s.Capacity = workers, capacity
+	return s
+}
+
 func (s MCSplitShape) check() error {
 	if s.N0 < 1 || s.N1 < 1 || s.N0 > MCSplitMaxVertices || s.N1 > MCSplitMaxVertices {
 		return fmt.Errorf("mcsplit: graphs of %d and %d vertices: the device engine takes 1 to %d", s.N0, s.N1, MCSplitMaxVertices)
@@ -154,7 +161,7 @@ func NewMCSplit(dev backend.Device, q backend.Queue, s MCSplitShape, adjg, adjh 
 	// Only what sizes registers and local arrays is compiled in; the rest
 	// travels in shape, so PoCL and NVRTC build once per word count.
 	defines := map[string]string{"LANES": fmt.Sprint(s.lanes()), "W": fmt.Sprint(w), "MINPRODUCT": fmt.Sprint(mp)}
-	sk, err := search.NewSearchKernel(dev, q, "mcsplit", defines, s.Workers, s.lanes())
+	sk, err := search.NewSearchKernel(dev, q, mcsplitParams, defines, s.Workers, s.lanes())
 	if err != nil {
 		return nil, err
 	}
@@ -189,8 +196,8 @@ func (m *MCSplit) Reset(q backend.Queue, incumbent int) error {
 // goal prunes nodes whose bound is below it; frozen fixes the incumbent at
 // goal−1 for pruning (the tree is then the same on every device).
 func (m *MCSplit) Epoch(q backend.Queue, budget int64, idleLimit int32, goal int32, frozen bool) error {
-	return m.Launch(q, []backend.Buffer{m.shape, m.adjg, m.adjh}, m.Ring,
-		[]backend.Buffer{m.frames, m.arena, m.paths, m.certs}, budget, idleLimit, goal, frozen)
+	return m.Launch(q, map[string]backend.Buffer{"shape": m.shape, "adjg": m.adjg, "adjh": m.adjh, "frames": m.frames,
+		"arena": m.arena, "paths": m.paths, "certs": m.certs}, m.Ring, budget, idleLimit, goal, frozen)
 }
 
 // TaskRing is the kernel's task ring.

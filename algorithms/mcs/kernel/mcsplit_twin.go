@@ -9,7 +9,17 @@ import (
 	"github.com/arbor-gpu/arbor/device/search"
 )
 
-func init() { backend.RegisterTwin("mcsplit_epoch", mcsplitTwin) }
+// mcsplitParams are mcsplit_epoch's parameters: the wrapper launches with
+// them, the twin reads its arguments through them.
+var mcsplitParams = search.Params{
+	Source: "mcsplit",
+	In:     []search.Param{search.Buf[int32]("shape"), search.Buf[uint64]("adjg"), search.Buf[uint64]("adjh")},
+	State: []search.Param{search.Buf[uint64]("frames"), search.Buf[uint64]("arena"), search.Buf[uint64]("paths"),
+		search.Buf[uint32]("certs")},
+	Goal: true,
+}
+
+func init() { search.RegisterTwin(mcsplitParams, mcsplitTwin) }
 
 // The layout of an McSplit task and frame (mcsplit.cl).
 const (
@@ -32,36 +42,30 @@ type mcsTwin struct {
 	rules                                MCSplitRules
 	adjg, adjh                           []uint64
 	twg, twh                             []uint64 // twin rows (mcsTW0, mcsTW1)
-	ring                                 search.TwinRing
-	st                                   []int64
 	fr, ar, base                         []uint64
 	cert                                 []uint32
 }
 
 func mcsplitTwin(g *backend.Group) {
-	shape := g.I32s(0)
+	p := mcsplitParams
+	shape := search.Arg[int32](g, p, "shape")
 	t := &mcsTwin{w: int(shape[0]), n1: int(shape[1]), nmin: int(shape[2]), taskw: int(shape[4]),
 		maxDepth: int(shape[6]), minProduct: shape[7] != 0, rules: MCSplitRules(shape[8])}
 	n0 := int(shape[9])
 	arenaDoms := int(shape[5])
 	t.fh, t.dw = 4+t.w, 2*t.w
-	t.adjg, t.adjh = g.U64s(1), g.U64s(2)
+	t.adjg, t.adjh = search.Arg[uint64](g, p, "adjg"), search.Arg[uint64](g, p, "adjh")
 	if t.rules&mcsTW0 != 0 {
 		t.twg = t.adjg[n0*t.w:]
 	}
 	if t.rules&mcsTW1 != 0 {
 		t.twh = t.adjh[t.n1*t.w:]
 	}
-	t.ring = search.TwinRing{Slots: g.U64s(3), Seq: g.U32s(4), Ctrl: g.U32s(5), Cap: uint32(shape[3]), TaskW: t.taskw}
-	wid := g.ID[0]
-	t.st = g.I64s(6)[wid*search.DSWWords : (wid+1)*search.DSWWords]
-	fl := t.maxDepth * t.fh
-	t.fr = g.U64s(7)[wid*fl : (wid+1)*fl]
-	al := arenaDoms * t.dw
-	t.ar = g.U64s(8)[wid*al : (wid+1)*al]
-	t.base = g.U64s(9)[wid*t.nmin : (wid+1)*t.nmin]
-	t.cert = g.U32s(10)[wid*(t.nmin+1) : (wid+1)*(t.nmin+1)]
-	t.run(g.I64(11), g.I32(12), g.I32(13), g.I32(14) != 0)
+	t.fr = search.WorkerArg[uint64](g, p, "frames", t.maxDepth*t.fh)
+	t.ar = search.WorkerArg[uint64](g, p, "arena", arenaDoms*t.dw)
+	t.base = search.WorkerArg[uint64](g, p, "paths", t.nmin)
+	t.cert = search.WorkerArg[uint32](g, p, "certs", t.nmin+1)
+	t.run(search.NewTwinWorker(g, p, int(shape[3]), t.taskw))
 }
 
 func (t *mcsTwin) frame(level int) []uint64 { return t.fr[level*t.fh : (level+1)*t.fh] }
@@ -94,28 +98,14 @@ func countBits(s []uint64) int {
 	return c
 }
 
-func (t *mcsTwin) run(budget int64, idleLimit, goal int32, frozen bool) {
-	st := t.st
-	basem := int(st[search.DSWBase]) // the task's own matched pairs
-	nodes, active, level, phase, donated, taken := t.ring.Resume(st)
-	var spent int64
-	polls := int32(0)
-	waiting := false
+func (t *mcsTwin) run(wk *search.TwinWorker) {
 	W := t.w
 	cw := make([]int, 0, t.n1)
 	cb := make([]int, t.n1)
 	rset, drop := make([]uint64, W), make([]uint64, W)
 
-	for {
-		if !active {
-			pos, took, giveUp := t.ring.Idle(&waiting, &polls, idleLimit)
-			if giveUp {
-				break
-			}
-			if !took {
-				continue
-			}
-			task := t.ring.Slot(pos)
+	for wk.Next() {
+		if task := wk.Task; task != nil {
 			m, nd := int(task[0]&0xffffffff), int(task[0]>>32)
 			copy(t.base[:m], task[4+W:4+W+m])
 			copy(t.ar[:nd*t.dw], task[4+W+t.nmin:4+W+t.nmin+nd*t.dw])
@@ -128,32 +118,25 @@ func (t *mcsTwin) run(budget int64, idleLimit, goal int32, frozen bool) {
 			}
 			h[3] = task[3]
 			copy(h[4:4+W], task[4:4+W])
-			flags := task[2]
-			t.ring.CommitPop(pos)
-			active = true
-			taken++
-			basem, level = m, 0
-			switch {
+			wk.Base = m // the task's own matched pairs
+			switch flags := task[2]; {
 			case flags&MCSTaskPartial != 0:
-				phase = mcsPhaseNext
+				wk.Installed(mcsPhaseNext)
 			case flags&MCSTaskCounted != 0:
-				phase = mcsPhaseEnterCounted
+				wk.Installed(mcsPhaseEnterCounted)
 			default:
-				phase = mcsPhaseEnter
+				wk.Installed(mcsPhaseEnter)
 			}
 			continue
 		}
-		if spent >= budget {
-			break
-		}
-		h := t.frame(level)
+		h := t.frame(wk.Level)
 		nd, off := int(h[0]&0xffffffff), int(h[0]>>32)
-		m := basem + level
+		m := wk.Base + wk.Level
 
-		if phase == mcsPhaseNext {
+		if wk.Phase == mcsPhaseNext {
 			// R5: the incumbent reached the node's bound.
-			if t.rules&MCSplitR5 != 0 && !frozen && int32(h[3]) > 0 && t.ring.Load(search.DSInc) >= int32(h[3]) {
-				level, active = t.ring.Leave(level)
+			if t.rules&MCSplitR5 != 0 && !wk.Frozen && int32(h[3]) > 0 && wk.Ring.Load(search.DSInc) >= int32(h[3]) {
+				wk.Up()
 				continue
 			}
 			cand := h[4 : 4+W]
@@ -204,10 +187,10 @@ func (t *mcsTwin) run(budget int64, idleLimit, goal int32, frozen bool) {
 						made++
 					}
 				}
-				c := t.frame(level + 1)
+				c := t.frame(wk.Level + 1)
 				c[0] = uint64(made) | uint64(off+nd)<<32
-				level++
-				phase = mcsPhaseEnterCounted
+				wk.Level++
+				wk.Phase = mcsPhaseEnterCounted
 				continue
 			}
 			if skip != 0 {
@@ -232,37 +215,37 @@ func (t *mcsTwin) run(budget int64, idleLimit, goal int32, frozen bool) {
 				}
 				h[0] = uint64(nd) | uint64(off)<<32
 				h[2] = 0
-				phase = mcsPhaseEnter
+				wk.Phase = mcsPhaseEnter
 				continue
 			}
-			level, active = t.ring.Leave(level)
-			phase = mcsPhaseNext
+			wk.Up()
+			wk.Phase = mcsPhaseNext
 			continue
 		}
 
 		// Enter the node.
-		if phase == mcsPhaseEnter {
-			nodes++
-			spent++
+		if wk.Phase == mcsPhaseEnter {
+			wk.Nodes++
+			wk.Spent++
 		}
-		inc := t.ring.Load(search.DSInc)
+		inc := wk.Ring.Load(search.DSInc)
 		if int32(m) > inc {
 			for i := 0; i < m; i++ {
-				p := t.pathPair(i, basem)
+				p := t.pathPair(i, wk.Base)
 				t.cert[1+i] = uint32(p&0xffff) | uint32(p>>32&0xffff)<<16
 			}
 			atomic.StoreUint32(&t.cert[0], uint32(m))
-			t.ring.MaxInc(int32(m))
+			wk.Ring.MaxInc(int32(m))
 		}
 		best := int(max(inc, int32(m)))
-		if frozen {
-			best = int(goal) - 1
+		if wk.Frozen {
+			best = int(wk.Goal) - 1
 		}
 
-		if level > 0 {
-			if t.ring.ShouldGive() {
-				if t.donate(level, basem) {
-					donated++
+		if wk.Level > 0 {
+			if wk.Ring.ShouldGive() {
+				if t.donate(&wk.Ring, wk.Level, wk.Base) {
+					wk.Donated++
 				}
 			}
 		}
@@ -279,9 +262,9 @@ func (t *mcsTwin) run(budget int64, idleLimit, goal int32, frozen bool) {
 			}
 			kmin = min(kmin, size<<32|uint64(firstBit(d[:W])))
 		}
-		if bound <= best || bound < int(goal) || nd == 0 {
-			level, active = t.ring.Leave(level)
-			phase = mcsPhaseNext
+		if bound <= best || bound < int(wk.Goal) || nd == 0 {
+			wk.Up()
+			wk.Phase = mcsPhaseNext
 			continue
 		}
 		v := int(kmin & 0xffffffff)
@@ -300,7 +283,7 @@ func (t *mcsTwin) run(budget int64, idleLimit, goal int32, frozen bool) {
 			tv := t.twg[v*W : v*W+W]
 			floor := -1
 			for i := 0; i < m; i++ {
-				p := t.pathPair(i, basem)
+				p := t.pathPair(i, wk.Base)
 				if u := int(p & 0xffffffff); tv[u>>6]>>(u&63)&1 != 0 {
 					floor = max(floor, int(p>>32))
 				}
@@ -323,9 +306,9 @@ func (t *mcsTwin) run(budget int64, idleLimit, goal int32, frozen bool) {
 			}
 			if cl > cr {
 				bound += min(rl, ll-cl+cr) - min(ll, rl)
-				if bound <= best || bound < int(goal) {
-					level, active = t.ring.Leave(level)
-					phase = mcsPhaseNext
+				if bound <= best || bound < int(wk.Goal) {
+					wk.Up()
+					wk.Phase = mcsPhaseNext
 					continue
 				}
 			}
@@ -384,7 +367,7 @@ func (t *mcsTwin) run(budget int64, idleLimit, goal int32, frozen bool) {
 				}
 			}
 			cb[j] = m + 1 + sum
-			if cb[j] > best && cb[j] >= int(goal) {
+			if cb[j] > best && cb[j] >= int(wk.Goal) {
 				keep[w>>6] |= 1 << (w & 63)
 			}
 			if whole && t.rules&MCSplitR3 != 0 {
@@ -394,17 +377,17 @@ func (t *mcsTwin) run(budget int64, idleLimit, goal int32, frozen bool) {
 				break
 			}
 		}
-		nodes += int64(stop)
-		spent += int64(stop)
-		phase = mcsPhaseNext
+		wk.Nodes += int64(stop)
+		wk.Spent += int64(stop)
+		wk.Phase = mcsPhaseNext
 	}
 
-	t.ring.SaveStatus(st, nodes, active, level, phase, basem, donated, taken, waiting)
+	wk.End()
 }
 
 // donate gives away half of the untried children of the shallowest node
 // above level that has any, as the kernel does; false when the ring is full.
-func (t *mcsTwin) donate(level, basem int) bool {
+func (t *mcsTwin) donate(ring *search.TwinRing, level, basem int) bool {
 	W := t.w
 	j := -1
 	for k := 0; k < level; k++ {
@@ -417,7 +400,7 @@ func (t *mcsTwin) donate(level, basem int) bool {
 	if j < 0 {
 		return false
 	}
-	pos, ok := t.ring.ReservePush()
+	pos, ok := ring.ReservePush()
 	if !ok {
 		return false
 	}
@@ -447,7 +430,7 @@ func (t *mcsTwin) donate(level, basem int) bool {
 	}
 	nd, off := int(hj[0]&0xffffffff), int(hj[0]>>32)
 	jm := basem + j
-	task := t.ring.Slot(pos)
+	task := ring.Slot(pos)
 	for i := 0; i < jm; i++ {
 		task[4+W+i] = t.pathPair(i, basem)
 	}
@@ -461,6 +444,6 @@ func (t *mcsTwin) donate(level, basem int) bool {
 	task[3] = hj[3] // the node's bound (R5)
 	copy(task[4:4+W], give)
 	hj[2] &= 0xffffffff
-	t.ring.CommitPush(pos)
+	ring.CommitPush(pos)
 	return true
 }

@@ -51,11 +51,6 @@
 #define LANES 32
 #endif
 
-#if LANES == 1
-#undef BARRIER
-#define BARRIER()
-#endif
-
 #include "devsearch.cl"
 
 #define VC_IN (-1)
@@ -125,9 +120,8 @@ INLINE i32 vc_apply_marks(GLOBAL i32* deg, GLOBAL const i32* RESTRICT off, GLOBA
 
 /* shape: N, CAP, TASKW, MAXDEPTH. */
 KERNEL void vc_epoch(GLOBAL const i32* RESTRICT shape, GLOBAL const i32* RESTRICT off, GLOBAL const i32* RESTRICT adj,
-                     GLOBAL u64* slots, GLOBAL u32* seq, GLOBAL u32* ctrl, GLOBAL i64* wstate, GLOBAL i32* stack,
-                     GLOBAL i32* hdrs, GLOBAL i32* marks, GLOBAL i32* certs, const i64 budget, const i32 idle_limit,
-                     const i32 goal, const i32 frozen)
+                     DS_RING_PARAMS, GLOBAL i32* stack, GLOBAL i32* hdrs, GLOBAL i32* marks, GLOBAL i32* certs,
+                     DS_GOAL_PARAMS)
 {
     LOCAL i32 s_i[LANES];
     LOCAL u64 s_u[LANES];
@@ -140,30 +134,16 @@ KERNEL void vc_epoch(GLOBAL const i32* RESTRICT shape, GLOBAL const i32* RESTRIC
     const i32 MAXDEPTH = shape[3];
     const u32 lid = (u32)get_local_id(0);
     const u32 wid = (u32)get_group_id(0);
-    GLOBAL i64* st = wstate + (size_t)wid * DS_W_WORDS;
     GLOBAL i32* fr = stack + (size_t)wid * MAXDEPTH * N;
     GLOBAL i32* hd = hdrs + (size_t)wid * MAXDEPTH * HW;
     GLOBAL i32* mk = marks + (size_t)wid * N;
     GLOBAL i32* cert = certs + (size_t)wid * (N + 1);
 
-    i64 overflow = st[DS_W_BASE]; /* children lost to a full stack: must stay 0 */
-    i64 nodes, donated, taken;
-    i32 active, level, phase;
-    ds_resume(st, ctrl, lid, &nodes, &active, &level, &phase, &donated, &taken);
-    i64 spent = 0;
-    i32 polls = 0;
-    i32 waiting = 0; /* counted in DS_HUNGRY */
-
-    for (;;) {
-        if (!active) {
-            const i64 pos = ds_take(ctrl, seq, CAP, idle_limit, s_b, lid, &waiting, &polls);
-            if (pos == DS_STOP) {
-                break;
-            }
-            if (pos < 0) {
-                continue;
-            }
-            volatile GLOBAL const u64* t = (volatile GLOBAL const u64*)ds_slot(slots, pos, CAP, TASKW);
+    /* w.base: children lost to a full stack, which must stay 0 */
+    ds_worker w = ds_begin(DS_RING_ARGS, budget, idle_limit, CAP, TASKW, s_b);
+    while (ds_next(&w)) {
+        if (w.task) {
+            volatile GLOBAL const u64* t = w.task;
             volatile GLOBAL const i32* td = (volatile GLOBAL const i32*)(t + T_DEG);
             for (i32 i = (i32)lid; i < N; i += LANES) {
                 fr[i] = td[i];
@@ -175,29 +155,22 @@ KERNEL void vc_epoch(GLOBAL const i32* RESTRICT shape, GLOBAL const i32* RESTRIC
                 hd[H_V] = (i32)t[1];
                 hd[H_NEXT] = 0;
             }
-            ds_finish_pop(seq, CAP, pos, lid);
-            active = 1;
-            taken++;
-            level = 0;
-            phase = PH_ENTER;
+            ds_installed(&w, PH_ENTER);
             continue;
         }
-        if (spent >= budget) {
-            break;
-        }
 
-        GLOBAL i32* deg = fr + (size_t)level * N;
-        GLOBAL i32* h = hd + (size_t)level * HW;
+        GLOBAL i32* deg = fr + (size_t)w.level * N;
+        GLOBAL i32* h = hd + (size_t)w.level * HW;
 
-        if (phase == PH_NEXT) {
+        if (w.phase == PH_NEXT) {
             const i32 next = h[H_NEXT];
             const i32 cover = h[H_COVER];
             const i32 v = h[H_V];
             BARRIER();
             if (next == 1) {
                 /* "v in the cover": a copy one level down. */
-                if (level + 1 >= MAXDEPTH) {
-                    overflow++;
+                if (w.level + 1 >= MAXDEPTH) {
+                    w.base++;
                     if (lid == 0) {
                         h[H_NEXT] = 2;
                     }
@@ -217,8 +190,8 @@ KERNEL void vc_epoch(GLOBAL const i32* RESTRICT shape, GLOBAL const i32* RESTRIC
                     h[H_NEXT] = 2;
                 }
                 BARRIER();
-                level++;
-                phase = PH_ENTER;
+                w.level++;
+                w.phase = PH_ENTER;
                 continue;
             }
             if (next == 2) {
@@ -228,17 +201,17 @@ KERNEL void vc_epoch(GLOBAL const i32* RESTRICT shape, GLOBAL const i32* RESTRIC
                     h[H_OP] = OP_TAKE_NV;
                 }
                 BARRIER();
-                phase = PH_ENTER;
+                w.phase = PH_ENTER;
                 continue;
             }
-            level = ds_leave(ctrl, level, lid, &active);
-            phase = PH_NEXT;
+            ds_up(&w);
+            w.phase = PH_NEXT;
             continue;
         }
 
         /* Enter the node at this level: apply its op, reduce, bound, branch. */
-        nodes++;
-        spent++;
+        w.nodes++;
+        w.spent++;
         const i32 inc = ds_incumbent(ctrl, &s_inc, lid);
         const i32 op = h[H_OP];
         const i32 ov = h[H_V];
@@ -327,8 +300,8 @@ KERNEL void vc_epoch(GLOBAL const i32* RESTRICT shape, GLOBAL const i32* RESTRIC
             kleft = allowed - cover;
         }
         if (kleft < 0) {
-            level = ds_leave(ctrl, level, lid, &active);
-            phase = PH_NEXT;
+            ds_up(&w);
+            w.phase = PH_NEXT;
             continue;
         }
         i32 dsum = 0;
@@ -352,14 +325,14 @@ KERNEL void vc_epoch(GLOBAL const i32* RESTRICT shape, GLOBAL const i32* RESTRIC
                 }
                 ds_publish(ctrl, cert, value, lid);
             }
-            level = ds_leave(ctrl, level, lid, &active);
-            phase = PH_NEXT;
+            ds_up(&w);
+            w.phase = PH_NEXT;
             continue;
         }
         const i32 maxd = 0x7fffffff - (i32)(key >> 32);
         if ((i64)(dsum / 2) > (i64)kleft * (i64)maxd) {
-            level = ds_leave(ctrl, level, lid, &active);
-            phase = PH_NEXT;
+            ds_up(&w);
+            w.phase = PH_NEXT;
             continue;
         }
 
@@ -392,25 +365,25 @@ KERNEL void vc_epoch(GLOBAL const i32* RESTRICT shape, GLOBAL const i32* RESTRIC
         }
         BARRIER();
         if (msize > kleft) {
-            level = ds_leave(ctrl, level, lid, &active);
-            phase = PH_NEXT;
+            ds_up(&w);
+            w.phase = PH_NEXT;
             continue;
         }
 
         /* Donation: while workers wait and the ring holds fewer tasks than
            them, give away the "N(v) in the cover" child of the shallowest
            node on the path that has it still to do. */
-        if (level > 0) {
+        if (w.level > 0) {
             if (ds_give_now(ctrl, &s_b[2], lid)) {
-                i32 j = level;
-                for (i32 k = (i32)lid; k < level; k += LANES) {
+                i32 j = w.level;
+                for (i32 k = (i32)lid; k < w.level; k += LANES) {
                     if (hd[(size_t)k * HW + H_NEXT] == 2) {
                         j = k;
                         break;
                     }
                 }
                 j = (i32)ds_min_u64(s_u, (u64)j);
-                if (j < level) {
+                if (j < w.level) {
                     const i64 pos = ds_reserve_slot(ctrl, seq, CAP, &s_b[3], lid);
                     if (pos >= 0) {
                         GLOBAL u64* t = ds_slot(slots, pos, CAP, TASKW);
@@ -426,7 +399,7 @@ KERNEL void vc_epoch(GLOBAL const i32* RESTRICT shape, GLOBAL const i32* RESTRIC
                             hj[H_NEXT] = 3;
                         }
                         ds_finish_push(seq, CAP, pos, lid);
-                        donated++;
+                        w.donated++;
                     }
                     BARRIER();
                 }
@@ -440,10 +413,8 @@ KERNEL void vc_epoch(GLOBAL const i32* RESTRICT shape, GLOBAL const i32* RESTRIC
             h[H_OP] = OP_NONE;
         }
         BARRIER();
-        phase = PH_NEXT;
+        w.phase = PH_NEXT;
     }
 
-    if (lid == 0) {
-        ds_save_status(st, ctrl, nodes, active, level, phase, (i32)overflow, donated, taken, waiting);
-    }
+    ds_end(&w);
 }

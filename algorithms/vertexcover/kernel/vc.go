@@ -55,6 +55,13 @@ func (s VCShape) Bytes() int64 {
 	return int64(s.Workers)*s.WorkerBytes() + int64(s.Capacity)*(8*int64(s.TaskWords())+4)
 }
 
+// Resize is the shape with workers workers and a ring of capacity slots
+// (search.FitShape).
+func (s VCShape) Resize(workers, capacity int) VCShape {
+	s.Workers, s.Capacity = workers, capacity
+	return s
+}
+
 func (s VCShape) check() error {
 	if s.N < 1 || s.N > VCMaxVertices {
 		return fmt.Errorf("vc: a graph of %d vertices: the device engine takes 1 to %d", s.N, VCMaxVertices)
@@ -96,7 +103,7 @@ func NewVC(dev backend.Device, q backend.Queue, s VCShape, off, adj []int32) (*V
 		return nil, fmt.Errorf("vc: CSR of %d offsets and %d entries for %d vertices", len(off), len(adj), s.N)
 	}
 	shape := []int32{int32(s.N), int32(s.Capacity), int32(s.TaskWords()), int32(s.MaxDepth())}
-	sk, err := search.NewSearchKernel(dev, q, "vc", map[string]string{"LANES": fmt.Sprint(s.lanes())}, s.Workers, s.lanes())
+	sk, err := search.NewSearchKernel(dev, q, vcParams, map[string]string{"LANES": fmt.Sprint(s.lanes())}, s.Workers, s.lanes())
 	if err != nil {
 		return nil, err
 	}
@@ -157,8 +164,8 @@ func (k *VC) RootTask(off []int32) []uint64 {
 // most goal vertices; the tree is then the same on every device);
 // otherwise with N − 1 − the incumbent word.
 func (k *VC) Epoch(q backend.Queue, budget int64, idleLimit int32, goal int32, frozen bool) error {
-	return k.Launch(q, []backend.Buffer{k.shape, k.off, k.adj}, k.Ring,
-		[]backend.Buffer{k.stack, k.hdrs, k.marks, k.certs}, budget, idleLimit, goal, frozen)
+	return k.Launch(q, map[string]backend.Buffer{"shape": k.shape, "off": k.off, "adj": k.adj, "stack": k.stack,
+		"hdrs": k.hdrs, "marks": k.marks, "certs": k.certs}, k.Ring, budget, idleLimit, goal, frozen)
 }
 
 // TaskRing is the kernel's task ring.

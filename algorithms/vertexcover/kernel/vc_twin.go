@@ -7,7 +7,17 @@ import (
 	"github.com/arbor-gpu/arbor/device/search"
 )
 
-func init() { backend.RegisterTwin("vc_epoch", vcTwin) }
+// vcParams are vc_epoch's parameters: the wrapper launches with them, the
+// twin reads its arguments through them.
+var vcParams = search.Params{
+	Source: "vc",
+	In:     []search.Param{search.Buf[int32]("shape"), search.Buf[int32]("off"), search.Buf[int32]("adj")},
+	State: []search.Param{search.Buf[int32]("stack"), search.Buf[int32]("hdrs"), search.Buf[int32]("marks"),
+		search.Buf[int32]("certs")},
+	Goal: true,
+}
+
+func init() { search.RegisterTwin(vcParams, vcTwin) }
 
 // The layout of a vertex cover node, frame header and task (vc.cl).
 const (
@@ -37,25 +47,19 @@ const (
 type vcWorker struct {
 	n, taskw, maxDepth int
 	off, adj           []int32
-	ring               search.TwinRing
-	st                 []int64
 	fr, hd, mk, cert   []int32
 }
 
 func vcTwin(g *backend.Group) {
-	shape := g.I32s(0)
+	p := vcParams
+	shape := search.Arg[int32](g, p, "shape")
 	w := &vcWorker{n: int(shape[0]), taskw: int(shape[2]), maxDepth: int(shape[3])}
-	w.off, w.adj = g.I32s(1), g.I32s(2)
-	w.ring = search.TwinRing{Slots: g.U64s(3), Seq: g.U32s(4), Ctrl: g.U32s(5), Cap: uint32(shape[1]), TaskW: w.taskw}
-	wid := g.ID[0]
-	w.st = g.I64s(6)[wid*search.DSWWords : (wid+1)*search.DSWWords]
-	fl := w.maxDepth * w.n
-	w.fr = g.I32s(7)[wid*fl : (wid+1)*fl]
-	hl := w.maxDepth * vcHW
-	w.hd = g.I32s(8)[wid*hl : (wid+1)*hl]
-	w.mk = g.I32s(9)[wid*w.n : (wid+1)*w.n]
-	w.cert = g.I32s(10)[wid*(w.n+1) : (wid+1)*(w.n+1)]
-	w.run(g.I64(11), g.I32(12), g.I32(13), g.I32(14) != 0)
+	w.off, w.adj = search.Arg[int32](g, p, "off"), search.Arg[int32](g, p, "adj")
+	w.fr = search.WorkerArg[int32](g, p, "stack", w.maxDepth*w.n)
+	w.hd = search.WorkerArg[int32](g, p, "hdrs", w.maxDepth*vcHW)
+	w.mk = search.WorkerArg[int32](g, p, "marks", w.n)
+	w.cert = search.WorkerArg[int32](g, p, "certs", w.n+1)
+	w.run(search.NewTwinWorker(g, p, int(shape[1]), w.taskw))
 }
 
 func (w *vcWorker) frame(level int) []int32  { return w.fr[level*w.n : (level+1)*w.n] }
@@ -149,25 +153,12 @@ func (w *vcWorker) reduce(deg []int32, cover, allowed int32) (int32, int32) {
 	return cover, kleft
 }
 
-func (w *vcWorker) run(budget int64, idleLimit, goal int32, frozen bool) {
-	st := w.st
+// run is the worker loop; sw.Base counts the children lost to a full
+// stack (it must stay 0).
+func (w *vcWorker) run(sw *search.TwinWorker) {
 	n := int32(w.n)
-	overflow := st[search.DSWBase] // children lost to a full stack: must stay 0
-	nodes, active, level, phase, donated, taken := w.ring.Resume(st)
-	var spent int64
-	polls := int32(0)
-	waiting := false
-
-	for {
-		if !active {
-			pos, took, giveUp := w.ring.Idle(&waiting, &polls, idleLimit)
-			if giveUp {
-				break
-			}
-			if !took {
-				continue
-			}
-			t := w.ring.Slot(pos)
+	for sw.Next() {
+		if t := sw.Task; t != nil {
 			deg := w.frame(0)
 			for i := range deg {
 				x := t[vcTaskDeg+i/2]
@@ -175,22 +166,17 @@ func (w *vcWorker) run(budget int64, idleLimit, goal int32, frozen bool) {
 			}
 			h := w.header(0)
 			h[vcHCover], h[vcHOp], h[vcHV], h[vcHNext] = int32(uint32(t[0])), int32(t[0]>>32), int32(uint32(t[1])), 0
-			w.ring.CommitPop(pos)
-			active = true
-			taken++
-			level, phase = 0, vcPhaseEnter
+			sw.Installed(vcPhaseEnter)
 			continue
 		}
-		if spent >= budget {
-			break
-		}
+		level := sw.Level
 		deg, h := w.frame(level), w.header(level)
 
-		if phase == vcPhaseNext {
+		if sw.Phase == vcPhaseNext {
 			switch h[vcHNext] {
 			case 1:
 				if level+1 >= w.maxDepth {
-					overflow++
+					sw.Base++
 					h[vcHNext] = 2
 					continue
 				}
@@ -198,25 +184,25 @@ func (w *vcWorker) run(budget int64, idleLimit, goal int32, frozen bool) {
 				ch := w.header(level + 1)
 				ch[vcHCover], ch[vcHV], ch[vcHNext], ch[vcHOp] = h[vcHCover], h[vcHV], 0, VCOpTakeV
 				h[vcHNext] = 2
-				level++
-				phase = vcPhaseEnter
+				sw.Level++
+				sw.Phase = vcPhaseEnter
 			case 2:
 				h[vcHNext], h[vcHOp] = 0, VCOpTakeNV
-				phase = vcPhaseEnter
+				sw.Phase = vcPhaseEnter
 			default:
-				level, active = w.ring.Leave(level)
-				phase = vcPhaseNext
+				sw.Up()
+				sw.Phase = vcPhaseNext
 			}
 			continue
 		}
 
-		nodes++
-		spent++
-		inc := w.ring.Load(search.DSInc)
+		sw.Nodes++
+		sw.Spent++
+		inc := sw.Ring.Load(search.DSInc)
 		op, ov, cover := h[vcHOp], h[vcHV], h[vcHCover]
 		allowed := n - 1 - inc
-		if frozen {
-			allowed = goal
+		if sw.Frozen {
+			allowed = sw.Goal
 		}
 		switch op {
 		case VCOpTakeV:
@@ -233,8 +219,8 @@ func (w *vcWorker) run(budget int64, idleLimit, goal int32, frozen bool) {
 		}
 		cover, kleft := w.reduce(deg, cover, allowed)
 		if kleft < 0 {
-			level, active = w.ring.Leave(level)
-			phase = vcPhaseNext
+			sw.Up()
+			sw.Phase = vcPhaseNext
 			continue
 		}
 		var dsum int32
@@ -254,33 +240,32 @@ func (w *vcWorker) run(budget int64, idleLimit, goal int32, frozen bool) {
 					}
 				}
 				w.cert[0] = value
-				w.ring.MaxInc(value)
+				sw.Ring.MaxInc(value)
 			}
-			level, active = w.ring.Leave(level)
-			phase = vcPhaseNext
+			sw.Up()
+			sw.Phase = vcPhaseNext
 			continue
 		}
 		maxd := 0x7fffffff - int32(key>>32)
 		if int64(dsum/2) > int64(kleft)*int64(maxd) {
-			level, active = w.ring.Leave(level)
-			phase = vcPhaseNext
+			sw.Up()
+			sw.Phase = vcPhaseNext
 			continue
 		}
 		if w.matching(deg, kleft) > kleft {
-			level, active = w.ring.Leave(level)
-			phase = vcPhaseNext
+			sw.Up()
+			sw.Phase = vcPhaseNext
 			continue
 		}
 		if level > 0 {
-			if w.ring.ShouldGive() && w.donate(level) {
-				donated++
+			if sw.Ring.ShouldGive() && w.donate(&sw.Ring, level) {
+				sw.Donated++
 			}
 		}
 		h[vcHCover], h[vcHV], h[vcHNext], h[vcHOp] = cover, int32(uint32(key)), 1, VCOpNone
-		phase = vcPhaseNext
+		sw.Phase = vcPhaseNext
 	}
-
-	w.ring.SaveStatus(st, nodes, active, level, phase, int(overflow), donated, taken, waiting)
+	sw.End()
 }
 
 // matching is the size of the kernel's greedy maximal matching (vertices
@@ -306,7 +291,7 @@ func (w *vcWorker) matching(deg []int32, limit int32) int32 {
 // donate gives away the "N(v) in the cover" child of the shallowest node
 // above level that still has it to do; false when there is none or the
 // ring is full.
-func (w *vcWorker) donate(level int) bool {
+func (w *vcWorker) donate(ring *search.TwinRing, level int) bool {
 	j := -1
 	for k := 0; k < level; k++ {
 		if w.header(k)[vcHNext] == 2 {
@@ -317,15 +302,15 @@ func (w *vcWorker) donate(level int) bool {
 	if j < 0 {
 		return false
 	}
-	pos, ok := w.ring.ReservePush()
+	pos, ok := ring.ReservePush()
 	if !ok {
 		return false
 	}
-	t := w.ring.Slot(pos)
+	t := ring.Slot(pos)
 	hj := w.header(j)
 	PackVCTask(t, w.frame(j), hj[vcHCover], VCOpTakeNV, hj[vcHV])
 	hj[vcHNext] = 3
-	w.ring.CommitPush(pos)
+	ring.CommitPush(pos)
 	return true
 }
 
