@@ -25,7 +25,7 @@ type goldenCase struct {
 	args []string
 	// run: the output holds times and rates, masked before comparing
 	// (help pages are compared unmasked).
-	run bool
+	Run bool
 }
 
 // goldenIn is the folder of the golden runs' tiny inputs.
@@ -121,7 +121,7 @@ func goldenCases() []goldenCase {
 		if len(args) > 1 && args[0] != "version" && args[0] != "info" && args[0] != "bench" && args[0] != "jobs" {
 			args = append(append([]string{}, args...), cpu...)
 		}
-		cases = append(cases, goldenCase{name: r.name, args: args, run: true})
+		cases = append(cases, goldenCase{name: r.name, args: args, Run: true})
 	}
 	return cases
 }
@@ -158,7 +158,7 @@ func TestGolden(t *testing.T) {
 			var out, errb bytes.Buffer
 			code := runIO(context.Background(), c.args, strings.NewReader(""), &out, &errb)
 			got := fmt.Sprintf("$ arbor %s\nexit %d\n--- stdout\n%s--- stderr\n%s", strings.Join(c.args, " "), code, out.String(), errb.String())
-			if c.run {
+			if c.Run {
 				stdout := out.String()
 				if strings.Contains(c.name, "batch") || strings.Contains(c.name, "against") {
 					// Rows come in the order the slots finish them.
