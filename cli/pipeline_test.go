@@ -22,7 +22,7 @@ type edgeCountOpts struct{ k int }
 func init() {
 	Register(&Algorithm{
 		Name: "edgecount-test", Summary: "a test of Pipeline", Synopsis: "GRAPH [-k K]",
-		Engines: []Engine{{Name: "cpu", Help: "count"}, {Name: "twice", Help: "count twice"}},
+		Engines:     []Engine{{Name: "cpu", Help: "count"}, {Name: "twice", Help: "count twice"}},
 		ReadsGraphs: true,
 		Run: Pipeline(Problem[edgeCountOpts, *core.Graph, int]{
 			Flags: func(fs *flag.FlagSet, o *edgeCountOpts) { fs.IntVar(&o.k, "k", 0, "least degree `K`") },
