@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"github.com/arbor-gpu/arbor/cli"
 	"slices"
 	"sync"
 	"time"
@@ -20,44 +21,44 @@ import (
 // runMCSBatch is 'arbor mcs --batch LIST' and 'arbor mcs QUERY --against
 // LIST|DIR': opts is what every pair runs with (the flags as parsed),
 // graphs the positional arguments' graphs (--against: the query).
-func runMCSBatch(e *env, sr *searchFlags, bf *batchFlags, pos []string, graphs []*core.Graph, opts mcs.Options, ro core.ReadOptions) error {
-	sf := &sr.solverFlags
-	if err := bf.check("mcs", pos, sf); err != nil {
+func runMCSBatch(e *cli.Env, sr *cli.SearchFlags, bf *cli.BatchFlags, pos []string, graphs []*core.Graph, opts mcs.Options, ro core.ReadOptions) error {
+	sf := &sr.SolverFlags
+	if err := bf.Check("mcs", pos, sf); err != nil {
 		return err
 	}
-	screening := bf.against != ""
+	screening := bf.Against != ""
 	switch {
 	case screening && opts.Goal > 0:
-		return usagef("--against sets each pair's goal itself (--min-size, --top): leave out --goal")
+		return cli.Usagef("--against sets each pair's goal itself (--min-size, --top): leave out --goal")
 	case screening && (opts.Engine == mcs.EnginePortfolio || opts.BigFirst):
-		return usagef("--against runs each pair with a floor (mcs.Options.Floor), which the portfolio and --big-first do not take: use auto, cpu, gpu or hybrid")
+		return cli.Usagef("--against runs each pair with a floor (mcs.Options.Floor), which the portfolio and --big-first do not take: use auto, cpu, gpu or hybrid")
 	}
-	list, cols := bf.list, 2
+	list, cols := bf.List, 2
 	if screening {
-		list, cols = bf.against, 1
+		list, cols = bf.Against, 1
 	}
-	r, jobs, skipped, err := newBatchRunner(e, "mcs", sf, bf, list, cols, !screening)
+	r, jobs, skipped, err := cli.NewBatchRunner(e, "mcs", sf, bf, list, cols, !screening)
 	if err != nil {
 		return err
 	}
-	defer r.out.close()
-	r.ro = ro
-	devs, dslots, dworkers, closeAll, err := batchDevices(e, sr, bf, opts.Engine.OpensDevice(), opts.Engine == mcs.EngineAuto, func(opened []backend.Device, err error) (search.Placement, error) {
-		return mcs.Place(opts.Engine, opened, err, sr.df.backend != "")
+	defer r.Out.Close()
+	r.ReadOptions = ro
+	devs, dslots, dworkers, closeAll, err := cli.BatchDevices(e, sr, bf, opts.Engine.OpensDevice(), opts.Engine == mcs.EngineAuto, func(opened []backend.Device, err error) (search.Placement, error) {
+		return mcs.Place(opts.Engine, opened, err, sr.Dev.Backend != "")
 	})
 	if err != nil {
 		return err
 	}
 	defer closeAll()
-	r.cpu, r.dev = cpuSlots(opts.Threads), dslots
+	r.CPU, r.Devs = cli.CPUSlots(opts.Threads), dslots
 	// The cheap bound: the smaller graph's order (no common subgraph is
 	// larger), the edges breaking ties.
-	r.bound = func(st []graphStat) int64 {
-		return int64(min(st[0].n, st[1].n))<<32 | int64(min(st[0].m+st[1].m, 1<<32-1))
+	r.Bound = func(st []cli.GraphStat) int64 {
+		return int64(min(st[0].N, st[1].N))<<32 | int64(min(st[0].M+st[1].M, 1<<32-1))
 	}
 	if opts.Engine == mcs.EngineGPU || opts.Engine == mcs.EngineHybrid {
-		r.fits = func(st []graphStat) error {
-			if n := max(st[0].n, st[1].n); n > mcskernel.MCSplitMaxVertices {
+		r.Fits = func(st []cli.GraphStat) error {
+			if n := max(st[0].N, st[1].N); n > mcskernel.MCSplitMaxVertices {
 				return fmt.Errorf("too large for the device engine (--engine %s): a graph of %d vertices, over its %d; use --engine auto or cpu", opts.Engine, n, mcskernel.MCSplitMaxVertices)
 			}
 			return nil
@@ -65,23 +66,23 @@ func runMCSBatch(e *env, sr *searchFlags, bf *batchFlags, pos []string, graphs [
 	}
 	var sc *screen
 	if screening {
-		r.cache.graphs[pos[0]] = graphs[0] // read once for every pair
+		r.Preload(pos[0], graphs[0]) // read once for every pair
 		for _, j := range jobs {
-			if j.err == nil {
-				j.files = []string{pos[0], j.files[0]}
+			if j.Err == nil {
+				j.Files = []string{pos[0], j.Files[0]}
 			}
 		}
-		sc = &screen{minSize: bf.minSize, top: bf.top}
-		if sc.top > 0 {
-			r.hold, r.release = sc.hold, sc.release
+		sc = &screen{MinSize: bf.MinSize, Top: bf.Top}
+		if sc.Top > 0 {
+			r.Hold, r.Release = sc.Hold, sc.Release
 			// On the CPU alone, the largest pairs first: large answers
 			// early raise every later pair's goal.
-			r.descending = r.dev == 0
+			r.Descending = r.Devs == 0
 		} else {
-			r.keep = sc.keep
+			r.Keep = sc.Keep
 		}
 	}
-	r.solve = func(ctx context.Context, j *batchJob, gs []*core.Graph, slot batch.Slot) (batchSolved, error) {
+	r.Solve = func(ctx context.Context, j *cli.BatchJob, gs []*core.Graph, slot batch.Slot) (cli.BatchSolved, error) {
 		o := opts
 		o.Threads = 1
 		if slot.Device {
@@ -97,29 +98,29 @@ func runMCSBatch(e *env, sr *searchFlags, bf *batchFlags, pos []string, graphs [
 			// solution, so a pair far above the cut costs no more than a
 			// plain search (a frozen goal explored everything that could
 			// reach it).
-			o.Floor = sc.goal(j.index)
+			o.Floor = sc.Goal(j.Index)
 		}
-		if err := e.checkMCSMatrices(gs, o); err != nil {
-			return batchSolved{}, err
+		if err := e.CheckMCSMatrices(gs, o); err != nil {
+			return cli.BatchSolved{}, err
 		}
-		res, err := solveMCS(ctx, j.files, gs[0], gs[1], o)
+		res, err := solveMCS(ctx, j.Files, gs[0], gs[1], o)
 		if err != nil {
-			return batchSolved{}, err
+			return cli.BatchSolved{}, err
 		}
 		res.Why = slotWhy(slot, res.Why)
 		g := max(o.Goal, o.Floor)
-		v := newVerdict(res.Status, g > 0, g, g > 0 && res.Size >= g)
-		m := shiftedPairs(res.Mapping, sf.base(gs[0]), sf.base(gs[1]))
-		text := fmt.Sprintf("size %s  %s  nodes %d  %v  engine %s%s", sizeText(v.size(res.Size)),
-			statusText(v, "maximum", fmt.Sprintf("common subgraph of ≥ %d vertices", g)),
-			res.Nodes, res.Elapsed.Round(time.Microsecond), res.Engine, deviceSuffix(res.Device))
-		return batchSolved{obj: mcsObject(sf, j.files, gs[0], gs[1], o, res, v, m), text: text, v: v, size: res.Size}, nil
+		v := cli.NewVerdict(res.Status, g > 0, g, g > 0 && res.Size >= g)
+		m := cli.ShiftedPairs(res.Mapping, sf.Base(gs[0]), sf.Base(gs[1]))
+		text := fmt.Sprintf("size %s  %s  nodes %d  %v  engine %s%s", cli.SizeText(v.Size(res.Size)),
+			cli.StatusText(v, "maximum", fmt.Sprintf("common subgraph of ≥ %d vertices", g)),
+			res.Nodes, res.Elapsed.Round(time.Microsecond), res.Engine, cli.DeviceSuffix(res.Device))
+		return cli.BatchSolved{Obj: mcsObject(sf, j.Files, gs[0], gs[1], o, res, v, m), Text: text, V: v, Size: res.Size}, nil
 	}
-	r.prepare(jobs)
-	err = r.run(jobs, skipped)
-	if sc != nil && sf.verbose {
-		fmt.Fprintf(e.stderr, "arbor mcs: screened %s: %d reported, %d proven unable to make the cut, %d failed\n",
-			plural(len(jobs), "pair"), sc.reported(r.out), sc.cut, r.out.failed)
+	r.Prepare(jobs)
+	err = r.Run(jobs, skipped)
+	if sc != nil && sf.Verbose {
+		fmt.Fprintf(e.Stderr, "arbor mcs: screened %s: %d reported, %d proven unable to make the cut, %d failed\n",
+			cli.Plural(len(jobs), "pair"), sc.reported(r.Out), sc.cut, r.Out.Failed)
 	}
 	return err
 }
@@ -140,49 +141,49 @@ func slotWhy(slot batch.Slot, why string) string {
 // screen is --against's cut: a fixed --min-size K, or the best --top N so
 // far, which every later pair has to beat.
 type screen struct {
-	minSize, top int
+	MinSize, Top int
 
 	mu   sync.Mutex
-	held []batchRow // --top: the rows that may be among the best
-	best []ranked   // their sizes and indexes, best first (ranks)
-	cut  int        // pairs proven unable to make the cut
+	held []cli.BatchRow // --top: the rows that may be among the best
+	best []ranked       // their sizes and indexes, best first (ranks)
+	cut  int            // pairs proven unable to make the cut
 }
 
 // ranked is a pair's place in --top's order: larger first, ties by index.
-type ranked struct{ size, index int }
+type ranked struct{ Size, Index int }
 
 // ranks orders a before b when a is larger, or as large with a smaller
 // index: the order of --top's rows, whatever order the pairs ran in.
 func ranks(a, b ranked) int {
-	if a.size != b.size {
-		return b.size - a.size
+	if a.Size != b.Size {
+		return b.Size - a.Size
 	}
-	return a.index - b.index
+	return a.Index - b.Index
 }
 
 // goal is the goal (floor) of the pair of the given index: K, or once N
 // pairs are known what beats the Nth best (0 before: the pair's plain
 // maximum). A pair with a smaller index than the Nth beats it at an equal
 // size (ties go by index), a later one only with a larger size.
-func (s *screen) goal(index int) int {
-	if s.minSize > 0 {
-		return s.minSize
+func (s *screen) Goal(index int) int {
+	if s.MinSize > 0 {
+		return s.MinSize
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if len(s.best) < s.top {
+	if len(s.best) < s.Top {
 		return 0
 	}
-	nth := s.best[s.top-1]
-	if index < nth.index {
-		return nth.size
+	nth := s.best[s.Top-1]
+	if index < nth.Index {
+		return nth.Size
 	}
-	return nth.size + 1
+	return nth.Size + 1
 }
 
 // keep (--min-size) prints a pair unless it is proven unable to reach K.
-func (s *screen) keep(row batchRow) bool {
-	if row.solved.v.Status != core.StatusInfeasible {
+func (s *screen) Keep(row cli.BatchRow) bool {
+	if row.Solved.V.Status != core.StatusInfeasible {
 		return true
 	}
 	s.mu.Lock()
@@ -193,16 +194,16 @@ func (s *screen) keep(row batchRow) bool {
 
 // hold (--top) keeps a pair unless it is proven unable to beat the Nth
 // best at the time it ran.
-func (s *screen) hold(row batchRow) {
+func (s *screen) Hold(row cli.BatchRow) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if row.err == nil && row.solved.v.Status == core.StatusInfeasible {
+	if row.Err == nil && row.Solved.V.Status == core.StatusInfeasible {
 		s.cut++
 		return
 	}
 	s.held = append(s.held, row)
-	if row.err == nil {
-		r := ranked{row.solved.size, row.job.index}
+	if row.Err == nil {
+		r := ranked{row.Solved.Size, row.Job.Index}
 		i, _ := slices.BinarySearchFunc(s.best, r, ranks)
 		s.best = slices.Insert(s.best, i, r)
 	}
@@ -210,35 +211,35 @@ func (s *screen) hold(row batchRow) {
 
 // release (--top) returns the best N pairs, largest first (ties by
 // index), then the failed ones.
-func (s *screen) release() []batchRow {
+func (s *screen) Release() []cli.BatchRow {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	var ok, failed []batchRow
+	var ok, failed []cli.BatchRow
 	for _, r := range s.held {
-		if r.err != nil {
+		if r.Err != nil {
 			failed = append(failed, r)
 		} else {
 			ok = append(ok, r)
 		}
 	}
-	slices.SortFunc(ok, func(a, b batchRow) int {
-		return ranks(ranked{a.solved.size, a.job.index}, ranked{b.solved.size, b.job.index})
+	slices.SortFunc(ok, func(a, b cli.BatchRow) int {
+		return ranks(ranked{a.Solved.Size, a.Job.Index}, ranked{b.Solved.Size, b.Job.Index})
 	})
-	if len(ok) > s.top {
-		ok = ok[:s.top]
+	if len(ok) > s.Top {
+		ok = ok[:s.Top]
 	}
-	slices.SortFunc(failed, func(a, b batchRow) int { return a.job.index - b.job.index })
+	slices.SortFunc(failed, func(a, b cli.BatchRow) int { return a.Job.Index - b.Job.Index })
 	return append(ok, failed...)
 }
 
 // reported is how many pairs were printed (less the failed ones).
-func (s *screen) reported(o *batchOut) int {
-	if s.top > 0 {
+func (s *screen) reported(o *cli.BatchOut) int {
+	if s.Top > 0 {
 		s.mu.Lock()
 		defer s.mu.Unlock()
-		return min(s.top, len(s.best))
+		return min(s.Top, len(s.best))
 	}
-	return o.done - o.dropped - o.failed
+	return o.Done - o.Dropped - o.Failed
 }
 
 // oneFileBatch is what vc's and clique's batches share: the list of one
@@ -246,39 +247,39 @@ func (s *screen) reported(o *batchOut) int {
 // and the slots, the bound (the edges searched). closeAll closes the
 // runner's output and the devices.
 type oneFileBatch struct {
-	r        *batchRunner
-	jobs     []*batchJob
+	r        *cli.BatchRunner
+	jobs     []*cli.BatchJob
 	skipped  int
 	devs     []backend.Device
 	dworkers int
 	closeAll func()
 }
 
-func newOneFileBatch(e *env, cmd string, sr *searchFlags, bf *batchFlags, pos []string, threads int, opens, auto, complement bool,
+func newOneFileBatch(e *cli.Env, cmd string, sr *cli.SearchFlags, bf *cli.BatchFlags, pos []string, threads int, opens, auto, complement bool,
 	rule func([]backend.Device, error) (search.Placement, error)) (*oneFileBatch, error) {
-	sf := &sr.solverFlags
-	if err := bf.check(cmd, pos, sf); err != nil {
+	sf := &sr.SolverFlags
+	if err := bf.Check(cmd, pos, sf); err != nil {
 		return nil, err
 	}
-	r, jobs, skipped, err := newBatchRunner(e, cmd, sf, bf, bf.list, 1, true)
+	r, jobs, skipped, err := cli.NewBatchRunner(e, cmd, sf, bf, bf.List, 1, true)
 	if err != nil {
 		return nil, err
 	}
-	r.ro = core.ReadOptions{Format: *sr.format}
-	devs, dslots, dworkers, closeDevs, err := batchDevices(e, sr, bf, opens, auto, rule)
+	r.ReadOptions = core.ReadOptions{Format: *sr.Format}
+	devs, dslots, dworkers, closeDevs, err := cli.BatchDevices(e, sr, bf, opens, auto, rule)
 	if err != nil {
-		r.out.close()
+		r.Out.Close()
 		return nil, err
 	}
-	r.cpu, r.dev = cpuSlots(threads), dslots
-	r.bound = func(st []graphStat) int64 { return edgesBound(st[0], complement) }
+	r.CPU, r.Devs = cli.CPUSlots(threads), dslots
+	r.Bound = func(st []cli.GraphStat) int64 { return edgesBound(st[0], complement) }
 	return &oneFileBatch{r: r, jobs: jobs, skipped: skipped, devs: devs, dworkers: dworkers,
-		closeAll: func() { r.out.close(); closeDevs() }}, nil
+		closeAll: func() { r.Out.Close(); closeDevs() }}, nil
 }
 
 // runVCBatch is 'arbor vc --batch LIST'.
-func runVCBatch(e *env, sr *searchFlags, bf *batchFlags, pos []string, opts vertexcover.Options, complement bool) error {
-	sf := &sr.solverFlags
+func runVCBatch(e *cli.Env, sr *cli.SearchFlags, bf *cli.BatchFlags, pos []string, opts vertexcover.Options, complement bool) error {
+	sf := &sr.SolverFlags
 	b, err := newOneFileBatch(e, "vc", sr, bf, pos, opts.Threads, opts.Engine.OpensDevice(), opts.Engine == vertexcover.EngineAuto, complement,
 		func(opened []backend.Device, err error) (search.Placement, error) {
 			return vertexcover.Place(opts.Engine, opened, err)
@@ -288,15 +289,15 @@ func runVCBatch(e *env, sr *searchFlags, bf *batchFlags, pos []string, opts vert
 	}
 	defer b.closeAll()
 	r, jobs, skipped, devs, dworkers := b.r, b.jobs, b.skipped, b.devs, b.dworkers
-	timeout := *sr.timeout
-	r.solve = func(ctx context.Context, j *batchJob, gs []*core.Graph, slot batch.Slot) (batchSolved, error) {
+	timeout := *sr.Timeout
+	r.Solve = func(ctx context.Context, j *cli.BatchJob, gs []*core.Graph, slot batch.Slot) (cli.BatchSolved, error) {
 		g := gs[0]
 		if g.Directed {
-			return batchSolved{}, fmt.Errorf("%s: vertex cover needs an undirected graph", j.files[0])
+			return cli.BatchSolved{}, fmt.Errorf("%s: vertex cover needs an undirected graph", j.Files[0])
 		}
 		if complement {
-			if err := e.checkComplement(j.files[0], g); err != nil {
-				return batchSolved{}, err
+			if err := e.CheckComplement(j.Files[0], g); err != nil {
+				return cli.BatchSolved{}, err
 			}
 			g = vertexcover.Complement(g)
 		}
@@ -315,40 +316,40 @@ func runVCBatch(e *env, sr *searchFlags, bf *batchFlags, pos []string, opts vert
 			ctx, cancel = context.WithTimeout(ctx, timeout)
 			defer cancel()
 		}
-		res, err := solveVC(ctx, j.files, g, o)
+		res, err := solveVC(ctx, j.Files, g, o)
 		if err != nil {
-			return batchSolved{}, err
+			return cli.BatchSolved{}, err
 		}
 		res.Why = slotWhy(slot, res.Why)
 		k := -1
 		if o.Parameterized {
 			k = o.K
 		}
-		v := newVerdict(res.Status, k >= 0, k, k >= 0 && res.Cover != nil)
+		v := cli.NewVerdict(res.Status, k >= 0, k, k >= 0 && res.Cover != nil)
 		size := "none"
 		if res.Cover != nil {
 			size = fmt.Sprint(len(res.Cover))
 		}
 		text := fmt.Sprintf("%d vertices, %d edges  cover %s  %s  nodes %d  %v  engine %s%s", g.N, g.Edges(), size,
-			statusText(v, "minimum", fmt.Sprintf("cover of size ≤ %d", k)), res.Nodes, res.Elapsed.Round(time.Microsecond), res.Engine, deviceSuffix(res.Device))
-		return batchSolved{obj: vcObject(sf, j.files, g, o, res, v, 1), text: text, v: v, size: len(res.Cover)}, nil
+			cli.StatusText(v, "minimum", fmt.Sprintf("cover of size ≤ %d", k)), res.Nodes, res.Elapsed.Round(time.Microsecond), res.Engine, cli.DeviceSuffix(res.Device))
+		return cli.BatchSolved{Obj: vcObject(sf, j.Files, g, o, res, v, 1), Text: text, V: v, Size: len(res.Cover)}, nil
 	}
-	r.prepare(jobs)
-	return r.run(jobs, skipped)
+	r.Prepare(jobs)
+	return r.Run(jobs, skipped)
 }
 
 // edgesBound is vc's and clique's cheap bound: the edges of the graph
 // searched (of the complement with --complement).
-func edgesBound(st graphStat, complement bool) int64 {
+func edgesBound(st cli.GraphStat, complement bool) int64 {
 	if complement {
-		return int64(st.n)*int64(st.n-1)/2 - int64(st.m)
+		return int64(st.N)*int64(st.N-1)/2 - int64(st.M)
 	}
-	return int64(st.m)
+	return int64(st.M)
 }
 
 // runCliqueBatch is 'arbor clique --batch LIST'.
-func runCliqueBatch(e *env, sr *searchFlags, bf *batchFlags, pos []string, opts clique.Options) error {
-	sf := &sr.solverFlags
+func runCliqueBatch(e *cli.Env, sr *cli.SearchFlags, bf *cli.BatchFlags, pos []string, opts clique.Options) error {
+	sf := &sr.SolverFlags
 	b, err := newOneFileBatch(e, "clique", sr, bf, pos, opts.Threads, opts.Engine.OpensDevice(), opts.Engine == clique.EngineAuto, opts.Complement,
 		func(opened []backend.Device, err error) (search.Placement, error) {
 			return clique.Place(opts.Engine, opened, err)
@@ -358,18 +359,18 @@ func runCliqueBatch(e *env, sr *searchFlags, bf *batchFlags, pos []string, opts 
 	}
 	defer b.closeAll()
 	r, jobs, skipped, devs, dworkers := b.r, b.jobs, b.skipped, b.devs, b.dworkers
-	if opts.Goal > 0 && r.dev > 0 {
-		r.cpu = 0 // the fixed goal is the device engine's alone
+	if opts.Goal > 0 && r.Devs > 0 {
+		r.CPU = 0 // the fixed goal is the device engine's alone
 	}
 	if opts.Engine == clique.EngineGPU || opts.Engine == clique.EngineHybrid {
-		r.fits = func(st []graphStat) error {
-			if st[0].n > clique.DeviceMaxVertices {
-				return fmt.Errorf("too large for the device engine (--engine %s): %d vertices, over its %d; use --engine auto or cpu", opts.Engine, st[0].n, clique.DeviceMaxVertices)
+		r.Fits = func(st []cli.GraphStat) error {
+			if st[0].N > clique.DeviceMaxVertices {
+				return fmt.Errorf("too large for the device engine (--engine %s): %d vertices, over its %d; use --engine auto or cpu", opts.Engine, st[0].N, clique.DeviceMaxVertices)
 			}
 			return nil
 		}
 	}
-	r.solve = func(ctx context.Context, j *batchJob, gs []*core.Graph, slot batch.Slot) (batchSolved, error) {
+	r.Solve = func(ctx context.Context, j *cli.BatchJob, gs []*core.Graph, slot batch.Slot) (cli.BatchSolved, error) {
 		g := gs[0]
 		o := opts
 		o.Threads = 1
@@ -381,20 +382,20 @@ func runCliqueBatch(e *env, sr *searchFlags, bf *batchFlags, pos []string, opts 
 				o.Engine = clique.EngineCPU
 			}
 		}
-		if err := e.checkCliqueMatrix(j.files[0], g); err != nil {
-			return batchSolved{}, err
+		if err := e.CheckCliqueMatrix(j.Files[0], g); err != nil {
+			return cli.BatchSolved{}, err
 		}
-		res, err := solveClique(ctx, j.files, g, o)
+		res, err := solveClique(ctx, j.Files, g, o)
 		if err != nil {
-			return batchSolved{}, err
+			return cli.BatchSolved{}, err
 		}
 		res.Why = slotWhy(slot, res.Why)
-		v := newVerdict(res.Status, o.Goal > 0, o.Goal, o.Goal > 0 && res.Size >= o.Goal)
-		shown := shifted(res.Clique, sf.base(g))
-		text := fmt.Sprintf("%d vertices, %d edges  clique %s  %s  nodes %d  %v  engine %s%s", g.N, g.Edges(), sizeText(v.size(res.Size)),
-			statusText(v, "maximum", fmt.Sprintf("clique of ≥ %d vertices", o.Goal)), res.Nodes, res.Elapsed.Round(time.Microsecond), res.Engine, deviceSuffix(res.Device))
-		return batchSolved{obj: cliqueObject(sf, j.files, g, o, res, v, shown, o.Complement), text: text, v: v, size: res.Size}, nil
+		v := cli.NewVerdict(res.Status, o.Goal > 0, o.Goal, o.Goal > 0 && res.Size >= o.Goal)
+		shown := cli.Shifted(res.Clique, sf.Base(g))
+		text := fmt.Sprintf("%d vertices, %d edges  clique %s  %s  nodes %d  %v  engine %s%s", g.N, g.Edges(), cli.SizeText(v.Size(res.Size)),
+			cli.StatusText(v, "maximum", fmt.Sprintf("clique of ≥ %d vertices", o.Goal)), res.Nodes, res.Elapsed.Round(time.Microsecond), res.Engine, cli.DeviceSuffix(res.Device))
+		return cli.BatchSolved{Obj: cliqueObject(sf, j.Files, g, o, res, v, shown, o.Complement), Text: text, V: v, Size: res.Size}, nil
 	}
-	r.prepare(jobs)
-	return r.run(jobs, skipped)
+	r.Prepare(jobs)
+	return r.Run(jobs, skipped)
 }

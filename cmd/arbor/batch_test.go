@@ -6,6 +6,7 @@ import (
 	"encoding/csv"
 	"encoding/json"
 	"fmt"
+	"github.com/arbor-gpu/arbor/cli"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -488,10 +489,10 @@ func checkBatchVCClique(t *testing.T, cmd, list string, paths []string, gs []*co
 			if complement {
 				g = vertexcover.Complement(g)
 			}
-			if err := vertexcover.Verify(g, shifted(r.Cover, -base)); err != nil {
+			if err := vertexcover.Verify(g, cli.Shifted(r.Cover, -base)); err != nil {
 				t.Errorf("%v row %d: %v", args, i, err)
 			}
-		} else if err := clique.Verify(g, shifted(r.Clique, -base), complement); err != nil {
+		} else if err := clique.Verify(g, cli.Shifted(r.Clique, -base), complement); err != nil {
 			t.Errorf("%v row %d: %v", args, i, err)
 		}
 	}

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"github.com/arbor-gpu/arbor/cli"
 	"net"
 	"os"
 	"os/exec"
@@ -43,21 +44,21 @@ type clusterFlags struct {
 // onDevices hands --engine gpu|hybrid and the device flags to the first
 // local worker of --cluster embedded (the others search on the CPU). A
 // remote cluster's workers choose their own engine.
-func (c *clusterFlags) onDevices(engine string, df deviceFlags) error {
+func (c *clusterFlags) onDevices(engine string, df cli.DeviceFlags) error {
 	if c.url != "embedded" {
-		return usagef("with --cluster %s every 'arbor worker' chooses its own engine (arbor worker --engine %s --device …); leave --engine out here", c.url, engine)
+		return cli.Usagef("with --cluster %s every 'arbor worker' chooses its own engine (arbor worker --engine %s --device …); leave --engine out here", c.url, engine)
 	}
 	c.deviceArgs = []string{"--engine", engine}
-	if df.backend != "" {
-		c.deviceArgs = append(c.deviceArgs, "--backend", df.backend)
+	if df.Backend != "" {
+		c.deviceArgs = append(c.deviceArgs, "--backend", df.Backend)
 	}
-	if df.device != "" {
-		c.deviceArgs = append(c.deviceArgs, "--device", df.device)
+	if df.Device != "" {
+		c.deviceArgs = append(c.deviceArgs, "--device", df.Device)
 	}
 	return nil
 }
 
-func (c *clusterFlags) register(fs *flag.FlagSet) {
+func (c *clusterFlags) Register(fs *flag.FlagSet) {
 	fs.StringVar(&c.url, "cluster", "", "run on a NATS JetStream cluster: nats://HOST:4222 (workers: 'arbor worker'), or 'embedded' for a loopback server with --workers local worker processes")
 	fs.StringVar(&c.token, "cluster-token", "", "the cluster's auth token (default $"+cluster.EnvToken+"; or put it in the URL, nats://TOKEN@HOST:4222)")
 	fs.Int64Var(&c.taskNodes, "task-nodes", 0, "cluster: search nodes a task may take before it splits what it has left into new tasks (0: mcs 1000000, vc 20000)")
@@ -89,21 +90,21 @@ func (c *clusterFlags) tokenOrEnv() string {
 // coordinator makes the coordinator's configuration; with --cluster
 // embedded it starts the loopback server and the local worker processes
 // (this binary's 'worker' command), which the returned function stops.
-func (c *clusterFlags) coordinator(e *env, workers, threads int, quiet bool) (cluster.CoordinatorConfig, func(), error) {
+func (c *clusterFlags) coordinator(e *cli.Env, workers, threads int, quiet bool) (cluster.CoordinatorConfig, func(), error) {
 	if c.auditRate < 0 || c.auditRate > 1 {
-		return cluster.CoordinatorConfig{}, nil, usagef("--audit-rate must be between 0 and 1 (got %v)", c.auditRate)
+		return cluster.CoordinatorConfig{}, nil, cli.Usagef("--audit-rate must be between 0 and 1 (got %v)", c.auditRate)
 	}
 	if c.auditRate == 0 {
 		c.auditRate = -1 // none but a proof's last tasks
 	}
 	if c.taskNodes < 0 || c.tasks < 0 || c.ackWait <= 0 || c.lease <= 0 {
-		return cluster.CoordinatorConfig{}, nil, usagef("--task-nodes and --tasks must be ≥ 0, --ack-wait and --lease > 0")
+		return cluster.CoordinatorConfig{}, nil, cli.Usagef("--task-nodes and --tasks must be ≥ 0, --ack-wait and --lease > 0")
 	}
 	if c.tasks > cluster.MaxRoots {
-		return cluster.CoordinatorConfig{}, nil, usagef("--tasks %d: at most %d root tasks (a task splits itself when it runs over --task-nodes)", c.tasks, cluster.MaxRoots)
+		return cluster.CoordinatorConfig{}, nil, cli.Usagef("--tasks %d: at most %d root tasks (a task splits itself when it runs over --task-nodes)", c.tasks, cluster.MaxRoots)
 	}
 	cfg := cluster.CoordinatorConfig{URL: c.url, Token: c.tokenOrEnv(), Credentials: c.creds, Tasks: c.tasks, Budget: c.taskNodes, AckWait: c.ackWait,
-		Lease: c.lease, Log: e.stderr, Fresh: c.fresh, AuditRate: c.auditRate}
+		Lease: c.lease, Log: e.Stderr, Fresh: c.fresh, AuditRate: c.auditRate}
 	if c.url != "embedded" {
 		return cfg, func() {}, nil
 	}
@@ -111,8 +112,8 @@ func (c *clusterFlags) coordinator(e *env, workers, threads int, quiet bool) (cl
 	// line share stderr: one synchronised writer for all of them (a test's
 	// buffer is not a file, and each process's output is copied into it
 	// by a goroutine of its own).
-	e.stderr = cluster.SyncWriter(e.stderr)
-	cfg.Log = e.stderr
+	e.Stderr = cluster.SyncWriter(e.Stderr)
+	cfg.Log = e.Stderr
 	if workers <= 0 {
 		workers = runtime.NumCPU()
 		if len(c.deviceArgs) > 0 && c.deviceArgs[1] == "gpu" {
@@ -127,7 +128,7 @@ func (c *clusterFlags) coordinator(e *env, workers, threads int, quiet bool) (cl
 	if err != nil {
 		return cfg, nil, fmt.Errorf("finding the arbor binary for local workers: %w", err)
 	}
-	emb, err := cluster.StartEmbedded(workers, e.stderr, func(i int) *exec.Cmd {
+	emb, err := cluster.StartEmbedded(workers, e.Stderr, func(i int) *exec.Cmd {
 		args := []string{"worker", "--threads", strconv.Itoa(threads)}
 		if i == 0 {
 			args = append(args, c.deviceArgs...)
@@ -143,7 +144,7 @@ func (c *clusterFlags) coordinator(e *env, workers, threads int, quiet bool) (cl
 		if len(c.deviceArgs) > 0 {
 			devices = fmt.Sprintf(" (the first with %s %s)", c.deviceArgs[0], c.deviceArgs[1])
 		}
-		fmt.Fprintf(e.stderr, "arbor: embedded NATS server at %s, %d local workers of %d threads%s\n", cfg.URL, workers, threads, devices)
+		fmt.Fprintf(e.Stderr, "arbor: embedded NATS server at %s, %d local workers of %d threads%s\n", cfg.URL, workers, threads, devices)
 	}
 	return cfg, emb.Close, nil
 }
@@ -185,7 +186,7 @@ func clusterWhy(cf clusterFlags, res cluster.Result) string {
 		audit += fmt.Sprintf("; quarantined for failed audits, their tasks searched again: %s", strings.Join(res.Quarantined, ", "))
 	}
 	return fmt.Sprintf("--cluster: distributed over %s (job %s epoch %s: %s from %s%s%s)", where, res.Job, res.Epoch,
-		plural(res.Tasks, "task"), plural(res.Roots, "root"), resumed, audit)
+		cli.Plural(res.Tasks, "task"), cli.Plural(res.Roots, "root"), resumed, audit)
 }
 
 // clusterThreads is the threads field of a distributed run: each local
@@ -202,19 +203,19 @@ func clusterThreads(cf clusterFlags) *int {
 // runMCSCluster is 'arbor mcs G H --cluster ...'. Its result goes through
 // the contract of a local run (output.go): the checker and guard, the
 // status, the files' own numbering, -o and --require-optimal.
-func runMCSCluster(e *env, cf clusterFlags, workers, threads int, pos []string, g, h *core.Graph, opts mcs.Options, sf solverFlags) error {
-	cfg, closeCluster, err := cf.coordinator(e, workers, threads, sf.json || !sf.verbose)
+func runMCSCluster(e *cli.Env, cf clusterFlags, workers, threads int, pos []string, g, h *core.Graph, opts mcs.Options, sf cli.SolverFlags) error {
+	cfg, closeCluster, err := cf.coordinator(e, workers, threads, sf.JSON || !sf.Verbose)
 	if err != nil {
 		return err
 	}
 	defer closeCluster()
-	ctx := e.ctx
+	ctx := e.Ctx
 	if opts.Timeout > 0 {
 		var cancel context.CancelFunc
 		ctx, cancel = context.WithTimeout(ctx, opts.Timeout)
 		defer cancel()
 	}
-	prog := newProgress(e)
+	prog := cli.NewProgress(e)
 	cfg.Progress = func(p cluster.Progress) {
 		prog.Update(clusterProgress("incumbent", "bound ≤", p))
 	}
@@ -228,22 +229,22 @@ func runMCSCluster(e *env, cf clusterFlags, workers, threads int, pos []string, 
 	if res.Mapping == nil {
 		res.Mapping = [][2]int{}
 	}
-	if err := guardMCS(g, h, res, opts); err != nil {
+	if err := cli.GuardMCS(g, h, res, opts); err != nil {
 		return fmt.Errorf("%s, %s: %w", pos[0], pos[1], err)
 	}
-	v := newVerdict(res.Status, false, 0, false)
-	m, err := sf.outPairs(pos, v, g, h, res.Mapping, res.Size)
+	v := cli.NewVerdict(res.Status, false, 0, false)
+	m, err := outPairs(&sf, pos, v, g, h, res.Mapping, res.Size)
 	if err != nil {
 		return err
 	}
 	why := clusterWhy(cf, cres)
-	if sf.json {
+	if sf.JSON {
 		type jsonResult struct {
 			Files []string `json:"files"`
 			N     []int    `json:"vertices"`
 			Base  []int    `json:"base"`
 			Size  int      `json:"size"`
-			verdict
+			cli.Verdict
 			Nodes    int64        `json:"nodes"`
 			Seconds  float64      `json:"seconds"`
 			Threads  *int         `json:"threads,omitempty"`
@@ -259,33 +260,33 @@ func runMCSCluster(e *env, cf clusterFlags, workers, threads int, pos []string, 
 		for i, pr := range m {
 			cols[0][i], cols[1][i] = pr[0], pr[1]
 		}
-		if err := json.NewEncoder(e.stdout).Encode(jsonResult{Files: pos, N: []int{g.N, h.N}, Base: []int{sf.base(g), sf.base(h)}, Size: res.Size, verdict: v,
+		if err := json.NewEncoder(e.Stdout).Encode(jsonResult{Files: pos, N: []int{g.N, h.N}, Base: []int{sf.Base(g), sf.Base(h)}, Size: res.Size, Verdict: v,
 			Nodes: cres.Nodes, Seconds: cres.Elapsed.Seconds(), Threads: clusterThreads(cf), Engine: "cluster", Why: why,
-			Prune: newPruneJSON(mcs.SubtreePrune(opts)), Verified: sf.verify, Mapping: m, Columns: cols, Cluster: newClusterJSON(cres)}); err != nil {
+			Prune: newPruneJSON(mcs.SubtreePrune(opts)), Verified: sf.Verify, Mapping: m, Columns: cols, Cluster: newClusterJSON(cres)}); err != nil {
 			return err
 		}
-		return v.require(sf.requireOptimal)
+		return v.Require(sf.RequireOptimal)
 	}
-	status := statusText(v, "maximum", "")
-	if sf.verify {
+	status := cli.StatusText(v, "maximum", "")
+	if sf.Verify {
 		status += ", verified"
 	}
-	w := e.stdout
+	w := e.Stdout
 	fmt.Fprintf(w, "size %d  %s\n", res.Size, status)
 	// A resumed job's nodes were searched before this run too: no rate.
-	speed := rate(cres.Nodes, cres.Elapsed)
+	speed := cli.Rate(cres.Nodes, cres.Elapsed)
 	if cres.Resumed {
 		speed = "(resumed: nodes of the whole job)"
 	}
-	fmt.Fprintf(w, "nodes %d  time %v  %s  %s\n", cres.Nodes, cres.Elapsed.Round(time.Microsecond), plural(cres.Workers, "worker"), speed)
+	fmt.Fprintf(w, "nodes %d  time %v  %s  %s\n", cres.Nodes, cres.Elapsed.Round(time.Microsecond), cli.Plural(cres.Workers, "worker"), speed)
 	fmt.Fprintf(w, "engine cluster (%s)\n", why)
-	writeMapping(w, m)
-	return v.require(sf.requireOptimal)
+	cli.WriteMapping(w, m)
+	return v.Require(sf.RequireOptimal)
 }
 
 // runWorker is 'arbor worker': take tasks from a cluster until stopped.
-func runWorker(e *env) error {
-	fs := newFlags(e, "worker", "--cluster nats://HOST:4222 [--cluster-token T] [--threads N] [--slots S] [--name NAME] [--engine auto|cpu|gpu|hybrid] [--backend B] [--device D] [--device-nodes B] [--workers N]")
+func runWorker(e *cli.Env) error {
+	fs := cli.NewFlags(e, "worker", "--cluster nats://HOST:4222 [--cluster-token T] [--threads N] [--slots S] [--name NAME] [--engine auto|cpu|gpu|hybrid] [--backend B] [--device D] [--device-nodes B] [--workers N]")
 	url := fs.String("cluster", "", "the NATS server (default $"+cluster.EnvURL+")")
 	token := fs.String("cluster-token", "", "the worker token, or the server's only token (default $"+cluster.EnvToken+", then $"+cluster.EnvWorkerToken+"; or in the URL)")
 	threads := fs.Int("threads", 0, "CPU search threads; 0 uses every core (less one per device with --engine hybrid)")
@@ -293,23 +294,23 @@ func runWorker(e *env) error {
 	name := fs.String("name", "", "the worker's name in records and logs (default: its --key's name, else host:pid)")
 	keyFile := fs.String("key", "", "the worker's key file ('arbor jobs add-worker NAME'; default $"+cluster.EnvWorkerKey+"): it signs the worker's records; without one, only a worker with the coordinator token can work (it registers a key of its own)")
 	engine := fs.String("engine", "auto", "what solves tasks: cpu, gpu (each device of --device takes tasks of its own), hybrid (the devices and the CPU, each taking its own tasks) or auto (hybrid when the chosen devices are GPUs, else cpu)")
-	var df deviceFlags
-	df.registerMany(fs)
+	var df cli.DeviceFlags
+	df.RegisterMany(fs)
 	deviceNodes := fs.Int64("device-nodes", 0, fmt.Sprintf("node budget of a task searched on a device (0: %d × the task's own)", cluster.DeviceBudgetScale))
 	workers := fs.Int("workers", 0, "device engine workers (work-groups) per device; 0 sizes it from the device")
 	var creds cluster.Credentials
 	registerCredentials(fs, &creds)
-	pos, err := parse(fs, e.args)
+	pos, err := cli.Parse(fs, e.Args)
 	if err != nil {
 		return err
 	}
 	if len(pos) != 0 {
-		return usagef("worker takes no arguments (got %q)", pos)
+		return cli.Usagef("worker takes no arguments (got %q)", pos)
 	}
 	if *threads < 0 || *slots < 0 || *deviceNodes < 0 || *workers < 0 {
-		return usagef("--threads, --slots, --device-nodes and --workers must be ≥ 0")
+		return cli.Usagef("--threads, --slots, --device-nodes and --workers must be ≥ 0")
 	}
-	cfg, err := cluster.WorkerFromEnv(cluster.WorkerConfig{URL: *url, Token: *token, Credentials: creds, Threads: *threads, Name: *name, Log: e.stderr,
+	cfg, err := cluster.WorkerFromEnv(cluster.WorkerConfig{URL: *url, Token: *token, Credentials: creds, Threads: *threads, Name: *name, Log: e.Stderr,
 		Slots: *slots, DeviceBudget: *deviceNodes, DeviceWorkers: *workers})
 	if err != nil {
 		return err
@@ -322,17 +323,17 @@ func runWorker(e *env) error {
 		cfg.Key = &k
 	}
 	if cfg.URL == "" {
-		return usagef("worker needs --cluster nats://HOST:4222 (or $%s)", cluster.EnvURL)
+		return cli.Usagef("worker needs --cluster nats://HOST:4222 (or $%s)", cluster.EnvURL)
 	}
 	switch *engine {
 	case "cpu":
 	case "gpu", "hybrid", "auto":
-		devs, err := df.openMany(e, true)
+		devs, err := df.OpenMany(e, true)
 		if err != nil {
 			if *engine != "auto" {
 				return fmt.Errorf("--engine %s: %w", *engine, err)
 			}
-			fmt.Fprintf(e.stderr, "arbor worker: no device (%v): tasks run on the CPU\n", err)
+			fmt.Fprintf(e.Stderr, "arbor worker: no device (%v): tasks run on the CPU\n", err)
 			break
 		}
 		if *engine == "auto" && devs[0].Info().Type != backend.TypeGPU {
@@ -343,7 +344,7 @@ func runWorker(e *env) error {
 		}
 		for _, d := range devs {
 			defer d.Close()
-			fmt.Fprintf(e.stderr, "arbor worker: tasks on %s\n", d.Info())
+			fmt.Fprintf(e.Stderr, "arbor worker: tasks on %s\n", d.Info())
 		}
 		cfg.Devices, cfg.NoCPU = devs, *engine == "gpu"
 		if !cfg.NoCPU && cfg.Threads == 0 {
@@ -351,26 +352,26 @@ func runWorker(e *env) error {
 			cfg.Threads = max(1, runtime.NumCPU()-len(devs))
 		}
 	default:
-		return usagef("--engine must be auto, cpu, gpu or hybrid (got %q)", *engine)
+		return cli.Usagef("--engine must be auto, cpu, gpu or hybrid (got %q)", *engine)
 	}
-	return cluster.RunWorker(e.ctx, cfg)
+	return cluster.RunWorker(e.Ctx, cfg)
 }
 
 // runVCCluster is 'arbor vc GRAPH --cluster ...': a minimum vertex cover,
 // through the contract of a local run (output.go).
-func runVCCluster(e *env, cf clusterFlags, workers, threads int, name string, g *core.Graph, timeout time.Duration, sf solverFlags) error {
-	cfg, closeCluster, err := cf.coordinator(e, workers, threads, sf.json || !sf.verbose)
+func runVCCluster(e *cli.Env, cf clusterFlags, workers, threads int, name string, g *core.Graph, timeout time.Duration, sf cli.SolverFlags) error {
+	cfg, closeCluster, err := cf.coordinator(e, workers, threads, sf.JSON || !sf.Verbose)
 	if err != nil {
 		return err
 	}
 	defer closeCluster()
-	ctx := e.ctx
+	ctx := e.Ctx
 	if timeout > 0 {
 		var cancel context.CancelFunc
 		ctx, cancel = context.WithTimeout(ctx, timeout)
 		defer cancel()
 	}
-	prog := newProgress(e)
+	prog := cli.NewProgress(e)
 	cfg.Progress = func(p cluster.Progress) {
 		prog.Update(clusterProgress("best", "bound ≥", p))
 	}
@@ -385,31 +386,31 @@ func runVCCluster(e *env, cf clusterFlags, workers, threads int, name string, g 
 		status = core.StatusOptimal
 	}
 	res := vertexcover.Result{Cover: cres.Cover, Proven: cres.Proven, Status: status}
-	if err := guardVC(g, res, -1); err != nil {
+	if err := cli.GuardVC(g, res, -1); err != nil {
 		return fmt.Errorf("%s: %w", name, err)
 	}
-	v := newVerdict(res.Status, false, 0, false)
-	base := sf.base(g)
-	if sf.out != "" {
-		if err := writePACE(sf.out, g.N, res.Cover, paceComments(v)); err != nil {
+	v := cli.NewVerdict(res.Status, false, 0, false)
+	base := sf.Base(g)
+	if sf.Out != "" {
+		if err := writePACE(sf.Out, g.N, res.Cover, paceComments(v)); err != nil {
 			return err
 		}
 	}
 	// The coordinator knows no bound beyond a maximal matching's until
 	// the job is proven.
-	lower := maximalMatching(g)
+	lower := cli.MaximalMatching(g)
 	if res.Proven {
 		lower = len(res.Cover)
 	}
 	why := clusterWhy(cf, cres)
-	if sf.json {
+	if sf.JSON {
 		type jsonResult struct {
 			Files []string `json:"files"`
 			N     int      `json:"vertices"`
 			M     int      `json:"edges"`
 			Base  int      `json:"base"`
 			Size  int      `json:"size"`
-			verdict
+			cli.Verdict
 			LowerBound int          `json:"lower_bound"`
 			Nodes      int64        `json:"nodes"`
 			Engine     string       `json:"engine"`
@@ -420,26 +421,26 @@ func runVCCluster(e *env, cf clusterFlags, workers, threads int, name string, g 
 			Cover      []int        `json:"cover"`
 			Cluster    *clusterJSON `json:"cluster"`
 		}
-		if err := json.NewEncoder(e.stdout).Encode(jsonResult{Files: []string{name}, N: g.N, M: g.Edges(), Base: base, Size: len(res.Cover), verdict: v,
+		if err := json.NewEncoder(e.Stdout).Encode(jsonResult{Files: []string{name}, N: g.N, M: g.Edges(), Base: base, Size: len(res.Cover), Verdict: v,
 			LowerBound: lower, Nodes: cres.Nodes, Engine: "cluster", Why: why, Seconds: cres.Elapsed.Seconds(), Threads: clusterThreads(cf),
-			Verified: sf.verify, Cover: shifted(res.Cover, base), Cluster: newClusterJSON(cres)}); err != nil {
+			Verified: sf.Verify, Cover: cli.Shifted(res.Cover, base), Cluster: newClusterJSON(cres)}); err != nil {
 			return err
 		}
-		return v.require(sf.requireOptimal)
+		return v.Require(sf.RequireOptimal)
 	}
-	text := statusText(v, "minimum", "")
-	if sf.verify {
+	text := cli.StatusText(v, "minimum", "")
+	if sf.Verify {
 		text += ", cover verified"
 	}
-	fmt.Fprintf(e.stdout, "%s: %d vertices, %d edges  cover %d  %s  lower bound %d  nodes %d  %v  engine cluster (%s)\n",
+	fmt.Fprintf(e.Stdout, "%s: %d vertices, %d edges  cover %d  %s  lower bound %d  nodes %d  %v  engine cluster (%s)\n",
 		name, g.N, g.Edges(), len(res.Cover), text, lower, cres.Nodes, cres.Elapsed.Round(time.Millisecond), why)
-	return v.require(sf.requireOptimal)
+	return v.Require(sf.RequireOptimal)
 }
 
 // runServer is 'arbor server': a cluster's NATS JetStream server from this
 // binary, for machines without a NATS deployment.
-func runServer(e *env) error {
-	fs := newFlags(e, "server", "[--listen HOST:PORT] [--store DIR] [--max-store SIZE] [--coordinator-token T [--worker-token W] | --nkey U…[,U…]] [--tls-cert F --tls-key F [--tls-ca F]]")
+func runServer(e *cli.Env) error {
+	fs := cli.NewFlags(e, "server", "[--listen HOST:PORT] [--store DIR] [--max-store SIZE] [--coordinator-token T [--worker-token W] | --nkey U…[,U…]] [--tls-cert F --tls-key F [--tls-ca F]]")
 	listen := fs.String("listen", "127.0.0.1:4222", "address to serve on (0.0.0.0:4222 serves other machines)")
 	store := fs.String("store", "", "JetStream data directory: tasks and records survive a restart there (default: a temporary one, removed on exit)")
 	maxStore := fs.String("max-store", "2GiB", "cap on the stored tasks, records and instances (e.g. 512MiB, 20GB; 0: none); past 80 % of it ended jobs are purged, oldest first")
@@ -450,31 +451,31 @@ func runServer(e *env) error {
 	tlsCert := fs.String("tls-cert", "", "serve TLS with this certificate (PEM)")
 	tlsKey := fs.String("tls-key", "", "the TLS certificate's key (PEM)")
 	tlsCA := fs.String("tls-ca", "", "also require client certificates that chain to these authorities (PEM): mutual TLS")
-	pos, err := parse(fs, e.args)
+	pos, err := cli.Parse(fs, e.Args)
 	if err != nil {
 		return err
 	}
 	if len(pos) != 0 {
-		return usagef("server takes no arguments (got %q)", pos)
+		return cli.Usagef("server takes no arguments (got %q)", pos)
 	}
 	host, portText, err := net.SplitHostPort(*listen)
 	if err != nil {
-		return usagef("--listen %q: want HOST:PORT (%v)", *listen, err)
+		return cli.Usagef("--listen %q: want HOST:PORT (%v)", *listen, err)
 	}
 	port, err := strconv.Atoi(portText)
 	if err != nil || port < 0 || port > 65535 {
-		return usagef("--listen %q: the port must be 0 (any free one) to 65535", *listen)
+		return cli.Usagef("--listen %q: the port must be 0 (any free one) to 65535", *listen)
 	}
 	capBytes, err := parseSize(*maxStore)
 	if err != nil {
-		return usagef("--max-store %q: %v", *maxStore, err)
+		return cli.Usagef("--max-store %q: %v", *maxStore, err)
 	}
 	if capBytes == 0 {
 		capBytes = -1 // no cap
 	}
 	if *coordToken != "" {
 		if *token != "" && *token != *coordToken {
-			return usagef("--cluster-token and --coordinator-token name the same token: give one")
+			return cli.Usagef("--cluster-token and --coordinator-token name the same token: give one")
 		}
 		*token = *coordToken
 	}
@@ -482,10 +483,10 @@ func runServer(e *env) error {
 		*workerToken = os.Getenv(cluster.EnvWorkerToken)
 	}
 	cfg := cluster.ServerConfig{Host: host, Port: port, Dir: *store, Token: *token, WorkerToken: *workerToken, TLSCert: *tlsCert, TLSKey: *tlsKey, TLSCA: *tlsCA,
-		MaxStore: capBytes, Log: func(f string, a ...any) { fmt.Fprintf(e.stderr, "arbor server: "+f+"\n", a...) }}
+		MaxStore: capBytes, Log: func(f string, a ...any) { fmt.Fprintf(e.Stderr, "arbor server: "+f+"\n", a...) }}
 	if *nkeyUsers != "" {
 		if *token != "" || *workerToken != "" {
-			return usagef("--nkey and tokens: a server takes one or the other")
+			return cli.Usagef("--nkey and tokens: a server takes one or the other")
 		}
 		cfg.NKeys = strings.Split(*nkeyUsers, ",")
 	} else {
@@ -496,10 +497,10 @@ func runServer(e *env) error {
 			if cfg.Token, err = cluster.NewToken(); err != nil {
 				return err
 			}
-			fmt.Fprintf(e.stderr, "arbor server: token %s (give it to workers and coordinators as $%s)\n", cfg.Token, cluster.EnvToken)
+			fmt.Fprintf(e.Stderr, "arbor server: token %s (give it to workers and coordinators as $%s)\n", cfg.Token, cluster.EnvToken)
 		}
 		if cfg.WorkerToken == cfg.Token {
-			return usagef("--worker-token must differ from the coordinator token")
+			return cli.Usagef("--worker-token must differ from the coordinator token")
 		}
 	}
 	srv, err := cluster.Listen(cfg)
@@ -517,9 +518,9 @@ func runServer(e *env) error {
 	if capBytes > 0 {
 		limit = fmt.Sprintf("storage cap %d MiB", capBytes>>20)
 	}
-	fmt.Fprintf(e.stderr, "arbor server: %s; %s\n", roles, limit)
-	fmt.Fprintf(e.stderr, "arbor server: listening on %s\n", srv.URL())
-	<-e.ctx.Done()
+	fmt.Fprintf(e.Stderr, "arbor server: %s; %s\n", roles, limit)
+	fmt.Fprintf(e.Stderr, "arbor server: listening on %s\n", srv.URL())
+	<-e.Ctx.Done()
 	return nil
 }
 
@@ -554,15 +555,15 @@ func parseSize(text string) (int64, error) {
 
 // runJobs is 'arbor jobs list|cancel JOB|purge JOB': the life cycle of a
 // cluster's jobs (a coordinator's token is needed).
-func runJobs(e *env) error {
-	fs := newFlags(e, "jobs", "list|cancel JOB|purge JOB|add-worker NAME [-o KEYFILE] [--cluster nats://HOST:4222] [--cluster-token T] [--json]")
+func runJobs(e *cli.Env) error {
+	fs := cli.NewFlags(e, "jobs", "list|cancel JOB|purge JOB|add-worker NAME [-o KEYFILE] [--cluster nats://HOST:4222] [--cluster-token T] [--json]")
 	keyOut := fs.String("o", "", "add-worker: write the worker's key file here (default: NAME.key; mode 0600)")
 	url := fs.String("cluster", "", "the NATS server (default $"+cluster.EnvURL+")")
 	token := fs.String("cluster-token", "", "a coordinator's token (default $"+cluster.EnvToken+"; or in the URL)")
 	asJSON := fs.Bool("json", false, "list: one JSON object per job")
 	var creds cluster.Credentials
 	registerCredentials(fs, &creds)
-	pos, err := parse(fs, e.args)
+	pos, err := cli.Parse(fs, e.Args)
 	if err != nil {
 		return err
 	}
@@ -573,17 +574,17 @@ func runJobs(e *env) error {
 		*token = os.Getenv(cluster.EnvToken)
 	}
 	if *url == "" {
-		return usagef("jobs needs --cluster nats://HOST:4222 (or $%s)", cluster.EnvURL)
+		return cli.Usagef("jobs needs --cluster nats://HOST:4222 (or $%s)", cluster.EnvURL)
 	}
 	cl := cluster.Client{URL: *url, Token: *token, Credentials: creds}
 	switch {
 	case len(pos) == 1 && pos[0] == "list":
-		jobs, err := cluster.ListJobs(e.ctx, cl)
+		jobs, err := cluster.ListJobs(e.Ctx, cl)
 		if err != nil {
 			return err
 		}
 		if *asJSON {
-			enc := json.NewEncoder(e.stdout)
+			enc := json.NewEncoder(e.Stdout)
 			for _, j := range jobs {
 				if err := enc.Encode(j); err != nil {
 					return err
@@ -592,10 +593,10 @@ func runJobs(e *env) error {
 			return nil
 		}
 		if len(jobs) == 0 {
-			fmt.Fprintln(e.stdout, "no jobs")
+			fmt.Fprintln(e.Stdout, "no jobs")
 			return nil
 		}
-		fmt.Fprintf(e.stdout, "%-28s %-16s %-9s %8s %8s %13s %6s  %s\n", "JOB", "EPOCH", "STATE", "AGE", "SILENT", "TASKS", "SIZE", "COORDINATOR")
+		fmt.Fprintf(e.Stdout, "%-28s %-16s %-9s %8s %8s %13s %6s  %s\n", "JOB", "EPOCH", "STATE", "AGE", "SILENT", "TASKS", "SIZE", "COORDINATOR")
 		now := time.Now()
 		for _, j := range jobs {
 			state := j.State
@@ -605,36 +606,36 @@ func runJobs(e *env) error {
 			if j.Proven {
 				state += "*"
 			}
-			fmt.Fprintf(e.stdout, "%-28s %-16s %-9s %8v %8v %13s %6d  %s\n", j.Job, j.Epoch, state, now.Sub(j.Started).Round(time.Second),
+			fmt.Fprintf(e.Stdout, "%-28s %-16s %-9s %8v %8v %13s %6d  %s\n", j.Job, j.Epoch, state, now.Sub(j.Started).Round(time.Second),
 				now.Sub(j.Written).Round(time.Second), fmt.Sprintf("%d/%d", j.Done, j.Tasks), j.Size, j.Coordinator)
 		}
 		return nil
 	case len(pos) == 2 && pos[0] == "cancel":
-		if err := cluster.CancelJob(e.ctx, cl, pos[1]); err != nil {
+		if err := cluster.CancelJob(e.Ctx, cl, pos[1]); err != nil {
 			return err
 		}
-		fmt.Fprintf(e.stdout, "cancelled job %s\n", pos[1])
+		fmt.Fprintf(e.Stdout, "cancelled job %s\n", pos[1])
 		return nil
 	case len(pos) == 2 && pos[0] == "purge":
-		if err := cluster.PurgeJob(e.ctx, cl, pos[1]); err != nil {
+		if err := cluster.PurgeJob(e.Ctx, cl, pos[1]); err != nil {
 			return err
 		}
-		fmt.Fprintf(e.stdout, "purged job %s\n", pos[1])
+		fmt.Fprintf(e.Stdout, "purged job %s\n", pos[1])
 		return nil
 	case len(pos) == 2 && pos[0] == "add-worker":
 		path := *keyOut
 		if path == "" {
 			path = pos[1] + ".key"
 		}
-		k, err := cluster.AddWorker(e.ctx, cl, pos[1])
+		k, err := cluster.AddWorker(e.Ctx, cl, pos[1])
 		if err != nil {
 			return err
 		}
 		if err := os.WriteFile(path, k.Encode(), 0o600); err != nil {
 			return fmt.Errorf("writing the key of worker %s: %w", pos[1], err)
 		}
-		fmt.Fprintf(e.stdout, "worker %s registered (key %.12s…); its key file is %s: arbor worker --key %s\n", k.Name, k.Public(), path, path)
+		fmt.Fprintf(e.Stdout, "worker %s registered (key %.12s…); its key file is %s: arbor worker --key %s\n", k.Name, k.Public(), path, path)
 		return nil
 	}
-	return usagef("jobs takes list, cancel JOB, purge JOB or add-worker NAME (got %q)", pos)
+	return cli.Usagef("jobs takes list, cancel JOB, purge JOB or add-worker NAME (got %q)", pos)
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/arbor-gpu/arbor/cli"
 	"os"
 	"path/filepath"
 	"slices"
@@ -178,7 +179,7 @@ func TestClusterContract(t *testing.T) {
 	// Stopped before it could prove anything: the best found, unproven,
 	// in text; --require-optimal makes that exit 3.
 	code, stdout, stderr := runCLI(t, "mcs", pace[0], pace[1], "--cluster", "embedded", "--workers", "1", "--threads", "1", "--timeout", "1ms", "--require-optimal")
-	if code != exitUnsettled || !strings.Contains(stdout, "unproven") || !strings.Contains(stdout, "engine cluster") {
+	if code != cli.ExitUnsettled || !strings.Contains(stdout, "unproven") || !strings.Contains(stdout, "engine cluster") {
 		t.Errorf("--timeout 1ms --require-optimal: exit %d\n%s%s", code, stdout, stderr)
 	}
 

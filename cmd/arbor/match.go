@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"encoding/json"
 	"fmt"
+	"github.com/arbor-gpu/arbor/cli"
 	"io"
 	"os"
 	"strconv"
@@ -16,10 +17,10 @@ import (
 
 const matchSynopsis = "GRAPH [-o OUT] [--strong-only] [--threads N] [--engine spec|fast] [--filter lookback|scan] [--tie index|hashed] [--format F] [--verify] [--json] [--zero-based] [-v] [--backend B --device D]"
 
-func runMatch(e *env) error {
-	fs := newFlags(e, "match", matchSynopsis)
-	var df deviceFlags
-	df.register(fs)
+func runMatch(e *cli.Env) error {
+	fs := cli.NewFlags(e, "match", matchSynopsis)
+	var df cli.DeviceFlags
+	df.Register(fs)
 	outPath := fs.String("o", "", "write the result (one line per vertex, the file's first vertex first: its partner, or -1) to `FILE` (atomically) instead of stdout")
 	strongOnly := fs.Bool("strong-only", false, "print each vertex's strongest neighbour (the first pass only), not a matching")
 	threads := fs.Int("threads", 0, "total work-items per launch; every kernel is a grid-stride loop, so any value gives the same result (the fast engine's tile kernels round it up to whole work-groups of up to 256); 0: the default")
@@ -31,44 +32,44 @@ func runMatch(e *env) error {
 	asJSON := fs.Bool("json", false, "print the summary as JSON on stdout (the vertex list goes to -o, or is included when -o is absent)")
 	zeroBased := fs.Bool("zero-based", false, "number partners from 0 whatever the file's numbering (the CS314 reference outputs are 0-based; default: the file's own numbering)")
 	verbose := fs.Bool("v", false, "say on stderr which device runs and why")
-	pos, err := parse(fs, e.args)
+	pos, err := cli.Parse(fs, e.Args)
 	if err != nil {
 		return err
 	}
 	if len(pos) != 1 {
-		return usagef("match takes one GRAPH argument (usage: arbor match %s)", matchSynopsis)
+		return cli.Usagef("match takes one GRAPH argument (usage: arbor match %s)", matchSynopsis)
 	}
 	if *threads < 0 {
-		return usagef("--threads must be ≥ 0, got %d", *threads)
+		return cli.Usagef("--threads must be ≥ 0, got %d", *threads)
 	}
-	if err := checkOutNotInput(*outPath, pos[0]); err != nil {
+	if err := cli.CheckOutNotInput(*outPath, pos[0]); err != nil {
 		return err
 	}
-	opt := matching.Options{Engine: matching.Engine(*engine), Threads: *threads, StrongOnly: *strongOnly, Filter: matching.Filter(*filter), Ctx: e.ctx}
+	opt := matching.Options{Engine: matching.Engine(*engine), Threads: *threads, StrongOnly: *strongOnly, Filter: matching.Filter(*filter), Ctx: e.Ctx}
 	if opt.Engine != matching.EngineFast && opt.Engine != matching.EngineSpec {
-		return usagef("--engine must be spec or fast, got %q", *engine)
+		return cli.Usagef("--engine must be spec or fast, got %q", *engine)
 	}
 	if opt.Filter != matching.FilterLookback && opt.Filter != matching.FilterScan {
-		return usagef("--filter must be lookback or scan, got %q", *filter)
+		return cli.Usagef("--filter must be lookback or scan, got %q", *filter)
 	}
 	switch *tie {
 	case "index":
 	case "hashed":
 		opt.Tie = matching.TieHashed
 	default:
-		return usagef("--tie must be index or hashed, got %q", *tie)
+		return cli.Usagef("--tie must be index or hashed, got %q", *tie)
 	}
 
 	clock := matching.NewClock()
 	// The device opens while the file is read; "open" is what is left of
 	// its wait afterwards.
-	opening := df.openAsync(e, true)
-	g, err := e.readGraph(pos[0], core.ReadOptions{Format: *format})
+	opening := df.OpenAsync(e, true)
+	g, err := e.ReadGraph(pos[0], core.ReadOptions{Format: *format})
 	if err == nil {
 		err = checkMatchTotal(pos[0], g)
 	}
 	if err != nil {
-		opening.abandon()
+		opening.Abandon()
 		return err
 	}
 	clock.Mark("read")
@@ -76,13 +77,13 @@ func runMatch(e *env) error {
 	if st, err := os.Stat(pos[0]); err == nil && pos[0] != "-" {
 		fileBytes = st.Size()
 	}
-	dev, choice, err := opening.wait()
+	dev, choice, err := opening.Wait()
 	if err != nil {
 		return err
 	}
 	defer dev.Close()
 	if *verbose {
-		fmt.Fprintf(e.stderr, "arbor: using %s\n", choice.Info)
+		fmt.Fprintf(e.Stderr, "arbor: using %s\n", choice.Info)
 	}
 	clock.Mark("open")
 	in, err := matching.Prepare(g, opt.Tie)
@@ -110,12 +111,12 @@ func runMatch(e *env) error {
 	}
 	mates := shiftMates(res.Mate, base)
 	if *outPath != "" {
-		if err := writeAtomic(*outPath, func(w io.Writer) error { return writeMates(w, mates) }); err != nil {
+		if err := cli.WriteAtomic(*outPath, func(w io.Writer) error { return writeMates(w, mates) }); err != nil {
 			return err
 		}
 		clock.Mark("write")
 	} else if !*asJSON {
-		if err := writeMates(e.stdout, mates); err != nil {
+		if err := writeMates(e.Stdout, mates); err != nil {
 			return fmt.Errorf("write result: %w", err)
 		}
 		clock.Mark("write")
@@ -135,11 +136,11 @@ func runMatch(e *env) error {
 		if *outPath == "" {
 			out.Mate = mates
 		}
-		enc := json.NewEncoder(e.stdout)
+		enc := json.NewEncoder(e.Stdout)
 		enc.SetIndent("", "  ")
 		return enc.Encode(out)
 	}
-	fmt.Fprintln(e.stderr, matchSummary(g, res, clock, fileBytes, verified))
+	fmt.Fprintln(e.Stderr, matchSummary(g, res, clock, fileBytes, verified))
 	return nil
 }
 
@@ -259,7 +260,7 @@ func mbPerS(bytes int64, d time.Duration) float64 {
 // matchSummary is the human summary on stderr.
 func matchSummary(g *core.Graph, res *matching.Result, clock *matching.Clock, fileBytes int64, verified string) string {
 	var sb strings.Builder
-	what := fmt.Sprintf("%s, weight %.6g", plural(res.Pairs, "pair"), res.Weight)
+	what := fmt.Sprintf("%s, weight %.6g", cli.Plural(res.Pairs, "pair"), res.Weight)
 	if res.StrongOnly {
 		what = "strongest neighbours"
 	}
@@ -268,7 +269,7 @@ func matchSummary(g *core.Graph, res *matching.Result, clock *matching.Clock, fi
 		engine += ", filter " + string(res.Filter)
 	}
 	fmt.Fprintf(&sb, "match: %s: %s, %s; %s in %s (engine %s, tie %s) on %s",
-		g.Name, plural(res.Vertices, "vertex"), plural(res.Edges, "edge"), what, plural(res.Passes, "pass"), engine, res.Tie, res.Device)
+		g.Name, cli.Plural(res.Vertices, "vertex"), cli.Plural(res.Edges, "edge"), what, cli.Plural(res.Passes, "pass"), engine, res.Tie, res.Device)
 	if verified != "" {
 		sb.WriteString("; verified")
 	}
@@ -287,7 +288,7 @@ func matchSummary(g *core.Graph, res *matching.Result, clock *matching.Clock, fi
 	for _, p := range res.Phases {
 		fmt.Fprintf(&sb, " %s %v,", p.Name, p.Time.Round(time.Microsecond))
 	}
-	fmt.Fprintf(&sb, " loop %v (%s arcs)", res.Loop.Round(time.Microsecond), rate(res.ArcsProcessed, res.Loop))
+	fmt.Fprintf(&sb, " loop %v (%s arcs)", res.Loop.Round(time.Microsecond), cli.Rate(res.ArcsProcessed, res.Loop))
 	return sb.String()
 }
 

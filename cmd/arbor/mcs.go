@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/arbor-gpu/arbor/cli"
 	"io"
 	"strconv"
 	"strings"
@@ -18,19 +19,19 @@ import (
 
 // runMCS is 'arbor mcs': a maximum common induced subgraph of two or more
 // graphs.
-func runMCS(e *env) error {
-	fs := newFlags(e, "mcs", "G1 G2 [G3 …] [--plain-order] [--approximate [--keep K]] [--threads N] [--connected] [--directed] [--vertex-labels] [--edge-labels] [--big-first] [--heuristic min_max|min_product] [--prune rr|none|rr2] [--block-order] [--dead-end N [--double-raise]] [--restarts [--seed S]] [--engine auto|cpu|gpu|hybrid|portfolio] [--goal K] [--workers N] [--backend B] [--device D] [--timeout D] [--format F] [--json] [--verify] [--require-optimal] [--zero-based] [-o FILE] [-v] [--cluster URL|embedded [--cluster-token T] [--task-nodes B] [--tasks N] [--ack-wait D] [--fresh]] | --batch LIST | QUERY --against LIST|DIR (--min-size K | --top N) [--device-slots D] …")
-	var sr searchFlags
-	sr.register(fs, searchHelp{what: "mapping",
-		out:     "write the mapping to `FILE` (atomically): '#' lines saying the status, then one line per matched vertex, its number in each graph",
-		threads: "worker threads: 1 runs the sequential engine (node counts equal the original McSplit's); 0 uses every core",
-		timeout: "stop after `D` (e.g. 30s) and report the best found, unproven",
-		engine:  "where to search: cpu, gpu (the device search on --backend/--device; the CPU backend runs its Go twin), hybrid, portfolio (several CPU configurations and the device at once, sharing the incumbent; the first proof wins) or auto (the CPU engine at once; the hybrid once a GPU that supports the options is open, never waiting for it)",
-		engines: string(mcs.EngineAuto),
-		workers: "device engine workers (work-groups); 0 sizes it from the device. With --cluster embedded: local worker processes (0: one per core)",
-		goal:    "fixed-incumbent mode: prune as if a solution of K−1 vertices were known, never raising it (the same tree on every engine and device: node counts compare); reports a solution of ≥ K or none",
+func runMCS(e *cli.Env) error {
+	fs := cli.NewFlags(e, "mcs", "G1 G2 [G3 …] [--plain-order] [--approximate [--keep K]] [--threads N] [--connected] [--directed] [--vertex-labels] [--edge-labels] [--big-first] [--heuristic min_max|min_product] [--prune rr|none|rr2] [--block-order] [--dead-end N [--double-raise]] [--restarts [--seed S]] [--engine auto|cpu|gpu|hybrid|portfolio] [--goal K] [--workers N] [--backend B] [--device D] [--timeout D] [--format F] [--json] [--verify] [--require-optimal] [--zero-based] [-o FILE] [-v] [--cluster URL|embedded [--cluster-token T] [--task-nodes B] [--tasks N] [--ack-wait D] [--fresh]] | --batch LIST | QUERY --against LIST|DIR (--min-size K | --top N) [--device-slots D] …")
+	var sr cli.SearchFlags
+	sr.Register(fs, cli.SearchHelp{What: "mapping",
+		Out:     "write the mapping to `FILE` (atomically): '#' lines saying the status, then one line per matched vertex, its number in each graph",
+		Threads: "worker threads: 1 runs the sequential engine (node counts equal the original McSplit's); 0 uses every core",
+		Timeout: "stop after `D` (e.g. 30s) and report the best found, unproven",
+		Engine:  "where to search: cpu, gpu (the device search on --backend/--device; the CPU backend runs its Go twin), hybrid, portfolio (several CPU configurations and the device at once, sharing the incumbent; the first proof wins) or auto (the CPU engine at once; the hybrid once a GPU that supports the options is open, never waiting for it)",
+		Engines: string(mcs.EngineAuto),
+		Workers: "device engine workers (work-groups); 0 sizes it from the device. With --cluster embedded: local worker processes (0: one per core)",
+		Goal:    "fixed-incumbent mode: prune as if a solution of K−1 vertices were known, never raising it (the same tree on every engine and device: node counts compare); reports a solution of ≥ K or none",
 	})
-	sf, threads, workers, goal := &sr.solverFlags, sr.threads, sr.workers, sr.goal
+	sf, threads, workers, goal := &sr.SolverFlags, sr.Threads, sr.Workers, sr.Goal
 	connected := fs.Bool("connected", false, "find a maximum common connected induced subgraph")
 	directed := fs.Bool("directed", false, "read the graphs as directed and respect arc directions")
 	vlabels := fs.Bool("vertex-labels", false, "matched vertices must have equal labels")
@@ -39,7 +40,7 @@ func runMCS(e *env) error {
 	heuristic := fs.String("heuristic", "min_max", "branching heuristic: min_max or min_product")
 	prune := fs.String("prune", "rr", "search tree of every engine: rr (RRSplit's reductions: same sizes, fewer nodes; a rule an option or engine cannot use is switched off, and --json's prune says which ran; see docs/design/mcs.md), none (the original McSplit's: node counts equal its) or rr2 (rr with the edge-count bound and learned branching on the CPU engines: smaller proof trees on large pairs)")
 	var cf clusterFlags
-	cf.register(fs)
+	cf.Register(fs)
 	blockOrder := fs.Bool("block-order", false, "heuristic h1: order vertices by component, border, then breadth-first instead of by degree (exact; node counts differ)")
 	deadEnd := fs.Int64("dead-end", 0, "heuristic h2: after `N` nodes without a better incumbent, search for larger targets, then binary search back down (exact); 0: off")
 	doubleRaise := fs.Bool("double-raise", false, "--dead-end: double the target's step at every dead end instead of adding one")
@@ -48,39 +49,39 @@ func runMCS(e *env) error {
 	plainOrder := fs.Bool("plain-order", false, "three or more graphs: search them in the given order, not smallest, largest, second smallest, …")
 	approx := fs.Bool("approximate", false, "intersect the graphs one at a time (MCS of G1 and G2, then of that and G3, …): fast, never proven")
 	keep := fs.Int("keep", 1, "--approximate: how many maximum solutions each step hands on")
-	var bf batchFlags
-	bf.register(fs, "mcs")
-	pos, err := parse(fs, e.args)
+	var bf cli.BatchFlags
+	bf.Register(fs, "mcs")
+	pos, err := cli.Parse(fs, e.Args)
 	if err != nil {
 		return err
 	}
-	df := sr.df // as parsed
-	if len(pos) < 2 && !bf.active() {
-		return usagef("mcs needs at least two graph files (got %s)", plural(len(pos), "argument"))
+	df := sr.Dev // as parsed
+	if len(pos) < 2 && !bf.Active() {
+		return cli.Usagef("mcs needs at least two graph files (got %s)", cli.Plural(len(pos), "argument"))
 	}
 	if *keep < 1 {
-		return usagef("--keep must be ≥ 1")
+		return cli.Usagef("--keep must be ≥ 1")
 	}
-	if err := sr.check(); err != nil {
+	if err := sr.Check(); err != nil {
 		return err
 	}
-	if err := checkOutNotInput(sf.out, append(pos, bf.list, bf.against)...); err != nil {
+	if err := cli.CheckOutNotInput(sf.Out, append(pos, bf.List, bf.Against)...); err != nil {
 		return err
 	}
 	h, err := mcs.ParseHeuristic(*heuristic)
 	if err != nil {
-		return usagef("%v", err)
+		return cli.Usagef("%v", err)
 	}
-	engine, err := mcs.ParseEngine(*sr.engine)
+	engine, err := mcs.ParseEngine(*sr.Engine)
 	if err != nil {
-		return usagef("%v", err)
+		return cli.Usagef("%v", err)
 	}
 	pruning, err := mcs.ParsePruning(*prune)
 	if err != nil {
-		return usagef("%v", err)
+		return cli.Usagef("%v", err)
 	}
 	if *deadEnd < 0 {
-		return usagef("--dead-end must be ≥ 0")
+		return cli.Usagef("--dead-end must be ≥ 0")
 	}
 	if err := mcsConflicts(mcs.Options{Engine: engine, Goal: *goal, BigFirst: *bigFirst, Restarts: *restarts,
 		DeadEnd: *deadEnd, BlockOrder: *blockOrder, Directed: *directed, EdgeLabels: *elabels, Connected: *connected}); err != nil {
@@ -88,42 +89,42 @@ func runMCS(e *env) error {
 	}
 	// The device opens while the graphs are read and the CPU engine starts
 	// (only the two-graph search outside a cluster runs on one).
-	var opening *deviceOpening
+	var opening *cli.DeviceOpening
 	if engine.OpensDevice() && len(pos) == 2 && !*approx && cf.url == "" {
-		open := sr.openInBackground
+		open := sr.OpenInBackground
 		if engine == mcs.EngineAuto {
-			open = sr.openAfterHeadStart
+			open = sr.OpenAfterHeadStart
 		}
 		opening = open(func(opened []backend.Device, err error) (search.Placement, error) {
-			return mcs.Place(engine, opened, err, df.backend != "")
+			return mcs.Place(engine, opened, err, df.Backend != "")
 		})
 		defer opening.Release()
 	}
-	ro := core.ReadOptions{Directed: *directed, Format: *sr.format}
+	ro := core.ReadOptions{Directed: *directed, Format: *sr.Format}
 	graphs := make([]*core.Graph, len(pos))
 	for i, path := range pos {
-		if graphs[i], err = e.readGraph(path, ro); err != nil {
+		if graphs[i], err = e.ReadGraph(path, ro); err != nil {
 			return err
 		}
 	}
 	opts := mcs.Options{
 		Threads: *threads, Connected: *connected, Directed: *directed, VertexLabels: *vlabels,
-		EdgeLabels: *elabels, BigFirst: *bigFirst, Heuristic: h, Prune: pruning, Timeout: *sr.timeout,
+		EdgeLabels: *elabels, BigFirst: *bigFirst, Heuristic: h, Prune: pruning, Timeout: *sr.Timeout,
 		Engine: engine, Goal: *goal, Workers: *workers,
 		PlainOrder: *plainOrder, Approximate: *approx, Keep: *keep,
 		BlockOrder: *blockOrder, DeadEnd: *deadEnd, DoubleRaise: *doubleRaise, Restarts: *restarts, Seed: *seed,
 	}
-	if err := e.checkMCSMatrices(graphs, opts); err != nil {
+	if err := e.CheckMCSMatrices(graphs, opts); err != nil {
 		return err
 	}
-	if bf.active() {
+	if bf.Active() {
 		if cf.url != "" || *approx {
-			return usagef("--batch and --against run two-graph searches in this process: leave out --cluster and --approximate")
+			return cli.Usagef("--batch and --against run two-graph searches in this process: leave out --cluster and --approximate")
 		}
 		return runMCSBatch(e, &sr, &bf, pos, graphs, opts, ro)
 	}
 	if cf.url != "" && (len(graphs) > 2 || *approx || *blockOrder || *deadEnd > 0 || *restarts || engine == mcs.EnginePortfolio) {
-		return usagef("--cluster distributes the plain two-graph search; leave out more graphs, --approximate, the heuristics and the portfolio")
+		return cli.Usagef("--cluster distributes the plain two-graph search; leave out more graphs, --approximate, the heuristics and the portfolio")
 	}
 	if len(graphs) > 2 || *approx {
 		return runMCSMany(e, pos, graphs, opts, sf)
@@ -136,30 +137,30 @@ func runMCS(e *env) error {
 			}
 		}
 		if *bigFirst || *goal > 0 {
-			return usagef("--big-first and --goal are not distributed; run them without --cluster")
+			return cli.Usagef("--big-first and --goal are not distributed; run them without --cluster")
 		}
 		opts.Workers = 0
 		return runMCSCluster(e, cf, *workers, *threads, pos, g0, g1, opts, *sf)
 	}
 	if opening != nil {
-		if err := opening.settle(); err != nil {
+		if err := opening.Settle(); err != nil {
 			return err
 		}
 		opts.Opening = opening.Opening
 	}
-	prog := newProgress(e)
+	prog := cli.NewProgress(e)
 	opts.Progress = func(p mcs.Progress) {
 		goal := ""
 		if p.Goal > 0 {
 			goal = fmt.Sprintf("goal %d  ", p.Goal)
 		}
-		prog.Update(fmt.Sprintf("%sincumbent %d  nodes %d  %s", goal, p.Incumbent, p.Nodes, rate(p.Nodes, p.Elapsed)))
+		prog.Update(fmt.Sprintf("%sincumbent %d  nodes %d  %s", goal, p.Incumbent, p.Nodes, cli.Rate(p.Nodes, p.Elapsed)))
 	}
-	res, err := solveMCS(e.ctx, pos, g0, g1, opts)
+	res, err := solveMCS(e.Ctx, pos, g0, g1, opts)
 	prog.Done()
 	if opening != nil {
-		opening.say(e)
-		opts.Devices = opening.devices()
+		opening.Say(e)
+		opts.Devices = opening.Devices()
 	}
 	if err != nil {
 		return err
@@ -174,7 +175,7 @@ func solveMCS(ctx context.Context, pos []string, g0, g1 *core.Graph, opts mcs.Op
 	if err != nil {
 		return res, err
 	}
-	if err := guardMCS(g0, g1, res, opts); err != nil {
+	if err := cli.GuardMCS(g0, g1, res, opts); err != nil {
 		return res, fmt.Errorf("%s, %s: %w", pos[0], pos[1], err)
 	}
 	return res, nil
@@ -182,44 +183,44 @@ func solveMCS(ctx context.Context, pos []string, g0, g1 *core.Graph, opts mcs.Op
 
 // printMCS prints a two-graph result: -o, then JSON or text on stdout,
 // then --require-optimal's verdict.
-func printMCS(e *env, sf *solverFlags, pos []string, g0, g1 *core.Graph, opts mcs.Options, res mcs.Result, goal int) error {
-	v := newVerdict(res.Status, goal > 0, goal, goal > 0 && res.Size >= goal)
-	m, err := sf.outPairs(pos, v, g0, g1, res.Mapping, res.Size)
+func printMCS(e *cli.Env, sf *cli.SolverFlags, pos []string, g0, g1 *core.Graph, opts mcs.Options, res mcs.Result, goal int) error {
+	v := cli.NewVerdict(res.Status, goal > 0, goal, goal > 0 && res.Size >= goal)
+	m, err := outPairs(sf, pos, v, g0, g1, res.Mapping, res.Size)
 	if err != nil {
 		return err
 	}
-	if sf.json {
-		if err := json.NewEncoder(e.stdout).Encode(mcsObject(sf, pos, g0, g1, opts, res, v, m)); err != nil {
+	if sf.JSON {
+		if err := json.NewEncoder(e.Stdout).Encode(mcsObject(sf, pos, g0, g1, opts, res, v, m)); err != nil {
 			return err
 		}
-		return v.require(sf.requireOptimal)
+		return v.Require(sf.RequireOptimal)
 	}
-	status := statusText(v, "maximum", fmt.Sprintf("common subgraph of ≥ %d vertices", goal))
-	if sf.verify {
+	status := cli.StatusText(v, "maximum", fmt.Sprintf("common subgraph of ≥ %d vertices", goal))
+	if sf.Verify {
 		status += ", verified"
 	}
-	w := e.stdout
-	fmt.Fprintf(w, "size %s  %s\n", sizeText(v.size(res.Size)), status)
+	w := e.Stdout
+	fmt.Fprintf(w, "size %s  %s\n", cli.SizeText(v.Size(res.Size)), status)
 	workersName := "threads"
 	if res.Device != "" {
 		workersName = "workers"
 	}
-	fmt.Fprintf(w, "nodes %d  time %v  %s %d  %s\n", res.Nodes, res.Elapsed.Round(time.Microsecond), workersName, res.Threads, rate(res.Nodes, res.Elapsed))
-	fmt.Fprintf(w, "engine %s (%s)%s\n", res.Engine, res.Why, joinNonEmpty(" ", "", deviceSuffix(res.Device)))
-	writeMapping(w, m)
-	return v.require(sf.requireOptimal)
+	fmt.Fprintf(w, "nodes %d  time %v  %s %d  %s\n", res.Nodes, res.Elapsed.Round(time.Microsecond), workersName, res.Threads, cli.Rate(res.Nodes, res.Elapsed))
+	fmt.Fprintf(w, "engine %s (%s)%s\n", res.Engine, res.Why, cli.JoinNonEmpty(" ", "", cli.DeviceSuffix(res.Device)))
+	cli.WriteMapping(w, m)
+	return v.Require(sf.RequireOptimal)
 }
 
 // mcsObject is the JSON object of a two-graph result (m: the mapping in
 // the printed numbering): a single run prints it, a batch adds its place
 // in the list.
-func mcsObject(sf *solverFlags, pos []string, g0, g1 *core.Graph, opts mcs.Options, res mcs.Result, v verdict, m [][2]int) any {
+func mcsObject(sf *cli.SolverFlags, pos []string, g0, g1 *core.Graph, opts mcs.Options, res mcs.Result, v cli.Verdict, m [][2]int) any {
 	type jsonResult struct {
 		Files []string `json:"files"`
 		N     []int    `json:"vertices"`
 		Base  []int    `json:"base"`
 		Size  *int     `json:"size,omitempty"` // absent: proven that no solution reaches the goal
-		verdict
+		cli.Verdict
 		Nodes    int64     `json:"nodes"`
 		Seconds  float64   `json:"seconds"`
 		Threads  int       `json:"threads"`
@@ -241,10 +242,10 @@ func mcsObject(sf *solverFlags, pos []string, g0, g1 *core.Graph, opts mcs.Optio
 	for i, pr := range m {
 		cols[0][i], cols[1][i] = pr[0], pr[1]
 	}
-	backendName := backendOf(opts.Devices, res.Device)
-	return jsonResult{Files: pos, N: []int{g0.N, g1.N}, Base: []int{sf.base(g0), sf.base(g1)}, Size: v.size(res.Size),
-		verdict: v, Columns: cols, Targets: res.Targets,
-		Nodes: res.Nodes, Seconds: res.Elapsed.Seconds(), Threads: res.Threads, Verified: sf.verify, Mapping: m,
+	backendName := cli.BackendOf(opts.Devices, res.Device)
+	return jsonResult{Files: pos, N: []int{g0.N, g1.N}, Base: []int{sf.Base(g0), sf.Base(g1)}, Size: v.Size(res.Size),
+		Verdict: v, Columns: cols, Targets: res.Targets,
+		Nodes: res.Nodes, Seconds: res.Elapsed.Seconds(), Threads: res.Threads, Verified: sf.Verify, Mapping: m,
 		Engine: string(res.Engine), Why: res.Why, Backend: backendName, Device: res.Device, Epochs: res.Epochs,
 		TailSecs: res.Tail.Seconds(), Shared: res.Shared, Moved: res.Moved, Prune: newPruneJSON(res.Prune)}
 }
@@ -272,8 +273,8 @@ func newPruneJSON(r mcs.PruneReport) pruneJSON {
 
 // writeMCSFile writes mcs -o: comment lines with the status and the
 // files, then one row per matched vertex (its number in each graph).
-func writeMCSFile(path string, files []string, v verdict, size int, rows [][]int) error {
-	return writeAtomic(path, func(w io.Writer) error {
+func writeMCSFile(path string, files []string, v cli.Verdict, size int, rows [][]int) error {
+	return cli.WriteAtomic(path, func(w io.Writer) error {
 		bw := bufio.NewWriter(w)
 		fmt.Fprintf(bw, "# arbor mcs: size %d, status %s", size, v.Status)
 		if !v.Proven {
@@ -301,32 +302,32 @@ func writeMCSFile(path string, files []string, v verdict, size int, rows [][]int
 }
 
 // runMCSMany is 'arbor mcs' on three or more graphs, or --approximate.
-func runMCSMany(e *env, pos []string, graphs []*core.Graph, opts mcs.Options, sf *solverFlags) error {
+func runMCSMany(e *cli.Env, pos []string, graphs []*core.Graph, opts mcs.Options, sf *cli.SolverFlags) error {
 	if opts.Engine == mcs.EngineGPU || opts.Engine == mcs.EngineHybrid {
-		return usagef("more than two graphs (or --approximate) run on the CPU only: --engine %s is not supported", opts.Engine)
+		return cli.Usagef("more than two graphs (or --approximate) run on the CPU only: --engine %s is not supported", opts.Engine)
 	}
 	if opts.BigFirst || opts.Goal > 0 {
-		return usagef("more than two graphs (or --approximate): --big-first and --goal are not supported")
+		return cli.Usagef("more than two graphs (or --approximate): --big-first and --goal are not supported")
 	}
-	prog := newProgress(e)
+	prog := cli.NewProgress(e)
 	opts.Progress = func(p mcs.Progress) {
-		prog.Update(fmt.Sprintf("incumbent %d  nodes %d  %s", p.Incumbent, p.Nodes, rate(p.Nodes, p.Elapsed)))
+		prog.Update(fmt.Sprintf("incumbent %d  nodes %d  %s", p.Incumbent, p.Nodes, cli.Rate(p.Nodes, p.Elapsed)))
 	}
-	res, err := mcs.SolveMany(e.ctx, graphs, opts)
+	res, err := mcs.SolveMany(e.Ctx, graphs, opts)
 	prog.Done()
 	if err != nil {
 		return err
 	}
-	if err := guardMCSMany(graphs, res, opts); err != nil {
+	if err := cli.GuardMCSMany(graphs, res, opts); err != nil {
 		return fmt.Errorf("%s: %w", strings.Join(pos, ", "), err)
 	}
-	v := newVerdict(res.Status, false, 0, false)
+	v := cli.NewVerdict(res.Status, false, 0, false)
 	ns := make([]int, len(graphs))
 	bases := make([]int, len(graphs))
 	cols := make([][]int, len(graphs))
 	for j, g := range graphs {
-		ns[j], bases[j] = g.N, sf.base(g)
-		cols[j] = shifted(res.Column(j), bases[j])
+		ns[j], bases[j] = g.N, sf.Base(g)
+		cols[j] = cli.Shifted(res.Column(j), bases[j])
 	}
 	rows := make([][]int, len(res.Tuples))
 	for i, t := range res.Tuples {
@@ -335,12 +336,12 @@ func runMCSMany(e *env, pos []string, graphs []*core.Graph, opts mcs.Options, sf
 			rows[i][j] = x + bases[j]
 		}
 	}
-	if sf.out != "" {
-		if err := writeMCSFile(sf.out, pos, v, res.Size, rows); err != nil {
+	if sf.Out != "" {
+		if err := writeMCSFile(sf.Out, pos, v, res.Size, rows); err != nil {
 			return err
 		}
 	}
-	if sf.json {
+	if sf.JSON {
 		// mapping describes the first two graphs, as for a pair; columns
 		// (one per graph) describe them all.
 		type jsonResult struct {
@@ -348,7 +349,7 @@ func runMCSMany(e *env, pos []string, graphs []*core.Graph, opts mcs.Options, sf
 			N     []int    `json:"vertices"`
 			Base  []int    `json:"base"`
 			Size  int      `json:"size"`
-			verdict
+			cli.Verdict
 			Approximate bool      `json:"approximate"`
 			Keep        int       `json:"keep,omitempty"`
 			Order       []int     `json:"order"`
@@ -369,25 +370,25 @@ func runMCSMany(e *env, pos []string, graphs []*core.Graph, opts mcs.Options, sf
 			keep = opts.Keep
 			why = "--approximate: the graphs intersected one at a time"
 		}
-		if err := json.NewEncoder(e.stdout).Encode(jsonResult{Files: pos, N: ns, Base: bases, Size: res.Size, verdict: v,
+		if err := json.NewEncoder(e.Stdout).Encode(jsonResult{Files: pos, N: ns, Base: bases, Size: res.Size, Verdict: v,
 			Approximate: res.Approximate, Keep: keep,
 			Order: res.Order, Nodes: res.Nodes, Seconds: res.Elapsed.Seconds(), Threads: res.Threads, Shared: res.Shared,
-			Engine: string(mcs.EngineCPU), Why: why, Prune: newPruneJSON(res.Prune), Verified: sf.verify,
-			Mapping: shiftedPairs(res.Pairs(0, 1), bases[0], bases[1]), Columns: cols}); err != nil {
+			Engine: string(mcs.EngineCPU), Why: why, Prune: newPruneJSON(res.Prune), Verified: sf.Verify,
+			Mapping: cli.ShiftedPairs(res.Pairs(0, 1), bases[0], bases[1]), Columns: cols}); err != nil {
 			return err
 		}
-		return v.require(sf.requireOptimal)
+		return v.Require(sf.RequireOptimal)
 	}
-	status := statusText(v, "maximum", "")
+	status := cli.StatusText(v, "maximum", "")
 	if res.Approximate {
 		status = "approximate (a common subgraph, not proven maximum)"
 	}
-	if sf.verify {
+	if sf.Verify {
 		status += ", verified"
 	}
-	w := e.stdout
+	w := e.Stdout
 	fmt.Fprintf(w, "size %d  %s  (%d graphs, searched in order %v)\n", res.Size, status, len(graphs), plusOne(res.Order))
-	fmt.Fprintf(w, "nodes %d  time %v  threads %d  %s\n", res.Nodes, res.Elapsed.Round(time.Microsecond), res.Threads, rate(res.Nodes, res.Elapsed))
+	fmt.Fprintf(w, "nodes %d  time %v  threads %d  %s\n", res.Nodes, res.Elapsed.Round(time.Microsecond), res.Threads, cli.Rate(res.Nodes, res.Elapsed))
 	var sb strings.Builder
 	for i, row := range rows {
 		if i > 0 {
@@ -401,7 +402,7 @@ func runMCSMany(e *env, pos []string, graphs []*core.Graph, opts mcs.Options, sf
 		}
 	}
 	fmt.Fprintf(w, "mapping %s\n", sb.String())
-	return v.require(sf.requireOptimal)
+	return v.Require(sf.RequireOptimal)
 }
 
 // plusOne numbers graphs from 1, as the command line lists them.
@@ -415,16 +416,16 @@ func plusOne(order []int) []int {
 
 // outPairs shifts a two-graph mapping into the printed numbering and,
 // with -o, writes it (writeMCSFile): the local and the cluster runs alike.
-func (sf *solverFlags) outPairs(files []string, v verdict, g, h *core.Graph, mapping [][2]int, size int) ([][2]int, error) {
-	m := shiftedPairs(mapping, sf.base(g), sf.base(h))
-	if sf.out == "" {
+func outPairs(sf *cli.SolverFlags, files []string, v cli.Verdict, g, h *core.Graph, mapping [][2]int, size int) ([][2]int, error) {
+	m := cli.ShiftedPairs(mapping, sf.Base(g), sf.Base(h))
+	if sf.Out == "" {
 		return m, nil
 	}
 	rows := make([][]int, len(m))
 	for i, p := range m {
 		rows[i] = []int{p[0], p[1]}
 	}
-	return m, writeMCSFile(sf.out, files, v, size, rows)
+	return m, writeMCSFile(sf.Out, files, v, size, rows)
 }
 
 // mcsConflicts refuses, at parse time, the combinations of mcs's flags
@@ -437,20 +438,20 @@ func mcsConflicts(o mcs.Options) error {
 		}
 		return ""
 	}
-	heuristics := joinNonEmpty(", ", named(o.DeadEnd > 0, "--dead-end"), named(o.Restarts, "--restarts"))
+	heuristics := cli.JoinNonEmpty(", ", named(o.DeadEnd > 0, "--dead-end"), named(o.Restarts, "--restarts"))
 	switch {
 	case o.Goal > 0 && o.BigFirst:
-		return usagef("--goal and --big-first cannot be combined: --goal fixes the bar that --big-first lowers step by step")
+		return cli.Usagef("--goal and --big-first cannot be combined: --goal fixes the bar that --big-first lowers step by step")
 	case o.Goal > 0 && heuristics != "":
-		return usagef("--goal and %s cannot be combined: a fixed goal searches one fixed tree", heuristics)
+		return cli.Usagef("--goal and %s cannot be combined: a fixed goal searches one fixed tree", heuristics)
 	case o.BigFirst && heuristics != "":
-		return usagef("--big-first and %s cannot be combined: each sets its own targets", heuristics)
+		return cli.Usagef("--big-first and %s cannot be combined: each sets its own targets", heuristics)
 	case o.Restarts && o.DeadEnd > 0:
-		return usagef("--restarts and --dead-end cannot be combined: restarts run the sequential search without dead-end raising")
+		return cli.Usagef("--restarts and --dead-end cannot be combined: restarts run the sequential search without dead-end raising")
 	case o.Goal > 0 && o.Engine == mcs.EngineHybrid:
-		return usagef("--goal and --engine hybrid cannot be combined: a fixed goal compares search trees; use --engine gpu or cpu")
+		return cli.Usagef("--goal and --engine hybrid cannot be combined: a fixed goal compares search trees; use --engine gpu or cpu")
 	case o.Engine == mcs.EnginePortfolio && (o.Goal > 0 || o.BigFirst || o.BlockOrder || heuristics != ""):
-		return usagef("--engine portfolio picks its own configurations: leave out --goal, --big-first, --block-order, --dead-end and --restarts")
+		return cli.Usagef("--engine portfolio picks its own configurations: leave out --goal, --big-first, --block-order, --dead-end and --restarts")
 	}
 	if o.Engine == mcs.EngineGPU || o.Engine == mcs.EngineHybrid {
 		for _, f := range []struct {
@@ -459,7 +460,7 @@ func mcsConflicts(o mcs.Options) error {
 		}{{o.Directed, "--directed"}, {o.EdgeLabels, "--edge-labels"}, {o.Connected, "--connected"},
 			{o.BigFirst, "--big-first"}, {o.DeadEnd > 0, "--dead-end"}, {o.Restarts, "--restarts"}} {
 			if f.on {
-				return usagef("--engine %s and %s cannot be combined: the device engine does not support %s; use --engine cpu or auto", o.Engine, f.name, f.name)
+				return cli.Usagef("--engine %s and %s cannot be combined: the device engine does not support %s; use --engine cpu or auto", o.Engine, f.name, f.name)
 			}
 		}
 	}

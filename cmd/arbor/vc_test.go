@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/arbor-gpu/arbor/cli"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -293,15 +294,15 @@ func TestVCLSDevice(t *testing.T) {
 			t.Fatalf("--ls-device %s: size %d proven %v, want 3 proven", mode, res.Size, res.Proven)
 		}
 	}
-	e := &env{ctx: context.Background(), stdout: &strings.Builder{}, stderr: &strings.Builder{}}
-	df := deviceFlags{backend: "cpu"}
-	if df.lsDevice(e, "off", true) != nil {
+	e := &cli.Env{Ctx: context.Background(), Stdout: &strings.Builder{}, Stderr: &strings.Builder{}}
+	df := cli.DeviceFlags{Backend: "cpu"}
+	if df.LSDevice(e, "off", true) != nil {
 		t.Fatal("off gave an opener")
 	}
-	if _, err := df.lsDevice(e, "auto", true)(); err == nil || !strings.Contains(err.Error(), "not a GPU") {
+	if _, err := df.LSDevice(e, "auto", true)(); err == nil || !strings.Contains(err.Error(), "not a GPU") {
 		t.Fatalf("auto on the CPU backend: %v, want 'not a GPU'", err)
 	}
-	dev, err := df.lsDevice(e, "on", true)()
+	dev, err := df.LSDevice(e, "on", true)()
 	if err != nil {
 		t.Fatalf("on: %v", err)
 	}
@@ -363,9 +364,9 @@ func TestVCAuto(t *testing.T) {
 // device, its Close leaves it open, and auto's rule still refuses a CPU
 // device.
 func TestVCOpeningLSDevice(t *testing.T) {
-	e := &env{ctx: context.Background(), stdout: &strings.Builder{}, stderr: &strings.Builder{}}
-	sr := &searchFlags{df: deviceFlags{backend: "cpu"}}
-	o := sr.openInBackground(func(opened []backend.Device, err error) (search.Placement, error) {
+	e := &cli.Env{Ctx: context.Background(), Stdout: &strings.Builder{}, Stderr: &strings.Builder{}}
+	sr := &cli.SearchFlags{Dev: cli.DeviceFlags{Backend: "cpu"}}
+	o := sr.OpenInBackground(func(opened []backend.Device, err error) (search.Placement, error) {
 		return vertexcover.Place(vertexcover.EngineAuto, opened, err)
 	})
 	defer o.ReleaseNow()
@@ -373,17 +374,17 @@ func TestVCOpeningLSDevice(t *testing.T) {
 	if err != nil || len(devs) != 1 {
 		t.Fatalf("opening: %v, %d devices", err, len(devs))
 	}
-	if o.lsDevice(e, "off", true) != nil {
+	if o.LSDevice(e, "off", true) != nil {
 		t.Fatal("off gave an opener")
 	}
-	if _, err := o.lsDevice(e, "auto", true)(); err == nil || !strings.Contains(err.Error(), "not a GPU") {
+	if _, err := o.LSDevice(e, "auto", true)(); err == nil || !strings.Contains(err.Error(), "not a GPU") {
 		t.Fatalf("auto on the CPU backend: %v, want 'not a GPU'", err)
 	}
-	dev, err := o.lsDevice(e, "on", true)()
+	dev, err := o.LSDevice(e, "on", true)()
 	if err != nil {
 		t.Fatal(err)
 	}
-	lent, ok := dev.(lentDevice)
+	lent, ok := dev.(cli.LentDevice)
 	if !ok || lent.Device != devs[0] {
 		t.Fatalf("the local search got %T %v, not the opening's device", dev, dev.Info())
 	}

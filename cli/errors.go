@@ -1,4 +1,4 @@
-package main
+package cli
 
 import (
 	"errors"
@@ -16,21 +16,21 @@ import (
 // would be lost with exit status 0, since no command checks every Fprintf.
 // After the first error nothing more is written: the output is already
 // incomplete, and a second error would only repeat the first.
-type checkedWriter struct {
-	w   io.Writer
-	err error
+type CheckedWriter struct {
+	W   io.Writer
+	Err error
 }
 
-func (c *checkedWriter) Write(p []byte) (int, error) {
-	if c.err != nil {
-		return 0, c.err
+func (c *CheckedWriter) Write(p []byte) (int, error) {
+	if c.Err != nil {
+		return 0, c.Err
 	}
-	n, err := c.w.Write(p)
+	n, err := c.W.Write(p)
 	if err == nil && n < len(p) {
 		err = io.ErrShortWrite
 	}
 	if err != nil {
-		c.err = err
+		c.Err = err
 	}
 	return n, err
 }
@@ -45,7 +45,7 @@ func (c *checkedWriter) Write(p []byte) (int, error) {
 // the shell reporting status 141). Where EPIPE reaches us instead (stdout
 // is some other writer), the command also ends quietly, with status 1:
 // whoever closed the pipe is not reading a message either.
-func exitStatus(cmdErr, outErr error) (int, string) {
+func ExitStatus(cmdErr, outErr error) (int, string) {
 	if outErr != nil {
 		// The output's failure is the cause, whether the command went on
 		// (most print without checking) or returned it, wrapped or not;
@@ -55,16 +55,16 @@ func exitStatus(cmdErr, outErr error) (int, string) {
 	switch {
 	case cmdErr == nil:
 		return 0, ""
-	case errors.Is(cmdErr, errFlagHelp):
+	case errors.Is(cmdErr, ErrHelp):
 		return 0, ""
 	case errors.Is(cmdErr, syscall.EPIPE) && outErr != nil:
 		return 1, ""
-	case isUsage(cmdErr):
+	case IsUsage(cmdErr):
 		return 2, cmdErr.Error()
-	case isUnsettled(cmdErr):
+	case IsUnsettled(cmdErr):
 		// --require-optimal: the answer was printed; this says why the
 		// status is not 0.
-		return exitUnsettled, cmdErr.Error()
+		return ExitUnsettled, cmdErr.Error()
 	}
 	return 1, cmdErr.Error()
 }
@@ -73,7 +73,7 @@ func exitStatus(cmdErr, outErr error) (int, string) {
 // a bad flag or argument, an unknown format name, a backend or device that
 // does not exist. Those exit with status 2 wherever they are found, in a
 // command or in the packages it calls (which mark theirs with sentinels).
-func isUsage(err error) bool {
-	var ue usageError
+func IsUsage(err error) bool {
+	var ue UsageError
 	return errors.As(err, &ue) || errors.Is(err, core.ErrUnknownFormat) || errors.Is(err, backend.ErrSelection)
 }

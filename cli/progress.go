@@ -1,4 +1,4 @@
-package main
+package cli
 
 import (
 	"fmt"
@@ -10,9 +10,9 @@ import (
 // progress rewrites one status line on stderr, at most every interval, and
 // only when stderr is a terminal (pipes and logs stay quiet). Nothing is
 // shown before delay has passed, so quick runs print no progress at all.
-type progress struct {
+type Progress struct {
 	mu       sync.Mutex
-	w        io.Writer
+	W        io.Writer
 	on       bool
 	start    time.Time
 	last     time.Time
@@ -21,12 +21,12 @@ type progress struct {
 	shown    bool
 }
 
-func newProgress(e *env) *progress {
-	return &progress{w: e.stderr, on: isTerminal(e.stderr), start: time.Now(), delay: 2 * time.Second, interval: 200 * time.Millisecond}
+func NewProgress(e *Env) *Progress {
+	return &Progress{W: e.Stderr, on: IsTerminal(e.Stderr), start: time.Now(), delay: 2 * time.Second, interval: 200 * time.Millisecond}
 }
 
 // Update shows line if enough time has passed; safe for concurrent use.
-func (p *progress) Update(line string) {
+func (p *Progress) Update(line string) {
 	if p == nil || !p.on {
 		return
 	}
@@ -38,23 +38,23 @@ func (p *progress) Update(line string) {
 	}
 	p.last = now
 	p.shown = true
-	fmt.Fprintf(p.w, "\r\x1b[K%6.1fs  %s", now.Sub(p.start).Seconds(), line)
+	fmt.Fprintf(p.W, "\r\x1b[K%6.1fs  %s", now.Sub(p.start).Seconds(), line)
 }
 
 // Done clears the status line.
-func (p *progress) Done() {
+func (p *Progress) Done() {
 	if p == nil || !p.on {
 		return
 	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if p.shown {
-		fmt.Fprint(p.w, "\r\x1b[K")
+		fmt.Fprint(p.W, "\r\x1b[K")
 	}
 }
 
 // rate formats a count per second.
-func rate(n int64, d time.Duration) string {
+func Rate(n int64, d time.Duration) string {
 	if d <= 0 {
 		return "-"
 	}

@@ -1,4 +1,4 @@
-package main
+package cli
 
 // The contract every solver command keeps at its output boundary (issue
 // #32, docs/cli.md): one result status, a last-line guard against a proof
@@ -23,40 +23,40 @@ import (
 
 // exitUnsettled is the exit status of --require-optimal when the question
 // asked was not settled.
-const exitUnsettled = 3
+const ExitUnsettled = 3
 
 // unsettledError makes run exit with exitUnsettled after the answer was
 // printed.
-type unsettledError struct{ msg string }
+type UnsettledError struct{ msg string }
 
-func (u unsettledError) Error() string { return u.msg }
+func (u UnsettledError) Error() string { return u.msg }
 
 // solverFlags are the output flags every solver takes.
-type solverFlags struct {
-	json, verify, requireOptimal, zeroBased, verbose bool
-	out                                              string
+type SolverFlags struct {
+	JSON, Verify, RequireOptimal, ZeroBased, Verbose bool
+	Out                                              string
 }
 
 // register adds the flags; outUsage describes -o for this command.
-func (s *solverFlags) register(fs *flag.FlagSet, what, outUsage string) {
-	fs.BoolVar(&s.json, "json", false, "print the result as JSON (fields: docs/cli.md, docs/schema/)")
-	fs.BoolVar(&s.verify, "verify", false, "check the "+what+" independently against the input and say so (the check also runs, silently, on every result)")
-	fs.BoolVar(&s.requireOptimal, "require-optimal", false, "exit 3 when the question asked was not settled (not proven optimal; with a goal: neither a solution reaching it nor a proof that none exists)")
-	fs.BoolVar(&s.zeroBased, "zero-based", false, "print vertices numbered from 0 whatever the file's numbering (default: the file's own numbering)")
-	fs.BoolVar(&s.verbose, "v", false, "say on stderr which device runs and why")
-	fs.StringVar(&s.out, "o", "", outUsage)
+func (s *SolverFlags) Register(fs *flag.FlagSet, what, outUsage string) {
+	fs.BoolVar(&s.JSON, "json", false, "print the result as JSON (fields: docs/cli.md, docs/schema/)")
+	fs.BoolVar(&s.Verify, "verify", false, "check the "+what+" independently against the input and say so (the check also runs, silently, on every result)")
+	fs.BoolVar(&s.RequireOptimal, "require-optimal", false, "exit 3 when the question asked was not settled (not proven optimal; with a goal: neither a solution reaching it nor a proof that none exists)")
+	fs.BoolVar(&s.ZeroBased, "zero-based", false, "print vertices numbered from 0 whatever the file's numbering (default: the file's own numbering)")
+	fs.BoolVar(&s.Verbose, "v", false, "say on stderr which device runs and why")
+	fs.StringVar(&s.Out, "o", "", outUsage)
 }
 
 // base is what to add to a 0-based vertex id of g when printing it.
-func (s *solverFlags) base(g *core.Graph) int {
-	if s.zeroBased {
+func (s *SolverFlags) Base(g *core.Graph) int {
+	if s.ZeroBased {
 		return 0
 	}
 	return g.Base
 }
 
 // verdict is what a result answers, the same fields in every command.
-type verdict struct {
+type Verdict struct {
 	Status  core.Status `json:"status"`
 	Proven  bool        `json:"proven"`
 	Goal    *int        `json:"goal,omitempty"`     // the K of --goal or -k; absent without one
@@ -66,8 +66,8 @@ type verdict struct {
 // newVerdict makes the verdict of a result of status s; hasGoal says
 // whether goal was asked for (vc -k 0 is a goal of 0), met whether the
 // solution reaches it.
-func newVerdict(s core.Status, hasGoal bool, goal int, met bool) verdict {
-	v := verdict{Status: s, Proven: s.Proven()}
+func NewVerdict(s core.Status, hasGoal bool, goal int, met bool) Verdict {
+	v := Verdict{Status: s, Proven: s.Proven()}
 	if hasGoal {
 		v.Goal, v.GoalMet = &goal, &met
 	}
@@ -77,7 +77,7 @@ func newVerdict(s core.Status, hasGoal bool, goal int, met bool) verdict {
 // settled reports whether the question asked was answered: optimisation,
 // a proven optimum; a goal, a solution reaching it or a proof that none
 // exists.
-func (v verdict) settled() bool {
+func (v Verdict) Settled() bool {
 	if v.GoalMet != nil {
 		return *v.GoalMet || v.Status == core.StatusInfeasible
 	}
@@ -85,21 +85,21 @@ func (v verdict) settled() bool {
 }
 
 // require is --require-optimal's check, made after the answer is printed.
-func (v verdict) require(on bool) error {
-	if !on || v.settled() {
+func (v Verdict) Require(on bool) error {
+	if !on || v.Settled() {
 		return nil
 	}
 	if v.GoalMet != nil {
-		return unsettledError{fmt.Sprintf("--require-optimal: the search stopped before settling the goal %d (status %s)", *v.Goal, v.Status)}
+		return UnsettledError{fmt.Sprintf("--require-optimal: the search stopped before settling the goal %d (status %s)", *v.Goal, v.Status)}
 	}
-	return unsettledError{fmt.Sprintf("--require-optimal: the answer is not proven optimal (status %s)", v.Status)}
+	return UnsettledError{fmt.Sprintf("--require-optimal: the answer is not proven optimal (status %s)", v.Status)}
 }
 
 // size is a result's size as printed: absent (nil) where the status
 // proves that no solution reaches the goal and none was found (no
 // sentinel 0; vc -k without a cover has no size either). A smaller
 // solution a device search held is still shown.
-func (v verdict) size(n int) *int {
+func (v Verdict) Size(n int) *int {
 	if v.Status == core.StatusInfeasible && n == 0 {
 		return nil
 	}
@@ -107,7 +107,7 @@ func (v verdict) size(n int) *int {
 }
 
 // sizeText is a size in text output: "none" where it is absent.
-func sizeText(n *int) string {
+func SizeText(n *int) string {
 	if n == nil {
 		return "none"
 	}
@@ -117,7 +117,7 @@ func sizeText(n *int) string {
 // statusText says a verdict in words for text output; best is "maximum"
 // or "minimum", what describes a solution reaching the goal ("common
 // subgraph of ≥ 18 vertices").
-func statusText(v verdict, best, what string) string {
+func StatusText(v Verdict, best, what string) string {
 	switch {
 	case v.Status == core.StatusInfeasible:
 		return fmt.Sprintf("no %s (proven)", what)
@@ -133,7 +133,7 @@ func statusText(v verdict, best, what string) string {
 
 // internalf is the guard's error: a result that contradicts what the
 // program knows is never printed as an answer.
-func internalf(format string, a ...any) error {
+func Internalf(format string, a ...any) error {
 	return fmt.Errorf("internal error, no answer printed: "+format, a...)
 }
 
@@ -143,26 +143,26 @@ func internalf(format string, a ...any) error {
 // status against its size, and a maximum of at least one pair when some
 // single pair is compatible (a label-and-self-loop match is a common
 // subgraph of one vertex).
-func guardMCS(g, h *core.Graph, res mcs.Result, opts mcs.Options) error {
+func GuardMCS(g, h *core.Graph, res mcs.Result, opts mcs.Options) error {
 	if err := mcs.Verify(g, h, res.Mapping, opts); err != nil {
-		return internalf("the mapping fails the checker: %w", err)
+		return Internalf("the mapping fails the checker: %w", err)
 	}
 	if len(res.Mapping) != res.Size {
-		return internalf("size %d but %d mapped pairs", res.Size, len(res.Mapping))
+		return Internalf("size %d but %d mapped pairs", res.Size, len(res.Mapping))
 	}
-	return guardMax(res.Status, res.Proven, res.Size, max(opts.Goal, opts.Floor), mcsLowerBound(g, h, opts), "common subgraph")
+	return GuardMax(res.Status, res.Proven, res.Size, max(opts.Goal, opts.Floor), mcsLowerBound(g, h, opts), "common subgraph")
 }
 
 // guardMax checks a maximisation result's status against its size, its
 // goal (0: none) and a lower bound known without search.
-func guardMax(s core.Status, proven bool, size, goal, lower int, what string) error {
+func GuardMax(s core.Status, proven bool, size, goal, lower int, what string) error {
 	switch {
 	case s != core.MaxStatus(proven, size, goal):
-		return internalf("status %s for a %s of %d (proven %v, goal %d)", s, what, size, proven, goal)
+		return Internalf("status %s for a %s of %d (proven %v, goal %d)", s, what, size, proven, goal)
 	case s == core.StatusOptimal && size < lower:
-		return internalf("proven maximum %s of %d, but one of %d is known", what, size, lower)
+		return Internalf("proven maximum %s of %d, but one of %d is known", what, size, lower)
 	case s == core.StatusInfeasible && goal <= lower:
-		return internalf("proven that no %s reaches %d, but one of %d is known", what, goal, lower)
+		return Internalf("proven that no %s reaches %d, but one of %d is known", what, goal, lower)
 	}
 	return nil
 }
@@ -194,31 +194,31 @@ func mcsLowerBound(g, h *core.Graph, opts mcs.Options) int {
 }
 
 // guardMCSMany is guardMCS for three or more graphs.
-func guardMCSMany(graphs []*core.Graph, res mcs.MultiResult, opts mcs.Options) error {
+func GuardMCSMany(graphs []*core.Graph, res mcs.MultiResult, opts mcs.Options) error {
 	if err := mcs.VerifyMany(graphs, res.Tuples, opts); err != nil {
-		return internalf("the common subgraph fails the checker: %w", err)
+		return Internalf("the common subgraph fails the checker: %w", err)
 	}
 	if len(res.Tuples) != res.Size {
-		return internalf("size %d but %d rows", res.Size, len(res.Tuples))
+		return Internalf("size %d but %d rows", res.Size, len(res.Tuples))
 	}
-	return guardMax(res.Status, res.Proven, res.Size, 0, 0, "common subgraph")
+	return GuardMax(res.Status, res.Proven, res.Size, 0, 0, "common subgraph")
 }
 
 // guardClique checks a clique result: the checker accepts it, and a
 // proven maximum is at least the trivial bound (1 in a graph with a
 // vertex, 2 with an edge, of the complement with a non-adjacent pair) and
 // at most its own upper bound.
-func guardClique(g *core.Graph, res clique.Result, opts clique.Options) error {
+func GuardClique(g *core.Graph, res clique.Result, opts clique.Options) error {
 	if err := clique.Verify(g, res.Clique, opts.Complement); err != nil {
-		return internalf("the clique fails the checker: %w", err)
+		return Internalf("the clique fails the checker: %w", err)
 	}
 	if len(res.Clique) != res.Size {
-		return internalf("size %d but %d vertices", res.Size, len(res.Clique))
+		return Internalf("size %d but %d vertices", res.Size, len(res.Clique))
 	}
 	if res.Proven && res.Status == core.StatusOptimal && res.UpperBound < res.Size {
-		return internalf("clique of %d above its proven upper bound %d", res.Size, res.UpperBound)
+		return Internalf("clique of %d above its proven upper bound %d", res.Size, res.UpperBound)
 	}
-	return guardMax(res.Status, res.Proven, res.Size, opts.Goal, cliqueLowerBound(g, opts.Complement), "clique")
+	return GuardMax(res.Status, res.Proven, res.Size, opts.Goal, cliqueLowerBound(g, opts.Complement), "clique")
 }
 
 // cliqueLowerBound is the clique number's trivial lower bound: 0 for no
@@ -251,33 +251,33 @@ func cliqueLowerBound(g *core.Graph, complement bool) int {
 // and the status agrees with a maximal matching M (|M| ≤ τ ≤ 2|M|): a
 // proven minimum is not below |M|, a goal k ≥ 2|M| is never infeasible.
 // k < 0 means minimum mode.
-func guardVC(g *core.Graph, res vertexcover.Result, k int) error {
+func GuardVC(g *core.Graph, res vertexcover.Result, k int) error {
 	if res.Cover != nil {
 		if err := vertexcover.Verify(g, res.Cover); err != nil {
-			return internalf("the cover fails the checker: %w", err)
+			return Internalf("the cover fails the checker: %w", err)
 		}
 	}
-	m := maximalMatching(g)
+	m := MaximalMatching(g)
 	size := len(res.Cover)
 	switch {
 	case res.Status == core.StatusOptimal && res.Cover == nil:
-		return internalf("proven minimum but no cover")
+		return Internalf("proven minimum but no cover")
 	case res.Status == core.StatusOptimal && size < m:
-		return internalf("proven minimum cover of %d, but a matching of %d edges needs %d", size, m, m)
+		return Internalf("proven minimum cover of %d, but a matching of %d edges needs %d", size, m, m)
 	case res.Status == core.StatusInfeasible && (k < 0 || res.Cover != nil):
-		return internalf("status infeasible with k %d and a cover of %d", k, size)
+		return Internalf("status infeasible with k %d and a cover of %d", k, size)
 	case res.Status == core.StatusInfeasible && k >= 2*m:
-		return internalf("proven that no cover of ≤ %d exists, but a matching of %d edges gives one of %d", k, m, 2*m)
+		return Internalf("proven that no cover of ≤ %d exists, but a matching of %d edges gives one of %d", k, m, 2*m)
 	case k >= 0 && res.Cover != nil && size > k:
-		return internalf("cover of %d above k=%d", size, k)
+		return Internalf("cover of %d above k=%d", size, k)
 	case k < 0 && res.Cover == nil:
-		return internalf("no cover at all (every vertex is one)")
+		return Internalf("no cover at all (every vertex is one)")
 	}
 	return nil
 }
 
 // maximalMatching is the size of a greedy maximal matching of g.
-func maximalMatching(g *core.Graph) int {
+func MaximalMatching(g *core.Graph) int {
 	used := make([]bool, g.N)
 	n := 0
 	for u := range g.N {
@@ -296,14 +296,14 @@ func maximalMatching(g *core.Graph) int {
 }
 
 // stdinName is the name "-" reads under, in messages.
-const stdinName = "<stdin>"
+const StdinName = "<stdin>"
 
 // writeAtomic writes a file through write: into a temporary file in the
 // same folder, renamed over path once complete, so that a reader never
 // sees half a result and a failed run leaves an earlier file as it was.
 // Where path exists and is not a regular file (/dev/null, a pipe) it is
 // written directly: renaming over it would replace the device.
-func writeAtomic(path string, write func(io.Writer) error) error {
+func WriteAtomic(path string, write func(io.Writer) error) error {
 	if st, err := os.Stat(path); err == nil && !st.Mode().IsRegular() {
 		f, err := os.OpenFile(path, os.O_WRONLY, 0)
 		if err != nil {
@@ -351,7 +351,7 @@ func writeAtomic(path string, write func(io.Writer) error) error {
 
 // plural is "1 run", "2 runs", "0 passes", "3 vertices": a count with
 // its noun in the number it takes.
-func plural(n int, word string) string {
+func Plural(n int, word string) string {
 	if n == 1 || n == -1 {
 		return fmt.Sprintf("%d %s", n, word)
 	}
@@ -367,7 +367,7 @@ func plural(n int, word string) string {
 }
 
 // shifted returns ids with base added, for printing.
-func shifted(ids []int, base int) []int {
+func Shifted(ids []int, base int) []int {
 	out := make([]int, len(ids))
 	for i, v := range ids {
 		out[i] = v + base
@@ -376,7 +376,7 @@ func shifted(ids []int, base int) []int {
 }
 
 // shiftedPairs returns a mapping with each side's base added.
-func shiftedPairs(m [][2]int, b0, b1 int) [][2]int {
+func ShiftedPairs(m [][2]int, b0, b1 int) [][2]int {
 	out := make([][2]int, len(m))
 	for i, p := range m {
 		out[i] = [2]int{p[0] + b0, p[1] + b1}
@@ -385,14 +385,14 @@ func shiftedPairs(m [][2]int, b0, b1 int) [][2]int {
 }
 
 // isUnsettled reports whether err is --require-optimal's.
-func isUnsettled(err error) bool {
-	var u unsettledError
+func IsUnsettled(err error) bool {
+	var u UnsettledError
 	return errors.As(err, &u)
 }
 
 // deviceSuffix is " on DEVICE" for a result a device found ("" for the
 // CPU engine).
-func deviceSuffix(d string) string {
+func DeviceSuffix(d string) string {
 	if d == "" {
 		return ""
 	}
@@ -400,7 +400,7 @@ func deviceSuffix(d string) string {
 }
 
 // writeMapping prints a mapping's line: "mapping v→w v→w …".
-func writeMapping(w io.Writer, mapping [][2]int) {
+func WriteMapping(w io.Writer, mapping [][2]int) {
 	var sb strings.Builder
 	for i, p := range mapping {
 		if i > 0 {
@@ -418,7 +418,7 @@ func writeMapping(w io.Writer, mapping [][2]int) {
 // os.SameFile for links and other names of one file. "-" (standard input)
 // is no file; an -o that exists and is not a regular file (/dev/null, a
 // pipe) is written in place, never replaced, so it may also be read.
-func checkOutNotInput(out string, inputs ...string) error {
+func CheckOutNotInput(out string, inputs ...string) error {
 	if out == "" || out == "-" {
 		return nil
 	}
@@ -443,7 +443,7 @@ func checkOutNotInput(out string, inputs ...string) error {
 			}
 		}
 		if same {
-			return usagef("-o %s names an input (%s): it would overwrite what is read; write the result elsewhere", out, in)
+			return Usagef("-o %s names an input (%s): it would overwrite what is read; write the result elsewhere", out, in)
 		}
 	}
 	return nil

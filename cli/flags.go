@@ -1,4 +1,4 @@
-package main
+package cli
 
 import (
 	"errors"
@@ -17,25 +17,25 @@ import (
 )
 
 // errFlagHelp is returned when -h was asked for: usage was printed, exit 0.
-var errFlagHelp = errors.New("help requested")
+var ErrHelp = errors.New("help requested")
 
 // newFlags makes a flag set that reports errors instead of exiting. Its
 // usage (-h) goes to stdout; a bad flag is a usage error that run prints
 // on stderr, without the whole usage.
-func newFlags(e *env, name, synopsis string) *flag.FlagSet {
+func NewFlags(e *Env, name, synopsis string) *flag.FlagSet {
 	fs := flag.NewFlagSet(name, flag.ContinueOnError)
 	// The flag set's output is stderr, for the flag rules' notes
 	// (clampThreads); parseArgs silences it while parsing.
-	fs.SetOutput(e.stderr)
+	fs.SetOutput(e.Stderr)
 	fs.Usage = func() {
-		fmt.Fprintf(e.stdout, "usage: arbor %s %s\n", name, synopsis)
+		fmt.Fprintf(e.Stdout, "usage: arbor %s %s\n", name, synopsis)
 		out := fs.Output()
-		fs.SetOutput(e.stdout)
+		fs.SetOutput(e.Stdout)
 		fs.PrintDefaults()
 		fs.SetOutput(out)
 	}
-	if readsGraphs[name] {
-		e.limits.register(fs)
+	if readsGraphs(name) || readsGraphsLegacy[name] {
+		e.limits.Register(fs)
 	}
 	return fs
 }
@@ -48,7 +48,7 @@ func newFlags(e *env, name, synopsis string) *flag.FlagSet {
 // durationValue), CPU thread counts are clamped (clampThreads), and a
 // backend or device that does not exist is a usage error even where the
 // command would not open a device (checkSelection).
-func parse(fs *flag.FlagSet, args []string) ([]string, error) {
+func Parse(fs *flag.FlagSet, args []string) ([]string, error) {
 	sharedDurations(fs)
 	pos, err := parseArgs(fs, args)
 	if err != nil {
@@ -73,9 +73,9 @@ func parseArgs(fs *flag.FlagSet, args []string) ([]string, error) {
 		if err := fs.Parse(args); err != nil {
 			if errors.Is(err, flag.ErrHelp) {
 				help()
-				return nil, errFlagHelp
+				return nil, ErrHelp
 			}
-			return nil, usageError{err.Error()}
+			return nil, UsageError{err.Error()}
 		}
 		args = fs.Args()
 		if len(args) == 0 {
@@ -92,7 +92,7 @@ func parseArgs(fs *flag.FlagSet, args []string) ([]string, error) {
 
 // flagSet reports whether the flag name was given on the command line
 // (not left at its default).
-func flagSet(fs *flag.FlagSet, name string) bool {
+func IsSet(fs *flag.FlagSet, name string) bool {
 	set := false
 	fs.Visit(func(f *flag.Flag) { set = set || f.Name == name })
 	return set
@@ -106,49 +106,49 @@ func flagSet(fs *flag.FlagSet, name string) bool {
 // what its help says of them (searchHelp); the rules they follow are the
 // same everywhere (check, place). Pointers, as the flag package returns
 // them.
-type searchFlags struct {
-	solverFlags
-	df      deviceFlags
-	format  *string
-	threads *int
-	timeout *time.Duration
-	engine  *string
-	workers *int
-	goal    *int // nil unless the command takes --goal
+type SearchFlags struct {
+	SolverFlags
+	Dev     DeviceFlags
+	Format  *string
+	Threads *int
+	Timeout *time.Duration
+	Engine  *string
+	Workers *int
+	Goal    *int // nil unless the command takes --goal
 }
 
 // searchHelp is what a command says of the shared search flags.
-type searchHelp struct {
-	what, out       string // the solution's name (--verify) and -o's usage
-	threads         string
-	timeout         string
-	engine, engines string // --engine's usage and its default
-	workers         string
-	goal            string // "": no --goal
+type SearchHelp struct {
+	What, Out       string // the solution's name (--verify) and -o's usage
+	Threads         string
+	Timeout         string
+	Engine, Engines string // --engine's usage and its default
+	Workers         string
+	Goal            string // "": no --goal
 }
 
 // register adds the shared search flags to fs.
-func (s *searchFlags) register(fs *flag.FlagSet, h searchHelp) {
-	s.solverFlags.register(fs, h.what, h.out)
-	s.df.registerMany(fs)
-	s.format = fs.String("format", "", "input format (default: detected); one of "+fmt.Sprint(core.Formats()))
-	s.threads = fs.Int("threads", 0, h.threads)
-	s.timeout = fs.Duration("timeout", 0, h.timeout)
-	s.engine = fs.String("engine", h.engines, h.engine)
-	s.workers = fs.Int("workers", 0, h.workers)
-	if h.goal != "" {
-		s.goal = fs.Int("goal", 0, h.goal)
+func (s *SearchFlags) Register(fs *flag.FlagSet, h SearchHelp) {
+	s.SolverFlags.Register(fs, h.What, h.Out)
+	s.Dev.RegisterMany(fs)
+	s.Format = fs.String("format", "", "input format (default: detected); one of "+fmt.Sprint(core.Formats()))
+	s.Threads = fs.Int("threads", 0, h.Threads)
+	s.Timeout = fs.Duration("timeout", 0, h.Timeout)
+	s.Engine = fs.String("engine", h.Engines, h.Engine)
+	s.Workers = fs.Int("workers", 0, h.Workers)
+	if h.Goal != "" {
+		s.Goal = fs.Int("goal", 0, h.Goal)
 	}
 }
 
 // check is the shared flags' rules, after parsing (the durations'
 // are parse's).
-func (s *searchFlags) check() error {
-	if *s.threads < 0 {
-		return usagef("--threads must be ≥ 0")
+func (s *SearchFlags) Check() error {
+	if *s.Threads < 0 {
+		return Usagef("--threads must be ≥ 0")
 	}
-	if s.goal != nil && (*s.goal < 0 || *s.workers < 0) {
-		return usagef("--goal and --workers must be ≥ 0")
+	if s.Goal != nil && (*s.Goal < 0 || *s.Workers < 0) {
+		return Usagef("--goal and --workers must be ≥ 0")
 	}
 	return nil
 }
@@ -159,8 +159,8 @@ func (s *searchFlags) check() error {
 // decided on stderr (a fallback always; with -v the devices opened and
 // why some were left out) and returns the engine's devices and a
 // function that closes every device it opened.
-func (s *searchFlags) place(e *env, rule func([]backend.Device, error) (search.Placement, error)) ([]backend.Device, func(), error) {
-	opened, err := s.df.openMany(e, true)
+func (s *SearchFlags) Place(e *Env, rule func([]backend.Device, error) (search.Placement, error)) ([]backend.Device, func(), error) {
+	opened, err := s.Dev.OpenMany(e, true)
 	closeAll := func() {
 		for _, d := range opened {
 			d.Close()
@@ -172,11 +172,11 @@ func (s *searchFlags) place(e *env, rule func([]backend.Device, error) (search.P
 		return nil, func() {}, err
 	}
 	if p.Fallback != "" {
-		fmt.Fprintf(e.stderr, "arbor: %s\n", p.Fallback)
+		fmt.Fprintf(e.Stderr, "arbor: %s\n", p.Fallback)
 	}
-	sayDevices(e, s.verbose, opened)
-	if p.Note != "" && s.verbose {
-		fmt.Fprintf(e.stderr, "arbor: %s\n", p.Note)
+	SayDevices(e, s.Verbose, opened)
+	if p.Note != "" && s.Verbose {
+		fmt.Fprintf(e.Stderr, "arbor: %s\n", p.Note)
 	}
 	return p.Devices, closeAll, nil
 }
@@ -184,7 +184,7 @@ func (s *searchFlags) place(e *env, rule func([]backend.Device, error) (search.P
 // deviceOpening is the devices of --backend/--device being opened in the
 // background while the command reads its input and its CPU engine starts
 // (search.Opening): no one waits for a GPU an instance may never need.
-type deviceOpening struct {
+type DeviceOpening struct {
 	*search.Opening
 	required bool     // ARBOR_REQUIRE names a backend
 	said     []string // what to say on stderr once it is over (written before Ready)
@@ -193,8 +193,8 @@ type deviceOpening struct {
 // openInBackground starts opening the devices of --backend/--device and
 // applies the algorithm's rule (mcs.Place, clique.Place, vertexcover.Place)
 // once they are open. Release it when done: that never waits.
-func (s *searchFlags) openInBackground(rule func([]backend.Device, error) (search.Placement, error)) *deviceOpening {
-	d := s.openWhenAsked(rule)
+func (s *SearchFlags) OpenInBackground(rule func([]backend.Device, error) (search.Placement, error)) *DeviceOpening {
+	d := s.OpenWhenAsked(rule)
 	d.Start()
 	return d
 }
@@ -212,8 +212,8 @@ const autoHeadStart = 40 * time.Millisecond
 // openAfterHeadStart is openInBackground for an auto engine: the opening
 // starts after autoHeadStart, or at once if the engine asks for the
 // devices before (Wait starts it). Release before then opens nothing.
-func (s *searchFlags) openAfterHeadStart(rule func([]backend.Device, error) (search.Placement, error)) *deviceOpening {
-	d := s.openWhenAsked(rule)
+func (s *SearchFlags) OpenAfterHeadStart(rule func([]backend.Device, error) (search.Placement, error)) *DeviceOpening {
+	d := s.OpenWhenAsked(rule)
 	time.AfterFunc(autoHeadStart, d.Start)
 	return d
 }
@@ -222,9 +222,9 @@ func (s *searchFlags) openAfterHeadStart(rule func([]backend.Device, error) (sea
 // (under the algorithm's rule) and starts it only when the engine asks
 // (search.OpenWhenAsked): vc's auto, which uses a device on dense kernels
 // only; openInBackground and openAfterHeadStart start it themselves.
-func (s *searchFlags) openWhenAsked(rule func([]backend.Device, error) (search.Placement, error)) *deviceOpening {
-	sel := backend.SelectionFromEnv(s.df.backend, s.df.device)
-	d := &deviceOpening{required: sel.Require != ""}
+func (s *SearchFlags) OpenWhenAsked(rule func([]backend.Device, error) (search.Placement, error)) *DeviceOpening {
+	sel := backend.SelectionFromEnv(s.Dev.Backend, s.Dev.Device)
+	d := &DeviceOpening{required: sel.Require != ""}
 	// Two steps: choosing the devices (for a GPU, the driver's
 	// initialisation) tells an engine what it will get, opening them (the
 	// context) follows.
@@ -267,7 +267,7 @@ func (s *searchFlags) openWhenAsked(rule func([]backend.Device, error) (search.P
 		if p.Fallback != "" {
 			d.said = append(d.said, p.Fallback)
 		}
-		if s.verbose {
+		if s.Verbose {
 			for _, dev := range opened {
 				d.said = append(d.said, fmt.Sprintf("using %s", dev.Info()))
 			}
@@ -285,7 +285,7 @@ func (s *searchFlags) openWhenAsked(rule func([]backend.Device, error) (search.P
 // failure to open it must surface whatever an instance the CPU settles
 // first would hide. (Names that do not exist are refused at parse time,
 // checkSelection.) Otherwise the device stays in the background.
-func (d *deviceOpening) settle() error {
+func (d *DeviceOpening) Settle() error {
 	if !d.required {
 		return nil
 	}
@@ -295,7 +295,7 @@ func (d *deviceOpening) settle() error {
 
 // devices are the devices the engine got, once the opening is over (nil
 // before).
-func (d *deviceOpening) devices() []backend.Device {
+func (d *DeviceOpening) Devices() []backend.Device {
 	if !d.Done() {
 		return nil
 	}
@@ -307,12 +307,12 @@ func (d *deviceOpening) devices() []backend.Device {
 // with -v the devices): after the search, so that nothing else writes to
 // stderr at the same time, and not at all for a device the run never
 // waited for.
-func (d *deviceOpening) say(e *env) {
+func (d *DeviceOpening) Say(e *Env) {
 	if !d.Done() {
 		return
 	}
 	for _, line := range d.said {
-		fmt.Fprintf(e.stderr, "arbor: %s\n", line)
+		fmt.Fprintf(e.Stderr, "arbor: %s\n", line)
 	}
 	d.said = nil
 }
@@ -321,7 +321,7 @@ func (d *deviceOpening) say(e *env) {
 // first device, under mode's rule (vertexcover.LSMode.Opener), said on
 // stderr once accepted unless quiet: the search's own context, lent, not a
 // second one (the solver's Close leaves it open; Release closes it).
-func (d *deviceOpening) lsDevice(e *env, mode vertexcover.LSMode, quiet bool) func() (backend.Device, error) {
+func (d *DeviceOpening) LSDevice(e *Env, mode vertexcover.LSMode, quiet bool) func() (backend.Device, error) {
 	open := mode.Opener(func() (backend.Device, error) {
 		devs, err := d.Wait()
 		if err != nil {
@@ -330,7 +330,7 @@ func (d *deviceOpening) lsDevice(e *env, mode vertexcover.LSMode, quiet bool) fu
 		if len(devs) == 0 {
 			return nil, errors.New("no device opened")
 		}
-		return lentDevice{devs[0]}, nil
+		return LentDevice{devs[0]}, nil
 	})
 	if open == nil {
 		return nil
@@ -338,7 +338,7 @@ func (d *deviceOpening) lsDevice(e *env, mode vertexcover.LSMode, quiet bool) fu
 	return func() (backend.Device, error) {
 		dev, err := open()
 		if err == nil && !quiet {
-			fmt.Fprintf(e.stderr, "arbor: local search also on %s\n", dev.Info())
+			fmt.Fprintf(e.Stderr, "arbor: local search also on %s\n", dev.Info())
 		}
 		return dev, err
 	}
@@ -346,23 +346,23 @@ func (d *deviceOpening) lsDevice(e *env, mode vertexcover.LSMode, quiet bool) fu
 
 // lentDevice is a device lent to a user that closes what it is given: its
 // owner closes it.
-type lentDevice struct{ backend.Device }
+type LentDevice struct{ backend.Device }
 
-func (lentDevice) Close() error { return nil }
+func (LentDevice) Close() error { return nil }
 
 // sayDevices says on stderr, with -v, which devices a command opened.
-func sayDevices(e *env, verbose bool, devs []backend.Device) {
+func SayDevices(e *Env, verbose bool, devs []backend.Device) {
 	if !verbose {
 		return
 	}
 	for _, d := range devs {
-		fmt.Fprintf(e.stderr, "arbor: using %s\n", d.Info())
+		fmt.Fprintf(e.Stderr, "arbor: using %s\n", d.Info())
 	}
 }
 
 // backendOf is the JSON field backend: the backend of the devices an
 // engine ran on ("" on the CPU engine).
-func backendOf(devs []backend.Device, ranOn string) string {
+func BackendOf(devs []backend.Device, ranOn string) string {
 	if len(devs) == 0 || ranOn == "" {
 		return ""
 	}
@@ -370,47 +370,47 @@ func backendOf(devs []backend.Device, ranOn string) string {
 }
 
 // deviceFlags are the selection flags every device-using command takes.
-type deviceFlags struct{ backend, device string }
+type DeviceFlags struct{ Backend, Device string }
 
-func (d *deviceFlags) register(fs *flag.FlagSet) {
+func (d *DeviceFlags) Register(fs *flag.FlagSet) {
 	d.registerWith(fs, "device index or name substring (default $ARBOR_DEVICE, else the backend's first GPU, accelerator, then CPU device)")
 }
 
 // registerMany is register for commands whose engines spread one search
 // over several devices: --device also takes "all" or a list.
-func (d *deviceFlags) registerMany(fs *flag.FlagSet) {
+func (d *DeviceFlags) RegisterMany(fs *flag.FlagSet) {
 	d.registerWith(fs, "device index or name substring, 'all' (every device of the type the first pick has: every GPU), "+
 		"or a comma-separated list (default $ARBOR_DEVICE, else the backend's first GPU, accelerator, then CPU device)")
 }
 
-func (d *deviceFlags) registerWith(fs *flag.FlagSet, deviceUsage string) {
-	fs.StringVar(&d.backend, "backend", "", "backend: auto, cuda, opencl or cpu (default $ARBOR_BACKEND or auto)")
-	fs.StringVar(&d.device, "device", "", deviceUsage)
+func (d *DeviceFlags) registerWith(fs *flag.FlagSet, deviceUsage string) {
+	fs.StringVar(&d.Backend, "backend", "", "backend: auto, cuda, opencl or cpu (default $ARBOR_BACKEND or auto)")
+	fs.StringVar(&d.Device, "device", "", deviceUsage)
 }
 
 // openMany selects and opens the devices of --device (one unless it says
 // "all" or lists several), and says which on stderr unless quiet.
-func (d *deviceFlags) openMany(e *env, quiet bool) ([]backend.Device, error) {
-	devs, cs, err := backend.SelectAll(backend.SelectionFromEnv(d.backend, d.device))
+func (d *DeviceFlags) OpenMany(e *Env, quiet bool) ([]backend.Device, error) {
+	devs, cs, err := backend.SelectAll(backend.SelectionFromEnv(d.Backend, d.Device))
 	if err != nil {
 		return nil, err
 	}
 	if !quiet {
 		for _, c := range cs {
-			fmt.Fprintf(e.stderr, "arbor: using %s (%s)\n", c.Info, c.Why)
+			fmt.Fprintf(e.Stderr, "arbor: using %s (%s)\n", c.Info, c.Why)
 		}
 	}
 	return devs, nil
 }
 
 // open selects and opens the device, and says which on stderr.
-func (d *deviceFlags) open(e *env, quiet bool) (backend.Device, backend.Choice, error) {
-	dev, c, err := backend.Select(backend.SelectionFromEnv(d.backend, d.device))
+func (d *DeviceFlags) Open(e *Env, quiet bool) (backend.Device, backend.Choice, error) {
+	dev, c, err := backend.Select(backend.SelectionFromEnv(d.Backend, d.Device))
 	if err != nil {
 		return nil, c, err
 	}
 	if !quiet {
-		fmt.Fprintf(e.stderr, "arbor: using %s (%s)\n", c.Info, c.Why)
+		fmt.Fprintf(e.Stderr, "arbor: using %s (%s)\n", c.Info, c.Why)
 	}
 	return dev, c, nil
 }
@@ -419,10 +419,10 @@ func (d *deviceFlags) open(e *env, quiet bool) (backend.Device, backend.Choice, 
 // --backend/--device under mode's rule (vertexcover.LSMode.Opener), said
 // on stderr once accepted unless quiet. The solver calls it only when a
 // kernel needs it, so an easy instance never pays for a CUDA context.
-func (d *deviceFlags) lsDevice(e *env, mode vertexcover.LSMode, quiet bool) func() (backend.Device, error) {
+func (d *DeviceFlags) LSDevice(e *Env, mode vertexcover.LSMode, quiet bool) func() (backend.Device, error) {
 	var c backend.Choice
 	open := mode.Opener(func() (dev backend.Device, err error) {
-		dev, c, err = d.open(e, true)
+		dev, c, err = d.Open(e, true)
 		return dev, err
 	})
 	if open == nil {
@@ -431,56 +431,56 @@ func (d *deviceFlags) lsDevice(e *env, mode vertexcover.LSMode, quiet bool) func
 	return func() (backend.Device, error) {
 		dev, err := open()
 		if err == nil && !quiet {
-			fmt.Fprintf(e.stderr, "arbor: local search also on %s (%s)\n", c.Info, c.Why)
+			fmt.Fprintf(e.Stderr, "arbor: local search also on %s (%s)\n", c.Info, c.Why)
 		}
 		return dev, err
 	}
 }
 
 // opening is a device being opened in the background.
-type opening struct {
-	done   chan struct{}
-	dev    backend.Device
+type AsyncDevice struct {
+	Done   chan struct{}
+	Devs   backend.Device
 	choice backend.Choice
-	err    error
-	e      *env
+	Err    error
+	e      *Env
 	quiet  bool
 }
 
 // openAsync starts opening the device while the caller does something
 // else (reads the input: a CUDA context takes about a second to create,
 // a large file several to read); wait returns it.
-func (d *deviceFlags) openAsync(e *env, quiet bool) *opening {
-	o := &opening{done: make(chan struct{}), e: e, quiet: quiet}
+func (d *DeviceFlags) OpenAsync(e *Env, quiet bool) *AsyncDevice {
+	o := &AsyncDevice{Done: make(chan struct{}), e: e, quiet: quiet}
 	go func() {
-		defer close(o.done)
-		o.dev, o.choice, o.err = d.open(e, true)
+		defer close(o.Done)
+		o.Devs, o.choice, o.Err = d.Open(e, true)
 	}()
 	return o
 }
 
 // wait returns the device once it is open, saying which (unless quiet)
 // only now, so that nothing is said of a device a failed read never used.
-func (o *opening) wait() (backend.Device, backend.Choice, error) {
-	<-o.done
-	if o.err == nil && !o.quiet {
-		fmt.Fprintf(o.e.stderr, "arbor: using %s (%s)\n", o.choice.Info, o.choice.Why)
+func (o *AsyncDevice) Wait() (backend.Device, backend.Choice, error) {
+	<-o.Done
+	if o.Err == nil && !o.quiet {
+		fmt.Fprintf(o.e.Stderr, "arbor: using %s (%s)\n", o.choice.Info, o.choice.Why)
 		o.quiet = true
 	}
-	return o.dev, o.choice, o.err
+	return o.Devs, o.choice, o.Err
 }
 
 // abandon closes the device, if it opened, once it has: for a caller that
 // stops before using it.
-func (o *opening) abandon() {
-	<-o.done
-	if o.err == nil {
-		o.dev.Close()
+func (o *AsyncDevice) Abandon() {
+	<-o.Done
+	if o.Err == nil {
+		o.Devs.Close()
 	}
 }
 
 // isTerminal reports whether w is a terminal: progress is shown only then.
-func isTerminal(w io.Writer) bool {
+func IsTerminal(w io.Writer) bool {
 	f, ok := w.(*os.File)
 	if !ok {
 		return false
@@ -490,7 +490,7 @@ func isTerminal(w io.Writer) bool {
 }
 
 // humanBytes prints a byte count in binary units.
-func humanBytes(n uint64) string {
+func HumanBytes(n uint64) string {
 	const unit = 1024
 	if n < unit {
 		return fmt.Sprintf("%d B", n)
@@ -503,7 +503,7 @@ func humanBytes(n uint64) string {
 	return fmt.Sprintf("%.1f %ciB", float64(n)/float64(div), "KMGTPE"[exp])
 }
 
-func joinNonEmpty(sep string, parts ...string) string {
+func JoinNonEmpty(sep string, parts ...string) string {
 	var keep []string
 	for _, p := range parts {
 		if p != "" {

@@ -1,4 +1,4 @@
-package main
+package cli
 
 import (
 	"flag"
@@ -42,7 +42,7 @@ func (d *durationValue) String() string {
 func (d *durationValue) Get() any { return d.inner.(flag.Getter).Get() }
 
 func (d *durationValue) Set(s string) error {
-	v, err := parseDuration(s)
+	v, err := ParseDuration(s)
 	if err != nil {
 		return err
 	}
@@ -54,7 +54,7 @@ func (d *durationValue) Set(s string) error {
 
 // parseDuration reads a Go duration ("1m30s") or bare seconds ("30",
 // "0.5").
-func parseDuration(s string) (time.Duration, error) {
+func ParseDuration(s string) (time.Duration, error) {
 	s = strings.TrimSpace(s)
 	if f, err := strconv.ParseFloat(s, 64); err == nil {
 		if math.IsNaN(f) || math.Abs(f) > math.MaxInt64/1e9 {
@@ -101,9 +101,10 @@ func sharedDurations(fs *flag.FlagSet) {
 	})
 }
 
-// threadCommands are the commands whose --threads counts CPU threads
-// (match's counts work-items per launch, any number of which is fine).
-var threadCommands = map[string]bool{"mcs": true, "vc": true, "clique": true, "worker": true}
+// threadCommands are the commands not yet registered whose --threads
+// counts CPU threads (match's counts work-items per launch, any number of
+// which is fine); a registered algorithm says so in Algorithm.Threads.
+var threadCommands = map[string]bool{"mcs": true, "vc": true, "clique": true}
 
 // threadsPerCore: more CPU search threads than this many per logical core
 // only add memory and contention (each thread keeps its own search state:
@@ -112,11 +113,11 @@ var threadCommands = map[string]bool{"mcs": true, "vc": true, "clique": true, "w
 const threadsPerCore = 4
 
 // maxThreads is the largest --threads a command runs with.
-func maxThreads() int { return threadsPerCore * runtime.NumCPU() }
+func MaxThreads() int { return threadsPerCore * runtime.NumCPU() }
 
 // clampThreads clamps --threads to maxThreads, saying so on stderr.
 func clampThreads(fs *flag.FlagSet) {
-	if !threadCommands[fs.Name()] {
+	if !threadCommand(fs.Name()) && !threadCommands[fs.Name()] {
 		return
 	}
 	f := fs.Lookup("threads")
@@ -128,7 +129,7 @@ func clampThreads(fs *flag.FlagSet) {
 		return
 	}
 	n, ok := g.Get().(int)
-	if limit := maxThreads(); ok && n > limit {
+	if limit := MaxThreads(); ok && n > limit {
 		if err := f.Value.Set(strconv.Itoa(limit)); err == nil {
 			fmt.Fprintf(fs.Output(), "arbor %s: --threads %d is more than %d per logical core (%d cores): using %d\n",
 				fs.Name(), n, threadsPerCore, runtime.NumCPU(), limit)
@@ -151,9 +152,9 @@ func checkSelection(fs *flag.FlagSet) error {
 		return nil
 	}
 	var from []string
-	for _, v := range []struct{ flag, env string }{{b.Value.String(), backend.EnvBackend}, {d.Value.String(), backend.EnvDevice}} {
-		if val := os.Getenv(v.env); v.flag == "" && val != "" {
-			from = append(from, v.env+"="+val)
+	for _, v := range []struct{ flag, Env string }{{b.Value.String(), backend.EnvBackend}, {d.Value.String(), backend.EnvDevice}} {
+		if val := os.Getenv(v.Env); v.flag == "" && val != "" {
+			from = append(from, v.Env+"="+val)
 		}
 	}
 	if len(from) > 0 {
@@ -162,16 +163,16 @@ func checkSelection(fs *flag.FlagSet) error {
 	return err
 }
 
-// readsGraphs are the commands that read graph files: they take the
-// readers' limits, --max-input and --max-memory.
-var readsGraphs = map[string]bool{"mcs": true, "vc": true, "clique": true, "match": true, "info": true}
+// readsGraphsLegacy are the commands not yet registered that read graph
+// files: they take the readers' limits, --max-input and --max-memory.
+var readsGraphsLegacy = map[string]bool{"mcs": true, "vc": true, "clique": true, "match": true}
 
 // readLimits are --max-input and --max-memory (core.ReadOptions' MaxInput
 // and MaxMemory; 0: $ARBOR_MAX_INPUT or core.DefaultMaxInput,
 // $ARBOR_MAX_MEMORY or half the available memory).
-type readLimits struct{ maxInput, maxMemory sizeValue }
+type ReadLimits struct{ maxInput, maxMemory sizeValue }
 
-func (l *readLimits) register(fs *flag.FlagSet) {
+func (l *ReadLimits) Register(fs *flag.FlagSet) {
 	fs.Var(&l.maxInput, "max-input", "most bytes any input may hold: a file, standard input, a pipe or device, or what gzip expands to (`SIZE`: 512M, 16G; default $"+
 		core.EnvMaxInput+" or 1G)")
 	fs.Var(&l.maxMemory, "max-memory", fmt.Sprintf("most memory for the %d bytes a vertex that a header's vertex count asks for, and for an n² structure built from a graph (a complement, an adjacency or bit matrix) (`SIZE`: 512M, 16G; default $%s or half the available memory)",
@@ -180,28 +181,28 @@ func (l *readLimits) register(fs *flag.FlagSet) {
 
 // readGraph is core.ReadGraph with the command's --max-input and
 // --max-memory, or standard input for "-" (read once; format detection
-// then goes by content alone). Ctrl-C or SIGTERM (e.ctx) ends it at once
+// then goes by content alone). Ctrl-C or SIGTERM (e.Ctx) ends it at once
 // in any phase, a FIFO waiting for its writer included, with a
 // *core.StoppedError.
-func (e *env) readGraph(path string, ro core.ReadOptions) (*core.Graph, error) {
-	ro = e.withLimits(ro)
+func (e *Env) ReadGraph(path string, ro core.ReadOptions) (*core.Graph, error) {
+	ro = e.WithLimits(ro)
 	if path != "-" {
-		return core.ReadGraphContext(e.ctx, path, ro)
+		return core.ReadGraphContext(e.Ctx, path, ro)
 	}
-	if e.stdinUsed {
-		return nil, usagef("standard input (-) can be read only once")
+	if e.StdinUsed {
+		return nil, Usagef("standard input (-) can be read only once")
 	}
-	e.stdinUsed = true
-	in := e.stdin
+	e.StdinUsed = true
+	in := e.Stdin
 	if in == nil {
 		in = os.Stdin
 	}
-	return core.ParseGraphContext(e.ctx, in, stdinName, ro)
+	return core.ParseGraphContext(e.Ctx, in, StdinName, ro)
 }
 
 // withLimits sets ro's limits that the caller left unset to the command's
 // --max-input and --max-memory.
-func (e *env) withLimits(ro core.ReadOptions) core.ReadOptions {
+func (e *Env) WithLimits(ro core.ReadOptions) core.ReadOptions {
 	if ro.MaxInput == 0 {
 		ro.MaxInput = int64(e.limits.maxInput)
 	}

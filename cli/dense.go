@@ -1,4 +1,4 @@
-package main
+package cli
 
 import (
 	"fmt"
@@ -15,17 +15,17 @@ import (
 
 // checkComplement refuses vc --complement's complement of g (of file)
 // where it would pass the memory limit.
-func (e *env) checkComplement(file string, g *core.Graph) error {
+func (e *Env) CheckComplement(file string, g *core.Graph) error {
 	return e.checkDense(fmt.Sprintf("%s: the complement (%d vertices)", file, g.N), vertexcover.ComplementBytes(g))
 }
 
 // checkCliqueMatrix refuses the clique engine's bit matrices for g.
-func (e *env) checkCliqueMatrix(file string, g *core.Graph) error {
+func (e *Env) CheckCliqueMatrix(file string, g *core.Graph) error {
 	return e.checkDense(fmt.Sprintf("%s: the clique engine's bit matrices (%d vertices)", file, g.N), clique.MatrixBytes(g.N))
 }
 
 // checkMCSMatrices refuses the mcs search's adjacency matrices of graphs.
-func (e *env) checkMCSMatrices(graphs []*core.Graph, opts mcs.Options) error {
+func (e *Env) CheckMCSMatrices(graphs []*core.Graph, opts mcs.Options) error {
 	if len(graphs) == 0 {
 		return nil
 	}
@@ -40,6 +40,6 @@ func (e *env) checkMCSMatrices(graphs []*core.Graph, opts mcs.Options) error {
 	return e.checkDense(what, need)
 }
 
-func (e *env) checkDense(what string, need float64) error {
-	return e.withLimits(core.ReadOptions{}).CheckMemory(what, need)
+func (e *Env) checkDense(what string, need float64) error {
+	return e.WithLimits(core.ReadOptions{}).CheckMemory(what, need)
 }

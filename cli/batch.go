@@ -1,4 +1,4 @@
-package main
+package cli
 
 // Many instances in one process (issue #35, item 3): `mcs --batch`,
 // `vc --batch`, `clique --batch` and `mcs --against`. The devices are
@@ -32,13 +32,13 @@ import (
 )
 
 // batchFlags are --batch, --device-slots and (mcs) the screening flags.
-type batchFlags struct {
-	list        string
-	deviceSlots int
-	against     string
-	minSize     int
-	top         int
-	handOff     time.Duration
+type BatchFlags struct {
+	List        string
+	DeviceSlots int
+	Against     string
+	MinSize     int
+	Top         int
+	HandOff     time.Duration
 	fs          *flag.FlagSet // the command's flags, for the rows' options
 }
 
@@ -53,30 +53,30 @@ type batchFlags struct {
 // those apart in advance.
 const defaultHandOff = 50 * time.Millisecond
 
-func (b *batchFlags) register(fs *flag.FlagSet, cmd string) {
+func (b *BatchFlags) Register(fs *flag.FlagSet, cmd string) {
 	b.fs = fs
 	what := "one graph file per line"
 	if cmd == "mcs" {
 		what = "a pair g,h per line"
 	}
-	fs.StringVar(&b.list, "batch", "", "solve every instance of `LIST`, a CSV file with "+what+
+	fs.StringVar(&b.List, "batch", "", "solve every instance of `LIST`, a CSV file with "+what+
 		" (an optional header line, '#' comments, paths relative to LIST's folder; '-': standard input), in one process: "+
 		"every other flag applies to each instance (--timeout per instance); JSON Lines with --json, one text line each otherwise; with -o, "+
 		"the rows also go to that JSON Lines file and a rerun skips the instances it already answered")
-	fs.IntVar(&b.deviceSlots, "device-slots", 0, "--batch with a device engine: instances on the device at once, each with the device's workers divided among them (0: 4 on a GPU, 1 on another device)")
-	fs.DurationVar(&b.handOff, "hand-off", defaultHandOff, "--batch with device slots: a CPU slot tries each instance for `D`, then hands one it has not settled to the device slots (0: never)")
+	fs.IntVar(&b.DeviceSlots, "device-slots", 0, "--batch with a device engine: instances on the device at once, each with the device's workers divided among them (0: 4 on a GPU, 1 on another device)")
+	fs.DurationVar(&b.HandOff, "hand-off", defaultHandOff, "--batch with device slots: a CPU slot tries each instance for `D`, then hands one it has not settled to the device slots (0: never)")
 	if cmd != "mcs" {
 		return
 	}
-	fs.StringVar(&b.against, "against", "", "screening: solve the one graph QUERY against each graph of `LIST|DIR` (a list of one file per line, or every graph file in the folder DIR)")
-	fs.IntVar(&b.minSize, "min-size", 0, "--against: report the pairs with a common subgraph of at least `K` vertices, with their maximum; each pair stops as soon as it cannot reach K (a floor that rises, not --goal's frozen bar)")
-	fs.IntVar(&b.top, "top", 0, "--against: report the best `N` pairs, largest first; once N are known each next pair only has to beat the Nth (its goal)")
+	fs.StringVar(&b.Against, "against", "", "screening: solve the one graph QUERY against each graph of `LIST|DIR` (a list of one file per line, or every graph file in the folder DIR)")
+	fs.IntVar(&b.MinSize, "min-size", 0, "--against: report the pairs with a common subgraph of at least `K` vertices, with their maximum; each pair stops as soon as it cannot reach K (a floor that rises, not --goal's frozen bar)")
+	fs.IntVar(&b.Top, "top", 0, "--against: report the best `N` pairs, largest first; once N are known each next pair only has to beat the Nth (its goal)")
 }
 
 // active reports whether any batch flag was given: the batch path then
 // checks them (a --top without --against is a usage error, not ignored).
-func (b *batchFlags) active() bool {
-	return b.list != "" || b.against != "" || b.minSize != 0 || b.top != 0 || b.deviceSlots != 0 || b.handOff != defaultHandOff
+func (b *BatchFlags) Active() bool {
+	return b.List != "" || b.Against != "" || b.MinSize != 0 || b.Top != 0 || b.DeviceSlots != 0 || b.HandOff != defaultHandOff
 }
 
 // answerNeutral are the flags that leave a batch row's answer as it is:
@@ -92,7 +92,7 @@ var answerNeutral = map[string]bool{
 // options are the flags given that may change a row's answer, as one
 // string ("--engine=cpu --goal=3"; "" for the defaults), and --timeout (0:
 // none): a resumed -o keeps a row only if it was answered with the same.
-func (b *batchFlags) options() (string, time.Duration) {
+func (b *BatchFlags) Options() (string, time.Duration) {
 	if b.fs == nil {
 		return "", 0
 	}
@@ -113,67 +113,67 @@ func (b *batchFlags) options() (string, time.Duration) {
 }
 
 // check is the batch flags' rules; pos are the positional arguments.
-func (b *batchFlags) check(cmd string, pos []string, sf *solverFlags) error {
+func (b *BatchFlags) Check(cmd string, pos []string, sf *SolverFlags) error {
 	switch {
-	case b.list != "" && b.against != "":
-		return usagef("--batch and --against are two modes: give one")
-	case b.list == "" && b.against == "":
-		return usagef("--device-slots, --min-size and --top take --batch or --against")
-	case b.deviceSlots < 0 || b.minSize < 0 || b.top < 0 || b.handOff < 0:
-		return usagef("--device-slots, --hand-off, --min-size and --top must be ≥ 0")
-	case b.against == "" && (b.minSize > 0 || b.top > 0):
-		return usagef("--min-size and --top take --against")
-	case b.minSize > 0 && b.top > 0:
-		return usagef("--min-size and --top are two questions: give one")
-	case b.list != "" && len(pos) > 0:
-		return usagef("%s --batch takes its instances from the list, not as arguments (got %s)", cmd, plural(len(pos), "argument"))
-	case b.against != "" && len(pos) != 1:
-		return usagef("mcs --against takes one query graph (got %s)", plural(len(pos), "argument"))
-	case b.against != "" && b.minSize == 0 && b.top == 0:
-		return usagef("--against needs --min-size K or --top N")
+	case b.List != "" && b.Against != "":
+		return Usagef("--batch and --against are two modes: give one")
+	case b.List == "" && b.Against == "":
+		return Usagef("--device-slots, --min-size and --top take --batch or --against")
+	case b.DeviceSlots < 0 || b.MinSize < 0 || b.Top < 0 || b.HandOff < 0:
+		return Usagef("--device-slots, --hand-off, --min-size and --top must be ≥ 0")
+	case b.Against == "" && (b.MinSize > 0 || b.Top > 0):
+		return Usagef("--min-size and --top take --against")
+	case b.MinSize > 0 && b.Top > 0:
+		return Usagef("--min-size and --top are two questions: give one")
+	case b.List != "" && len(pos) > 0:
+		return Usagef("%s --batch takes its instances from the list, not as arguments (got %s)", cmd, Plural(len(pos), "argument"))
+	case b.Against != "" && len(pos) != 1:
+		return Usagef("mcs --against takes one query graph (got %s)", Plural(len(pos), "argument"))
+	case b.Against != "" && b.MinSize == 0 && b.Top == 0:
+		return Usagef("--against needs --min-size K or --top N")
 	}
 	return nil
 }
 
 // batchJob is one instance of a batch.
-type batchJob struct {
-	index int    // its place among the list's instances (bad lines included), from 0
-	list  string // the list's name in messages
-	line  int    // the list's line (0: a folder's file)
-	files []string
-	err   error // the list line's error, or reading one of its graphs'
+type BatchJob struct {
+	Index int    // its place among the list's instances (bad lines included), from 0
+	List  string // the list's name in messages
+	Line  int    // the list's line (0: a folder's file)
+	Files []string
+	Err   error // the list line's error, or reading one of its graphs'
 	// unread: Ctrl-C came before its graphs were read; it is not run.
 	unread bool
-	stats  []graphStat
-	bound  int64
+	Stats  []GraphStat
+	Bound  int64
 }
 
 // graphStat is what the cheap bounds need of a graph.
-type graphStat struct{ n, m int }
+type GraphStat struct{ N, M int }
 
 // batchSolved is what an instance's solve returns.
-type batchSolved struct {
-	obj  any    // the command's single-instance JSON object
-	text string // one line of text
-	v    verdict
-	size int
+type BatchSolved struct {
+	Obj  any    // the command's single-instance JSON object
+	Text string // one line of text
+	V    Verdict
+	Size int
 }
 
 // batchRow is a finished instance, as printed.
-type batchRow struct {
-	job         *batchJob
-	solved      batchSolved
-	err         error
+type BatchRow struct {
+	Job         *BatchJob
+	Solved      BatchSolved
+	Err         error
 	interrupted bool // Ctrl-C stopped it: unproven, or no answer at all
 }
 
 // jsonLine is the row's JSON Lines object: the command's object with index
 // and line first (then stamp, the batch's options: rowStamp), or for a
 // failed row its files and error.
-func (r batchRow) jsonLine(stamp string) ([]byte, error) {
-	head := fmt.Sprintf(`{"index":%d`, r.job.index)
-	if r.job.line > 0 {
-		head += fmt.Sprintf(`,"line":%d`, r.job.line)
+func (r BatchRow) jsonLine(stamp string) ([]byte, error) {
+	head := fmt.Sprintf(`{"index":%d`, r.Job.Index)
+	if r.Job.Line > 0 {
+		head += fmt.Sprintf(`,"line":%d`, r.Job.Line)
 	}
 	if r.interrupted {
 		head += `,"interrupted":true`
@@ -181,17 +181,17 @@ func (r batchRow) jsonLine(stamp string) ([]byte, error) {
 	head += stamp
 	var body []byte
 	var err error
-	if r.err != nil {
-		files := r.job.files
+	if r.Err != nil {
+		files := r.Job.Files
 		if files == nil {
 			files = []string{}
 		}
 		body, err = json.Marshal(struct {
 			Files []string `json:"files"`
 			Error string   `json:"error"`
-		}{files, r.err.Error()})
+		}{files, r.Err.Error()})
 	} else {
-		body, err = json.Marshal(r.solved.obj)
+		body, err = json.Marshal(r.Solved.Obj)
 	}
 	if err != nil {
 		return nil, err
@@ -211,15 +211,15 @@ func rowStamp(options string, timeout time.Duration) string {
 }
 
 // textLine is the row's one line of text.
-func (r batchRow) textLine() string {
-	if r.err != nil {
-		s := fmt.Sprintf("%d  error: %v", r.job.index, r.err)
+func (r BatchRow) textLine() string {
+	if r.Err != nil {
+		s := fmt.Sprintf("%d  error: %v", r.Job.Index, r.Err)
 		if r.interrupted {
 			s += " (interrupted)"
 		}
 		return s + "\n"
 	}
-	s := fmt.Sprintf("%d  %s  %s", r.job.index, strings.Join(r.job.files, " "), r.solved.text)
+	s := fmt.Sprintf("%d  %s  %s", r.Job.Index, strings.Join(r.Job.Files, " "), r.Solved.Text)
 	if r.interrupted {
 		s += "  (interrupted)"
 	}
@@ -227,36 +227,36 @@ func (r batchRow) textLine() string {
 }
 
 // batchRunner runs a batch for one command.
-type batchRunner struct {
-	e   *env
-	cmd string
-	sf  *solverFlags
-	bf  *batchFlags
-	ro  core.ReadOptions
+type BatchRunner struct {
+	e           *Env
+	cmd         string
+	sf          *SolverFlags
+	bf          *BatchFlags
+	ReadOptions core.ReadOptions
 	// bound is an instance's cheap bound, from its graphs' sizes.
-	bound func([]graphStat) int64
+	Bound func([]GraphStat) int64
 	// fits, when set, says why an instance cannot run as asked (too
 	// large for the device engine named by --engine): it is then a failed
 	// row whatever slot would have taken it, as a single run fails.
-	fits func([]graphStat) error
+	Fits func([]GraphStat) error
 	// solve runs one instance on its graphs, in a CPU or a device slot.
-	solve func(ctx context.Context, j *batchJob, gs []*core.Graph, slot batch.Slot) (batchSolved, error)
+	Solve func(ctx context.Context, j *BatchJob, gs []*core.Graph, slot batch.Slot) (BatchSolved, error)
 	// cpu and dev are the slots; descending makes the CPU slots take the
 	// largest bounds first (--top: large answers early raise the goal).
-	cpu, dev   int
-	descending bool
+	CPU, Devs  int
+	Descending bool
 	// handOff is how long a CPU slot tries an instance before it hands it
 	// to the device slots (with device slots only; 0: never).
-	handOff time.Duration
+	HandOff time.Duration
 	// keep, when set, decides which rows are printed as they finish
 	// (--min-size: the pairs reaching K); hold collects them instead, and
 	// release returns those to print at the end (--top).
-	keep    func(batchRow) bool
-	hold    func(batchRow)
-	release func() []batchRow
+	Keep    func(BatchRow) bool
+	Hold    func(BatchRow)
+	Release func() []BatchRow
 
 	cache *graphCache
-	out   *batchOut
+	Out   *BatchOut
 }
 
 // graphCacheBudget is how many vertices and edges of graphs a batch keeps
@@ -289,7 +289,7 @@ func (c *graphCache) put(path string, g *core.Graph) {
 }
 
 // read reads a graph of a list (never standard input: the list may be it).
-func (r *batchRunner) read(path string) (*core.Graph, error) {
+func (r *BatchRunner) read(path string) (*core.Graph, error) {
 	if g := r.cache.get(path); g != nil {
 		return g, nil
 	}
@@ -299,7 +299,7 @@ func (r *batchRunner) read(path string) (*core.Graph, error) {
 	if err := regularFile(path); err != nil {
 		return nil, err
 	}
-	return r.e.readGraph(path, r.ro)
+	return r.e.ReadGraph(path, r.ReadOptions)
 }
 
 // regularFile refuses a list's or a folder's entry that is not a regular
@@ -330,21 +330,21 @@ func regularFile(path string) error {
 
 // prepare reads every distinct file of the jobs (in parallel), sets each
 // job's stats and bound, and marks the jobs whose files fail.
-func (r *batchRunner) prepare(jobs []*batchJob) {
+func (r *BatchRunner) Prepare(jobs []*BatchJob) {
 	var paths []string
 	seen := map[string]bool{}
 	for _, j := range jobs {
-		if j.err != nil {
+		if j.Err != nil {
 			continue
 		}
-		for _, f := range j.files {
+		for _, f := range j.Files {
 			if !seen[f] {
 				seen[f] = true
 				paths = append(paths, f)
 			}
 		}
 	}
-	stats := make(map[string]graphStat, len(paths))
+	stats := make(map[string]GraphStat, len(paths))
 	errs := make(map[string]error)
 	var mu sync.Mutex
 	ch := make(chan string)
@@ -357,7 +357,7 @@ func (r *batchRunner) prepare(jobs []*batchJob) {
 				if err != nil {
 					errs[p] = err
 				} else {
-					stats[p] = graphStat{g.N, g.Edges()}
+					stats[p] = GraphStat{g.N, g.Edges()}
 				}
 				mu.Unlock()
 				if err == nil {
@@ -367,7 +367,7 @@ func (r *batchRunner) prepare(jobs []*batchJob) {
 		})
 	}
 	for _, p := range paths {
-		if r.e.ctx.Err() != nil {
+		if r.e.Ctx.Err() != nil {
 			break
 		}
 		ch <- p
@@ -375,74 +375,74 @@ func (r *batchRunner) prepare(jobs []*batchJob) {
 	close(ch)
 	wg.Wait()
 	for _, j := range jobs {
-		if j.err != nil {
+		if j.Err != nil {
 			continue
 		}
-		for _, f := range j.files {
+		for _, f := range j.Files {
 			st, ok := stats[f]
 			if !ok {
 				if err := errs[f]; err != nil {
-					j.err = j.where(err)
+					j.Err = j.Where(err)
 				} else {
 					j.unread = true // Ctrl-C came before it was read
 				}
 				break
 			}
-			j.stats = append(j.stats, st)
+			j.Stats = append(j.Stats, st)
 		}
-		if j.err != nil || j.unread {
+		if j.Err != nil || j.unread {
 			continue
 		}
-		if r.fits != nil {
-			if err := r.fits(j.stats); err != nil {
-				j.err = j.where(fmt.Errorf("%s: %w", strings.Join(j.files, ", "), err))
+		if r.Fits != nil {
+			if err := r.Fits(j.Stats); err != nil {
+				j.Err = j.Where(fmt.Errorf("%s: %w", strings.Join(j.Files, ", "), err))
 				continue
 			}
 		}
-		j.bound = r.bound(j.stats)
+		j.Bound = r.Bound(j.Stats)
 	}
 }
 
 // where prefixes err with the job's list line, where it has one.
-func (j *batchJob) where(err error) error {
-	if j.line > 0 {
-		return fmt.Errorf("%s:%d: %w", j.list, j.line, err)
+func (j *BatchJob) Where(err error) error {
+	if j.Line > 0 {
+		return fmt.Errorf("%s:%d: %w", j.List, j.Line, err)
 	}
 	return err
 }
 
 // run runs the jobs: those with errors become rows at once, the others go
 // to the scheduler. It returns the command's error (the exit status).
-func (r *batchRunner) run(jobs []*batchJob, skipped int) error {
-	r.out.total = len(jobs)
+func (r *BatchRunner) Run(jobs []*BatchJob, skipped int) error {
+	r.Out.total = len(jobs)
 	var todo []batch.Job
 	unread := 0
 	for _, j := range jobs {
-		if j.err != nil {
-			r.finish(batchRow{job: j, err: j.err})
+		if j.Err != nil {
+			r.finish(BatchRow{Job: j, Err: j.Err})
 			continue
 		}
 		if j.unread {
 			unread++
 			continue
 		}
-		b := j.bound
-		if r.descending {
+		b := j.Bound
+		if r.Descending {
 			b = -b
 		}
 		todo = append(todo, batch.Job{Index: len(todo), Bound: b})
 	}
-	live := make([]*batchJob, 0, len(todo))
+	live := make([]*BatchJob, 0, len(todo))
 	for _, j := range jobs {
-		if j.err == nil && !j.unread {
+		if j.Err == nil && !j.unread {
 			live = append(live, j)
 		}
 	}
-	ctx := r.e.ctx
+	ctx := r.e.Ctx
 	// The progress line moves while long instances run, not only when one
 	// finishes.
 	tick := make(chan struct{})
-	if r.out.prog.on {
+	if r.Out.prog.on {
 		go func() {
 			t := time.NewTicker(time.Second)
 			defer t.Stop()
@@ -451,14 +451,14 @@ func (r *batchRunner) run(jobs []*batchJob, skipped int) error {
 				case <-tick:
 					return
 				case <-t.C:
-					r.out.mu.Lock()
-					r.out.progress()
-					r.out.mu.Unlock()
+					r.Out.mu.Lock()
+					r.Out.Progress()
+					r.Out.mu.Unlock()
 				}
 			}
 		}()
 	}
-	started := batch.RunHandOff(ctx, todo, r.cpu, r.dev, func(ctx context.Context, bj batch.Job, slot batch.Slot) bool {
+	started := batch.RunHandOff(ctx, todo, r.CPU, r.Devs, func(ctx context.Context, bj batch.Job, slot batch.Slot) bool {
 		row, handOff := r.runOne(ctx, live[bj.Index], slot)
 		if !handOff {
 			r.finish(row)
@@ -466,110 +466,110 @@ func (r *batchRunner) run(jobs []*batchJob, skipped int) error {
 		return handOff
 	})
 	close(tick)
-	if r.hold != nil && r.release != nil {
-		r.out.mu.Lock()
-		for _, row := range r.release() {
-			r.out.write(row)
+	if r.Hold != nil && r.Release != nil {
+		r.Out.mu.Lock()
+		for _, row := range r.Release() {
+			r.Out.write(row)
 		}
-		r.out.mu.Unlock()
+		r.Out.mu.Unlock()
 	}
-	r.out.close()
+	r.Out.Close()
 	notRun := len(todo) - started + unread
-	return r.out.verdict(notRun, skipped)
+	return r.Out.Verdict(notRun, skipped)
 }
 
 // runOne runs one instance. On a CPU slot of a batch with device slots it
 // first tries for r.handOff only, and hands an instance it has not
 // settled by then on to the device slots (handOff: no row yet).
-func (r *batchRunner) runOne(ctx context.Context, j *batchJob, slot batch.Slot) (row batchRow, handOff bool) {
-	gs := make([]*core.Graph, len(j.files))
-	for i, f := range j.files {
+func (r *BatchRunner) runOne(ctx context.Context, j *BatchJob, slot batch.Slot) (row BatchRow, handOff bool) {
+	gs := make([]*core.Graph, len(j.Files))
+	for i, f := range j.Files {
 		g, err := r.read(f)
 		if err != nil {
-			return batchRow{job: j, err: j.where(err)}, false
+			return BatchRow{Job: j, Err: j.Where(err)}, false
 		}
 		gs[i] = g
 	}
 	try := ctx
-	if !slot.Device && r.dev > 0 && r.handOff > 0 {
+	if !slot.Device && r.Devs > 0 && r.HandOff > 0 {
 		var cancel context.CancelFunc
-		try, cancel = context.WithTimeout(ctx, r.handOff)
+		try, cancel = context.WithTimeout(ctx, r.HandOff)
 		defer cancel()
 	}
-	s, err := r.solve(try, j, gs, slot)
-	if err == nil && !s.v.settled() && ctx.Err() == nil && try.Err() != nil {
-		return batchRow{}, true
+	s, err := r.Solve(try, j, gs, slot)
+	if err == nil && !s.V.Settled() && ctx.Err() == nil && try.Err() != nil {
+		return BatchRow{}, true
 	}
-	row = batchRow{job: j, solved: s, err: err}
+	row = BatchRow{Job: j, Solved: s, Err: err}
 	if err != nil {
-		row.err = j.where(err)
+		row.Err = j.Where(err)
 	}
-	row.interrupted = ctx.Err() != nil && (err != nil || !s.v.Proven)
+	row.interrupted = ctx.Err() != nil && (err != nil || !s.V.Proven)
 	return row, false
 }
 
 // finish prints a row (or holds it, for --top).
-func (r *batchRunner) finish(row batchRow) {
-	if r.hold != nil {
-		r.out.record(row, false)
-		r.hold(row)
+func (r *BatchRunner) finish(row BatchRow) {
+	if r.Hold != nil {
+		r.Out.record(row, false)
+		r.Hold(row)
 		return
 	}
-	r.out.record(row, row.err != nil || r.keep == nil || r.keep(row))
+	r.Out.record(row, row.Err != nil || r.Keep == nil || r.Keep(row))
 }
 
 // batchOut prints rows: stdout (JSON Lines or text), -o (JSON Lines,
 // appended one whole line per write) and the progress line.
-type batchOut struct {
+type BatchOut struct {
 	mu    sync.Mutex
-	e     *env
-	sf    *solverFlags
+	e     *Env
+	sf    *SolverFlags
 	file  *os.File
 	path  string
 	ferr  error
-	prog  *progress
+	prog  *Progress
 	start time.Time
 	stamp string // rowStamp: the batch's options in every row
 
-	total, done, failed, unsettled, interrupted, dropped int
+	total, Done, Failed, unsettled, interrupted, Dropped int
 }
 
 // record counts a finished row in the totals and the progress line and,
 // if print, prints it.
-func (o *batchOut) record(row batchRow, print bool) {
+func (o *BatchOut) record(row BatchRow, print bool) {
 	o.mu.Lock()
 	defer o.mu.Unlock()
-	o.done++
+	o.Done++
 	switch {
-	case row.err != nil:
-		o.failed++
-	case !row.solved.v.settled():
+	case row.Err != nil:
+		o.Failed++
+	case !row.Solved.V.Settled():
 		o.unsettled++
 	}
 	if row.interrupted {
 		o.interrupted++
 	}
-	if !print && row.err == nil {
-		o.dropped++
+	if !print && row.Err == nil {
+		o.Dropped++
 	}
 	if print {
 		o.write(row)
 	}
-	o.progress()
+	o.Progress()
 }
 
 // write prints a row on stdout and to -o. Called with o.mu held.
-func (o *batchOut) write(row batchRow) {
+func (o *BatchOut) write(row BatchRow) {
 	line, err := row.jsonLine(o.stamp)
 	if err != nil {
-		row = batchRow{job: row.job, err: fmt.Errorf("encoding the result: %w", err), interrupted: row.interrupted}
+		row = BatchRow{Job: row.Job, Err: fmt.Errorf("encoding the result: %w", err), interrupted: row.interrupted}
 		line, _ = row.jsonLine(o.stamp)
 	}
 	o.clearProgress()
-	if o.sf.json {
-		o.e.stdout.Write(line)
+	if o.sf.JSON {
+		o.e.Stdout.Write(line)
 	} else {
-		io.WriteString(o.e.stdout, row.textLine())
+		io.WriteString(o.e.Stdout, row.textLine())
 	}
 	if o.file != nil && o.ferr == nil {
 		if _, err := o.file.Write(line); err != nil {
@@ -580,23 +580,23 @@ func (o *batchOut) write(row batchRow) {
 
 // progress updates the progress line: instances done of all, the rate,
 // the time left at that rate. Called with o.mu held.
-func (o *batchOut) progress() {
+func (o *BatchOut) Progress() {
 	el := time.Since(o.start)
-	r := float64(o.done) / max(el.Seconds(), 1e-9)
+	r := float64(o.Done) / max(el.Seconds(), 1e-9)
 	eta := "-"
-	if o.done > 0 {
-		eta = (time.Duration(float64(o.total-o.done)/r*1e9) * time.Nanosecond).Round(time.Second).String()
+	if o.Done > 0 {
+		eta = (time.Duration(float64(o.total-o.Done)/r*1e9) * time.Nanosecond).Round(time.Second).String()
 	}
-	line := fmt.Sprintf("%d/%d instances  %.1f/s  ETA %s", o.done, o.total, r, eta)
-	if o.failed > 0 {
-		line += fmt.Sprintf("  %d failed", o.failed)
+	line := fmt.Sprintf("%d/%d instances  %.1f/s  ETA %s", o.Done, o.total, r, eta)
+	if o.Failed > 0 {
+		line += fmt.Sprintf("  %d failed", o.Failed)
 	}
 	o.prog.Update(line)
 }
 
 // clearProgress clears the progress line before a row is printed, so that
 // rows and the line do not share a line of the terminal.
-func (o *batchOut) clearProgress() {
+func (o *BatchOut) clearProgress() {
 	p := o.prog
 	if p == nil || !p.on {
 		return
@@ -604,12 +604,12 @@ func (o *batchOut) clearProgress() {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if p.shown {
-		fmt.Fprint(p.w, "\r\x1b[K")
+		fmt.Fprint(p.W, "\r\x1b[K")
 		p.shown = false
 	}
 }
 
-func (o *batchOut) close() {
+func (o *BatchOut) Close() {
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	o.prog.Done()
@@ -633,23 +633,23 @@ func (o *batchOut) close() {
 // verdict is the batch's exit: 1 if an instance failed, was not run
 // (Ctrl-C) or -o failed; else 3 with --require-optimal if a question was
 // left unsettled; else 0.
-func (o *batchOut) verdict(notRun, skipped int) error {
+func (o *BatchOut) Verdict(notRun, skipped int) error {
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	if o.ferr != nil {
 		return o.ferr
 	}
 	rerun := ""
-	if o.sf.out != "" {
+	if o.sf.Out != "" {
 		rerun = "; rerun with the same -o to run the rest"
 	}
 	switch {
 	case notRun > 0:
-		return fmt.Errorf("interrupted: %d of %d instances not run, %s%s", notRun, o.total, plural(o.interrupted, "instance")+" stopped unproven", rerun)
-	case o.failed > 0:
-		return fmt.Errorf("%d of %d instances failed (their rows say why)", o.failed, o.total)
-	case o.sf.requireOptimal && o.unsettled > 0:
-		return unsettledError{fmt.Sprintf("--require-optimal: %d of %d instances not settled", o.unsettled, o.total)}
+		return fmt.Errorf("interrupted: %d of %d instances not run, %s%s", notRun, o.total, Plural(o.interrupted, "instance")+" stopped unproven", rerun)
+	case o.Failed > 0:
+		return fmt.Errorf("%d of %d instances failed (their rows say why)", o.Failed, o.total)
+	case o.sf.RequireOptimal && o.unsettled > 0:
+		return UnsettledError{fmt.Sprintf("--require-optimal: %d of %d instances not settled", o.unsettled, o.total)}
 	}
 	return nil
 }
@@ -683,10 +683,10 @@ func openOut(path string, resume bool, options string, timeout time.Duration) (*
 				Interrupted bool     `json:"interrupted"`
 				Options     *string  `json:"options"`
 				Timeout     float64  `json:"timeout"`
-				verdict
+				Verdict
 			}
 			if !strings.HasSuffix(line, "\n") || json.Unmarshal([]byte(line), &row) != nil || row.Index == nil || row.Error != "" || row.Interrupted ||
-				row.Options == nil || *row.Options != options || (!row.verdict.settled() && longer(timeout, row.Timeout)) {
+				row.Options == nil || *row.Options != options || (!row.Verdict.Settled() && longer(timeout, row.Timeout)) {
 				dropped = true
 				continue
 			}
@@ -694,7 +694,7 @@ func openOut(path string, resume bool, options string, timeout time.Duration) (*
 			keep = append(keep, line...)
 		}
 		if dropped {
-			if err := writeAtomic(path, func(w io.Writer) error { _, err := w.Write(keep); return err }); err != nil {
+			if err := WriteAtomic(path, func(w io.Writer) error { _, err := w.Write(keep); return err }); err != nil {
 				return nil, nil, err
 			}
 		}
@@ -725,23 +725,23 @@ func rowKey(index int, files []string) string {
 // readList reads --batch's list (or --against's): jobs numbered in list
 // order, bad lines among them with their errors. A folder is every graph
 // file in it, sorted by name.
-func (e *env) readList(list string, cols int) ([]*batchJob, string, error) {
+func (e *Env) ReadList(list string, cols int) ([]*BatchJob, string, error) {
 	name, dir := list, filepath.Dir(list)
 	// The list is an input like any other: bounded by --max-input, and
 	// Ctrl-C ends its read (a list from a pipe that never ends).
 	var data []byte
 	var err error
 	if list == "-" {
-		if e.stdinUsed {
-			return nil, "", usagef("standard input (-) can be read only once")
+		if e.StdinUsed {
+			return nil, "", Usagef("standard input (-) can be read only once")
 		}
-		e.stdinUsed = true
-		name, dir = stdinName, ""
-		r := e.stdin
+		e.StdinUsed = true
+		name, dir = StdinName, ""
+		r := e.Stdin
 		if r == nil {
 			r = os.Stdin
 		}
-		if data, err = core.ReadAllInput(e.ctx, r, name, e.withLimits(core.ReadOptions{})); err != nil {
+		if data, err = core.ReadAllInput(e.Ctx, r, name, e.WithLimits(core.ReadOptions{})); err != nil {
 			return nil, "", fmt.Errorf("list: %w", err)
 		}
 	} else {
@@ -751,7 +751,7 @@ func (e *env) readList(list string, cols int) ([]*batchJob, string, error) {
 		}
 		if st.IsDir() {
 			if cols != 1 {
-				return nil, "", usagef("%s is a folder: a list of %d files per line is a file", list, cols)
+				return nil, "", Usagef("%s is a folder: a list of %d files per line is a file", list, cols)
 			}
 			jobs, err := dirJobs(list)
 			return jobs, list, err
@@ -759,11 +759,11 @@ func (e *env) readList(list string, cols int) ([]*batchJob, string, error) {
 		// A regular file is read even after Ctrl-C (it ends, within the
 		// limit): the batch then says how many of its instances it did not
 		// run. Anything else stops with the signal.
-		ctx := e.ctx
+		ctx := e.Ctx
 		if st.Mode().IsRegular() {
 			ctx = context.WithoutCancel(ctx)
 		}
-		if data, err = core.ReadInput(ctx, list, e.withLimits(core.ReadOptions{})); err != nil {
+		if data, err = core.ReadInput(ctx, list, e.WithLimits(core.ReadOptions{})); err != nil {
 			return nil, "", fmt.Errorf("list: %w", err)
 		}
 	}
@@ -771,9 +771,9 @@ func (e *env) readList(list string, cols int) ([]*batchJob, string, error) {
 	if err != nil {
 		return nil, "", err
 	}
-	jobs := make([]*batchJob, len(entries))
+	jobs := make([]*BatchJob, len(entries))
 	for i, en := range entries {
-		jobs[i] = &batchJob{index: i, list: name, line: en.Line, files: en.Files, err: en.Err}
+		jobs[i] = &BatchJob{Index: i, List: name, Line: en.Line, Files: en.Files, Err: en.Err}
 	}
 	return jobs, name, nil
 }
@@ -784,7 +784,7 @@ var notGraphs = map[string]bool{".csv": true, ".md": true, ".txt": true, ".json"
 
 // dirJobs lists every graph file of a folder (not hidden, not a folder, not
 // one of notGraphs), sorted by name.
-func dirJobs(dir string) ([]*batchJob, error) {
+func dirJobs(dir string) ([]*BatchJob, error) {
 	ents, err := os.ReadDir(dir)
 	if err != nil {
 		return nil, fmt.Errorf("--against: %w", err)
@@ -798,9 +798,9 @@ func dirJobs(dir string) ([]*batchJob, error) {
 		names = append(names, n)
 	}
 	sort.Strings(names)
-	jobs := make([]*batchJob, len(names))
+	jobs := make([]*BatchJob, len(names))
 	for i, n := range names {
-		jobs[i] = &batchJob{index: i, files: []string{filepath.Join(dir, n)}}
+		jobs[i] = &BatchJob{Index: i, Files: []string{filepath.Join(dir, n)}}
 	}
 	return jobs, nil
 }
@@ -814,12 +814,12 @@ func dirJobs(dir string) ([]*batchJob, error) {
 // auto says the engine is auto, which runs on a GPU only (every command's
 // auto leaves a CPU device to the CPU engine): on another device a batch
 // gets no device slots, rather than slots that would run the CPU engine.
-func batchDevices(e *env, sr *searchFlags, bf *batchFlags, opens, auto bool, rule func([]backend.Device, error) (search.Placement, error)) (devs []backend.Device, slots, workers int, closeAll func(), err error) {
+func BatchDevices(e *Env, sr *SearchFlags, bf *BatchFlags, opens, auto bool, rule func([]backend.Device, error) (search.Placement, error)) (devs []backend.Device, slots, workers int, closeAll func(), err error) {
 	closeAll = func() {}
 	if !opens {
 		return nil, 0, 0, closeAll, nil
 	}
-	devs, closeAll, err = sr.place(e, rule)
+	devs, closeAll, err = sr.Place(e, rule)
 	if err != nil || len(devs) == 0 {
 		return nil, 0, 0, closeAll, err
 	}
@@ -828,13 +828,13 @@ func batchDevices(e *env, sr *searchFlags, bf *batchFlags, opens, auto bool, rul
 		closeAll()
 		return nil, 0, 0, func() {}, nil
 	}
-	if slots = bf.deviceSlots; slots == 0 {
+	if slots = bf.DeviceSlots; slots == 0 {
 		slots = 1
 		if info.Type == backend.TypeGPU {
 			slots = 4
 		}
 	}
-	w := *sr.workers
+	w := *sr.Workers
 	if w <= 0 {
 		w = search.DefaultWorkers(info)
 	}
@@ -842,7 +842,7 @@ func batchDevices(e *env, sr *searchFlags, bf *batchFlags, opens, auto bool, rul
 }
 
 // cpuSlots is the number of CPU slots: --threads, 0 for every core.
-func cpuSlots(threads int) int {
+func CPUSlots(threads int) int {
 	if threads <= 0 {
 		return runtime.GOMAXPROCS(0)
 	}
@@ -852,29 +852,29 @@ func cpuSlots(threads int) int {
 // newBatchRunner sets up a runner: the list's jobs (less those -o already
 // answered), -o, the progress line. It returns the jobs to run and how many
 // were skipped.
-func newBatchRunner(e *env, cmd string, sf *solverFlags, bf *batchFlags, list string, cols int, resume bool) (*batchRunner, []*batchJob, int, error) {
-	jobs, _, err := e.readList(list, cols)
+func NewBatchRunner(e *Env, cmd string, sf *SolverFlags, bf *BatchFlags, list string, cols int, resume bool) (*BatchRunner, []*BatchJob, int, error) {
+	jobs, _, err := e.ReadList(list, cols)
 	if err != nil {
 		return nil, nil, 0, err
 	}
 	for _, j := range jobs {
-		if err := checkOutNotInput(sf.out, j.files...); err != nil {
+		if err := CheckOutNotInput(sf.Out, j.Files...); err != nil {
 			return nil, nil, 0, err
 		}
 	}
-	options, timeout := bf.options()
-	out := &batchOut{e: e, sf: sf, prog: newProgress(e), start: time.Now(), path: sf.out, stamp: rowStamp(options, timeout)}
+	options, timeout := bf.Options()
+	out := &BatchOut{e: e, sf: sf, prog: NewProgress(e), start: time.Now(), path: sf.Out, stamp: rowStamp(options, timeout)}
 	out.prog.delay = 500 * time.Millisecond
 	skipped := 0
-	if sf.out != "" {
-		f, done, err := openOut(sf.out, resume, options, timeout)
+	if sf.Out != "" {
+		f, done, err := openOut(sf.Out, resume, options, timeout)
 		if err != nil {
 			return nil, nil, 0, err
 		}
 		out.file = f
 		kept := jobs[:0]
 		for _, j := range jobs {
-			if j.err == nil && done[rowKey(j.index, j.files)] {
+			if j.Err == nil && done[rowKey(j.Index, j.Files)] {
 				skipped++
 				continue
 			}
@@ -882,9 +882,17 @@ func newBatchRunner(e *env, cmd string, sf *solverFlags, bf *batchFlags, list st
 		}
 		jobs = kept
 		if skipped > 0 {
-			fmt.Fprintf(e.stderr, "arbor %s: %s: %s already answered, skipped; %s to run\n", cmd, sf.out, plural(skipped, "instance"), plural(len(jobs), "instance"))
+			fmt.Fprintf(e.Stderr, "arbor %s: %s: %s already answered, skipped; %s to run\n", cmd, sf.Out, Plural(skipped, "instance"), Plural(len(jobs), "instance"))
 		}
 	}
-	r := &batchRunner{e: e, cmd: cmd, sf: sf, bf: bf, handOff: bf.handOff, cache: &graphCache{graphs: map[string]*core.Graph{}}, out: out}
+	r := &BatchRunner{e: e, cmd: cmd, sf: sf, bf: bf, HandOff: bf.HandOff, cache: &graphCache{graphs: map[string]*core.Graph{}}, Out: out}
 	return r, jobs, skipped, nil
+}
+
+// Preload gives the runner a graph already read (mcs --against's query):
+// every instance naming path takes it instead of reading the file again.
+func (r *BatchRunner) Preload(path string, g *core.Graph) {
+	r.cache.mu.Lock()
+	defer r.cache.mu.Unlock()
+	r.cache.graphs[path] = g
 }
