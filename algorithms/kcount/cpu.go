@@ -169,28 +169,21 @@ func (c *counter) rec(p []uint64, lo, need, depth int) {
 		return
 	}
 	ws := c.ws
-	if need == 2 {
-		// One level above the leaves: each candidate j closes |p ∩ N⁺(j)|
-		// cliques (row j holds later vertices only, so none twice).
-		for wi := lo; wi < ws; wi++ {
-			for word := p[wi]; word != 0; word &= word - 1 {
-				j := wi<<6 | bits.TrailingZeros64(word)
-				row := c.rows[j*ws : (j+1)*ws]
-				x := 0
-				for t := wi; t < ws; t++ {
-					x += bits.OnesCount64(p[t] & row[t])
-				}
-				c.add(x)
-			}
-		}
-		return
-	}
 	q := c.stack[depth*ws : (depth+1)*ws]
 	for wi := lo; wi < ws; wi++ {
 		for word := p[wi]; word != 0; word &= word - 1 {
 			j := wi<<6 | bits.TrailingZeros64(word)
 			row := c.rows[j*ws : (j+1)*ws]
 			x := 0
+			if need == 2 {
+				// One level above the leaves: j closes |p ∩ N⁺(j)|
+				// cliques (row j holds later vertices only: none twice).
+				for t := wi; t < ws; t++ {
+					x += bits.OnesCount64(p[t] & row[t])
+				}
+				c.add(x)
+				continue
+			}
 			for t := wi; t < ws; t++ {
 				q[t] = p[t] & row[t]
 				x += bits.OnesCount64(q[t])
