@@ -165,7 +165,7 @@ func checkSelection(fs *flag.FlagSet) error {
 
 // readsGraphsLegacy are the commands not yet registered that read graph
 // files: they take the readers' limits, --max-input and --max-memory.
-var readsGraphsLegacy = map[string]bool{"mcs": true, "vc": true, "clique": true, "match": true}
+var readsGraphsLegacy = map[string]bool{"mcs": true, "vc": true, "clique": true}
 
 // readLimits are --max-input and --max-memory (core.ReadOptions' MaxInput
 // and MaxMemory; 0: $ARBOR_MAX_INPUT or core.DefaultMaxInput,

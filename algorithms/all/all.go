@@ -7,6 +7,7 @@ import (
 	_ "github.com/arbor-gpu/arbor/algorithms/clique/kernel"
 	_ "github.com/arbor-gpu/arbor/algorithms/kcount/kernel"
 	_ "github.com/arbor-gpu/arbor/algorithms/matching"
+	_ "github.com/arbor-gpu/arbor/algorithms/matching/command"
 	_ "github.com/arbor-gpu/arbor/algorithms/matching/kernel"
 	_ "github.com/arbor-gpu/arbor/algorithms/mcs"
 	_ "github.com/arbor-gpu/arbor/algorithms/mcs/kernel"

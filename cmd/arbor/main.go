@@ -46,7 +46,6 @@ func commands() map[string]command {
 		"version":  {"print Arbor's version", runVersion},
 		"info":     {"read a graph file and describe it", runInfo},
 		"generate": {"write a generated graph (R-MAT, G(n,p)) to a file", runGenerate},
-		"match":    {"handshaking weighted matching", runMatch},
 		"mcs":      {"maximum common induced subgraph (McSplit)", runMCS},
 		"clique":   {"maximum clique (bitset branch and bound), or of the complement", runClique},
 		"vc":       {"minimum vertex cover", runVC},
