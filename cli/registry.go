@@ -76,6 +76,10 @@ type Algorithm struct {
 	// Doc is docs/cli.md's text for the command beyond its -h (markdown;
 	// go generate ./cmd/arbor writes the section from it and -h).
 	Doc string
+	// Examples writes small inputs into dir and returns the arguments of
+	// runs on them (without --json) whose --json outputs the schema tests
+	// check against Schema: one for each shape the output takes.
+	Examples func(dir string) ([][]string, error)
 	// ReadsGraphs: the command reads graph files, so it takes the
 	// readers' limits --max-input and --max-memory.
 	ReadsGraphs bool

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"github.com/arbor-gpu/arbor/cli"
 	"os"
 	"regexp"
 	"sort"
@@ -43,6 +44,13 @@ func TestDocsCoverHelp(t *testing.T) {
 	readme, err := os.ReadFile("../../README.md")
 	if err != nil {
 		t.Fatal(err)
+	}
+	// The registered algorithms' generated sections and rows are current.
+	if want, err := cli.UpdateDocs(doc); err != nil || string(want) != string(doc) {
+		t.Errorf("docs/cli.md's generated sections are stale (%v): run go generate ./cmd/arbor", err)
+	}
+	if string(cli.UpdateReadme(readme)) != string(readme) {
+		t.Errorf("README's command table misses a registered algorithm: run go generate ./cmd/arbor")
 	}
 	sections := map[string]string{}
 	parts := regexp.MustCompile(`(?m)^## arbor (\w+)\n`).FindAllStringSubmatchIndex(string(doc), -1)

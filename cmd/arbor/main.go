@@ -6,6 +6,8 @@
 // whole contract (flags, JSON fields, numbering) is docs/cli.md.
 package main
 
+//go:generate go run ./internal/gendocs
+
 import (
 	"context"
 	"encoding/json"
