@@ -9,11 +9,10 @@ import (
 
 	"github.com/arbor-gpu/arbor/algorithms/clique"
 	"github.com/arbor-gpu/arbor/algorithms/mcs"
-	mcskernel "github.com/arbor-gpu/arbor/algorithms/mcs/kernel"
 	"github.com/arbor-gpu/arbor/algorithms/vertexcover"
 	"github.com/arbor-gpu/arbor/backend"
 	"github.com/arbor-gpu/arbor/core"
-	"github.com/arbor-gpu/arbor/device/search"
+	"github.com/arbor-gpu/arbor/device/startup"
 	"github.com/arbor-gpu/arbor/internal/batch"
 )
 
@@ -42,7 +41,7 @@ func runMCSBatch(e *env, sr *searchFlags, bf *batchFlags, pos []string, graphs [
 	}
 	defer r.out.close()
 	r.ro = ro
-	devs, dslots, dworkers, closeAll, err := batchDevices(e, sr, bf, opts.Engine.OpensDevice(), opts.Engine == mcs.EngineAuto, func(opened []backend.Device, err error) (search.Placement, error) {
+	devs, dslots, dworkers, closeAll, err := batchDevices(e, sr, bf, opts.Engine.OpensDevice(), opts.Engine == mcs.EngineAuto, func(opened []backend.Device, err error) (startup.Placement, error) {
 		return mcs.Place(opts.Engine, opened, err, sr.df.backend != "")
 	})
 	if err != nil {
@@ -57,8 +56,8 @@ func runMCSBatch(e *env, sr *searchFlags, bf *batchFlags, pos []string, graphs [
 	}
 	if opts.Engine == mcs.EngineGPU || opts.Engine == mcs.EngineHybrid {
 		r.fits = func(st []graphStat) error {
-			if n := max(st[0].n, st[1].n); n > mcskernel.MCSplitMaxVertices {
-				return fmt.Errorf("too large for the device engine (--engine %s): a graph of %d vertices, over its %d; use --engine auto or cpu", opts.Engine, n, mcskernel.MCSplitMaxVertices)
+			if n := max(st[0].n, st[1].n); n > mcs.DeviceMaxVertices {
+				return fmt.Errorf("too large for the device engine (--engine %s): a graph of %d vertices, over its %d; use --engine auto or cpu", opts.Engine, n, mcs.DeviceMaxVertices)
 			}
 			return nil
 		}
@@ -255,7 +254,7 @@ type oneFileBatch struct {
 }
 
 func newOneFileBatch(e *env, cmd string, sr *searchFlags, bf *batchFlags, pos []string, threads int, opens, auto, complement bool,
-	rule func([]backend.Device, error) (search.Placement, error)) (*oneFileBatch, error) {
+	rule startup.Rule) (*oneFileBatch, error) {
 	sf := &sr.solverFlags
 	if err := bf.check(cmd, pos, sf); err != nil {
 		return nil, err
@@ -280,7 +279,7 @@ func newOneFileBatch(e *env, cmd string, sr *searchFlags, bf *batchFlags, pos []
 func runVCBatch(e *env, sr *searchFlags, bf *batchFlags, pos []string, opts vertexcover.Options, complement bool) error {
 	sf := &sr.solverFlags
 	b, err := newOneFileBatch(e, "vc", sr, bf, pos, opts.Threads, opts.Engine.OpensDevice(), opts.Engine == vertexcover.EngineAuto, complement,
-		func(opened []backend.Device, err error) (search.Placement, error) {
+		func(opened []backend.Device, err error) (startup.Placement, error) {
 			return vertexcover.Place(opts.Engine, opened, err)
 		})
 	if err != nil {
@@ -350,7 +349,7 @@ func edgesBound(st graphStat, complement bool) int64 {
 func runCliqueBatch(e *env, sr *searchFlags, bf *batchFlags, pos []string, opts clique.Options) error {
 	sf := &sr.solverFlags
 	b, err := newOneFileBatch(e, "clique", sr, bf, pos, opts.Threads, opts.Engine.OpensDevice(), opts.Engine == clique.EngineAuto, opts.Complement,
-		func(opened []backend.Device, err error) (search.Placement, error) {
+		func(opened []backend.Device, err error) (startup.Placement, error) {
 			return clique.Place(opts.Engine, opened, err)
 		})
 	if err != nil {

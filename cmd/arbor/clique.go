@@ -10,9 +10,7 @@ import (
 	"time"
 
 	"github.com/arbor-gpu/arbor/algorithms/clique"
-	"github.com/arbor-gpu/arbor/backend"
 	"github.com/arbor-gpu/arbor/core"
-	"github.com/arbor-gpu/arbor/device/search"
 )
 
 // runClique is 'arbor clique': a maximum clique of a graph, or of its
@@ -54,21 +52,18 @@ func runClique(e *env) error {
 	if *goal > 0 && engine != clique.EngineGPU {
 		return usagef("--goal takes --engine gpu")
 	}
+	opts := clique.Options{Threads: *sr.threads, Timeout: *sr.timeout, Complement: *complement, PlainColouring: *plain,
+		Engine: engine, Goal: *goal, Workers: *sr.workers}
 	if bf.active() {
-		opts := clique.Options{Threads: *sr.threads, Timeout: *sr.timeout, Complement: *complement, PlainColouring: *plain,
-			Engine: engine, Goal: *goal, Workers: *sr.workers}
 		return runCliqueBatch(e, &sr, &bf, pos, opts)
 	}
-	// The device opens while the graph is read and the CPU engine starts.
-	var opening *deviceOpening
-	if engine.OpensDevice() {
-		open := sr.openInBackground
-		if engine == clique.EngineAuto {
-			open = sr.openAfterHeadStart
-		}
-		opening = open(func(opened []backend.Device, err error) (search.Placement, error) {
-			return clique.Place(engine, opened, err)
-		})
+	// The device opens while the graph is read and the CPU engine starts,
+	// as clique.Maximum would open it (clique.OpenDevices: its start-up
+	// policy).
+	sel := opts
+	sel.Select = sr.selection()
+	opening := clique.OpenDevices(sel)
+	if opening != nil {
 		defer opening.Release()
 	}
 	g, err := e.readGraph(pos[0], core.ReadOptions{Format: *sr.format})
@@ -83,13 +78,11 @@ func runClique(e *env) error {
 	for _, n := range g.Notes {
 		fmt.Fprintf(e.stderr, "arbor clique: %s: note: %s\n", pos[0], n)
 	}
-	opts := clique.Options{Threads: *sr.threads, Timeout: *sr.timeout, Complement: *complement, PlainColouring: *plain,
-		Engine: engine, Goal: *goal, Workers: *sr.workers}
 	if opening != nil {
-		if err := opening.settle(); err != nil {
+		if err := opening.Settle(); err != nil {
 			return err
 		}
-		opts.Opening = opening.Opening
+		opts.Opening = opening
 	}
 	prog := newProgress(e)
 	opts.Progress = func(p clique.Progress) {
@@ -98,8 +91,8 @@ func runClique(e *env) error {
 	res, err := solveClique(e.ctx, pos, g, opts)
 	prog.Done()
 	if opening != nil {
-		opening.say(e)
-		opts.Devices = opening.devices()
+		say(e, sf.verbose, opening.Report())
+		opts.Devices = opening.Devices()
 	}
 	if err != nil {
 		return err

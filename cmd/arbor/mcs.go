@@ -11,9 +11,8 @@ import (
 	"time"
 
 	"github.com/arbor-gpu/arbor/algorithms/mcs"
-	"github.com/arbor-gpu/arbor/backend"
 	"github.com/arbor-gpu/arbor/core"
-	"github.com/arbor-gpu/arbor/device/search"
+	"github.com/arbor-gpu/arbor/device/startup"
 )
 
 // runMCS is 'arbor mcs': a maximum common induced subgraph of two or more
@@ -86,18 +85,23 @@ func runMCS(e *env) error {
 		DeadEnd: *deadEnd, BlockOrder: *blockOrder, Directed: *directed, EdgeLabels: *elabels, Connected: *connected}); err != nil {
 		return err
 	}
+	opts := mcs.Options{
+		Threads: *threads, Connected: *connected, Directed: *directed, VertexLabels: *vlabels,
+		EdgeLabels: *elabels, BigFirst: *bigFirst, Heuristic: h, Prune: pruning, Timeout: *sr.timeout,
+		Engine: engine, Goal: *goal, Workers: *workers,
+		PlainOrder: *plainOrder, Approximate: *approx, Keep: *keep,
+		BlockOrder: *blockOrder, DeadEnd: *deadEnd, DoubleRaise: *doubleRaise, Restarts: *restarts, Seed: *seed,
+	}
 	// The device opens while the graphs are read and the CPU engine starts
-	// (only the two-graph search outside a cluster runs on one).
-	var opening *deviceOpening
-	if engine.OpensDevice() && len(pos) == 2 && !*approx && cf.url == "" {
-		open := sr.openInBackground
-		if engine == mcs.EngineAuto {
-			open = sr.openAfterHeadStart
+	// (only the two-graph search outside a cluster runs on one), as
+	// mcs.Solve would open it (mcs.OpenDevices: its start-up policy).
+	var opening *startup.Opening
+	if len(pos) == 2 && cf.url == "" {
+		sel := opts
+		sel.Select = sr.selection()
+		if opening = mcs.OpenDevices(sel); opening != nil {
+			defer opening.Release()
 		}
-		opening = open(func(opened []backend.Device, err error) (search.Placement, error) {
-			return mcs.Place(engine, opened, err, df.backend != "")
-		})
-		defer opening.Release()
 	}
 	ro := core.ReadOptions{Directed: *directed, Format: *sr.format}
 	graphs := make([]*core.Graph, len(pos))
@@ -105,13 +109,6 @@ func runMCS(e *env) error {
 		if graphs[i], err = e.readGraph(path, ro); err != nil {
 			return err
 		}
-	}
-	opts := mcs.Options{
-		Threads: *threads, Connected: *connected, Directed: *directed, VertexLabels: *vlabels,
-		EdgeLabels: *elabels, BigFirst: *bigFirst, Heuristic: h, Prune: pruning, Timeout: *sr.timeout,
-		Engine: engine, Goal: *goal, Workers: *workers,
-		PlainOrder: *plainOrder, Approximate: *approx, Keep: *keep,
-		BlockOrder: *blockOrder, DeadEnd: *deadEnd, DoubleRaise: *doubleRaise, Restarts: *restarts, Seed: *seed,
 	}
 	if err := e.checkMCSMatrices(graphs, opts); err != nil {
 		return err
@@ -142,10 +139,10 @@ func runMCS(e *env) error {
 		return runMCSCluster(e, cf, *workers, *threads, pos, g0, g1, opts, *sf)
 	}
 	if opening != nil {
-		if err := opening.settle(); err != nil {
+		if err := opening.Settle(); err != nil {
 			return err
 		}
-		opts.Opening = opening.Opening
+		opts.Opening = opening
 	}
 	prog := newProgress(e)
 	opts.Progress = func(p mcs.Progress) {
@@ -158,8 +155,8 @@ func runMCS(e *env) error {
 	res, err := solveMCS(e.ctx, pos, g0, g1, opts)
 	prog.Done()
 	if opening != nil {
-		opening.say(e)
-		opts.Devices = opening.devices()
+		say(e, sf.verbose, opening.Report())
+		opts.Devices = opening.Devices()
 	}
 	if err != nil {
 		return err

@@ -9,9 +9,8 @@ import (
 	"time"
 
 	"github.com/arbor-gpu/arbor/algorithms/vertexcover"
-	"github.com/arbor-gpu/arbor/backend"
 	"github.com/arbor-gpu/arbor/core"
-	"github.com/arbor-gpu/arbor/device/search"
+	"github.com/arbor-gpu/arbor/device/startup"
 )
 
 // runVC is 'arbor vc': a minimum vertex cover, or with -k a cover of at
@@ -70,23 +69,21 @@ func runVC(e *env) error {
 		opts := vertexcover.Options{Parameterized: *k >= 0, K: *k, Threads: *threads, LocalSearch: *ls, Mirrors: *mirrors, Engine: eng, Workers: *workers}
 		return runVCBatch(e, &sr, &bf, pos, opts, *complement)
 	}
+	opts := vertexcover.Options{Parameterized: *k >= 0, K: *k, Threads: *threads, LocalSearch: *ls, Mirrors: *mirrors, Engine: eng}
 	// gpu and hybrid search on the device, which opens while the graph is
 	// read; auto lets it join a dense kernel, and starts opening it only
-	// then (sparse kernels never pay for it), in the background. The
-	// partition local search (--ls-device) borrows the same device: one
-	// context for all. (-k's auto keeps to the CPU; its local search opens
-	// a device of its own, lazily.)
-	var opening *deviceOpening
-	if eng.OpensDevice() && cf.url == "" && (onDevice || *k < 0) {
-		rule := func(opened []backend.Device, err error) (search.Placement, error) {
-			return vertexcover.Place(eng, opened, err)
+	// then (sparse kernels never pay for it), in the background: as
+	// vertexcover.Solve would open it (vertexcover.OpenDevices: its
+	// start-up policy). The partition local search (--ls-device) borrows
+	// the same device: one context for all. (-k's auto keeps to the CPU;
+	// its local search opens a device of its own, lazily.)
+	var opening *startup.Opening
+	if cf.url == "" {
+		sel := opts
+		sel.Select = sr.selection()
+		if opening = vertexcover.OpenDevices(sel); opening != nil {
+			defer opening.Release()
 		}
-		if onDevice {
-			opening = sr.openInBackground(rule)
-		} else {
-			opening = sr.openWhenAsked(rule)
-		}
-		defer opening.Release()
 	}
 	g, err := e.readGraph(pos[0], core.ReadOptions{Format: *sr.format})
 	if err != nil {
@@ -121,13 +118,12 @@ func runVC(e *env) error {
 		defer cancel()
 	}
 	prog := newProgress(e)
-	opts := vertexcover.Options{Parameterized: *k >= 0, K: *k, Threads: *threads, LocalSearch: *ls, Mirrors: *mirrors, Engine: eng}
 	if opening != nil {
-		if err := opening.settle(); err != nil {
+		if err := opening.Settle(); err != nil {
 			return err
 		}
-		opts.Opening, opts.Workers = opening.Opening, *workers
-		opts.LSDevice = opening.lsDevice(e, lsMode, !sf.verbose)
+		opts.Opening, opts.Workers = opening, *workers
+		opts.LSDevice = openingLSDevice(e, opening, lsMode, !sf.verbose)
 	} else {
 		opts.LSDevice = df.lsDevice(e, lsMode, !sf.verbose)
 	}
@@ -141,8 +137,8 @@ func runVC(e *env) error {
 	res, err := solveVC(ctx, pos, g, opts)
 	prog.Done()
 	if opening != nil {
-		opening.say(e)
-		opts.Devices = opening.devices()
+		say(e, sf.verbose, opening.Report())
+		opts.Devices = opening.Devices()
 	}
 	if err != nil {
 		return err

@@ -13,7 +13,6 @@ import (
 	"github.com/arbor-gpu/arbor/algorithms/vertexcover"
 	"github.com/arbor-gpu/arbor/backend"
 	"github.com/arbor-gpu/arbor/core"
-	"github.com/arbor-gpu/arbor/device/search"
 )
 
 // A 5-cycle with a pendant vertex, in PACE .gr form: minimum cover 3.
@@ -365,21 +364,19 @@ func TestVCAuto(t *testing.T) {
 func TestVCOpeningLSDevice(t *testing.T) {
 	e := &env{ctx: context.Background(), stdout: &strings.Builder{}, stderr: &strings.Builder{}}
 	sr := &searchFlags{df: deviceFlags{backend: "cpu"}}
-	o := sr.openInBackground(func(opened []backend.Device, err error) (search.Placement, error) {
-		return vertexcover.Place(vertexcover.EngineAuto, opened, err)
-	})
+	o := vertexcover.OpenDevices(vertexcover.Options{Engine: vertexcover.EngineAuto, Select: sr.selection()})
 	defer o.ReleaseNow()
 	devs, err := o.Wait()
 	if err != nil || len(devs) != 1 {
 		t.Fatalf("opening: %v, %d devices", err, len(devs))
 	}
-	if o.lsDevice(e, "off", true) != nil {
+	if openingLSDevice(e, o, "off", true) != nil {
 		t.Fatal("off gave an opener")
 	}
-	if _, err := o.lsDevice(e, "auto", true)(); err == nil || !strings.Contains(err.Error(), "not a GPU") {
+	if _, err := openingLSDevice(e, o, "auto", true)(); err == nil || !strings.Contains(err.Error(), "not a GPU") {
 		t.Fatalf("auto on the CPU backend: %v, want 'not a GPU'", err)
 	}
-	dev, err := o.lsDevice(e, "on", true)()
+	dev, err := openingLSDevice(e, o, "on", true)()
 	if err != nil {
 		t.Fatal(err)
 	}
