@@ -10,11 +10,10 @@ import (
 
 	"github.com/arbor-gpu/arbor/algorithms/clique"
 	"github.com/arbor-gpu/arbor/algorithms/mcs"
-	mcskernel "github.com/arbor-gpu/arbor/algorithms/mcs/kernel"
 	"github.com/arbor-gpu/arbor/algorithms/vertexcover"
 	"github.com/arbor-gpu/arbor/backend"
 	"github.com/arbor-gpu/arbor/core"
-	"github.com/arbor-gpu/arbor/device/search"
+	"github.com/arbor-gpu/arbor/device/startup"
 	"github.com/arbor-gpu/arbor/internal/batch"
 )
 
@@ -43,7 +42,7 @@ func runMCSBatch(e *cli.Env, sr *cli.SearchFlags, bf *cli.BatchFlags, pos []stri
 	}
 	defer r.Out.Close()
 	r.ReadOptions = ro
-	devs, dslots, dworkers, closeAll, err := cli.BatchDevices(e, sr, bf, opts.Engine.OpensDevice(), opts.Engine == mcs.EngineAuto, func(opened []backend.Device, err error) (search.Placement, error) {
+	devs, dslots, dworkers, closeAll, err := cli.BatchDevices(e, sr, bf, opts.Engine.OpensDevice(), opts.Engine == mcs.EngineAuto, func(opened []backend.Device, err error) (startup.Placement, error) {
 		return mcs.Place(opts.Engine, opened, err, sr.Dev.Backend != "")
 	})
 	if err != nil {
@@ -58,8 +57,8 @@ func runMCSBatch(e *cli.Env, sr *cli.SearchFlags, bf *cli.BatchFlags, pos []stri
 	}
 	if opts.Engine == mcs.EngineGPU || opts.Engine == mcs.EngineHybrid {
 		r.Fits = func(st []cli.GraphStat) error {
-			if n := max(st[0].N, st[1].N); n > mcskernel.MCSplitMaxVertices {
-				return fmt.Errorf("too large for the device engine (--engine %s): a graph of %d vertices, over its %d; use --engine auto or cpu", opts.Engine, n, mcskernel.MCSplitMaxVertices)
+			if n := max(st[0].N, st[1].N); n > mcs.DeviceMaxVertices {
+				return fmt.Errorf("too large for the device engine (--engine %s): a graph of %d vertices, over its %d; use --engine auto or cpu", opts.Engine, n, mcs.DeviceMaxVertices)
 			}
 			return nil
 		}
@@ -256,7 +255,7 @@ type oneFileBatch struct {
 }
 
 func newOneFileBatch(e *cli.Env, cmd string, sr *cli.SearchFlags, bf *cli.BatchFlags, pos []string, threads int, opens, auto, complement bool,
-	rule func([]backend.Device, error) (search.Placement, error)) (*oneFileBatch, error) {
+	rule startup.Rule) (*oneFileBatch, error) {
 	sf := &sr.SolverFlags
 	if err := bf.Check(cmd, pos, sf); err != nil {
 		return nil, err
@@ -281,7 +280,7 @@ func newOneFileBatch(e *cli.Env, cmd string, sr *cli.SearchFlags, bf *cli.BatchF
 func runVCBatch(e *cli.Env, sr *cli.SearchFlags, bf *cli.BatchFlags, pos []string, opts vertexcover.Options, complement bool) error {
 	sf := &sr.SolverFlags
 	b, err := newOneFileBatch(e, "vc", sr, bf, pos, opts.Threads, opts.Engine.OpensDevice(), opts.Engine == vertexcover.EngineAuto, complement,
-		func(opened []backend.Device, err error) (search.Placement, error) {
+		func(opened []backend.Device, err error) (startup.Placement, error) {
 			return vertexcover.Place(opts.Engine, opened, err)
 		})
 	if err != nil {
@@ -351,7 +350,7 @@ func edgesBound(st cli.GraphStat, complement bool) int64 {
 func runCliqueBatch(e *cli.Env, sr *cli.SearchFlags, bf *cli.BatchFlags, pos []string, opts clique.Options) error {
 	sf := &sr.SolverFlags
 	b, err := newOneFileBatch(e, "clique", sr, bf, pos, opts.Threads, opts.Engine.OpensDevice(), opts.Engine == clique.EngineAuto, opts.Complement,
-		func(opened []backend.Device, err error) (search.Placement, error) {
+		func(opened []backend.Device, err error) (startup.Placement, error) {
 			return clique.Place(opts.Engine, opened, err)
 		})
 	if err != nil {

@@ -12,9 +12,8 @@ import (
 	"time"
 
 	"github.com/arbor-gpu/arbor/algorithms/mcs"
-	"github.com/arbor-gpu/arbor/backend"
 	"github.com/arbor-gpu/arbor/core"
-	"github.com/arbor-gpu/arbor/device/search"
+	"github.com/arbor-gpu/arbor/device/startup"
 )
 
 // runMCS is 'arbor mcs': a maximum common induced subgraph of two or more
@@ -87,18 +86,23 @@ func runMCS(e *cli.Env) error {
 		DeadEnd: *deadEnd, BlockOrder: *blockOrder, Directed: *directed, EdgeLabels: *elabels, Connected: *connected}); err != nil {
 		return err
 	}
+	opts := mcs.Options{
+		Threads: *threads, Connected: *connected, Directed: *directed, VertexLabels: *vlabels,
+		EdgeLabels: *elabels, BigFirst: *bigFirst, Heuristic: h, Prune: pruning, Timeout: *sr.Timeout,
+		Engine: engine, Goal: *goal, Workers: *workers,
+		PlainOrder: *plainOrder, Approximate: *approx, Keep: *keep,
+		BlockOrder: *blockOrder, DeadEnd: *deadEnd, DoubleRaise: *doubleRaise, Restarts: *restarts, Seed: *seed,
+	}
 	// The device opens while the graphs are read and the CPU engine starts
-	// (only the two-graph search outside a cluster runs on one).
-	var opening *cli.DeviceOpening
-	if engine.OpensDevice() && len(pos) == 2 && !*approx && cf.url == "" {
-		open := sr.OpenInBackground
-		if engine == mcs.EngineAuto {
-			open = sr.OpenAfterHeadStart
+	// (only the two-graph search outside a cluster runs on one), as
+	// mcs.Solve would open it (mcs.OpenDevices: its start-up policy).
+	var opening *startup.Opening
+	if len(pos) == 2 && cf.url == "" {
+		sel := opts
+		sel.Select = sr.Selection()
+		if opening = mcs.OpenDevices(sel); opening != nil {
+			defer opening.Release()
 		}
-		opening = open(func(opened []backend.Device, err error) (search.Placement, error) {
-			return mcs.Place(engine, opened, err, df.Backend != "")
-		})
-		defer opening.Release()
 	}
 	ro := core.ReadOptions{Directed: *directed, Format: *sr.Format}
 	graphs := make([]*core.Graph, len(pos))
@@ -106,13 +110,6 @@ func runMCS(e *cli.Env) error {
 		if graphs[i], err = e.ReadGraph(path, ro); err != nil {
 			return err
 		}
-	}
-	opts := mcs.Options{
-		Threads: *threads, Connected: *connected, Directed: *directed, VertexLabels: *vlabels,
-		EdgeLabels: *elabels, BigFirst: *bigFirst, Heuristic: h, Prune: pruning, Timeout: *sr.Timeout,
-		Engine: engine, Goal: *goal, Workers: *workers,
-		PlainOrder: *plainOrder, Approximate: *approx, Keep: *keep,
-		BlockOrder: *blockOrder, DeadEnd: *deadEnd, DoubleRaise: *doubleRaise, Restarts: *restarts, Seed: *seed,
 	}
 	if err := e.CheckMCSMatrices(graphs, opts); err != nil {
 		return err
@@ -146,7 +143,7 @@ func runMCS(e *cli.Env) error {
 		if err := opening.Settle(); err != nil {
 			return err
 		}
-		opts.Opening = opening.Opening
+		opts.Opening = opening
 	}
 	prog := cli.NewProgress(e)
 	opts.Progress = func(p mcs.Progress) {
@@ -159,7 +156,7 @@ func runMCS(e *cli.Env) error {
 	res, err := solveMCS(e.Ctx, pos, g0, g1, opts)
 	prog.Done()
 	if opening != nil {
-		opening.Say(e)
+		cli.Say(e, sf.Verbose, opening.Report())
 		opts.Devices = opening.Devices()
 	}
 	if err != nil {

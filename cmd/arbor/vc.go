@@ -10,9 +10,8 @@ import (
 	"time"
 
 	"github.com/arbor-gpu/arbor/algorithms/vertexcover"
-	"github.com/arbor-gpu/arbor/backend"
 	"github.com/arbor-gpu/arbor/core"
-	"github.com/arbor-gpu/arbor/device/search"
+	"github.com/arbor-gpu/arbor/device/startup"
 )
 
 // runVC is 'arbor vc': a minimum vertex cover, or with -k a cover of at
@@ -71,23 +70,21 @@ func runVC(e *cli.Env) error {
 		opts := vertexcover.Options{Parameterized: *k >= 0, K: *k, Threads: *threads, LocalSearch: *ls, Mirrors: *mirrors, Engine: eng, Workers: *workers}
 		return runVCBatch(e, &sr, &bf, pos, opts, *complement)
 	}
+	opts := vertexcover.Options{Parameterized: *k >= 0, K: *k, Threads: *threads, LocalSearch: *ls, Mirrors: *mirrors, Engine: eng}
 	// gpu and hybrid search on the device, which opens while the graph is
 	// read; auto lets it join a dense kernel, and starts opening it only
-	// then (sparse kernels never pay for it), in the background. The
-	// partition local search (--ls-device) borrows the same device: one
-	// context for all. (-k's auto keeps to the CPU; its local search opens
-	// a device of its own, lazily.)
-	var opening *cli.DeviceOpening
-	if eng.OpensDevice() && cf.url == "" && (onDevice || *k < 0) {
-		rule := func(opened []backend.Device, err error) (search.Placement, error) {
-			return vertexcover.Place(eng, opened, err)
+	// then (sparse kernels never pay for it), in the background: as
+	// vertexcover.Solve would open it (vertexcover.OpenDevices: its
+	// start-up policy). The partition local search (--ls-device) borrows
+	// the same device: one context for all. (-k's auto keeps to the CPU;
+	// its local search opens a device of its own, lazily.)
+	var opening *startup.Opening
+	if cf.url == "" {
+		sel := opts
+		sel.Select = sr.Selection()
+		if opening = vertexcover.OpenDevices(sel); opening != nil {
+			defer opening.Release()
 		}
-		if onDevice {
-			opening = sr.OpenInBackground(rule)
-		} else {
-			opening = sr.OpenWhenAsked(rule)
-		}
-		defer opening.Release()
 	}
 	g, err := e.ReadGraph(pos[0], core.ReadOptions{Format: *sr.Format})
 	if err != nil {
@@ -122,13 +119,12 @@ func runVC(e *cli.Env) error {
 		defer cancel()
 	}
 	prog := cli.NewProgress(e)
-	opts := vertexcover.Options{Parameterized: *k >= 0, K: *k, Threads: *threads, LocalSearch: *ls, Mirrors: *mirrors, Engine: eng}
 	if opening != nil {
 		if err := opening.Settle(); err != nil {
 			return err
 		}
-		opts.Opening, opts.Workers = opening.Opening, *workers
-		opts.LSDevice = opening.LSDevice(e, lsMode, !sf.Verbose)
+		opts.Opening, opts.Workers = opening, *workers
+		opts.LSDevice = cli.OpeningLSDevice(e, opening, lsMode, !sf.Verbose)
 	} else {
 		opts.LSDevice = df.LSDevice(e, lsMode, !sf.Verbose)
 	}
@@ -142,7 +138,7 @@ func runVC(e *cli.Env) error {
 	res, err := solveVC(ctx, pos, g, opts)
 	prog.Done()
 	if opening != nil {
-		opening.Say(e)
+		cli.Say(e, sf.Verbose, opening.Report())
 		opts.Devices = opening.Devices()
 	}
 	if err != nil {
