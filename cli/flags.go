@@ -34,7 +34,7 @@ func NewFlags(e *Env, name, synopsis string) *flag.FlagSet {
 		fs.PrintDefaults()
 		fs.SetOutput(out)
 	}
-	if readsGraphs(name) || readsGraphsLegacy[name] {
+	if readsGraphs(name) {
 		e.limits.Register(fs)
 	}
 	return fs

@@ -44,7 +44,7 @@ func TestClusterUsage(t *testing.T) {
 		}
 	}
 	for text, want := range map[string]int64{"0": 0, "512MiB": 512 << 20, "2G": 2 << 30, "100kb": 100 << 10, "7": 7} {
-		if got, err := parseSize(text); err != nil || got != want {
+		if got, err := cli.ParseSize(text); err != nil || got != want {
 			t.Errorf("parseSize(%q) = %d, %v; want %d", text, got, err, want)
 		}
 	}

@@ -1,4 +1,4 @@
-package main
+package mcscmd
 
 import (
 	"context"
@@ -8,9 +8,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/arbor-gpu/arbor/algorithms/clique"
 	"github.com/arbor-gpu/arbor/algorithms/mcs"
-	"github.com/arbor-gpu/arbor/algorithms/vertexcover"
 	"github.com/arbor-gpu/arbor/backend"
 	"github.com/arbor-gpu/arbor/core"
 	"github.com/arbor-gpu/arbor/device/startup"
@@ -106,7 +104,7 @@ func runMCSBatch(e *cli.Env, sr *cli.SearchFlags, bf *cli.BatchFlags, pos []stri
 		if err != nil {
 			return cli.BatchSolved{}, err
 		}
-		res.Why = slotWhy(slot, res.Why)
+		res.Why = cli.SlotWhy(slot, res.Why)
 		g := max(o.Goal, o.Floor)
 		v := cli.NewVerdict(res.Status, g > 0, g, g > 0 && res.Size >= g)
 		m := cli.ShiftedPairs(res.Mapping, sf.Base(gs[0]), sf.Base(gs[1]))
@@ -122,19 +120,6 @@ func runMCSBatch(e *cli.Env, sr *cli.SearchFlags, bf *cli.BatchFlags, pos []stri
 			cli.Plural(len(jobs), "pair"), sc.reported(r.Out), sc.cut, r.Out.Failed)
 	}
 	return err
-}
-
-// slotWhy is a row's why as docs/cli.md words it: on a CPU slot it
-// begins "a CPU slot of the batch", and the engines' "no device" (auto
-// without a device to join) says that the batch has no device slots.
-func slotWhy(slot batch.Slot, why string) string {
-	if slot.Device {
-		return why
-	}
-	if why == "no device" {
-		return "a CPU slot of the batch (no device slots)"
-	}
-	return "a CPU slot of the batch: " + why
 }
 
 // screen is --against's cut: a fixed --min-size K, or the best --top N so
@@ -239,162 +224,4 @@ func (s *screen) reported(o *cli.BatchOut) int {
 		return min(s.Top, len(s.best))
 	}
 	return o.Done - o.Dropped - o.Failed
-}
-
-// oneFileBatch is what vc's and clique's batches share: the list of one
-// graph per line, -o, the devices (opened once, under the command's rule)
-// and the slots, the bound (the edges searched). closeAll closes the
-// runner's output and the devices.
-type oneFileBatch struct {
-	r        *cli.BatchRunner
-	jobs     []*cli.BatchJob
-	skipped  int
-	devs     []backend.Device
-	dworkers int
-	closeAll func()
-}
-
-func newOneFileBatch(e *cli.Env, cmd string, sr *cli.SearchFlags, bf *cli.BatchFlags, pos []string, threads int, opens, auto, complement bool,
-	rule startup.Rule) (*oneFileBatch, error) {
-	sf := &sr.SolverFlags
-	if err := bf.Check(cmd, pos, sf); err != nil {
-		return nil, err
-	}
-	r, jobs, skipped, err := cli.NewBatchRunner(e, cmd, sf, bf, bf.List, 1, true)
-	if err != nil {
-		return nil, err
-	}
-	r.ReadOptions = core.ReadOptions{Format: *sr.Format}
-	devs, dslots, dworkers, closeDevs, err := cli.BatchDevices(e, sr, bf, opens, auto, rule)
-	if err != nil {
-		r.Out.Close()
-		return nil, err
-	}
-	r.CPU, r.Devs = cli.CPUSlots(threads), dslots
-	r.Bound = func(st []cli.GraphStat) int64 { return edgesBound(st[0], complement) }
-	return &oneFileBatch{r: r, jobs: jobs, skipped: skipped, devs: devs, dworkers: dworkers,
-		closeAll: func() { r.Out.Close(); closeDevs() }}, nil
-}
-
-// runVCBatch is 'arbor vc --batch LIST'.
-func runVCBatch(e *cli.Env, sr *cli.SearchFlags, bf *cli.BatchFlags, pos []string, opts vertexcover.Options, complement bool) error {
-	sf := &sr.SolverFlags
-	b, err := newOneFileBatch(e, "vc", sr, bf, pos, opts.Threads, opts.Engine.OpensDevice(), opts.Engine == vertexcover.EngineAuto, complement,
-		func(opened []backend.Device, err error) (startup.Placement, error) {
-			return vertexcover.Place(opts.Engine, opened, err)
-		})
-	if err != nil {
-		return err
-	}
-	defer b.closeAll()
-	r, jobs, skipped, devs, dworkers := b.r, b.jobs, b.skipped, b.devs, b.dworkers
-	timeout := *sr.Timeout
-	r.Solve = func(ctx context.Context, j *cli.BatchJob, gs []*core.Graph, slot batch.Slot) (cli.BatchSolved, error) {
-		g := gs[0]
-		if g.Directed {
-			return cli.BatchSolved{}, fmt.Errorf("%s: vertex cover needs an undirected graph", j.Files[0])
-		}
-		if complement {
-			if err := e.CheckComplement(j.Files[0], g); err != nil {
-				return cli.BatchSolved{}, err
-			}
-			g = vertexcover.Complement(g)
-		}
-		o := opts
-		o.Threads = 1
-		if slot.Device {
-			o.Devices, o.Workers = devs, dworkers
-		} else {
-			o.Devices = nil
-			if o.Engine.OpensDevice() {
-				o.Engine = vertexcover.EngineAuto
-			}
-		}
-		if timeout > 0 {
-			var cancel func()
-			ctx, cancel = context.WithTimeout(ctx, timeout)
-			defer cancel()
-		}
-		res, err := solveVC(ctx, j.Files, g, o)
-		if err != nil {
-			return cli.BatchSolved{}, err
-		}
-		res.Why = slotWhy(slot, res.Why)
-		k := -1
-		if o.Parameterized {
-			k = o.K
-		}
-		v := cli.NewVerdict(res.Status, k >= 0, k, k >= 0 && res.Cover != nil)
-		size := "none"
-		if res.Cover != nil {
-			size = fmt.Sprint(len(res.Cover))
-		}
-		text := fmt.Sprintf("%d vertices, %d edges  cover %s  %s  nodes %d  %v  engine %s%s", g.N, g.Edges(), size,
-			cli.StatusText(v, "minimum", fmt.Sprintf("cover of size ≤ %d", k)), res.Nodes, res.Elapsed.Round(time.Microsecond), res.Engine, cli.DeviceSuffix(res.Device))
-		return cli.BatchSolved{Obj: vcObject(sf, j.Files, g, o, res, v, 1), Text: text, V: v, Size: len(res.Cover)}, nil
-	}
-	r.Prepare(jobs)
-	return r.Run(jobs, skipped)
-}
-
-// edgesBound is vc's and clique's cheap bound: the edges of the graph
-// searched (of the complement with --complement).
-func edgesBound(st cli.GraphStat, complement bool) int64 {
-	if complement {
-		return int64(st.N)*int64(st.N-1)/2 - int64(st.M)
-	}
-	return int64(st.M)
-}
-
-// runCliqueBatch is 'arbor clique --batch LIST'.
-func runCliqueBatch(e *cli.Env, sr *cli.SearchFlags, bf *cli.BatchFlags, pos []string, opts clique.Options) error {
-	sf := &sr.SolverFlags
-	b, err := newOneFileBatch(e, "clique", sr, bf, pos, opts.Threads, opts.Engine.OpensDevice(), opts.Engine == clique.EngineAuto, opts.Complement,
-		func(opened []backend.Device, err error) (startup.Placement, error) {
-			return clique.Place(opts.Engine, opened, err)
-		})
-	if err != nil {
-		return err
-	}
-	defer b.closeAll()
-	r, jobs, skipped, devs, dworkers := b.r, b.jobs, b.skipped, b.devs, b.dworkers
-	if opts.Goal > 0 && r.Devs > 0 {
-		r.CPU = 0 // the fixed goal is the device engine's alone
-	}
-	if opts.Engine == clique.EngineGPU || opts.Engine == clique.EngineHybrid {
-		r.Fits = func(st []cli.GraphStat) error {
-			if st[0].N > clique.DeviceMaxVertices {
-				return fmt.Errorf("too large for the device engine (--engine %s): %d vertices, over its %d; use --engine auto or cpu", opts.Engine, st[0].N, clique.DeviceMaxVertices)
-			}
-			return nil
-		}
-	}
-	r.Solve = func(ctx context.Context, j *cli.BatchJob, gs []*core.Graph, slot batch.Slot) (cli.BatchSolved, error) {
-		g := gs[0]
-		o := opts
-		o.Threads = 1
-		if slot.Device {
-			o.Devices, o.Workers = devs, dworkers
-		} else {
-			o.Devices = nil
-			if o.Engine == clique.EngineGPU || o.Engine == clique.EngineHybrid {
-				o.Engine = clique.EngineCPU
-			}
-		}
-		if err := e.CheckCliqueMatrix(j.Files[0], g); err != nil {
-			return cli.BatchSolved{}, err
-		}
-		res, err := solveClique(ctx, j.Files, g, o)
-		if err != nil {
-			return cli.BatchSolved{}, err
-		}
-		res.Why = slotWhy(slot, res.Why)
-		v := cli.NewVerdict(res.Status, o.Goal > 0, o.Goal, o.Goal > 0 && res.Size >= o.Goal)
-		shown := cli.Shifted(res.Clique, sf.Base(g))
-		text := fmt.Sprintf("%d vertices, %d edges  clique %s  %s  nodes %d  %v  engine %s%s", g.N, g.Edges(), cli.SizeText(v.Size(res.Size)),
-			cli.StatusText(v, "maximum", fmt.Sprintf("clique of ≥ %d vertices", o.Goal)), res.Nodes, res.Elapsed.Round(time.Microsecond), res.Engine, cli.DeviceSuffix(res.Device))
-		return cli.BatchSolved{Obj: cliqueObject(sf, j.Files, g, o, res, v, shown, o.Complement), Text: text, V: v, Size: res.Size}, nil
-	}
-	r.Prepare(jobs)
-	return r.Run(jobs, skipped)
 }

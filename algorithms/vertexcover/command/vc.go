@@ -1,4 +1,4 @@
-package main
+package vccmd
 
 import (
 	"context"
@@ -14,10 +14,13 @@ import (
 	"github.com/arbor-gpu/arbor/device/startup"
 )
 
+// vcSynopsis is arbor vc's usage line.
+const vcSynopsis = "GRAPH [-k K] [--threads N] [--timeout D] [--complement] [--engine auto|cpu|branch|clique|gpu|hybrid] [--ls-device auto|on|off] [--workers N] [--backend B] [--device D] [--format F] [--verify] [--json] [--require-optimal] [--zero-based] [-o FILE] [-v] [--cluster URL|embedded [--workers N] [--cluster-token T] [--task-nodes B] [--tasks N] [--ack-wait D] [--fresh]] | --batch LIST [--device-slots D] …"
+
 // runVC is 'arbor vc': a minimum vertex cover, or with -k a cover of at
 // most K vertices or a proof that none exists.
 func runVC(e *cli.Env) error {
-	fs := cli.NewFlags(e, "vc", "GRAPH [-k K] [--threads N] [--timeout D] [--complement] [--engine auto|cpu|branch|clique|gpu|hybrid] [--ls-device auto|on|off] [--workers N] [--backend B] [--device D] [--format F] [--verify] [--json] [--require-optimal] [--zero-based] [-o FILE] [-v] [--cluster URL|embedded [--workers N] [--cluster-token T] [--task-nodes B] [--tasks N] [--ack-wait D] [--fresh]] | --batch LIST [--device-slots D] …")
+	fs := cli.NewFlags(e, "vc", vcSynopsis)
 	var sr cli.SearchFlags
 	sr.Register(fs, cli.SearchHelp{What: "cover",
 		Out:     "write the cover to `FILE` (atomically) in PACE solution format: 'c' lines saying the status, 's vc n k', then one vertex per line, numbered from 1 as PACE requires",
@@ -33,7 +36,7 @@ func runVC(e *cli.Env) error {
 	ls := fs.Duration("ls", 0, "local search budget for the initial cover (default 300ms; negative: none)")
 	lsDevice := fs.String("ls-device", "auto", "where BHOSLIB-like kernels (a clique partition's bound is the target) also run the partition local search: auto (a GPU of --backend/--device, if there is one), on (the device of --backend/--device, whatever it is) or off")
 	mirrors := fs.Bool("mirrors", false, "also take v's mirrors in the branch that takes v (rarely pays: see the package doc)")
-	var cf clusterFlags
+	var cf cli.ClusterFlags
 	cf.Register(fs)
 	var bf cli.BatchFlags
 	bf.Register(fs, "vc")
@@ -64,7 +67,7 @@ func runVC(e *cli.Env) error {
 		return cli.Usagef("-k must be ≥ 0 (got %d); leave it out for a minimum cover", *k)
 	}
 	if bf.Active() {
-		if cf.url != "" {
+		if cf.URL != "" {
 			return cli.Usagef("--batch runs each graph in this process: leave out --cluster")
 		}
 		opts := vertexcover.Options{Parameterized: *k >= 0, K: *k, Threads: *threads, LocalSearch: *ls, Mirrors: *mirrors, Engine: eng, Workers: *workers}
@@ -79,7 +82,7 @@ func runVC(e *cli.Env) error {
 	// the same device: one context for all. (-k's auto keeps to the CPU;
 	// its local search opens a device of its own, lazily.)
 	var opening *startup.Opening
-	if cf.url == "" {
+	if cf.URL == "" {
 		sel := opts
 		sel.Select = sr.Selection()
 		if opening = vertexcover.OpenDevices(sel); opening != nil {
@@ -99,12 +102,12 @@ func runVC(e *cli.Env) error {
 		}
 		g = vertexcover.Complement(g)
 	}
-	if cf.url != "" {
+	if cf.URL != "" {
 		if *k >= 0 {
 			return cli.Usagef("-k is not distributed; run it without --cluster")
 		}
 		if onDevice {
-			if err := cf.onDevices(*engine, df); err != nil {
+			if err := cf.OnDevices(*engine, df); err != nil {
 				return err
 			}
 		} else if *engine != "auto" && *engine != "cpu" {

@@ -1,4 +1,4 @@
-package main
+package cliquecmd
 
 import (
 	"bufio"
@@ -14,10 +14,13 @@ import (
 	"github.com/arbor-gpu/arbor/core"
 )
 
+// cliqueSynopsis is arbor clique's usage line.
+const cliqueSynopsis = "GRAPH [--threads N] [--timeout D] [--complement] [--format F] [--json] [--verify] [--require-optimal] [--zero-based] [-o FILE] [-v] [--plain-colouring] [--engine auto|cpu|gpu|hybrid] [--goal K] [--workers N] [--backend B] [--device D] | --batch LIST [--device-slots D] …"
+
 // runClique is 'arbor clique': a maximum clique of a graph, or of its
 // complement (a maximum independent set of the graph).
 func runClique(e *cli.Env) error {
-	fs := cli.NewFlags(e, "clique", "GRAPH [--threads N] [--timeout D] [--complement] [--format F] [--json] [--verify] [--require-optimal] [--zero-based] [-o FILE] [-v] [--plain-colouring] [--engine auto|cpu|gpu|hybrid] [--goal K] [--workers N] [--backend B] [--device D] | --batch LIST [--device-slots D] …")
+	fs := cli.NewFlags(e, "clique", cliqueSynopsis)
 	var sr cli.SearchFlags
 	sr.Register(fs, cli.SearchHelp{What: "clique",
 		Out:     "write the clique to `FILE` (atomically): '#' lines saying the status, then one vertex per line",
