@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/arbor-gpu/arbor/cli"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -13,6 +12,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/arbor-gpu/arbor/cli"
 	"github.com/arbor-gpu/arbor/internal/bench"
 	"github.com/arbor-gpu/arbor/internal/dataset"
 	"github.com/arbor-gpu/arbor/internal/ticker"

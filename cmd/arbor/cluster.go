@@ -3,7 +3,6 @@ package main
 import (
 	"encoding/json"
 	"fmt"
-	"github.com/arbor-gpu/arbor/cli"
 	"net"
 	"os"
 	"runtime"
@@ -12,6 +11,7 @@ import (
 	"time"
 
 	"github.com/arbor-gpu/arbor/backend"
+	"github.com/arbor-gpu/arbor/cli"
 	"github.com/arbor-gpu/arbor/cluster"
 )
 

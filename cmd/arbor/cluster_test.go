@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"github.com/arbor-gpu/arbor/cli"
 	"os"
 	"path/filepath"
 	"slices"
@@ -14,6 +13,7 @@ import (
 
 	"github.com/arbor-gpu/arbor/algorithms/mcs"
 	"github.com/arbor-gpu/arbor/algorithms/vertexcover"
+	"github.com/arbor-gpu/arbor/cli"
 	"github.com/arbor-gpu/arbor/cluster"
 	"github.com/arbor-gpu/arbor/core"
 )

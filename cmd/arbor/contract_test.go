@@ -5,7 +5,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"github.com/arbor-gpu/arbor/cli"
 	"os"
 	"path/filepath"
 	"strings"
@@ -14,6 +13,7 @@ import (
 	"github.com/arbor-gpu/arbor/algorithms/clique"
 	"github.com/arbor-gpu/arbor/algorithms/mcs"
 	"github.com/arbor-gpu/arbor/algorithms/vertexcover"
+	"github.com/arbor-gpu/arbor/cli"
 	"github.com/arbor-gpu/arbor/core"
 	"github.com/arbor-gpu/arbor/internal/dataset"
 )

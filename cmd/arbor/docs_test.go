@@ -1,12 +1,13 @@
 package main
 
 import (
-	"github.com/arbor-gpu/arbor/cli"
 	"os"
 	"regexp"
 	"sort"
 	"strings"
 	"testing"
+
+	"github.com/arbor-gpu/arbor/cli"
 )
 
 // helpFlags lists the flags 'arbor CMD -h' prints.

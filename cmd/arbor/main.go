@@ -12,7 +12,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"github.com/arbor-gpu/arbor/cli"
 	"io"
 	"os"
 	"os/signal"
@@ -25,6 +24,7 @@ import (
 	"time"
 
 	_ "github.com/arbor-gpu/arbor/algorithms/all"
+	"github.com/arbor-gpu/arbor/cli"
 	"github.com/arbor-gpu/arbor/internal/bench"
 )
 

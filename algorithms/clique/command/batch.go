@@ -3,11 +3,11 @@ package cliquecmd
 import (
 	"context"
 	"fmt"
-	"github.com/arbor-gpu/arbor/cli"
 	"time"
 
 	"github.com/arbor-gpu/arbor/algorithms/clique"
 	"github.com/arbor-gpu/arbor/backend"
+	"github.com/arbor-gpu/arbor/cli"
 	"github.com/arbor-gpu/arbor/core"
 	"github.com/arbor-gpu/arbor/device/startup"
 	"github.com/arbor-gpu/arbor/internal/batch"

@@ -5,12 +5,12 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"github.com/arbor-gpu/arbor/cli"
 	"io"
 	"strings"
 	"time"
 
 	"github.com/arbor-gpu/arbor/algorithms/clique"
+	"github.com/arbor-gpu/arbor/cli"
 	"github.com/arbor-gpu/arbor/core"
 )
 

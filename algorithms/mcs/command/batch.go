@@ -3,13 +3,13 @@ package mcscmd
 import (
 	"context"
 	"fmt"
-	"github.com/arbor-gpu/arbor/cli"
 	"slices"
 	"sync"
 	"time"
 
 	"github.com/arbor-gpu/arbor/algorithms/mcs"
 	"github.com/arbor-gpu/arbor/backend"
+	"github.com/arbor-gpu/arbor/cli"
 	"github.com/arbor-gpu/arbor/core"
 	"github.com/arbor-gpu/arbor/device/startup"
 	"github.com/arbor-gpu/arbor/internal/batch"

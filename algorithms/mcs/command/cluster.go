@@ -5,10 +5,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/arbor-gpu/arbor/cli"
 	"time"
 
 	"github.com/arbor-gpu/arbor/algorithms/mcs"
+	"github.com/arbor-gpu/arbor/cli"
 	"github.com/arbor-gpu/arbor/cluster"
 	"github.com/arbor-gpu/arbor/core"
 )

@@ -3,11 +3,11 @@ package vccmd
 import (
 	"context"
 	"fmt"
-	"github.com/arbor-gpu/arbor/cli"
 	"time"
 
 	"github.com/arbor-gpu/arbor/algorithms/vertexcover"
 	"github.com/arbor-gpu/arbor/backend"
+	"github.com/arbor-gpu/arbor/cli"
 	"github.com/arbor-gpu/arbor/core"
 	"github.com/arbor-gpu/arbor/device/startup"
 	"github.com/arbor-gpu/arbor/internal/batch"
