@@ -115,3 +115,15 @@ func UpdateReadme(readme []byte) []byte {
 	}
 	return []byte(s[:at] + add.String() + s[at:])
 }
+
+// SchemaFiles are the schema files of docs/schema that registered
+// algorithms carry themselves (SchemaJSON), by file name.
+func SchemaFiles() map[string][]byte {
+	out := map[string][]byte{}
+	for _, a := range Algorithms() {
+		if a.Schema != "" && a.SchemaJSON != nil {
+			out[a.Schema] = a.SchemaJSON
+		}
+	}
+	return out
+}

@@ -2,6 +2,7 @@ package main
 
 import (
 	"os"
+	"path/filepath"
 	"regexp"
 	"sort"
 	"strings"
@@ -52,6 +53,11 @@ func TestDocsCoverHelp(t *testing.T) {
 	}
 	if string(cli.UpdateReadme(readme)) != string(readme) {
 		t.Errorf("README's command table misses a registered algorithm: run go generate ./cmd/arbor")
+	}
+	for name, text := range cli.SchemaFiles() {
+		if got, err := os.ReadFile(filepath.Join(schemaDir, name)); err != nil || string(got) != string(text) {
+			t.Errorf("docs/schema/%s differs from the schema its algorithm registers (%v): run go generate ./cmd/arbor", name, err)
+		}
 	}
 	sections := map[string]string{}
 	parts := regexp.MustCompile(`(?m)^## arbor (\w+)\n`).FindAllStringSubmatchIndex(string(doc), -1)
