@@ -28,6 +28,7 @@ import (
 	"github.com/arbor-gpu/arbor/backend"
 	"github.com/arbor-gpu/arbor/core"
 	"github.com/arbor-gpu/arbor/device/search"
+	"github.com/arbor-gpu/arbor/device/startup"
 	"github.com/arbor-gpu/arbor/internal/batch"
 )
 
@@ -814,7 +815,7 @@ func dirJobs(dir string) ([]*BatchJob, error) {
 // auto says the engine is auto, which runs on a GPU only (every command's
 // auto leaves a CPU device to the CPU engine): on another device a batch
 // gets no device slots, rather than slots that would run the CPU engine.
-func BatchDevices(e *Env, sr *SearchFlags, bf *BatchFlags, opens, auto bool, rule func([]backend.Device, error) (search.Placement, error)) (devs []backend.Device, slots, workers int, closeAll func(), err error) {
+func BatchDevices(e *Env, sr *SearchFlags, bf *BatchFlags, opens, auto bool, rule startup.Rule) (devs []backend.Device, slots, workers int, closeAll func(), err error) {
 	closeAll = func() {}
 	if !opens {
 		return nil, 0, 0, closeAll, nil

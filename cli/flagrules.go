@@ -101,11 +101,6 @@ func sharedDurations(fs *flag.FlagSet) {
 	})
 }
 
-// threadCommands are the commands not yet registered whose --threads
-// counts CPU threads (match's counts work-items per launch, any number of
-// which is fine); a registered algorithm says so in Algorithm.Threads.
-var threadCommands = map[string]bool{"mcs": true, "vc": true, "clique": true}
-
 // threadsPerCore: more CPU search threads than this many per logical core
 // only add memory and contention (each thread keeps its own search state:
 // --threads 100000 on a 20-vertex pair took 42 s and 2.15 GB), so a larger
@@ -117,7 +112,7 @@ func MaxThreads() int { return threadsPerCore * runtime.NumCPU() }
 
 // clampThreads clamps --threads to maxThreads, saying so on stderr.
 func clampThreads(fs *flag.FlagSet) {
-	if !threadCommand(fs.Name()) && !threadCommands[fs.Name()] {
+	if !threadCommand(fs.Name()) {
 		return
 	}
 	f := fs.Lookup("threads")
@@ -162,10 +157,6 @@ func checkSelection(fs *flag.FlagSet) error {
 	}
 	return err
 }
-
-// readsGraphsLegacy are the commands not yet registered that read graph
-// files: they take the readers' limits, --max-input and --max-memory.
-var readsGraphsLegacy = map[string]bool{"mcs": true, "vc": true, "clique": true, "match": true}
 
 // readLimits are --max-input and --max-memory (core.ReadOptions' MaxInput
 // and MaxMemory; 0: $ARBOR_MAX_INPUT or core.DefaultMaxInput,

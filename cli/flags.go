@@ -13,7 +13,7 @@ import (
 	"github.com/arbor-gpu/arbor/backend"
 	_ "github.com/arbor-gpu/arbor/backend/all"
 	"github.com/arbor-gpu/arbor/core"
-	"github.com/arbor-gpu/arbor/device/search"
+	"github.com/arbor-gpu/arbor/device/startup"
 )
 
 // errFlagHelp is returned when -h was asked for: usage was printed, exit 0.
@@ -34,7 +34,7 @@ func NewFlags(e *Env, name, synopsis string) *flag.FlagSet {
 		fs.PrintDefaults()
 		fs.SetOutput(out)
 	}
-	if readsGraphs(name) || readsGraphsLegacy[name] {
+	if readsGraphs(name) {
 		e.limits.Register(fs)
 	}
 	return fs
@@ -153,175 +153,45 @@ func (s *SearchFlags) Check() error {
 	return nil
 }
 
-// place opens the devices of --backend/--device for an engine that may
-// run on one and lets the algorithm's rule (mcs.Place, clique.Place,
-// vertexcover.Place) decide which the engine gets. It says what was
-// decided on stderr (a fallback always; with -v the devices opened and
-// why some were left out) and returns the engine's devices and a
-// function that closes every device it opened.
-func (s *SearchFlags) Place(e *Env, rule func([]backend.Device, error) (search.Placement, error)) ([]backend.Device, func(), error) {
-	opened, err := s.Dev.OpenMany(e, true)
-	closeAll := func() {
-		for _, d := range opened {
-			d.Close()
-		}
-	}
-	p, err := rule(opened, err)
+// selection is the devices of --backend/--device (over ARBOR_BACKEND,
+// ARBOR_DEVICE, ARBOR_REQUIRE) that an engine may open: the algorithms
+// open them themselves, under their start-up policy (mcs.OpenDevices,
+// clique.OpenDevices, vertexcover.OpenDevices).
+func (s *SearchFlags) Selection() *startup.Selection {
+	return &startup.Selection{Selection: backend.SelectionFromEnv(s.Dev.Backend, s.Dev.Device), Named: s.Dev.Backend != ""}
+}
+
+// place opens the devices of --backend/--device at once for an engine
+// that may run on one and lets the algorithm's rule (mcs.Place,
+// clique.Place, vertexcover.Place) decide which the engine gets. It says
+// what was decided on stderr (a fallback always; with -v the devices
+// opened and why some were left out) and returns the engine's devices and
+// a function that closes every device it opened.
+func (s *SearchFlags) Place(e *Env, rule startup.Rule) ([]backend.Device, func(), error) {
+	devs, closeAll, r, err := startup.OpenNow(*s.Selection(), rule)
 	if err != nil {
-		closeAll()
-		return nil, func() {}, err
+		return nil, closeAll, err
 	}
-	if p.Fallback != "" {
-		fmt.Fprintf(e.Stderr, "arbor: %s\n", p.Fallback)
-	}
-	SayDevices(e, s.Verbose, opened)
-	if p.Note != "" && s.Verbose {
-		fmt.Fprintf(e.Stderr, "arbor: %s\n", p.Note)
-	}
-	return p.Devices, closeAll, nil
+	Say(e, s.Verbose, r)
+	return devs, closeAll, nil
 }
 
-// deviceOpening is the devices of --backend/--device being opened in the
-// background while the command reads its input and its CPU engine starts
-// (search.Opening): no one waits for a GPU an instance may never need.
-type DeviceOpening struct {
-	*search.Opening
-	required bool     // ARBOR_REQUIRE names a backend
-	said     []string // what to say on stderr once it is over (written before Ready)
-}
-
-// openInBackground starts opening the devices of --backend/--device and
-// applies the algorithm's rule (mcs.Place, clique.Place, vertexcover.Place)
-// once they are open. Release it when done: that never waits.
-func (s *SearchFlags) OpenInBackground(rule func([]backend.Device, error) (search.Placement, error)) *DeviceOpening {
-	d := s.OpenWhenAsked(rule)
-	d.Start()
-	return d
-}
-
-// autoHeadStart is how long an auto engine's CPU search runs before the
-// device starts opening. An instance settled within it never touches the
-// driver; one settled while the driver is initialising pays at exit for
-// the kernel to finish that call and tear down what it made (measured on
-// the H200: clique cop_hat500-2 --complement, 33 ms on the CPU engine, took
-// 92 ms with the device opening from the start). Long searches lose the
-// head start's worth of device time, within auto's 5 % margin on the
-// medium MIVIA pairs (0.6–1.2 s).
-const autoHeadStart = 40 * time.Millisecond
-
-// openAfterHeadStart is openInBackground for an auto engine: the opening
-// starts after autoHeadStart, or at once if the engine asks for the
-// devices before (Wait starts it). Release before then opens nothing.
-func (s *SearchFlags) OpenAfterHeadStart(rule func([]backend.Device, error) (search.Placement, error)) *DeviceOpening {
-	d := s.OpenWhenAsked(rule)
-	time.AfterFunc(autoHeadStart, d.Start)
-	return d
-}
-
-// openWhenAsked prepares the opening of the devices of --backend/--device
-// (under the algorithm's rule) and starts it only when the engine asks
-// (search.OpenWhenAsked): vc's auto, which uses a device on dense kernels
-// only; openInBackground and openAfterHeadStart start it themselves.
-func (s *SearchFlags) OpenWhenAsked(rule func([]backend.Device, error) (search.Placement, error)) *DeviceOpening {
-	sel := backend.SelectionFromEnv(s.Dev.Backend, s.Dev.Device)
-	d := &DeviceOpening{required: sel.Require != ""}
-	// Two steps: choosing the devices (for a GPU, the driver's
-	// initialisation) tells an engine what it will get, opening them (the
-	// context) follows.
-	var choices []backend.Choice
-	var chooseErr error
-	choose := func() ([]backend.Info, error) {
-		choices, chooseErr = backend.ChooseAll(sel)
-		infos := make([]backend.Info, len(choices))
-		for i, c := range choices {
-			infos[i] = c.Info
-		}
-		return infos, chooseErr
-	}
-	d.Opening = search.OpenWhenAsked(func() ([]backend.Device, func(), error) {
-		var opened []backend.Device
-		closeAll := func() {
-			for _, dev := range opened {
-				dev.Close()
-			}
-		}
-		err := chooseErr
-		for _, c := range choices {
-			if err != nil {
-				break
-			}
-			var dev backend.Device
-			if dev, err = backend.Open(c); err == nil {
-				opened = append(opened, dev)
-			}
-		}
-		if err != nil {
-			closeAll()
-			opened = nil
-		}
-		p, err := rule(opened, err)
-		if err != nil {
-			closeAll()
-			return nil, nil, err
-		}
-		if p.Fallback != "" {
-			d.said = append(d.said, p.Fallback)
-		}
-		if s.Verbose {
-			for _, dev := range opened {
-				d.said = append(d.said, fmt.Sprintf("using %s", dev.Info()))
-			}
-			if p.Note != "" {
-				d.said = append(d.said, p.Note)
-			}
-		}
-		return p.Devices, closeAll, nil
-	})
-	d.WithChoice(choose)
-	return d
-}
-
-// settle waits for the opening when ARBOR_REQUIRE names a backend: a
-// failure to open it must surface whatever an instance the CPU settles
-// first would hide. (Names that do not exist are refused at parse time,
-// checkSelection.) Otherwise the device stays in the background.
-func (d *DeviceOpening) Settle() error {
-	if !d.required {
-		return nil
-	}
-	_, err := d.Wait()
-	return err
-}
-
-// devices are the devices the engine got, once the opening is over (nil
-// before).
-func (d *DeviceOpening) Devices() []backend.Device {
-	if !d.Done() {
-		return nil
-	}
-	devs, _ := d.Wait()
-	return devs
-}
-
-// say prints, once the opening is over, what it decided (the fallback;
-// with -v the devices): after the search, so that nothing else writes to
-// stderr at the same time, and not at all for a device the run never
-// waited for.
-func (d *DeviceOpening) Say(e *Env) {
-	if !d.Done() {
-		return
-	}
-	for _, line := range d.said {
+// say prints what opening the devices decided (startup.Report: the
+// fallback; with -v the devices and the note). For a device opened in the
+// background the command says it after the search, so that nothing else
+// writes to stderr at the same time; a report of an opening that is not
+// over is empty (nothing is said of a device the run never waited for).
+func Say(e *Env, verbose bool, r startup.Report) {
+	for _, line := range r.Lines(verbose) {
 		fmt.Fprintf(e.Stderr, "arbor: %s\n", line)
 	}
-	d.said = nil
 }
 
-// lsDevice is the opener of vertexcover.Options.LSDevice on the opening's
+// openingLSDevice is the opener of vertexcover.Options.LSDevice on the opening's
 // first device, under mode's rule (vertexcover.LSMode.Opener), said on
 // stderr once accepted unless quiet: the search's own context, lent, not a
 // second one (the solver's Close leaves it open; Release closes it).
-func (d *DeviceOpening) LSDevice(e *Env, mode vertexcover.LSMode, quiet bool) func() (backend.Device, error) {
+func OpeningLSDevice(e *Env, d *startup.Opening, mode vertexcover.LSMode, quiet bool) func() (backend.Device, error) {
 	open := mode.Opener(func() (backend.Device, error) {
 		devs, err := d.Wait()
 		if err != nil {
@@ -349,16 +219,6 @@ func (d *DeviceOpening) LSDevice(e *Env, mode vertexcover.LSMode, quiet bool) fu
 type LentDevice struct{ backend.Device }
 
 func (LentDevice) Close() error { return nil }
-
-// sayDevices says on stderr, with -v, which devices a command opened.
-func SayDevices(e *Env, verbose bool, devs []backend.Device) {
-	if !verbose {
-		return
-	}
-	for _, d := range devs {
-		fmt.Fprintf(e.Stderr, "arbor: using %s\n", d.Info())
-	}
-}
 
 // backendOf is the JSON field backend: the backend of the devices an
 // engine ran on ("" on the CPU engine).

@@ -73,9 +73,18 @@ type Algorithm struct {
 	// Schema is the file in docs/schema that the --json output follows
 	// ("" none); the schema tests check every registered command's.
 	Schema string
+	// SchemaJSON, when set, is that schema's text, kept in the
+	// algorithm's folder (go:embed): go generate ./cmd/arbor writes it to
+	// docs/schema/Schema, and TestDocsCoverHelp fails while the two
+	// differ. A new algorithm then needs no file outside its folder.
+	SchemaJSON []byte
 	// Doc is docs/cli.md's text for the command beyond its -h (markdown;
 	// go generate ./cmd/arbor writes the section from it and -h).
 	Doc string
+	// Examples writes small inputs into dir and returns the arguments of
+	// runs on them (without --json) whose --json outputs the schema tests
+	// check against Schema: one for each shape the output takes.
+	Examples func(dir string) ([][]string, error)
 	// ReadsGraphs: the command reads graph files, so it takes the
 	// readers' limits --max-input and --max-memory.
 	ReadsGraphs bool

@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/arbor-gpu/arbor/cli"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -13,6 +12,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/arbor-gpu/arbor/cli"
 	"github.com/arbor-gpu/arbor/internal/bench"
 	"github.com/arbor-gpu/arbor/internal/dataset"
 	"github.com/arbor-gpu/arbor/internal/ticker"
@@ -311,8 +311,8 @@ func peers(compares, regexes, formats []string) ([]bench.Peer, error) {
 		if !ok {
 			return nil, cli.Usagef("--compare-format: no --compare named %s", name)
 		}
-		switch bench.Format(format) {
-		case bench.FormatPACE, bench.FormatMcSplit, bench.FormatJSON:
+		switch {
+		case bench.KnownFormat(bench.Format(format)):
 			out[i].Format = bench.Format(format)
 		default:
 			return nil, cli.Usagef("--compare-format %s: %q: want pace, mcsplit or json", name, format)

@@ -1,288 +1,19 @@
 package main
 
 import (
-	"context"
 	"encoding/json"
-	"errors"
-	"flag"
 	"fmt"
-	"github.com/arbor-gpu/arbor/cli"
 	"net"
 	"os"
-	"os/exec"
 	"runtime"
 	"strconv"
 	"strings"
 	"time"
 
-	"github.com/arbor-gpu/arbor/algorithms/mcs"
-	"github.com/arbor-gpu/arbor/algorithms/vertexcover"
 	"github.com/arbor-gpu/arbor/backend"
+	"github.com/arbor-gpu/arbor/cli"
 	"github.com/arbor-gpu/arbor/cluster"
-	"github.com/arbor-gpu/arbor/core"
 )
-
-// clusterFlags are the flags of a distributed run.
-type clusterFlags struct {
-	url       string
-	token     string
-	taskNodes int64
-	tasks     int
-	ackWait   time.Duration
-	lease     time.Duration
-	fresh     bool
-	auditRate float64
-	creds     cluster.Credentials
-	// deviceArgs are the first local worker's engine and device flags
-	// (--cluster embedded with --engine gpu or hybrid).
-	deviceArgs []string
-	// workerThreads: each local worker's threads (--cluster embedded), set
-	// by coordinator.
-	workerThreads int
-}
-
-// onDevices hands --engine gpu|hybrid and the device flags to the first
-// local worker of --cluster embedded (the others search on the CPU). A
-// remote cluster's workers choose their own engine.
-func (c *clusterFlags) onDevices(engine string, df cli.DeviceFlags) error {
-	if c.url != "embedded" {
-		return cli.Usagef("with --cluster %s every 'arbor worker' chooses its own engine (arbor worker --engine %s --device …); leave --engine out here", c.url, engine)
-	}
-	c.deviceArgs = []string{"--engine", engine}
-	if df.Backend != "" {
-		c.deviceArgs = append(c.deviceArgs, "--backend", df.Backend)
-	}
-	if df.Device != "" {
-		c.deviceArgs = append(c.deviceArgs, "--device", df.Device)
-	}
-	return nil
-}
-
-func (c *clusterFlags) Register(fs *flag.FlagSet) {
-	fs.StringVar(&c.url, "cluster", "", "run on a NATS JetStream cluster: nats://HOST:4222 (workers: 'arbor worker'), or 'embedded' for a loopback server with --workers local worker processes")
-	fs.StringVar(&c.token, "cluster-token", "", "the cluster's auth token (default $"+cluster.EnvToken+"; or put it in the URL, nats://TOKEN@HOST:4222)")
-	fs.Int64Var(&c.taskNodes, "task-nodes", 0, "cluster: search nodes a task may take before it splits what it has left into new tasks (0: mcs 1000000, vc 20000)")
-	fs.IntVar(&c.tasks, "tasks", 0, "cluster: root tasks to split the search into (0: mcs 256, vc 1, the whole graph)")
-	fs.DurationVar(&c.ackWait, "ack-wait", cluster.DefaultHandBack, "cluster: how long a worker may go unheard before its tasks of this job go to other workers (at least 1.5 s; at once when a worker restarted under the same --name announces itself)")
-	fs.DurationVar(&c.lease, "lease", cluster.DefaultLease, "cluster: how long the job outlives this coordinator if it dies: a rerun within it resumes the job, after it the job expires and is purged")
-	fs.Float64Var(&c.auditRate, "audit-rate", cluster.DefaultAuditRate, "cluster: share of every worker's done tasks the coordinator searches again to check them (0: only the last tasks of a proof, which are always checked); a worker whose record disagrees is quarantined and its tasks searched again")
-	fs.BoolVar(&c.fresh, "fresh", false, "cluster: start a new job even if the server holds this one (which is otherwise resumed, or answered from its records if it ended); stopped early, a fresh job is cancelled and purged")
-	registerCredentials(fs, &c.creds)
-}
-
-// registerCredentials adds the NATS credential and TLS flags a client of
-// the cluster (coordinator or worker) passes through.
-func registerCredentials(fs *flag.FlagSet, cr *cluster.Credentials) {
-	fs.StringVar(&cr.Creds, "cluster-creds", "", "cluster: a NATS credentials file (user JWT and NKey seed)")
-	fs.StringVar(&cr.NKey, "cluster-nkey", "", "cluster: a file holding a user NKey seed (for servers with NKey users: arbor server --nkey)")
-	fs.StringVar(&cr.CA, "cluster-ca", "", "cluster: PEM file of the authorities the server's TLS certificate must chain to")
-	fs.StringVar(&cr.Cert, "cluster-cert", "", "cluster: a client TLS certificate (with --cluster-key), for servers that verify clients")
-	fs.StringVar(&cr.Key, "cluster-key", "", "cluster: the client TLS certificate's key")
-}
-
-func (c *clusterFlags) tokenOrEnv() string {
-	if c.token != "" {
-		return c.token
-	}
-	return os.Getenv(cluster.EnvToken)
-}
-
-// coordinator makes the coordinator's configuration; with --cluster
-// embedded it starts the loopback server and the local worker processes
-// (this binary's 'worker' command), which the returned function stops.
-func (c *clusterFlags) coordinator(e *cli.Env, workers, threads int, quiet bool) (cluster.CoordinatorConfig, func(), error) {
-	if c.auditRate < 0 || c.auditRate > 1 {
-		return cluster.CoordinatorConfig{}, nil, cli.Usagef("--audit-rate must be between 0 and 1 (got %v)", c.auditRate)
-	}
-	if c.auditRate == 0 {
-		c.auditRate = -1 // none but a proof's last tasks
-	}
-	if c.taskNodes < 0 || c.tasks < 0 || c.ackWait <= 0 || c.lease <= 0 {
-		return cluster.CoordinatorConfig{}, nil, cli.Usagef("--task-nodes and --tasks must be ≥ 0, --ack-wait and --lease > 0")
-	}
-	if c.tasks > cluster.MaxRoots {
-		return cluster.CoordinatorConfig{}, nil, cli.Usagef("--tasks %d: at most %d root tasks (a task splits itself when it runs over --task-nodes)", c.tasks, cluster.MaxRoots)
-	}
-	cfg := cluster.CoordinatorConfig{URL: c.url, Token: c.tokenOrEnv(), Credentials: c.creds, Tasks: c.tasks, Budget: c.taskNodes, AckWait: c.ackWait,
-		Lease: c.lease, Log: e.Stderr, Fresh: c.fresh, AuditRate: c.auditRate}
-	if c.url != "embedded" {
-		return cfg, func() {}, nil
-	}
-	// The local workers' output, the coordinator's log and the progress
-	// line share stderr: one synchronised writer for all of them (a test's
-	// buffer is not a file, and each process's output is copied into it
-	// by a goroutine of its own).
-	e.Stderr = cluster.SyncWriter(e.Stderr)
-	cfg.Log = e.Stderr
-	if workers <= 0 {
-		workers = runtime.NumCPU()
-		if len(c.deviceArgs) > 0 && c.deviceArgs[1] == "gpu" {
-			workers = 1 // the devices alone
-		}
-	}
-	if threads <= 0 {
-		threads = max(1, runtime.NumCPU()/workers)
-	}
-	c.workerThreads = threads
-	exe, err := os.Executable()
-	if err != nil {
-		return cfg, nil, fmt.Errorf("finding the arbor binary for local workers: %w", err)
-	}
-	emb, err := cluster.StartEmbedded(workers, e.Stderr, func(i int) *exec.Cmd {
-		args := []string{"worker", "--threads", strconv.Itoa(threads)}
-		if i == 0 {
-			args = append(args, c.deviceArgs...)
-		}
-		return exec.Command(exe, args...)
-	})
-	if err != nil {
-		return cfg, nil, err
-	}
-	cfg.URL, cfg.Token = emb.Server.URL(), emb.Server.Token
-	if !quiet {
-		devices := ""
-		if len(c.deviceArgs) > 0 {
-			devices = fmt.Sprintf(" (the first with %s %s)", c.deviceArgs[0], c.deviceArgs[1])
-		}
-		fmt.Fprintf(e.Stderr, "arbor: embedded NATS server at %s, %d local workers of %d threads%s\n", cfg.URL, workers, threads, devices)
-	}
-	return cfg, emb.Close, nil
-}
-
-// clusterJSON are the fields of a distributed run's --json beyond the
-// command's own (docs/schema: the "cluster" object).
-type clusterJSON struct {
-	Job     string `json:"job"`
-	Epoch   string `json:"epoch"`
-	Tasks   int    `json:"tasks"`
-	Roots   int    `json:"roots"`
-	Resumed bool   `json:"resumed"`
-	Workers int    `json:"workers"`
-	Audited int    `json:"audited"`
-	// Quarantined are the workers whose records failed an audit.
-	Quarantined []string `json:"quarantined,omitempty"`
-}
-
-func newClusterJSON(res cluster.Result) *clusterJSON {
-	return &clusterJSON{Job: res.Job, Epoch: res.Epoch, Tasks: res.Tasks, Roots: res.Roots, Resumed: res.Resumed, Workers: res.Workers,
-		Audited: res.Audited, Quarantined: res.Quarantined}
-}
-
-// clusterWhy is the "why" of a distributed run.
-func clusterWhy(cf clusterFlags, res cluster.Result) string {
-	where := "the cluster at " + cluster.Redact(cf.url)
-	if cf.url == "embedded" {
-		where = "an embedded cluster of local worker processes"
-	}
-	if res.Job == "" {
-		return fmt.Sprintf("--cluster: %s, stopped before the job started", where)
-	}
-	resumed := ""
-	if res.Resumed {
-		resumed = ", resumed"
-	}
-	audit := fmt.Sprintf(", %d audited", res.Audited)
-	if len(res.Quarantined) > 0 {
-		audit += fmt.Sprintf("; quarantined for failed audits, their tasks searched again: %s", strings.Join(res.Quarantined, ", "))
-	}
-	return fmt.Sprintf("--cluster: distributed over %s (job %s epoch %s: %s from %s%s%s)", where, res.Job, res.Epoch,
-		cli.Plural(res.Tasks, "task"), cli.Plural(res.Roots, "root"), resumed, audit)
-}
-
-// clusterThreads is the threads field of a distributed run: each local
-// worker's threads with --cluster embedded, absent for a remote cluster
-// (its workers choose their own).
-func clusterThreads(cf clusterFlags) *int {
-	if cf.url != "embedded" {
-		return nil
-	}
-	t := cf.workerThreads
-	return &t
-}
-
-// runMCSCluster is 'arbor mcs G H --cluster ...'. Its result goes through
-// the contract of a local run (output.go): the checker and guard, the
-// status, the files' own numbering, -o and --require-optimal.
-func runMCSCluster(e *cli.Env, cf clusterFlags, workers, threads int, pos []string, g, h *core.Graph, opts mcs.Options, sf cli.SolverFlags) error {
-	cfg, closeCluster, err := cf.coordinator(e, workers, threads, sf.JSON || !sf.Verbose)
-	if err != nil {
-		return err
-	}
-	defer closeCluster()
-	ctx := e.Ctx
-	if opts.Timeout > 0 {
-		var cancel context.CancelFunc
-		ctx, cancel = context.WithTimeout(ctx, opts.Timeout)
-		defer cancel()
-	}
-	prog := cli.NewProgress(e)
-	cfg.Progress = func(p cluster.Progress) {
-		prog.Update(clusterProgress("incumbent", "bound ≤", p))
-	}
-	cres, err := cluster.SolveMCS(ctx, cfg, g, h, opts)
-	prog.Done()
-	if err != nil && !(ctx.Err() != nil && errors.Is(err, ctx.Err())) {
-		return err
-	}
-	// Stopped by --timeout or Ctrl-C: the best found, unproven, as Solve does.
-	res := mcs.Result{Mapping: cres.Mapping, Size: cres.Size, Proven: cres.Proven, Status: core.MaxStatus(cres.Proven, cres.Size, 0)}
-	if res.Mapping == nil {
-		res.Mapping = [][2]int{}
-	}
-	if err := cli.GuardMCS(g, h, res, opts); err != nil {
-		return fmt.Errorf("%s, %s: %w", pos[0], pos[1], err)
-	}
-	v := cli.NewVerdict(res.Status, false, 0, false)
-	m, err := outPairs(&sf, pos, v, g, h, res.Mapping, res.Size)
-	if err != nil {
-		return err
-	}
-	why := clusterWhy(cf, cres)
-	if sf.JSON {
-		type jsonResult struct {
-			Files []string `json:"files"`
-			N     []int    `json:"vertices"`
-			Base  []int    `json:"base"`
-			Size  int      `json:"size"`
-			cli.Verdict
-			Nodes    int64        `json:"nodes"`
-			Seconds  float64      `json:"seconds"`
-			Threads  *int         `json:"threads,omitempty"`
-			Engine   string       `json:"engine"`
-			Why      string       `json:"why"`
-			Prune    pruneJSON    `json:"prune"`
-			Verified bool         `json:"verified"`
-			Mapping  [][2]int     `json:"mapping"`
-			Columns  [][]int      `json:"columns"`
-			Cluster  *clusterJSON `json:"cluster"`
-		}
-		cols := [][]int{make([]int, len(m)), make([]int, len(m))}
-		for i, pr := range m {
-			cols[0][i], cols[1][i] = pr[0], pr[1]
-		}
-		if err := json.NewEncoder(e.Stdout).Encode(jsonResult{Files: pos, N: []int{g.N, h.N}, Base: []int{sf.Base(g), sf.Base(h)}, Size: res.Size, Verdict: v,
-			Nodes: cres.Nodes, Seconds: cres.Elapsed.Seconds(), Threads: clusterThreads(cf), Engine: "cluster", Why: why,
-			Prune: newPruneJSON(mcs.SubtreePrune(opts)), Verified: sf.Verify, Mapping: m, Columns: cols, Cluster: newClusterJSON(cres)}); err != nil {
-			return err
-		}
-		return v.Require(sf.RequireOptimal)
-	}
-	status := cli.StatusText(v, "maximum", "")
-	if sf.Verify {
-		status += ", verified"
-	}
-	w := e.Stdout
-	fmt.Fprintf(w, "size %d  %s\n", res.Size, status)
-	// A resumed job's nodes were searched before this run too: no rate.
-	speed := cli.Rate(cres.Nodes, cres.Elapsed)
-	if cres.Resumed {
-		speed = "(resumed: nodes of the whole job)"
-	}
-	fmt.Fprintf(w, "nodes %d  time %v  %s  %s\n", cres.Nodes, cres.Elapsed.Round(time.Microsecond), cli.Plural(cres.Workers, "worker"), speed)
-	fmt.Fprintf(w, "engine cluster (%s)\n", why)
-	cli.WriteMapping(w, m)
-	return v.Require(sf.RequireOptimal)
-}
 
 // runWorker is 'arbor worker': take tasks from a cluster until stopped.
 func runWorker(e *cli.Env) error {
@@ -299,7 +30,7 @@ func runWorker(e *cli.Env) error {
 	deviceNodes := fs.Int64("device-nodes", 0, fmt.Sprintf("node budget of a task searched on a device (0: %d × the task's own)", cluster.DeviceBudgetScale))
 	workers := fs.Int("workers", 0, "device engine workers (work-groups) per device; 0 sizes it from the device")
 	var creds cluster.Credentials
-	registerCredentials(fs, &creds)
+	cli.RegisterCredentials(fs, &creds)
 	pos, err := cli.Parse(fs, e.Args)
 	if err != nil {
 		return err
@@ -357,86 +88,6 @@ func runWorker(e *cli.Env) error {
 	return cluster.RunWorker(e.Ctx, cfg)
 }
 
-// runVCCluster is 'arbor vc GRAPH --cluster ...': a minimum vertex cover,
-// through the contract of a local run (output.go).
-func runVCCluster(e *cli.Env, cf clusterFlags, workers, threads int, name string, g *core.Graph, timeout time.Duration, sf cli.SolverFlags) error {
-	cfg, closeCluster, err := cf.coordinator(e, workers, threads, sf.JSON || !sf.Verbose)
-	if err != nil {
-		return err
-	}
-	defer closeCluster()
-	ctx := e.Ctx
-	if timeout > 0 {
-		var cancel context.CancelFunc
-		ctx, cancel = context.WithTimeout(ctx, timeout)
-		defer cancel()
-	}
-	prog := cli.NewProgress(e)
-	cfg.Progress = func(p cluster.Progress) {
-		prog.Update(clusterProgress("best", "bound ≥", p))
-	}
-	cres, err := cluster.SolveVC(ctx, cfg, g)
-	prog.Done()
-	if err != nil && !(ctx.Err() != nil && errors.Is(err, ctx.Err())) {
-		return err
-	}
-	// Every vertex is a cover, so there is always one to report.
-	status := core.StatusFeasible
-	if cres.Proven {
-		status = core.StatusOptimal
-	}
-	res := vertexcover.Result{Cover: cres.Cover, Proven: cres.Proven, Status: status}
-	if err := cli.GuardVC(g, res, -1); err != nil {
-		return fmt.Errorf("%s: %w", name, err)
-	}
-	v := cli.NewVerdict(res.Status, false, 0, false)
-	base := sf.Base(g)
-	if sf.Out != "" {
-		if err := writePACE(sf.Out, g.N, res.Cover, paceComments(v)); err != nil {
-			return err
-		}
-	}
-	// The coordinator knows no bound beyond a maximal matching's until
-	// the job is proven.
-	lower := cli.MaximalMatching(g)
-	if res.Proven {
-		lower = len(res.Cover)
-	}
-	why := clusterWhy(cf, cres)
-	if sf.JSON {
-		type jsonResult struct {
-			Files []string `json:"files"`
-			N     int      `json:"vertices"`
-			M     int      `json:"edges"`
-			Base  int      `json:"base"`
-			Size  int      `json:"size"`
-			cli.Verdict
-			LowerBound int          `json:"lower_bound"`
-			Nodes      int64        `json:"nodes"`
-			Engine     string       `json:"engine"`
-			Why        string       `json:"why"`
-			Seconds    float64      `json:"seconds"`
-			Threads    *int         `json:"threads,omitempty"`
-			Verified   bool         `json:"verified"`
-			Cover      []int        `json:"cover"`
-			Cluster    *clusterJSON `json:"cluster"`
-		}
-		if err := json.NewEncoder(e.Stdout).Encode(jsonResult{Files: []string{name}, N: g.N, M: g.Edges(), Base: base, Size: len(res.Cover), Verdict: v,
-			LowerBound: lower, Nodes: cres.Nodes, Engine: "cluster", Why: why, Seconds: cres.Elapsed.Seconds(), Threads: clusterThreads(cf),
-			Verified: sf.Verify, Cover: cli.Shifted(res.Cover, base), Cluster: newClusterJSON(cres)}); err != nil {
-			return err
-		}
-		return v.Require(sf.RequireOptimal)
-	}
-	text := cli.StatusText(v, "minimum", "")
-	if sf.Verify {
-		text += ", cover verified"
-	}
-	fmt.Fprintf(e.Stdout, "%s: %d vertices, %d edges  cover %d  %s  lower bound %d  nodes %d  %v  engine cluster (%s)\n",
-		name, g.N, g.Edges(), len(res.Cover), text, lower, cres.Nodes, cres.Elapsed.Round(time.Millisecond), why)
-	return v.Require(sf.RequireOptimal)
-}
-
 // runServer is 'arbor server': a cluster's NATS JetStream server from this
 // binary, for machines without a NATS deployment.
 func runServer(e *cli.Env) error {
@@ -466,7 +117,7 @@ func runServer(e *cli.Env) error {
 	if err != nil || port < 0 || port > 65535 {
 		return cli.Usagef("--listen %q: the port must be 0 (any free one) to 65535", *listen)
 	}
-	capBytes, err := parseSize(*maxStore)
+	capBytes, err := cli.ParseSize(*maxStore)
 	if err != nil {
 		return cli.Usagef("--max-store %q: %v", *maxStore, err)
 	}
@@ -524,35 +175,6 @@ func runServer(e *cli.Env) error {
 	return nil
 }
 
-// clusterProgress is the progress line of a distributed run; the
-// coordinator calls it every second at least, so the clock runs.
-func clusterProgress(best, bound string, p cluster.Progress) string {
-	conn := ""
-	if !p.Connected {
-		conn = "  [disconnected: reconnecting]"
-	}
-	return fmt.Sprintf("%v  %s %d  %s %d  tasks %d/%d done, %d queued, %d running  workers %d  nodes %d%s",
-		p.Elapsed.Round(time.Second), best, p.Size, bound, p.Bound, p.Done, p.Tasks, p.Queued, p.Running, p.Workers, p.Nodes, conn)
-}
-
-// parseSize reads a size: a number with an optional unit (B, K/KB/KiB, M…,
-// G…, T…; all powers of 1024).
-func parseSize(text string) (int64, error) {
-	t := strings.TrimSpace(strings.ToUpper(text))
-	num := strings.TrimRightFunc(t, func(r rune) bool { return r < '0' || r > '9' })
-	unit := strings.TrimSuffix(strings.TrimSuffix(strings.TrimSpace(t[len(num):]), "B"), "I")
-	shift := map[string]uint{"": 0, "K": 10, "M": 20, "G": 30, "T": 40}
-	sh, ok := shift[unit]
-	n, err := strconv.ParseInt(num, 10, 64)
-	if !ok || err != nil || n < 0 || num == "" {
-		return 0, errors.New("want a size such as 512MiB, 2GB or 0")
-	}
-	if n > (1<<62)>>sh {
-		return 0, errors.New("too large")
-	}
-	return n << sh, nil
-}
-
 // runJobs is 'arbor jobs list|cancel JOB|purge JOB': the life cycle of a
 // cluster's jobs (a coordinator's token is needed).
 func runJobs(e *cli.Env) error {
@@ -562,7 +184,7 @@ func runJobs(e *cli.Env) error {
 	token := fs.String("cluster-token", "", "a coordinator's token (default $"+cluster.EnvToken+"; or in the URL)")
 	asJSON := fs.Bool("json", false, "list: one JSON object per job")
 	var creds cluster.Credentials
-	registerCredentials(fs, &creds)
+	cli.RegisterCredentials(fs, &creds)
 	pos, err := cli.Parse(fs, e.Args)
 	if err != nil {
 		return err

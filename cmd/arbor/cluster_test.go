@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"github.com/arbor-gpu/arbor/cli"
 	"os"
 	"path/filepath"
 	"slices"
@@ -14,6 +13,7 @@ import (
 
 	"github.com/arbor-gpu/arbor/algorithms/mcs"
 	"github.com/arbor-gpu/arbor/algorithms/vertexcover"
+	"github.com/arbor-gpu/arbor/cli"
 	"github.com/arbor-gpu/arbor/cluster"
 	"github.com/arbor-gpu/arbor/core"
 )
@@ -44,7 +44,7 @@ func TestClusterUsage(t *testing.T) {
 		}
 	}
 	for text, want := range map[string]int64{"0": 0, "512MiB": 512 << 20, "2G": 2 << 30, "100kb": 100 << 10, "7": 7} {
-		if got, err := parseSize(text); err != nil || got != want {
+		if got, err := cli.ParseSize(text); err != nil || got != want {
 			t.Errorf("parseSize(%q) = %d, %v; want %d", text, got, err, want)
 		}
 	}

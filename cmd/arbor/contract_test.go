@@ -5,7 +5,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"github.com/arbor-gpu/arbor/cli"
 	"os"
 	"path/filepath"
 	"strings"
@@ -14,6 +13,7 @@ import (
 	"github.com/arbor-gpu/arbor/algorithms/clique"
 	"github.com/arbor-gpu/arbor/algorithms/mcs"
 	"github.com/arbor-gpu/arbor/algorithms/vertexcover"
+	"github.com/arbor-gpu/arbor/cli"
 	"github.com/arbor-gpu/arbor/core"
 	"github.com/arbor-gpu/arbor/internal/dataset"
 )
@@ -175,7 +175,7 @@ func TestGuard(t *testing.T) {
 		t.Errorf("a right clique: %v", err)
 	}
 	for name, c := range map[string]struct {
-		r    clique.Result
+		R    clique.Result
 		opts clique.Options
 	}{
 		"size 1 in a graph with an edge":     {clique.Result{Size: 1, Clique: []int{0}, UpperBound: 1, Proven: true, Status: core.StatusOptimal}, clique.Options{}},
@@ -184,7 +184,7 @@ func TestGuard(t *testing.T) {
 		"complement: size 1 with a non-edge": {clique.Result{Size: 1, Clique: []int{0}, UpperBound: 1, Proven: true, Status: core.StatusOptimal}, clique.Options{Complement: true}},
 		"above its own bound":                {clique.Result{Size: 2, Clique: []int{0, 1}, UpperBound: 1, Proven: true, Status: core.StatusOptimal}, clique.Options{}},
 	} {
-		if err := cli.GuardClique(path, c.r, c.opts); err == nil {
+		if err := cli.GuardClique(path, c.R, c.opts); err == nil {
 			t.Errorf("clique %s: passed the guard", name)
 		}
 	}
@@ -198,7 +198,7 @@ func TestGuard(t *testing.T) {
 		t.Fatal(err)
 	}
 	for name, c := range map[string]struct {
-		r vertexcover.Result
+		R vertexcover.Result
 		k int
 	}{
 		"not a cover":                {vertexcover.Result{Cover: []int{0}, Proven: true, Status: core.StatusOptimal}, -1},
@@ -207,7 +207,7 @@ func TestGuard(t *testing.T) {
 		"a cover above k":            {vertexcover.Result{Cover: []int{0, 1, 2, 3, 4}, Proven: true, Status: core.StatusFeasible}, 3},
 		"no cover in minimum mode":   {vertexcover.Result{Status: core.StatusFeasible}, -1},
 	} {
-		if err := cli.GuardVC(c5, c.r, c.k); err == nil {
+		if err := cli.GuardVC(c5, c.R, c.k); err == nil {
 			t.Errorf("vc %s: passed the guard", name)
 		}
 	}

@@ -2,10 +2,10 @@ package main
 
 import (
 	"fmt"
-	"github.com/arbor-gpu/arbor/cli"
 	"time"
 
 	"github.com/arbor-gpu/arbor/backend"
+	"github.com/arbor-gpu/arbor/cli"
 
 	"github.com/arbor-gpu/arbor/device"
 )

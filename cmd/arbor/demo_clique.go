@@ -2,11 +2,11 @@ package main
 
 import (
 	"fmt"
-	"github.com/arbor-gpu/arbor/cli"
 	"time"
 
 	"github.com/arbor-gpu/arbor/algorithms/clique"
 	"github.com/arbor-gpu/arbor/backend"
+	"github.com/arbor-gpu/arbor/cli"
 )
 
 // demoClique is the clique part of 'arbor demo': a maximum clique of the

@@ -2,12 +2,12 @@ package main
 
 import (
 	"fmt"
-	"github.com/arbor-gpu/arbor/cli"
 	"math/rand/v2"
 	"time"
 
 	"github.com/arbor-gpu/arbor/algorithms/matching"
 	"github.com/arbor-gpu/arbor/backend"
+	"github.com/arbor-gpu/arbor/cli"
 	"github.com/arbor-gpu/arbor/core"
 )
 

@@ -2,11 +2,11 @@ package main
 
 import (
 	"fmt"
-	"github.com/arbor-gpu/arbor/cli"
 	"time"
 
 	"github.com/arbor-gpu/arbor/algorithms/vertexcover"
 	"github.com/arbor-gpu/arbor/backend"
+	"github.com/arbor-gpu/arbor/cli"
 	"github.com/arbor-gpu/arbor/core"
 )
 

@@ -4,13 +4,13 @@ import (
 	"bufio"
 	"cmp"
 	"fmt"
-	"github.com/arbor-gpu/arbor/cli"
 	"math"
 	"os"
 	"strconv"
 	"strings"
 	"time"
 
+	"github.com/arbor-gpu/arbor/cli"
 	"github.com/arbor-gpu/arbor/core"
 )
 

@@ -2,11 +2,11 @@ package main
 
 import (
 	"fmt"
-	"github.com/arbor-gpu/arbor/cli"
 	"strings"
 	"text/tabwriter"
 
 	"github.com/arbor-gpu/arbor/backend"
+	"github.com/arbor-gpu/arbor/cli"
 	"github.com/arbor-gpu/arbor/device"
 )
 

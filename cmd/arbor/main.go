@@ -6,11 +6,12 @@
 // whole contract (flags, JSON fields, numbering) is docs/cli.md.
 package main
 
+//go:generate go run ./internal/gendocs
+
 import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"github.com/arbor-gpu/arbor/cli"
 	"io"
 	"os"
 	"os/signal"
@@ -23,6 +24,7 @@ import (
 	"time"
 
 	_ "github.com/arbor-gpu/arbor/algorithms/all"
+	"github.com/arbor-gpu/arbor/cli"
 	"github.com/arbor-gpu/arbor/internal/bench"
 )
 
@@ -46,10 +48,6 @@ func commands() map[string]command {
 		"version":  {"print Arbor's version", runVersion},
 		"info":     {"read a graph file and describe it", runInfo},
 		"generate": {"write a generated graph (R-MAT, G(n,p)) to a file", runGenerate},
-		"match":    {"handshaking weighted matching", runMatch},
-		"mcs":      {"maximum common induced subgraph (McSplit)", runMCS},
-		"clique":   {"maximum clique (bitset branch and bound), or of the complement", runClique},
-		"vc":       {"minimum vertex cover", runVC},
 		"verify":   {"check every kernel on every device against its CPU twin", runVerify},
 		"kernels":  {"list kernel sources, or --dump the exact source a backend compiles", runKernels},
 		"worker":   {"take search tasks from a NATS JetStream cluster (see mcs --cluster)", runWorker},

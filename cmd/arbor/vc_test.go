@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"github.com/arbor-gpu/arbor/cli"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -13,8 +12,8 @@ import (
 
 	"github.com/arbor-gpu/arbor/algorithms/vertexcover"
 	"github.com/arbor-gpu/arbor/backend"
+	"github.com/arbor-gpu/arbor/cli"
 	"github.com/arbor-gpu/arbor/core"
-	"github.com/arbor-gpu/arbor/device/search"
 )
 
 // A 5-cycle with a pendant vertex, in PACE .gr form: minimum cover 3.
@@ -366,21 +365,19 @@ func TestVCAuto(t *testing.T) {
 func TestVCOpeningLSDevice(t *testing.T) {
 	e := &cli.Env{Ctx: context.Background(), Stdout: &strings.Builder{}, Stderr: &strings.Builder{}}
 	sr := &cli.SearchFlags{Dev: cli.DeviceFlags{Backend: "cpu"}}
-	o := sr.OpenInBackground(func(opened []backend.Device, err error) (search.Placement, error) {
-		return vertexcover.Place(vertexcover.EngineAuto, opened, err)
-	})
+	o := vertexcover.OpenDevices(vertexcover.Options{Engine: vertexcover.EngineAuto, Select: sr.Selection()})
 	defer o.ReleaseNow()
 	devs, err := o.Wait()
 	if err != nil || len(devs) != 1 {
 		t.Fatalf("opening: %v, %d devices", err, len(devs))
 	}
-	if o.LSDevice(e, "off", true) != nil {
+	if cli.OpeningLSDevice(e, o, "off", true) != nil {
 		t.Fatal("off gave an opener")
 	}
-	if _, err := o.LSDevice(e, "auto", true)(); err == nil || !strings.Contains(err.Error(), "not a GPU") {
+	if _, err := cli.OpeningLSDevice(e, o, "auto", true)(); err == nil || !strings.Contains(err.Error(), "not a GPU") {
 		t.Fatalf("auto on the CPU backend: %v, want 'not a GPU'", err)
 	}
-	dev, err := o.LSDevice(e, "on", true)()
+	dev, err := cli.OpeningLSDevice(e, o, "on", true)()
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -3,7 +3,6 @@ package main
 import (
 	"encoding/json"
 	"fmt"
-	"github.com/arbor-gpu/arbor/cli"
 	"sort"
 	"strconv"
 	"strings"
@@ -13,6 +12,7 @@ import (
 	// Every algorithm: its kernels, twins and checks register themselves.
 	_ "github.com/arbor-gpu/arbor/algorithms/all"
 	"github.com/arbor-gpu/arbor/backend"
+	"github.com/arbor-gpu/arbor/cli"
 	"github.com/arbor-gpu/arbor/device"
 	"github.com/arbor-gpu/arbor/internal/dataset"
 )

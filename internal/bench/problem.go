@@ -1,7 +1,9 @@
 package bench
 
 import (
+	"slices"
 	"sort"
+	"strings"
 	"sync"
 )
 
@@ -23,6 +25,9 @@ type Problem struct {
 	// Engines are what --engines may name for the kind, the default
 	// first.
 	Engines []string
+	// DeviceEngines are those of Engines that run on a device: each runs
+	// once per --backends value.
+	DeviceEngines []string
 	// CPUThreads: the command's --threads is a CPU thread count, so a
 	// --threads list runs each value (else one run, the command's own
 	// default).
@@ -70,4 +75,85 @@ func registeredKinds() []Kind {
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i] < out[j] })
 	return out
+}
+
+// allKinds lists bench's own kinds, then the other registered ones.
+func allKinds() []Kind {
+	out := slices.Clone(kinds)
+	for _, k := range registeredKinds() {
+		if !slices.Contains(out, k) {
+			out = append(out, k)
+		}
+	}
+	return out
+}
+
+// kindList names the kinds for a message: "mcs, vc, clique or match".
+func kindList() string {
+	ks := allKinds()
+	names := make([]string, len(ks))
+	for i, k := range ks {
+		names[i] = string(k)
+	}
+	return strings.Join(names[:len(names)-1], ", ") + " or " + names[len(names)-1]
+}
+
+// engines lists the engines bench offers for a kind, the default first.
+func (k Kind) engines() []string {
+	if es, ok := kindEngines[k]; ok {
+		return es
+	}
+	if p, ok := problemOf(k); ok {
+		return p.Engines
+	}
+	return nil
+}
+
+// defaultEngine is the engine a kind runs when --engines names none of
+// its own.
+func (k Kind) defaultEngine() string {
+	if e, ok := kindDefault[k]; ok {
+		return e
+	}
+	if es := k.engines(); len(es) > 0 {
+		return es[0]
+	}
+	return ""
+}
+
+// cpuThreads reports whether the kind's --threads counts CPU threads.
+func (k Kind) cpuThreads() bool {
+	switch k {
+	case KindMCS, KindVC, KindClique:
+		return true
+	case KindMatch:
+		return false
+	}
+	p, ok := problemOf(k)
+	return ok && p.CPUThreads
+}
+
+// registeredDevice reports whether engine e of a kind bench does not know
+// itself runs on a device, so that it runs once per --backends value.
+func (k Kind) registeredDevice(e string) bool {
+	if slices.Contains(kinds, k) {
+		return false
+	}
+	p, ok := problemOf(k)
+	return ok && slices.Contains(p.DeviceEngines, e)
+}
+
+// KnownFormat reports whether f names a peer output format: one of
+// bench's own (pace, mcsplit, json) or a registered problem's Peers.
+func KnownFormat(f Format) bool {
+	switch f {
+	case FormatPACE, FormatMcSplit, FormatJSON:
+		return true
+	}
+	for _, k := range registeredKinds() {
+		if p, _ := problemOf(k); p.Peers[string(f)] != nil {
+			return true
+		}
+	}
+	return false
 }

@@ -1,4 +1,4 @@
-package search
+package startup
 
 import (
 	"errors"
@@ -16,16 +16,18 @@ import (
 // Release hands the devices back without waiting for their teardown, so a
 // process that has its answer exits at once.
 type Opening struct {
-	ready   chan struct{}
-	chosen  chan struct{} // closed once the devices are chosen (infos known)
-	infos   []backend.Info
-	chooseE error
-	choose  func() ([]backend.Info, error) // WithChoice's, run before open
-	devs    []backend.Device
-	err     error
-	took    time.Duration
-	release func()
-	open    func() ([]backend.Device, func(), error) // nil once started (or for Opened)
+	ready    chan struct{}
+	chosen   chan struct{} // closed once the devices are chosen (infos known)
+	infos    []backend.Info
+	chooseE  error
+	choose   func() ([]backend.Info, error) // WithChoice's, run before open
+	devs     []backend.Device
+	err      error
+	took     time.Duration
+	release  func()
+	open     func() ([]backend.Device, func(), error) // nil once started (or for Opened)
+	report   Report                                   // Open's: what it decided (written before ready closes)
+	required bool                                     // Open's: the selection requires a backend (Settle waits)
 
 	mu       sync.Mutex
 	over     bool // the opening goroutine has finished with the fields above

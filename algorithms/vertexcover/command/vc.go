@@ -1,24 +1,26 @@
-package main
+package vccmd
 
 import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"github.com/arbor-gpu/arbor/cli"
 	"io"
 	"runtime"
 	"time"
 
 	"github.com/arbor-gpu/arbor/algorithms/vertexcover"
-	"github.com/arbor-gpu/arbor/backend"
+	"github.com/arbor-gpu/arbor/cli"
 	"github.com/arbor-gpu/arbor/core"
-	"github.com/arbor-gpu/arbor/device/search"
+	"github.com/arbor-gpu/arbor/device/startup"
 )
+
+// vcSynopsis is arbor vc's usage line.
+const vcSynopsis = "GRAPH [-k K] [--threads N] [--timeout D] [--complement] [--engine auto|cpu|branch|clique|gpu|hybrid] [--ls-device auto|on|off] [--workers N] [--backend B] [--device D] [--format F] [--verify] [--json] [--require-optimal] [--zero-based] [-o FILE] [-v] [--cluster URL|embedded [--workers N] [--cluster-token T] [--task-nodes B] [--tasks N] [--ack-wait D] [--fresh]] | --batch LIST [--device-slots D] …"
 
 // runVC is 'arbor vc': a minimum vertex cover, or with -k a cover of at
 // most K vertices or a proof that none exists.
 func runVC(e *cli.Env) error {
-	fs := cli.NewFlags(e, "vc", "GRAPH [-k K] [--threads N] [--timeout D] [--complement] [--engine auto|cpu|branch|clique|gpu|hybrid] [--ls-device auto|on|off] [--workers N] [--backend B] [--device D] [--format F] [--verify] [--json] [--require-optimal] [--zero-based] [-o FILE] [-v] [--cluster URL|embedded [--workers N] [--cluster-token T] [--task-nodes B] [--tasks N] [--ack-wait D] [--fresh]] | --batch LIST [--device-slots D] …")
+	fs := cli.NewFlags(e, "vc", vcSynopsis)
 	var sr cli.SearchFlags
 	sr.Register(fs, cli.SearchHelp{What: "cover",
 		Out:     "write the cover to `FILE` (atomically) in PACE solution format: 'c' lines saying the status, 's vc n k', then one vertex per line, numbered from 1 as PACE requires",
@@ -34,7 +36,7 @@ func runVC(e *cli.Env) error {
 	ls := fs.Duration("ls", 0, "local search budget for the initial cover (default 300ms; negative: none)")
 	lsDevice := fs.String("ls-device", "auto", "where BHOSLIB-like kernels (a clique partition's bound is the target) also run the partition local search: auto (a GPU of --backend/--device, if there is one), on (the device of --backend/--device, whatever it is) or off")
 	mirrors := fs.Bool("mirrors", false, "also take v's mirrors in the branch that takes v (rarely pays: see the package doc)")
-	var cf clusterFlags
+	var cf cli.ClusterFlags
 	cf.Register(fs)
 	var bf cli.BatchFlags
 	bf.Register(fs, "vc")
@@ -65,29 +67,27 @@ func runVC(e *cli.Env) error {
 		return cli.Usagef("-k must be ≥ 0 (got %d); leave it out for a minimum cover", *k)
 	}
 	if bf.Active() {
-		if cf.url != "" {
+		if cf.URL != "" {
 			return cli.Usagef("--batch runs each graph in this process: leave out --cluster")
 		}
 		opts := vertexcover.Options{Parameterized: *k >= 0, K: *k, Threads: *threads, LocalSearch: *ls, Mirrors: *mirrors, Engine: eng, Workers: *workers}
 		return runVCBatch(e, &sr, &bf, pos, opts, *complement)
 	}
+	opts := vertexcover.Options{Parameterized: *k >= 0, K: *k, Threads: *threads, LocalSearch: *ls, Mirrors: *mirrors, Engine: eng}
 	// gpu and hybrid search on the device, which opens while the graph is
 	// read; auto lets it join a dense kernel, and starts opening it only
-	// then (sparse kernels never pay for it), in the background. The
-	// partition local search (--ls-device) borrows the same device: one
-	// context for all. (-k's auto keeps to the CPU; its local search opens
-	// a device of its own, lazily.)
-	var opening *cli.DeviceOpening
-	if eng.OpensDevice() && cf.url == "" && (onDevice || *k < 0) {
-		rule := func(opened []backend.Device, err error) (search.Placement, error) {
-			return vertexcover.Place(eng, opened, err)
+	// then (sparse kernels never pay for it), in the background: as
+	// vertexcover.Solve would open it (vertexcover.OpenDevices: its
+	// start-up policy). The partition local search (--ls-device) borrows
+	// the same device: one context for all. (-k's auto keeps to the CPU;
+	// its local search opens a device of its own, lazily.)
+	var opening *startup.Opening
+	if cf.URL == "" {
+		sel := opts
+		sel.Select = sr.Selection()
+		if opening = vertexcover.OpenDevices(sel); opening != nil {
+			defer opening.Release()
 		}
-		if onDevice {
-			opening = sr.OpenInBackground(rule)
-		} else {
-			opening = sr.OpenWhenAsked(rule)
-		}
-		defer opening.Release()
 	}
 	g, err := e.ReadGraph(pos[0], core.ReadOptions{Format: *sr.Format})
 	if err != nil {
@@ -102,12 +102,12 @@ func runVC(e *cli.Env) error {
 		}
 		g = vertexcover.Complement(g)
 	}
-	if cf.url != "" {
+	if cf.URL != "" {
 		if *k >= 0 {
 			return cli.Usagef("-k is not distributed; run it without --cluster")
 		}
 		if onDevice {
-			if err := cf.onDevices(*engine, df); err != nil {
+			if err := cf.OnDevices(*engine, df); err != nil {
 				return err
 			}
 		} else if *engine != "auto" && *engine != "cpu" {
@@ -122,13 +122,12 @@ func runVC(e *cli.Env) error {
 		defer cancel()
 	}
 	prog := cli.NewProgress(e)
-	opts := vertexcover.Options{Parameterized: *k >= 0, K: *k, Threads: *threads, LocalSearch: *ls, Mirrors: *mirrors, Engine: eng}
 	if opening != nil {
 		if err := opening.Settle(); err != nil {
 			return err
 		}
-		opts.Opening, opts.Workers = opening.Opening, *workers
-		opts.LSDevice = opening.LSDevice(e, lsMode, !sf.Verbose)
+		opts.Opening, opts.Workers = opening, *workers
+		opts.LSDevice = cli.OpeningLSDevice(e, opening, lsMode, !sf.Verbose)
 	} else {
 		opts.LSDevice = df.LSDevice(e, lsMode, !sf.Verbose)
 	}
@@ -142,7 +141,7 @@ func runVC(e *cli.Env) error {
 	res, err := solveVC(ctx, pos, g, opts)
 	prog.Done()
 	if opening != nil {
-		opening.Say(e)
+		cli.Say(e, sf.Verbose, opening.Report())
 		opts.Devices = opening.Devices()
 	}
 	if err != nil {

@@ -1,26 +1,28 @@
-package main
+package mcscmd
 
 import (
 	"bufio"
 	"context"
 	"encoding/json"
 	"fmt"
-	"github.com/arbor-gpu/arbor/cli"
 	"io"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/arbor-gpu/arbor/algorithms/mcs"
-	"github.com/arbor-gpu/arbor/backend"
+	"github.com/arbor-gpu/arbor/cli"
 	"github.com/arbor-gpu/arbor/core"
-	"github.com/arbor-gpu/arbor/device/search"
+	"github.com/arbor-gpu/arbor/device/startup"
 )
+
+// mcsSynopsis is arbor mcs's usage line.
+const mcsSynopsis = "G1 G2 [G3 …] [--plain-order] [--approximate [--keep K]] [--threads N] [--connected] [--directed] [--vertex-labels] [--edge-labels] [--big-first] [--heuristic min_max|min_product] [--prune rr|none|rr2] [--block-order] [--dead-end N [--double-raise]] [--restarts [--seed S]] [--engine auto|cpu|gpu|hybrid|portfolio] [--goal K] [--workers N] [--backend B] [--device D] [--timeout D] [--format F] [--json] [--verify] [--require-optimal] [--zero-based] [-o FILE] [-v] [--cluster URL|embedded [--cluster-token T] [--task-nodes B] [--tasks N] [--ack-wait D] [--fresh]] | --batch LIST | QUERY --against LIST|DIR (--min-size K | --top N) [--device-slots D] …"
 
 // runMCS is 'arbor mcs': a maximum common induced subgraph of two or more
 // graphs.
 func runMCS(e *cli.Env) error {
-	fs := cli.NewFlags(e, "mcs", "G1 G2 [G3 …] [--plain-order] [--approximate [--keep K]] [--threads N] [--connected] [--directed] [--vertex-labels] [--edge-labels] [--big-first] [--heuristic min_max|min_product] [--prune rr|none|rr2] [--block-order] [--dead-end N [--double-raise]] [--restarts [--seed S]] [--engine auto|cpu|gpu|hybrid|portfolio] [--goal K] [--workers N] [--backend B] [--device D] [--timeout D] [--format F] [--json] [--verify] [--require-optimal] [--zero-based] [-o FILE] [-v] [--cluster URL|embedded [--cluster-token T] [--task-nodes B] [--tasks N] [--ack-wait D] [--fresh]] | --batch LIST | QUERY --against LIST|DIR (--min-size K | --top N) [--device-slots D] …")
+	fs := cli.NewFlags(e, "mcs", mcsSynopsis)
 	var sr cli.SearchFlags
 	sr.Register(fs, cli.SearchHelp{What: "mapping",
 		Out:     "write the mapping to `FILE` (atomically): '#' lines saying the status, then one line per matched vertex, its number in each graph",
@@ -39,7 +41,7 @@ func runMCS(e *cli.Env) error {
 	bigFirst := fs.Bool("big-first", false, "McSplit↓: try size |G|, then |G|−1, … (good when the graphs are nearly isomorphic)")
 	heuristic := fs.String("heuristic", "min_max", "branching heuristic: min_max or min_product")
 	prune := fs.String("prune", "rr", "search tree of every engine: rr (RRSplit's reductions: same sizes, fewer nodes; a rule an option or engine cannot use is switched off, and --json's prune says which ran; see docs/design/mcs.md), none (the original McSplit's: node counts equal its) or rr2 (rr with the edge-count bound and learned branching on the CPU engines: smaller proof trees on large pairs)")
-	var cf clusterFlags
+	var cf cli.ClusterFlags
 	cf.Register(fs)
 	blockOrder := fs.Bool("block-order", false, "heuristic h1: order vertices by component, border, then breadth-first instead of by degree (exact; node counts differ)")
 	deadEnd := fs.Int64("dead-end", 0, "heuristic h2: after `N` nodes without a better incumbent, search for larger targets, then binary search back down (exact); 0: off")
@@ -87,18 +89,23 @@ func runMCS(e *cli.Env) error {
 		DeadEnd: *deadEnd, BlockOrder: *blockOrder, Directed: *directed, EdgeLabels: *elabels, Connected: *connected}); err != nil {
 		return err
 	}
+	opts := mcs.Options{
+		Threads: *threads, Connected: *connected, Directed: *directed, VertexLabels: *vlabels,
+		EdgeLabels: *elabels, BigFirst: *bigFirst, Heuristic: h, Prune: pruning, Timeout: *sr.Timeout,
+		Engine: engine, Goal: *goal, Workers: *workers,
+		PlainOrder: *plainOrder, Approximate: *approx, Keep: *keep,
+		BlockOrder: *blockOrder, DeadEnd: *deadEnd, DoubleRaise: *doubleRaise, Restarts: *restarts, Seed: *seed,
+	}
 	// The device opens while the graphs are read and the CPU engine starts
-	// (only the two-graph search outside a cluster runs on one).
-	var opening *cli.DeviceOpening
-	if engine.OpensDevice() && len(pos) == 2 && !*approx && cf.url == "" {
-		open := sr.OpenInBackground
-		if engine == mcs.EngineAuto {
-			open = sr.OpenAfterHeadStart
+	// (only the two-graph search outside a cluster runs on one), as
+	// mcs.Solve would open it (mcs.OpenDevices: its start-up policy).
+	var opening *startup.Opening
+	if len(pos) == 2 && cf.URL == "" {
+		sel := opts
+		sel.Select = sr.Selection()
+		if opening = mcs.OpenDevices(sel); opening != nil {
+			defer opening.Release()
 		}
-		opening = open(func(opened []backend.Device, err error) (search.Placement, error) {
-			return mcs.Place(engine, opened, err, df.Backend != "")
-		})
-		defer opening.Release()
 	}
 	ro := core.ReadOptions{Directed: *directed, Format: *sr.Format}
 	graphs := make([]*core.Graph, len(pos))
@@ -107,32 +114,25 @@ func runMCS(e *cli.Env) error {
 			return err
 		}
 	}
-	opts := mcs.Options{
-		Threads: *threads, Connected: *connected, Directed: *directed, VertexLabels: *vlabels,
-		EdgeLabels: *elabels, BigFirst: *bigFirst, Heuristic: h, Prune: pruning, Timeout: *sr.Timeout,
-		Engine: engine, Goal: *goal, Workers: *workers,
-		PlainOrder: *plainOrder, Approximate: *approx, Keep: *keep,
-		BlockOrder: *blockOrder, DeadEnd: *deadEnd, DoubleRaise: *doubleRaise, Restarts: *restarts, Seed: *seed,
-	}
 	if err := e.CheckMCSMatrices(graphs, opts); err != nil {
 		return err
 	}
 	if bf.Active() {
-		if cf.url != "" || *approx {
+		if cf.URL != "" || *approx {
 			return cli.Usagef("--batch and --against run two-graph searches in this process: leave out --cluster and --approximate")
 		}
 		return runMCSBatch(e, &sr, &bf, pos, graphs, opts, ro)
 	}
-	if cf.url != "" && (len(graphs) > 2 || *approx || *blockOrder || *deadEnd > 0 || *restarts || engine == mcs.EnginePortfolio) {
+	if cf.URL != "" && (len(graphs) > 2 || *approx || *blockOrder || *deadEnd > 0 || *restarts || engine == mcs.EnginePortfolio) {
 		return cli.Usagef("--cluster distributes the plain two-graph search; leave out more graphs, --approximate, the heuristics and the portfolio")
 	}
 	if len(graphs) > 2 || *approx {
 		return runMCSMany(e, pos, graphs, opts, sf)
 	}
 	g0, g1 := graphs[0], graphs[1]
-	if cf.url != "" {
+	if cf.URL != "" {
 		if engine == mcs.EngineGPU || engine == mcs.EngineHybrid {
-			if err := cf.onDevices(string(engine), df); err != nil {
+			if err := cf.OnDevices(string(engine), df); err != nil {
 				return err
 			}
 		}
@@ -146,7 +146,7 @@ func runMCS(e *cli.Env) error {
 		if err := opening.Settle(); err != nil {
 			return err
 		}
-		opts.Opening = opening.Opening
+		opts.Opening = opening
 	}
 	prog := cli.NewProgress(e)
 	opts.Progress = func(p mcs.Progress) {
@@ -159,7 +159,7 @@ func runMCS(e *cli.Env) error {
 	res, err := solveMCS(e.Ctx, pos, g0, g1, opts)
 	prog.Done()
 	if opening != nil {
-		opening.Say(e)
+		cli.Say(e, sf.Verbose, opening.Report())
 		opts.Devices = opening.Devices()
 	}
 	if err != nil {

@@ -1,25 +1,26 @@
-package main
+package cliquecmd
 
 import (
 	"bufio"
 	"context"
 	"encoding/json"
 	"fmt"
-	"github.com/arbor-gpu/arbor/cli"
 	"io"
 	"strings"
 	"time"
 
 	"github.com/arbor-gpu/arbor/algorithms/clique"
-	"github.com/arbor-gpu/arbor/backend"
+	"github.com/arbor-gpu/arbor/cli"
 	"github.com/arbor-gpu/arbor/core"
-	"github.com/arbor-gpu/arbor/device/search"
 )
+
+// cliqueSynopsis is arbor clique's usage line.
+const cliqueSynopsis = "GRAPH [--threads N] [--timeout D] [--complement] [--format F] [--json] [--verify] [--require-optimal] [--zero-based] [-o FILE] [-v] [--plain-colouring] [--engine auto|cpu|gpu|hybrid] [--goal K] [--workers N] [--backend B] [--device D] | --batch LIST [--device-slots D] …"
 
 // runClique is 'arbor clique': a maximum clique of a graph, or of its
 // complement (a maximum independent set of the graph).
 func runClique(e *cli.Env) error {
-	fs := cli.NewFlags(e, "clique", "GRAPH [--threads N] [--timeout D] [--complement] [--format F] [--json] [--verify] [--require-optimal] [--zero-based] [-o FILE] [-v] [--plain-colouring] [--engine auto|cpu|gpu|hybrid] [--goal K] [--workers N] [--backend B] [--device D] | --batch LIST [--device-slots D] …")
+	fs := cli.NewFlags(e, "clique", cliqueSynopsis)
 	var sr cli.SearchFlags
 	sr.Register(fs, cli.SearchHelp{What: "clique",
 		Out:     "write the clique to `FILE` (atomically): '#' lines saying the status, then one vertex per line",
@@ -55,21 +56,18 @@ func runClique(e *cli.Env) error {
 	if *goal > 0 && engine != clique.EngineGPU {
 		return cli.Usagef("--goal takes --engine gpu")
 	}
+	opts := clique.Options{Threads: *sr.Threads, Timeout: *sr.Timeout, Complement: *complement, PlainColouring: *plain,
+		Engine: engine, Goal: *goal, Workers: *sr.Workers}
 	if bf.Active() {
-		opts := clique.Options{Threads: *sr.Threads, Timeout: *sr.Timeout, Complement: *complement, PlainColouring: *plain,
-			Engine: engine, Goal: *goal, Workers: *sr.Workers}
 		return runCliqueBatch(e, &sr, &bf, pos, opts)
 	}
-	// The device opens while the graph is read and the CPU engine starts.
-	var opening *cli.DeviceOpening
-	if engine.OpensDevice() {
-		open := sr.OpenInBackground
-		if engine == clique.EngineAuto {
-			open = sr.OpenAfterHeadStart
-		}
-		opening = open(func(opened []backend.Device, err error) (search.Placement, error) {
-			return clique.Place(engine, opened, err)
-		})
+	// The device opens while the graph is read and the CPU engine starts,
+	// as clique.Maximum would open it (clique.OpenDevices: its start-up
+	// policy).
+	sel := opts
+	sel.Select = sr.Selection()
+	opening := clique.OpenDevices(sel)
+	if opening != nil {
 		defer opening.Release()
 	}
 	g, err := e.ReadGraph(pos[0], core.ReadOptions{Format: *sr.Format})
@@ -84,13 +82,11 @@ func runClique(e *cli.Env) error {
 	for _, n := range g.Notes {
 		fmt.Fprintf(e.Stderr, "arbor clique: %s: note: %s\n", pos[0], n)
 	}
-	opts := clique.Options{Threads: *sr.Threads, Timeout: *sr.Timeout, Complement: *complement, PlainColouring: *plain,
-		Engine: engine, Goal: *goal, Workers: *sr.Workers}
 	if opening != nil {
 		if err := opening.Settle(); err != nil {
 			return err
 		}
-		opts.Opening = opening.Opening
+		opts.Opening = opening
 	}
 	prog := cli.NewProgress(e)
 	opts.Progress = func(p clique.Progress) {
@@ -99,7 +95,7 @@ func runClique(e *cli.Env) error {
 	res, err := solveClique(e.Ctx, pos, g, opts)
 	prog.Done()
 	if opening != nil {
-		opening.Say(e)
+		cli.Say(e, sf.Verbose, opening.Report())
 		opts.Devices = opening.Devices()
 	}
 	if err != nil {
