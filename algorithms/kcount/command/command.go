@@ -7,6 +7,7 @@ package kcountcmd
 
 import (
 	"context"
+	_ "embed"
 	"encoding/json"
 	"errors"
 	"flag"
@@ -14,6 +15,8 @@ import (
 	"io"
 	"math"
 	"math/big"
+	"os"
+	"path/filepath"
 	"strconv"
 
 	"github.com/arbor-gpu/arbor/algorithms/kcount"
@@ -22,6 +25,31 @@ import (
 	"github.com/arbor-gpu/arbor/core"
 	"github.com/arbor-gpu/arbor/internal/bench"
 )
+
+// schema is docs/schema/kcount.json, kept here: go generate ./cmd/arbor
+// writes it there.
+//
+//go:embed kcount.json
+var schema []byte
+
+// doc is docs/cli.md's text for the command beyond its -h (go generate
+// ./cmd/arbor writes the section).
+const doc = `The number of k-cliques of the graph: sets of K pairwise adjacent vertices (arcs in
+either direction make two vertices adjacent; self-loops are ignored). ` + "`-k 1`" + ` counts
+the vertices, ` + "`-k 2`" + ` the edges; a K above the degeneracy + 1 counts 0 without a search.
+The cpu engine orients the graph along a degeneracy order and counts, from each vertex,
+the (K−1)-cliques among its later neighbours with bitsets (algorithms/kcount); the gpu
+engine runs the porting guide's kernel kcount_epoch on the device search layer (its Go
+twin with ` + "`--backend cpu`" + `), ` + "`--workers`" + ` workers per device.
+
+A count stopped by ` + "`--timeout`" + ` or Ctrl-C is partial: every clique it counted is real
+and counted once, so it is a lower bound (` + "`proven`" + ` false; text: "partial: stopped
+early, a lower bound"), exit status 0. Every count passes the guard (K = 1 is n, K = 2
+is m, none exceeds C(n, K)); ` + "`--verify`" + ` also recounts it by an independent method
+(kcount.Recount: vertex order, sorted-list intersections), as slow as the cliques are
+many. ` + "`--threads N`, `--timeout D`, `--format F`, `--backend B`, `--device D`, `--max-input SIZE`, `--max-memory SIZE`, `-v`" + `:
+as for mcs; ` + "`--batch LIST`, `--device-slots D`, `--hand-off D`" + `: many graphs in one process, as for mcs
+(*Batches* under ` + "`arbor mcs`" + `). JSON: ` + "`files`, `vertices`, `edges`, `k`, `count`, `proven`, `degeneracy`, `nodes`, `seconds`, `threads`, `engine`, `why`, `backend`, `device`, `epochs`, `shared`, `verified`" + `.`
 
 func init() {
 	cli.Register(&cli.Algorithm{
@@ -33,6 +61,9 @@ func init() {
 			{Name: string(kcount.EngineGPU), Help: "the kcount_epoch device search; its Go twin with --backend cpu", Device: true},
 		},
 		Schema:      "kcount.json",
+		SchemaJSON:  schema,
+		Doc:         doc,
+		Examples:    examples,
 		ReadsGraphs: true,
 		Threads:     true,
 		Run: cli.Pipeline(cli.Problem[options, *core.Graph, kcount.Result]{
@@ -47,6 +78,22 @@ func init() {
 			Check:      checkAnswer,
 		},
 	})
+}
+
+// examples are runs whose --json the schema tests check: exact counts on
+// both engines, with --verify, and a partial one.
+func examples(dir string) ([][]string, error) {
+	g := filepath.Join(dir, "k4plus.clq")
+	// K4 on 1..4 with a pendant path 4–5–6.
+	if err := os.WriteFile(g, []byte("p edge 6 8\ne 1 2\ne 1 3\ne 1 4\ne 2 3\ne 2 4\ne 3 4\ne 4 5\ne 5 6\n"), 0o644); err != nil {
+		return nil, err
+	}
+	return [][]string{
+		{g, "-k", "3"},
+		{g, "-k", "4", "--verify"},
+		{g, "-k", "3", "--engine", "gpu", "--backend", "cpu", "--workers", "3"},
+		{g, "-k", "3", "--timeout", "1ns"},
+	}, nil
 }
 
 // options are kcount's own flags.

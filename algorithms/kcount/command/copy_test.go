@@ -16,7 +16,10 @@ import (
 // its identifiers renamed (kcount → kcopy, KCount → KCopy: packages,
 // kernel, twin, sources, checks, the command), and go generate ./... run,
 // with no other edit, is a new command: arbor help lists it, it counts,
-// arbor kernels lists its kernel, and algorithms/all's TestComplete holds.
+// arbor kernels lists its kernel, go generate wrote its docs/cli.md
+// section, README row and schema, and the tests that enumerate the
+// registry (TestComplete, TestDocsCoverHelp, TestGolden, TestJSONSchemas)
+// hold in the copy.
 // It copies the module (about 9 MB) and builds arbor: skipped under -short.
 func TestCopyIsACommand(t *testing.T) {
 	if testing.Short() {
@@ -86,11 +89,17 @@ func TestCopyIsACommand(t *testing.T) {
 	if out := arbor("kernels"); !strings.Contains(out, "kcopy_epoch") {
 		t.Errorf("arbor kernels does not list kcopy_epoch:\n%s", out)
 	}
-	test := exec.Command("go", "test", "./algorithms/all")
+	if _, err := os.Stat(filepath.Join(dst, "docs", "schema", "kcopy.json")); err != nil {
+		t.Errorf("go generate wrote no docs/schema/kcopy.json: %v", err)
+	}
+	// The tests that enumerate the registry: all.go complete, docs/cli.md
+	// and the README covering every command's -h, the goldens, and every
+	// registered command's --json against its schema.
+	test := exec.Command("go", "test", "./algorithms/all", "./cmd/arbor", "-run", "TestComplete|TestDocsCoverHelp|TestGolden|TestJSONSchemas")
 	test.Dir = dst
 	test.Env = append(os.Environ(), "CGO_ENABLED=0")
 	if out, err := test.CombinedOutput(); err != nil {
-		t.Errorf("algorithms/all in the copy: %v\n%s", err, out)
+		t.Errorf("the registry's tests in the copy: %v\n%s", err, out)
 	}
 }
 
