@@ -71,11 +71,12 @@ func init() {
 			Text: text, JSON: object, Line: line,
 		}),
 		Bench: &bench.Problem{
-			Aliases:    []string{"k-clique", "kclique"},
-			Engines:    []string{string(kcount.EngineCPU), string(kcount.EngineGPU)},
-			CPUThreads: true,
-			Parse:      parseAnswer,
-			Check:      checkAnswer,
+			Aliases:       []string{"k-clique", "kclique"},
+			Engines:       []string{string(kcount.EngineCPU), string(kcount.EngineGPU)},
+			DeviceEngines: []string{string(kcount.EngineGPU)},
+			CPUThreads:    true,
+			Parse:         parseAnswer,
+			Check:         checkAnswer,
 		},
 	})
 }

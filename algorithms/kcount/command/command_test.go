@@ -146,7 +146,7 @@ func TestCommandTimeout(t *testing.T) {
 // right count and rejects a wrong one.
 func TestBenchHooks(t *testing.T) {
 	a, _ := cli.Lookup("kcount")
-	if a.Bench == nil || a.Bench.Kind != "kcount" || !slices.Equal(a.Bench.Engines, []string{"cpu", "gpu"}) {
+	if a.Bench == nil || a.Bench.Kind != "kcount" || !slices.Equal(a.Bench.Engines, []string{"cpu", "gpu"}) || !slices.Equal(a.Bench.DeviceEngines, []string{"gpu"}) {
 		t.Fatalf("bench problem: %+v", a.Bench)
 	}
 	g := graphFile(t)
