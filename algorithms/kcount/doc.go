@@ -12,7 +12,8 @@
 // candidates being the word-wise AND of its parent's with a row; one level
 // above the leaves it sums popcounts instead of descending, and a node
 // whose candidates cannot complete a k-clique is never entered. Start
-// vertices are shared by the threads, largest neighbourhood first. This is
+// vertices are shared by the threads, largest neighbourhood first, the
+// few largest split into one task per first child (splitDegree). This is
 // the shape of Chiba and Nishizeki's arboricity algorithm and of Danisch,
 // Balalau and Sozio's kClist, with bitsets in place of sorted lists.
 //

@@ -115,8 +115,13 @@ func TestBruteForce(t *testing.T) {
 		for k := 1; k <= g.N+2; k++ {
 			w := want(counts, k)
 			for _, threads := range []int{1, 3} {
-				if got := count(t, g, k, Options{Engine: EngineCPU, Threads: threads}); got.Count != w {
-					t.Fatalf("graph %d (n %d, %d edges), k %d, %d threads: %d k-cliques, brute force %d", gi, g.N, g.Edges(), k, threads, got.Count, w)
+				for _, split := range []int{32, 2} { // 2: the largest start vertices split per first child
+					splitDegree = split
+					got := count(t, g, k, Options{Engine: EngineCPU, Threads: threads})
+					splitDegree = 32
+					if got.Count != w {
+						t.Fatalf("graph %d (n %d, %d edges), k %d, %d threads, split from %d: %d k-cliques, brute force %d", gi, g.N, g.Edges(), k, threads, split, got.Count, w)
+					}
 				}
 			}
 			if got, err := Recount(context.Background(), g, k); err != nil || got != w {
