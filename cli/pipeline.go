@@ -136,7 +136,7 @@ func (pf *pipelineFlags) declare(e *Env, a *Algorithm) *flag.FlagSet {
 		names[i] = en.Name + " (" + en.Help + ")"
 		device = device || en.Device
 	}
-	if len(a.Engines) > 1 {
+	if len(a.Engines) > 0 {
 		fs.StringVar(&pf.Engine, "engine", a.Engines[0].Name, "where to solve: "+strings.Join(names, ", "))
 	}
 	if a.Threads {
