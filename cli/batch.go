@@ -32,7 +32,7 @@ import (
 	"github.com/arbor-gpu/arbor/internal/batch"
 )
 
-// batchFlags are --batch, --device-slots and (mcs) the screening flags.
+// BatchFlags are --batch, --device-slots and (mcs) the screening flags.
 type BatchFlags struct {
 	List        string
 	DeviceSlots int
@@ -74,7 +74,7 @@ func (b *BatchFlags) Register(fs *flag.FlagSet, cmd string) {
 	fs.IntVar(&b.Top, "top", 0, "--against: report the best `N` pairs, largest first; once N are known each next pair only has to beat the Nth (its goal)")
 }
 
-// active reports whether any batch flag was given: the batch path then
+// Active reports whether any batch flag was given: the batch path then
 // checks them (a --top without --against is a usage error, not ignored).
 func (b *BatchFlags) Active() bool {
 	return b.List != "" || b.Against != "" || b.MinSize != 0 || b.Top != 0 || b.DeviceSlots != 0 || b.HandOff != defaultHandOff
@@ -90,7 +90,7 @@ var answerNeutral = map[string]bool{
 	"backend": true, "device": true, "max-input": true, "max-memory": true, "timeout": true,
 }
 
-// options are the flags given that may change a row's answer, as one
+// Options are the flags given that may change a row's answer, as one
 // string ("--engine=cpu --goal=3"; "" for the defaults), and --timeout (0:
 // none): a resumed -o keeps a row only if it was answered with the same.
 func (b *BatchFlags) Options() (string, time.Duration) {
@@ -113,7 +113,7 @@ func (b *BatchFlags) Options() (string, time.Duration) {
 	return strings.Join(parts, " "), timeout
 }
 
-// check is the batch flags' rules; pos are the positional arguments.
+// Check is the batch flags' rules; pos are the positional arguments.
 func (b *BatchFlags) Check(cmd string, pos []string, sf *SolverFlags) error {
 	switch {
 	case b.List != "" && b.Against != "":
@@ -136,7 +136,7 @@ func (b *BatchFlags) Check(cmd string, pos []string, sf *SolverFlags) error {
 	return nil
 }
 
-// batchJob is one instance of a batch.
+// BatchJob is one instance of a batch.
 type BatchJob struct {
 	Index int    // its place among the list's instances (bad lines included), from 0
 	List  string // the list's name in messages
@@ -149,10 +149,10 @@ type BatchJob struct {
 	Bound  int64
 }
 
-// graphStat is what the cheap bounds need of a graph.
+// GraphStat is what the cheap bounds need of a graph.
 type GraphStat struct{ N, M int }
 
-// batchSolved is what an instance's solve returns.
+// BatchSolved is what an instance's solve returns.
 type BatchSolved struct {
 	Obj  any    // the command's single-instance JSON object
 	Text string // one line of text
@@ -160,7 +160,7 @@ type BatchSolved struct {
 	Size int
 }
 
-// batchRow is a finished instance, as printed.
+// BatchRow is a finished instance, as printed.
 type BatchRow struct {
 	Job         *BatchJob
 	Solved      BatchSolved
@@ -227,7 +227,7 @@ func (r BatchRow) textLine() string {
 	return s + "\n"
 }
 
-// batchRunner runs a batch for one command.
+// BatchRunner runs a batch for one command.
 type BatchRunner struct {
 	e           *Env
 	cmd         string
@@ -329,7 +329,7 @@ func regularFile(path string) error {
 	return fmt.Errorf("%s: skipped: %s; a batch reads only regular files", path, kind)
 }
 
-// prepare reads every distinct file of the jobs (in parallel), sets each
+// Prepare reads every distinct file of the jobs (in parallel), sets each
 // job's stats and bound, and marks the jobs whose files fail.
 func (r *BatchRunner) Prepare(jobs []*BatchJob) {
 	var paths []string
@@ -404,7 +404,7 @@ func (r *BatchRunner) Prepare(jobs []*BatchJob) {
 	}
 }
 
-// where prefixes err with the job's list line, where it has one.
+// Where prefixes err with the job's list line, where it has one.
 func (j *BatchJob) Where(err error) error {
 	if j.Line > 0 {
 		return fmt.Errorf("%s:%d: %w", j.List, j.Line, err)
@@ -412,7 +412,7 @@ func (j *BatchJob) Where(err error) error {
 	return err
 }
 
-// run runs the jobs: those with errors become rows at once, the others go
+// Run runs the jobs: those with errors become rows at once, the others go
 // to the scheduler. It returns the command's error (the exit status).
 func (r *BatchRunner) Run(jobs []*BatchJob, skipped int) error {
 	r.Out.total = len(jobs)
@@ -519,7 +519,7 @@ func (r *BatchRunner) finish(row BatchRow) {
 	r.Out.record(row, row.Err != nil || r.Keep == nil || r.Keep(row))
 }
 
-// batchOut prints rows: stdout (JSON Lines or text), -o (JSON Lines,
+// BatchOut prints rows: stdout (JSON Lines or text), -o (JSON Lines,
 // appended one whole line per write) and the progress line.
 type BatchOut struct {
 	mu    sync.Mutex
@@ -579,7 +579,7 @@ func (o *BatchOut) write(row BatchRow) {
 	}
 }
 
-// progress updates the progress line: instances done of all, the rate,
+// Progress updates the progress line: instances done of all, the rate,
 // the time left at that rate. Called with o.mu held.
 func (o *BatchOut) Progress() {
 	el := time.Since(o.start)
@@ -631,7 +631,7 @@ func (o *BatchOut) Close() {
 	o.file = nil
 }
 
-// verdict is the batch's exit: 1 if an instance failed, was not run
+// Verdict is the batch's exit: 1 if an instance failed, was not run
 // (Ctrl-C) or -o failed; else 3 with --require-optimal if a question was
 // left unsettled; else 0.
 func (o *BatchOut) Verdict(notRun, skipped int) error {
@@ -723,7 +723,7 @@ func rowKey(index int, files []string) string {
 	return fmt.Sprint(index, "\x00", strings.Join(files, "\x00"))
 }
 
-// readList reads --batch's list (or --against's): jobs numbered in list
+// ReadList reads --batch's list (or --against's): jobs numbered in list
 // order, bad lines among them with their errors. A folder is every graph
 // file in it, sorted by name.
 func (e *Env) ReadList(list string, cols int) ([]*BatchJob, string, error) {
@@ -806,7 +806,7 @@ func dirJobs(dir string) ([]*BatchJob, error) {
 	return jobs, nil
 }
 
-// batchDevices opens the devices once for the whole batch, under the
+// BatchDevices opens the devices once for the whole batch, under the
 // command's placement rule, and says how many instances run on them at
 // once and with how many workers each. This is the one place a batch
 // touches devices: every instance on a device slot gets the same opened
@@ -842,7 +842,7 @@ func BatchDevices(e *Env, sr *SearchFlags, bf *BatchFlags, opens, auto bool, rul
 	return devs, slots, max(1, w/slots), closeAll, nil
 }
 
-// cpuSlots is the number of CPU slots: --threads, 0 for every core.
+// CPUSlots is the number of CPU slots: --threads, 0 for every core.
 func CPUSlots(threads int) int {
 	if threads <= 0 {
 		return runtime.GOMAXPROCS(0)
@@ -850,7 +850,7 @@ func CPUSlots(threads int) int {
 	return threads
 }
 
-// newBatchRunner sets up a runner: the list's jobs (less those -o already
+// NewBatchRunner sets up a runner: the list's jobs (less those -o already
 // answered), -o, the progress line. It returns the jobs to run and how many
 // were skipped.
 func NewBatchRunner(e *Env, cmd string, sf *SolverFlags, bf *BatchFlags, list string, cols int, resume bool) (*BatchRunner, []*BatchJob, int, error) {

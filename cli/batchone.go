@@ -7,7 +7,7 @@ import (
 	"github.com/arbor-gpu/arbor/internal/batch"
 )
 
-// slotWhy is a row's why as docs/cli.md words it: on a CPU slot it
+// SlotWhy is a row's why as docs/cli.md words it: on a CPU slot it
 // begins "a CPU slot of the batch", and the engines' "no device" (auto
 // without a device to join) says that the batch has no device slots.
 func SlotWhy(slot batch.Slot, why string) string {
@@ -20,7 +20,7 @@ func SlotWhy(slot batch.Slot, why string) string {
 	return "a CPU slot of the batch: " + why
 }
 
-// oneFileBatch is what vc's and clique's batches share: the list of one
+// OneFileBatch is what vc's and clique's batches share: the list of one
 // graph per line, -o, the devices (opened once, under the command's rule)
 // and the slots, the bound (the edges searched). closeAll closes the
 // runner's output and the devices.
@@ -55,7 +55,7 @@ func NewOneFileBatch(e *Env, cmd string, sr *SearchFlags, bf *BatchFlags, pos []
 		CloseAll: func() { r.Out.Close(); closeDevs() }}, nil
 }
 
-// edgesBound is vc's and clique's cheap bound: the edges of the graph
+// EdgesBound is vc's and clique's cheap bound: the edges of the graph
 // searched (of the complement with --complement).
 func EdgesBound(st GraphStat, complement bool) int64 {
 	if complement {

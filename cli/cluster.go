@@ -14,7 +14,7 @@ import (
 	"github.com/arbor-gpu/arbor/cluster"
 )
 
-// clusterFlags are the flags of a distributed run.
+// ClusterFlags are the flags of a distributed run.
 type ClusterFlags struct {
 	URL       string
 	token     string
@@ -33,7 +33,7 @@ type ClusterFlags struct {
 	workerThreads int
 }
 
-// onDevices hands --engine gpu|hybrid and the device flags to the first
+// OnDevices hands --engine gpu|hybrid and the device flags to the first
 // local worker of --cluster embedded (the others search on the CPU). A
 // remote cluster's workers choose their own engine.
 func (c *ClusterFlags) OnDevices(engine string, df DeviceFlags) error {
@@ -62,7 +62,7 @@ func (c *ClusterFlags) Register(fs *flag.FlagSet) {
 	RegisterCredentials(fs, &c.creds)
 }
 
-// registerCredentials adds the NATS credential and TLS flags a client of
+// RegisterCredentials adds the NATS credential and TLS flags a client of
 // the cluster (coordinator or worker) passes through.
 func RegisterCredentials(fs *flag.FlagSet, cr *cluster.Credentials) {
 	fs.StringVar(&cr.Creds, "cluster-creds", "", "cluster: a NATS credentials file (user JWT and NKey seed)")
@@ -79,7 +79,7 @@ func (c *ClusterFlags) TokenOrEnv() string {
 	return os.Getenv(cluster.EnvToken)
 }
 
-// coordinator makes the coordinator's configuration; with --cluster
+// Coordinator makes the coordinator's configuration; with --cluster
 // embedded it starts the loopback server and the local worker processes
 // (this binary's 'worker' command), which the returned function stops.
 func (c *ClusterFlags) Coordinator(e *Env, workers, threads int, quiet bool) (cluster.CoordinatorConfig, func(), error) {
@@ -141,7 +141,7 @@ func (c *ClusterFlags) Coordinator(e *Env, workers, threads int, quiet bool) (cl
 	return cfg, emb.Close, nil
 }
 
-// clusterJSON are the fields of a distributed run's --json beyond the
+// ClusterJSON are the fields of a distributed run's --json beyond the
 // command's own (docs/schema: the "cluster" object).
 type ClusterJSON struct {
 	Job     string `json:"job"`
@@ -160,7 +160,7 @@ func NewClusterJSON(res cluster.Result) *ClusterJSON {
 		Audited: res.Audited, Quarantined: res.Quarantined}
 }
 
-// clusterWhy is the "why" of a distributed run.
+// ClusterWhy is the "why" of a distributed run.
 func ClusterWhy(cf ClusterFlags, res cluster.Result) string {
 	where := "the cluster at " + cluster.Redact(cf.URL)
 	if cf.URL == "embedded" {
@@ -181,7 +181,7 @@ func ClusterWhy(cf ClusterFlags, res cluster.Result) string {
 		Plural(res.Tasks, "task"), Plural(res.Roots, "root"), resumed, audit)
 }
 
-// clusterThreads is the threads field of a distributed run: each local
+// ClusterThreads is the threads field of a distributed run: each local
 // worker's threads with --cluster embedded, absent for a remote cluster
 // (its workers choose their own).
 func ClusterThreads(cf ClusterFlags) *int {
@@ -192,7 +192,7 @@ func ClusterThreads(cf ClusterFlags) *int {
 	return &t
 }
 
-// clusterProgress is the progress line of a distributed run; the
+// ClusterProgress is the progress line of a distributed run; the
 // coordinator calls it every second at least, so the clock runs.
 func ClusterProgress(best, bound string, p cluster.Progress) string {
 	conn := ""
@@ -203,7 +203,7 @@ func ClusterProgress(best, bound string, p cluster.Progress) string {
 		p.Elapsed.Round(time.Second), best, p.Size, bound, p.Bound, p.Done, p.Tasks, p.Queued, p.Running, p.Workers, p.Nodes, conn)
 }
 
-// parseSize reads a size: a number with an optional unit (B, K/KB/KiB, M…,
+// ParseSize reads a size: a number with an optional unit (B, K/KB/KiB, M…,
 // G…, T…; all powers of 1024).
 func ParseSize(text string) (int64, error) {
 	t := strings.TrimSpace(strings.ToUpper(text))

@@ -43,9 +43,23 @@ func DocSection(a *Algorithm) (string, error) {
 	if doc := strings.TrimSpace(a.Doc); doc != "" {
 		sb.WriteString(doc + "\n\n")
 	}
+	var opts []string
+	for _, m := range helpFlag.FindAllStringSubmatch(help, -1) {
+		dash := "--"
+		if len(m[1]) == 1 {
+			dash = "-"
+		}
+		opts = append(opts, "`"+dash+m[1]+"`")
+	}
+	if len(opts) > 0 {
+		sb.WriteString("Options (their help below): " + strings.Join(opts, ", ") + ".\n\n")
+	}
 	sb.WriteString("```\n" + help + "```\n\n")
 	return sb.String(), nil
 }
+
+// helpFlag is a flag's line in a -h page.
+var helpFlag = regexp.MustCompile(`(?m)^  -([a-z0-9-]+)`)
 
 // handSection finds docs/cli.md's sections: "## arbor NAME" at a line's
 // start.

@@ -10,7 +10,7 @@ import (
 	"github.com/arbor-gpu/arbor/core"
 )
 
-// checkedWriter is a command's standard output: it keeps the first write
+// CheckedWriter is a command's standard output: it keeps the first write
 // error, and run turns it into exit status 1 once the command returns.
 // Without it a result printed to a full disk (or any failing output)
 // would be lost with exit status 0, since no command checks every Fprintf.
@@ -35,7 +35,7 @@ func (c *CheckedWriter) Write(p []byte) (int, error) {
 	return n, err
 }
 
-// exitStatus is the exit status and the message (empty: none) for what a
+// ExitStatus is the exit status and the message (empty: none) for what a
 // command returned (cmdErr) and what writing its standard output met
 // (outErr).
 //
@@ -69,7 +69,7 @@ func ExitStatus(cmdErr, outErr error) (int, string) {
 	return 1, cmdErr.Error()
 }
 
-// isUsage reports whether err is the user's mistake in the command line:
+// IsUsage reports whether err is the user's mistake in the command line:
 // a bad flag or argument, an unknown format name, a backend or device that
 // does not exist. Those exit with status 2 wherever they are found, in a
 // command or in the packages it calls (which mark theirs with sentinels).

@@ -52,7 +52,7 @@ func (d *durationValue) Set(s string) error {
 	return d.inner.Set(v.String())
 }
 
-// parseDuration reads a Go duration ("1m30s") or bare seconds ("30",
+// ParseDuration reads a Go duration ("1m30s") or bare seconds ("30",
 // "0.5").
 func ParseDuration(s string) (time.Duration, error) {
 	s = strings.TrimSpace(s)
@@ -107,7 +107,7 @@ func sharedDurations(fs *flag.FlagSet) {
 // --threads is clamped, with a note.
 const threadsPerCore = 4
 
-// maxThreads is the largest --threads a command runs with.
+// MaxThreads is the largest --threads a command runs with.
 func MaxThreads() int { return threadsPerCore * runtime.NumCPU() }
 
 // clampThreads clamps --threads to maxThreads, saying so on stderr.
@@ -158,7 +158,7 @@ func checkSelection(fs *flag.FlagSet) error {
 	return err
 }
 
-// readLimits are --max-input and --max-memory (core.ReadOptions' MaxInput
+// ReadLimits are --max-input and --max-memory (core.ReadOptions' MaxInput
 // and MaxMemory; 0: $ARBOR_MAX_INPUT or core.DefaultMaxInput,
 // $ARBOR_MAX_MEMORY or half the available memory).
 type ReadLimits struct{ maxInput, maxMemory sizeValue }
@@ -170,7 +170,7 @@ func (l *ReadLimits) Register(fs *flag.FlagSet) {
 		core.BytesPerVertex, core.EnvMaxMemory))
 }
 
-// readGraph is core.ReadGraph with the command's --max-input and
+// ReadGraph is core.ReadGraph with the command's --max-input and
 // --max-memory, or standard input for "-" (read once; format detection
 // then goes by content alone). Ctrl-C or SIGTERM (e.Ctx) ends it at once
 // in any phase, a FIFO waiting for its writer included, with a
@@ -191,7 +191,7 @@ func (e *Env) ReadGraph(path string, ro core.ReadOptions) (*core.Graph, error) {
 	return core.ParseGraphContext(e.Ctx, in, StdinName, ro)
 }
 
-// withLimits sets ro's limits that the caller left unset to the command's
+// WithLimits sets ro's limits that the caller left unset to the command's
 // --max-input and --max-memory.
 func (e *Env) WithLimits(ro core.ReadOptions) core.ReadOptions {
 	if ro.MaxInput == 0 {

@@ -9,7 +9,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/arbor-gpu/arbor/algorithms/vertexcover"
 	"github.com/arbor-gpu/arbor/backend"
 	_ "github.com/arbor-gpu/arbor/backend/all"
 	"github.com/arbor-gpu/arbor/core"
@@ -19,7 +18,7 @@ import (
 // errFlagHelp is returned when -h was asked for: usage was printed, exit 0.
 var ErrHelp = errors.New("help requested")
 
-// newFlags makes a flag set that reports errors instead of exiting. Its
+// NewFlags makes a flag set that reports errors instead of exiting. Its
 // usage (-h) goes to stdout; a bad flag is a usage error that run prints
 // on stderr, without the whole usage.
 func NewFlags(e *Env, name, synopsis string) *flag.FlagSet {
@@ -40,7 +39,7 @@ func NewFlags(e *Env, name, synopsis string) *flag.FlagSet {
 	return fs
 }
 
-// parse parses flags, allowing them after positional arguments too
+// Parse parses flags, allowing them after positional arguments too
 // (arbor mcs G H --threads 1), and returns the positionals.
 //
 // Every command's flags share these rules, applied here so that no command
@@ -98,7 +97,7 @@ func IsSet(fs *flag.FlagSet, name string) bool {
 	return set
 }
 
-// searchFlags are the flags every search command (mcs, clique, vc)
+// SearchFlags are the flags every search command (mcs, clique, vc)
 // takes, defined here once: the input format, CPU threads, the time
 // limit, the engine, its device workers and the devices (--backend,
 // --device), and the output contract (solverFlags: --json, --verify,
@@ -117,7 +116,7 @@ type SearchFlags struct {
 	Goal    *int // nil unless the command takes --goal
 }
 
-// searchHelp is what a command says of the shared search flags.
+// SearchHelp is what a command says of the shared search flags.
 type SearchHelp struct {
 	What, Out       string // the solution's name (--verify) and -o's usage
 	Threads         string
@@ -127,7 +126,7 @@ type SearchHelp struct {
 	Goal            string // "": no --goal
 }
 
-// register adds the shared search flags to fs.
+// Register adds the shared search flags to fs.
 func (s *SearchFlags) Register(fs *flag.FlagSet, h SearchHelp) {
 	s.SolverFlags.Register(fs, h.What, h.Out)
 	s.Dev.RegisterMany(fs)
@@ -141,7 +140,7 @@ func (s *SearchFlags) Register(fs *flag.FlagSet, h SearchHelp) {
 	}
 }
 
-// check is the shared flags' rules, after parsing (the durations'
+// Check is the shared flags' rules, after parsing (the durations'
 // are parse's).
 func (s *SearchFlags) Check() error {
 	if *s.Threads < 0 {
@@ -153,7 +152,7 @@ func (s *SearchFlags) Check() error {
 	return nil
 }
 
-// selection is the devices of --backend/--device (over ARBOR_BACKEND,
+// Selection is the devices of --backend/--device (over ARBOR_BACKEND,
 // ARBOR_DEVICE, ARBOR_REQUIRE) that an engine may open: the algorithms
 // open them themselves, under their start-up policy (mcs.OpenDevices,
 // clique.OpenDevices, vertexcover.OpenDevices).
@@ -161,7 +160,7 @@ func (s *SearchFlags) Selection() *startup.Selection {
 	return &startup.Selection{Selection: backend.SelectionFromEnv(s.Dev.Backend, s.Dev.Device), Named: s.Dev.Backend != ""}
 }
 
-// place opens the devices of --backend/--device at once for an engine
+// Place opens the devices of --backend/--device at once for an engine
 // that may run on one and lets the algorithm's rule (mcs.Place,
 // clique.Place, vertexcover.Place) decide which the engine gets. It says
 // what was decided on stderr (a fallback always; with -v the devices
@@ -176,7 +175,7 @@ func (s *SearchFlags) Place(e *Env, rule startup.Rule) ([]backend.Device, func()
 	return devs, closeAll, nil
 }
 
-// say prints what opening the devices decided (startup.Report: the
+// Say prints what opening the devices decided (startup.Report: the
 // fallback; with -v the devices and the note). For a device opened in the
 // background the command says it after the search, so that nothing else
 // writes to stderr at the same time; a report of an opening that is not
@@ -187,40 +186,7 @@ func Say(e *Env, verbose bool, r startup.Report) {
 	}
 }
 
-// openingLSDevice is the opener of vertexcover.Options.LSDevice on the opening's
-// first device, under mode's rule (vertexcover.LSMode.Opener), said on
-// stderr once accepted unless quiet: the search's own context, lent, not a
-// second one (the solver's Close leaves it open; Release closes it).
-func OpeningLSDevice(e *Env, d *startup.Opening, mode vertexcover.LSMode, quiet bool) func() (backend.Device, error) {
-	open := mode.Opener(func() (backend.Device, error) {
-		devs, err := d.Wait()
-		if err != nil {
-			return nil, err
-		}
-		if len(devs) == 0 {
-			return nil, errors.New("no device opened")
-		}
-		return LentDevice{devs[0]}, nil
-	})
-	if open == nil {
-		return nil
-	}
-	return func() (backend.Device, error) {
-		dev, err := open()
-		if err == nil && !quiet {
-			fmt.Fprintf(e.Stderr, "arbor: local search also on %s\n", dev.Info())
-		}
-		return dev, err
-	}
-}
-
-// lentDevice is a device lent to a user that closes what it is given: its
-// owner closes it.
-type LentDevice struct{ backend.Device }
-
-func (LentDevice) Close() error { return nil }
-
-// backendOf is the JSON field backend: the backend of the devices an
+// BackendOf is the JSON field backend: the backend of the devices an
 // engine ran on ("" on the CPU engine).
 func BackendOf(devs []backend.Device, ranOn string) string {
 	if len(devs) == 0 || ranOn == "" {
@@ -229,14 +195,14 @@ func BackendOf(devs []backend.Device, ranOn string) string {
 	return devs[0].Info().Backend
 }
 
-// deviceFlags are the selection flags every device-using command takes.
+// DeviceFlags are the selection flags every device-using command takes.
 type DeviceFlags struct{ Backend, Device string }
 
 func (d *DeviceFlags) Register(fs *flag.FlagSet) {
 	d.registerWith(fs, "device index or name substring (default $ARBOR_DEVICE, else the backend's first GPU, accelerator, then CPU device)")
 }
 
-// registerMany is register for commands whose engines spread one search
+// RegisterMany is register for commands whose engines spread one search
 // over several devices: --device also takes "all" or a list.
 func (d *DeviceFlags) RegisterMany(fs *flag.FlagSet) {
 	d.registerWith(fs, "device index or name substring, 'all' (every device of the type the first pick has: every GPU), "+
@@ -248,7 +214,7 @@ func (d *DeviceFlags) registerWith(fs *flag.FlagSet, deviceUsage string) {
 	fs.StringVar(&d.Device, "device", "", deviceUsage)
 }
 
-// openMany selects and opens the devices of --device (one unless it says
+// OpenMany selects and opens the devices of --device (one unless it says
 // "all" or lists several), and says which on stderr unless quiet.
 func (d *DeviceFlags) OpenMany(e *Env, quiet bool) ([]backend.Device, error) {
 	devs, cs, err := backend.SelectAll(backend.SelectionFromEnv(d.Backend, d.Device))
@@ -263,7 +229,7 @@ func (d *DeviceFlags) OpenMany(e *Env, quiet bool) ([]backend.Device, error) {
 	return devs, nil
 }
 
-// open selects and opens the device, and says which on stderr.
+// Open selects and opens the device, and says which on stderr.
 func (d *DeviceFlags) Open(e *Env, quiet bool) (backend.Device, backend.Choice, error) {
 	dev, c, err := backend.Select(backend.SelectionFromEnv(d.Backend, d.Device))
 	if err != nil {
@@ -273,28 +239,6 @@ func (d *DeviceFlags) Open(e *Env, quiet bool) (backend.Device, backend.Choice, 
 		fmt.Fprintf(e.Stderr, "arbor: using %s (%s)\n", c.Info, c.Why)
 	}
 	return dev, c, nil
-}
-
-// lsDevice is the opener of vertexcover.Options.LSDevice: the device of
-// --backend/--device under mode's rule (vertexcover.LSMode.Opener), said
-// on stderr once accepted unless quiet. The solver calls it only when a
-// kernel needs it, so an easy instance never pays for a CUDA context.
-func (d *DeviceFlags) LSDevice(e *Env, mode vertexcover.LSMode, quiet bool) func() (backend.Device, error) {
-	var c backend.Choice
-	open := mode.Opener(func() (dev backend.Device, err error) {
-		dev, c, err = d.Open(e, true)
-		return dev, err
-	})
-	if open == nil {
-		return nil
-	}
-	return func() (backend.Device, error) {
-		dev, err := open()
-		if err == nil && !quiet {
-			fmt.Fprintf(e.Stderr, "arbor: local search also on %s (%s)\n", c.Info, c.Why)
-		}
-		return dev, err
-	}
 }
 
 // opening is a device being opened in the background.
@@ -307,7 +251,7 @@ type AsyncDevice struct {
 	quiet  bool
 }
 
-// openAsync starts opening the device while the caller does something
+// OpenAsync starts opening the device while the caller does something
 // else (reads the input: a CUDA context takes about a second to create,
 // a large file several to read); wait returns it.
 func (d *DeviceFlags) OpenAsync(e *Env, quiet bool) *AsyncDevice {
@@ -319,7 +263,7 @@ func (d *DeviceFlags) OpenAsync(e *Env, quiet bool) *AsyncDevice {
 	return o
 }
 
-// wait returns the device once it is open, saying which (unless quiet)
+// Wait returns the device once it is open, saying which (unless quiet)
 // only now, so that nothing is said of a device a failed read never used.
 func (o *AsyncDevice) Wait() (backend.Device, backend.Choice, error) {
 	<-o.Done
@@ -330,7 +274,7 @@ func (o *AsyncDevice) Wait() (backend.Device, backend.Choice, error) {
 	return o.Devs, o.choice, o.Err
 }
 
-// abandon closes the device, if it opened, once it has: for a caller that
+// Abandon closes the device, if it opened, once it has: for a caller that
 // stops before using it.
 func (o *AsyncDevice) Abandon() {
 	<-o.Done
@@ -339,7 +283,7 @@ func (o *AsyncDevice) Abandon() {
 	}
 }
 
-// isTerminal reports whether w is a terminal: progress is shown only then.
+// IsTerminal reports whether w is a terminal: progress is shown only then.
 func IsTerminal(w io.Writer) bool {
 	f, ok := w.(*os.File)
 	if !ok {
@@ -349,7 +293,7 @@ func IsTerminal(w io.Writer) bool {
 	return err == nil && st.Mode()&os.ModeCharDevice != 0 && os.Getenv("TERM") != "dumb"
 }
 
-// humanBytes prints a byte count in binary units.
+// HumanBytes prints a byte count in binary units.
 func HumanBytes(n uint64) string {
 	const unit = 1024
 	if n < unit {

@@ -15,29 +15,26 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/arbor-gpu/arbor/algorithms/clique"
-	"github.com/arbor-gpu/arbor/algorithms/mcs"
-	"github.com/arbor-gpu/arbor/algorithms/vertexcover"
 	"github.com/arbor-gpu/arbor/core"
 )
 
-// exitUnsettled is the exit status of --require-optimal when the question
+// ExitUnsettled is the exit status of --require-optimal when the question
 // asked was not settled.
 const ExitUnsettled = 3
 
-// unsettledError makes run exit with exitUnsettled after the answer was
+// UnsettledError makes run exit with exitUnsettled after the answer was
 // printed.
 type UnsettledError struct{ msg string }
 
 func (u UnsettledError) Error() string { return u.msg }
 
-// solverFlags are the output flags every solver takes.
+// SolverFlags are the output flags every solver takes.
 type SolverFlags struct {
 	JSON, Verify, RequireOptimal, ZeroBased, Verbose bool
 	Out                                              string
 }
 
-// register adds the flags; outUsage describes -o for this command.
+// Register adds the flags; outUsage describes -o for this command.
 func (s *SolverFlags) Register(fs *flag.FlagSet, what, outUsage string) {
 	fs.BoolVar(&s.JSON, "json", false, "print the result as JSON (fields: docs/cli.md, docs/schema/)")
 	fs.BoolVar(&s.Verify, "verify", false, "check the "+what+" independently against the input and say so (the check also runs, silently, on every result)")
@@ -47,7 +44,7 @@ func (s *SolverFlags) Register(fs *flag.FlagSet, what, outUsage string) {
 	fs.StringVar(&s.Out, "o", "", outUsage)
 }
 
-// base is what to add to a 0-based vertex id of g when printing it.
+// Base is what to add to a 0-based vertex id of g when printing it.
 func (s *SolverFlags) Base(g *core.Graph) int {
 	if s.ZeroBased {
 		return 0
@@ -55,7 +52,7 @@ func (s *SolverFlags) Base(g *core.Graph) int {
 	return g.Base
 }
 
-// verdict is what a result answers, the same fields in every command.
+// Verdict is what a result answers, the same fields in every command.
 type Verdict struct {
 	Status  core.Status `json:"status"`
 	Proven  bool        `json:"proven"`
@@ -63,7 +60,7 @@ type Verdict struct {
 	GoalMet *bool       `json:"goal_met,omitempty"` // with a goal: a solution reaching it was found
 }
 
-// newVerdict makes the verdict of a result of status s; hasGoal says
+// NewVerdict makes the verdict of a result of status s; hasGoal says
 // whether goal was asked for (vc -k 0 is a goal of 0), met whether the
 // solution reaches it.
 func NewVerdict(s core.Status, hasGoal bool, goal int, met bool) Verdict {
@@ -74,7 +71,7 @@ func NewVerdict(s core.Status, hasGoal bool, goal int, met bool) Verdict {
 	return v
 }
 
-// settled reports whether the question asked was answered: optimisation,
+// Settled reports whether the question asked was answered: optimisation,
 // a proven optimum; a goal, a solution reaching it or a proof that none
 // exists.
 func (v Verdict) Settled() bool {
@@ -84,7 +81,7 @@ func (v Verdict) Settled() bool {
 	return v.Status == core.StatusOptimal
 }
 
-// require is --require-optimal's check, made after the answer is printed.
+// Require is --require-optimal's check, made after the answer is printed.
 func (v Verdict) Require(on bool) error {
 	if !on || v.Settled() {
 		return nil
@@ -95,7 +92,7 @@ func (v Verdict) Require(on bool) error {
 	return UnsettledError{fmt.Sprintf("--require-optimal: the answer is not proven optimal (status %s)", v.Status)}
 }
 
-// size is a result's size as printed: absent (nil) where the status
+// Size is a result's size as printed: absent (nil) where the status
 // proves that no solution reaches the goal and none was found (no
 // sentinel 0; vc -k without a cover has no size either). A smaller
 // solution a device search held is still shown.
@@ -106,7 +103,7 @@ func (v Verdict) Size(n int) *int {
 	return &n
 }
 
-// sizeText is a size in text output: "none" where it is absent.
+// SizeText is a size in text output: "none" where it is absent.
 func SizeText(n *int) string {
 	if n == nil {
 		return "none"
@@ -114,7 +111,7 @@ func SizeText(n *int) string {
 	return strconv.Itoa(*n)
 }
 
-// statusText says a verdict in words for text output; best is "maximum"
+// StatusText says a verdict in words for text output; best is "maximum"
 // or "minimum", what describes a solution reaching the goal ("common
 // subgraph of ≥ 18 vertices").
 func StatusText(v Verdict, best, what string) string {
@@ -131,29 +128,13 @@ func StatusText(v Verdict, best, what string) string {
 	return "unproven (stopped early)"
 }
 
-// internalf is the guard's error: a result that contradicts what the
+// Internalf is the guard's error: a result that contradicts what the
 // program knows is never printed as an answer.
 func Internalf(format string, a ...any) error {
 	return fmt.Errorf("internal error, no answer printed: "+format, a...)
 }
 
-// guardMCS is the last-line check of a two-graph result before it is
-// printed: the mapping passes the independent checker and has Size pairs,
-// and a proof agrees with what is known without search — a goal run's
-// status against its size, and a maximum of at least one pair when some
-// single pair is compatible (a label-and-self-loop match is a common
-// subgraph of one vertex).
-func GuardMCS(g, h *core.Graph, res mcs.Result, opts mcs.Options) error {
-	if err := mcs.Verify(g, h, res.Mapping, opts); err != nil {
-		return Internalf("the mapping fails the checker: %w", err)
-	}
-	if len(res.Mapping) != res.Size {
-		return Internalf("size %d but %d mapped pairs", res.Size, len(res.Mapping))
-	}
-	return GuardMax(res.Status, res.Proven, res.Size, max(opts.Goal, opts.Floor), mcsLowerBound(g, h, opts), "common subgraph")
-}
-
-// guardMax checks a maximisation result's status against its size, its
+// GuardMax checks a maximisation result's status against its size, its
 // goal (0: none) and a lower bound known without search.
 func GuardMax(s core.Status, proven bool, size, goal, lower int, what string) error {
 	switch {
@@ -167,138 +148,10 @@ func GuardMax(s core.Status, proven bool, size, goal, lower int, what string) er
 	return nil
 }
 
-// mcsLowerBound is 1 when some pair of vertices is compatible (checked by
-// mcs.Verify on that one pair), else 0.
-func mcsLowerBound(g, h *core.Graph, opts mcs.Options) int {
-	type sig struct {
-		label int32
-		loop  bool
-	}
-	of := func(x *core.Graph, v int) sig {
-		s := sig{loop: x.HasEdge(v, v)}
-		if opts.VertexLabels && x.VertexLabels != nil {
-			s.label = x.VertexLabels[v]
-		}
-		return s
-	}
-	inH := map[sig]int{}
-	for w := h.N - 1; w >= 0; w-- {
-		inH[of(h, w)] = w
-	}
-	for v := range g.N {
-		if w, ok := inH[of(g, v)]; ok && mcs.Verify(g, h, [][2]int{{v, w}}, opts) == nil {
-			return 1
-		}
-	}
-	return 0
-}
-
-// guardMCSMany is guardMCS for three or more graphs.
-func GuardMCSMany(graphs []*core.Graph, res mcs.MultiResult, opts mcs.Options) error {
-	if err := mcs.VerifyMany(graphs, res.Tuples, opts); err != nil {
-		return Internalf("the common subgraph fails the checker: %w", err)
-	}
-	if len(res.Tuples) != res.Size {
-		return Internalf("size %d but %d rows", res.Size, len(res.Tuples))
-	}
-	return GuardMax(res.Status, res.Proven, res.Size, 0, 0, "common subgraph")
-}
-
-// guardClique checks a clique result: the checker accepts it, and a
-// proven maximum is at least the trivial bound (1 in a graph with a
-// vertex, 2 with an edge, of the complement with a non-adjacent pair) and
-// at most its own upper bound.
-func GuardClique(g *core.Graph, res clique.Result, opts clique.Options) error {
-	if err := clique.Verify(g, res.Clique, opts.Complement); err != nil {
-		return Internalf("the clique fails the checker: %w", err)
-	}
-	if len(res.Clique) != res.Size {
-		return Internalf("size %d but %d vertices", res.Size, len(res.Clique))
-	}
-	if res.Proven && res.Status == core.StatusOptimal && res.UpperBound < res.Size {
-		return Internalf("clique of %d above its proven upper bound %d", res.Size, res.UpperBound)
-	}
-	return GuardMax(res.Status, res.Proven, res.Size, opts.Goal, cliqueLowerBound(g, opts.Complement), "clique")
-}
-
-// cliqueLowerBound is the clique number's trivial lower bound: 0 for no
-// vertex, 2 when some pair is adjacent (not adjacent, for the
-// complement), else 1. Self-loops are ignored, as in clique.Maximum; for
-// the complement of a directed graph (adjacent when either arc exists)
-// the bound stays at 1 rather than pay for in-neighbour lists.
-func cliqueLowerBound(g *core.Graph, complement bool) int {
-	if g.N == 0 {
-		return 0
-	}
-	if complement && g.Directed {
-		return 1
-	}
-	for u := range g.N {
-		others := 0 // distinct neighbours other than u (rows are distinct)
-		for _, v := range g.Neighbors(u) {
-			if int(v) != u {
-				others++
-			}
-		}
-		if (!complement && others > 0) || (complement && others < g.N-1) {
-			return 2
-		}
-	}
-	return 1
-}
-
-// guardVC checks a vertex cover result: the checker accepts the cover,
-// and the status agrees with a maximal matching M (|M| ≤ τ ≤ 2|M|): a
-// proven minimum is not below |M|, a goal k ≥ 2|M| is never infeasible.
-// k < 0 means minimum mode.
-func GuardVC(g *core.Graph, res vertexcover.Result, k int) error {
-	if res.Cover != nil {
-		if err := vertexcover.Verify(g, res.Cover); err != nil {
-			return Internalf("the cover fails the checker: %w", err)
-		}
-	}
-	m := MaximalMatching(g)
-	size := len(res.Cover)
-	switch {
-	case res.Status == core.StatusOptimal && res.Cover == nil:
-		return Internalf("proven minimum but no cover")
-	case res.Status == core.StatusOptimal && size < m:
-		return Internalf("proven minimum cover of %d, but a matching of %d edges needs %d", size, m, m)
-	case res.Status == core.StatusInfeasible && (k < 0 || res.Cover != nil):
-		return Internalf("status infeasible with k %d and a cover of %d", k, size)
-	case res.Status == core.StatusInfeasible && k >= 2*m:
-		return Internalf("proven that no cover of ≤ %d exists, but a matching of %d edges gives one of %d", k, m, 2*m)
-	case k >= 0 && res.Cover != nil && size > k:
-		return Internalf("cover of %d above k=%d", size, k)
-	case k < 0 && res.Cover == nil:
-		return Internalf("no cover at all (every vertex is one)")
-	}
-	return nil
-}
-
-// maximalMatching is the size of a greedy maximal matching of g.
-func MaximalMatching(g *core.Graph) int {
-	used := make([]bool, g.N)
-	n := 0
-	for u := range g.N {
-		if used[u] {
-			continue
-		}
-		for _, v := range g.Neighbors(u) {
-			if int(v) != u && !used[v] {
-				used[u], used[v] = true, true
-				n++
-				break
-			}
-		}
-	}
-	return n
-}
-
-// stdinName is the name "-" reads under, in messages.
+// StdinName is the name "-" reads under, in messages.
 const StdinName = "<stdin>"
 
-// writeAtomic writes a file through write: into a temporary file in the
+// WriteAtomic writes a file through write: into a temporary file in the
 // same folder, renamed over path once complete, so that a reader never
 // sees half a result and a failed run leaves an earlier file as it was.
 // Where path exists and is not a regular file (/dev/null, a pipe) it is
@@ -349,7 +202,7 @@ func WriteAtomic(path string, write func(io.Writer) error) error {
 	return nil
 }
 
-// plural is "1 run", "2 runs", "0 passes", "3 vertices": a count with
+// Plural is "1 run", "2 runs", "0 passes", "3 vertices": a count with
 // its noun in the number it takes.
 func Plural(n int, word string) string {
 	if n == 1 || n == -1 {
@@ -366,7 +219,7 @@ func Plural(n int, word string) string {
 	return fmt.Sprintf("%d %s", n, word)
 }
 
-// shifted returns ids with base added, for printing.
+// Shifted returns ids with base added, for printing.
 func Shifted(ids []int, base int) []int {
 	out := make([]int, len(ids))
 	for i, v := range ids {
@@ -375,7 +228,7 @@ func Shifted(ids []int, base int) []int {
 	return out
 }
 
-// shiftedPairs returns a mapping with each side's base added.
+// ShiftedPairs returns a mapping with each side's base added.
 func ShiftedPairs(m [][2]int, b0, b1 int) [][2]int {
 	out := make([][2]int, len(m))
 	for i, p := range m {
@@ -384,13 +237,13 @@ func ShiftedPairs(m [][2]int, b0, b1 int) [][2]int {
 	return out
 }
 
-// isUnsettled reports whether err is --require-optimal's.
+// IsUnsettled reports whether err is --require-optimal's.
 func IsUnsettled(err error) bool {
 	var u UnsettledError
 	return errors.As(err, &u)
 }
 
-// deviceSuffix is " on DEVICE" for a result a device found ("" for the
+// DeviceSuffix is " on DEVICE" for a result a device found ("" for the
 // CPU engine).
 func DeviceSuffix(d string) string {
 	if d == "" {
@@ -399,19 +252,7 @@ func DeviceSuffix(d string) string {
 	return " on " + d
 }
 
-// writeMapping prints a mapping's line: "mapping v→w v→w …".
-func WriteMapping(w io.Writer, mapping [][2]int) {
-	var sb strings.Builder
-	for i, p := range mapping {
-		if i > 0 {
-			sb.WriteByte(' ')
-		}
-		fmt.Fprintf(&sb, "%d→%d", p[0], p[1])
-	}
-	fmt.Fprintf(w, "mapping %s\n", sb.String())
-}
-
-// checkOutNotInput refuses an -o that names one of the command's inputs
+// CheckOutNotInput refuses an -o that names one of the command's inputs
 // (a graph file, a --batch or --against list): writing the result would
 // destroy what was read, and a resumed batch would read its own rows as
 // the list. Paths are compared cleaned and absolute, and through

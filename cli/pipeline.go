@@ -136,7 +136,7 @@ func (pf *pipelineFlags) declare(e *Env, a *Algorithm) *flag.FlagSet {
 		names[i] = en.Name + " (" + en.Help + ")"
 		device = device || en.Device
 	}
-	if len(a.Engines) > 1 {
+	if len(a.Engines) > 0 {
 		fs.StringVar(&pf.Engine, "engine", a.Engines[0].Name, "where to solve: "+strings.Join(names, ", "))
 	}
 	if a.Threads {
@@ -154,7 +154,7 @@ func (pf *pipelineFlags) declare(e *Env, a *Algorithm) *flag.FlagSet {
 	return fs
 }
 
-// check is the shared flags' rules; it returns the engine asked for.
+// Check is the shared flags' rules; it returns the engine asked for.
 func (pf *pipelineFlags) Check(a *Algorithm) (Engine, error) {
 	if pf.Threads < 0 {
 		return Engine{}, Usagef("--threads must be ≥ 0")
@@ -192,7 +192,7 @@ func (r *pipelineRun[O, I, R]) session(ctx context.Context, files []string, dev 
 		Verbose: r.pf.sf.Verbose, Stderr: r.e.Stderr}, cancel
 }
 
-// solve makes the input, solves and verifies.
+// Solve makes the input, solves and verifies.
 func (r *pipelineRun[O, I, R]) Solve(s *Session, graphs []*core.Graph) (I, R, error) {
 	var res R
 	in, err := r.p.Input(r.o, s.Files, graphs)
@@ -300,7 +300,7 @@ func (r *pipelineRun[O, I, R]) batch() error {
 	return br.Run(jobs, skipped)
 }
 
-// line is a batch row's text.
+// Line is a batch row's text.
 func (r *pipelineRun[O, I, R]) Line(s *Session, in I, res R) string {
 	if r.p.Line != nil {
 		return r.p.Line(s, r.o, in, res)

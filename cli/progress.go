@@ -7,7 +7,7 @@ import (
 	"time"
 )
 
-// progress rewrites one status line on stderr, at most every interval, and
+// Progress rewrites one status line on stderr, at most every interval, and
 // only when stderr is a terminal (pipes and logs stay quiet). Nothing is
 // shown before delay has passed, so quick runs print no progress at all.
 type Progress struct {
@@ -53,7 +53,7 @@ func (p *Progress) Done() {
 	}
 }
 
-// rate formats a count per second.
+// Rate formats a count per second.
 func Rate(n int64, d time.Duration) string {
 	if d <= 0 {
 		return "-"

@@ -11,8 +11,11 @@ import (
 	"testing"
 
 	"github.com/arbor-gpu/arbor/algorithms/clique"
+	cliquecmd "github.com/arbor-gpu/arbor/algorithms/clique/command"
 	"github.com/arbor-gpu/arbor/algorithms/mcs"
+	mcscmd "github.com/arbor-gpu/arbor/algorithms/mcs/command"
 	"github.com/arbor-gpu/arbor/algorithms/vertexcover"
+	vccmd "github.com/arbor-gpu/arbor/algorithms/vertexcover/command"
 	"github.com/arbor-gpu/arbor/cli"
 	"github.com/arbor-gpu/arbor/core"
 	"github.com/arbor-gpu/arbor/internal/dataset"
@@ -142,7 +145,7 @@ func TestGuard(t *testing.T) {
 	}
 	opts := mcs.Options{}
 	ok := mcs.Result{Size: 3, Mapping: [][2]int{{0, 0}, {1, 1}, {2, 2}}, Proven: true, Status: core.StatusOptimal}
-	if err := cli.GuardMCS(path, path, ok, opts); err != nil {
+	if err := mcscmd.GuardMCS(path, path, ok, opts); err != nil {
 		t.Errorf("a right MCS: %v", err)
 	}
 	for name, r := range map[string]mcs.Result{
@@ -161,17 +164,17 @@ func TestGuard(t *testing.T) {
 		if name == "proven none reaching 1" || name == "proven with a size above" {
 			o.Goal = 1
 		}
-		if err := cli.GuardMCS(path, path, r, o); err == nil || !strings.Contains(err.Error(), "internal error") {
+		if err := mcscmd.GuardMCS(path, path, r, o); err == nil || !strings.Contains(err.Error(), "internal error") {
 			t.Errorf("MCS %s: guard says %v", name, err)
 		}
 	}
 	// Labels that differ everywhere: size 0 is right.
 	lg, lh := labelled(t, 1), labelled(t, 2)
-	if err := cli.GuardMCS(lg, lh, mcs.Result{Proven: true, Status: core.StatusOptimal}, mcs.Options{VertexLabels: true}); err != nil {
+	if err := mcscmd.GuardMCS(lg, lh, mcs.Result{Proven: true, Status: core.StatusOptimal}, mcs.Options{VertexLabels: true}); err != nil {
 		t.Errorf("MCS of disjoint labels, size 0: %v", err)
 	}
 
-	if err := cli.GuardClique(path, clique.Result{Size: 2, Clique: []int{0, 1}, UpperBound: 2, Proven: true, Status: core.StatusOptimal}, clique.Options{}); err != nil {
+	if err := cliquecmd.GuardClique(path, clique.Result{Size: 2, Clique: []int{0, 1}, UpperBound: 2, Proven: true, Status: core.StatusOptimal}, clique.Options{}); err != nil {
 		t.Errorf("a right clique: %v", err)
 	}
 	for name, c := range map[string]struct {
@@ -184,13 +187,13 @@ func TestGuard(t *testing.T) {
 		"complement: size 1 with a non-edge": {clique.Result{Size: 1, Clique: []int{0}, UpperBound: 1, Proven: true, Status: core.StatusOptimal}, clique.Options{Complement: true}},
 		"above its own bound":                {clique.Result{Size: 2, Clique: []int{0, 1}, UpperBound: 1, Proven: true, Status: core.StatusOptimal}, clique.Options{}},
 	} {
-		if err := cli.GuardClique(path, c.R, c.opts); err == nil {
+		if err := cliquecmd.GuardClique(path, c.R, c.opts); err == nil {
 			t.Errorf("clique %s: passed the guard", name)
 		}
 	}
 
 	// vc: the path's minimum cover is {1}; a matching of 1 edge.
-	if err := cli.GuardVC(path, vertexcover.Result{Cover: []int{1}, Proven: true, Status: core.StatusOptimal}, -1); err != nil {
+	if err := vccmd.GuardVC(path, vertexcover.Result{Cover: []int{1}, Proven: true, Status: core.StatusOptimal}, -1); err != nil {
 		t.Errorf("a right cover: %v", err)
 	}
 	c5, err := core.ParseGraph(strings.NewReader(vcTestGraph), "c5.gr", core.ReadOptions{})
@@ -207,7 +210,7 @@ func TestGuard(t *testing.T) {
 		"a cover above k":            {vertexcover.Result{Cover: []int{0, 1, 2, 3, 4}, Proven: true, Status: core.StatusFeasible}, 3},
 		"no cover in minimum mode":   {vertexcover.Result{Status: core.StatusFeasible}, -1},
 	} {
-		if err := cli.GuardVC(c5, c.R, c.k); err == nil {
+		if err := vccmd.GuardVC(c5, c.R, c.k); err == nil {
 			t.Errorf("vc %s: passed the guard", name)
 		}
 	}

@@ -47,8 +47,16 @@ func runDemo(e *cli.Env) error {
 		}
 	}
 	fmt.Fprintf(e.Stdout, "vector add: %d elements checked (%v)\n", n, time.Since(t0).Round(time.Microsecond))
-	// Each algorithm's step lives in demo_<name>.go.
-	for _, step := range []func(e *cli.Env, dev backend.Device) error{demoMATCH(), demoMCS(), demoVC(), demoClique()} {
+	// The first algorithms' steps live in demo_<name>.go, in the order the
+	// demo has always shown them; an algorithm registered since brings its
+	// own (cli.Algorithm.Demo).
+	steps := []func(e *cli.Env, dev backend.Device) error{demoMATCH(), demoMCS(), demoVC(), demoClique()}
+	for _, a := range cli.Algorithms() {
+		if a.Demo != nil {
+			steps = append(steps, a.Demo)
+		}
+	}
+	for _, step := range steps {
 		if step == nil {
 			continue
 		}

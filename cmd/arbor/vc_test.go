@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/arbor-gpu/arbor/algorithms/vertexcover"
+	vccmd "github.com/arbor-gpu/arbor/algorithms/vertexcover/command"
 	"github.com/arbor-gpu/arbor/backend"
 	"github.com/arbor-gpu/arbor/cli"
 	"github.com/arbor-gpu/arbor/core"
@@ -295,13 +296,13 @@ func TestVCLSDevice(t *testing.T) {
 	}
 	e := &cli.Env{Ctx: context.Background(), Stdout: &strings.Builder{}, Stderr: &strings.Builder{}}
 	df := cli.DeviceFlags{Backend: "cpu"}
-	if df.LSDevice(e, "off", true) != nil {
+	if vccmd.LSDevice(&df, e, "off", true) != nil {
 		t.Fatal("off gave an opener")
 	}
-	if _, err := df.LSDevice(e, "auto", true)(); err == nil || !strings.Contains(err.Error(), "not a GPU") {
+	if _, err := vccmd.LSDevice(&df, e, "auto", true)(); err == nil || !strings.Contains(err.Error(), "not a GPU") {
 		t.Fatalf("auto on the CPU backend: %v, want 'not a GPU'", err)
 	}
-	dev, err := df.LSDevice(e, "on", true)()
+	dev, err := vccmd.LSDevice(&df, e, "on", true)()
 	if err != nil {
 		t.Fatalf("on: %v", err)
 	}
@@ -371,17 +372,17 @@ func TestVCOpeningLSDevice(t *testing.T) {
 	if err != nil || len(devs) != 1 {
 		t.Fatalf("opening: %v, %d devices", err, len(devs))
 	}
-	if cli.OpeningLSDevice(e, o, "off", true) != nil {
+	if vccmd.OpeningLSDevice(e, o, "off", true) != nil {
 		t.Fatal("off gave an opener")
 	}
-	if _, err := cli.OpeningLSDevice(e, o, "auto", true)(); err == nil || !strings.Contains(err.Error(), "not a GPU") {
+	if _, err := vccmd.OpeningLSDevice(e, o, "auto", true)(); err == nil || !strings.Contains(err.Error(), "not a GPU") {
 		t.Fatalf("auto on the CPU backend: %v, want 'not a GPU'", err)
 	}
-	dev, err := cli.OpeningLSDevice(e, o, "on", true)()
+	dev, err := vccmd.OpeningLSDevice(e, o, "on", true)()
 	if err != nil {
 		t.Fatal(err)
 	}
-	lent, ok := dev.(cli.LentDevice)
+	lent, ok := dev.(vccmd.LentDevice)
 	if !ok || lent.Device != devs[0] {
 		t.Fatalf("the local search got %T %v, not the opening's device", dev, dev.Info())
 	}

@@ -48,7 +48,7 @@ func runCliqueBatch(e *cli.Env, sr *cli.SearchFlags, bf *cli.BatchFlags, pos []s
 				o.Engine = clique.EngineCPU
 			}
 		}
-		if err := e.CheckCliqueMatrix(j.Files[0], g); err != nil {
+		if err := checkCliqueMatrix(e, j.Files[0], g); err != nil {
 			return cli.BatchSolved{}, err
 		}
 		res, err := solveClique(ctx, j.Files, g, o)

@@ -74,7 +74,7 @@ func runClique(e *cli.Env) error {
 	if err != nil {
 		return err
 	}
-	if err := e.CheckCliqueMatrix(pos[0], g); err != nil {
+	if err := checkCliqueMatrix(e, pos[0], g); err != nil {
 		return err
 	}
 	// A note such as "vertex 0 has no edges" matters here: with
@@ -111,7 +111,7 @@ func solveClique(ctx context.Context, pos []string, g *core.Graph, opts clique.O
 	if err != nil {
 		return res, fmt.Errorf("%s: %w", pos[0], err)
 	}
-	if err := cli.GuardClique(g, res, opts); err != nil {
+	if err := GuardClique(g, res, opts); err != nil {
 		return res, fmt.Errorf("%s: %w", pos[0], err)
 	}
 	return res, nil

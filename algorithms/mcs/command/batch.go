@@ -97,7 +97,7 @@ func runMCSBatch(e *cli.Env, sr *cli.SearchFlags, bf *cli.BatchFlags, pos []stri
 			// reach it).
 			o.Floor = sc.Goal(j.Index)
 		}
-		if err := e.CheckMCSMatrices(gs, o); err != nil {
+		if err := checkMCSMatrices(e, gs, o); err != nil {
 			return cli.BatchSolved{}, err
 		}
 		res, err := solveMCS(ctx, j.Files, gs[0], gs[1], o)
@@ -145,7 +145,7 @@ func ranks(a, b ranked) int {
 	return a.Index - b.Index
 }
 
-// goal is the goal (floor) of the pair of the given index: K, or once N
+// Goal is the goal (floor) of the pair of the given index: K, or once N
 // pairs are known what beats the Nth best (0 before: the pair's plain
 // maximum). A pair with a smaller index than the Nth beats it at an equal
 // size (ties go by index), a later one only with a larger size.
@@ -165,7 +165,7 @@ func (s *screen) Goal(index int) int {
 	return nth.Size + 1
 }
 
-// keep (--min-size) prints a pair unless it is proven unable to reach K.
+// Keep (--min-size) prints a pair unless it is proven unable to reach K.
 func (s *screen) Keep(row cli.BatchRow) bool {
 	if row.Solved.V.Status != core.StatusInfeasible {
 		return true
@@ -176,7 +176,7 @@ func (s *screen) Keep(row cli.BatchRow) bool {
 	return false
 }
 
-// hold (--top) keeps a pair unless it is proven unable to beat the Nth
+// Hold (--top) keeps a pair unless it is proven unable to beat the Nth
 // best at the time it ran.
 func (s *screen) Hold(row cli.BatchRow) {
 	s.mu.Lock()
@@ -193,7 +193,7 @@ func (s *screen) Hold(row cli.BatchRow) {
 	}
 }
 
-// release (--top) returns the best N pairs, largest first (ties by
+// Release (--top) returns the best N pairs, largest first (ties by
 // index), then the failed ones.
 func (s *screen) Release() []cli.BatchRow {
 	s.mu.Lock()

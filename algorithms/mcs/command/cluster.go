@@ -42,7 +42,7 @@ func runMCSCluster(e *cli.Env, cf cli.ClusterFlags, workers, threads int, pos []
 	if res.Mapping == nil {
 		res.Mapping = [][2]int{}
 	}
-	if err := cli.GuardMCS(g, h, res, opts); err != nil {
+	if err := GuardMCS(g, h, res, opts); err != nil {
 		return fmt.Errorf("%s, %s: %w", pos[0], pos[1], err)
 	}
 	v := cli.NewVerdict(res.Status, false, 0, false)
@@ -93,6 +93,6 @@ func runMCSCluster(e *cli.Env, cf cli.ClusterFlags, workers, threads int, pos []
 	}
 	fmt.Fprintf(w, "nodes %d  time %v  %s  %s\n", cres.Nodes, cres.Elapsed.Round(time.Microsecond), cli.Plural(cres.Workers, "worker"), speed)
 	fmt.Fprintf(w, "engine cluster (%s)\n", why)
-	cli.WriteMapping(w, m)
+	WriteMapping(w, m)
 	return v.Require(sf.RequireOptimal)
 }

@@ -114,7 +114,7 @@ func runMCS(e *cli.Env) error {
 			return err
 		}
 	}
-	if err := e.CheckMCSMatrices(graphs, opts); err != nil {
+	if err := checkMCSMatrices(e, graphs, opts); err != nil {
 		return err
 	}
 	if bf.Active() {
@@ -175,7 +175,7 @@ func solveMCS(ctx context.Context, pos []string, g0, g1 *core.Graph, opts mcs.Op
 	if err != nil {
 		return res, err
 	}
-	if err := cli.GuardMCS(g0, g1, res, opts); err != nil {
+	if err := GuardMCS(g0, g1, res, opts); err != nil {
 		return res, fmt.Errorf("%s, %s: %w", pos[0], pos[1], err)
 	}
 	return res, nil
@@ -207,7 +207,7 @@ func printMCS(e *cli.Env, sf *cli.SolverFlags, pos []string, g0, g1 *core.Graph,
 	}
 	fmt.Fprintf(w, "nodes %d  time %v  %s %d  %s\n", res.Nodes, res.Elapsed.Round(time.Microsecond), workersName, res.Threads, cli.Rate(res.Nodes, res.Elapsed))
 	fmt.Fprintf(w, "engine %s (%s)%s\n", res.Engine, res.Why, cli.JoinNonEmpty(" ", "", cli.DeviceSuffix(res.Device)))
-	cli.WriteMapping(w, m)
+	WriteMapping(w, m)
 	return v.Require(sf.RequireOptimal)
 }
 
@@ -318,7 +318,7 @@ func runMCSMany(e *cli.Env, pos []string, graphs []*core.Graph, opts mcs.Options
 	if err != nil {
 		return err
 	}
-	if err := cli.GuardMCSMany(graphs, res, opts); err != nil {
+	if err := GuardMCSMany(graphs, res, opts); err != nil {
 		return fmt.Errorf("%s: %w", strings.Join(pos, ", "), err)
 	}
 	v := cli.NewVerdict(res.Status, false, 0, false)

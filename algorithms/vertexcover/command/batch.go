@@ -32,7 +32,7 @@ func runVCBatch(e *cli.Env, sr *cli.SearchFlags, bf *cli.BatchFlags, pos []strin
 			return cli.BatchSolved{}, fmt.Errorf("%s: vertex cover needs an undirected graph", j.Files[0])
 		}
 		if complement {
-			if err := e.CheckComplement(j.Files[0], g); err != nil {
+			if err := checkComplement(e, j.Files[0], g); err != nil {
 				return cli.BatchSolved{}, err
 			}
 			g = vertexcover.Complement(g)

@@ -42,7 +42,7 @@ func runVCCluster(e *cli.Env, cf cli.ClusterFlags, workers, threads int, name st
 		status = core.StatusOptimal
 	}
 	res := vertexcover.Result{Cover: cres.Cover, Proven: cres.Proven, Status: status}
-	if err := cli.GuardVC(g, res, -1); err != nil {
+	if err := GuardVC(g, res, -1); err != nil {
 		return fmt.Errorf("%s: %w", name, err)
 	}
 	v := cli.NewVerdict(res.Status, false, 0, false)
@@ -54,7 +54,7 @@ func runVCCluster(e *cli.Env, cf cli.ClusterFlags, workers, threads int, name st
 	}
 	// The coordinator knows no bound beyond a maximal matching's until
 	// the job is proven.
-	lower := cli.MaximalMatching(g)
+	lower := MaximalMatching(g)
 	if res.Proven {
 		lower = len(res.Cover)
 	}

@@ -97,7 +97,7 @@ func runVC(e *cli.Env) error {
 		return fmt.Errorf("%s: vertex cover needs an undirected graph", pos[0])
 	}
 	if *complement {
-		if err := e.CheckComplement(pos[0], g); err != nil {
+		if err := checkComplement(e, pos[0], g); err != nil {
 			return err
 		}
 		g = vertexcover.Complement(g)
@@ -127,9 +127,9 @@ func runVC(e *cli.Env) error {
 			return err
 		}
 		opts.Opening, opts.Workers = opening, *workers
-		opts.LSDevice = cli.OpeningLSDevice(e, opening, lsMode, !sf.Verbose)
+		opts.LSDevice = OpeningLSDevice(e, opening, lsMode, !sf.Verbose)
 	} else {
-		opts.LSDevice = df.LSDevice(e, lsMode, !sf.Verbose)
+		opts.LSDevice = LSDevice(&df, e, lsMode, !sf.Verbose)
 	}
 	opts.Progress = func(p vertexcover.Progress) {
 		best := "-"
@@ -161,7 +161,7 @@ func solveVC(ctx context.Context, pos []string, g *core.Graph, opts vertexcover.
 	if opts.Parameterized {
 		k = opts.K
 	}
-	if err := cli.GuardVC(g, res, k); err != nil {
+	if err := GuardVC(g, res, k); err != nil {
 		return res, fmt.Errorf("%s: %w", pos[0], err)
 	}
 	return res, nil
