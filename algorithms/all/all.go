@@ -4,12 +4,18 @@ package all
 
 import (
 	_ "github.com/arbor-gpu/arbor/algorithms/clique"
+	_ "github.com/arbor-gpu/arbor/algorithms/clique/command"
 	_ "github.com/arbor-gpu/arbor/algorithms/clique/kernel"
+	_ "github.com/arbor-gpu/arbor/algorithms/kcount"
+	_ "github.com/arbor-gpu/arbor/algorithms/kcount/command"
 	_ "github.com/arbor-gpu/arbor/algorithms/kcount/kernel"
 	_ "github.com/arbor-gpu/arbor/algorithms/matching"
+	_ "github.com/arbor-gpu/arbor/algorithms/matching/command"
 	_ "github.com/arbor-gpu/arbor/algorithms/matching/kernel"
 	_ "github.com/arbor-gpu/arbor/algorithms/mcs"
+	_ "github.com/arbor-gpu/arbor/algorithms/mcs/command"
 	_ "github.com/arbor-gpu/arbor/algorithms/mcs/kernel"
 	_ "github.com/arbor-gpu/arbor/algorithms/vertexcover"
+	_ "github.com/arbor-gpu/arbor/algorithms/vertexcover/command"
 	_ "github.com/arbor-gpu/arbor/algorithms/vertexcover/kernel"
 )

@@ -14,7 +14,7 @@ import (
 // unregistered in the CLI. Regenerate with go generate ./algorithms/all.
 func TestComplete(t *testing.T) {
 	want := map[string]bool{}
-	for _, pattern := range []string{"../*/*.go", "../*/kernel/*.go"} {
+	for _, pattern := range []string{"../*/*.go", "../*/kernel/*.go", "../*/command/*.go"} {
 		files, err := filepath.Glob(pattern)
 		if err != nil {
 			t.Fatal(err)

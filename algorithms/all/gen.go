@@ -1,9 +1,9 @@
 //go:build ignore
 
 // gen writes all.go: a blank import of every algorithm package and of
-// every algorithm's kernel package (algorithms/*/ and algorithms/*/kernel/
-// that hold Go files), so that what they register (engines, kernel
-// sources, twins, checks) is linked. Run by go generate; TestComplete
+// every algorithm's kernel and command package (algorithms/*/, */kernel/
+// and */command/ that hold Go files), so that what they register
+// (engines, kernel sources, twins, checks, the arbor command) is linked. Run by go generate; TestComplete
 // fails when all.go is stale.
 package main
 
@@ -39,10 +39,11 @@ func main() {
 }
 
 // Packages lists the algorithm packages under dir (algorithms/): every
-// folder but all/ with a non-test Go file, and its kernel/ sub-folder.
+// folder but all/ with a non-test Go file, and its kernel/ and command/
+// sub-folders (the command/ one registers the algorithm's arbor command).
 func Packages(dir string) ([]string, error) {
 	var out []string
-	for _, pattern := range []string{"*/*.go", "*/kernel/*.go"} {
+	for _, pattern := range []string{"*/*.go", "*/kernel/*.go", "*/command/*.go"} {
 		files, err := filepath.Glob(filepath.Join(dir, pattern))
 		if err != nil {
 			return nil, err

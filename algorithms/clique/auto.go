@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/arbor-gpu/arbor/device/search"
+	"github.com/arbor-gpu/arbor/device/startup"
 )
 
 // solveAuto is the auto engine with a device open or still opening: nobody
@@ -19,7 +19,7 @@ import (
 // engine explored of its tree is lost, at most the opening's worth, while
 // its clique carries over. choose is auto's rule (chooseEngine; tests pass
 // their own to make a CPU device join).
-func solveAuto(ctx context.Context, p *problem, opening *search.Opening, threads int, start time.Time, headStart time.Duration,
+func solveAuto(ctx context.Context, p *problem, opening *startup.Opening, threads int, start time.Time, headStart time.Duration,
 	choose func(n int, opts Options) (Engine, string, error)) (Result, error) {
 	cpuCtx, stopCPU := context.WithCancel(ctx)
 	defer stopCPU()

@@ -10,7 +10,7 @@ import (
 
 	"github.com/arbor-gpu/arbor/backend"
 	"github.com/arbor-gpu/arbor/backend/backendtest"
-	"github.com/arbor-gpu/arbor/device/search"
+	"github.com/arbor-gpu/arbor/device/startup"
 )
 
 // TestAutoDoesNotWait: with the device still opening (and never done), auto
@@ -19,7 +19,7 @@ import (
 func TestAutoDoesNotWait(t *testing.T) {
 	gate := make(chan struct{})
 	defer close(gate)
-	opening := search.OpenInBackground(func() ([]backend.Device, func(), error) {
+	opening := startup.OpenInBackground(func() ([]backend.Device, func(), error) {
 		<-gate
 		return nil, nil, nil
 	})
@@ -38,7 +38,7 @@ func TestAutoDoesNotWait(t *testing.T) {
 	if opening.Done() {
 		t.Fatal("the opening finished although its gate is shut")
 	}
-	failed := search.OpenInBackground(func() ([]backend.Device, func(), error) {
+	failed := startup.OpenInBackground(func() ([]backend.Device, func(), error) {
 		return nil, nil, errors.New("no GPU here")
 	})
 	failed.Wait()
@@ -71,7 +71,7 @@ func TestAutoJoin(t *testing.T) {
 			}
 			g := gnp(t, rng, 120+rng.IntN(15), p)
 			want := solve(t, g, Options{Engine: EngineCPU, Complement: complement})
-			opening := search.OpenInBackground(func() ([]backend.Device, func(), error) {
+			opening := startup.OpenInBackground(func() ([]backend.Device, func(), error) {
 				time.Sleep(time.Duration(rng.IntN(3)) * time.Millisecond)
 				return []backend.Device{dev}, nil, nil
 			})

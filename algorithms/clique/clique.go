@@ -10,7 +10,7 @@ import (
 
 	"github.com/arbor-gpu/arbor/backend"
 	"github.com/arbor-gpu/arbor/core"
-	"github.com/arbor-gpu/arbor/device/search"
+	"github.com/arbor-gpu/arbor/device/startup"
 )
 
 // Options says how to search. The zero value finds a maximum clique of the
@@ -55,11 +55,16 @@ type Options struct {
 	// them all, with one task pool and one incumbent (search.RunMany).
 	Devices []backend.Device
 	// Opening, when Devices is empty, is the devices still being opened
-	// in the background (search.OpenInBackground): auto starts the CPU
+	// in the background (startup.OpenInBackground): auto starts the CPU
 	// engine at once and lets the hybrid take over once the device is
 	// open (solveAuto), so an instance the CPU settles first never waits
 	// for it; the other engines wait for it.
-	Opening *search.Opening
+	Opening *startup.Opening
+	// Select, when Devices and Opening are empty, is the devices Maximum
+	// opens itself for an engine that may run on one (OpenDevices: the
+	// command line's start-up policy, so that a program and arbor clique
+	// behave alike); Result.Startup says what it decided. Nil: no device.
+	Select *startup.Selection
 	// Workers is the device engine's number of workers (work-groups) per
 	// device; 0 sizes it from the device.
 	Workers int
@@ -106,6 +111,9 @@ type Result struct {
 	Device string // the device, for gpu and hybrid
 	Epochs int    // device launches
 	Moved  int64  // tasks moved between devices (Options.Devices)
+	// Startup is what opening Options.Select's devices decided (zero when
+	// Maximum opened none, or the search ended before they were open).
+	Startup startup.Report
 }
 
 // MaxVertices is the largest graph Maximum accepts: the engine keeps an
@@ -126,6 +134,20 @@ func MatrixBytes(n int) float64 {
 // so far with Proven false and a nil error.
 func Maximum(ctx context.Context, g *core.Graph, opts Options) (Result, error) {
 	start := time.Now()
+	opening := OpenDevices(opts)
+	if opening != nil {
+		defer opening.Release()
+		opts.Opening = opening
+	}
+	opts.Select = nil
+	res, err := maximum(ctx, g, opts, start)
+	if opening != nil {
+		res.Startup = opening.Report()
+	}
+	return res, err
+}
+
+func maximum(ctx context.Context, g *core.Graph, opts Options, start time.Time) (Result, error) {
 	if g == nil {
 		return Result{}, errors.New("clique: nil graph")
 	}
@@ -147,6 +169,11 @@ func Maximum(ctx context.Context, g *core.Graph, opts Options) (Result, error) {
 			return Result{}, fmt.Errorf("clique: the initial clique of %s is not a clique: %w", g.Name, err)
 		}
 	}
+	if len(opts.Devices) == 0 && opts.Opening != nil {
+		if err := opts.Opening.Settle(); err != nil {
+			return Result{}, err
+		}
+	}
 	auto := (opts.Engine == "" || opts.Engine == EngineAuto) && opts.Goal == 0
 	if len(opts.Devices) == 0 && opts.Opening != nil && !auto {
 		// Every engine but auto's needs the device before it starts.
@@ -163,7 +190,7 @@ func Maximum(ctx context.Context, g *core.Graph, opts Options) (Result, error) {
 		// once and the hybrid takes over what it has not settled.
 		opening := opts.Opening
 		if len(opts.Devices) > 0 {
-			opening = search.Opened(opts.Devices)
+			opening = startup.Opened(opts.Devices)
 		}
 		opts.Opening = nil
 		if res, err = solveAuto(ctx, newProblem(g, opts), opening, threads, start, autoHeadStart, chooseEngine); err != nil {

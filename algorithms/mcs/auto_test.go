@@ -11,7 +11,7 @@ import (
 	"github.com/arbor-gpu/arbor/backend"
 	"github.com/arbor-gpu/arbor/backend/backendtest"
 	"github.com/arbor-gpu/arbor/core"
-	"github.com/arbor-gpu/arbor/device/search"
+	"github.com/arbor-gpu/arbor/device/startup"
 )
 
 // TestAutoDoesNotWait: with the device still opening (and never done), auto
@@ -20,7 +20,7 @@ import (
 func TestAutoDoesNotWait(t *testing.T) {
 	gate := make(chan struct{})
 	defer close(gate)
-	opening := search.OpenInBackground(func() ([]backend.Device, func(), error) {
+	opening := startup.OpenInBackground(func() ([]backend.Device, func(), error) {
 		<-gate
 		return nil, nil, nil
 	})
@@ -54,7 +54,7 @@ func TestAutoJoin(t *testing.T) {
 			g := randomGraph(t, rng, n, 0.3+0.4*rng.Float64(), false, 0, 0, 0)
 			h := randomGraph(t, rng, n, 0.3+0.4*rng.Float64(), false, 0, 0, 0)
 			want := solveChecked(t, g, h, Options{Engine: EngineCPU})
-			opts := Options{Workers: 5, Opening: search.OpenInBackground(func() ([]backend.Device, func(), error) {
+			opts := Options{Workers: 5, Opening: startup.OpenInBackground(func() ([]backend.Device, func(), error) {
 				time.Sleep(time.Duration(rng.IntN(3)) * time.Millisecond)
 				return []backend.Device{dev}, nil, nil
 			})}
@@ -176,7 +176,7 @@ func TestAutoDownAlone(t *testing.T) {
 		h := randomGraph(t, rng, 8+rng.IntN(8), rng.Float64(), false, 0, 0, 0)
 		want := solveChecked(t, g, h, Options{Engine: EngineCPU, Threads: 1}).Size
 		for _, floor := range []int{0, want, want + 1} {
-			opening := search.OpenWhenAsked(func() ([]backend.Device, func(), error) {
+			opening := startup.OpenWhenAsked(func() ([]backend.Device, func(), error) {
 				<-gate
 				return nil, nil, nil
 			}).WithChoice(func() ([]backend.Info, error) { return []backend.Info{info}, nil })

@@ -9,7 +9,7 @@ import (
 
 	"github.com/arbor-gpu/arbor/backend"
 	"github.com/arbor-gpu/arbor/core"
-	"github.com/arbor-gpu/arbor/device/search"
+	"github.com/arbor-gpu/arbor/device/startup"
 )
 
 // Heuristic chooses the bidomain to branch on.
@@ -112,10 +112,15 @@ type Options struct {
 	// and closes them (Place says which of those it opened to pass).
 	Devices []backend.Device
 	// Opening, when Devices is empty, is the devices still being opened in
-	// the background (search.OpenInBackground): auto starts the CPU engine
-	// at once and lets the device join when it is open, so an instance the
-	// CPU settles first never waits for it; the other engines wait for it.
-	Opening *search.Opening
+	// the background (OpenDevices): auto starts the CPU engine at once and
+	// lets the device join when it is open, so an instance the CPU settles
+	// first never waits for it; the other engines wait for it.
+	Opening *startup.Opening
+	// Select, when Devices and Opening are empty, is the devices Solve
+	// opens itself for an engine that may run on one (OpenDevices: the
+	// command line's start-up policy, so that a program and arbor mcs
+	// behave alike); Result.Startup says what it decided. Nil: no device.
+	Select *startup.Selection
 	// Workers is the device engine's number of workers (work-groups) per device;
 	// 0 sizes it from the device.
 	Workers int
@@ -198,6 +203,9 @@ type Result struct {
 	// Prune is the search tree the run explored: Options.Prune, the rules
 	// that ran and those switched off for it.
 	Prune PruneReport
+	// Startup is what opening Options.Select's devices decided (zero when
+	// Solve opened none, or the search ended before they were open).
+	Startup startup.Report
 }
 
 // maxVertices bounds the graphs Solve accepts: McSplit keeps an n×n
@@ -221,9 +229,18 @@ func Solve(ctx context.Context, g, h *core.Graph, opts Options) (Result, error) 
 		opts.Threads, opts.Engine = 1, EngineCPU
 		note = "restarts run on the sequential engine (1 thread)"
 	}
+	opening := OpenDevices(opts)
+	if opening != nil {
+		defer opening.Release()
+		opts.Opening = opening
+	}
+	opts.Select = nil
 	res, err := solve(ctx, g, h, opts)
 	if err != nil {
 		return res, err
+	}
+	if opening != nil {
+		res.Startup = opening.Report()
 	}
 	if note != "" {
 		res.Why = note
@@ -273,6 +290,9 @@ func solve(ctx context.Context, g, h *core.Graph, opts Options) (Result, error) 
 		return Result{}, errors.New("mcs: restarts run on the sequential engine (Threads 1), without dead-end raising")
 	}
 	if len(opts.Devices) == 0 && opts.Opening != nil {
+		if err := opts.Opening.Settle(); err != nil {
+			return Result{}, err
+		}
 		if (opts.Engine == "" || opts.Engine == EngineAuto) && g.N > 0 && h.N > 0 {
 			return solveAuto(ctx, g, h, opts, start, chooseOn)
 		}

@@ -11,7 +11,7 @@ import (
 	"github.com/arbor-gpu/arbor/algorithms/clique"
 	"github.com/arbor-gpu/arbor/backend"
 	"github.com/arbor-gpu/arbor/device"
-	"github.com/arbor-gpu/arbor/device/search"
+	"github.com/arbor-gpu/arbor/device/startup"
 )
 
 // The auto engine with a device (Options.Opening, or Options.Devices):
@@ -21,7 +21,7 @@ import (
 // The CPU engine starts at once, exactly as --engine cpu runs it. When the
 // root kernel goes to the clique route (density ≥ DenseThreshold: n − ω of
 // its complement), the device starts opening in the background after a
-// head start (joinHeadStart; with search.OpenWhenAsked nothing else pays
+// head start (joinHeadStart; with startup.OpenWhenAsked nothing else pays
 // for it). If the kernel is still open once the device is, and the device
 // is a GPU with warp-level operations (autoJoinRule), the clique engine's
 // device search joins on that kernel and the CPU's own clique route stops
@@ -40,11 +40,11 @@ import (
 // CPU engine on every measured instance.
 
 // joinHeadStart is how long a dense kernel runs on the CPU before the
-// device starts opening: measured on the H200, vc cop_hat500-2 took 53 ms
-// on the CPU engine and 104 ms when the device started opening at once
-// (the exit waits for the driver's initialisation). The cmd's auto head
-// start for mcs and clique is the same.
-const joinHeadStart = 40 * time.Millisecond
+// device starts opening: startup.HeadStart, the head start of mcs's and
+// clique's auto (measured on the H200, vc cop_hat500-2 took 53 ms on the
+// CPU engine and 104 ms when the device started opening at once: the exit
+// waits for the driver's initialisation).
+const joinHeadStart = startup.HeadStart
 
 // autoJoinRule says whether the device may join a dense kernel, and why.
 // The clique device search's colouring rests on warp-level operations
@@ -67,7 +67,7 @@ func autoJoinRule(devs []backend.Device) (bool, string) {
 // kernel's decision (dense calls start) and for the opening, then runs the
 // clique engine's device search on the kernel beside the CPU engine.
 type autoJoin struct {
-	opening *search.Opening
+	opening *startup.Opening
 	rule    func([]backend.Device) (bool, string)
 	workers int
 	begin   time.Time // when Solve started
@@ -89,7 +89,7 @@ type autoJoin struct {
 	err     error         // the device search's failure (not a cancellation): the CPU engine goes on
 }
 
-func newAutoJoin(ctx context.Context, opening *search.Opening, rule func([]backend.Device) (bool, string), workers int, begin time.Time) *autoJoin {
+func newAutoJoin(ctx context.Context, opening *startup.Opening, rule func([]backend.Device) (bool, string), workers int, begin time.Time) *autoJoin {
 	j := &autoJoin{opening: opening, rule: rule, workers: workers, begin: begin}
 	j.ctx, j.cancel = context.WithCancel(ctx)
 	return j

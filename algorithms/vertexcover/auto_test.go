@@ -13,7 +13,7 @@ import (
 	"github.com/arbor-gpu/arbor/backend"
 	"github.com/arbor-gpu/arbor/backend/backendtest"
 	"github.com/arbor-gpu/arbor/cpu"
-	"github.com/arbor-gpu/arbor/device/search"
+	"github.com/arbor-gpu/arbor/device/startup"
 )
 
 // TestAutoDoesNotWait: with the device still opening (and never done),
@@ -23,7 +23,7 @@ import (
 func TestAutoDoesNotWait(t *testing.T) {
 	gate := make(chan struct{})
 	defer close(gate)
-	opening := search.OpenInBackground(func() ([]backend.Device, func(), error) {
+	opening := startup.OpenInBackground(func() ([]backend.Device, func(), error) {
 		<-gate
 		return nil, nil, nil
 	})
@@ -52,7 +52,7 @@ func TestAutoDoesNotWait(t *testing.T) {
 	if opening.Done() {
 		t.Fatal("the opening finished although its gate is shut")
 	}
-	failed := search.OpenInBackground(func() ([]backend.Device, func(), error) {
+	failed := startup.OpenInBackground(func() ([]backend.Device, func(), error) {
 		return nil, nil, errors.New("no GPU here")
 	})
 	failed.Wait()
@@ -88,7 +88,7 @@ func TestAutoJoin(t *testing.T) {
 			// 0–2 ms) joins.
 			g := gnp(t, 115+rng.IntN(20), 0.17+0.05*rng.Float64(), uint64(3600+i))
 			want := cpuOptimum(t, g)
-			opening := search.OpenInBackground(func() ([]backend.Device, func(), error) {
+			opening := startup.OpenInBackground(func() ([]backend.Device, func(), error) {
 				time.Sleep(time.Duration(rng.IntN(3)) * time.Millisecond)
 				return []backend.Device{dev}, nil, nil
 			})
@@ -110,7 +110,7 @@ func TestAutoJoin(t *testing.T) {
 		// A sparse kernel (a cycle with chords: density below the
 		// threshold) stays on the CPU engine's branch and reduce.
 		g := gnp(t, 300, 0.02, 37)
-		res := solveDev(t, g, Options{Opening: search.Opened([]backend.Device{dev}), joinRule: force})
+		res := solveDev(t, g, Options{Opening: startup.Opened([]backend.Device{dev}), joinRule: force})
 		if res.Engine == string(EngineHybrid) || res.Device != "" || !strings.Contains(res.Why, "joins only kernels that go to the clique route") {
 			t.Fatalf("sparse kernel (%d): engine %s device %q (%s)", res.Kernel, res.Engine, res.Device, res.Why)
 		}
@@ -125,12 +125,12 @@ func TestAutoOpensWhenDense(t *testing.T) {
 		opened.Add(1)
 		return []backend.Device{cpu.New(1)}, nil, nil
 	}
-	sparse := search.OpenWhenAsked(open)
+	sparse := startup.OpenWhenAsked(open)
 	res := solveDev(t, gnp(t, 300, 0.02, 37), Options{Opening: sparse})
 	if !res.Proven || sparse.Done() || opened.Load() != 0 {
 		t.Fatalf("sparse kernel: proven %v, the device opened %d times (%s)", res.Proven, opened.Load(), res.Why)
 	}
-	dense := search.OpenWhenAsked(open)
+	dense := startup.OpenWhenAsked(open)
 	res = solveDev(t, gnp(t, 150, 0.2, 38), Options{Opening: dense})
 	dense.Wait()
 	if !res.Proven || opened.Load() != 1 || res.Engine == string(EngineHybrid) {
@@ -172,7 +172,7 @@ func TestAutoJoinOffers(t *testing.T) {
 				t.Fatalf("graph %d: the root reductions settled it; the test needs a kernel", i)
 			}
 			lb = max(lb, s.cover+s.rootLowerBound())
-			j := newAutoJoin(context.Background(), search.Opened([]backend.Device{dev}),
+			j := newAutoJoin(context.Background(), startup.Opened([]backend.Device{dev}),
 				func([]backend.Device) (bool, string) { return true, "forced" }, 5, time.Now())
 			j.start(e, e.cliqueJob(s, lb), slices.Clone(s.ops), nil)
 			j.wg.Wait()

@@ -4,7 +4,7 @@ import (
 	"fmt"
 
 	"github.com/arbor-gpu/arbor/backend"
-	"github.com/arbor-gpu/arbor/device/search"
+	"github.com/arbor-gpu/arbor/device/startup"
 )
 
 // OpensDevice reports whether the engine may run on a device, so that a
@@ -14,20 +14,48 @@ import (
 // (auto.go). cpu, branch and clique never use one.
 func (e Engine) OpensDevice() bool { return e == EngineAuto || e == EngineGPU || e == EngineHybrid }
 
+// OpenDevices prepares the opening of opts.Select's devices as the
+// engine's start-up policy says, under Place's rule: gpu and hybrid, which
+// search on the device, start opening at once; auto opens only when a
+// dense root kernel asks for the device (auto.go), so that sparse kernels
+// never pay for it, and not at all in the parameterized mode (its first
+// cover within k is the CPU engine's to find). Nil when there is nothing to
+// open: no Select, Devices or an Opening given, or an engine that uses no
+// device. Solve calls it; a caller that wants the devices opening while it
+// reads its graph calls it first and passes the result as Options.Opening
+// (and Releases it when done; its Report says what it decided).
+func OpenDevices(opts Options) *startup.Opening {
+	engine := opts.Engine
+	if engine == "" {
+		engine = EngineAuto
+	}
+	onDevice := engine == EngineGPU || engine == EngineHybrid
+	if opts.Select == nil || len(opts.Devices) > 0 || opts.Opening != nil || !engine.OpensDevice() || (!onDevice && opts.Parameterized) {
+		return nil
+	}
+	when := startup.WhenAsked
+	if onDevice {
+		when = startup.AtOnce
+	}
+	return startup.Open(*opts.Select, when, func(opened []backend.Device, err error) (startup.Placement, error) {
+		return Place(engine, opened, err)
+	})
+}
+
 // Place decides which of the devices a caller opened the engine gets
 // (opened and openErr: what opening the selected devices gave). The
 // device engines run nowhere else, so no device is an error naming the
 // engine; auto falls back to the CPU engine. Otherwise the engine gets
 // every opened device (auto's rule, autoJoinRule, decides whether they
 // join).
-func Place(engine Engine, opened []backend.Device, openErr error) (search.Placement, error) {
+func Place(engine Engine, opened []backend.Device, openErr error) (startup.Placement, error) {
 	if openErr != nil {
 		if engine == EngineAuto {
-			return search.Placement{Fallback: fmt.Sprintf("no device (%v): the CPU engine runs", openErr)}, nil
+			return startup.Placement{Fallback: fmt.Sprintf("no device (%v): the CPU engine runs", openErr)}, nil
 		}
-		return search.Placement{}, fmt.Errorf("--engine %s: %w", engine, openErr)
+		return startup.Placement{}, fmt.Errorf("--engine %s: %w", engine, openErr)
 	}
-	return search.Placement{Devices: opened}, nil
+	return startup.Placement{Devices: opened}, nil
 }
 
 // LSMode says where the partition local search may also run on a device

@@ -11,7 +11,7 @@ import (
 
 	"github.com/arbor-gpu/arbor/backend"
 	"github.com/arbor-gpu/arbor/core"
-	"github.com/arbor-gpu/arbor/device/search"
+	"github.com/arbor-gpu/arbor/device/startup"
 	"github.com/arbor-gpu/arbor/internal/ticker"
 )
 
@@ -60,13 +60,18 @@ type Options struct {
 	Devices []backend.Device
 	Workers int
 	// Opening, when Devices is empty, is the devices being opened in the
-	// background (search.OpenInBackground, or search.OpenWhenAsked, which
+	// background (startup.OpenInBackground, or startup.OpenWhenAsked, which
 	// auto starts once a kernel needs the device): the gpu and hybrid
 	// engines wait for it; auto starts the CPU engine at once and lets the
 	// device join a dense root kernel the CPU has not settled by the time
 	// it is open (auto.go), so an instance the CPU settles first never
 	// waits. Auto treats Devices the same way, as an opening already done.
-	Opening *search.Opening
+	Opening *startup.Opening
+	// Select, when Devices and Opening are empty, is the devices Solve
+	// opens itself for an engine that may run on one (OpenDevices: the
+	// command line's start-up policy, so that a program and arbor vc
+	// behave alike); Result.Startup says what it decided. Nil: no device.
+	Select *startup.Selection
 
 	// LSDevice, when set, opens a device on which the partition local
 	// search (partition.go) runs as many chains as the device holds,
@@ -143,6 +148,9 @@ type Result struct {
 	// its chains and steps and whether they closed the gap, or why it
 	// was not used; empty when it was not needed.
 	LSDevice string
+	// Startup is what opening Options.Select's devices decided (zero when
+	// Solve opened none, or the search ended before they were open).
+	Startup startup.Report
 }
 
 // Size is the cover's size, or -1 when there is none.
@@ -158,9 +166,18 @@ func (r Result) Size() int {
 // is returned, marked unproven. The graph must be undirected.
 // Result.Status says what the result answers.
 func Solve(ctx context.Context, g *core.Graph, opts Options) (Result, error) {
+	opening := OpenDevices(opts)
+	if opening != nil {
+		defer opening.Release()
+		opts.Opening = opening
+	}
+	opts.Select = nil
 	res, err := solve(ctx, g, opts)
 	if err == nil {
 		res.Status = coverStatus(res, opts.Parameterized)
+		if opening != nil {
+			res.Startup = opening.Report()
+		}
 	}
 	return res, err
 }
@@ -210,6 +227,9 @@ func solve(ctx context.Context, g *core.Graph, opts Options) (Result, error) {
 			return Result{}, fmt.Errorf("vertex cover: a node limit needs a CPU engine, not %s", opts.Engine)
 		}
 		if len(opts.Devices) == 0 && opts.Opening != nil {
+			if err := opts.Opening.Settle(); err != nil {
+				return Result{}, err
+			}
 			devs, err := opts.Opening.Wait()
 			if err != nil {
 				return Result{}, fmt.Errorf("vertex cover: %w", err)
@@ -221,8 +241,13 @@ func solve(ctx context.Context, g *core.Graph, opts Options) (Result, error) {
 		opts.Engine = EngineAuto
 	case EngineAuto, "":
 		opening := opts.Opening
+		if opening != nil && len(opts.Devices) == 0 {
+			if err := opening.Settle(); err != nil {
+				return Result{}, err
+			}
+		}
 		if len(opts.Devices) > 0 {
-			opening = search.Opened(opts.Devices)
+			opening = startup.Opened(opts.Devices)
 		}
 		// The device joins dense root kernels of a minimum cover search
 		// (auto.go); a node limit keeps auto on the CPU, the engines that

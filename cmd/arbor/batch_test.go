@@ -21,6 +21,7 @@ import (
 	"github.com/arbor-gpu/arbor/algorithms/mcs"
 	"github.com/arbor-gpu/arbor/algorithms/vertexcover"
 	"github.com/arbor-gpu/arbor/backend"
+	"github.com/arbor-gpu/arbor/cli"
 	"github.com/arbor-gpu/arbor/core"
 )
 
@@ -488,10 +489,10 @@ func checkBatchVCClique(t *testing.T, cmd, list string, paths []string, gs []*co
 			if complement {
 				g = vertexcover.Complement(g)
 			}
-			if err := vertexcover.Verify(g, shifted(r.Cover, -base)); err != nil {
+			if err := vertexcover.Verify(g, cli.Shifted(r.Cover, -base)); err != nil {
 				t.Errorf("%v row %d: %v", args, i, err)
 			}
-		} else if err := clique.Verify(g, shifted(r.Clique, -base), complement); err != nil {
+		} else if err := clique.Verify(g, cli.Shifted(r.Clique, -base), complement); err != nil {
 			t.Errorf("%v row %d: %v", args, i, err)
 		}
 	}

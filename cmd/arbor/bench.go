@@ -12,6 +12,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/arbor-gpu/arbor/cli"
 	"github.com/arbor-gpu/arbor/internal/bench"
 	"github.com/arbor-gpu/arbor/internal/dataset"
 	"github.com/arbor-gpu/arbor/internal/ticker"
@@ -22,14 +23,14 @@ const benchSynopsis = "SUITE|LIST [--engines E,…] [--backends B,…] [--device
 // runBench is 'arbor bench': every instance of a suite solved by each
 // engine configuration (and each --compare peer) in its own process,
 // every answer checked, results and plots written to --out.
-func runBench(e *env) error {
-	if len(e.args) > 0 && e.args[0] == "report" {
-		return runBenchReport(e, e.args[1:])
+func runBench(e *cli.Env) error {
+	if len(e.Args) > 0 && e.Args[0] == "report" {
+		return runBenchReport(e, e.Args[1:])
 	}
-	if len(e.args) > 0 && e.args[0] == "fetch" {
-		return runBenchFetch(e, e.args[1:])
+	if len(e.Args) > 0 && e.Args[0] == "fetch" {
+		return runBenchFetch(e, e.Args[1:])
 	}
-	fs := newFlags(e, "bench", benchSynopsis)
+	fs := cli.NewFlags(e, "bench", benchSynopsis)
 	engines := fs.String("engines", "", "comma-separated engines; each kind runs those it has ("+strings.Join(bench.EngineNames(), ", ")+"; default: each command's default)")
 	backends := fs.String("backends", "", "comma-separated backends for the device engines (mcs, clique, vc, match): auto, cuda, opencl, cpu (default auto)")
 	device := fs.String("device", "", "device index or name substring for every run on a device (default: each backend's first GPU, else its first device); the results' device says which ran")
@@ -45,16 +46,16 @@ func runBench(e *env) error {
 	fs.Var(&compares, "compare", "`NAME='command template'`: also run another solver; {g} {h} (mcs pair), {gr} (the instance file; <{gr} for standard input) and {timeout} (seconds) are substituted (repeatable)")
 	fs.Var(&regexes, "compare-regex", "`NAME='regexp'`: read peer NAME's answer size from the regexp's first group (repeatable)")
 	fs.Var(&formats, "compare-format", "`NAME=FORMAT`: peer NAME's output is pace, mcsplit or json (default: detected) (repeatable)")
-	pos, err := parse(fs, e.args)
+	pos, err := cli.Parse(fs, e.Args)
 	if err != nil {
 		return err
 	}
 	if len(pos) != 1 {
-		return usagef("bench needs one suite or list file (got %s); suites:\n  %s", plural(len(pos), "argument"), strings.Join(bench.SuiteNames(), "\n  "))
+		return cli.Usagef("bench needs one suite or list file (got %s); suites:\n  %s", cli.Plural(len(pos), "argument"), strings.Join(bench.SuiteNames(), "\n  "))
 	}
-	cfg := bench.Config{Timeout: *timeout, Warn: e.stderr}
+	cfg := bench.Config{Timeout: *timeout, Warn: e.Stderr}
 	if *timeout < 0 {
-		return usagef("--timeout must be ≥ 0")
+		return cli.Usagef("--timeout must be ≥ 0")
 	}
 	if cfg.Engines, err = engineList(*engines); err != nil {
 		return err
@@ -66,7 +67,7 @@ func runBench(e *env) error {
 	}
 	if *memLimit != "" {
 		if cfg.MemLimit, err = parseBytes(*memLimit); err != nil {
-			return usagef("--mem-limit: %v", err)
+			return cli.Usagef("--mem-limit: %v", err)
 		}
 	}
 	if cfg.Peers, err = peers(compares, regexes, formats); err != nil {
@@ -94,13 +95,13 @@ func runBench(e *env) error {
 			if cfg.Done, err = bench.ReadCSV(prev); err != nil {
 				return fmt.Errorf("resuming from %s (or give --rerun): %w", prev, err)
 			}
-			fmt.Fprintf(e.stderr, "arbor bench: resuming: %d finished runs in %s are kept (--rerun runs them again)\n", len(cfg.Done), prev)
+			fmt.Fprintf(e.Stderr, "arbor bench: resuming: %d finished runs in %s are kept (--rerun runs them again)\n", len(cfg.Done), prev)
 		}
 	}
 
 	// Progress: the bench reports at each run; a ticker redraws the line
 	// so the elapsed time moves during a long run.
-	prog := newProgress(e)
+	prog := cli.NewProgress(e)
 	var mu sync.Mutex
 	var cur bench.Progress
 	cfg.Progress = func(p bench.Progress) { mu.Lock(); cur = p; mu.Unlock() }
@@ -114,7 +115,7 @@ func runBench(e *env) error {
 		}
 		prog.Update(line)
 	})
-	results, runErr := bench.Run(e.ctx, cfg, ins)
+	results, runErr := bench.Run(e.Ctx, cfg, ins)
 	stop()
 	prog.Done()
 
@@ -128,7 +129,7 @@ func runBench(e *env) error {
 	}
 	sum := bench.Summarise(results)
 	if *asJSON {
-		enc := json.NewEncoder(e.stdout)
+		enc := json.NewEncoder(e.Stdout)
 		enc.SetIndent("", "  ")
 		if results == nil {
 			results = []bench.Result{}
@@ -139,13 +140,13 @@ func runBench(e *env) error {
 		}{results, sum}); err != nil {
 			return err
 		}
-	} else if err := bench.WriteMarkdown(e.stdout, sum); err != nil {
+	} else if err := bench.WriteMarkdown(e.Stdout, sum); err != nil {
 		return err
 	}
-	fmt.Fprintf(e.stderr, "arbor bench: %s on %s; wrote %s, %s and %s\n", plural(len(results), "run"), plural(len(ins), "instance"),
-		filepath.Join(*out, bench.CSVName), filepath.Join(*out, bench.JSONName), plural(len(plots), "plot"))
+	fmt.Fprintf(e.Stderr, "arbor bench: %s on %s; wrote %s, %s and %s\n", cli.Plural(len(results), "run"), cli.Plural(len(ins), "instance"),
+		filepath.Join(*out, bench.CSVName), filepath.Join(*out, bench.JSONName), cli.Plural(len(plots), "plot"))
 	if runErr != nil {
-		return fmt.Errorf("stopped after %s: %w", plural(len(results), "run"), runErr)
+		return fmt.Errorf("stopped after %s: %w", cli.Plural(len(results), "run"), runErr)
 	}
 	wrong := 0
 	for _, r := range results {
@@ -161,14 +162,14 @@ func runBench(e *env) error {
 
 // runBenchReport is 'arbor bench report DIR': the plots redrawn and the
 // summary printed from DIR/results.csv.
-func runBenchReport(e *env, args []string) error {
-	fs := newFlags(e, "bench report", "DIR")
-	pos, err := parse(fs, args)
+func runBenchReport(e *cli.Env, args []string) error {
+	fs := cli.NewFlags(e, "bench report", "DIR")
+	pos, err := cli.Parse(fs, args)
 	if err != nil {
 		return err
 	}
 	if len(pos) != 1 {
-		return usagef("bench report needs the folder of a bench run (got %s)", plural(len(pos), "argument"))
+		return cli.Usagef("bench report needs the folder of a bench run (got %s)", cli.Plural(len(pos), "argument"))
 	}
 	results, err := bench.ReadCSV(filepath.Join(pos[0], bench.CSVName))
 	if err != nil {
@@ -177,27 +178,27 @@ func runBenchReport(e *env, args []string) error {
 	if _, err := bench.WritePlots(pos[0], results); err != nil {
 		return err
 	}
-	return bench.WriteMarkdown(e.stdout, bench.Summarise(results))
+	return bench.WriteMarkdown(e.Stdout, bench.Summarise(results))
 }
 
 // runBenchFetch is 'arbor bench fetch SUITE': the suite's data files
 // copied from --from (default: the development data folder, where there is
 // one) into --data (default: the cache), each checked against its SHA-256;
 // what cannot be found is named with where to download it.
-func runBenchFetch(e *env, args []string) error {
-	fs := newFlags(e, "bench fetch", "SUITE [--from DIR] [--data DIR]")
+func runBenchFetch(e *cli.Env, args []string) error {
+	fs := cli.NewFlags(e, "bench fetch", "SUITE [--from DIR] [--data DIR]")
 	from := fs.String("from", "", "a folder holding the suite's files (a download of its source, in any layout: files are found by name and checked; default: $"+dataset.EnvDir+" or ../shared/data beside the checkout, where present)")
 	data := fs.String("data", "", "where to put them (default "+bench.CacheDir()+", which 'arbor bench SUITE' reads when no other data folder is found)")
-	pos, err := parse(fs, args)
+	pos, err := cli.Parse(fs, args)
 	if err != nil {
 		return err
 	}
 	if len(pos) != 1 {
-		return usagef("bench fetch needs one suite (got %s); suites:\n  %s", plural(len(pos), "argument"), strings.Join(bench.SuiteNames(), "\n  "))
+		return cli.Usagef("bench fetch needs one suite (got %s); suites:\n  %s", cli.Plural(len(pos), "argument"), strings.Join(bench.SuiteNames(), "\n  "))
 	}
 	sets, err := bench.SuiteSets(pos[0])
 	if err != nil {
-		return usagef("%v", err)
+		return cli.Usagef("%v", err)
 	}
 	dest := *data
 	if dest == "" {
@@ -218,7 +219,7 @@ func runBenchFetch(e *env, args []string) error {
 		}
 	}
 	if len(sets) == 0 {
-		_, err := fmt.Fprintf(e.stdout, "suite %s generates its instances: nothing to fetch\n", pos[0])
+		_, err := fmt.Fprintf(e.Stdout, "suite %s generates its instances: nothing to fetch\n", pos[0])
 		return err
 	}
 	res, err := bench.Fetch(bench.DefaultManifest(), sets, src, dest)
@@ -228,7 +229,7 @@ func runBenchFetch(e *env, args []string) error {
 	if len(res.Missing) > 0 {
 		return fmt.Errorf("%s", bench.MissingMessage(pos[0], sets, res.Missing, dest))
 	}
-	_, err = fmt.Fprintf(e.stdout, "suite %s: %d files in %s (%d copied, %d already there), every checksum right\n", pos[0], res.Present+res.Placed, dest, res.Placed, res.Present)
+	_, err = fmt.Fprintf(e.Stdout, "suite %s: %d files in %s (%d copied, %d already there), every checksum right\n", pos[0], res.Present+res.Placed, dest, res.Placed, res.Present)
 	return err
 }
 
@@ -238,7 +239,7 @@ func instances(arg string, o bench.SuiteOptions) ([]bench.Instance, error) {
 		return bench.Suite(arg, o)
 	}
 	if _, err := os.Stat(arg); err != nil {
-		return nil, usagef("%q is neither a suite nor a list file (%v); suites:\n  %s", arg, err, strings.Join(bench.SuiteNames(), "\n  "))
+		return nil, cli.Usagef("%q is neither a suite nor a list file (%v); suites:\n  %s", arg, err, strings.Join(bench.SuiteNames(), "\n  "))
 	}
 	ins, err := bench.ReadList(arg)
 	if err != nil {
@@ -261,7 +262,7 @@ func nameValue(flagName, s string) (string, string, error) {
 	name, value, ok := strings.Cut(s, "=")
 	name = strings.TrimSpace(name)
 	if !ok || name == "" || value == "" {
-		return "", "", usagef("--%s %q: want NAME=VALUE", flagName, s)
+		return "", "", cli.Usagef("--%s %q: want NAME=VALUE", flagName, s)
 	}
 	return name, value, nil
 }
@@ -275,10 +276,10 @@ func peers(compares, regexes, formats []string) ([]bench.Peer, error) {
 			return nil, err
 		}
 		if _, dup := index[name]; dup {
-			return nil, usagef("--compare: %s given twice", name)
+			return nil, cli.Usagef("--compare: %s given twice", name)
 		}
 		if strings.HasPrefix(name, "arbor:") {
-			return nil, usagef("--compare: the name %s is kept for arbor's own engines", name)
+			return nil, cli.Usagef("--compare: the name %s is kept for arbor's own engines", name)
 		}
 		index[name] = len(out)
 		out = append(out, bench.Peer{Name: name, Template: tmpl})
@@ -290,14 +291,14 @@ func peers(compares, regexes, formats []string) ([]bench.Peer, error) {
 		}
 		i, ok := index[name]
 		if !ok {
-			return nil, usagef("--compare-regex: no --compare named %s", name)
+			return nil, cli.Usagef("--compare-regex: no --compare named %s", name)
 		}
 		re, err := regexp.Compile(expr)
 		if err != nil {
-			return nil, usagef("--compare-regex %s: %v", name, err)
+			return nil, cli.Usagef("--compare-regex %s: %v", name, err)
 		}
 		if re.NumSubexp() < 1 {
-			return nil, usagef("--compare-regex %s: %q has no group to read the size from, e.g. 'size=(\\d+)'", name, expr)
+			return nil, cli.Usagef("--compare-regex %s: %q has no group to read the size from, e.g. 'size=(\\d+)'", name, expr)
 		}
 		out[i].Regex, out[i].Format = re, bench.FormatRegex
 	}
@@ -308,13 +309,13 @@ func peers(compares, regexes, formats []string) ([]bench.Peer, error) {
 		}
 		i, ok := index[name]
 		if !ok {
-			return nil, usagef("--compare-format: no --compare named %s", name)
+			return nil, cli.Usagef("--compare-format: no --compare named %s", name)
 		}
-		switch bench.Format(format) {
-		case bench.FormatPACE, bench.FormatMcSplit, bench.FormatJSON:
+		switch {
+		case bench.KnownFormat(bench.Format(format)):
 			out[i].Format = bench.Format(format)
 		default:
-			return nil, usagef("--compare-format %s: %q: want pace, mcsplit or json", name, format)
+			return nil, cli.Usagef("--compare-format %s: %q: want pace, mcsplit or json", name, format)
 		}
 	}
 	return out, nil
@@ -339,7 +340,7 @@ func engineList(s string) ([]string, error) {
 			ok = ok || k == e
 		}
 		if !ok {
-			return nil, usagef("--engines: unknown engine %q (want some of %s)", e, strings.Join(known, ", "))
+			return nil, cli.Usagef("--engines: unknown engine %q (want some of %s)", e, strings.Join(known, ", "))
 		}
 	}
 	return list, nil
@@ -350,7 +351,7 @@ func intList(s string) ([]int, error) {
 	for _, f := range splitList(s) {
 		v, err := strconv.Atoi(f)
 		if err != nil || v < 0 {
-			return nil, usagef("--threads: %q is not a count ≥ 0", f)
+			return nil, cli.Usagef("--threads: %q is not a count ≥ 0", f)
 		}
 		out = append(out, v)
 	}

@@ -113,12 +113,12 @@ func TestCliqueAuto(t *testing.T) {
 		Device string `json:"device"`
 	}
 	for _, c := range []struct {
-		engine string
+		Engine string
 		res    any
 	}{{"cpu", &want}, {"auto", &got}} {
-		code, out, stderr := runCLI(t, "clique", g, "--json", "--verify", "--engine", c.engine, "--backend", "cpu")
+		code, out, stderr := runCLI(t, "clique", g, "--json", "--verify", "--engine", c.Engine, "--backend", "cpu")
 		if code != 0 || json.Unmarshal([]byte(out), c.res) != nil {
-			t.Fatalf("%s: exit %d, %q, stderr %q", c.engine, code, out, stderr)
+			t.Fatalf("%s: exit %d, %q, stderr %q", c.Engine, code, out, stderr)
 		}
 	}
 	if got.Size != want.Size || !got.Proven || got.Engine != "cpu" || got.Device != "" ||

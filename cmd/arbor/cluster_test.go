@@ -13,6 +13,7 @@ import (
 
 	"github.com/arbor-gpu/arbor/algorithms/mcs"
 	"github.com/arbor-gpu/arbor/algorithms/vertexcover"
+	"github.com/arbor-gpu/arbor/cli"
 	"github.com/arbor-gpu/arbor/cluster"
 	"github.com/arbor-gpu/arbor/core"
 )
@@ -43,7 +44,7 @@ func TestClusterUsage(t *testing.T) {
 		}
 	}
 	for text, want := range map[string]int64{"0": 0, "512MiB": 512 << 20, "2G": 2 << 30, "100kb": 100 << 10, "7": 7} {
-		if got, err := parseSize(text); err != nil || got != want {
+		if got, err := cli.ParseSize(text); err != nil || got != want {
 			t.Errorf("parseSize(%q) = %d, %v; want %d", text, got, err, want)
 		}
 	}
@@ -178,7 +179,7 @@ func TestClusterContract(t *testing.T) {
 	// Stopped before it could prove anything: the best found, unproven,
 	// in text; --require-optimal makes that exit 3.
 	code, stdout, stderr := runCLI(t, "mcs", pace[0], pace[1], "--cluster", "embedded", "--workers", "1", "--threads", "1", "--timeout", "1ms", "--require-optimal")
-	if code != exitUnsettled || !strings.Contains(stdout, "unproven") || !strings.Contains(stdout, "engine cluster") {
+	if code != cli.ExitUnsettled || !strings.Contains(stdout, "unproven") || !strings.Contains(stdout, "engine cluster") {
 		t.Errorf("--timeout 1ms --require-optimal: exit %d\n%s%s", code, stdout, stderr)
 	}
 

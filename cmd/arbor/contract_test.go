@@ -11,8 +11,12 @@ import (
 	"testing"
 
 	"github.com/arbor-gpu/arbor/algorithms/clique"
+	cliquecmd "github.com/arbor-gpu/arbor/algorithms/clique/command"
 	"github.com/arbor-gpu/arbor/algorithms/mcs"
+	mcscmd "github.com/arbor-gpu/arbor/algorithms/mcs/command"
 	"github.com/arbor-gpu/arbor/algorithms/vertexcover"
+	vccmd "github.com/arbor-gpu/arbor/algorithms/vertexcover/command"
+	"github.com/arbor-gpu/arbor/cli"
 	"github.com/arbor-gpu/arbor/core"
 	"github.com/arbor-gpu/arbor/internal/dataset"
 )
@@ -141,7 +145,7 @@ func TestGuard(t *testing.T) {
 	}
 	opts := mcs.Options{}
 	ok := mcs.Result{Size: 3, Mapping: [][2]int{{0, 0}, {1, 1}, {2, 2}}, Proven: true, Status: core.StatusOptimal}
-	if err := guardMCS(path, path, ok, opts); err != nil {
+	if err := mcscmd.GuardMCS(path, path, ok, opts); err != nil {
 		t.Errorf("a right MCS: %v", err)
 	}
 	for name, r := range map[string]mcs.Result{
@@ -160,21 +164,21 @@ func TestGuard(t *testing.T) {
 		if name == "proven none reaching 1" || name == "proven with a size above" {
 			o.Goal = 1
 		}
-		if err := guardMCS(path, path, r, o); err == nil || !strings.Contains(err.Error(), "internal error") {
+		if err := mcscmd.GuardMCS(path, path, r, o); err == nil || !strings.Contains(err.Error(), "internal error") {
 			t.Errorf("MCS %s: guard says %v", name, err)
 		}
 	}
 	// Labels that differ everywhere: size 0 is right.
 	lg, lh := labelled(t, 1), labelled(t, 2)
-	if err := guardMCS(lg, lh, mcs.Result{Proven: true, Status: core.StatusOptimal}, mcs.Options{VertexLabels: true}); err != nil {
+	if err := mcscmd.GuardMCS(lg, lh, mcs.Result{Proven: true, Status: core.StatusOptimal}, mcs.Options{VertexLabels: true}); err != nil {
 		t.Errorf("MCS of disjoint labels, size 0: %v", err)
 	}
 
-	if err := guardClique(path, clique.Result{Size: 2, Clique: []int{0, 1}, UpperBound: 2, Proven: true, Status: core.StatusOptimal}, clique.Options{}); err != nil {
+	if err := cliquecmd.GuardClique(path, clique.Result{Size: 2, Clique: []int{0, 1}, UpperBound: 2, Proven: true, Status: core.StatusOptimal}, clique.Options{}); err != nil {
 		t.Errorf("a right clique: %v", err)
 	}
 	for name, c := range map[string]struct {
-		r    clique.Result
+		R    clique.Result
 		opts clique.Options
 	}{
 		"size 1 in a graph with an edge":     {clique.Result{Size: 1, Clique: []int{0}, UpperBound: 1, Proven: true, Status: core.StatusOptimal}, clique.Options{}},
@@ -183,13 +187,13 @@ func TestGuard(t *testing.T) {
 		"complement: size 1 with a non-edge": {clique.Result{Size: 1, Clique: []int{0}, UpperBound: 1, Proven: true, Status: core.StatusOptimal}, clique.Options{Complement: true}},
 		"above its own bound":                {clique.Result{Size: 2, Clique: []int{0, 1}, UpperBound: 1, Proven: true, Status: core.StatusOptimal}, clique.Options{}},
 	} {
-		if err := guardClique(path, c.r, c.opts); err == nil {
+		if err := cliquecmd.GuardClique(path, c.R, c.opts); err == nil {
 			t.Errorf("clique %s: passed the guard", name)
 		}
 	}
 
 	// vc: the path's minimum cover is {1}; a matching of 1 edge.
-	if err := guardVC(path, vertexcover.Result{Cover: []int{1}, Proven: true, Status: core.StatusOptimal}, -1); err != nil {
+	if err := vccmd.GuardVC(path, vertexcover.Result{Cover: []int{1}, Proven: true, Status: core.StatusOptimal}, -1); err != nil {
 		t.Errorf("a right cover: %v", err)
 	}
 	c5, err := core.ParseGraph(strings.NewReader(vcTestGraph), "c5.gr", core.ReadOptions{})
@@ -197,7 +201,7 @@ func TestGuard(t *testing.T) {
 		t.Fatal(err)
 	}
 	for name, c := range map[string]struct {
-		r vertexcover.Result
+		R vertexcover.Result
 		k int
 	}{
 		"not a cover":                {vertexcover.Result{Cover: []int{0}, Proven: true, Status: core.StatusOptimal}, -1},
@@ -206,7 +210,7 @@ func TestGuard(t *testing.T) {
 		"a cover above k":            {vertexcover.Result{Cover: []int{0, 1, 2, 3, 4}, Proven: true, Status: core.StatusFeasible}, 3},
 		"no cover in minimum mode":   {vertexcover.Result{Status: core.StatusFeasible}, -1},
 	} {
-		if err := guardVC(c5, c.r, c.k); err == nil {
+		if err := vccmd.GuardVC(c5, c.R, c.k); err == nil {
 			t.Errorf("vc %s: passed the guard", name)
 		}
 	}
@@ -266,13 +270,13 @@ func TestNumbering(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, c := range []struct {
-		format, ext string
-		base        int
+		Format, ext string
+		Base        int
 	}{{core.FormatPACE, "gr", 1}, {core.FormatMIVIA, "mivia", 0}} {
-		paths := writeGraphs(t, c.format, c.ext, g, h)
+		paths := writeGraphs(t, c.Format, c.ext, g, h)
 		for _, zero := range []bool{false, true} {
 			args := []string{"mcs", paths[0], paths[1], "--json"}
-			base := c.base
+			base := c.Base
 			if zero {
 				args, base = append(args, "--zero-based"), 0
 			}
@@ -281,10 +285,10 @@ func TestNumbering(t *testing.T) {
 				Mapping [][2]int `json:"mapping"`
 			}](t, args...)
 			if len(r.Base) != 2 || r.Base[0] != base || r.Base[1] != base {
-				t.Errorf("%s zero %v: base %v, want %d", c.format, zero, r.Base, base)
+				t.Errorf("%s zero %v: base %v, want %d", c.Format, zero, r.Base, base)
 			}
-			if err := mcs.Verify(g, h, shiftedPairs(r.Mapping, -base, -base), mcs.Options{}); err != nil {
-				t.Errorf("%s zero %v: the mapping less %d fails the checker: %v", c.format, zero, base, err)
+			if err := mcs.Verify(g, h, cli.ShiftedPairs(r.Mapping, -base, -base), mcs.Options{}); err != nil {
+				t.Errorf("%s zero %v: the mapping less %d fails the checker: %v", c.Format, zero, base, err)
 			}
 		}
 	}
@@ -428,12 +432,12 @@ func TestHelpAndQuiet(t *testing.T) {
 
 func TestPlural(t *testing.T) {
 	for _, c := range []struct {
-		n    int
+		N    int
 		word string
 		want string
 	}{{1, "run", "1 run"}, {0, "run", "0 runs"}, {2, "pass", "2 passes"}, {1, "vertex", "1 vertex"}, {3, "vertex", "3 vertices"}, {1, "argument", "1 argument"}} {
-		if got := plural(c.n, c.word); got != c.want {
-			t.Errorf("plural(%d, %q) = %q, want %q", c.n, c.word, got, c.want)
+		if got := cli.Plural(c.N, c.word); got != c.want {
+			t.Errorf("plural(%d, %q) = %q, want %q", c.N, c.word, got, c.want)
 		}
 	}
 	if code, _, stderr := runCLI(t, "mcs", "only-one"); code != 2 || !strings.Contains(stderr, "got 1 argument)") {

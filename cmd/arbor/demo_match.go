@@ -7,14 +7,15 @@ import (
 
 	"github.com/arbor-gpu/arbor/algorithms/matching"
 	"github.com/arbor-gpu/arbor/backend"
+	"github.com/arbor-gpu/arbor/cli"
 	"github.com/arbor-gpu/arbor/core"
 )
 
 // demoMATCH is the match part of 'arbor demo': both engines on a generated
 // weighted graph, each result checked by the independent checker and against
 // sequential greedy matching, and the engines against each other.
-func demoMATCH() func(e *env, dev backend.Device) error {
-	return func(e *env, dev backend.Device) error {
+func demoMATCH() func(e *cli.Env, dev backend.Device) error {
+	return func(e *cli.Env, dev backend.Device) error {
 		g, err := demoMatchGraph(3000, 12000, 50)
 		if err != nil {
 			return fmt.Errorf("demo match: %w", err)
@@ -38,7 +39,7 @@ func demoMATCH() func(e *env, dev backend.Device) error {
 			line += fmt.Sprintf("%s %d pairs, weight %g, %d passes (%v); ", eng, res.Pairs, res.Weight, res.Passes,
 				time.Since(t0).Round(time.Microsecond))
 		}
-		fmt.Fprintf(e.stdout, "match: %d vertices, %d edges: %sboth verified, equal to sequential greedy\n", g.N, g.Edges(), line)
+		fmt.Fprintf(e.Stdout, "match: %d vertices, %d edges: %sboth verified, equal to sequential greedy\n", g.N, g.Edges(), line)
 		return nil
 	}
 }

@@ -7,18 +7,19 @@ import (
 
 	"github.com/arbor-gpu/arbor/algorithms/mcs"
 	"github.com/arbor-gpu/arbor/backend"
+	"github.com/arbor-gpu/arbor/cli"
 	"github.com/arbor-gpu/arbor/core"
 )
 
 // demoMCS is the mcs part of 'arbor demo': a maximum common induced
 // subgraph of a generated pair (McSplit runs on the CPU whatever the device).
-func demoMCS() func(e *env, dev backend.Device) error {
-	return func(e *env, _ backend.Device) error {
+func demoMCS() func(e *cli.Env, dev backend.Device) error {
+	return func(e *cli.Env, _ backend.Device) error {
 		g, h, planted, err := demoMCSPair()
 		if err != nil {
 			return fmt.Errorf("demo mcs: %w", err)
 		}
-		res, err := mcs.Solve(e.ctx, g, h, mcs.Options{})
+		res, err := mcs.Solve(e.Ctx, g, h, mcs.Options{})
 		if err != nil {
 			return fmt.Errorf("demo mcs: %w", err)
 		}
@@ -32,7 +33,7 @@ func demoMCS() func(e *env, dev backend.Device) error {
 		if !res.Proven {
 			status = "unproven"
 		}
-		fmt.Fprintf(e.stdout, "mcs: graphs of %d and %d vertices: common induced subgraph of size %d (%s, verified), %d nodes, %v, %d threads\n",
+		fmt.Fprintf(e.Stdout, "mcs: graphs of %d and %d vertices: common induced subgraph of size %d (%s, verified), %d nodes, %v, %d threads\n",
 			g.N, h.N, res.Size, status, res.Nodes, res.Elapsed.Round(time.Microsecond), res.Threads)
 		return nil
 	}

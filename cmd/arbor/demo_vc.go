@@ -6,21 +6,22 @@ import (
 
 	"github.com/arbor-gpu/arbor/algorithms/vertexcover"
 	"github.com/arbor-gpu/arbor/backend"
+	"github.com/arbor-gpu/arbor/cli"
 	"github.com/arbor-gpu/arbor/core"
 )
 
 // demoVC is the vertex cover part of 'arbor demo': a generated graph with a
 // known optimum (a small Model RB instance: cliques with a planted
 // independent set, one vertex per clique), solved and checked on the CPU.
-func demoVC() func(e *env, dev backend.Device) error {
-	return func(e *env, _ backend.Device) error {
+func demoVC() func(e *cli.Env, dev backend.Device) error {
+	return func(e *cli.Env, _ backend.Device) error {
 		const blocks, size = 16, 6
 		g, err := plantedCliques(blocks, size, 0.35, 2026)
 		if err != nil {
 			return fmt.Errorf("demo vertex cover: %w", err)
 		}
 		t0 := time.Now()
-		res, err := vertexcover.Solve(e.ctx, g, vertexcover.Options{LocalSearch: 20 * time.Millisecond})
+		res, err := vertexcover.Solve(e.Ctx, g, vertexcover.Options{LocalSearch: 20 * time.Millisecond})
 		if err != nil {
 			return fmt.Errorf("demo vertex cover: %w", err)
 		}
@@ -31,7 +32,7 @@ func demoVC() func(e *env, dev backend.Device) error {
 		if res.Proven && len(res.Cover) != want {
 			return fmt.Errorf("demo vertex cover: proven cover of %d, but the optimum is %d", len(res.Cover), want)
 		}
-		fmt.Fprintf(e.stdout, "vertex cover (cpu): %d vertices, %d edges  cover %d (optimum %d)  proven %v  %d nodes  verified (%v)\n",
+		fmt.Fprintf(e.Stdout, "vertex cover (cpu): %d vertices, %d edges  cover %d (optimum %d)  proven %v  %d nodes  verified (%v)\n",
 			g.N, g.Edges(), len(res.Cover), want, res.Proven, res.Nodes, time.Since(t0).Round(time.Microsecond))
 		return nil
 	}

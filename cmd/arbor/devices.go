@@ -9,19 +9,20 @@ import (
 	"time"
 
 	"github.com/arbor-gpu/arbor/backend"
+	"github.com/arbor-gpu/arbor/cli"
 	"github.com/arbor-gpu/arbor/device"
 )
 
-func runDevices(e *env) error {
-	fs := newFlags(e, "devices", "[-v] [--json]")
+func runDevices(e *cli.Env) error {
+	fs := cli.NewFlags(e, "devices", "[-v] [--json]")
 	asJSON := fs.Bool("json", false, "print JSON")
 	verbose := fs.Bool("v", false, "also open every device, run one small kernel on it, and show where each step of probing and opening went")
-	pos, err := parse(fs, e.args)
+	pos, err := cli.Parse(fs, e.Args)
 	if err != nil {
 		return err
 	}
 	if len(pos) > 0 {
-		return usagef("devices takes no arguments")
+		return cli.Usagef("devices takes no arguments")
 	}
 	report := backend.Detect()
 	rows := make([]devicesRow, len(report))
@@ -40,11 +41,11 @@ func runDevices(e *env) error {
 				rows[i].Devices = []backend.Info{}
 			}
 		}
-		enc := json.NewEncoder(e.stdout)
+		enc := json.NewEncoder(e.Stdout)
 		enc.SetIndent("", "  ")
 		return enc.Encode(rows)
 	}
-	tw := tabwriter.NewWriter(e.stdout, 0, 4, 2, ' ', 0)
+	tw := tabwriter.NewWriter(e.Stdout, 0, 4, 2, ' ', 0)
 	for _, row := range rows {
 		det := row.Detection
 		if det.Err != nil {
@@ -55,10 +56,10 @@ func runDevices(e *env) error {
 			continue
 		}
 		for _, d := range det.Devices {
-			fmt.Fprintf(tw, "%s:%d\t%s\t%s\n", det.Backend, d.Index, d.Type, joinNonEmpty(" — ", d.Name, d.Vendor, d.Platform))
+			fmt.Fprintf(tw, "%s:%d\t%s\t%s\n", det.Backend, d.Index, d.Type, cli.JoinNonEmpty(" — ", d.Name, d.Vendor, d.Platform))
 			fmt.Fprintf(tw, "\t\tversion %s, driver %s\n", orDash(d.Version), orDash(d.DriverVersion))
 			fmt.Fprintf(tw, "\t\t%d compute units, %s global, %s local, work-group ≤ %d, 64-bit atomics %v\n",
-				d.ComputeUnits, humanBytes(d.GlobalMemory), humanBytes(d.LocalMemory), d.MaxWorkGroup, yesNo(d.Atomics64))
+				d.ComputeUnits, cli.HumanBytes(d.GlobalMemory), cli.HumanBytes(d.LocalMemory), d.MaxWorkGroup, yesNo(d.Atomics64))
 			if len(d.Features) > 0 {
 				fmt.Fprintf(tw, "\t\t%s\n", strings.Join(d.Features, " "))
 			}
@@ -89,10 +90,10 @@ func runDevices(e *env) error {
 	}
 	c, err := backend.Choose(backend.SelectionFromEnv("", ""))
 	if err != nil {
-		fmt.Fprintf(e.stdout, "\nauto selection: none (%v)\n", err)
+		fmt.Fprintf(e.Stdout, "\nauto selection: none (%v)\n", err)
 		return nil
 	}
-	fmt.Fprintf(e.stdout, "\nauto selection: %s — %s\n", c.Info, c.Info.Name)
+	fmt.Fprintf(e.Stdout, "\nauto selection: %s — %s\n", c.Info, c.Info.Name)
 	return nil
 }
 

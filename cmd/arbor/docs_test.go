@@ -2,10 +2,13 @@ package main
 
 import (
 	"os"
+	"path/filepath"
 	"regexp"
 	"sort"
 	"strings"
 	"testing"
+
+	"github.com/arbor-gpu/arbor/cli"
 )
 
 // helpFlags lists the flags 'arbor CMD -h' prints.
@@ -43,6 +46,18 @@ func TestDocsCoverHelp(t *testing.T) {
 	readme, err := os.ReadFile("../../README.md")
 	if err != nil {
 		t.Fatal(err)
+	}
+	// The registered algorithms' generated sections and rows are current.
+	if want, err := cli.UpdateDocs(doc); err != nil || string(want) != string(doc) {
+		t.Errorf("docs/cli.md's generated sections are stale (%v): run go generate ./cmd/arbor", err)
+	}
+	if string(cli.UpdateReadme(readme)) != string(readme) {
+		t.Errorf("README's command table misses a registered algorithm: run go generate ./cmd/arbor")
+	}
+	for name, text := range cli.SchemaFiles() {
+		if got, err := os.ReadFile(filepath.Join(schemaDir, name)); err != nil || string(got) != string(text) {
+			t.Errorf("docs/schema/%s differs from the schema its algorithm registers (%v): run go generate ./cmd/arbor", name, err)
+		}
 	}
 	sections := map[string]string{}
 	parts := regexp.MustCompile(`(?m)^## arbor (\w+)\n`).FindAllStringSubmatchIndex(string(doc), -1)

@@ -15,6 +15,7 @@ import (
 	"syscall"
 	"testing"
 
+	"github.com/arbor-gpu/arbor/cli"
 	"github.com/arbor-gpu/arbor/core"
 )
 
@@ -184,12 +185,12 @@ func TestFlagRules(t *testing.T) {
 		}
 		huge := strconv.Itoa(100000)
 		code, out, stderr := run("--threads", huge, "--json")
-		want := `"threads":` + strconv.Itoa(maxThreads())
+		want := `"threads":` + strconv.Itoa(cli.MaxThreads())
 		if cmd[0] == "vc" {
 			want = "" // vc's JSON does not report threads
 		}
 		if code != 0 || !strings.Contains(stderr, "--threads 100000 is more than") || !strings.Contains(out, want) {
-			t.Errorf("%s --threads %s: exit %d, stderr %q, out %q; want a clamp to %d with a note", cmd[0], huge, code, stderr, out, maxThreads())
+			t.Errorf("%s --threads %s: exit %d, stderr %q, out %q; want a clamp to %d with a note", cmd[0], huge, code, stderr, out, cli.MaxThreads())
 		}
 	}
 	// vc --ls keeps its negative value (no local search).
@@ -203,13 +204,13 @@ func TestFlagRules(t *testing.T) {
 		}
 	}
 	for s, want := range map[string]string{"30": "30s", "1.5": "1.5s", "0": "0s", "2m": "2m0s", " 45 ": "45s"} {
-		d, err := parseDuration(s)
+		d, err := cli.ParseDuration(s)
 		if err != nil || d.String() != want {
 			t.Errorf("parseDuration(%q) = %v, %v; want %s", s, d, err, want)
 		}
 	}
 	for _, s := range []string{"", "NaN", "1e300", "3O", "s"} {
-		if d, err := parseDuration(s); err == nil {
+		if d, err := cli.ParseDuration(s); err == nil {
 			t.Errorf("parseDuration(%q) = %v, want an error", s, d)
 		}
 	}

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/arbor-gpu/arbor/cli"
 	"github.com/arbor-gpu/arbor/core"
 )
 
@@ -18,8 +19,8 @@ const generateSynopsis = "rmat|gnp [--scale S --edge-factor F] [--n N --degree D
 // runGenerate writes a generated graph: the large inputs that benchmarks
 // and the reading-speed checks need, made on the machine that reads them
 // instead of shipped.
-func runGenerate(e *env) error {
-	fs := newFlags(e, "generate", generateSynopsis)
+func runGenerate(e *cli.Env) error {
+	fs := cli.NewFlags(e, "generate", generateSynopsis)
 	scale := fs.Int("scale", 20, "rmat: 2^scale vertices")
 	edgeFactor := fs.Int("edge-factor", 16, "rmat: edges generated per vertex (repeats and self-loops are dropped)")
 	n := fs.Int("n", 1000, "gnp: vertices")
@@ -30,15 +31,15 @@ func runGenerate(e *env) error {
 	seed := fs.Uint64("seed", 1, "random seed")
 	format := fs.String("format", "", "output format: "+strings.Join(core.Formats(), ", ")+" (default: the one -o's extension names, .mtx .clq .gr .lad .txt .A00 …, else mtx)")
 	out := fs.String("o", "", "output file (required)")
-	pos, err := parse(fs, e.args)
+	pos, err := cli.Parse(fs, e.Args)
 	if err != nil {
 		return err
 	}
 	if len(pos) != 1 {
-		return usagef("generate takes one model, rmat or gnp (usage: arbor generate %s)", generateSynopsis)
+		return cli.Usagef("generate takes one model, rmat or gnp (usage: arbor generate %s)", generateSynopsis)
 	}
 	if *out == "" {
-		return usagef("generate needs -o FILE")
+		return cli.Usagef("generate needs -o FILE")
 	}
 	// Checked before anything is made or the file created.
 	if err := core.CheckFormat(cmp.Or(*format, core.FormatMTX)); err != nil {
@@ -52,7 +53,7 @@ func runGenerate(e *env) error {
 	case *format == "":
 		*format = cmp.Or(named, core.FormatMTX)
 	case named != "" && !sameFormat(named, *format):
-		return usagef("-o %s names the %s format, --format %s another: name the file for its format or leave out --format", *out, named, *format)
+		return cli.Usagef("-o %s names the %s format, --format %s another: name the file for its format or leave out --format", *out, named, *format)
 	}
 	if *weights != "" {
 		if _, err := parseWeights(*weights); err != nil {
@@ -63,16 +64,16 @@ func runGenerate(e *env) error {
 	switch pos[0] {
 	case "rmat":
 		if *scale < 1 || *scale > 30 || *edgeFactor < 1 {
-			return usagef("rmat needs 1 ≤ --scale ≤ 30 and --edge-factor ≥ 1, got %d and %d", *scale, *edgeFactor)
+			return cli.Usagef("rmat needs 1 ≤ --scale ≤ 30 and --edge-factor ≥ 1, got %d and %d", *scale, *edgeFactor)
 		}
 		g = core.RMAT(*scale, *edgeFactor, 0.57, 0.19, 0.19, *seed)
 	case "gnp":
 		if *n < 2 || *degree < 0 || *degree > float64(*n-1) {
-			return usagef("gnp needs --n ≥ 2 and 0 ≤ --degree ≤ n-1, got %d and %g", *n, *degree)
+			return cli.Usagef("gnp needs --n ≥ 2 and 0 ≤ --degree ≤ n-1, got %d and %g", *n, *degree)
 		}
 		g = core.GNP(*n, *degree/float64(*n-1), *seed)
 	default:
-		return usagef("unknown model %q: rmat or gnp", pos[0])
+		return cli.Usagef("unknown model %q: rmat or gnp", pos[0])
 	}
 	if *weights != "" {
 		if err := setGeneratedWeights(g, *weights, *seed); err != nil {
@@ -100,7 +101,7 @@ func runGenerate(e *env) error {
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(e.stderr, "generate: %s: %d vertices, %d edges, %.1f MB in %v\n", *out, g.N, g.Edges(),
+	fmt.Fprintf(e.Stderr, "generate: %s: %d vertices, %d edges, %.1f MB in %v\n", *out, g.N, g.Edges(),
 		float64(st.Size())/1e6, time.Since(t0).Round(time.Millisecond))
 	return nil
 }
@@ -117,7 +118,7 @@ type weightRange struct {
 // float64), finite reals.
 func parseWeights(spec string) (weightRange, error) {
 	parts := strings.Split(spec, ":")
-	bad := usagef("--weights must be int:LO:HI (|LO|, |HI| ≤ %d) or real:LO:HI (finite, |LO|, |HI| ≤ %g) with LO ≤ HI, got %q",
+	bad := cli.Usagef("--weights must be int:LO:HI (|LO|, |HI| ≤ %d) or real:LO:HI (finite, |LO|, |HI| ≤ %g) with LO ≤ HI, got %q",
 		core.MaxExactIntWeight, math.MaxFloat64, spec)
 	if len(parts) != 3 {
 		return weightRange{}, bad

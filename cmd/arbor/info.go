@@ -6,6 +6,7 @@ import (
 	"strings"
 	"text/tabwriter"
 
+	"github.com/arbor-gpu/arbor/cli"
 	"github.com/arbor-gpu/arbor/core"
 )
 
@@ -30,34 +31,34 @@ func labelField(n int) *int {
 	return &n
 }
 
-func runInfo(e *env) error {
-	fs := newFlags(e, "info", "GRAPH [--format F] [--directed] [--json]")
+func runInfo(e *cli.Env) error {
+	fs := cli.NewFlags(e, "info", "GRAPH [--format F] [--directed] [--json]")
 	format := fs.String("format", "", "force the format: "+strings.Join(core.Formats(), ", ")+" (default: detect)")
 	directed := fs.Bool("directed", false, "keep arcs directed (MIVIA, LAD, general Matrix Market)")
 	asJSON := fs.Bool("json", false, "print JSON")
-	pos, err := parse(fs, e.args)
+	pos, err := cli.Parse(fs, e.Args)
 	if err != nil {
 		return err
 	}
 	if len(pos) != 1 {
-		return usagef("info takes one graph file (got %s)", plural(len(pos), "argument"))
+		return cli.Usagef("info takes one graph file (got %s)", cli.Plural(len(pos), "argument"))
 	}
-	g, err := e.readGraph(pos[0], core.ReadOptions{Format: *format, Directed: *directed})
+	g, err := e.ReadGraph(pos[0], core.ReadOptions{Format: *format, Directed: *directed})
 	if err != nil {
 		if strings.Contains(err.Error(), "unknown format") {
-			return usagef("%v", err)
+			return cli.Usagef("%v", err)
 		}
 		return err
 	}
 	r := infoReport{Files: pos, Format: g.Format, Base: g.Base, Notes: g.Notes, Stats: g.Stats()}
 	r.VertexLabels, r.EdgeLabels = labelField(r.Stats.VertexLabels), labelField(r.Stats.EdgeLabels)
 	if *asJSON {
-		enc := json.NewEncoder(e.stdout)
+		enc := json.NewEncoder(e.Stdout)
 		enc.SetIndent("", "  ")
 		return enc.Encode(r)
 	}
 	s := r.Stats
-	tw := tabwriter.NewWriter(e.stdout, 0, 4, 2, ' ', 0)
+	tw := tabwriter.NewWriter(e.Stdout, 0, 4, 2, ' ', 0)
 	fmt.Fprintf(tw, "file:\t%s\n", r.Files[0])
 	fmt.Fprintf(tw, "format:\t%s (vertices numbered from %d in the file)\n", r.Format, r.Base)
 	fmt.Fprintf(tw, "vertices:\t%d\n", s.Vertices)

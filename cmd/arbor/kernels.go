@@ -6,24 +6,25 @@ import (
 	"text/tabwriter"
 
 	"github.com/arbor-gpu/arbor/backend"
+	"github.com/arbor-gpu/arbor/cli"
 	"github.com/arbor-gpu/arbor/device"
 )
 
-func runKernels(e *env) error {
-	fs := newFlags(e, "kernels", "[--dump SOURCE|KERNEL [--backend B] [--device D]]")
-	var df deviceFlags
-	df.register(fs)
+func runKernels(e *cli.Env) error {
+	fs := cli.NewFlags(e, "kernels", "[--dump SOURCE|KERNEL [--backend B] [--device D]]")
+	var df cli.DeviceFlags
+	df.Register(fs)
 	dump := fs.String("dump", "", "print the exact source the backend compiles for this source file or kernel")
-	pos, err := parse(fs, e.args)
+	pos, err := cli.Parse(fs, e.Args)
 	if err != nil {
 		return err
 	}
 	if len(pos) > 0 {
-		return usagef("kernels takes no arguments (got %q); use --dump NAME", pos[0])
+		return cli.Usagef("kernels takes no arguments (got %q); use --dump NAME", pos[0])
 	}
 	if *dump == "" {
-		if df.backend != "" || df.device != "" {
-			return usagef("--backend and --device go with --dump")
+		if df.Backend != "" || df.Device != "" {
+			return cli.Usagef("--backend and --device go with --dump")
 		}
 		return listKernels(e)
 	}
@@ -31,7 +32,7 @@ func runKernels(e *env) error {
 	if _, err := device.Text(name); err != nil {
 		src := device.SourceOf(name)
 		if src == "" {
-			return usagef("no kernel source or kernel named %q (sources: %s)", name, strings.Join(device.Names(), ", "))
+			return cli.Usagef("no kernel source or kernel named %q (sources: %s)", name, strings.Join(device.Names(), ", "))
 		}
 		name = src
 	}
@@ -40,7 +41,7 @@ func runKernels(e *env) error {
 		return err
 	}
 	if note != "" {
-		fmt.Fprintln(e.stderr, "arbor kernels: "+note)
+		fmt.Fprintln(e.Stderr, "arbor kernels: "+note)
 	}
 	ks, err := device.KernelNames(name)
 	if err != nil {
@@ -50,15 +51,15 @@ func runKernels(e *env) error {
 	if err != nil {
 		return err
 	}
-	fmt.Fprint(e.stdout, src.Code)
+	fmt.Fprint(e.Stdout, src.Code)
 	if !strings.HasSuffix(src.Code, "\n") {
-		fmt.Fprintln(e.stdout)
+		fmt.Fprintln(e.Stdout)
 	}
 	return nil
 }
 
-func listKernels(e *env) error {
-	tw := tabwriter.NewWriter(e.stdout, 0, 4, 2, ' ', 0)
+func listKernels(e *cli.Env) error {
+	tw := tabwriter.NewWriter(e.Stdout, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "SOURCE\tKERNELS")
 	for _, src := range device.Names() {
 		ks, err := device.KernelNames(src)
@@ -70,15 +71,15 @@ func listKernels(e *env) error {
 	if err := tw.Flush(); err != nil {
 		return err
 	}
-	fmt.Fprintln(e.stdout, "\n'arbor kernels --dump NAME --backend cuda|opencl' prints what that backend compiles.")
+	fmt.Fprintln(e.Stdout, "\n'arbor kernels --dump NAME --backend cuda|opencl' prints what that backend compiles.")
 	return nil
 }
 
 // dumpTarget finds the device whose dialect and feature macros the dump
 // uses. A backend with no device here (CUDA on a machine without NVIDIA)
 // still gets its dialect, for a synthetic device: the note says so.
-func dumpTarget(df deviceFlags) (backend.Info, string, error) {
-	sel := backend.SelectionFromEnv(df.backend, df.device)
+func dumpTarget(df cli.DeviceFlags) (backend.Info, string, error) {
+	sel := backend.SelectionFromEnv(df.Backend, df.Device)
 	if sel.Backend == "auto" {
 		c, err := backend.Choose(sel)
 		if err != nil {
@@ -90,7 +91,7 @@ func dumpTarget(df deviceFlags) (backend.Info, string, error) {
 	case "cuda", "opencl", "cpu":
 	default:
 		if !contains(backend.Names(), sel.Backend) {
-			return backend.Info{}, "", usagef("unknown backend %q (have cuda, opencl, cpu)", sel.Backend)
+			return backend.Info{}, "", cli.Usagef("unknown backend %q (have cuda, opencl, cpu)", sel.Backend)
 		}
 	}
 	c, err := backend.Choose(sel)

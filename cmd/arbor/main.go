@@ -6,6 +6,8 @@
 // whole contract (flags, JSON fields, numbering) is docs/cli.md.
 package main
 
+//go:generate go run ./internal/gendocs
+
 import (
 	"context"
 	"encoding/json"
@@ -21,6 +23,8 @@ import (
 	"syscall"
 	"time"
 
+	_ "github.com/arbor-gpu/arbor/algorithms/all"
+	"github.com/arbor-gpu/arbor/cli"
 	"github.com/arbor-gpu/arbor/internal/bench"
 )
 
@@ -28,53 +32,33 @@ import (
 // the build's own record says which (buildVersion).
 var version = ""
 
-// env is what a command runs with: its arguments, streams and a context
-// cancelled by Ctrl-C.
-type env struct {
-	ctx    context.Context
-	args   []string
-	stdin  io.Reader // nil: os.Stdin
-	stdout io.Writer
-	stderr io.Writer
-	// stdinUsed: a graph was read from "-" already (readGraph).
-	stdinUsed bool
-	// limits are the graph readers' limits from --max-input and
-	// --max-memory (zero: the defaults), for readGraph.
-	limits readLimits
-}
-
 type command struct {
 	summary string
-	run     func(e *env) error
+	Run     func(e *cli.Env) error
 }
 
-// commands is the table of subcommands; each lives in its own file.
+// commands is the table of subcommands: the registered algorithms
+// (cli.Register, linked by algorithms/all) and the built-in commands, each
+// in its own file.
 func commands() map[string]command {
-	return map[string]command{
+	cmds := map[string]command{
 		"bench":    {"time and check engines (and other solvers) on instance suites; plots and a summary", runBench},
 		"devices":  {"list every backend, its devices and capabilities, or why it is absent", runDevices},
 		"demo":     {"run the algorithms on embedded sample data with the auto-selected backend", runDemo},
 		"version":  {"print Arbor's version", runVersion},
 		"info":     {"read a graph file and describe it", runInfo},
 		"generate": {"write a generated graph (R-MAT, G(n,p)) to a file", runGenerate},
-		"match":    {"handshaking weighted matching", runMatch},
-		"mcs":      {"maximum common induced subgraph (McSplit)", runMCS},
-		"clique":   {"maximum clique (bitset branch and bound), or of the complement", runClique},
-		"vc":       {"minimum vertex cover", runVC},
 		"verify":   {"check every kernel on every device against its CPU twin", runVerify},
 		"kernels":  {"list kernel sources, or --dump the exact source a backend compiles", runKernels},
 		"worker":   {"take search tasks from a NATS JetStream cluster (see mcs --cluster)", runWorker},
 		"server":   {"run a NATS JetStream server for a cluster (where no NATS deployment exists)", runServer},
 		"jobs":     {"list, cancel or purge a cluster's jobs", runJobs},
 	}
+	for _, a := range cli.Algorithms() {
+		cmds[a.Name] = command{a.Summary, a.Run}
+	}
+	return cmds
 }
-
-// usageError marks errors that exit with status 2.
-type usageError struct{ msg string }
-
-func (u usageError) Error() string { return u.msg }
-
-func usagef(format string, a ...any) error { return usageError{fmt.Sprintf(format, a...)} }
 
 func main() {
 	os.Exit(process(os.Args[1:]))
@@ -110,7 +94,7 @@ func process(args []string) int {
 		return 1
 	}
 	defer stopProfile()
-	stdout := &startedWriter{w: os.Stdout}
+	stdout := &startedWriter{W: os.Stdout}
 	code := make(chan int, 1)
 	go func() { code <- run(ctx, args, stdout, os.Stderr) }()
 	select {
@@ -136,13 +120,13 @@ func process(args []string) int {
 
 // startedWriter notes that something was written through it.
 type startedWriter struct {
-	w       io.Writer
+	W       io.Writer
 	started atomic.Bool
 }
 
 func (s *startedWriter) Write(p []byte) (int, error) {
 	s.started.Store(true)
-	return s.w.Write(p)
+	return s.W.Write(p)
 }
 
 // startProfile writes a CPU profile of the whole command to path
@@ -180,9 +164,9 @@ func runIO(ctx context.Context, args []string, stdin io.Reader, stdout, stderr i
 	// printed writes what prints on stdout outside a command (the usage,
 	// help's own): a write error is a failure, as in every command.
 	printed := func(print func(io.Writer)) int {
-		out := &checkedWriter{w: stdout}
+		out := &cli.CheckedWriter{W: stdout}
 		print(out)
-		code, msg := exitStatus(nil, out.err)
+		code, msg := cli.ExitStatus(nil, out.Err)
 		if msg != "" {
 			fmt.Fprintf(stderr, "arbor: %s\n", msg)
 		}
@@ -215,9 +199,9 @@ func runIO(ctx context.Context, args []string, stdin io.Reader, stdout, stderr i
 		usage(stderr, cmds)
 		return 2
 	}
-	out := &checkedWriter{w: stdout}
-	err := c.run(&env{ctx: ctx, args: args[1:], stdin: stdin, stdout: out, stderr: stderr})
-	code, msg := exitStatus(err, out.err)
+	out := &cli.CheckedWriter{W: stdout}
+	err := c.Run(&cli.Env{Ctx: ctx, Name: args[0], Args: args[1:], Stdin: stdin, Stdout: out, Stderr: stderr})
+	code, msg := cli.ExitStatus(err, out.Err)
 	if code == 2 {
 		msg += fmt.Sprintf(" (arbor %s -h lists the options)", args[0])
 	}
@@ -243,24 +227,24 @@ func usage(w io.Writer, cmds map[string]command) {
 	fmt.Fprintln(w, "Exit status: 0 an answer (proven or not), 1 failure, 2 usage error, 3 --require-optimal and not settled.")
 }
 
-func runVersion(e *env) error {
-	fs := newFlags(e, "version", "[--json] (also: arbor --version)")
+func runVersion(e *cli.Env) error {
+	fs := cli.NewFlags(e, "version", "[--json] (also: arbor --version)")
 	asJSON := fs.Bool("json", false, "print {\"version\": …}")
-	pos, err := parse(fs, e.args)
+	pos, err := cli.Parse(fs, e.Args)
 	if err != nil {
 		return err
 	}
 	if len(pos) > 0 {
-		return usagef("version takes no arguments")
+		return cli.Usagef("version takes no arguments")
 	}
 	info, _ := debug.ReadBuildInfo()
 	v := buildVersion(version, info)
 	if *asJSON {
-		return json.NewEncoder(e.stdout).Encode(struct {
+		return json.NewEncoder(e.Stdout).Encode(struct {
 			Version string `json:"version"`
 		}{v})
 	}
-	_, err = fmt.Fprintf(e.stdout, "arbor %s\n", v)
+	_, err = fmt.Fprintf(e.Stdout, "arbor %s\n", v)
 	return err
 }
 

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/arbor-gpu/arbor/cli"
 	"github.com/arbor-gpu/arbor/core"
 )
 
@@ -223,6 +224,25 @@ func TestJSONSchemas(t *testing.T) {
 		"devices": {{}, {"-v"}},
 		"version": {{}},
 		"verify":  {{"--backend", "cpu", "--kernel", "vec_add", "--no-data"}},
+	}
+	// Every registered algorithm has a schema, and runs: the table's, or
+	// its own Examples.
+	for _, a := range cli.Algorithms() {
+		if a.Schema != a.Name+".json" {
+			t.Errorf("arbor %s: its schema is %q, want docs/schema/%s.json", a.Name, a.Schema, a.Name)
+		}
+		if _, ok := runs[a.Name]; ok {
+			continue
+		}
+		if a.Examples == nil {
+			t.Errorf("arbor %s: no runs for the schema test (cli.Algorithm.Examples)", a.Name)
+			continue
+		}
+		ex, err := a.Examples(t.TempDir())
+		if err != nil {
+			t.Fatalf("arbor %s: examples: %v", a.Name, err)
+		}
+		runs[a.Name] = ex
 	}
 	cmds := make([]string, 0, len(runs))
 	for c := range runs {

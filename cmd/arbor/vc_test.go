@@ -11,9 +11,10 @@ import (
 	"testing"
 
 	"github.com/arbor-gpu/arbor/algorithms/vertexcover"
+	vccmd "github.com/arbor-gpu/arbor/algorithms/vertexcover/command"
 	"github.com/arbor-gpu/arbor/backend"
+	"github.com/arbor-gpu/arbor/cli"
 	"github.com/arbor-gpu/arbor/core"
-	"github.com/arbor-gpu/arbor/device/search"
 )
 
 // A 5-cycle with a pendant vertex, in PACE .gr form: minimum cover 3.
@@ -293,15 +294,15 @@ func TestVCLSDevice(t *testing.T) {
 			t.Fatalf("--ls-device %s: size %d proven %v, want 3 proven", mode, res.Size, res.Proven)
 		}
 	}
-	e := &env{ctx: context.Background(), stdout: &strings.Builder{}, stderr: &strings.Builder{}}
-	df := deviceFlags{backend: "cpu"}
-	if df.lsDevice(e, "off", true) != nil {
+	e := &cli.Env{Ctx: context.Background(), Stdout: &strings.Builder{}, Stderr: &strings.Builder{}}
+	df := cli.DeviceFlags{Backend: "cpu"}
+	if vccmd.LSDevice(&df, e, "off", true) != nil {
 		t.Fatal("off gave an opener")
 	}
-	if _, err := df.lsDevice(e, "auto", true)(); err == nil || !strings.Contains(err.Error(), "not a GPU") {
+	if _, err := vccmd.LSDevice(&df, e, "auto", true)(); err == nil || !strings.Contains(err.Error(), "not a GPU") {
 		t.Fatalf("auto on the CPU backend: %v, want 'not a GPU'", err)
 	}
-	dev, err := df.lsDevice(e, "on", true)()
+	dev, err := vccmd.LSDevice(&df, e, "on", true)()
 	if err != nil {
 		t.Fatalf("on: %v", err)
 	}
@@ -363,27 +364,25 @@ func TestVCAuto(t *testing.T) {
 // device, its Close leaves it open, and auto's rule still refuses a CPU
 // device.
 func TestVCOpeningLSDevice(t *testing.T) {
-	e := &env{ctx: context.Background(), stdout: &strings.Builder{}, stderr: &strings.Builder{}}
-	sr := &searchFlags{df: deviceFlags{backend: "cpu"}}
-	o := sr.openInBackground(func(opened []backend.Device, err error) (search.Placement, error) {
-		return vertexcover.Place(vertexcover.EngineAuto, opened, err)
-	})
+	e := &cli.Env{Ctx: context.Background(), Stdout: &strings.Builder{}, Stderr: &strings.Builder{}}
+	sr := &cli.SearchFlags{Dev: cli.DeviceFlags{Backend: "cpu"}}
+	o := vertexcover.OpenDevices(vertexcover.Options{Engine: vertexcover.EngineAuto, Select: sr.Selection()})
 	defer o.ReleaseNow()
 	devs, err := o.Wait()
 	if err != nil || len(devs) != 1 {
 		t.Fatalf("opening: %v, %d devices", err, len(devs))
 	}
-	if o.lsDevice(e, "off", true) != nil {
+	if vccmd.OpeningLSDevice(e, o, "off", true) != nil {
 		t.Fatal("off gave an opener")
 	}
-	if _, err := o.lsDevice(e, "auto", true)(); err == nil || !strings.Contains(err.Error(), "not a GPU") {
+	if _, err := vccmd.OpeningLSDevice(e, o, "auto", true)(); err == nil || !strings.Contains(err.Error(), "not a GPU") {
 		t.Fatalf("auto on the CPU backend: %v, want 'not a GPU'", err)
 	}
-	dev, err := o.lsDevice(e, "on", true)()
+	dev, err := vccmd.OpeningLSDevice(e, o, "on", true)()
 	if err != nil {
 		t.Fatal(err)
 	}
-	lent, ok := dev.(lentDevice)
+	lent, ok := dev.(vccmd.LentDevice)
 	if !ok || lent.Device != devs[0] {
 		t.Fatalf("the local search got %T %v, not the opening's device", dev, dev.Info())
 	}

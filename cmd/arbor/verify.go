@@ -12,6 +12,7 @@ import (
 	// Every algorithm: its kernels, twins and checks register themselves.
 	_ "github.com/arbor-gpu/arbor/algorithms/all"
 	"github.com/arbor-gpu/arbor/backend"
+	"github.com/arbor-gpu/arbor/cli"
 	"github.com/arbor-gpu/arbor/device"
 	"github.com/arbor-gpu/arbor/internal/dataset"
 )
@@ -38,8 +39,8 @@ const refBackend = "cpu"
 // verifyTarget is a device under test.
 type verifyTarget struct {
 	label  string
-	dev    *device.BuildCache
-	err    error         // opening failed
+	Devs   *device.BuildCache
+	Err    error         // opening failed
 	opened time.Duration // how long Open took
 }
 
@@ -47,32 +48,32 @@ type verifyTarget struct {
 // pass them through), or, from a backend that records none, the open as
 // one phase.
 func (t verifyTarget) phases() []backend.Phase {
-	if t.dev == nil {
+	if t.Devs == nil {
 		return nil
 	}
-	if ps := backend.PhasesOf(t.dev); ps != nil {
+	if ps := backend.PhasesOf(t.Devs); ps != nil {
 		return ps
 	}
 	return []backend.Phase{{Name: "open", Took: t.opened}}
 }
 
-func runVerify(e *env) error {
-	fs := newFlags(e, "verify", "[--backend B] [--device D] [--kernel NAME[,NAME]] [--no-data] [--json]")
-	var df deviceFlags
-	df.register(fs)
+func runVerify(e *cli.Env) error {
+	fs := cli.NewFlags(e, "verify", "[--backend B] [--device D] [--kernel NAME[,NAME]] [--no-data] [--json]")
+	var df cli.DeviceFlags
+	df.Register(fs)
 	only := fs.String("kernel", "", "check only these kernels (comma-separated; see 'arbor kernels')")
 	noData := fs.Bool("no-data", false, "skip the checks on real graphs from the shared data directory")
 	asJSON := fs.Bool("json", false, "print the table as JSON")
-	pos, err := parse(fs, e.args)
+	pos, err := cli.Parse(fs, e.Args)
 	if err != nil {
 		return err
 	}
 	if len(pos) > 0 {
-		return usagef("verify takes no arguments (got %q)", pos[0])
+		return cli.Usagef("verify takes no arguments (got %q)", pos[0])
 	}
-	sel := backend.SelectionFromEnv(df.backend, df.device)
+	sel := backend.SelectionFromEnv(df.Backend, df.Device)
 	if sel.Backend != "auto" && !contains(backend.Names(), sel.Backend) {
-		return usagef("unknown backend %q (have auto, %s)", sel.Backend, strings.Join(backend.Names(), ", "))
+		return cli.Usagef("unknown backend %q (have auto, %s)", sel.Backend, strings.Join(backend.Names(), ", "))
 	}
 
 	dataDir := ""
@@ -97,7 +98,7 @@ func runVerify(e *env) error {
 			delete(want, k)
 		}
 		if len(want) > 0 {
-			return usagef("no checks for kernel(s) %s (have %s)", strings.Join(sortedKeys(want), ", "), strings.Join(checkKernels(checks), ", "))
+			return cli.Usagef("no checks for kernel(s) %s (have %s)", strings.Join(sortedKeys(want), ", "), strings.Join(checkKernels(checks), ", "))
 		}
 		checks = keep
 	}
@@ -108,8 +109,8 @@ func runVerify(e *env) error {
 	}
 	defer func() {
 		for _, t := range targets {
-			if t.dev != nil {
-				t.dev.Close()
+			if t.Devs != nil {
+				t.Devs.Close()
 			}
 		}
 	}()
@@ -140,16 +141,16 @@ func runVerify(e *env) error {
 			r.Result, r.Detail = result, detail
 		}
 	}
-	progress := isTerminal(e.stderr)
+	live := cli.IsTerminal(e.Stderr)
 	for i, c := range checks {
-		if err := e.ctx.Err(); err != nil {
-			if progress {
-				fmt.Fprintln(e.stderr)
+		if err := e.Ctx.Err(); err != nil {
+			if live {
+				fmt.Fprintln(e.Stderr)
 			}
 			return fmt.Errorf("interrupted after %d of %d checks: %w", i, len(checks), err)
 		}
-		if progress {
-			fmt.Fprintf(e.stderr, "\r\033[Kverify %d/%d: %s %s", i+1, len(checks), c.Kernel, c.Case)
+		if live {
+			fmt.Fprintf(e.Stderr, "\r\033[Kverify %d/%d: %s %s", i+1, len(checks), c.Kernel, c.Case)
 		}
 		want, werr := c.Run(ref)
 		for _, t := range targets {
@@ -157,15 +158,15 @@ func runVerify(e *env) error {
 			r.Cases++
 			r.MaxSize = max(r.MaxSize, c.Size)
 			switch {
-			case t.err != nil:
-				fail(r, "ERROR", t.err.Error())
+			case t.Err != nil:
+				fail(r, "ERROR", t.Err.Error())
 				continue
 			case werr != nil:
 				fail(r, "ERROR", fmt.Sprintf("%s: CPU twin: %v", c.Case, werr))
 				continue
 			}
 			start := time.Now()
-			got, err := c.Run(t.dev)
+			got, err := c.Run(t.Devs)
 			r.Seconds += time.Since(start).Seconds()
 			if err != nil {
 				fail(r, "ERROR", fmt.Sprintf("%s: %v", c.Case, err))
@@ -174,8 +175,8 @@ func runVerify(e *env) error {
 			}
 		}
 	}
-	if progress {
-		fmt.Fprint(e.stderr, "\r\033[K")
+	if live {
+		fmt.Fprint(e.Stderr, "\r\033[K")
 	}
 
 	phases := map[string][]backend.Phase{}
@@ -192,7 +193,7 @@ func runVerify(e *env) error {
 		}
 	}
 	if *asJSON {
-		enc := json.NewEncoder(e.stdout)
+		enc := json.NewEncoder(e.Stdout)
 		enc.SetIndent("", "  ")
 		if absent == nil {
 			absent = []string{}
@@ -215,8 +216,8 @@ func runVerify(e *env) error {
 	return nil
 }
 
-func printVerify(e *env, rows []verifyRow, targets []verifyTarget, dataDir string, absent []string) error {
-	tw := tabwriter.NewWriter(e.stdout, 0, 4, 2, ' ', 0)
+func printVerify(e *cli.Env, rows []verifyRow, targets []verifyTarget, dataDir string, absent []string) error {
+	tw := tabwriter.NewWriter(e.Stdout, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "KERNEL\tDEVICE\tCASES\tMAX SIZE\tRESULT\tTIME")
 	var notes []string
 	for _, r := range rows {
@@ -231,16 +232,16 @@ func printVerify(e *env, rows []verifyRow, targets []verifyTarget, dataDir strin
 		return err
 	}
 	if len(notes) > 0 {
-		fmt.Fprintln(e.stdout)
+		fmt.Fprintln(e.Stdout)
 		for _, n := range notes {
-			fmt.Fprintln(e.stdout, n)
+			fmt.Fprintln(e.Stdout, n)
 		}
 	}
 	// Where each device's start-up went (its backend's loading comes
 	// first, once per process: a second device of a backend shows what
 	// the first paid).
-	fmt.Fprintln(e.stdout)
-	pw := tabwriter.NewWriter(e.stdout, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(e.Stdout)
+	pw := tabwriter.NewWriter(e.Stdout, 0, 4, 2, ' ', 0)
 	for _, t := range targets {
 		ps := t.phases()
 		if len(ps) == 0 {
@@ -256,9 +257,9 @@ func printVerify(e *env, rows []verifyRow, targets []verifyTarget, dataDir strin
 	if dataDir != "" {
 		data = "generated inputs and graphs from " + dataDir
 	}
-	fmt.Fprintf(e.stdout, "\nreference: the CPU twins run with one worker; %s\n", data)
+	fmt.Fprintf(e.Stdout, "\nreference: the CPU twins run with one worker; %s\n", data)
 	for _, a := range absent {
-		fmt.Fprintf(e.stdout, "not verified: %s\n", shorten(a, 160))
+		fmt.Fprintf(e.Stdout, "not verified: %s\n", shorten(a, 160))
 	}
 	return nil
 }
@@ -298,10 +299,10 @@ func verifyTargets(sel backend.Selection) ([]verifyTarget, []string, error) {
 				start := time.Now()
 				dev, err := backend.OpenBackend(info.Backend, info.Index)
 				if err != nil {
-					targets = append(targets, verifyTarget{label: label, err: fmt.Errorf("open: %w", err)})
+					targets = append(targets, verifyTarget{label: label, Err: fmt.Errorf("open: %w", err)})
 					continue
 				}
-				targets = append(targets, verifyTarget{label: label, dev: device.CacheBuilds(device.OnPath(dev, p)),
+				targets = append(targets, verifyTarget{label: label, Devs: device.CacheBuilds(device.OnPath(dev, p)),
 					opened: time.Since(start)})
 			}
 		}

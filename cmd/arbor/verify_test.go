@@ -69,17 +69,17 @@ func TestKernelsList(t *testing.T) {
 // TestKernelsDump checks that both dialects are printed, the CUDA one even
 // with no CUDA device present, and that a kernel name finds its source.
 func TestKernelsDump(t *testing.T) {
-	for _, tc := range []struct{ backend, want string }{
+	for _, tc := range []struct{ Backend, want string }{
 		{"cuda", "#define ARBOR_CUDA 1"},
 		{"opencl", "#define ARBOR_OPENCL 1"},
 	} {
-		code, out, stderr := runCLI(t, "kernels", "--dump", "scan_down_sum_i32", "--backend", tc.backend)
+		code, out, stderr := runCLI(t, "kernels", "--dump", "scan_down_sum_i32", "--backend", tc.Backend)
 		if code != 0 {
-			t.Fatalf("%s: exit %d: %s", tc.backend, code, stderr)
+			t.Fatalf("%s: exit %d: %s", tc.Backend, code, stderr)
 		}
 		for _, want := range []string{tc.want, "#define ARBOR_ATOMICS64", `#line 1 "scan.cl"`, "SCAN_KERNELS(sum_i32"} {
 			if !strings.Contains(out, want) {
-				t.Errorf("%s dump lacks %q", tc.backend, want)
+				t.Errorf("%s dump lacks %q", tc.Backend, want)
 			}
 		}
 	}

@@ -14,6 +14,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -33,8 +34,11 @@ const (
 var kinds = []Kind{KindMCS, KindVC, KindClique, KindMatch}
 
 func parseKind(s string) (Kind, bool) {
-	for _, k := range kinds {
+	for _, k := range allKinds() {
 		if string(k) == s {
+			return k, true
+		}
+		if p, ok := problemOf(k); ok && slices.Contains(p.Aliases, s) {
 			return k, true
 		}
 	}
@@ -52,10 +56,18 @@ func parseKind(s string) (Kind, bool) {
 }
 
 // minimise reports whether smaller answers are better for kind.
-func (k Kind) minimise() bool { return k == KindVC }
+func (k Kind) minimise() bool {
+	if p, ok := problemOf(k); ok {
+		return p.Minimise
+	}
+	return k == KindVC
+}
 
 // files is how many graph files an instance of the kind names.
 func (k Kind) files() int {
+	if p, ok := problemOf(k); ok {
+		return max(p.Files, 1)
+	}
 	if k == KindMCS {
 		return 2
 	}
@@ -134,7 +146,7 @@ func parseList(r io.Reader, name, base string) ([]Instance, error) {
 		}
 		kind, ok := parseKind(k)
 		if !ok {
-			return nil, fmt.Errorf("%s:%d: kind %q: want mcs, vc, clique or match", name, line, rec[0])
+			return nil, fmt.Errorf("%s:%d: kind %q: want %s", name, line, rec[0], kindList())
 		}
 		nf := kind.files()
 		if len(rec) < 1+nf {

@@ -50,6 +50,9 @@ func ParseOutput(kind Kind, f Format, re *regexp.Regexp, out []byte) (Answer, er
 	if f == FormatAuto {
 		f = detect(out)
 	}
+	if p, ok := problemOf(kind); ok && p.Peers[string(f)] != nil {
+		return p.Peers[string(f)](out)
+	}
 	switch f {
 	case FormatJSON:
 		return ParseArborJSON(kind, out)
@@ -89,6 +92,9 @@ func head(b []byte) string {
 // ParseArborJSON reads the --json output of arbor's command for kind.
 func ParseArborJSON(kind Kind, out []byte) (Answer, error) {
 	a := Answer{Size: -1}
+	if p, ok := problemOf(kind); ok && p.Parse != nil {
+		return p.Parse(out)
+	}
 	if kind == KindMatch {
 		// arbor match --json (docs/schema/match.json).
 		var m struct {

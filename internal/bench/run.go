@@ -176,8 +176,8 @@ var kindDefault = map[Kind]string{KindMCS: "auto", KindVC: "auto", KindMatch: "f
 // EngineNames lists every engine name some kind accepts.
 func EngineNames() []string {
 	var out []string
-	for _, es := range kindEngines {
-		for _, e := range es {
+	for _, k := range allKinds() {
+		for _, e := range k.engines() {
 			if !slices.Contains(out, e) {
 				out = append(out, e)
 			}
@@ -196,15 +196,15 @@ type runConfig struct {
 func configs(kind Kind, c Config) []runConfig {
 	var engines []string
 	for _, e := range c.Engines {
-		if slices.Contains(kindEngines[kind], e) {
+		if slices.Contains(kind.engines(), e) {
 			engines = append(engines, e)
 		}
 	}
 	if len(engines) == 0 {
-		engines = []string{kindDefault[kind]}
+		engines = []string{kind.defaultEngine()}
 	}
 	threads := c.Threads
-	if len(threads) == 0 || kind == KindMatch { // match's --threads is work-items, not a core count
+	if len(threads) == 0 || kind == KindMatch || !kind.cpuThreads() { // match's --threads is work-items, not a core count
 		threads = []int{0}
 	}
 	var out []runConfig
@@ -214,7 +214,7 @@ func configs(kind Kind, c Config) []runConfig {
 			threads = []int{0} // the device engine takes no thread count
 		}
 		backends := []string{"cpu"}
-		if kind == KindMatch || (kind == KindMCS && e != "cpu") || (kind == KindClique && e != "bbmc") || (kind == KindVC && (isDeviceEngine(e) || e == "auto")) {
+		if kind == KindMatch || (kind == KindMCS && e != "cpu") || (kind == KindClique && e != "bbmc") || (kind == KindVC && (isDeviceEngine(e) || e == "auto")) || kind.registeredDevice(e) {
 			backends = c.Backends
 			if len(backends) == 0 {
 				backends = []string{"auto"}
@@ -344,7 +344,7 @@ func arborArgs(c Config, in Instance, rc runConfig) []string {
 	if in.Kind != KindClique || rc.engine != "bbmc" {
 		args = append(args, "--engine", rc.engine)
 	}
-	if rc.backend != "cpu" && (in.Kind == KindMCS || in.Kind == KindMatch || in.Kind == KindClique || in.Kind == KindVC) && rc.backend != "auto" {
+	if rc.backend != "cpu" && (in.Kind == KindMCS || in.Kind == KindMatch || in.Kind == KindClique || in.Kind == KindVC || in.Kind.registeredDevice(rc.engine)) && rc.backend != "auto" {
 		args = append(args, "--backend", rc.backend)
 	}
 	if c.Device != "" && rc.backend != "cpu" {
@@ -394,6 +394,11 @@ func runArbor(ctx context.Context, c Config, in Instance, rc runConfig) (Result,
 	}
 	r.checked = a.Size >= 0 && a.Verified
 	checkKnown(in, &r, a, rc)
+	if pr, ok := problemOf(in.Kind); ok && pr.Check != nil && r.Status != StatusWrong && a.Size >= 0 {
+		if err := pr.Check(in, a); err != nil {
+			wrongf(&r, "%v", err)
+		}
+	}
 	return r, nil
 }
 
