@@ -6,6 +6,8 @@ import (
 	_ "github.com/arbor-gpu/arbor/algorithms/clique"
 	_ "github.com/arbor-gpu/arbor/algorithms/clique/command"
 	_ "github.com/arbor-gpu/arbor/algorithms/clique/kernel"
+	_ "github.com/arbor-gpu/arbor/algorithms/kcount"
+	_ "github.com/arbor-gpu/arbor/algorithms/kcount/command"
 	_ "github.com/arbor-gpu/arbor/algorithms/kcount/kernel"
 	_ "github.com/arbor-gpu/arbor/algorithms/matching"
 	_ "github.com/arbor-gpu/arbor/algorithms/matching/command"

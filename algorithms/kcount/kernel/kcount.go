@@ -22,7 +22,8 @@ type KCount struct {
 }
 
 // NewKCount builds the kernel and uploads the adjacency bit rows (row v is
-// adj[v*W : (v+1)*W], W = ⌈n/64⌉, no self-loops) and the root task.
+// adj[v*W : (v+1)*W], W = ⌈n/64⌉, symmetric, no self-loops), with an empty
+// ring: the caller seeds it (Ring.Push, or search.Options.Pool).
 func NewKCount(dev backend.Device, q backend.Queue, n, k, workers int, adj []uint64) (*KCount, error) {
 	w := (n + 63) / 64
 	if n < 1 || k < 2 || k > n || workers < 1 || len(adj) != n*w {
@@ -54,32 +55,16 @@ func NewKCount(dev backend.Device, q backend.Queue, n, k, workers int, adj []uin
 		c.Release()
 		return nil, err
 	}
-	root := make([]uint64, 1+w)
-	for v := 0; v < n; v++ {
-		root[1+v/64] |= 1 << (v % 64)
-	}
-	// Buffers start undefined: the workers' status and counts start at 0.
-	if err := backend.WriteSlice(q, c.wstate, make([]int64, workers*search.DSWWords)); err != nil {
-		c.Release()
-		return nil, err
-	}
-	if err := backend.WriteSlice(q, c.counts, make([]int64, workers)); err != nil {
-		c.Release()
-		return nil, err
-	}
-	if err := c.Ring.Reset(q, 0); err != nil {
-		c.Release()
-		return nil, err
-	}
-	if _, err := c.Ring.Push(q, [][]uint64{root}); err != nil {
+	if err := c.Reset(q, 0); err != nil {
 		c.Release()
 		return nil, err
 	}
 	return c, nil
 }
 
-// Epoch runs one launch (search.Kernel).
-func (c *KCount) Epoch(q backend.Queue, budget int64, idleLimit int32) error {
+// Epoch runs one launch (search.GoalKernel). kcount has no incumbent, so
+// goal and frozen change nothing: its tree is the same however scheduled.
+func (c *KCount) Epoch(q backend.Queue, budget int64, idleLimit int32, goal int32, frozen bool) error {
 	r := c.Ring
 	return q.Launch(c.k, backend.R1(c.Workers, 1), backend.Buf(c.shape), backend.Buf(c.adj), backend.Buf(r.Slots),
 		backend.Buf(r.Seq), backend.Buf(r.Ctrl), backend.Buf(c.wstate), backend.Buf(c.frames), backend.Buf(c.counts),
@@ -93,6 +78,31 @@ func (c *KCount) WorkerStatus(q backend.Queue) ([]int64, error) {
 
 // TaskRing is the kernel's task ring (search.Kernel).
 func (c *KCount) TaskRing() *search.Ring { return c.Ring }
+
+// Reset empties the ring and zeroes the workers' status words and counts
+// (search.Resettable; buffers start undefined). kcount has no incumbent.
+func (c *KCount) Reset(q backend.Queue, incumbent int) error {
+	if err := backend.WriteSlice(q, c.wstate, make([]int64, c.Workers*search.DSWWords)); err != nil {
+		return err
+	}
+	if err := backend.WriteSlice(q, c.counts, make([]int64, c.Workers)); err != nil {
+		return err
+	}
+	return c.Ring.Reset(q, 0)
+}
+
+// Task is the task for a node whose clique has size vertices and whose
+// candidates are p (W words): the layout kcount.cl reads.
+func Task(size int, p []uint64) []uint64 {
+	return append([]uint64{uint64(size)}, p...)
+}
+
+// Bytes is the device memory of a search on n vertices for k with this
+// many workers and ring slots (for search.Fit).
+func Bytes(n, k, workers, capacity int) int64 {
+	w := int64((n + 63) / 64)
+	return 8 * (int64(n)*w + int64(workers)*(search.DSWWords+int64(k)*w+1) + int64(capacity)*(1+w+1))
+}
 
 // Count is the number of k-cliques counted so far, all workers together.
 func (c *KCount) Count(q backend.Queue) (int64, error) {
@@ -122,12 +132,20 @@ func CountKCliques(dev backend.Device, n, k, workers int, adj []uint64) (count, 
 		return 0, 0, err
 	}
 	defer q.Release()
+	w := (n + 63) / 64
 	c, err := NewKCount(dev, q, n, k, workers, adj)
 	if err != nil {
 		return 0, 0, err
 	}
 	defer c.Release()
-	tot, err := search.RunToEnd(q, c, workers, 1<<12)
+	root := make([]uint64, w)
+	for v := 0; v < n; v++ {
+		root[v/64] |= 1 << (v % 64)
+	}
+	if _, err := c.Ring.Push(q, [][]uint64{Task(0, root)}); err != nil {
+		return 0, 0, err
+	}
+	tot, err := search.RunToEnd(q, &search.WithGoal{K: c}, workers, 1<<12)
 	if err != nil {
 		return 0, 0, fmt.Errorf("kcount: %w", err)
 	}
