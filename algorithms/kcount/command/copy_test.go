@@ -52,9 +52,9 @@ func TestCopyIsACommand(t *testing.T) {
 		// the same manifest); without the data it cannot run.
 		gen.Env = append(gen.Env, "ARBOR_DATA="+d)
 	} else {
-		gen = exec.Command("go", "generate", "./algorithms/...")
+		gen = exec.Command("go", "generate", "./algorithms/...", "./cmd/...")
 		gen.Dir = dst
-		t.Log("no shared data: go generate ./algorithms/... (internal/bench's generator needs the data)")
+		t.Log("no shared data: go generate ./algorithms/... ./cmd/... (internal/bench's generator needs the data)")
 	}
 	if out, err := gen.CombinedOutput(); err != nil {
 		t.Fatalf("go generate: %v\n%s", err, out)
