@@ -80,27 +80,9 @@ func runVerify(e *cli.Env) error {
 	if !*noData {
 		dataDir = dataset.Dir()
 	}
-	checks := device.Checks(dataDir)
-	if *only != "" {
-		want := map[string]bool{}
-		for _, k := range strings.Split(*only, ",") {
-			want[strings.TrimSpace(k)] = true
-		}
-		var keep []device.Check
-		found := map[string]bool{}
-		for _, c := range checks {
-			if want[c.Kernel] {
-				keep = append(keep, c)
-				found[c.Kernel] = true
-			}
-		}
-		for k := range found {
-			delete(want, k)
-		}
-		if len(want) > 0 {
-			return cli.Usagef("no checks for kernel(s) %s (have %s)", strings.Join(sortedKeys(want), ", "), strings.Join(checkKernels(checks), ", "))
-		}
-		checks = keep
+	checks, err := selectChecks(device.Checks(dataDir), *only)
+	if err != nil {
+		return err
 	}
 
 	targets, absent, err := verifyTargets(sel)
@@ -124,23 +106,85 @@ func runVerify(e *cli.Env) error {
 	ref := device.CacheBuilds(refDev)
 	defer ref.Close()
 
-	rows := map[string]*verifyRow{}
-	var order []string
-	row := func(kernel, device string) *verifyRow {
-		key := kernel + "\x00" + device
-		r, ok := rows[key]
-		if !ok {
-			r = &verifyRow{Kernel: kernel, Device: device, Result: "ok"}
-			rows[key] = r
-			order = append(order, key)
-		}
-		return r
+	var table verifyTable
+	if err := table.runChecks(e, checks, ref, targets); err != nil {
+		return err
 	}
-	fail := func(r *verifyRow, result, detail string) {
-		if r.Result == "ok" {
-			r.Result, r.Detail = result, detail
+	out, failed := table.result(targets)
+	if *asJSON {
+		if err := writeVerifyJSON(e, out, failed, dataDir, absent); err != nil {
+			return err
+		}
+	} else if err := printVerify(e, out, targets, dataDir, absent); err != nil {
+		return err
+	}
+	if failed > 0 {
+		return fmt.Errorf("%d of %d kernel/device rows failed", failed, len(out))
+	}
+	return nil
+}
+
+// selectChecks keeps the checks of the kernels named in only (a
+// comma-separated list; empty keeps all): a name with no check is a usage
+// error, so a typo does not pass as a clean run.
+func selectChecks(checks []device.Check, only string) ([]device.Check, error) {
+	if only == "" {
+		return checks, nil
+	}
+	want := map[string]bool{}
+	for _, k := range strings.Split(only, ",") {
+		want[strings.TrimSpace(k)] = true
+	}
+	var keep []device.Check
+	found := map[string]bool{}
+	for _, c := range checks {
+		if want[c.Kernel] {
+			keep = append(keep, c)
+			found[c.Kernel] = true
 		}
 	}
+	for k := range found {
+		delete(want, k)
+	}
+	if len(want) > 0 {
+		return nil, cli.Usagef("no checks for kernel(s) %s (have %s)", strings.Join(sortedKeys(want), ", "), strings.Join(checkKernels(checks), ", "))
+	}
+	return keep, nil
+}
+
+// verifyTable gathers the rows of the verify table, one per kernel and
+// device, in the order they were first met.
+type verifyTable struct {
+	rows  map[string]*verifyRow
+	order []string
+}
+
+// row is kernel's row on device, added (ok so far) when new.
+func (v *verifyTable) row(kernel, device string) *verifyRow {
+	if v.rows == nil {
+		v.rows = map[string]*verifyRow{}
+	}
+	key := kernel + "\x00" + device
+	r, ok := v.rows[key]
+	if !ok {
+		r = &verifyRow{Kernel: kernel, Device: device, Result: "ok"}
+		v.rows[key] = r
+		v.order = append(v.order, key)
+	}
+	return r
+}
+
+// failRow marks r failed; the first failure is the one a row reports.
+func failRow(r *verifyRow, result, detail string) {
+	if r.Result == "ok" {
+		r.Result, r.Detail = result, detail
+	}
+}
+
+// runChecks runs every check on the reference and on each target, and
+// records in the table how each target compares; progress goes to a
+// terminal's stderr. It stops when e's context is done.
+func (v *verifyTable) runChecks(e *cli.Env, checks []device.Check, ref *device.BuildCache, targets []verifyTarget) error {
 	live := cli.IsTerminal(e.Stderr)
 	for i, c := range checks {
 		if err := e.Ctx.Err(); err != nil {
@@ -154,66 +198,66 @@ func runVerify(e *cli.Env) error {
 		}
 		want, werr := c.Run(ref)
 		for _, t := range targets {
-			r := row(c.Kernel, t.label)
+			r := v.row(c.Kernel, t.label)
 			r.Cases++
 			r.MaxSize = max(r.MaxSize, c.Size)
 			switch {
 			case t.Err != nil:
-				fail(r, "ERROR", t.Err.Error())
+				failRow(r, "ERROR", t.Err.Error())
 				continue
 			case werr != nil:
-				fail(r, "ERROR", fmt.Sprintf("%s: CPU twin: %v", c.Case, werr))
+				failRow(r, "ERROR", fmt.Sprintf("%s: CPU twin: %v", c.Case, werr))
 				continue
 			}
 			start := time.Now()
 			got, err := c.Run(t.Devs)
 			r.Seconds += time.Since(start).Seconds()
 			if err != nil {
-				fail(r, "ERROR", fmt.Sprintf("%s: %v", c.Case, err))
+				failRow(r, "ERROR", fmt.Sprintf("%s: %v", c.Case, err))
 			} else if err := device.Compare(got, want); err != nil {
-				fail(r, "MISMATCH", fmt.Sprintf("%s: %v", c.Case, err))
+				failRow(r, "MISMATCH", fmt.Sprintf("%s: %v", c.Case, err))
 			}
 		}
 	}
 	if live {
 		fmt.Fprint(e.Stderr, "\r\033[K")
 	}
+	return nil
+}
 
+// result is the table's rows in order, each with its device's start-up
+// phases, and how many failed.
+func (v *verifyTable) result(targets []verifyTarget) ([]verifyRow, int) {
 	phases := map[string][]backend.Phase{}
 	for _, t := range targets {
 		phases[t.label] = t.phases()
 	}
-	out := make([]verifyRow, 0, len(order))
+	out := make([]verifyRow, 0, len(v.order))
 	failed := 0
-	for _, k := range order {
-		rows[k].OpenPhases = phases[rows[k].Device]
-		out = append(out, *rows[k])
-		if rows[k].Result != "ok" {
+	for _, k := range v.order {
+		v.rows[k].OpenPhases = phases[v.rows[k].Device]
+		out = append(out, *v.rows[k])
+		if v.rows[k].Result != "ok" {
 			failed++
 		}
 	}
-	if *asJSON {
-		enc := json.NewEncoder(e.Stdout)
-		enc.SetIndent("", "  ")
-		if absent == nil {
-			absent = []string{}
-		}
-		report := struct {
-			Rows        []verifyRow `json:"rows"`
-			Failed      int         `json:"failed"`
-			Data        string      `json:"data,omitempty"`
-			NotVerified []string    `json:"not_verified"`
-		}{out, failed, dataDir, absent}
-		if err := enc.Encode(report); err != nil {
-			return err
-		}
-	} else if err := printVerify(e, out, targets, dataDir, absent); err != nil {
-		return err
+	return out, failed
+}
+
+// writeVerifyJSON prints the verify table as --json does.
+func writeVerifyJSON(e *cli.Env, out []verifyRow, failed int, dataDir string, absent []string) error {
+	enc := json.NewEncoder(e.Stdout)
+	enc.SetIndent("", "  ")
+	if absent == nil {
+		absent = []string{}
 	}
-	if failed > 0 {
-		return fmt.Errorf("%d of %d kernel/device rows failed", failed, len(out))
-	}
-	return nil
+	report := struct {
+		Rows        []verifyRow `json:"rows"`
+		Failed      int         `json:"failed"`
+		Data        string      `json:"data,omitempty"`
+		NotVerified []string    `json:"not_verified"`
+	}{out, failed, dataDir, absent}
+	return enc.Encode(report)
 }
 
 func printVerify(e *cli.Env, rows []verifyRow, targets []verifyTarget, dataDir string, absent []string) error {
