@@ -73,7 +73,23 @@ func runBench(e *cli.Env) error {
 	if cfg.Peers, err = peers(compares, regexes, formats); err != nil {
 		return err
 	}
-	dataDir := *data
+	ins, err := instances(pos[0], bench.SuiteOptions{Data: benchDataDir(*data), Limit: *limit, GenDir: filepath.Join(*out, "instances")})
+	if err != nil {
+		return err
+	}
+	if !*rerun {
+		if err := resumeBench(e, &cfg, *out); err != nil {
+			return err
+		}
+	}
+	results, runErr := runBenchWithProgress(e, cfg, ins)
+	return reportBench(e, *out, *asJSON, results, len(ins), runErr)
+}
+
+// benchDataDir is the data folder: --data, else the usual data directory,
+// else the cache 'arbor bench fetch' fills, when it exists.
+func benchDataDir(data string) string {
+	dataDir := data
 	if dataDir == "" {
 		dataDir = dataset.Dir()
 	}
@@ -84,23 +100,26 @@ func runBench(e *cli.Env) error {
 			}
 		}
 	}
-	ins, err := instances(pos[0], bench.SuiteOptions{Data: dataDir, Limit: *limit, GenDir: filepath.Join(*out, "instances")})
-	if err != nil {
-		return err
-	}
+	return dataDir
+}
 
-	// Resuming: the rows of an earlier run into the same folder stand.
-	if prev := filepath.Join(*out, bench.CSVName); !*rerun {
-		if _, err := os.Stat(prev); err == nil {
-			if cfg.Done, err = bench.ReadCSV(prev); err != nil {
-				return fmt.Errorf("resuming from %s (or give --rerun): %w", prev, err)
-			}
-			fmt.Fprintf(e.Stderr, "arbor bench: resuming: %d finished runs in %s are kept (--rerun runs them again)\n", len(cfg.Done), prev)
+// resumeBench keeps the rows of an earlier run into the same folder:
+// they stand, and those runs are skipped.
+func resumeBench(e *cli.Env, cfg *bench.Config, out string) error {
+	prev := filepath.Join(out, bench.CSVName)
+	if _, err := os.Stat(prev); err == nil {
+		if cfg.Done, err = bench.ReadCSV(prev); err != nil {
+			return fmt.Errorf("resuming from %s (or give --rerun): %w", prev, err)
 		}
+		fmt.Fprintf(e.Stderr, "arbor bench: resuming: %d finished runs in %s are kept (--rerun runs them again)\n", len(cfg.Done), prev)
 	}
+	return nil
+}
 
-	// Progress: the bench reports at each run; a ticker redraws the line
-	// so the elapsed time moves during a long run.
+// runBenchWithProgress runs the bench with a progress line: the bench
+// reports at each run; a ticker redraws the line so the elapsed time moves
+// during a long run.
+func runBenchWithProgress(e *cli.Env, cfg bench.Config, ins []bench.Instance) ([]bench.Result, error) {
 	prog := cli.NewProgress(e)
 	var mu sync.Mutex
 	var cur bench.Progress
@@ -118,17 +137,22 @@ func runBench(e *cli.Env) error {
 	results, runErr := bench.Run(e.Ctx, cfg, ins)
 	stop()
 	prog.Done()
+	return results, runErr
+}
 
-	// Whatever ran is saved, interrupted or not.
-	if err := bench.Save(*out, results); err != nil {
+// reportBench saves whatever ran (interrupted or not) into out, draws the
+// plots, prints the summary, and fails when the run stopped early or an
+// answer was wrong.
+func reportBench(e *cli.Env, out string, asJSON bool, results []bench.Result, nInstances int, runErr error) error {
+	if err := bench.Save(out, results); err != nil {
 		return err
 	}
-	plots, err := bench.WritePlots(*out, results)
+	plots, err := bench.WritePlots(out, results)
 	if err != nil {
 		return err
 	}
 	sum := bench.Summarise(results)
-	if *asJSON {
+	if asJSON {
 		enc := json.NewEncoder(e.Stdout)
 		enc.SetIndent("", "  ")
 		if results == nil {
@@ -143,8 +167,8 @@ func runBench(e *cli.Env) error {
 	} else if err := bench.WriteMarkdown(e.Stdout, sum); err != nil {
 		return err
 	}
-	fmt.Fprintf(e.Stderr, "arbor bench: %s on %s; wrote %s, %s and %s\n", cli.Plural(len(results), "run"), cli.Plural(len(ins), "instance"),
-		filepath.Join(*out, bench.CSVName), filepath.Join(*out, bench.JSONName), cli.Plural(len(plots), "plot"))
+	fmt.Fprintf(e.Stderr, "arbor bench: %s on %s; wrote %s, %s and %s\n", cli.Plural(len(results), "run"), cli.Plural(nInstances, "instance"),
+		filepath.Join(out, bench.CSVName), filepath.Join(out, bench.JSONName), cli.Plural(len(plots), "plot"))
 	if runErr != nil {
 		return fmt.Errorf("stopped after %s: %w", cli.Plural(len(results), "run"), runErr)
 	}
@@ -155,7 +179,7 @@ func runBench(e *cli.Env) error {
 		}
 	}
 	if wrong > 0 {
-		return fmt.Errorf("%d wrong answer(s): see the status=wrong rows of %s", wrong, filepath.Join(*out, bench.CSVName))
+		return fmt.Errorf("%d wrong answer(s): see the status=wrong rows of %s", wrong, filepath.Join(out, bench.CSVName))
 	}
 	return nil
 }
