@@ -63,23 +63,44 @@ func runMCSBatch(e *cli.Env, sr *cli.SearchFlags, bf *cli.BatchFlags, pos []stri
 	}
 	var sc *screen
 	if screening {
-		r.Preload(pos[0], graphs[0]) // read once for every pair
-		for _, j := range jobs {
-			if j.Err == nil {
-				j.Files = []string{pos[0], j.Files[0]}
-			}
-		}
-		sc = &screen{MinSize: bf.MinSize, Top: bf.Top}
-		if sc.Top > 0 {
-			r.Hold, r.Release = sc.Hold, sc.Release
-			// On the CPU alone, the largest pairs first: large answers
-			// early raise every later pair's goal.
-			r.Descending = r.Devs == 0
-		} else {
-			r.Keep = sc.Keep
+		sc = startScreen(r, bf, jobs, pos[0], graphs[0])
+	}
+	r.Solve = solveMCSPairs(e, sf, opts, devs, dworkers, sc)
+	r.Prepare(jobs)
+	err = r.Run(jobs, skipped)
+	if sc != nil && sf.Verbose {
+		fmt.Fprintf(e.Stderr, "arbor mcs: screened %s: %d reported, %d proven unable to make the cut, %d failed\n",
+			cli.Plural(len(jobs), "pair"), sc.reported(r.Out), sc.cut, r.Out.Failed)
+	}
+	return err
+}
+
+// startScreen sets r up for --against: every job pairs the query (read
+// once) with its graph, and the screen's cut decides which rows are kept.
+func startScreen(r *cli.BatchRunner, bf *cli.BatchFlags, jobs []*cli.BatchJob, query string, qg *core.Graph) *screen {
+	r.Preload(query, qg) // read once for every pair
+	for _, j := range jobs {
+		if j.Err == nil {
+			j.Files = []string{query, j.Files[0]}
 		}
 	}
-	r.Solve = func(ctx context.Context, j *cli.BatchJob, gs []*core.Graph, slot batch.Slot) (cli.BatchSolved, error) {
+	sc := &screen{MinSize: bf.MinSize, Top: bf.Top}
+	if sc.Top > 0 {
+		r.Hold, r.Release = sc.Hold, sc.Release
+		// On the CPU alone, the largest pairs first: large answers
+		// early raise every later pair's goal.
+		r.Descending = r.Devs == 0
+	} else {
+		r.Keep = sc.Keep
+	}
+	return sc
+}
+
+// solveMCSPairs is the batch's Solve: one pair on its slot (a device slot
+// gets the devices; a CPU slot the CPU engine), under the screen's floor
+// when screening.
+func solveMCSPairs(e *cli.Env, sf *cli.SolverFlags, opts mcs.Options, devs []backend.Device, dworkers int, sc *screen) func(context.Context, *cli.BatchJob, []*core.Graph, batch.Slot) (cli.BatchSolved, error) {
+	return func(ctx context.Context, j *cli.BatchJob, gs []*core.Graph, slot batch.Slot) (cli.BatchSolved, error) {
 		o := opts
 		o.Threads = 1
 		if slot.Device {
@@ -113,13 +134,6 @@ func runMCSBatch(e *cli.Env, sr *cli.SearchFlags, bf *cli.BatchFlags, pos []stri
 			res.Nodes, res.Elapsed.Round(time.Microsecond), res.Engine, cli.DeviceSuffix(res.Device))
 		return cli.BatchSolved{Obj: mcsObject(sf, j.Files, gs[0], gs[1], o, res, v, m), Text: text, V: v, Size: res.Size}, nil
 	}
-	r.Prepare(jobs)
-	err = r.Run(jobs, skipped)
-	if sc != nil && sf.Verbose {
-		fmt.Fprintf(e.Stderr, "arbor mcs: screened %s: %d reported, %d proven unable to make the cut, %d failed\n",
-			cli.Plural(len(jobs), "pair"), sc.reported(r.Out), sc.cut, r.Out.Failed)
-	}
-	return err
 }
 
 // screen is --against's cut: a fixed --min-size K, or the best --top N so
