@@ -342,43 +342,55 @@ func runMCSMany(e *cli.Env, pos []string, graphs []*core.Graph, opts mcs.Options
 		}
 	}
 	if sf.JSON {
-		// mapping describes the first two graphs, as for a pair; columns
-		// (one per graph) describe them all.
-		type jsonResult struct {
-			Files []string `json:"files"`
-			N     []int    `json:"vertices"`
-			Base  []int    `json:"base"`
-			Size  int      `json:"size"`
-			cli.Verdict
-			Approximate bool      `json:"approximate"`
-			Keep        int       `json:"keep,omitempty"`
-			Order       []int     `json:"order"`
-			Nodes       int64     `json:"nodes"`
-			Seconds     float64   `json:"seconds"`
-			Threads     int       `json:"threads"`
-			Shared      int64     `json:"shared"`
-			Engine      string    `json:"engine"`
-			Why         string    `json:"why"`
-			Prune       pruneJSON `json:"prune"`
-			Verified    bool      `json:"verified"`
-			Mapping     [][2]int  `json:"mapping"`
-			Columns     [][]int   `json:"columns"`
-		}
-		keep := 0
-		why := "more than two graphs: the multi-graph search"
-		if opts.Approximate {
-			keep = opts.Keep
-			why = "--approximate: the graphs intersected one at a time"
-		}
-		if err := json.NewEncoder(e.Stdout).Encode(jsonResult{Files: pos, N: ns, Base: bases, Size: res.Size, Verdict: v,
-			Approximate: res.Approximate, Keep: keep,
-			Order: res.Order, Nodes: res.Nodes, Seconds: res.Elapsed.Seconds(), Threads: res.Threads, Shared: res.Shared,
-			Engine: string(mcs.EngineCPU), Why: why, Prune: newPruneJSON(res.Prune), Verified: sf.Verify,
-			Mapping: cli.ShiftedPairs(res.Pairs(0, 1), bases[0], bases[1]), Columns: cols}); err != nil {
+		if err := writeMCSManyJSON(e, pos, ns, bases, cols, opts, res, v, sf.Verify); err != nil {
 			return err
 		}
 		return v.Require(sf.RequireOptimal)
 	}
+	printMCSManyText(e, sf, len(graphs), res, v, rows)
+	return v.Require(sf.RequireOptimal)
+}
+
+// writeMCSManyJSON prints a multi-graph result as --json: mapping
+// describes the first two graphs, as for a pair; columns (one per graph)
+// describe them all.
+func writeMCSManyJSON(e *cli.Env, pos []string, ns, bases []int, cols [][]int, opts mcs.Options, res mcs.MultiResult, v cli.Verdict, verified bool) error {
+	type jsonResult struct {
+		Files []string `json:"files"`
+		N     []int    `json:"vertices"`
+		Base  []int    `json:"base"`
+		Size  int      `json:"size"`
+		cli.Verdict
+		Approximate bool      `json:"approximate"`
+		Keep        int       `json:"keep,omitempty"`
+		Order       []int     `json:"order"`
+		Nodes       int64     `json:"nodes"`
+		Seconds     float64   `json:"seconds"`
+		Threads     int       `json:"threads"`
+		Shared      int64     `json:"shared"`
+		Engine      string    `json:"engine"`
+		Why         string    `json:"why"`
+		Prune       pruneJSON `json:"prune"`
+		Verified    bool      `json:"verified"`
+		Mapping     [][2]int  `json:"mapping"`
+		Columns     [][]int   `json:"columns"`
+	}
+	keep := 0
+	why := "more than two graphs: the multi-graph search"
+	if opts.Approximate {
+		keep = opts.Keep
+		why = "--approximate: the graphs intersected one at a time"
+	}
+	return json.NewEncoder(e.Stdout).Encode(jsonResult{Files: pos, N: ns, Base: bases, Size: res.Size, Verdict: v,
+		Approximate: res.Approximate, Keep: keep,
+		Order: res.Order, Nodes: res.Nodes, Seconds: res.Elapsed.Seconds(), Threads: res.Threads, Shared: res.Shared,
+		Engine: string(mcs.EngineCPU), Why: why, Prune: newPruneJSON(res.Prune), Verified: verified,
+		Mapping: cli.ShiftedPairs(res.Pairs(0, 1), bases[0], bases[1]), Columns: cols})
+}
+
+// printMCSManyText prints a multi-graph result as text: the size and
+// status, the search's counts, then the mapping's rows.
+func printMCSManyText(e *cli.Env, sf *cli.SolverFlags, nGraphs int, res mcs.MultiResult, v cli.Verdict, rows [][]int) {
 	status := cli.StatusText(v, "maximum", "")
 	if res.Approximate {
 		status = "approximate (a common subgraph, not proven maximum)"
@@ -387,7 +399,7 @@ func runMCSMany(e *cli.Env, pos []string, graphs []*core.Graph, opts mcs.Options
 		status += ", verified"
 	}
 	w := e.Stdout
-	fmt.Fprintf(w, "size %d  %s  (%d graphs, searched in order %v)\n", res.Size, status, len(graphs), plusOne(res.Order))
+	fmt.Fprintf(w, "size %d  %s  (%d graphs, searched in order %v)\n", res.Size, status, nGraphs, plusOne(res.Order))
 	fmt.Fprintf(w, "nodes %d  time %v  threads %d  %s\n", res.Nodes, res.Elapsed.Round(time.Microsecond), res.Threads, cli.Rate(res.Nodes, res.Elapsed))
 	var sb strings.Builder
 	for i, row := range rows {
@@ -402,7 +414,6 @@ func runMCSMany(e *cli.Env, pos []string, graphs []*core.Graph, opts mcs.Options
 		}
 	}
 	fmt.Fprintf(w, "mapping %s\n", sb.String())
-	return v.Require(sf.RequireOptimal)
 }
 
 // plusOne numbers graphs from 1, as the command line lists them.
