@@ -89,18 +89,9 @@ func runVC(e *cli.Env) error {
 			defer opening.Release()
 		}
 	}
-	g, err := e.ReadGraph(pos[0], core.ReadOptions{Format: *sr.Format})
+	g, err := readVCGraph(e, pos[0], *sr.Format, *complement)
 	if err != nil {
 		return err
-	}
-	if g.Directed {
-		return fmt.Errorf("%s: vertex cover needs an undirected graph", pos[0])
-	}
-	if *complement {
-		if err := checkComplement(e, pos[0], g); err != nil {
-			return err
-		}
-		g = vertexcover.Complement(g)
 	}
 	if cf.URL != "" {
 		if *k >= 0 {
@@ -115,6 +106,33 @@ func runVC(e *cli.Env) error {
 		}
 		return runVCCluster(e, cf, *workers, *threads, pos[0], g, *timeout, *sf)
 	}
+	return solveVCHere(e, &sr, df, pos, g, opts, opening, lsMode, *k)
+}
+
+// readVCGraph reads the graph a vertex cover is sought in: undirected,
+// complemented with --complement.
+func readVCGraph(e *cli.Env, path, format string, complement bool) (*core.Graph, error) {
+	g, err := e.ReadGraph(path, core.ReadOptions{Format: format})
+	if err != nil {
+		return nil, err
+	}
+	if g.Directed {
+		return nil, fmt.Errorf("%s: vertex cover needs an undirected graph", path)
+	}
+	if complement {
+		if err := checkComplement(e, path, g); err != nil {
+			return nil, err
+		}
+		g = vertexcover.Complement(g)
+	}
+	return g, nil
+}
+
+// solveVCHere is one vertex cover search in this process under
+// --timeout, on the opening device (when there is one) with a progress
+// line, and its result printed.
+func solveVCHere(e *cli.Env, sr *cli.SearchFlags, df cli.DeviceFlags, pos []string, g *core.Graph, opts vertexcover.Options, opening *startup.Opening, lsMode vertexcover.LSMode, k int) error {
+	sf, timeout, threads, workers := &sr.SolverFlags, sr.Timeout, sr.Threads, sr.Workers
 	ctx := e.Ctx
 	if *timeout > 0 {
 		var cancel func()
@@ -147,7 +165,7 @@ func runVC(e *cli.Env) error {
 	if err != nil {
 		return err
 	}
-	return printVC(e, sf, pos, g, opts, res, *k, *threads)
+	return printVC(e, sf, pos, g, opts, res, k, *threads)
 }
 
 // solveVC is one vertex cover search and its guard: what a single run and
