@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/arbor-gpu/arbor/algorithms/matching"
+	"github.com/arbor-gpu/arbor/backend"
 	"github.com/arbor-gpu/arbor/cli"
 	"github.com/arbor-gpu/arbor/core"
 )
@@ -46,18 +47,8 @@ func runMatch(e *cli.Env) error {
 		return err
 	}
 	opt := matching.Options{Engine: matching.Engine(*engine), Threads: *threads, StrongOnly: *strongOnly, Filter: matching.Filter(*filter), Ctx: e.Ctx}
-	if opt.Engine != matching.EngineFast && opt.Engine != matching.EngineSpec {
-		return cli.Usagef("--engine must be spec or fast, got %q", *engine)
-	}
-	if opt.Filter != matching.FilterLookback && opt.Filter != matching.FilterScan {
-		return cli.Usagef("--filter must be lookback or scan, got %q", *filter)
-	}
-	switch *tie {
-	case "index":
-	case "hashed":
-		opt.Tie = matching.TieHashed
-	default:
-		return cli.Usagef("--tie must be index or hashed, got %q", *tie)
+	if err := checkMatchOptions(&opt, *tie); err != nil {
+		return err
 	}
 
 	clock := matching.NewClock()
@@ -122,26 +113,51 @@ func runMatch(e *cli.Env) error {
 		clock.Mark("write")
 	}
 	if *asJSON {
-		out := matchJSON{Files: pos, Format: g.Format, Bytes: fileBytes, Base: base, N: res.Vertices, Edges: res.Edges,
-			Size: res.Pairs, Weight: res.Weight, Passes: res.Passes, StrongOnly: res.StrongOnly,
-			Engine: string(res.Engine), Filter: string(res.Filter), Tie: res.Tie, Threads: res.Threads,
-			Backend: res.Device.Backend, Device: res.Device.String(), Why: choice.Why,
-			Seconds: (clock.Get("prepare") + res.WallTotal).Seconds(), Time: phaseSeconds(clock.Phases),
-			ReadMBs: mbPerS(fileBytes, clock.Get("read")), Wall: phaseSeconds(res.Wall), DevicePhases: phaseSeconds(res.Phases),
-			LoopSeconds: res.Loop.Seconds(), ArcsProcessed: res.ArcsProcessed, ArcsPerPass: res.ArcsPerPass,
-			PassSeconds: durSeconds(res.PassTimes), Verified: verified != ""}
-		if out.ArcsPerPass == nil {
-			out.ArcsPerPass = []int{}
-		}
-		if *outPath == "" {
-			out.Mate = mates
-		}
-		enc := json.NewEncoder(e.Stdout)
-		enc.SetIndent("", "  ")
-		return enc.Encode(out)
+		return writeMatchJSON(e, pos, g, res, clock, choice, fileBytes, base, verified, mates, *outPath == "")
 	}
 	fmt.Fprintln(e.Stderr, matchSummary(g, res, clock, fileBytes, verified))
 	return nil
+}
+
+// checkMatchOptions checks --engine and --filter, and sets opt's
+// tie-break from --tie.
+func checkMatchOptions(opt *matching.Options, tie string) error {
+	if opt.Engine != matching.EngineFast && opt.Engine != matching.EngineSpec {
+		return cli.Usagef("--engine must be spec or fast, got %q", string(opt.Engine))
+	}
+	if opt.Filter != matching.FilterLookback && opt.Filter != matching.FilterScan {
+		return cli.Usagef("--filter must be lookback or scan, got %q", string(opt.Filter))
+	}
+	switch tie {
+	case "index":
+	case "hashed":
+		opt.Tie = matching.TieHashed
+	default:
+		return cli.Usagef("--tie must be index or hashed, got %q", tie)
+	}
+	return nil
+}
+
+// writeMatchJSON prints the --json summary (docs/schema/match.json); the
+// vertex list is in it when withMates (no -o).
+func writeMatchJSON(e *cli.Env, pos []string, g *core.Graph, res *matching.Result, clock *matching.Clock, choice backend.Choice, fileBytes int64, base int, verified string, mates []int32, withMates bool) error {
+	out := matchJSON{Files: pos, Format: g.Format, Bytes: fileBytes, Base: base, N: res.Vertices, Edges: res.Edges,
+		Size: res.Pairs, Weight: res.Weight, Passes: res.Passes, StrongOnly: res.StrongOnly,
+		Engine: string(res.Engine), Filter: string(res.Filter), Tie: res.Tie, Threads: res.Threads,
+		Backend: res.Device.Backend, Device: res.Device.String(), Why: choice.Why,
+		Seconds: (clock.Get("prepare") + res.WallTotal).Seconds(), Time: phaseSeconds(clock.Phases),
+		ReadMBs: mbPerS(fileBytes, clock.Get("read")), Wall: phaseSeconds(res.Wall), DevicePhases: phaseSeconds(res.Phases),
+		LoopSeconds: res.Loop.Seconds(), ArcsProcessed: res.ArcsProcessed, ArcsPerPass: res.ArcsPerPass,
+		PassSeconds: durSeconds(res.PassTimes), Verified: verified != ""}
+	if out.ArcsPerPass == nil {
+		out.ArcsPerPass = []int{}
+	}
+	if withMates {
+		out.Mate = mates
+	}
+	enc := json.NewEncoder(e.Stdout)
+	enc.SetIndent("", "  ")
+	return enc.Encode(out)
 }
 
 // matchJSON is what 'arbor match --json' prints (docs/schema/match.json).
