@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"flag"
 	"fmt"
 	"io"
 	"strconv"
@@ -34,23 +35,9 @@ func runMCS(e *cli.Env) error {
 		Goal:    "fixed-incumbent mode: prune as if a solution of K−1 vertices were known, never raising it (the same tree on every engine and device: node counts compare); reports a solution of ≥ K or none",
 	})
 	sf, threads, workers, goal := &sr.SolverFlags, sr.Threads, sr.Workers, sr.Goal
-	connected := fs.Bool("connected", false, "find a maximum common connected induced subgraph")
-	directed := fs.Bool("directed", false, "read the graphs as directed and respect arc directions")
-	vlabels := fs.Bool("vertex-labels", false, "matched vertices must have equal labels")
-	elabels := fs.Bool("edge-labels", false, "matched edges must have equal labels")
-	bigFirst := fs.Bool("big-first", false, "McSplit↓: try size |G|, then |G|−1, … (good when the graphs are nearly isomorphic)")
-	heuristic := fs.String("heuristic", "min_max", "branching heuristic: min_max or min_product")
-	prune := fs.String("prune", "rr", "search tree of every engine: rr (RRSplit's reductions: same sizes, fewer nodes; a rule an option or engine cannot use is switched off, and --json's prune says which ran; see docs/design/mcs.md), none (the original McSplit's: node counts equal its) or rr2 (rr with the edge-count bound and learned branching on the CPU engines: smaller proof trees on large pairs)")
+	var f mcsFlags
 	var cf cli.ClusterFlags
-	cf.Register(fs)
-	blockOrder := fs.Bool("block-order", false, "heuristic h1: order vertices by component, border, then breadth-first instead of by degree (exact; node counts differ)")
-	deadEnd := fs.Int64("dead-end", 0, "heuristic h2: after `N` nodes without a better incumbent, search for larger targets, then binary search back down (exact); 0: off")
-	doubleRaise := fs.Bool("double-raise", false, "--dead-end: double the target's step at every dead end instead of adding one")
-	restarts := fs.Bool("restarts", false, "heuristic h3 (runs on the sequential engine, whatever --threads says): the root's children in a random order, under node budgets that double, the finished ones recorded (exact)")
-	seed := fs.Uint64("seed", 1, "--restarts: random seed")
-	plainOrder := fs.Bool("plain-order", false, "three or more graphs: search them in the given order, not smallest, largest, second smallest, …")
-	approx := fs.Bool("approximate", false, "intersect the graphs one at a time (MCS of G1 and G2, then of that and G3, …): fast, never proven")
-	keep := fs.Int("keep", 1, "--approximate: how many maximum solutions each step hands on")
+	f.register(fs, &cf)
 	var bf cli.BatchFlags
 	bf.Register(fs, "mcs")
 	pos, err := cli.Parse(fs, e.Args)
@@ -61,7 +48,7 @@ func runMCS(e *cli.Env) error {
 	if len(pos) < 2 && !bf.Active() {
 		return cli.Usagef("mcs needs at least two graph files (got %s)", cli.Plural(len(pos), "argument"))
 	}
-	if *keep < 1 {
+	if *f.keep < 1 {
 		return cli.Usagef("--keep must be ≥ 1")
 	}
 	if err := sr.Check(); err != nil {
@@ -70,32 +57,11 @@ func runMCS(e *cli.Env) error {
 	if err := cli.CheckOutNotInput(sf.Out, append(pos, bf.List, bf.Against)...); err != nil {
 		return err
 	}
-	h, err := mcs.ParseHeuristic(*heuristic)
+	opts, err := f.options(&sr)
 	if err != nil {
-		return cli.Usagef("%v", err)
-	}
-	engine, err := mcs.ParseEngine(*sr.Engine)
-	if err != nil {
-		return cli.Usagef("%v", err)
-	}
-	pruning, err := mcs.ParsePruning(*prune)
-	if err != nil {
-		return cli.Usagef("%v", err)
-	}
-	if *deadEnd < 0 {
-		return cli.Usagef("--dead-end must be ≥ 0")
-	}
-	if err := mcsConflicts(mcs.Options{Engine: engine, Goal: *goal, BigFirst: *bigFirst, Restarts: *restarts,
-		DeadEnd: *deadEnd, BlockOrder: *blockOrder, Directed: *directed, EdgeLabels: *elabels, Connected: *connected}); err != nil {
 		return err
 	}
-	opts := mcs.Options{
-		Threads: *threads, Connected: *connected, Directed: *directed, VertexLabels: *vlabels,
-		EdgeLabels: *elabels, BigFirst: *bigFirst, Heuristic: h, Prune: pruning, Timeout: *sr.Timeout,
-		Engine: engine, Goal: *goal, Workers: *workers,
-		PlainOrder: *plainOrder, Approximate: *approx, Keep: *keep,
-		BlockOrder: *blockOrder, DeadEnd: *deadEnd, DoubleRaise: *doubleRaise, Restarts: *restarts, Seed: *seed,
-	}
+	engine := opts.Engine
 	// The device opens while the graphs are read and the CPU engine starts
 	// (only the two-graph search outside a cluster runs on one), as
 	// mcs.Solve would open it (mcs.OpenDevices: its start-up policy).
@@ -107,7 +73,7 @@ func runMCS(e *cli.Env) error {
 			defer opening.Release()
 		}
 	}
-	ro := core.ReadOptions{Directed: *directed, Format: *sr.Format}
+	ro := core.ReadOptions{Directed: *f.directed, Format: *sr.Format}
 	graphs := make([]*core.Graph, len(pos))
 	for i, path := range pos {
 		if graphs[i], err = e.ReadGraph(path, ro); err != nil {
@@ -118,15 +84,15 @@ func runMCS(e *cli.Env) error {
 		return err
 	}
 	if bf.Active() {
-		if cf.URL != "" || *approx {
+		if cf.URL != "" || *f.approx {
 			return cli.Usagef("--batch and --against run two-graph searches in this process: leave out --cluster and --approximate")
 		}
 		return runMCSBatch(e, &sr, &bf, pos, graphs, opts, ro)
 	}
-	if cf.URL != "" && (len(graphs) > 2 || *approx || *blockOrder || *deadEnd > 0 || *restarts || engine == mcs.EnginePortfolio) {
+	if cf.URL != "" && (len(graphs) > 2 || *f.approx || *f.blockOrder || *f.deadEnd > 0 || *f.restarts || engine == mcs.EnginePortfolio) {
 		return cli.Usagef("--cluster distributes the plain two-graph search; leave out more graphs, --approximate, the heuristics and the portfolio")
 	}
-	if len(graphs) > 2 || *approx {
+	if len(graphs) > 2 || *f.approx {
 		return runMCSMany(e, pos, graphs, opts, sf)
 	}
 	g0, g1 := graphs[0], graphs[1]
@@ -136,12 +102,84 @@ func runMCS(e *cli.Env) error {
 				return err
 			}
 		}
-		if *bigFirst || *goal > 0 {
+		if *f.bigFirst || *goal > 0 {
 			return cli.Usagef("--big-first and --goal are not distributed; run them without --cluster")
 		}
 		opts.Workers = 0
 		return runMCSCluster(e, cf, *workers, *threads, pos, g0, g1, opts, *sf)
 	}
+	return solveMCSHere(e, sf, pos, g0, g1, opts, opening, *goal)
+}
+
+// mcsFlags are arbor mcs's own flags (the search's, batch's and cluster's
+// are shared with the other commands).
+type mcsFlags struct {
+	connected, directed, vlabels, elabels, bigFirst *bool
+	heuristic, prune                                *string
+	blockOrder                                      *bool
+	deadEnd                                         *int64
+	doubleRaise, restarts                           *bool
+	seed                                            *uint64
+	plainOrder, approx                              *bool
+	keep                                            *int
+}
+
+// register defines the flags on fs, the cluster's among them (-h lists
+// them in this order).
+func (f *mcsFlags) register(fs *flag.FlagSet, cf *cli.ClusterFlags) {
+	f.connected = fs.Bool("connected", false, "find a maximum common connected induced subgraph")
+	f.directed = fs.Bool("directed", false, "read the graphs as directed and respect arc directions")
+	f.vlabels = fs.Bool("vertex-labels", false, "matched vertices must have equal labels")
+	f.elabels = fs.Bool("edge-labels", false, "matched edges must have equal labels")
+	f.bigFirst = fs.Bool("big-first", false, "McSplit↓: try size |G|, then |G|−1, … (good when the graphs are nearly isomorphic)")
+	f.heuristic = fs.String("heuristic", "min_max", "branching heuristic: min_max or min_product")
+	f.prune = fs.String("prune", "rr", "search tree of every engine: rr (RRSplit's reductions: same sizes, fewer nodes; a rule an option or engine cannot use is switched off, and --json's prune says which ran; see docs/design/mcs.md), none (the original McSplit's: node counts equal its) or rr2 (rr with the edge-count bound and learned branching on the CPU engines: smaller proof trees on large pairs)")
+	cf.Register(fs)
+	f.blockOrder = fs.Bool("block-order", false, "heuristic h1: order vertices by component, border, then breadth-first instead of by degree (exact; node counts differ)")
+	f.deadEnd = fs.Int64("dead-end", 0, "heuristic h2: after `N` nodes without a better incumbent, search for larger targets, then binary search back down (exact); 0: off")
+	f.doubleRaise = fs.Bool("double-raise", false, "--dead-end: double the target's step at every dead end instead of adding one")
+	f.restarts = fs.Bool("restarts", false, "heuristic h3 (runs on the sequential engine, whatever --threads says): the root's children in a random order, under node budgets that double, the finished ones recorded (exact)")
+	f.seed = fs.Uint64("seed", 1, "--restarts: random seed")
+	f.plainOrder = fs.Bool("plain-order", false, "three or more graphs: search them in the given order, not smallest, largest, second smallest, …")
+	f.approx = fs.Bool("approximate", false, "intersect the graphs one at a time (MCS of G1 and G2, then of that and G3, …): fast, never proven")
+	f.keep = fs.Int("keep", 1, "--approximate: how many maximum solutions each step hands on")
+}
+
+// options parses the flags' values (with the search flags sr) into the
+// search's options; a bad value or a combination no engine runs is a usage
+// error.
+func (f *mcsFlags) options(sr *cli.SearchFlags) (mcs.Options, error) {
+	h, err := mcs.ParseHeuristic(*f.heuristic)
+	if err != nil {
+		return mcs.Options{}, cli.Usagef("%v", err)
+	}
+	engine, err := mcs.ParseEngine(*sr.Engine)
+	if err != nil {
+		return mcs.Options{}, cli.Usagef("%v", err)
+	}
+	pruning, err := mcs.ParsePruning(*f.prune)
+	if err != nil {
+		return mcs.Options{}, cli.Usagef("%v", err)
+	}
+	if *f.deadEnd < 0 {
+		return mcs.Options{}, cli.Usagef("--dead-end must be ≥ 0")
+	}
+	if err := mcsConflicts(mcs.Options{Engine: engine, Goal: *sr.Goal, BigFirst: *f.bigFirst, Restarts: *f.restarts,
+		DeadEnd: *f.deadEnd, BlockOrder: *f.blockOrder, Directed: *f.directed, EdgeLabels: *f.elabels, Connected: *f.connected}); err != nil {
+		return mcs.Options{}, err
+	}
+	return mcs.Options{
+		Threads: *sr.Threads, Connected: *f.connected, Directed: *f.directed, VertexLabels: *f.vlabels,
+		EdgeLabels: *f.elabels, BigFirst: *f.bigFirst, Heuristic: h, Prune: pruning, Timeout: *sr.Timeout,
+		Engine: engine, Goal: *sr.Goal, Workers: *sr.Workers,
+		PlainOrder: *f.plainOrder, Approximate: *f.approx, Keep: *f.keep,
+		BlockOrder: *f.blockOrder, DeadEnd: *f.deadEnd, DoubleRaise: *f.doubleRaise, Restarts: *f.restarts, Seed: *f.seed,
+	}, nil
+}
+
+// solveMCSHere is one two-graph search in this process, on the opening
+// device (when there is one) with a progress line, and its result printed.
+func solveMCSHere(e *cli.Env, sf *cli.SolverFlags, pos []string, g0, g1 *core.Graph, opts mcs.Options, opening *startup.Opening, goal int) error {
 	if opening != nil {
 		if err := opening.Settle(); err != nil {
 			return err
@@ -165,7 +203,7 @@ func runMCS(e *cli.Env) error {
 	if err != nil {
 		return err
 	}
-	return printMCS(e, sf, pos, g0, g1, opts, res, *goal)
+	return printMCS(e, sf, pos, g0, g1, opts, res, goal)
 }
 
 // solveMCS is one two-graph search and its guard: what a single run and
