@@ -12,11 +12,11 @@ import (
 
 // maxLongFuncs is how many functions of more than longFunc lines the
 // non-test code may hold: a ratchet, lowered as functions are split (issue
-// #41: 38 before; its target is 20). A long function mixes concerns; split
+// #41: 38 before; its target, 20, is reached). A long function mixes concerns; split
 // it into pieces whose names say why.
 const (
 	longFunc     = 100
-	maxLongFuncs = 28
+	maxLongFuncs = 19
 )
 
 // longFuncs lists the functions (and methods) of the non-test Go files
