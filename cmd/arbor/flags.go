@@ -9,7 +9,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/arbor-gpu/arbor/algorithms/vertexcover"
 	"github.com/arbor-gpu/arbor/backend"
 	_ "github.com/arbor-gpu/arbor/backend/all"
 	"github.com/arbor-gpu/arbor/core"
@@ -187,39 +186,6 @@ func say(e *env, verbose bool, r startup.Report) {
 	}
 }
 
-// openingLSDevice is the opener of vertexcover.Options.LSDevice on the opening's
-// first device, under mode's rule (vertexcover.LSMode.Opener), said on
-// stderr once accepted unless quiet: the search's own context, lent, not a
-// second one (the solver's Close leaves it open; Release closes it).
-func openingLSDevice(e *env, d *startup.Opening, mode vertexcover.LSMode, quiet bool) func() (backend.Device, error) {
-	open := mode.Opener(func() (backend.Device, error) {
-		devs, err := d.Wait()
-		if err != nil {
-			return nil, err
-		}
-		if len(devs) == 0 {
-			return nil, errors.New("no device opened")
-		}
-		return lentDevice{devs[0]}, nil
-	})
-	if open == nil {
-		return nil
-	}
-	return func() (backend.Device, error) {
-		dev, err := open()
-		if err == nil && !quiet {
-			fmt.Fprintf(e.stderr, "arbor: local search also on %s\n", dev.Info())
-		}
-		return dev, err
-	}
-}
-
-// lentDevice is a device lent to a user that closes what it is given: its
-// owner closes it.
-type lentDevice struct{ backend.Device }
-
-func (lentDevice) Close() error { return nil }
-
 // backendOf is the JSON field backend: the backend of the devices an
 // engine ran on ("" on the CPU engine).
 func backendOf(devs []backend.Device, ranOn string) string {
@@ -273,28 +239,6 @@ func (d *deviceFlags) open(e *env, quiet bool) (backend.Device, backend.Choice, 
 		fmt.Fprintf(e.stderr, "arbor: using %s (%s)\n", c.Info, c.Why)
 	}
 	return dev, c, nil
-}
-
-// lsDevice is the opener of vertexcover.Options.LSDevice: the device of
-// --backend/--device under mode's rule (vertexcover.LSMode.Opener), said
-// on stderr once accepted unless quiet. The solver calls it only when a
-// kernel needs it, so an easy instance never pays for a CUDA context.
-func (d *deviceFlags) lsDevice(e *env, mode vertexcover.LSMode, quiet bool) func() (backend.Device, error) {
-	var c backend.Choice
-	open := mode.Opener(func() (dev backend.Device, err error) {
-		dev, c, err = d.open(e, true)
-		return dev, err
-	})
-	if open == nil {
-		return nil
-	}
-	return func() (backend.Device, error) {
-		dev, err := open()
-		if err == nil && !quiet {
-			fmt.Fprintf(e.stderr, "arbor: local search also on %s (%s)\n", c.Info, c.Why)
-		}
-		return dev, err
-	}
 }
 
 // opening is a device being opened in the background.

@@ -123,10 +123,14 @@ func runVC(e *env) error {
 			return err
 		}
 		opts.Opening, opts.Workers = opening, *workers
-		opts.LSDevice = openingLSDevice(e, opening, lsMode, !sf.verbose)
-	} else {
-		opts.LSDevice = df.lsDevice(e, lsMode, !sf.verbose)
 	}
+	// The partition local search borrows the opening's device, or opens
+	// the selected one itself when it needs it (vertexcover.LSMode.Device).
+	opts.LSDevice = lsMode.Device(opening, sr.selection().Selection, func(line string) {
+		if sf.verbose {
+			fmt.Fprintf(e.stderr, "arbor: %s\n", line)
+		}
+	})
 	opts.Progress = func(p vertexcover.Progress) {
 		best := "-"
 		if p.Best >= 0 {
