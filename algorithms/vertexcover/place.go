@@ -1,6 +1,7 @@
 package vertexcover
 
 import (
+	"errors"
 	"fmt"
 
 	"github.com/arbor-gpu/arbor/backend"
@@ -98,3 +99,50 @@ func (m LSMode) Opener(open func() (backend.Device, error)) func() (backend.Devi
 		return dev, nil
 	}
 }
+
+// Device is the opener of Options.LSDevice under m's rule (Opener) for a
+// caller that opens devices by selection, as the command line does and
+// Solve does with Options.Select: the first device of opening, lent (the
+// search's own context, not a second one: Solve's Close leaves it open,
+// the opening's Release closes it), or without an opening sel's device,
+// opened only when the local search asks (an easy instance never pays for
+// a CUDA context). said, when set, gets the line to tell the user once a
+// device is accepted. Nil for LSOff.
+func (m LSMode) Device(opening *startup.Opening, sel backend.Selection, said func(line string)) func() (backend.Device, error) {
+	var line string
+	open := m.Opener(func() (backend.Device, error) {
+		if opening == nil {
+			dev, c, err := backend.Select(sel)
+			if err != nil {
+				return nil, err
+			}
+			line = fmt.Sprintf("local search also on %s (%s)", c.Info, c.Why)
+			return dev, nil
+		}
+		devs, err := opening.Wait()
+		if err != nil {
+			return nil, err
+		}
+		if len(devs) == 0 {
+			return nil, errors.New("no device opened")
+		}
+		line = fmt.Sprintf("local search also on %s", devs[0].Info())
+		return lentDevice{devs[0]}, nil
+	})
+	if open == nil {
+		return nil
+	}
+	return func() (backend.Device, error) {
+		dev, err := open()
+		if err == nil && said != nil {
+			said(line)
+		}
+		return dev, err
+	}
+}
+
+// lentDevice is a device lent to a user that closes what it is given: its
+// owner closes it.
+type lentDevice struct{ backend.Device }
+
+func (lentDevice) Close() error { return nil }

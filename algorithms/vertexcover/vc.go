@@ -73,6 +73,10 @@ type Options struct {
 	// behave alike); Result.Startup says what it decided. Nil: no device.
 	Select *startup.Selection
 
+	// LSMode, with Select and no LSDevice, is where the partition local
+	// search may also run (LSMode.Device on Select's devices: the command
+	// line's --ls-device); empty is LSAuto, its default.
+	LSMode LSMode
 	// LSDevice, when set, opens a device on which the partition local
 	// search (partition.go) runs as many chains as the device holds,
 	// beside the CPU's, where it applies: a clique partition's bound is
@@ -170,6 +174,13 @@ func Solve(ctx context.Context, g *core.Graph, opts Options) (Result, error) {
 	if opening != nil {
 		defer opening.Release()
 		opts.Opening = opening
+	}
+	if opts.Select != nil && opts.LSDevice == nil {
+		mode := opts.LSMode
+		if mode == "" {
+			mode = LSAuto
+		}
+		opts.LSDevice = mode.Device(opts.Opening, opts.Select.Selection, nil)
 	}
 	opts.Select = nil
 	res, err := solve(ctx, g, opts)

@@ -11,9 +11,7 @@ import (
 	"testing"
 
 	"github.com/arbor-gpu/arbor/algorithms/vertexcover"
-	vccmd "github.com/arbor-gpu/arbor/algorithms/vertexcover/command"
 	"github.com/arbor-gpu/arbor/backend"
-	"github.com/arbor-gpu/arbor/cli"
 	"github.com/arbor-gpu/arbor/core"
 )
 
@@ -277,9 +275,8 @@ func TestVCDeviceEngine(t *testing.T) {
 	}
 }
 
-// TestVCLSDevice: --ls-device takes auto, on or off; auto refuses a
-// device that is not a GPU (the CPU backend here), on takes it, off gives
-// no opener; an answer is the same with each.
+// TestVCLSDevice: --ls-device takes auto, on or off, and the answer is the
+// same with each (the openers' rules: vertexcover's TestLSModeDevice).
 func TestVCLSDevice(t *testing.T) {
 	gr := writeTemp(t, "g.gr", vcTestGraph)
 	if code, _, stderr := runCLI(t, "vc", gr, "--ls-device", "sometimes"); code != 2 || !strings.Contains(stderr, "--ls-device") {
@@ -293,22 +290,6 @@ func TestVCLSDevice(t *testing.T) {
 		if res.Size != 3 || !res.Proven {
 			t.Fatalf("--ls-device %s: size %d proven %v, want 3 proven", mode, res.Size, res.Proven)
 		}
-	}
-	e := &cli.Env{Ctx: context.Background(), Stdout: &strings.Builder{}, Stderr: &strings.Builder{}}
-	df := cli.DeviceFlags{Backend: "cpu"}
-	if vccmd.LSDevice(&df, e, "off", true) != nil {
-		t.Fatal("off gave an opener")
-	}
-	if _, err := vccmd.LSDevice(&df, e, "auto", true)(); err == nil || !strings.Contains(err.Error(), "not a GPU") {
-		t.Fatalf("auto on the CPU backend: %v, want 'not a GPU'", err)
-	}
-	dev, err := vccmd.LSDevice(&df, e, "on", true)()
-	if err != nil {
-		t.Fatalf("on: %v", err)
-	}
-	defer dev.Close()
-	if dev.Info().Backend != "cpu" {
-		t.Fatalf("on opened %s, want the CPU backend", dev.Info())
 	}
 }
 
@@ -357,41 +338,4 @@ func TestVCAuto(t *testing.T) {
 			t.Fatalf("%s: why %q", engine, res.Why)
 		}
 	}
-}
-
-// TestVCOpeningLSDevice: --ls-device borrows the device the search's
-// opening opened, one context for both: the local search gets that very
-// device, its Close leaves it open, and auto's rule still refuses a CPU
-// device.
-func TestVCOpeningLSDevice(t *testing.T) {
-	e := &cli.Env{Ctx: context.Background(), Stdout: &strings.Builder{}, Stderr: &strings.Builder{}}
-	sr := &cli.SearchFlags{Dev: cli.DeviceFlags{Backend: "cpu"}}
-	o := vertexcover.OpenDevices(vertexcover.Options{Engine: vertexcover.EngineAuto, Select: sr.Selection()})
-	defer o.ReleaseNow()
-	devs, err := o.Wait()
-	if err != nil || len(devs) != 1 {
-		t.Fatalf("opening: %v, %d devices", err, len(devs))
-	}
-	if vccmd.OpeningLSDevice(e, o, "off", true) != nil {
-		t.Fatal("off gave an opener")
-	}
-	if _, err := vccmd.OpeningLSDevice(e, o, "auto", true)(); err == nil || !strings.Contains(err.Error(), "not a GPU") {
-		t.Fatalf("auto on the CPU backend: %v, want 'not a GPU'", err)
-	}
-	dev, err := vccmd.OpeningLSDevice(e, o, "on", true)()
-	if err != nil {
-		t.Fatal(err)
-	}
-	lent, ok := dev.(vccmd.LentDevice)
-	if !ok || lent.Device != devs[0] {
-		t.Fatalf("the local search got %T %v, not the opening's device", dev, dev.Info())
-	}
-	if err := dev.Close(); err != nil {
-		t.Fatal(err)
-	}
-	q, err := devs[0].NewQueue()
-	if err != nil {
-		t.Fatalf("the opening's device after the local search closed its loan: %v", err)
-	}
-	q.Release()
 }

@@ -145,10 +145,14 @@ func solveVCHere(e *cli.Env, sr *cli.SearchFlags, df cli.DeviceFlags, pos []stri
 			return err
 		}
 		opts.Opening, opts.Workers = opening, *workers
-		opts.LSDevice = OpeningLSDevice(e, opening, lsMode, !sf.Verbose)
-	} else {
-		opts.LSDevice = LSDevice(&df, e, lsMode, !sf.Verbose)
 	}
+	// The partition local search borrows the opening's device, or opens
+	// the selected one itself when it needs it (vertexcover.LSMode.Device).
+	opts.LSDevice = lsMode.Device(opening, sr.Selection().Selection, func(line string) {
+		if sf.Verbose {
+			fmt.Fprintf(e.Stderr, "arbor: %s\n", line)
+		}
+	})
 	opts.Progress = func(p vertexcover.Progress) {
 		best := "-"
 		if p.Best >= 0 {
