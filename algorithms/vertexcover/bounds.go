@@ -55,6 +55,11 @@ type ccScratch struct {
 	// the current upBound (it was implied by one that did not)
 	holds     []uint32
 	holdStamp uint32
+	// resolved: upBound's max-resolution, vertex and new clique pairs
+	resolved []int32
+	// resolveUnchecked skips max-resolution's clique test: the mutant of
+	// TestMaxResolutionMutation, never set otherwise.
+	resolveUnchecked bool
 }
 
 func (c *ccScratch) init(n int) {
@@ -382,49 +387,59 @@ func (s *state) upBound(need int) int {
 		}
 	}
 	start, rem, used := c.start[:k+1], c.rem[:k], c.used[:k]
-	// Clique q's members go to members[start[q]:start[q+1]] in order's
-	// order; c.size holds the clique sizes (cliqueCover, inheritCover and
-	// the merges keep it). Cliques of one vertex are the units every
-	// propagation starts from.
-	c.singles = c.singles[:0]
-	start[0] = 0
-	for q := int32(0); q < int32(k); q++ {
-		start[q+1] = start[q] + c.size[q]
-		rem[q] = start[q+1] // the fill cursor, from the end
-		used[q] = false
-		if c.size[q] == 1 {
-			c.singles = append(c.singles, q)
-		}
-	}
-	// One pass backwards over order buckets the vertices and lists the
-	// cliques for failed literals. These are tried clique by clique in
-	// descending order of the smallest degree in the clique (a clique
-	// joins the list when the reverse degree order reaches its last
-	// member: when its cursor reaches its start), not in index order:
-	// high-degree literals remove more and conflict more often, and they
-	// are the better branching vertices (search). 1 thread, no local
-	// search: vc-exact_091 105.5 k → 97.4 k nodes, _083 63.0 k → 58.0 k,
-	// _043 26.7 k → 23.9 k, about 7% faster.
+	clear(used)
 	members := c.members
 	if cap(c.trials) < k {
 		c.trials = make([]int32, 0, max(k, s.n+1))
 	}
-	trials := c.trials[:0]
-	for i := len(c.order) - 1; i >= 0; i-- {
-		v := c.order[i]
-		q := c.clique[v]
-		rem[q]--
-		members[rem[q]] = v
-		if rem[q] == start[q] {
-			if size := start[q+1] - start[q]; size >= 2 && size <= maxFailedLiteralClique {
-				trials = append(trials, q)
+	var trials []int32
+	// relaid: layout ran again (after a max-resolution) since the failed
+	// literals' loop last looked.
+	relaid := false
+	// layout lays the cliques out for the propagation; it runs again
+	// when max-resolution has moved vertices between cliques.
+	layout := func() {
+		relaid = true
+		// Clique q's members go to members[start[q]:start[q+1]] in
+		// order's order; c.size holds the clique sizes (cliqueCover,
+		// inheritCover and the merges keep it). Cliques of one vertex
+		// are the units every propagation starts from.
+		c.singles = c.singles[:0]
+		start[0] = 0
+		for q := int32(0); q < int32(k); q++ {
+			start[q+1] = start[q] + c.size[q]
+			rem[q] = start[q+1] // the fill cursor, from the end
+			if c.size[q] == 1 {
+				c.singles = append(c.singles, q)
 			}
 		}
+		// One pass backwards over order buckets the vertices and lists the
+		// cliques for failed literals. These are tried clique by clique in
+		// descending order of the smallest degree in the clique (a clique
+		// joins the list when the reverse degree order reaches its last
+		// member: when its cursor reaches its start), not in index order:
+		// high-degree literals remove more and conflict more often, and they
+		// are the better branching vertices (search). 1 thread, no local
+		// search: vc-exact_091 105.5 k → 97.4 k nodes, _083 63.0 k → 58.0 k,
+		// _043 26.7 k → 23.9 k, about 7% faster.
+		trials = c.trials[:0]
+		for i := len(c.order) - 1; i >= 0; i-- {
+			v := c.order[i]
+			q := c.clique[v]
+			rem[q]--
+			members[rem[q]] = v
+			if rem[q] == start[q] {
+				if size := start[q+1] - start[q]; size >= 2 && size <= maxFailedLiteralClique {
+					trials = append(trials, q)
+				}
+			}
+		}
+		c.trials = trials
+		for q := 0; q < k; q++ {
+			rem[q] = c.size[q]
+		}
 	}
-	c.trials = trials
-	for q := 0; q < k; q++ {
-		rem[q] = c.size[q]
-	}
+	layout()
 	// The work (adjacency entries read) is capped at a few passes over the
 	// graph, so that huge kernels do not pay k propagations per node.
 	work, budget := 0, upWorkPasses*(2*s.m+s.nAlive)
@@ -551,6 +566,63 @@ func (s *state) upBound(need int) int {
 			}
 		}
 	}
+	// resolve is max-resolution on the conflict at r that the initial
+	// units reached (c.set traced, the removals still on the trail), in
+	// the one case where the clauses it leaves are cliques again: each
+	// unit p of the set gave its vertex v_p, and the members the units
+	// removed go to the clique of the unit that removed them. When every
+	// group {v_p} ∪ removed(p) is a clique, the set's |S| cliques become
+	// |S|−1 over the same vertices (r is emptied): one unit of bound, as
+	// committing the set gives, but the new cliques stay available to
+	// the propagation instead of being used up (Li, Fang and Xu's
+	// IncMaxCLQ, Li, Jiang and Manyà's MoMC). It is a clique cover with
+	// one clique less, so the bound stays sound whatever the
+	// propagation does next. It reports whether it moved the vertices
+	// (after undoing the trail and laying the cliques out again).
+	resolve := func(r int32) bool {
+		if b == nil || len(c.set) > maxResolveSet {
+			return false
+		}
+		pairs := c.resolved[:0]
+		for _, q := range c.set {
+			for _, u := range members[start[q]:start[q+1]] {
+				if bitHas(avail, u) {
+					continue // q's own vertex v_q stays in q
+				}
+				p := c.by[u]
+				if p == r {
+					// r gave its vertex before losing it: r has no
+					// vertex to anchor a group.
+					return false
+				}
+				pairs = append(pairs, u, p)
+			}
+		}
+		c.resolved = pairs
+		if !c.resolveUnchecked {
+			// u is adjacent to v_p (p's unit removed it), so the groups
+			// are cliques when the removed members of each are pairwise
+			// adjacent.
+			for i := 0; i < len(pairs); i += 2 {
+				for j := i + 2; j < len(pairs); j += 2 {
+					if pairs[j+1] == pairs[i+1] && !s.hasEdge(pairs[i], pairs[j]) {
+						return false
+					}
+				}
+			}
+		}
+		undo()
+		for i := 0; i < len(pairs); i += 2 {
+			u := pairs[i]
+			s.moveToClique(u, c.clique[u], pairs[i+1])
+		}
+		for _, q := range c.set {
+			c.inSet[q] = false
+		}
+		c.set = c.set[:0]
+		layout()
+		return true
+	}
 	commit := func() {
 		for _, q := range c.set {
 			used[q] = true
@@ -578,8 +650,10 @@ func (s *state) upBound(need int) int {
 				break
 			}
 			trace(r)
-			undo()
-			commit()
+			if !resolve(r) {
+				undo()
+				commit()
+			}
 			found++
 		}
 		base = len(c.trail)
@@ -588,13 +662,18 @@ func (s *state) upBound(need int) int {
 	if len(c.holds) < s.n {
 		c.holds = make([]uint32, s.n)
 	}
-	c.holdStamp++
-	if c.holdStamp == 0 {
-		clear(c.holds)
-		c.holdStamp = 1
+	newHolds := func() {
+		c.holdStamp++
+		if c.holdStamp == 0 {
+			clear(c.holds)
+			c.holdStamp = 1
+		}
 	}
+	newHolds()
 	// (cliques used by the initial units are skipped below)
-	for _, q := range trials {
+	relaid = false
+	for ti := 0; ti < len(trials); ti++ {
+		q := trials[ti]
 		if found >= need || len(c.forced) >= maxForcedRound {
 			break
 		}
@@ -662,6 +741,13 @@ func (s *state) upBound(need int) int {
 		commit()
 		found++
 		settle()
+		if relaid {
+			// Max-resolution changed the cliques: the trials start
+			// again on the new ones, and what held may not hold now.
+			relaid = false
+			newHolds()
+			ti = -1
+		}
 	}
 	undo()
 	return found
@@ -683,6 +769,10 @@ const maxFailedLiteralClique = 2
 // more nodes, 2–3% faster (2 threads, vc-exact_091 1.32 → 1.29 s); a cap
 // of 1 or 2 left 1–5% more nodes and was slower.
 const maxForcedRound = 4
+
+// maxResolveSet: max-resolution is tried on conflicts of at most this many
+// cliques (its clique test is quadratic in the removed members).
+const maxResolveSet = 32
 
 // upWorkPasses caps upBound's work in passes over the live graph.
 const upWorkPasses = 16
