@@ -584,33 +584,51 @@ func (s *state) upBound(need int) int {
 			return false
 		}
 		pairs := c.resolved[:0]
+		// fits: u sees every removed member already in p's group (and
+		// p's vertex, which it is given adjacent).
+		fits := func(u, p int32) bool {
+			for j := 0; j < len(pairs); j += 2 {
+				if pairs[j+1] == p && !s.hasEdge(u, pairs[j]) {
+					return false
+				}
+			}
+			return true
+		}
+		// anchor is unit p's vertex: its one member still available.
+		anchor := func(p int32) int32 {
+			for _, w := range members[start[p]:start[p+1]] {
+				if bitHas(avail, w) {
+					return w
+				}
+			}
+			return -1
+		}
 		for _, q := range c.set {
 			for _, u := range members[start[q]:start[q+1]] {
 				if bitHas(avail, u) {
 					continue // q's own vertex v_q stays in q
 				}
+				// u goes to the unit that removed it (u sees its
+				// vertex), else to the first unit of the set whose
+				// vertex and group it sees: r has no vertex to anchor a
+				// group.
 				p := c.by[u]
-				if p == r {
-					// r gave its vertex before losing it: r has no
-					// vertex to anchor a group.
+				if !c.resolveUnchecked && (p == r || !fits(u, p)) {
+					p = -1
+					for _, a := range c.set {
+						if a != r && s.hasEdge(u, anchor(a)) && fits(u, a) {
+							p = a
+							break
+						}
+					}
+				}
+				if p < 0 || p == r {
 					return false
 				}
 				pairs = append(pairs, u, p)
 			}
 		}
 		c.resolved = pairs
-		if !c.resolveUnchecked {
-			// u is adjacent to v_p (p's unit removed it), so the groups
-			// are cliques when the removed members of each are pairwise
-			// adjacent.
-			for i := 0; i < len(pairs); i += 2 {
-				for j := i + 2; j < len(pairs); j += 2 {
-					if pairs[j+1] == pairs[i+1] && !s.hasEdge(pairs[i], pairs[j]) {
-						return false
-					}
-				}
-			}
-		}
 		undo()
 		for i := 0; i < len(pairs); i += 2 {
 			u := pairs[i]
