@@ -57,9 +57,15 @@ type ccScratch struct {
 	holdStamp uint32
 	// resolved: upBound's max-resolution, vertex and new clique pairs
 	resolved []int32
-	// resolveUnchecked skips max-resolution's clique test: the mutant of
-	// TestMaxResolutionMutation, never set otherwise.
-	resolveUnchecked bool
+	// mutant breaks max-resolution for TestMaxResolutionMutation (never
+	// set otherwise): mutantNoCliqueTest, mutantNoJoin.
+	mutant int
+	// clause: per vertex, its soft clause in upBound: its clique, or the
+	// union of cliques that max-resolution joined (csize, joined: per
+	// clause)
+	clause []int32
+	csize  []int32
+	joined []bool
 }
 
 func (c *ccScratch) init(n int) {
@@ -388,6 +394,18 @@ func (s *state) upBound(need int) int {
 	}
 	start, rem, used := c.start[:k+1], c.rem[:k], c.used[:k]
 	clear(used)
+	if len(c.clause) < s.n {
+		c.clause = make([]int32, s.n)
+	}
+	if len(c.csize) < k {
+		c.csize = make([]int32, max(k, s.n))
+		c.joined = make([]bool, max(k, s.n))
+	}
+	clause, csize, joined := c.clause, c.csize[:k], c.joined[:k]
+	clear(joined)
+	for _, v := range c.order {
+		clause[v] = c.clique[v]
+	}
 	members := c.members
 	if cap(c.trials) < k {
 		c.trials = make([]int32, 0, max(k, s.n+1))
@@ -405,11 +423,15 @@ func (s *state) upBound(need int) int {
 		// inheritCover and the merges keep it). Cliques of one vertex
 		// are the units every propagation starts from.
 		c.singles = c.singles[:0]
+		clear(csize)
+		for _, v := range c.order {
+			csize[clause[v]]++
+		}
 		start[0] = 0
 		for q := int32(0); q < int32(k); q++ {
-			start[q+1] = start[q] + c.size[q]
+			start[q+1] = start[q] + csize[q]
 			rem[q] = start[q+1] // the fill cursor, from the end
-			if c.size[q] == 1 {
+			if csize[q] == 1 {
 				c.singles = append(c.singles, q)
 			}
 		}
@@ -425,7 +447,7 @@ func (s *state) upBound(need int) int {
 		trials = c.trials[:0]
 		for i := len(c.order) - 1; i >= 0; i-- {
 			v := c.order[i]
-			q := c.clique[v]
+			q := clause[v]
 			rem[q]--
 			members[rem[q]] = v
 			if rem[q] == start[q] {
@@ -435,9 +457,7 @@ func (s *state) upBound(need int) int {
 			}
 		}
 		c.trials = trials
-		for q := 0; q < k; q++ {
-			rem[q] = c.size[q]
-		}
+		copy(rem, csize)
 	}
 	layout()
 	// The work (adjacency entries read) is capped at a few passes over the
@@ -463,7 +483,7 @@ func (s *state) upBound(need int) int {
 	// vertex (nothing if u is in q itself): its clique loses a member
 	// and becomes a unit or, empty, the conflict drop returns (else -1).
 	drop := func(u, q int32) int32 {
-		r := c.clique[u]
+		r := clause[u]
 		if r == q {
 			return -1
 		}
@@ -539,7 +559,7 @@ func (s *state) upBound(need int) int {
 	undoTo := func(mark int) {
 		for _, u := range c.trail[mark:] {
 			avail[u>>6] |= 1 << (uint(u) & 63)
-			rem[c.clique[u]]++
+			rem[clause[u]]++
 		}
 		c.trail = c.trail[:mark]
 	}
@@ -579,9 +599,11 @@ func (s *state) upBound(need int) int {
 	// one clique less, so the bound stays sound whatever the
 	// propagation does next. It reports whether it moved the vertices
 	// (after undoing the trail and laying the cliques out again).
-	resolve := func(r int32) bool {
-		if b == nil || len(c.set) > maxResolveSet {
-			return false
+	regroup := func(r int32) bool {
+		for _, q := range c.set {
+			if joined[q] {
+				return false // not a clique
+			}
 		}
 		pairs := c.resolved[:0]
 		// fits: u sees every removed member already in p's group (and
@@ -613,7 +635,7 @@ func (s *state) upBound(need int) int {
 				// vertex and group it sees: r has no vertex to anchor a
 				// group.
 				p := c.by[u]
-				if !c.resolveUnchecked && (p == r || !fits(u, p)) {
+				if c.mutant != mutantNoCliqueTest && (p == r || !fits(u, p)) {
 					p = -1
 					for _, a := range c.set {
 						if a != r && s.hasEdge(u, anchor(a)) && fits(u, a) {
@@ -633,6 +655,7 @@ func (s *state) upBound(need int) int {
 		for i := 0; i < len(pairs); i += 2 {
 			u := pairs[i]
 			s.moveToClique(u, c.clique[u], pairs[i+1])
+			clause[u] = pairs[i+1]
 		}
 		for _, q := range c.set {
 			c.inSet[q] = false
@@ -640,6 +663,40 @@ func (s *state) upBound(need int) int {
 		c.set = c.set[:0]
 		layout()
 		return true
+	}
+	// join is the weaker max-resolution for the sets that regroup cannot
+	// take: the set's clauses are joined two by two (three at the end
+	// when their number is odd) into clauses that stay in the
+	// propagation. Sound: an independent set that misses a joined clause
+	// misses both of its clauses, so the set costs it at least two, and
+	// at least one in any case: the set's cost is at least one plus the
+	// number of joined clauses missed.
+	join := func() bool {
+		undo()
+		set := c.set
+		heads := len(set) / 2
+		for i, q := range set {
+			h := set[min(i/2, heads-1)*2]
+			if c.mutant == mutantNoJoin {
+				h = q
+			}
+			if q != h {
+				for _, u := range members[start[q]:start[q+1]] {
+					clause[u] = h
+				}
+			}
+			joined[h] = true
+			c.inSet[q] = false
+		}
+		c.set = c.set[:0]
+		layout()
+		return true
+	}
+	resolve := func(r int32) bool {
+		if b == nil || len(c.set) > maxResolveSet || len(c.set) < 2 {
+			return false
+		}
+		return regroup(r) || join()
 	}
 	commit := func() {
 		for _, q := range c.set {
@@ -787,6 +844,12 @@ const maxFailedLiteralClique = 2
 // more nodes, 2–3% faster (2 threads, vc-exact_091 1.32 → 1.29 s); a cap
 // of 1 or 2 left 1–5% more nodes and was slower.
 const maxForcedRound = 4
+
+// The mutants of max-resolution (ccScratch.mutant).
+const (
+	mutantNoCliqueTest = 1 + iota // regroup without its clique test
+	mutantNoJoin                  // join leaving each clause alone
+)
 
 // maxResolveSet: max-resolution is tried on conflicts of at most this many
 // cliques (its clique test is quadratic in the removed members).

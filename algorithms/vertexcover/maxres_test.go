@@ -11,8 +11,9 @@ import (
 // cover, merges, unit propagation with max-resolution) and checks what
 // upBound leaves: still a partition of the live vertices into cliques
 // (max-resolution moves vertices between cliques), the bound at or
-// below the optimum. It returns the cliques max-resolution emptied.
-func upOnSubproblem(s *state) (resolved int, err error) {
+// below the optimum. It returns the cliques max-resolution emptied and
+// the clauses it joined.
+func upOnSubproblem(s *state) (resolved, joined int, err error) {
 	s.degreeOrder()
 	order := s.cc.order
 	defer s.clearCliques(order)
@@ -20,27 +21,32 @@ func upOnSubproblem(s *state) (resolved int, err error) {
 	lb += s.bitMergeSingles(order)
 	before := nonEmptyCliques(s, order)
 	extra := s.upBound(1 << 20)
+	for _, j := range s.cc.joined[:s.cc.k] {
+		if j {
+			joined++
+		}
+	}
 	members := map[int32][]int32{}
 	for _, v := range order {
 		members[s.cc.clique[v]] = append(members[s.cc.clique[v]], v)
 	}
 	for q, m := range members {
 		if int(s.cc.size[q]) != len(m) {
-			return 0, fmt.Errorf("clique %d: size %d, %d members", q, s.cc.size[q], len(m))
+			return 0, 0, fmt.Errorf("clique %d: size %d, %d members", q, s.cc.size[q], len(m))
 		}
 		if !s.isClique(m) {
-			return 0, fmt.Errorf("clique %d = %v is not a clique", q, m)
+			return 0, 0, fmt.Errorf("clique %d = %v is not a clique", q, m)
 		}
 	}
 	resolved = before - len(members)
 	if resolved < 0 || resolved > extra {
-		return 0, fmt.Errorf("%d cliques before, %d after, %d units of bound", before, len(members), extra)
+		return 0, 0, fmt.Errorf("%d cliques before, %d after, %d units of bound", before, len(members), extra)
 	}
 	kg, _ := s.extract(nil)
 	if opt := bruteMin(kg); lb+extra > opt {
-		return resolved, fmt.Errorf("bound %d + %d above the optimum %d", lb, extra, opt)
+		return resolved, joined, fmt.Errorf("bound %d + %d above the optimum %d", lb, extra, opt)
 	}
-	return resolved, nil
+	return resolved, joined, nil
 }
 
 func nonEmptyCliques(s *state, order []int32) int {
@@ -78,39 +84,43 @@ func maxResSubproblems(t *testing.T, check func(seed uint64, s *state)) {
 // exceeds the optimum, on many random subproblems; and max-resolution
 // does fire.
 func TestMaxResolution(t *testing.T) {
-	resolved, checked := 0, 0
+	resolved, joined, checked := 0, 0, 0
 	maxResSubproblems(t, func(seed uint64, s *state) {
-		k, err := upOnSubproblem(s)
+		k, j, err := upOnSubproblem(s)
 		if err != nil {
 			t.Fatalf("seed %d, %d vertices live: %v", seed, s.nAlive, err)
 		}
 		resolved += k
+		joined += j
 		checked++
 	})
-	if resolved < 20 {
-		t.Fatalf("max-resolution emptied %d cliques on %d subproblems: the test exercises too little", resolved, checked)
+	if resolved < 20 || joined < 20 {
+		t.Fatalf("max-resolution emptied %d cliques and joined %d clauses on %d subproblems: the test exercises too little", resolved, joined, checked)
 	}
-	t.Logf("%d subproblems, %d cliques emptied by max-resolution", checked, resolved)
+	t.Logf("%d subproblems, max-resolution emptied %d cliques and joined %d clauses", checked, resolved, joined)
 }
 
-// TestMaxResolutionMutation skips the test that the new groups are
-// cliques and shows that the checks of TestMaxResolution catch it.
+// TestMaxResolutionMutation breaks max-resolution (regroup without its
+// clique test; join leaving each clause alone, so that a set is counted
+// and stays) and shows that the checks of TestMaxResolution catch each.
 func TestMaxResolutionMutation(t *testing.T) {
-	caught, above := 0, 0
-	maxResSubproblems(t, func(seed uint64, s *state) {
-		s.cc.resolveUnchecked = true
-		defer func() { s.cc.resolveUnchecked = false }()
-		if _, err := upOnSubproblem(s); err != nil {
-			caught++
-			if strings.HasPrefix(err.Error(), "bound") {
-				above++
+	for _, m := range []int{mutantNoCliqueTest, mutantNoJoin} {
+		caught, above := 0, 0
+		maxResSubproblems(t, func(seed uint64, s *state) {
+			s.cc.mutant = m
+			defer func() { s.cc.mutant = 0 }()
+			if _, _, err := upOnSubproblem(s); err != nil {
+				caught++
+				if strings.HasPrefix(err.Error(), "bound") {
+					above++
+				}
 			}
+		})
+		if caught == 0 {
+			t.Fatalf("mutant %d was never caught", m)
 		}
-	})
-	if caught == 0 {
-		t.Fatal("max-resolution without its clique test was never caught")
+		t.Logf("mutant %d caught on %d subproblems (%d with the bound above the optimum)", m, caught, above)
 	}
-	t.Logf("caught on %d subproblems (%d with the bound above the optimum)", caught, above)
 }
 
 // TestSolveMaxResolution: the search with max-resolution in its bound
