@@ -66,6 +66,8 @@ type ccScratch struct {
 	clause []int32
 	csize  []int32
 	joined []bool
+	// trialRun: upBound's copy of trials for its failed-literal loop
+	trialRun []int32
 }
 
 func (c *ccScratch) init(n int) {
@@ -411,13 +413,12 @@ func (s *state) upBound(need int) int {
 		c.trials = make([]int32, 0, max(k, s.n+1))
 	}
 	var trials []int32
-	// relaid: layout ran again (after a max-resolution) since the failed
-	// literals' loop last looked.
-	relaid := false
-	// layout lays the cliques out for the propagation; it runs again
-	// when max-resolution has moved vertices between cliques.
+	// regrouped: max-resolution moved vertices between cliques since the
+	// failed literals' loop last looked.
+	regrouped := false
+	// layout lays the clauses out for the propagation; it runs again
+	// after each max-resolution.
 	layout := func() {
-		relaid = true
 		// Clique q's members go to members[start[q]:start[q+1]] in
 		// order's order; c.size holds the clique sizes (cliqueCover,
 		// inheritCover and the merges keep it). Cliques of one vertex
@@ -662,6 +663,7 @@ func (s *state) upBound(need int) int {
 		}
 		c.set = c.set[:0]
 		layout()
+		regrouped = true
 		return true
 	}
 	// join is the weaker max-resolution for the sets that regroup cannot
@@ -745,14 +747,16 @@ func (s *state) upBound(need int) int {
 		}
 	}
 	newHolds()
-	// (cliques used by the initial units are skipped below)
-	relaid = false
-	for ti := 0; ti < len(trials); ti++ {
-		q := trials[ti]
+	// The loop runs over a copy of the trials: layout rebuilds them.
+	tl := append(c.trialRun[:0], trials...)
+	regrouped = false
+	for ti := 0; ti < len(tl); ti++ {
+		q := tl[ti]
 		if found >= need || len(c.forced) >= maxForcedRound {
 			break
 		}
-		if used[q] {
+		// (clauses used by the initial units, or joined, are skipped)
+		if used[q] || joined[q] || csize[q] < 2 || csize[q] > maxFailedLiteralClique {
 			continue
 		}
 		all := true
@@ -810,20 +814,26 @@ func (s *state) upBound(need int) int {
 			c.inSet[q] = true
 			c.set = append(c.set, q)
 		}
-		// The set's cliques are used up: the initial units' fixpoint
-		// without them is built again.
-		undo()
-		commit()
+		// The set's clauses are joined (or used up): the initial units'
+		// fixpoint is built again.
+		if b == nil || len(c.set) > maxResolveSet || len(c.set) < 2 || !join() {
+			undo()
+			commit()
+		}
 		found++
 		settle()
-		if relaid {
+		if regrouped {
 			// Max-resolution changed the cliques: the trials start
 			// again on the new ones, and what held may not hold now.
-			relaid = false
+			// (Joins only weaken clauses: a literal that did not fail
+			// still does not, and the trials go on.)
+			regrouped = false
 			newHolds()
+			tl = append(tl[:0], trials...)
 			ti = -1
 		}
 	}
+	c.trialRun = tl
 	undo()
 	return found
 }
