@@ -357,10 +357,17 @@ func (s *state) matchingBound() int {
 // a set. It reads the cover that cliqueCover(cc.order) left (cc.clique and
 // cc.size, which the merges keep).
 //
+// A set found is not used up but max-resolved (resolve): regrouped into
+// one clique less when it can be (cc.clique changes, and stays a clique
+// cover), else its clauses joined two by two; either way the bound is
+// one more and the set's vertices stay in the propagation. The cliques
+// are then soft clauses in MaxSAT terms, and "disjoint sets" below means
+// sets of the clauses as they are when each is found.
+//
 // A failed literal found one set short of need (found = need−1) forces
 // its vertex into the cover even when the other members of its clique do
-// not fail: an independent set holding it misses a clique of its
-// conflict and one of each set found, all disjoint, so it is too small
+// not fail: an independent set holding it misses a clause of its
+// conflict and costs one for each set found, so it is too small
 // to beat the incumbent (MaxCLQ's "the vertices whose addition fails are
 // not branched on", for covers). Those go to cc.forced; then every member
 // of the clique is tried, not only up to the first that does not fail.
