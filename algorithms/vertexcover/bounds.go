@@ -55,6 +55,22 @@ type ccScratch struct {
 	// the current upBound (it was implied by one that did not)
 	holds     []uint32
 	holdStamp uint32
+	// resolved: upBound's max-resolution, vertex and new clique pairs
+	resolved []int32
+	// mutant breaks max-resolution for TestMaxResolutionMutation (never
+	// set otherwise): mutantNoCliqueTest, mutantNoJoin.
+	mutant int
+	// clause: per vertex, its soft clause in upBound: its clique, or the
+	// union of cliques that max-resolution joined (csize, joined: per
+	// clause)
+	clause []int32
+	csize  []int32
+	joined []bool
+	// trialRun: upBound's copy of trials for its failed-literal loop
+	trialRun []int32
+	// link: per clause, the next clause whose members a join appended to
+	// it (-1: none), so that a join needs no new layout
+	link []int32
 }
 
 func (c *ccScratch) init(n int) {
@@ -341,10 +357,17 @@ func (s *state) matchingBound() int {
 // a set. It reads the cover that cliqueCover(cc.order) left (cc.clique and
 // cc.size, which the merges keep).
 //
+// A set found is not used up but max-resolved (resolve): regrouped into
+// one clique less when it can be (cc.clique changes, and stays a clique
+// cover), else its clauses joined two by two; either way the bound is
+// one more and the set's vertices stay in the propagation. The cliques
+// are then soft clauses in MaxSAT terms, and "disjoint sets" below means
+// sets of the clauses as they are when each is found.
+//
 // A failed literal found one set short of need (found = need−1) forces
 // its vertex into the cover even when the other members of its clique do
-// not fail: an independent set holding it misses a clique of its
-// conflict and one of each set found, all disjoint, so it is too small
+// not fail: an independent set holding it misses a clause of its
+// conflict and costs one for each set found, so it is too small
 // to beat the incumbent (MaxCLQ's "the vertices whose addition fails are
 // not branched on", for covers). Those go to cc.forced; then every member
 // of the clique is tried, not only up to the first that does not fail.
@@ -382,49 +405,78 @@ func (s *state) upBound(need int) int {
 		}
 	}
 	start, rem, used := c.start[:k+1], c.rem[:k], c.used[:k]
-	// Clique q's members go to members[start[q]:start[q+1]] in order's
-	// order; c.size holds the clique sizes (cliqueCover, inheritCover and
-	// the merges keep it). Cliques of one vertex are the units every
-	// propagation starts from.
-	c.singles = c.singles[:0]
-	start[0] = 0
-	for q := int32(0); q < int32(k); q++ {
-		start[q+1] = start[q] + c.size[q]
-		rem[q] = start[q+1] // the fill cursor, from the end
-		used[q] = false
-		if c.size[q] == 1 {
-			c.singles = append(c.singles, q)
-		}
+	clear(used)
+	if len(c.clause) < s.n {
+		c.clause = make([]int32, s.n)
 	}
-	// One pass backwards over order buckets the vertices and lists the
-	// cliques for failed literals. These are tried clique by clique in
-	// descending order of the smallest degree in the clique (a clique
-	// joins the list when the reverse degree order reaches its last
-	// member: when its cursor reaches its start), not in index order:
-	// high-degree literals remove more and conflict more often, and they
-	// are the better branching vertices (search). 1 thread, no local
-	// search: vc-exact_091 105.5 k → 97.4 k nodes, _083 63.0 k → 58.0 k,
-	// _043 26.7 k → 23.9 k, about 7% faster.
+	if len(c.csize) < k {
+		c.csize = make([]int32, max(k, s.n))
+		c.joined = make([]bool, max(k, s.n))
+	}
+	if len(c.link) < len(c.csize) {
+		c.link = make([]int32, len(c.csize))
+	}
+	clause, csize, joined, link := c.clause, c.csize[:k], c.joined[:k], c.link[:k]
+	clear(joined)
+	for _, v := range c.order {
+		clause[v] = c.clique[v]
+	}
 	members := c.members
 	if cap(c.trials) < k {
 		c.trials = make([]int32, 0, max(k, s.n+1))
 	}
-	trials := c.trials[:0]
-	for i := len(c.order) - 1; i >= 0; i-- {
-		v := c.order[i]
-		q := c.clique[v]
-		rem[q]--
-		members[rem[q]] = v
-		if rem[q] == start[q] {
-			if size := start[q+1] - start[q]; size >= 2 && size <= maxFailedLiteralClique {
-				trials = append(trials, q)
+	var trials []int32
+	// regrouped: max-resolution moved vertices between cliques since the
+	// failed literals' loop last looked.
+	regrouped := false
+	// layout lays the clauses out for the propagation; it runs again
+	// after a regroup (a join links its clauses instead: link).
+	layout := func() {
+		// Clique q's members go to members[start[q]:start[q+1]] in
+		// order's order; c.size holds the clique sizes (cliqueCover,
+		// inheritCover and the merges keep it). Cliques of one vertex
+		// are the units every propagation starts from.
+		c.singles = c.singles[:0]
+		for q := range link {
+			link[q] = -1
+		}
+		clear(csize)
+		for _, v := range c.order {
+			csize[clause[v]]++
+		}
+		start[0] = 0
+		for q := int32(0); q < int32(k); q++ {
+			start[q+1] = start[q] + csize[q]
+			rem[q] = start[q+1] // the fill cursor, from the end
+			if csize[q] == 1 {
+				c.singles = append(c.singles, q)
 			}
 		}
+		// One pass backwards over order buckets the vertices and lists the
+		// cliques for failed literals. These are tried clique by clique in
+		// descending order of the smallest degree in the clique (a clique
+		// joins the list when the reverse degree order reaches its last
+		// member: when its cursor reaches its start), not in index order:
+		// high-degree literals remove more and conflict more often, and they
+		// are the better branching vertices (search). 1 thread, no local
+		// search: vc-exact_091 105.5 k → 97.4 k nodes, _083 63.0 k → 58.0 k,
+		// _043 26.7 k → 23.9 k, about 7% faster.
+		trials = c.trials[:0]
+		for i := len(c.order) - 1; i >= 0; i-- {
+			v := c.order[i]
+			q := clause[v]
+			rem[q]--
+			members[rem[q]] = v
+			if rem[q] == start[q] {
+				if size := start[q+1] - start[q]; size >= 2 && size <= maxFailedLiteralClique {
+					trials = append(trials, q)
+				}
+			}
+		}
+		c.trials = trials
+		copy(rem, csize)
 	}
-	c.trials = trials
-	for q := 0; q < k; q++ {
-		rem[q] = c.size[q]
-	}
+	layout()
 	// The work (adjacency entries read) is capped at a few passes over the
 	// graph, so that huge kernels do not pay k propagations per node.
 	work, budget := 0, upWorkPasses*(2*s.m+s.nAlive)
@@ -432,15 +484,17 @@ func (s *state) upBound(need int) int {
 	// unit: clique r has one vertex left since u was removed; r must
 	// give it.
 	unit := func(r, u int32) {
-		if o := start[r]; start[r+1]-o == 2 {
+		if o := start[r]; start[r+1]-o == 2 && link[r] < 0 {
 			// most cliques here have two members: the other one
 			c.units = append(c.units, r, members[o]+members[o+1]-u)
 			return
 		}
-		for _, w := range members[start[r]:start[r+1]] {
-			if bitHas(avail, w) {
-				c.units = append(c.units, r, w)
-				return
+		for p := r; p >= 0; p = link[p] {
+			for _, w := range members[start[p]:start[p+1]] {
+				if bitHas(avail, w) {
+					c.units = append(c.units, r, w)
+					return
+				}
 			}
 		}
 	}
@@ -448,7 +502,7 @@ func (s *state) upBound(need int) int {
 	// vertex (nothing if u is in q itself): its clique loses a member
 	// and becomes a unit or, empty, the conflict drop returns (else -1).
 	drop := func(u, q int32) int32 {
-		r := c.clique[u]
+		r := clause[u]
 		if r == q {
 			return -1
 		}
@@ -475,7 +529,7 @@ func (s *state) upBound(need int) int {
 			c.units = append(c.units, hq, hv)
 		} else {
 			for _, q := range c.singles {
-				if !used[q] {
+				if !used[q] && csize[q] == 1 { // (not joined since)
 					c.units = append(c.units, q, members[start[q]])
 				}
 			}
@@ -524,7 +578,7 @@ func (s *state) upBound(need int) int {
 	undoTo := func(mark int) {
 		for _, u := range c.trail[mark:] {
 			avail[u>>6] |= 1 << (uint(u) & 63)
-			rem[c.clique[u]]++
+			rem[clause[u]]++
 		}
 		c.trail = c.trail[:mark]
 	}
@@ -540,23 +594,151 @@ func (s *state) upBound(need int) int {
 		for len(stack) > 0 {
 			q := stack[len(stack)-1]
 			stack = stack[:len(stack)-1]
-			for _, u := range members[start[q]:start[q+1]] {
-				if !bitHas(avail, u) {
-					if p := c.by[u]; !c.inSet[p] {
-						c.inSet[p] = true
-						c.set = append(c.set, p)
-						stack = append(stack, p)
+			for l := q; l >= 0; l = link[l] {
+				for _, u := range members[start[l]:start[l+1]] {
+					if !bitHas(avail, u) {
+						if p := c.by[u]; !c.inSet[p] {
+							c.inSet[p] = true
+							c.set = append(c.set, p)
+							stack = append(stack, p)
+						}
 					}
 				}
 			}
 		}
 	}
+	// resolve is max-resolution on the conflict at r that the initial
+	// units reached (c.set traced, the removals still on the trail), in
+	// the one case where the clauses it leaves are cliques again: each
+	// unit p of the set gave its vertex v_p, and the members the units
+	// removed go to the clique of the unit that removed them. When every
+	// group {v_p} ∪ removed(p) is a clique, the set's |S| cliques become
+	// |S|−1 over the same vertices (r is emptied): one unit of bound, as
+	// committing the set gives, but the new cliques stay available to
+	// the propagation instead of being used up (Li, Fang and Xu's
+	// IncMaxCLQ, Li, Jiang and Manyà's MoMC). It is a clique cover with
+	// one clique less, so the bound stays sound whatever the
+	// propagation does next. It reports whether it moved the vertices
+	// (after undoing the trail and laying the cliques out again).
+	regroup := func(r int32) bool {
+		for _, q := range c.set {
+			if joined[q] {
+				return false // not a clique
+			}
+		}
+		pairs := c.resolved[:0]
+		// fits: u sees every removed member already in p's group (and
+		// p's vertex, which it is given adjacent).
+		fits := func(u, p int32) bool {
+			for j := 0; j < len(pairs); j += 2 {
+				if pairs[j+1] == p && !s.hasEdge(u, pairs[j]) {
+					return false
+				}
+			}
+			return true
+		}
+		// anchor is unit p's vertex: its one member still available.
+		anchor := func(p int32) int32 {
+			for _, w := range members[start[p]:start[p+1]] {
+				if bitHas(avail, w) {
+					return w
+				}
+			}
+			return -1
+		}
+		for _, q := range c.set {
+			for _, u := range members[start[q]:start[q+1]] {
+				if bitHas(avail, u) {
+					continue // q's own vertex v_q stays in q
+				}
+				// u goes to the unit that removed it (u sees its
+				// vertex), else to the first unit of the set whose
+				// vertex and group it sees: r has no vertex to anchor a
+				// group.
+				p := c.by[u]
+				if c.mutant != mutantNoCliqueTest && (p == r || !fits(u, p)) {
+					p = -1
+					for _, a := range c.set {
+						if a != r && s.hasEdge(u, anchor(a)) && fits(u, a) {
+							p = a
+							break
+						}
+					}
+				}
+				if p < 0 || p == r {
+					return false
+				}
+				pairs = append(pairs, u, p)
+			}
+		}
+		c.resolved = pairs
+		undo()
+		for i := 0; i < len(pairs); i += 2 {
+			u := pairs[i]
+			s.moveToClique(u, c.clique[u], pairs[i+1])
+			clause[u] = pairs[i+1]
+		}
+		for _, q := range c.set {
+			c.inSet[q] = false
+		}
+		c.set = c.set[:0]
+		layout()
+		regrouped = true
+		return true
+	}
+	// join is the weaker max-resolution for the sets that regroup cannot
+	// take: the set's clauses are joined two by two (three at the end
+	// when their number is odd) into clauses that stay in the
+	// propagation (their members chained by link, not laid out again:
+	// the layout after every join cost 9 % of the time on vc-exact_091). Sound: an independent set that misses a joined clause
+	// misses both of its clauses, so the set costs it at least two, and
+	// at least one in any case: the set's cost is at least one plus the
+	// number of joined clauses missed.
+	join := func() bool {
+		undo()
+		set := c.set
+		heads := len(set) / 2
+		for i, q := range set {
+			h := set[min(i/2, heads-1)*2]
+			if c.mutant == mutantNoJoin {
+				h = q
+			}
+			if q != h {
+				// q's chain goes after h (the trail is undone: rem is
+				// the clause sizes)
+				end := q
+				for l := q; l >= 0; l = link[l] {
+					for _, u := range members[start[l]:start[l+1]] {
+						clause[u] = h
+					}
+					end = l
+				}
+				link[end] = link[h]
+				link[h] = q
+				rem[h] += rem[q]
+				csize[h] += csize[q]
+				rem[q], csize[q] = 0, 0
+			}
+			joined[h] = true
+			c.inSet[q] = false
+		}
+		c.set = c.set[:0]
+		return true
+	}
+	resolve := func(r int32) bool {
+		if b == nil || len(c.set) > maxResolveSet || len(c.set) < 2 {
+			return false
+		}
+		return regroup(r) || join()
+	}
 	commit := func() {
 		for _, q := range c.set {
 			used[q] = true
 			c.inSet[q] = false
-			for _, u := range members[start[q]:start[q+1]] {
-				avail[u>>6] &^= 1 << (uint(u) & 63)
+			for l := q; l >= 0; l = link[l] {
+				for _, u := range members[start[l]:start[l+1]] {
+					avail[u>>6] &^= 1 << (uint(u) & 63)
+				}
 			}
 		}
 		c.set = c.set[:0]
@@ -578,8 +760,10 @@ func (s *state) upBound(need int) int {
 				break
 			}
 			trace(r)
-			undo()
-			commit()
+			if !resolve(r) {
+				undo()
+				commit()
+			}
 			found++
 		}
 		base = len(c.trail)
@@ -588,17 +772,24 @@ func (s *state) upBound(need int) int {
 	if len(c.holds) < s.n {
 		c.holds = make([]uint32, s.n)
 	}
-	c.holdStamp++
-	if c.holdStamp == 0 {
-		clear(c.holds)
-		c.holdStamp = 1
+	newHolds := func() {
+		c.holdStamp++
+		if c.holdStamp == 0 {
+			clear(c.holds)
+			c.holdStamp = 1
+		}
 	}
-	// (cliques used by the initial units are skipped below)
-	for _, q := range trials {
+	newHolds()
+	// The loop runs over a copy of the trials: layout rebuilds them.
+	tl := append(c.trialRun[:0], trials...)
+	regrouped = false
+	for ti := 0; ti < len(tl); ti++ {
+		q := tl[ti]
 		if found >= need || len(c.forced) >= maxForcedRound {
 			break
 		}
-		if used[q] {
+		// (clauses used by the initial units, or joined, are skipped)
+		if used[q] || joined[q] || csize[q] < 2 || csize[q] > maxFailedLiteralClique {
 			continue
 		}
 		all := true
@@ -656,13 +847,26 @@ func (s *state) upBound(need int) int {
 			c.inSet[q] = true
 			c.set = append(c.set, q)
 		}
-		// The set's cliques are used up: the initial units' fixpoint
-		// without them is built again.
-		undo()
-		commit()
+		// The set's clauses are joined (or used up): the initial units'
+		// fixpoint is built again.
+		if b == nil || len(c.set) > maxResolveSet || len(c.set) < 2 || !join() {
+			undo()
+			commit()
+		}
 		found++
 		settle()
+		if regrouped {
+			// Max-resolution changed the cliques: the trials start
+			// again on the new ones, and what held may not hold now.
+			// (Joins only weaken clauses: a literal that did not fail
+			// still does not, and the trials go on.)
+			regrouped = false
+			newHolds()
+			tl = append(tl[:0], trials...)
+			ti = -1
+		}
 	}
+	c.trialRun = tl
 	undo()
 	return found
 }
@@ -683,6 +887,16 @@ const maxFailedLiteralClique = 2
 // more nodes, 2–3% faster (2 threads, vc-exact_091 1.32 → 1.29 s); a cap
 // of 1 or 2 left 1–5% more nodes and was slower.
 const maxForcedRound = 4
+
+// The mutants of max-resolution (ccScratch.mutant).
+const (
+	mutantNoCliqueTest = 1 + iota // regroup without its clique test
+	mutantNoJoin                  // join leaving each clause alone
+)
+
+// maxResolveSet: max-resolution is tried on conflicts of at most this many
+// cliques (its clique test is quadratic in the removed members).
+const maxResolveSet = 32
 
 // upWorkPasses caps upBound's work in passes over the live graph.
 const upWorkPasses = 16
