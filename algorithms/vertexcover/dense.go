@@ -238,6 +238,10 @@ func (e *engine) dense(s *state, rootOps []op, lb int, top bool) (cover []int32,
 		case won:
 			note(why + ", raced against branch and reduce: the clique route proved it first")
 			return
+		case e.sh.stop.Load():
+			// The time limit or an interrupt: nothing was proven, and
+			// saying who "proved it first" would contradict the status.
+			note(why + ", raced against branch and reduce: stopped before either proved it")
 		default:
 			note(why + ", raced against branch and reduce: branch and reduce proved it first")
 		}
