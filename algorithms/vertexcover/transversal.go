@@ -1,0 +1,276 @@
+package vertexcover
+
+import (
+	"sync/atomic"
+	"time"
+
+	"github.com/arbor-gpu/arbor/core"
+)
+
+// transversalSearch is the partition search of sparse kernels. When a
+// clique partition of the kernel (k cliques) gives a bound n − k equal to
+// the root bound, a cover of that size is one vertex left out of each
+// clique, no two of them adjacent: a binary CSP whose variables are the
+// cliques and whose constraints are the edges between them. The PACE
+// "triangle" family is exactly that: triangles whose vertices each have
+// one edge to a pair of adjacent hubs, the textbook encoding of 3-SAT
+// into vertex cover (a triangle per clause, a hub edge per variable); its
+// optimum is the satisfying assignment of a planted formula, and the
+// partition of the bound is the triangles and the hub edges.
+//
+// partitionSearch (partition.go) was built for BHOSLIB's dense planted
+// cliques: edge weights that grow every step and configuration checking.
+// On these formulas it found nothing in seconds (vc-exact_187: 240
+// variables, 1,245 clauses), where a WalkSAT-style search is the standard
+// tool: take a violated constraint at random and re-choose in one of its
+// two cliques, the move of least delta (violated edges made − broken)
+// when it improves, a random one with probability transNoise otherwise
+// (WalkSAT's noise: what leaves the local minima), a tabu tenure keeping
+// a vertex that just left from coming straight back. Every state is a
+// transversal, so the moves touch only the few cliques next to a conflict
+// — far more focused than a generic cover search, where most vertices of
+// the kernel are candidates.
+//
+// It also gives covers above the bound: dropping one endpoint of every
+// violated edge leaves an independent set, whose complement is a cover
+// of n − k + drops vertices, so the search is an upper-bound search
+// where the partition is not tight as well.
+
+// transNoise is the probability of a random move at a step without an
+// improving one; transTabu the least tabu tenure (plus a random 0–7).
+var (
+	transNoise = 0.1
+	transTabu  = int64(7)
+	// transWeights turns the breakout weights on; transForget is the
+	// mean edge weight at which they are halved.
+	transWeights = true
+	transForget  = int64(8)
+	// transMaxGap: the transversal search runs in the solver where the
+	// partition's bound is within max(2, k/transMaxGap) of the root bound
+	// (k cliques): it must drop that many vertices from a transversal to
+	// reach the bound, and it looks for covers with few drops.
+	transMaxGap = 100
+)
+
+// transversalSearch looks for one vertex in each of the k cliques of
+// part, independent in g, until stop is set, the deadline passes or it is
+// found; it reports (improved) the covers of g it passes that are better
+// than the previous, each verified by construction (complement of an
+// independent set). It returns the cover of size n − k, or nil.
+func transversalSearch(g *core.Graph, part []int32, k int, seed uint64, stop *atomic.Bool, deadline time.Time, improved func(cover []bool, size int)) []bool {
+	l := newPartLayout(g, part, k)
+	n, start, clique, off, adj := l.n, l.start, l.clique, l.off, l.adj
+	rand := xorshiftFrom(seed)
+	chosen := make([]int32, k) // the vertex of each clique
+	conf := make([]int32, n)   // chosen neighbours (in other cliques)
+	// The breakout weights: each edge's, and each vertex's weighted
+	// conflicts (the weights of its edges to chosen vertices).
+	arcEdge, eu, _ := numberEdges(off, adj)
+	weight := make([]int32, len(eu))
+	for e := range weight {
+		weight[e] = 1
+	}
+	wconf := make([]int64, n)
+	totalW := int64(len(eu))
+	tabu := make([]int64, n) // may be chosen again from this step
+	// The cliques whose vertex has a chosen neighbour, and their places.
+	bad := make([]int32, 0, k)
+	pos := make([]int32, k)
+	for q := range pos {
+		pos[q] = -1
+	}
+	isChosen := func(v int32) bool { return chosen[clique[v]] == v }
+	mark := func(q int32) {
+		if c := conf[chosen[q]] > 0; c && pos[q] < 0 {
+			pos[q] = int32(len(bad))
+			bad = append(bad, q)
+		} else if !c && pos[q] >= 0 {
+			last := bad[len(bad)-1]
+			bad[pos[q]], pos[last] = last, pos[q]
+			bad, pos[q] = bad[:len(bad)-1], -1
+		}
+	}
+	violated := 0 // violated edges
+	// set makes v its clique's vertex (the clique's previous one unset).
+	set := func(v int32) {
+		q := clique[v]
+		if u := chosen[q]; u >= 0 {
+			violated -= int(conf[u])
+			for i := off[u]; i < off[u+1]; i++ {
+				x := adj[i]
+				wconf[x] -= int64(weight[arcEdge[i]])
+				conf[x]--
+				if conf[x] == 0 && isChosen(x) {
+					mark(clique[x])
+				}
+			}
+		}
+		chosen[q] = v
+		violated += int(conf[v])
+		for i := off[v]; i < off[v+1]; i++ {
+			x := adj[i]
+			wconf[x] += int64(weight[arcEdge[i]])
+			conf[x]++
+			if conf[x] == 1 && isChosen(x) {
+				mark(clique[x])
+			}
+		}
+		mark(q)
+	}
+	for q := range chosen {
+		chosen[q] = -1
+	}
+	// The start: the cliques in random order, each its member with the
+	// fewest chosen neighbours (the first of them).
+	order := make([]int32, k)
+	for q := range order {
+		order[q] = int32(q)
+	}
+	for i := k - 1; i > 0; i-- {
+		j := rand(i + 1)
+		order[i], order[j] = order[j], order[i]
+	}
+	for _, q := range order {
+		best := start[q]
+		for v := start[q] + 1; v < start[q+1]; v++ {
+			if conf[v] < conf[best] {
+				best = v
+			}
+		}
+		set(best)
+	}
+	// emit hands on the cover of the current state with one endpoint of
+	// each violated edge dropped from the independent set.
+	reported := n + 1
+	inI := make([]bool, n)
+	emit := func() []bool {
+		for q := range chosen {
+			inI[chosen[q]] = true
+		}
+		drops := 0
+		for _, q := range bad {
+			u := chosen[q]
+			for _, x := range adj[off[u]:off[u+1]] {
+				if inI[x] {
+					inI[u] = false
+					drops++
+					break
+				}
+			}
+		}
+		size := n - k + drops
+		var cover []bool
+		if size < reported {
+			reported = size
+			cover = make([]bool, n)
+			for v := range cover {
+				cover[l.orig[v]] = !inI[v]
+			}
+			if improved != nil {
+				improved(cover, size)
+			}
+		}
+		for q := range chosen {
+			inI[chosen[q]] = false
+		}
+		return cover
+	}
+	// A new best state's cover is built when the state is at that best
+	// again at least n/8 steps after the last one was built (so that the
+	// O(n) construction costs O(1) a step on the first descent).
+	bestViol, pending, lastEmit := violated, true, int64(0)
+	type move struct{ from, to int32 }
+	cands := make([]move, 0, 2*l.maxDeg+8)
+	for step := int64(1); ; step++ {
+		if violated == 0 {
+			return emit()
+		}
+		if pending && violated == bestViol && step-lastEmit >= int64(n/8) {
+			emit()
+			pending, lastEmit = false, step
+		}
+		if step&1023 == 0 && (stop.Load() || time.Now().After(deadline)) {
+			return nil
+		}
+		// A violated edge at random: a clique in conflict, then one of
+		// its vertex's chosen neighbours (reservoir sampling).
+		u := chosen[bad[rand(len(bad))]]
+		var w int32 = -1
+		var ew int32
+		seen := 0
+		for i := off[u]; i < off[u+1]; i++ {
+			if x := adj[i]; isChosen(x) {
+				seen++
+				if rand(seen) == 0 {
+					w, ew = x, arcEdge[i]
+				}
+			}
+		}
+		// The moves in the two cliques, and the best of them by weighted
+		// conflicts (the oldest on ties; tabu ones only if they beat the
+		// best state: the aspiration).
+		cands = cands[:0]
+		bestD, bi := int64(1<<62), -1
+		for _, from := range [2]int32{u, w} {
+			q := clique[from]
+			for v := start[q]; v < start[q+1]; v++ {
+				if v == from {
+					continue
+				}
+				if tabu[v] > step && violated+int(conf[v]-conf[from]) >= bestViol {
+					continue
+				}
+				cands = append(cands, move{from, v})
+				d := wconf[v] - wconf[from]
+				if !transWeights {
+					d = int64(conf[v] - conf[from])
+				}
+				if d < bestD || (d == bestD && tabu[v] < tabu[cands[bi].to]) {
+					bestD, bi = d, len(cands)-1
+				}
+			}
+		}
+		if bestD >= 0 && transWeights {
+			// A local minimum of the weighted conflicts on this edge: the
+			// breakout raises its weight, so that a conflict that stays
+			// costs more until a move removes it; the weights are scaled
+			// down when their mean reaches transForget.
+			weight[ew]++
+			wconf[u]++
+			wconf[w]++
+			totalW++
+			if totalW > transForget*int64(len(eu)) {
+				totalW = 0
+				for e := range weight {
+					weight[e] = max(1, weight[e]/2)
+					totalW += int64(weight[e])
+				}
+				for v := range n {
+					wconf[v] = 0
+					for i := off[v]; i < off[v+1]; i++ {
+						if isChosen(adj[i]) {
+							wconf[v] += int64(weight[arcEdge[i]])
+						}
+					}
+				}
+			}
+		}
+		if bi < 0 {
+			continue
+		}
+		m := cands[bi]
+		if bestD >= 0 {
+			if float64(rand(1<<20)) < transNoise*(1<<20) {
+				m = cands[rand(len(cands))]
+			} else if transWeights {
+				continue
+			}
+		}
+		set(m.to)
+		tabu[m.from] = step + transTabu + int64(rand(8))
+		tabu[m.to] = step
+		if violated < bestViol {
+			bestViol, pending = violated, true
+		}
+	}
+}
