@@ -1,6 +1,7 @@
 package vertexcover
 
 import (
+	"fmt"
 	"sync/atomic"
 	"time"
 
@@ -50,6 +51,15 @@ var (
 	// (k cliques): it must drop that many vertices from a transversal to
 	// reach the bound, and it looks for covers with few drops.
 	transMaxGap = 100
+	// transAudit, when set (tests only), is told of every inconsistency
+	// between the search's incremental state (conflict counts, weighted
+	// conflicts, the cliques in conflict, the violated count) and a
+	// recount, checked after every step.
+	transAudit func(step int64, problem string)
+	// transMutant breaks the move for TestTransversalMutation (never set
+	// otherwise): the vertex that leaves its clique does not take its
+	// last neighbour's conflict with it.
+	transMutant bool
 )
 
 // transversalSearch looks for one vertex in each of the k cliques of
@@ -96,7 +106,11 @@ func transversalSearch(g *core.Graph, part []int32, k int, seed uint64, stop *at
 		q := clique[v]
 		if u := chosen[q]; u >= 0 {
 			violated -= int(conf[u])
-			for i := off[u]; i < off[u+1]; i++ {
+			hi := off[u+1]
+			if transMutant && hi > off[u] {
+				hi--
+			}
+			for i := off[u]; i < hi; i++ {
 				x := adj[i]
 				wconf[x] -= int64(weight[arcEdge[i]])
 				conf[x]--
@@ -174,6 +188,33 @@ func transversalSearch(g *core.Graph, part []int32, k int, seed uint64, stop *at
 			inI[chosen[q]] = false
 		}
 		return cover
+	}
+	// audit recounts the state after step s.
+	audit := func(s int64) {
+		bad1 := func(format string, args ...any) { transAudit(s, fmt.Sprintf(format, args...)) }
+		twice := 0
+		for v := range int32(n) {
+			var c int32
+			var wc int64
+			for i := off[v]; i < off[v+1]; i++ {
+				if isChosen(adj[i]) {
+					c++
+					wc += int64(weight[arcEdge[i]])
+				}
+			}
+			if c != conf[v] || wc != wconf[v] {
+				bad1("vertex %d: conflicts %d (weighted %d), recounted %d (%d)", v, conf[v], wconf[v], c, wc)
+			}
+			if isChosen(v) {
+				twice += int(c)
+				if q := clique[v]; (c > 0) != (pos[q] >= 0) || (pos[q] >= 0 && bad[pos[q]] != q) {
+					bad1("clique %d: %d conflicts, listed at %d", q, c, pos[q])
+				}
+			}
+		}
+		if twice != 2*violated {
+			bad1("%d violated edges counted, %d recounted", violated, twice/2)
+		}
 	}
 	// A new best state's cover is built when the state is at that best
 	// again at least n/8 steps after the last one was built (so that the
@@ -272,5 +313,15 @@ func transversalSearch(g *core.Graph, part []int32, k int, seed uint64, stop *at
 		if violated < bestViol {
 			bestViol, pending = violated, true
 		}
+		if transAudit != nil {
+			audit(step)
+		}
 	}
+}
+
+// sparseGraph: g's mean degree is at most lnsMaxDegree, where the search
+// takes a clique partition of the whole graph as a bound (bestPartition,
+// two greedy passes, costs little next to the root reductions there).
+func sparseGraph(g *core.Graph) bool {
+	return len(g.Adj) <= lnsMaxDegree*g.N
 }
