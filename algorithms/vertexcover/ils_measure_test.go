@@ -26,6 +26,7 @@ var (
 
 func init() {
 	flag.Func("trans.noise", "TestILSMeasure: transNoise", func(s string) (err error) { transNoise, err = strconv.ParseFloat(s, 64); return err })
+	flag.BoolVar(&transRepair, "trans.repair", transRepair, "TestILSMeasure: transRepair")
 	flag.BoolVar(&transWeights, "trans.w", transWeights, "TestILSMeasure: transWeights")
 	flag.Int64Var(&transForget, "trans.forget", transForget, "TestILSMeasure: transForget")
 	flag.Func("trans.tabu", "TestILSMeasure: transTabu", func(s string) (err error) { transTabu, err = strconv.ParseInt(s, 10, 64); return err })

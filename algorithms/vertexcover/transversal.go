@@ -2,6 +2,7 @@ package vertexcover
 
 import (
 	"fmt"
+	"slices"
 	"sync/atomic"
 	"time"
 
@@ -46,6 +47,9 @@ var (
 	// mean edge weight at which they are halved.
 	transWeights = true
 	transForget  = int64(8)
+	// transRepair makes the moves compound: a move's cost counts only the
+	// conflicts its cliques cannot repair, and the repairs are made.
+	transRepair = true
 	// transMaxGap: the transversal search runs in the solver where the
 	// partition's bound is within max(2, k/transMaxGap) of the root bound
 	// (k cliques): it must drop that many vertices from a transversal to
@@ -153,11 +157,13 @@ func transversalSearch(g *core.Graph, part []int32, k int, seed uint64, stop *at
 		}
 		set(best)
 	}
-	// emit hands on the cover of the current state with one endpoint of
-	// each violated edge dropped from the independent set.
+	// emit hands on (to improved, when it is better than the last) the
+	// cover of the current state with one endpoint of each violated edge
+	// dropped from the independent set; final (no conflict left): the
+	// cover is returned even if no better than the last reported.
 	reported := n + 1
 	inI := make([]bool, n)
-	emit := func() []bool {
+	emit := func(final bool) []bool {
 		for q := range chosen {
 			inI[chosen[q]] = true
 		}
@@ -172,22 +178,85 @@ func transversalSearch(g *core.Graph, part []int32, k int, seed uint64, stop *at
 				}
 			}
 		}
+		// A dropped clique takes back a member with no neighbour left in
+		// the set, if it has one.
+		for _, q := range bad {
+			if inI[chosen[q]] {
+				continue
+			}
+			for y := start[q]; y < start[q+1]; y++ {
+				free := true
+				for _, x := range adj[off[y]:off[y+1]] {
+					if inI[x] {
+						free = false
+						break
+					}
+				}
+				if free {
+					inI[y] = true
+					drops--
+					break
+				}
+			}
+		}
 		size := n - k + drops
 		var cover []bool
-		if size < reported {
-			reported = size
+		if better := size < reported; better || final {
 			cover = make([]bool, n)
 			for v := range cover {
 				cover[l.orig[v]] = !inI[v]
 			}
-			if improved != nil {
+			if better && improved != nil {
+				reported = size
 				improved(cover, size)
+			}
+		}
+		for _, q := range bad {
+			for y := start[q]; y < start[q+1]; y++ {
+				inI[y] = false
 			}
 		}
 		for q := range chosen {
 			inI[chosen[q]] = false
 		}
 		return cover
+	}
+	// adjacent: u and v are adjacent across cliques (sorted lists).
+	adjacent := func(u, v int32) bool {
+		_, ok := slices.BinarySearch(adj[off[u]:off[u+1]], v)
+		return ok
+	}
+	// freeMember is a member y ≠ x of x's clique that would have no
+	// chosen neighbour once from (if ≥ 0) is replaced by to in its
+	// clique; -1 if none.
+	freeMember := func(x, from, to int32) int32 {
+		q := clique[x]
+		for y := start[q]; y < start[q+1]; y++ {
+			if y == x {
+				continue
+			}
+			c := conf[y]
+			if from >= 0 && c == 1 && adjacent(y, from) {
+				c = 0
+			}
+			if c == 0 && (to < 0 || !adjacent(y, to)) {
+				return y
+			}
+		}
+		return -1
+	}
+	// repaired is the weighted conflicts of to once chosen in place of
+	// from, counting only the chosen neighbours whose cliques cannot
+	// repair (re-choose a member left free): the compound move's cost, as
+	// WalkSAT's break counts only clauses left with no true literal.
+	repaired := func(from, to int32) int64 {
+		var c int64
+		for i := off[to]; i < off[to+1]; i++ {
+			if x := adj[i]; isChosen(x) && freeMember(x, from, to) < 0 {
+				c += int64(weight[arcEdge[i]])
+			}
+		}
+		return c
 	}
 	// audit recounts the state after step s.
 	audit := func(s int64) {
@@ -224,10 +293,10 @@ func transversalSearch(g *core.Graph, part []int32, k int, seed uint64, stop *at
 	cands := make([]move, 0, 2*l.maxDeg+8)
 	for step := int64(1); ; step++ {
 		if violated == 0 {
-			return emit()
+			return emit(true)
 		}
 		if pending && violated == bestViol && step-lastEmit >= int64(n/8) {
-			emit()
+			emit(false)
 			pending, lastEmit = false, step
 		}
 		if step&1023 == 0 && (stop.Load() || time.Now().After(deadline)) {
@@ -265,6 +334,8 @@ func transversalSearch(g *core.Graph, part []int32, k int, seed uint64, stop *at
 				d := wconf[v] - wconf[from]
 				if !transWeights {
 					d = int64(conf[v] - conf[from])
+				} else if transRepair {
+					d = repaired(from, v) - wconf[from]
 				}
 				if d < bestD || (d == bestD && tabu[v] < tabu[cands[bi].to]) {
 					bestD, bi = d, len(cands)-1
@@ -310,6 +381,20 @@ func transversalSearch(g *core.Graph, part []int32, k int, seed uint64, stop *at
 		set(m.to)
 		tabu[m.from] = step + transTabu + int64(rand(8))
 		tabu[m.to] = step
+		if transRepair {
+			// The repairs: each clique the move put in conflict re-chooses
+			// a member with no conflict, if it has one.
+			v := m.to
+			for _, x := range adj[off[v]:off[v+1]] {
+				if isChosen(x) {
+					if y := freeMember(x, -1, -1); y >= 0 {
+						set(y)
+						tabu[x] = step + transTabu + int64(rand(8))
+						tabu[y] = step
+					}
+				}
+			}
+		}
 		if violated < bestViol {
 			bestViol, pending = violated, true
 		}
