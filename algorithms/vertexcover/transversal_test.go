@@ -211,3 +211,47 @@ func TestSolvePlantedSAT(t *testing.T) {
 		t.Fatalf("cover of %d (planted optimum %d), proven %v, bound %d, kernel %d: %v", len(res.Cover), nv+2*nc, res.Proven, res.LowerBound, res.Kernel, err)
 	}
 }
+
+// TestLargeCliquesFirst: largeCliquesFirst's parts are cliques covering
+// every vertex once (random graphs), and on the planted instances, where
+// the sequential greedy splits triangles, it finds the tight partition.
+func TestLargeCliquesFirst(t *testing.T) {
+	check := func(g *core.Graph, part []int32, k int, what string) {
+		members := make([][]int, k)
+		for v, q := range part {
+			if q < 0 || int(q) >= k {
+				t.Fatalf("%s: vertex %d in part %d of %d", what, v, q, k)
+			}
+			members[q] = append(members[q], v)
+		}
+		for q, m := range members {
+			if len(m) == 0 {
+				t.Fatalf("%s: part %d empty", what, q)
+			}
+			for i, u := range m {
+				for _, v := range m[i+1:] {
+					if !g.HasEdge(u, v) {
+						t.Fatalf("%s: part %d holds %d and %d, not adjacent", what, q, u, v)
+					}
+				}
+			}
+		}
+	}
+	for seed := uint64(0); seed < 200; seed++ {
+		g := gnp(t, 5+int(seed%20), 0.05+float64(seed%9)*0.05, seed+77000)
+		part, k := largeCliquesFirst(g)
+		check(g, part, k, "gnp")
+		if g.N <= 20 && g.N-k > bruteMin(g) {
+			t.Fatalf("seed %d: %d cliques, bound %d above the optimum", seed, k, g.N-k)
+		}
+	}
+	for seed := uint64(1); seed <= 5; seed++ {
+		nv, nc := 100, 430
+		g := plantedSAT(t, nv, nc, seed+40)
+		part, k := largeCliquesFirst(g)
+		check(g, part, k, "planted")
+		if g.N-k != nv+2*nc {
+			t.Fatalf("planted seed %d: bound %d, the planted optimum %d", seed, g.N-k, nv+2*nc)
+		}
+	}
+}
