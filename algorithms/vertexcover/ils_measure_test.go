@@ -81,9 +81,12 @@ func TestILSMeasure(t *testing.T) {
 				switch alg {
 				case "numvc":
 					localSearch(kg, 0, time.Now().Add(limit), nil, seed, &stop, init, nil, nil, report)
+				case "transinit":
+					p, k := sparsePartition(kg)
+					transversalSearch(kg, p, k, seed, &stop, time.Now().Add(limit), init, report)
 				case "trans":
-					p, k := bestPartition(kg)
-					transversalSearch(kg, p, k, seed, &stop, time.Now().Add(limit), report)
+					p, k := sparsePartition(kg)
+					transversalSearch(kg, p, k, seed, &stop, time.Now().Add(limit), nil, report)
 				case "part":
 					p, k := bestPartition(kg)
 					if c := partitionSearch(kg, p, k, seed, &stop, time.Now().Add(limit), partDegBeta*float64(seed%2)); c != nil {

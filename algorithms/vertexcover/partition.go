@@ -27,11 +27,10 @@ import (
 // (least weighted delta, oldest on ties) that re-chooses in the clique of
 // one of their endpoints.
 
-// bestPartition is the best (fewest cliques) of the greedy clique
+// bestPartition is the better (fewer cliques) of the greedy clique
 // partitions of the bound (cliqueCover) in index order (generators such
 // as BHOSLIB's number each planted clique consecutively) and in ascending
-// degree order, and on sparse graphs largeCliquesFirst's: the clique of
-// each vertex and the count.
+// degree order: the clique of each vertex and the count.
 func bestPartition(g *core.Graph) ([]int32, int) {
 	s := newState(g)
 	idx := make([]int32, g.N)
@@ -48,13 +47,6 @@ func bestPartition(g *core.Graph) ([]int32, int) {
 	s.degreeOrder()
 	if p2, k2 := take(s.cc.order); k2 < k {
 		part, k = p2, k2
-	}
-	if sparseGraph(g) {
-		// Large cliques first (transversal.go): on sparse graphs of
-		// triangles and edges the sequential greedy splits triangles.
-		if p3, k3 := largeCliquesFirst(g); k3 < k {
-			part, k = p3, k3
-		}
 	}
 	return part, k
 }

@@ -175,7 +175,7 @@ func (e *engine) run(top bool) ([]int32, bool) {
 			// that the kernel's bound ends below the optimum the
 			// transversal search reaches (a planted 3-SAT encoding of
 			// 3,100 vertices: 1,999 on the kernel, 2,000 here).
-			_, k := bestPartition(e.g)
+			_, k := sparsePartition(e.g)
 			lb = max(lb, e.g.N-k)
 		}
 	}
@@ -351,13 +351,13 @@ func (e *engine) run(top bool) ([]int32, bool) {
 		var tPart []int32
 		tK := 0
 		if sparseLarge {
-			p, k := bestPartition(kg)
+			p, k := sparsePartition(kg)
 			if gap := e.target - base - (kg.N - k); gap <= max(2, k/transMaxGap) {
 				tPart, tK = p, k
 			}
 		}
 		startTrans := func(c uint64, stop *atomic.Bool) {
-			transversalSearch(kg, tPart, tK, e.seed+0x7f4a7c159e3779b9*(c+1), stop, time.Now().Add(time.Duration(1<<62)), offerKernel)
+			transversalSearch(kg, tPart, tK, e.seed+0x7f4a7c159e3779b9*(c+1), stop, time.Now().Add(time.Duration(1<<62)), lsInit, offerKernel)
 		}
 		go func() {
 			defer lsWG.Done()

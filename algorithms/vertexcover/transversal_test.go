@@ -50,7 +50,7 @@ func TestTransversalBrute(t *testing.T) {
 			}
 			last = size
 		}
-		c := transversalSearch(g, part, k, seed, &stop, time.Now().Add(limit), report)
+		c := transversalSearch(g, part, k, seed, &stop, time.Now().Add(limit), nil, report)
 		switch {
 		case n-k == opt && c == nil:
 			t.Fatalf("seed %d: the partition's bound %d is the optimum, no transversal found", seed, n-k)
@@ -160,7 +160,7 @@ func TestTransversalPlanted(t *testing.T) {
 		for seed := uint64(1); seed <= 3; seed++ {
 			var stop atomic.Bool
 			t0 := time.Now()
-			cover := transversalSearch(c.g, part, k, seed, &stop, t0.Add(30*time.Second), nil)
+			cover := transversalSearch(c.g, part, k, seed, &stop, t0.Add(30*time.Second), nil, nil)
 			if cover == nil {
 				t.Fatalf("%s seed %d: no transversal in 30 s", c.name, seed)
 			}
@@ -189,7 +189,7 @@ func TestTransversalMutation(t *testing.T) {
 		}
 		t.Logf("caught: %s", c.problem)
 	}()
-	transversalSearch(g, part, k, 1, &stop, time.Now().Add(200*time.Millisecond), nil)
+	transversalSearch(g, part, k, 1, &stop, time.Now().Add(200*time.Millisecond), nil, nil)
 }
 
 // TestSolvePlantedSAT: the solver proves the planted optimum of a
