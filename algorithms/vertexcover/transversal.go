@@ -425,9 +425,9 @@ func sparseGraph(g *core.Graph) bool {
 // sparsePartition is the better of bestPartition and largeCliquesFirst:
 // the partition of the transversal search and of the top engine's bound
 // on sparse graphs. bestPartition alone stays where it was measured (the
-// ILS's defects, BHOSLIB's partition search: there a tight partition on
-// a sparse kernel of 900 vertices sent vc-exact_101 to the partition
-// search, unproven in 8 s where it had been proven in 3.6 s).
+// ILS's defects; the choice of BHOSLIB's partition search, which a
+// partition made tight would send sparse kernels of under 1,000 vertices
+// to, unmeasured).
 func sparsePartition(g *core.Graph) ([]int32, int) {
 	part, k := bestPartition(g)
 	if p2, k2 := largeCliquesFirst(g); k2 < k {
