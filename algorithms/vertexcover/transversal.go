@@ -144,15 +144,7 @@ func transversalSearch(g *core.Graph, part []int32, k int, seed uint64, stop *at
 	}
 	// The start: the cliques in random order, each its member with the
 	// fewest chosen neighbours (the first of them).
-	order := make([]int32, k)
-	for q := range order {
-		order[q] = int32(q)
-	}
-	for i := k - 1; i > 0; i-- {
-		j := rand(i + 1)
-		order[i], order[j] = order[j], order[i]
-	}
-	for _, q := range order {
+	for _, q := range shuffledCliques(rand, k) {
 		best := start[q]
 		for v := start[q] + 1; v < start[q+1]; v++ {
 			if conf[v] < conf[best] {
