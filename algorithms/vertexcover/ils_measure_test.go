@@ -6,6 +6,7 @@ import (
 	"flag"
 	"fmt"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -22,6 +23,14 @@ var (
 	ilsAlgs   = flag.String("ils.algs", "numvc,ils", "TestILSMeasure: the searches: numvc, ils, part")
 	ilsNoPart = flag.Bool("ils.nopart", false, "TestILSMeasure: the ILS without the clique partition")
 )
+
+func init() {
+	flag.Func("trans.noise", "TestILSMeasure: transNoise", func(s string) (err error) { transNoise, err = strconv.ParseFloat(s, 64); return err })
+	flag.BoolVar(&transRepair, "trans.repair", transRepair, "TestILSMeasure: transRepair")
+	flag.BoolVar(&transWeights, "trans.w", transWeights, "TestILSMeasure: transWeights")
+	flag.Int64Var(&transForget, "trans.forget", transForget, "TestILSMeasure: transForget")
+	flag.Func("trans.tabu", "TestILSMeasure: transTabu", func(s string) (err error) { transTabu, err = strconv.ParseInt(s, 10, 64); return err })
+}
 
 // TestILSMeasure runs NuMVC and the ILS alone on the root kernels of PACE
 // instances (issue #42), from the greedy dive's cover, one seed after
@@ -72,6 +81,12 @@ func TestILSMeasure(t *testing.T) {
 				switch alg {
 				case "numvc":
 					localSearch(kg, 0, time.Now().Add(limit), nil, seed, &stop, init, nil, nil, report)
+				case "transinit":
+					p, k := sparsePartition(kg)
+					transversalSearch(kg, p, k, seed, &stop, time.Now().Add(limit), init, report)
+				case "trans":
+					p, k := sparsePartition(kg)
+					transversalSearch(kg, p, k, seed, &stop, time.Now().Add(limit), nil, report)
 				case "part":
 					p, k := bestPartition(kg)
 					if c := partitionSearch(kg, p, k, seed, &stop, time.Now().Add(limit), partDegBeta*float64(seed%2)); c != nil {

@@ -537,15 +537,7 @@ func (l *partLayout) pickMove(rand func(int) int, a, c, ba, bc int32, age []int6
 // greedyStart chooses in each clique, in random order, its member with
 // the fewest weighted edges to those already chosen (the score in vs).
 func (l *partLayout) greedyStart(rand func(int) int, vs []int64, choose func(int32)) {
-	qs := make([]int32, l.k)
-	for q := range qs {
-		qs[q] = int32(q)
-	}
-	for i := l.k - 1; i > 0; i-- {
-		j := rand(i + 1)
-		qs[i], qs[j] = qs[j], qs[i]
-	}
-	for _, q := range qs {
+	for _, q := range shuffledCliques(rand, l.k) {
 		best := l.start[q]
 		for v := l.start[q]; v < l.start[q+1]; v++ {
 			if vs[v]&pScore < vs[best]&pScore {
@@ -615,4 +607,18 @@ func oldestOf(ks, ages []int64, bk int64) int {
 		}
 	}
 	return b
+}
+
+// shuffledCliques is the cliques 0 … k−1 in a random order (Fisher–Yates):
+// the order in which the partition searches' greedy starts choose.
+func shuffledCliques(rand func(int) int, k int) []int32 {
+	qs := make([]int32, k)
+	for q := range qs {
+		qs[q] = int32(q)
+	}
+	for i := k - 1; i > 0; i-- {
+		j := rand(i + 1)
+		qs[i], qs[j] = qs[j], qs[i]
+	}
+	return qs
 }

@@ -283,15 +283,7 @@ func partitionSearchCW(g *core.Graph, part []int32, k int, seed uint64, stop *at
 		}
 	}
 	// Greedy start, as partitionSearchSteps.
-	qs := make([]int32, k)
-	for q := range qs {
-		qs[q] = int32(q)
-	}
-	for i := k - 1; i > 0; i-- {
-		j := rand(i + 1)
-		qs[i], qs[j] = qs[j], qs[i]
-	}
-	for _, q := range qs {
+	for _, q := range shuffledCliques(rand, k) {
 		best := start[q]
 		for v := start[q]; v < start[q+1]; v++ {
 			if score[v] < score[best] {

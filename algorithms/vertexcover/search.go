@@ -168,6 +168,16 @@ func (e *engine) run(top bool) ([]int32, bool) {
 		var rb int
 		rb, ok = s.rootBound(budget)
 		lb = max(lb, rb)
+		if ok && top && sparseGraph(e.g) {
+			// A clique partition of the graph before the reductions is a
+			// lower bound too, and it can be the higher: the reductions
+			// (folds, twins) break up cliques of a planted partition, so
+			// that the kernel's bound ends below the optimum the
+			// transversal search reaches (a planted 3-SAT encoding of
+			// 3,100 vertices: 1,999 on the kernel, 2,000 here).
+			_, k := sparsePartition(e.g)
+			lb = max(lb, e.g.N-k)
+		}
 	}
 	s.stop = nil
 	if !ok {
@@ -334,9 +344,29 @@ func (e *engine) run(top bool) ([]int32, bool) {
 			}
 			firstStop.Store(true)
 		}()
+		// A large sparse kernel with a clique partition whose bound is at
+		// or near the root bound: the transversal search (transversal.go),
+		// measured to reach the optimum of the PACE triangle family (3-SAT
+		// encoded as vertex cover) where NuMVC and the ILS stall above it.
+		var tPart []int32
+		tK := 0
+		if sparseLarge {
+			p, k := sparsePartition(kg)
+			if gap := e.target - base - (kg.N - k); gap <= max(2, k/transMaxGap) {
+				tPart, tK = p, k
+			}
+		}
+		startTrans := func(c uint64, stop *atomic.Bool) {
+			transversalSearch(kg, tPart, tK, e.seed+0x7f4a7c159e3779b9*(c+1), stop, time.Now().Add(time.Duration(1<<62)), lsInit, offerKernel)
+		}
 		go func() {
 			defer lsWG.Done()
-			if sparseLarge && e.threads >= 4 {
+			if tPart != nil && e.threads < 4 {
+				// With few cores, the first local search is the
+				// transversal search (with more, it runs beside the ILS,
+				// below).
+				startTrans(0, &firstStop)
+			} else if sparseLarge && e.threads >= 4 {
 				// With cores to spare (it cannot be throttled), the first
 				// local search on a large sparse kernel is an ILS too.
 				part, k := bestPartition(kg)
@@ -509,6 +539,17 @@ func (e *engine) run(top bool) ([]int32, bool) {
 					}()
 				}
 			}
+		}
+		if tPart != nil && e.threads >= 4 && !e.halt.Load() {
+			// The transversal search beside the ILS, on one of the tree's
+			// cores (the tree proves nothing on these kernels until a
+			// cover meets the bound).
+			lsWG.Add(1)
+			go func() {
+				defer lsWG.Done()
+				startTrans(1, &lsStop)
+			}()
+			treeThreads = max(1, treeThreads-1)
 		}
 		if sparseLarge && !ilsOn && e.threads >= 4 && !e.halt.Load() {
 			// With the gap still wide the ILS takes one of the tree's
