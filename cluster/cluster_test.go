@@ -28,6 +28,7 @@ import (
 	"github.com/arbor-gpu/arbor/backend/backendtest"
 	"github.com/arbor-gpu/arbor/core"
 	"github.com/arbor-gpu/arbor/internal/dataset"
+	"github.com/arbor-gpu/arbor/internal/syncio"
 	"github.com/arbor-gpu/arbor/internal/testrole"
 )
 
@@ -307,18 +308,8 @@ func TestWorkerKilled(t *testing.T) {
 func killedMidTask(t *testing.T, solve func(context.Context, CoordinatorConfig) (Result, error)) (Result, error) {
 	t.Helper()
 	srv := startServer(t)
-	var out strings.Builder
-	holder := testWorkerCommand(true, "")(0)
-	holder.Env = append(holder.Env, EnvURL+"="+srv.URL(), EnvToken+"="+srv.Token)
-	stdout, err := holder.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	holder.Stderr = &out
-	if err := holder.Start(); err != nil {
-		t.Fatal(err)
-	}
-	defer holder.Process.Kill()
+	holder := startHolder(t, srv, "")
+	defer holder.cmd.Process.Kill()
 
 	ctx := deadline(t)
 	var logs syncBuffer
@@ -329,15 +320,7 @@ func killedMidTask(t *testing.T, solve func(context.Context, CoordinatorConfig) 
 		res, err := solve(ctx, cfg)
 		done <- outcome{res, err}
 	}()
-	line, err := bufio.NewReader(stdout).ReadString('\n')
-	if err != nil || !strings.HasPrefix(line, "holding ") {
-		t.Fatalf("the holding worker said %q (%v); stderr %s", line, err, out.String())
-	}
-	if err := holder.Process.Signal(syscall.SIGKILL); err != nil {
-		t.Fatal(err)
-	}
-	_ = holder.Wait()
-	t.Logf("killed a worker holding task %s", strings.TrimSpace(strings.TrimPrefix(line, "holding ")))
+	t.Logf("killed a worker holding task %s", holder.killWhenHolding(t))
 
 	ps, err := StartWorkers(3, srv.URL(), srv.Token, logWriter{t}, testWorkerCommand(false, ""))
 	if err != nil {
@@ -353,6 +336,46 @@ func killedMidTask(t *testing.T, solve func(context.Context, CoordinatorConfig) 
 	return o.res, o.err
 }
 
+// holdingWorker is a test worker process that holds the first task it
+// gets (testWorkerCommand's hold), and says so on its stdout.
+type holdingWorker struct {
+	cmd    *exec.Cmd
+	stdout io.Reader
+	stderr strings.Builder
+}
+
+// startHolder starts a holding worker named name ("": the default name)
+// on srv.
+func startHolder(t *testing.T, srv *Server, name string) *holdingWorker {
+	t.Helper()
+	w := &holdingWorker{cmd: testWorkerCommand(true, name)(0)}
+	w.cmd.Env = append(w.cmd.Env, EnvURL+"="+srv.URL(), EnvToken+"="+srv.Token)
+	stdout, err := w.cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	w.stdout, w.cmd.Stderr = stdout, &w.stderr
+	if err := w.cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	return w
+}
+
+// killWhenHolding waits until the worker holds a task, kills it and
+// returns the task's name.
+func (w *holdingWorker) killWhenHolding(t *testing.T) string {
+	t.Helper()
+	line, err := bufio.NewReader(w.stdout).ReadString('\n')
+	if err != nil || !strings.HasPrefix(line, "holding ") {
+		t.Fatalf("the holding worker said %q (%v); stderr %s", line, err, w.stderr.String())
+	}
+	if err := w.cmd.Process.Signal(syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	_ = w.cmd.Wait()
+	return strings.TrimSpace(strings.TrimPrefix(line, "holding "))
+}
+
 // TestWorkerRestarted: a worker killed holding a task and started again
 // under its name gets the task handed back as soon as the new process
 // announces itself, not when the old one has been silent for the job's
@@ -361,21 +384,8 @@ func killedMidTask(t *testing.T, solve func(context.Context, CoordinatorConfig) 
 func TestWorkerRestarted(t *testing.T) {
 	c := generatedPairs(t, 3)[2]
 	srv := startServer(t)
-	named := func(cmd *exec.Cmd) *exec.Cmd {
-		cmd.Env = append(cmd.Env, EnvURL+"="+srv.URL(), EnvToken+"="+srv.Token)
-		return cmd
-	}
-	var out strings.Builder
-	holder := named(testWorkerCommand(true, "box1")(0))
-	stdout, err := holder.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	holder.Stderr = &out
-	if err := holder.Start(); err != nil {
-		t.Fatal(err)
-	}
-	defer holder.Process.Kill()
+	holder := startHolder(t, srv, "box1")
+	defer holder.cmd.Process.Kill()
 	ctx := deadline(t)
 	var logs syncBuffer
 	done := make(chan outcome, 1)
@@ -386,14 +396,7 @@ func TestWorkerRestarted(t *testing.T) {
 		res, err := SolveMCS(ctx, cfg, c.g, c.h, mcs.Options{})
 		done <- outcome{res, err}
 	}()
-	line, err := bufio.NewReader(stdout).ReadString('\n')
-	if err != nil || !strings.HasPrefix(line, "holding ") {
-		t.Fatalf("the holding worker said %q (%v); stderr %s", line, err, out.String())
-	}
-	if err := holder.Process.Signal(syscall.SIGKILL); err != nil {
-		t.Fatal(err)
-	}
-	_ = holder.Wait()
+	holder.killWhenHolding(t)
 	killed := time.Now()
 	// The same name again, and the task comes back at once: the job ends
 	// long before the hand-back wait.
@@ -543,22 +546,7 @@ func TestForeignMessages(t *testing.T) {
 }
 
 // syncBuffer collects log lines from several goroutines.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  strings.Builder
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
+type syncBuffer = syncio.Buffer
 
 // vcCase is a vertex cover instance with its minimum.
 type vcCase struct {

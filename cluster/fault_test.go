@@ -798,15 +798,27 @@ func mustHash(t *testing.T, c pairCase) string {
 	return hash
 }
 
-// jobRecords counts a job's records in the results stream.
 // doneRecords counts a job's done records.
 func doneRecords(t *testing.T, conn *Conn, job string) uint64 {
+	t.Helper()
+	return streamRecords(t, conn, resultPrefix+job+"."+kindDone+".>")
+}
+
+// jobRecords counts a job's records in the results stream.
+func jobRecords(t *testing.T, conn *Conn, job string) uint64 {
+	t.Helper()
+	return streamRecords(t, conn, resultPrefix+job+".>")
+}
+
+// streamRecords counts the results stream's records on subjects matching
+// filter.
+func streamRecords(t *testing.T, conn *Conn, filter string) uint64 {
 	t.Helper()
 	s, err := conn.JS.Stream(context.Background(), ResultStream)
 	if err != nil {
 		t.Fatal(err)
 	}
-	info, err := s.Info(context.Background(), jetstream.WithSubjectFilter(resultPrefix+job+"."+kindDone+".>"))
+	info, err := s.Info(context.Background(), jetstream.WithSubjectFilter(filter))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -870,22 +882,6 @@ func TestOrphansSkipped(t *testing.T) {
 	if !again.Resumed {
 		t.Error("the rerun did not resume the stopped job")
 	}
-}
-
-func jobRecords(t *testing.T, conn *Conn, job string) uint64 {
-	s, err := conn.JS.Stream(context.Background(), ResultStream)
-	if err != nil {
-		t.Fatal(err)
-	}
-	info, err := s.Info(context.Background(), jetstream.WithSubjectFilter(resultPrefix+job+".>"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	var n uint64
-	for _, c := range info.State.Subjects {
-		n += c
-	}
-	return n
 }
 
 // TestRolesDeny: the worker role cannot write what only coordinators may.

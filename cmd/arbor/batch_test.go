@@ -225,18 +225,14 @@ func TestBatchMCS(t *testing.T) {
 	if code, _, stderr := runCLI(t, "mcs", "--batch", ok, "--engine", "cpu", "--timeout", "1ns", "--require-optimal"); code != 3 {
 		t.Errorf("--require-optimal with an unproven row: exit %d (%s), want 3", code, stderr)
 	}
-	for _, bad := range [][]string{
+	wantExit(t, 2, [][]string{
 		{"mcs", "--batch", ok, pairs[0][0]},
 		{"mcs", "--batch", ok, "--against", ok},
 		{"mcs", "--batch", ok, "--top", "3"},
 		{"mcs", pairs[0][0], "--against", ok},
 		{"mcs", "--batch", ok, "--device-slots", "-1"},
 		{"vc", "--batch", ok, "--min-size", "3"},
-	} {
-		if code, _, _ := runCLI(t, bad...); code != 2 {
-			t.Errorf("arbor %v: exit %d, want 2", bad, code)
-		}
-	}
+	})
 }
 
 // batchBackends are the backends the device batches run on: the CPU

@@ -52,11 +52,7 @@ func TestInfo(t *testing.T) {
 	if code, _, _ := runCLI(t, "info", el, "--format", "lad"); code != 1 {
 		t.Fatalf("--format lad on an edge list: exit %d, want 1", code)
 	}
-	for _, args := range [][]string{{"info"}, {"info", el, el}, {"info", el, "--format", "nope"}, {"info", "--bogus"}} {
-		if code, _, _ := runCLI(t, args...); code != 2 {
-			t.Errorf("arbor %v: exit %d, want 2", args, code)
-		}
-	}
+	wantExit(t, 2, [][]string{{"info"}, {"info", el, el}, {"info", el, "--format", "nope"}, {"info", "--bogus"}})
 	if code, _, stderr := runCLI(t, "info", filepath.Join(dir, "missing.gr")); code != 1 || !strings.Contains(stderr, "missing.gr") {
 		t.Errorf("missing file: exit %d, %q", code, stderr)
 	}

@@ -186,10 +186,7 @@ func TestValidator(t *testing.T) {
 // or embedded inputs, in the modes that shape its output differently,
 // and validates each output against docs/schema/<command>.json.
 func TestJSONSchemas(t *testing.T) {
-	g, h, _, err := demoMCSPair()
-	if err != nil {
-		t.Fatal(err)
-	}
+	g, h, _ := demoPair(t)
 	mivia := writeGraphs(t, core.FormatMIVIA, "mivia", g, h)
 	pace := writeGraphs(t, core.FormatPACE, "gr", g, h)
 	gr := writeTemp(t, "c5.gr", vcTestGraph)

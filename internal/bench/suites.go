@@ -2,6 +2,7 @@ package bench
 
 import (
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"runtime/debug"
@@ -10,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/arbor-gpu/arbor/core"
+	"github.com/arbor-gpu/arbor/internal/atomicfile"
 	"github.com/arbor-gpu/arbor/internal/dataset"
 )
 
@@ -235,19 +237,7 @@ func generated(path string, build func() *core.Graph) (int, error) {
 		}
 	}
 	g := core.RandomIntWeights(build(), 1, 1000, 3)
-	tmp := path + ".tmp"
-	f, err := os.Create(tmp)
-	if err != nil {
-		return 0, err
-	}
-	werr := core.WriteGraph(f, g, core.FormatMTX)
-	if cerr := f.Close(); werr == nil {
-		werr = cerr
-	}
-	if werr != nil {
-		return 0, fmt.Errorf("writing %s: %w", tmp, werr)
-	}
-	if err := os.Rename(tmp, path); err != nil {
+	if err := atomicfile.Write(path, func(w io.Writer) error { return core.WriteGraph(w, g, core.FormatMTX) }); err != nil {
 		return 0, err
 	}
 	// The count is written last: its presence says the graph is whole.

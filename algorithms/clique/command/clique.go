@@ -176,24 +176,18 @@ func cliqueObject(sf *cli.SolverFlags, pos []string, g *core.Graph, opts clique.
 		Complement bool     `json:"complement"`
 		Size       *int     `json:"size,omitempty"` // absent: proven that no clique reaches the goal
 		cli.Verdict
-		UpperBound int     `json:"upper_bound"`
-		Nodes      int64   `json:"nodes"`
-		Seconds    float64 `json:"seconds"`
-		Threads    int     `json:"threads"`
-		Engine     string  `json:"engine"`
-		Why        string  `json:"why"`
-		Backend    string  `json:"backend,omitempty"`
-		Device     string  `json:"device,omitempty"`
-		Epochs     int     `json:"epochs,omitempty"`
-		Moved      int64   `json:"moved_between_devices,omitempty"`
-		Shared     int64   `json:"shared"`
-		Verified   bool    `json:"verified"`
-		Clique     []int   `json:"clique"`
+		UpperBound int `json:"upper_bound"`
+		cli.SearchReport
+		Moved    int64 `json:"moved_between_devices,omitempty"`
+		Shared   int64 `json:"shared"`
+		Verified bool  `json:"verified"`
+		Clique   []int `json:"clique"`
 	}
-	backendName := cli.BackendOf(opts.Devices, res.Device)
 	return jsonResult{Files: pos, N: g.N, M: g.Edges(), Base: sf.Base(g), Complement: complement,
-		Size: v.Size(res.Size), Verdict: v, UpperBound: res.UpperBound, Nodes: res.Nodes, Seconds: res.Elapsed.Seconds(),
-		Threads: res.Threads, Engine: string(res.Engine), Why: res.Why, Backend: backendName, Device: res.Device, Epochs: res.Epochs, Moved: res.Moved,
+		Size: v.Size(res.Size), Verdict: v, UpperBound: res.UpperBound,
+		SearchReport: cli.SearchReport{Nodes: res.Nodes, Seconds: res.Elapsed.Seconds(), Threads: res.Threads,
+			Engine: string(res.Engine), Why: res.Why, Backend: cli.BackendOf(opts.Devices, res.Device), Device: res.Device, Epochs: res.Epochs},
+		Moved:  res.Moved,
 		Shared: res.Shared, Verified: sf.Verify, Clique: shown}
 }
 

@@ -259,14 +259,7 @@ func mcsObject(sf *cli.SolverFlags, pos []string, g0, g1 *core.Graph, opts mcs.O
 		Base  []int    `json:"base"`
 		Size  *int     `json:"size,omitempty"` // absent: proven that no solution reaches the goal
 		cli.Verdict
-		Nodes    int64     `json:"nodes"`
-		Seconds  float64   `json:"seconds"`
-		Threads  int       `json:"threads"`
-		Engine   string    `json:"engine"`
-		Why      string    `json:"why"`
-		Backend  string    `json:"backend,omitempty"`
-		Device   string    `json:"device,omitempty"`
-		Epochs   int       `json:"epochs,omitempty"`
+		cli.SearchReport
 		TailSecs float64   `json:"tail_seconds,omitempty"`
 		Shared   int64     `json:"shared"`
 		Moved    int64     `json:"moved_between_devices,omitempty"`
@@ -280,11 +273,10 @@ func mcsObject(sf *cli.SolverFlags, pos []string, g0, g1 *core.Graph, opts mcs.O
 	for i, pr := range m {
 		cols[0][i], cols[1][i] = pr[0], pr[1]
 	}
-	backendName := cli.BackendOf(opts.Devices, res.Device)
 	return jsonResult{Files: pos, N: []int{g0.N, g1.N}, Base: []int{sf.Base(g0), sf.Base(g1)}, Size: v.Size(res.Size),
-		Verdict: v, Columns: cols, Targets: res.Targets,
-		Nodes: res.Nodes, Seconds: res.Elapsed.Seconds(), Threads: res.Threads, Verified: sf.Verify, Mapping: m,
-		Engine: string(res.Engine), Why: res.Why, Backend: backendName, Device: res.Device, Epochs: res.Epochs,
+		Verdict: v, Columns: cols, Targets: res.Targets, Verified: sf.Verify, Mapping: m,
+		SearchReport: cli.SearchReport{Nodes: res.Nodes, Seconds: res.Elapsed.Seconds(), Threads: res.Threads,
+			Engine: string(res.Engine), Why: res.Why, Backend: cli.BackendOf(opts.Devices, res.Device), Device: res.Device, Epochs: res.Epochs},
 		TailSecs: res.Tail.Seconds(), Shared: res.Shared, Moved: res.Moved, Prune: newPruneJSON(res.Prune)}
 }
 
