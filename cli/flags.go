@@ -60,6 +60,20 @@ func Parse(fs *flag.FlagSet, args []string) ([]string, error) {
 	return pos, nil
 }
 
+// ParseNone is Parse for a command that takes flags alone: a positional
+// argument is a usage error, "NAME takes no arguments" followed by more
+// (a format given the first argument, e.g. " (got %q)"; "": nothing).
+func ParseNone(fs *flag.FlagSet, args []string, more string) error {
+	pos, err := Parse(fs, args)
+	if err != nil || len(pos) == 0 {
+		return err
+	}
+	if more != "" {
+		more = fmt.Sprintf(more, pos[0])
+	}
+	return Usagef("%s takes no arguments%s", fs.Name(), more)
+}
+
 func parseArgs(fs *flag.FlagSet, args []string) ([]string, error) {
 	var pos []string
 	// The flag package prints the error and the usage on any error; run

@@ -546,7 +546,7 @@ func TestForeignMessages(t *testing.T) {
 }
 
 // syncBuffer collects log lines from several goroutines.
-type syncBuffer = syncio.Buffer
+type syncBuffer = syncio.Writer
 
 // vcCase is a vertex cover instance with its minimum.
 type vcCase struct {

@@ -15,12 +15,8 @@ func runKernels(e *cli.Env) error {
 	var df cli.DeviceFlags
 	df.Register(fs)
 	dump := fs.String("dump", "", "print the exact source the backend compiles for this source file or kernel")
-	pos, err := cli.Parse(fs, e.Args)
-	if err != nil {
+	if err := cli.ParseNone(fs, e.Args, " (got %q); use --dump NAME"); err != nil {
 		return err
-	}
-	if len(pos) > 0 {
-		return cli.Usagef("kernels takes no arguments (got %q); use --dump NAME", pos[0])
 	}
 	if *dump == "" {
 		if df.Backend != "" || df.Device != "" {

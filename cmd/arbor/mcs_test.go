@@ -283,7 +283,7 @@ func TestServerCommand(t *testing.T) {
 	paths := writeGraphs(t, core.FormatMIVIA, "mivia", g, h)
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	var serr syncio.Buffer
+	var serr syncio.Writer
 	exit := make(chan int, 1)
 	go func() {
 		exit <- run(ctx, []string{"server", "--listen", "127.0.0.1:0", "--store", t.TempDir(), "--cluster-token", "tok"}, io.Discard, &serr)

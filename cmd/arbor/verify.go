@@ -64,12 +64,8 @@ func runVerify(e *cli.Env) error {
 	only := fs.String("kernel", "", "check only these kernels (comma-separated; see 'arbor kernels')")
 	noData := fs.Bool("no-data", false, "skip the checks on real graphs from the shared data directory")
 	asJSON := fs.Bool("json", false, "print the table as JSON")
-	pos, err := cli.Parse(fs, e.Args)
-	if err != nil {
+	if err := cli.ParseNone(fs, e.Args, " (got %q)"); err != nil {
 		return err
-	}
-	if len(pos) > 0 {
-		return cli.Usagef("verify takes no arguments (got %q)", pos[0])
 	}
 	sel := backend.SelectionFromEnv(df.Backend, df.Device)
 	if sel.Backend != "auto" && !contains(backend.Names(), sel.Backend) {

@@ -9,13 +9,21 @@ import (
 	"testing"
 )
 
+// text writes s.
+func text(s string) func(io.Writer) error {
+	return func(w io.Writer) error {
+		_, err := io.WriteString(w, s)
+		return err
+	}
+}
+
 // TestWrite: a complete write replaces the file, readable by all; a
 // failed one leaves the earlier file as it was and no temporary file,
 // with an error naming the path.
 func TestWrite(t *testing.T) {
 	dir := t.TempDir()
 	path := filepath.Join(dir, "out.txt")
-	if err := Write(path, func(w io.Writer) error { _, err := io.WriteString(w, "first\n"); return err }); err != nil {
+	if err := Write(path, text("first\n")); err != nil {
 		t.Fatal(err)
 	}
 	boom := errors.New("boom")
@@ -37,7 +45,7 @@ func TestWrite(t *testing.T) {
 		t.Errorf("%d files in the folder, want 1 (a temporary file left?)", len(es))
 	}
 	// A device is written in place, not replaced.
-	if err := Write(os.DevNull, func(w io.Writer) error { _, err := io.WriteString(w, "x"); return err }); err != nil {
+	if err := Write(os.DevNull, text("x")); err != nil {
 		t.Errorf("writing %s: %v", os.DevNull, err)
 	}
 	if st, err := os.Stat(os.DevNull); err != nil || st.Mode().IsRegular() {

@@ -1,7 +1,5 @@
-// Package syncio is output that several goroutines write at once: a
-// Writer that serialises the writes to another writer, and a Buffer that
-// collects them and can be read while they go on (a cluster's logs, a
-// server's stderr in tests).
+// Package syncio is output that several goroutines write at once (a
+// cluster's worker processes and logs, a server's stderr in tests).
 package syncio
 
 import (
@@ -10,33 +8,26 @@ import (
 	"sync"
 )
 
-// Writer serialises writes to W.
+// Writer serialises writes to W. With W nil it collects them instead,
+// and String reads what it has collected at any time: the zero value is
+// an empty buffer, ready.
 type Writer struct {
 	mu sync.Mutex
 	W  io.Writer
+	b  strings.Builder
 }
 
 func (s *Writer) Write(p []byte) (int, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if s.W == nil {
+		return s.b.Write(p)
+	}
 	return s.W.Write(p)
 }
 
-// Buffer collects what several goroutines write; String reads it at any
-// time. The zero value is empty and ready.
-type Buffer struct {
-	mu sync.Mutex
-	b  strings.Builder
-}
-
-func (s *Buffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-// String is what has been written so far.
-func (s *Buffer) String() string {
+// String is what a Writer without W has collected so far.
+func (s *Writer) String() string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.b.String()

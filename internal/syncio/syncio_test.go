@@ -7,17 +7,17 @@ import (
 )
 
 // TestConcurrentWrites: lines written by many goroutines at once all
-// arrive whole, through a Writer into a Buffer, read while they go on
-// (run with -race).
+// arrive whole, through a Writer into a collecting one, read while they
+// go on (run with -race).
 func TestConcurrentWrites(t *testing.T) {
-	var b Buffer
+	var b Writer
 	w := &Writer{W: &b}
 	var wg sync.WaitGroup
-	for i := 0; i < 8; i++ {
+	for range 8 {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			for j := 0; j < 100; j++ {
+			for range 100 {
 				w.Write([]byte("line\n"))
 				_ = b.String()
 			}
