@@ -53,6 +53,15 @@ func (s *SolverFlags) Base(g *core.Graph) int {
 	return g.Base
 }
 
+// Verified is a result's status text as printed: with --verify, ", verified"
+// after it.
+func (s *SolverFlags) Verified(status string) string {
+	if s.Verify {
+		return status + ", verified"
+	}
+	return status
+}
+
 // Verdict is what a result answers, the same fields in every command.
 type Verdict struct {
 	Status  core.Status `json:"status"`

@@ -138,9 +138,7 @@ func printClique(e *cli.Env, sf *cli.SolverFlags, pos []string, g *core.Graph, o
 	if !res.Proven {
 		status += fmt.Sprintf("; bound %d", res.UpperBound)
 	}
-	if sf.Verify {
-		status += ", verified"
-	}
+	status = sf.Verified(status)
 	what := "clique"
 	if complement {
 		what = "clique of the complement"

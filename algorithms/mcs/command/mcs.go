@@ -233,10 +233,7 @@ func printMCS(e *cli.Env, sf *cli.SolverFlags, pos []string, g0, g1 *core.Graph,
 		}
 		return v.Require(sf.RequireOptimal)
 	}
-	status := cli.StatusText(v, "maximum", fmt.Sprintf("common subgraph of ≥ %d vertices", goal))
-	if sf.Verify {
-		status += ", verified"
-	}
+	status := sf.Verified(cli.StatusText(v, "maximum", fmt.Sprintf("common subgraph of ≥ %d vertices", goal)))
 	w := e.Stdout
 	fmt.Fprintf(w, "size %s  %s\n", cli.SizeText(v.Size(res.Size)), status)
 	workersName := "threads"
@@ -254,30 +251,58 @@ func printMCS(e *cli.Env, sf *cli.SolverFlags, pos []string, g0, g1 *core.Graph,
 // in the list.
 func mcsObject(sf *cli.SolverFlags, pos []string, g0, g1 *core.Graph, opts mcs.Options, res mcs.Result, v cli.Verdict, m [][2]int) any {
 	type jsonResult struct {
-		Files []string `json:"files"`
-		N     []int    `json:"vertices"`
-		Base  []int    `json:"base"`
-		Size  *int     `json:"size,omitempty"` // absent: proven that no solution reaches the goal
+		graphsJSON
+		Size *int `json:"size,omitempty"` // absent: proven that no solution reaches the goal
 		cli.Verdict
 		cli.SearchReport
-		TailSecs float64   `json:"tail_seconds,omitempty"`
-		Shared   int64     `json:"shared"`
-		Moved    int64     `json:"moved_between_devices,omitempty"`
-		Targets  int       `json:"targets,omitempty"`
-		Prune    pruneJSON `json:"prune"`
-		Verified bool      `json:"verified"`
-		Mapping  [][2]int  `json:"mapping"`
-		Columns  [][]int   `json:"columns"`
+		TailSecs float64 `json:"tail_seconds,omitempty"`
+		Shared   int64   `json:"shared"`
+		Moved    int64   `json:"moved_between_devices,omitempty"`
+		Targets  int     `json:"targets,omitempty"`
+		answerJSON
 	}
+	return jsonResult{graphsJSON: pairJSON(sf, pos, g0, g1), Size: v.Size(res.Size),
+		Verdict: v, Targets: res.Targets, answerJSON: newAnswerJSON(res.Prune, sf.Verify, m, pairColumns(m)),
+		SearchReport: cli.SearchReport{Nodes: res.Nodes, Seconds: res.Elapsed.Seconds(), Threads: res.Threads,
+			Engine: string(res.Engine), Why: res.Why, Backend: cli.BackendOf(opts.Devices, res.Device), Device: res.Device, Epochs: res.Epochs},
+		TailSecs: res.Tail.Seconds(), Shared: res.Shared, Moved: res.Moved}
+}
+
+// graphsJSON is the opening fields of every mcs JSON object: the files,
+// the graphs' orders and the numbering each is printed in.
+type graphsJSON struct {
+	Files []string `json:"files"`
+	N     []int    `json:"vertices"`
+	Base  []int    `json:"base"`
+}
+
+// pairJSON is graphsJSON for the pair g, h.
+func pairJSON(sf *cli.SolverFlags, files []string, g, h *core.Graph) graphsJSON {
+	return graphsJSON{Files: files, N: []int{g.N, h.N}, Base: []int{sf.Base(g), sf.Base(h)}}
+}
+
+// pairColumns is a two-graph mapping as the JSON's columns: each graph's
+// vertices in the mapping's order.
+func pairColumns(m [][2]int) [][]int {
 	cols := [][]int{make([]int, len(m)), make([]int, len(m))}
 	for i, pr := range m {
 		cols[0][i], cols[1][i] = pr[0], pr[1]
 	}
-	return jsonResult{Files: pos, N: []int{g0.N, g1.N}, Base: []int{sf.Base(g0), sf.Base(g1)}, Size: v.Size(res.Size),
-		Verdict: v, Columns: cols, Targets: res.Targets, Verified: sf.Verify, Mapping: m,
-		SearchReport: cli.SearchReport{Nodes: res.Nodes, Seconds: res.Elapsed.Seconds(), Threads: res.Threads,
-			Engine: string(res.Engine), Why: res.Why, Backend: cli.BackendOf(opts.Devices, res.Device), Device: res.Device, Epochs: res.Epochs},
-		TailSecs: res.Tail.Seconds(), Shared: res.Shared, Moved: res.Moved, Prune: newPruneJSON(res.Prune)}
+	return cols
+}
+
+// answerJSON is the closing fields of every mcs JSON object: the search
+// tree's rules, whether --verify checked the answer, and the answer as
+// pairs of the first two graphs and as one column per graph.
+type answerJSON struct {
+	Prune    pruneJSON `json:"prune"`
+	Verified bool      `json:"verified"`
+	Mapping  [][2]int  `json:"mapping"`
+	Columns  [][]int   `json:"columns"`
+}
+
+func newAnswerJSON(prune mcs.PruneReport, verified bool, m [][2]int, cols [][]int) answerJSON {
+	return answerJSON{Prune: newPruneJSON(prune), Verified: verified, Mapping: m, Columns: cols}
 }
 
 // pruneJSON is the "prune" object of mcs's JSON: the search tree asked
@@ -386,24 +411,19 @@ func runMCSMany(e *cli.Env, pos []string, graphs []*core.Graph, opts mcs.Options
 // describe them all.
 func writeMCSManyJSON(e *cli.Env, pos []string, ns, bases []int, cols [][]int, opts mcs.Options, res mcs.MultiResult, v cli.Verdict, verified bool) error {
 	type jsonResult struct {
-		Files []string `json:"files"`
-		N     []int    `json:"vertices"`
-		Base  []int    `json:"base"`
-		Size  int      `json:"size"`
+		graphsJSON
+		Size int `json:"size"`
 		cli.Verdict
-		Approximate bool      `json:"approximate"`
-		Keep        int       `json:"keep,omitempty"`
-		Order       []int     `json:"order"`
-		Nodes       int64     `json:"nodes"`
-		Seconds     float64   `json:"seconds"`
-		Threads     int       `json:"threads"`
-		Shared      int64     `json:"shared"`
-		Engine      string    `json:"engine"`
-		Why         string    `json:"why"`
-		Prune       pruneJSON `json:"prune"`
-		Verified    bool      `json:"verified"`
-		Mapping     [][2]int  `json:"mapping"`
-		Columns     [][]int   `json:"columns"`
+		Approximate bool    `json:"approximate"`
+		Keep        int     `json:"keep,omitempty"`
+		Order       []int   `json:"order"`
+		Nodes       int64   `json:"nodes"`
+		Seconds     float64 `json:"seconds"`
+		Threads     int     `json:"threads"`
+		Shared      int64   `json:"shared"`
+		Engine      string  `json:"engine"`
+		Why         string  `json:"why"`
+		answerJSON
 	}
 	keep := 0
 	why := "more than two graphs: the multi-graph search"
@@ -411,11 +431,11 @@ func writeMCSManyJSON(e *cli.Env, pos []string, ns, bases []int, cols [][]int, o
 		keep = opts.Keep
 		why = "--approximate: the graphs intersected one at a time"
 	}
-	return json.NewEncoder(e.Stdout).Encode(jsonResult{Files: pos, N: ns, Base: bases, Size: res.Size, Verdict: v,
+	return json.NewEncoder(e.Stdout).Encode(jsonResult{graphsJSON: graphsJSON{Files: pos, N: ns, Base: bases}, Size: res.Size, Verdict: v,
 		Approximate: res.Approximate, Keep: keep,
 		Order: res.Order, Nodes: res.Nodes, Seconds: res.Elapsed.Seconds(), Threads: res.Threads, Shared: res.Shared,
-		Engine: string(mcs.EngineCPU), Why: why, Prune: newPruneJSON(res.Prune), Verified: verified,
-		Mapping: cli.ShiftedPairs(res.Pairs(0, 1), bases[0], bases[1]), Columns: cols})
+		Engine: string(mcs.EngineCPU), Why: why,
+		answerJSON: newAnswerJSON(res.Prune, verified, cli.ShiftedPairs(res.Pairs(0, 1), bases[0], bases[1]), cols)})
 }
 
 // printMCSManyText prints a multi-graph result as text: the size and
@@ -425,9 +445,7 @@ func printMCSManyText(e *cli.Env, sf *cli.SolverFlags, nGraphs int, res mcs.Mult
 	if res.Approximate {
 		status = "approximate (a common subgraph, not proven maximum)"
 	}
-	if sf.Verify {
-		status += ", verified"
-	}
+	status = sf.Verified(status)
 	w := e.Stdout
 	fmt.Fprintf(w, "size %d  %s  (%d graphs, searched in order %v)\n", res.Size, status, nGraphs, plusOne(res.Order))
 	fmt.Fprintf(w, "nodes %d  time %v  threads %d  %s\n", res.Nodes, res.Elapsed.Round(time.Microsecond), res.Threads, cli.Rate(res.Nodes, res.Elapsed))
