@@ -57,8 +57,7 @@ func (r goalResult) String() string {
 // optimum "optimal" with the goal met. mcs (CPU and device engines) and
 // clique (device engine, the CPU backend's twin).
 func TestGoalAboveOptimum(t *testing.T) {
-	g, h, _ := demoPair(t)
-	paths := writeGraphs(t, core.FormatMIVIA, "mivia", g, h)
+	paths, _ := demoPairFiles(t)
 	opt := runJSON[goalResult](t, "mcs", paths[0], paths[1], "--json")
 	if opt.Status != "optimal" || !opt.Proven || opt.Size == nil || opt.Goal != nil || opt.GoalMet != nil {
 		t.Fatalf("plain run: %v", opt)
@@ -398,8 +397,7 @@ func TestHelpAndQuiet(t *testing.T) {
 	}
 
 	gr := writeTemp(t, "c5.gr", vcTestGraph)
-	g, h, _ := demoPair(t)
-	paths := writeGraphs(t, core.FormatMIVIA, "mivia", g, h)
+	paths, _ := demoPairFiles(t)
 	for _, args := range [][]string{
 		{"mcs", paths[0], paths[1], "--engine", "gpu", "--backend", "cpu"},
 		{"clique", gr, "--engine", "gpu", "--backend", "cpu"},

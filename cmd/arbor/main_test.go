@@ -56,6 +56,13 @@ func demoPair(t *testing.T) (g, h *core.Graph, planted int) {
 	return g, h, planted
 }
 
+// demoPairFiles is demoPair written as MIVIA files, and the planted size.
+func demoPairFiles(t *testing.T) (paths []string, planted int) {
+	t.Helper()
+	g, h, planted := demoPair(t)
+	return writeGraphs(t, core.FormatMIVIA, "mivia", g, h), planted
+}
+
 // wantExit runs each of runs through the CLI and reports every one that
 // does not exit with code.
 func wantExit(t *testing.T, code int, runs [][]string) {

@@ -21,8 +21,7 @@ import (
 )
 
 func TestMCSCommand(t *testing.T) {
-	g, h, planted := demoPair(t)
-	paths := writeGraphs(t, core.FormatMIVIA, "mivia", g, h)
+	paths, planted := demoPairFiles(t)
 	gp, hp := paths[0], paths[1]
 	sizes := map[int]bool{}
 	for _, threads := range []string{"1", "2"} {
@@ -66,12 +65,8 @@ func TestMCSCommand(t *testing.T) {
 // runs its twin) and the fixed-goal mode: the same tree, so the same node
 // count, on the CPU engine and the device engine.
 func TestMCSEngines(t *testing.T) {
-	g, h, planted := demoPair(t)
-	paths := writeGraphs(t, core.FormatMIVIA, "mivia", g, h)
-	solve := func(args ...string) report {
-		t.Helper()
-		return solveMCS(t, paths, args...)
-	}
+	paths, planted := demoPairFiles(t)
+	solve := func(args ...string) report { t.Helper(); return solveMCS(t, paths, args...) }
 	gpu := solve("--engine", "gpu", "--backend", "cpu", "--workers", "3")
 	cpu := solve("--engine", "cpu", "--threads", "1")
 	if gpu.Engine != "gpu" || !gpu.Proven || !gpu.Verified || gpu.Size != cpu.Size || gpu.Size < planted {
@@ -168,12 +163,8 @@ func TestMCSMany(t *testing.T) {
 // TestMCSHeuristics runs the heuristic flags and the portfolio through
 // the CLI: each must find the default's size, verified and proven.
 func TestMCSHeuristics(t *testing.T) {
-	g, h, _ := demoPair(t)
-	paths := writeGraphs(t, core.FormatMIVIA, "mivia", g, h)
-	solve := func(args ...string) report {
-		t.Helper()
-		return solveMCS(t, paths, args...)
-	}
+	paths, _ := demoPairFiles(t)
+	solve := func(args ...string) report { t.Helper(); return solveMCS(t, paths, args...) }
 	want := solve("--engine", "cpu", "--threads", "1")
 	for _, args := range [][]string{
 		{"--engine", "cpu", "--block-order"},
@@ -205,8 +196,7 @@ func TestMCSHeuristics(t *testing.T) {
 // TestMCSClusterEmbedded runs 'arbor mcs --cluster embedded': the local
 // workers are this test binary acting as the CLI (envCLI).
 func TestMCSClusterEmbedded(t *testing.T) {
-	g, h, planted := demoPair(t)
-	paths := writeGraphs(t, core.FormatMIVIA, "mivia", g, h)
+	paths, planted := demoPairFiles(t)
 	code, out, stderr := runCLI(t, "mcs", paths[0], paths[1], "--threads", "1", "--json")
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
@@ -279,8 +269,7 @@ func TestWorkerWrongToken(t *testing.T) {
 // TestServerCommand runs 'arbor server', a worker and a coordinator on it,
 // and a worker with the wrong token, which it refuses.
 func TestServerCommand(t *testing.T) {
-	g, h, _ := demoPair(t)
-	paths := writeGraphs(t, core.FormatMIVIA, "mivia", g, h)
+	paths, _ := demoPairFiles(t)
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	var serr syncio.Writer
@@ -345,8 +334,7 @@ func TestSlurmScriptLocally(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	g, h, _ := demoPair(t)
-	paths := writeGraphs(t, core.FormatMIVIA, "mivia", g, h)
+	paths, _ := demoPairFiles(t)
 	bin := t.TempDir()
 	self, err := os.Executable()
 	if err != nil {
@@ -398,8 +386,7 @@ func TestSlurmScriptLocally(t *testing.T) {
 // search runs no other rule); the fixed goal's node counts are
 // equal on the CPU engine and the device engine's twin in both modes.
 func TestMCSPrune(t *testing.T) {
-	g, h, _ := demoPair(t)
-	paths := writeGraphs(t, core.FormatMIVIA, "mivia", g, h)
+	paths, _ := demoPairFiles(t)
 	type result struct {
 		Size  int   `json:"size"`
 		Nodes int64 `json:"nodes"`
