@@ -307,20 +307,8 @@ func TestWorkerKilled(t *testing.T) {
 // solve returned.
 func killedMidTask(t *testing.T, solve func(context.Context, CoordinatorConfig) (Result, error)) (Result, error) {
 	t.Helper()
-	srv := startServer(t)
-	holder := startHolder(t, srv, "")
-	defer holder.cmd.Process.Kill()
-
-	ctx := deadline(t)
 	var logs syncBuffer
-	done := make(chan outcome, 1)
-	go func() {
-		cfg := testConfig(srv)
-		cfg.Log = io.MultiWriter(logWriter{t}, &logs)
-		res, err := solve(ctx, cfg)
-		done <- outcome{res, err}
-	}()
-	t.Logf("killed a worker holding task %s", holder.killWhenHolding(t))
+	srv, done := killedHolding(t, "", 0, &logs, solve)
 
 	ps, err := StartWorkers(3, srv.URL(), srv.Token, logWriter{t}, testWorkerCommand(false, ""))
 	if err != nil {
@@ -336,44 +324,49 @@ func killedMidTask(t *testing.T, solve func(context.Context, CoordinatorConfig) 
 	return o.res, o.err
 }
 
-// holdingWorker is a test worker process that holds the first task it
-// gets (testWorkerCommand's hold), and says so on its stdout.
-type holdingWorker struct {
-	cmd    *exec.Cmd
-	stdout io.Reader
-	stderr strings.Builder
-}
-
-// startHolder starts a holding worker named name ("": the default name)
-// on srv.
-func startHolder(t *testing.T, srv *Server, name string) *holdingWorker {
+// killedHolding starts a server and a test worker named name ("": the
+// default) that holds the first task it gets (testWorkerCommand's hold),
+// runs solve there in the background (testConfig, with ackWait where > 0,
+// logging to logs), and kills the worker once it holds a task. It returns
+// the server and solve's outcome to come.
+func killedHolding(t *testing.T, name string, ackWait time.Duration, logs *syncBuffer,
+	solve func(context.Context, CoordinatorConfig) (Result, error)) (*Server, chan outcome) {
 	t.Helper()
-	w := &holdingWorker{cmd: testWorkerCommand(true, name)(0)}
-	w.cmd.Env = append(w.cmd.Env, EnvURL+"="+srv.URL(), EnvToken+"="+srv.Token)
-	stdout, err := w.cmd.StdoutPipe()
+	srv := startServer(t)
+	holder := testWorkerCommand(true, name)(0)
+	holder.Env = append(holder.Env, EnvURL+"="+srv.URL(), EnvToken+"="+srv.Token)
+	stdout, err := holder.StdoutPipe()
 	if err != nil {
 		t.Fatal(err)
 	}
-	w.stdout, w.cmd.Stderr = stdout, &w.stderr
-	if err := w.cmd.Start(); err != nil {
+	var stderr syncBuffer
+	holder.Stderr = &stderr
+	if err := holder.Start(); err != nil {
 		t.Fatal(err)
 	}
-	return w
-}
+	t.Cleanup(func() { holder.Process.Kill() })
 
-// killWhenHolding waits until the worker holds a task, kills it and
-// returns the task's name.
-func (w *holdingWorker) killWhenHolding(t *testing.T) string {
-	t.Helper()
-	line, err := bufio.NewReader(w.stdout).ReadString('\n')
+	ctx := deadline(t)
+	done := make(chan outcome, 1)
+	go func() {
+		cfg := testConfig(srv)
+		if ackWait > 0 {
+			cfg.AckWait = ackWait
+		}
+		cfg.Log = io.MultiWriter(logWriter{t}, logs)
+		res, err := solve(ctx, cfg)
+		done <- outcome{res, err}
+	}()
+	line, err := bufio.NewReader(stdout).ReadString('\n')
 	if err != nil || !strings.HasPrefix(line, "holding ") {
-		t.Fatalf("the holding worker said %q (%v); stderr %s", line, err, w.stderr.String())
+		t.Fatalf("the holding worker said %q (%v); stderr %s", line, err, stderr.String())
 	}
-	if err := w.cmd.Process.Signal(syscall.SIGKILL); err != nil {
+	if err := holder.Process.Signal(syscall.SIGKILL); err != nil {
 		t.Fatal(err)
 	}
-	_ = w.cmd.Wait()
-	return strings.TrimSpace(strings.TrimPrefix(line, "holding "))
+	_ = holder.Wait()
+	t.Logf("killed a worker holding task %s", strings.TrimSpace(strings.TrimPrefix(line, "holding ")))
+	return srv, done
 }
 
 // TestWorkerRestarted: a worker killed holding a task and started again
@@ -383,20 +376,10 @@ func (w *holdingWorker) killWhenHolding(t *testing.T) string {
 // consumer's ack wait.
 func TestWorkerRestarted(t *testing.T) {
 	c := generatedPairs(t, 3)[2]
-	srv := startServer(t)
-	holder := startHolder(t, srv, "box1")
-	defer holder.cmd.Process.Kill()
-	ctx := deadline(t)
 	var logs syncBuffer
-	done := make(chan outcome, 1)
-	go func() {
-		cfg := testConfig(srv)
-		cfg.AckWait = 30 * time.Second
-		cfg.Log = io.MultiWriter(logWriter{t}, &logs)
-		res, err := SolveMCS(ctx, cfg, c.g, c.h, mcs.Options{})
-		done <- outcome{res, err}
-	}()
-	holder.killWhenHolding(t)
+	srv, done := killedHolding(t, "box1", 30*time.Second, &logs, func(ctx context.Context, cfg CoordinatorConfig) (Result, error) {
+		return SolveMCS(ctx, cfg, c.g, c.h, mcs.Options{})
+	})
 	killed := time.Now()
 	// The same name again, and the task comes back at once: the job ends
 	// long before the hand-back wait.

@@ -21,6 +21,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -238,6 +239,27 @@ func solveAsync(ctx context.Context, cfg CoordinatorConfig, c pairCase) chan out
 	return done
 }
 
+// solveMidway starts solving c under cfg (solveAsync) and returns once
+// three tasks are done; a job that ends first fails the test, which needed
+// it still running for what it does next (what).
+func solveMidway(t *testing.T, cfg CoordinatorConfig, c pairCase, what string) chan outcome {
+	t.Helper()
+	midway := make(chan struct{})
+	var once sync.Once
+	cfg.Progress = func(p Progress) {
+		if p.Done >= 3 {
+			once.Do(func() { close(midway) })
+		}
+	}
+	done := solveAsync(deadline(t), cfg, c)
+	select {
+	case <-midway:
+	case o := <-done:
+		t.Fatalf("the job ended before %s: %v", what, o.err)
+	}
+	return done
+}
+
 // TestForgedRecords: a holder of the worker token publishes an end record
 // (refused by the server), and childless done records of every root task
 // before any worker starts: unsigned by a registered worker key, they are
@@ -426,23 +448,7 @@ func TestServerLostStore(t *testing.T) {
 	// the job proven before the restart, and nothing vanish).
 	cfg.Fresh = true
 	cfg.Budget = 1_000
-	ctx := deadline(t)
-	stopped := make(chan struct{})
-	cfg.Progress = func(p Progress) {
-		if p.Done >= 3 {
-			select {
-			case <-stopped:
-			default:
-				close(stopped)
-			}
-		}
-	}
-	done := solveAsync(ctx, cfg, c)
-	select {
-	case <-stopped:
-	case o := <-done:
-		t.Fatalf("the job ended before the server could be restarted: %v", o.err)
-	}
+	done := solveMidway(t, cfg, c, "the server could be restarted")
 	srv.Shutdown()
 	srv = rolesServer(t, port, t.TempDir())
 	reregister()
@@ -555,22 +561,7 @@ func TestKilledProcesses(t *testing.T) {
 	// The server, killed and restarted.
 	cfg := CoordinatorConfig{URL: url, Token: token, Tasks: 16, Budget: 20_000, AckWait: 3 * time.Second, Log: &logs}
 	ctx := deadline(t)
-	midway := make(chan struct{})
-	cfg.Progress = func(p Progress) {
-		if p.Done >= 3 {
-			select {
-			case <-midway:
-			default:
-				close(midway)
-			}
-		}
-	}
-	done := solveAsync(ctx, cfg, c)
-	select {
-	case <-midway:
-	case o := <-done:
-		t.Fatalf("the job ended before the server could be killed: %v", o.err)
-	}
+	done := solveMidway(t, cfg, c, "the server could be killed")
 	_ = server.Process.Signal(syscall.SIGKILL)
 	_ = server.Wait()
 	_, sc = child(t, serverRole, env...)
@@ -602,7 +593,6 @@ func TestKilledProcesses(t *testing.T) {
 	line := waitLine(t, sc, "progress ")
 	_ = coord.Process.Signal(syscall.SIGKILL)
 	_ = coord.Wait()
-	cfg.Progress = nil
 	res, err := SolveMCS(ctx, cfg, c.g, c.h, mcs.Options{})
 	checkResult(t, c, res, err)
 	if !res.Resumed || !strings.Contains(line, res.Job) {

@@ -297,10 +297,7 @@ func TestGenerateWritesWhatReadersRead(t *testing.T) {
 // every command that reads a graph, and the refusal says how to raise them.
 func TestReadLimitFlags(t *testing.T) {
 	dir := t.TempDir()
-	sparse := filepath.Join(dir, "sparse.gr")
-	if err := os.WriteFile(sparse, []byte("p td 2000000 1\n1 2000000\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	sparse := writeFile(t, dir, "sparse.gr", "p td 2000000 1\n1 2000000\n")
 	var z bytes.Buffer
 	zw := gzip.NewWriter(&z)
 	zw.Write([]byte(vcTestGraph))

@@ -20,7 +20,13 @@ const vcTestGraph = "c test\np td 6 6\n1 2\n2 3\n3 4\n4 5\n5 1\n5 6\n"
 
 func writeTemp(t *testing.T, name, body string) string {
 	t.Helper()
-	p := filepath.Join(t.TempDir(), name)
+	return writeFile(t, t.TempDir(), name, body)
+}
+
+// writeFile writes body to dir/name and returns its path.
+func writeFile(t *testing.T, dir, name, body string) string {
+	t.Helper()
+	p := filepath.Join(dir, name)
 	if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
 		t.Fatal(err)
 	}
