@@ -154,6 +154,20 @@ func (s *SearchFlags) Register(fs *flag.FlagSet, h SearchHelp) {
 	}
 }
 
+// NewSearchFlags is the flag set of the registered command e runs
+// (Env.Name), its name and synopsis the registry's, with the shared
+// search flags declared as its Algorithm.Search says.
+func NewSearchFlags(e *Env) (*flag.FlagSet, *SearchFlags) {
+	a, ok := Lookup(e.Name)
+	if !ok || a.Search == nil {
+		panic(fmt.Sprintf("cli: NewSearchFlags runs a registered command with Search help (Env.Name %q)", e.Name))
+	}
+	fs := NewFlags(e, a.Name, a.Synopsis)
+	var sr SearchFlags
+	sr.Register(fs, *a.Search)
+	return fs, &sr
+}
+
 // Check is the shared flags' rules, after parsing (the durations'
 // are parse's).
 func (s *SearchFlags) Check() error {

@@ -68,6 +68,10 @@ type Algorithm struct {
 	Summary string
 	// Synopsis is the usage after "arbor Name " (-h's first line).
 	Synopsis string
+	// Search, for a command that takes the shared search flags
+	// (SearchFlags: -o, --json, --verify, --threads, --engine, …), is
+	// what it says of them: NewSearchFlags declares them from it.
+	Search *SearchHelp
 	// Engines are the values of --engine, the default first.
 	Engines []Engine
 	// Schema is the file in docs/schema that the --json output follows

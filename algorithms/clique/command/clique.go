@@ -14,23 +14,10 @@ import (
 	"github.com/arbor-gpu/arbor/core"
 )
 
-// cliqueSynopsis is arbor clique's usage line.
-const cliqueSynopsis = "GRAPH [--threads N] [--timeout D] [--complement] [--format F] [--json] [--verify] [--require-optimal] [--zero-based] [-o FILE] [-v] [--plain-colouring] [--engine auto|cpu|gpu|hybrid] [--goal K] [--workers N] [--backend B] [--device D] | --batch LIST [--device-slots D] …"
-
 // runClique is 'arbor clique': a maximum clique of a graph, or of its
 // complement (a maximum independent set of the graph).
 func runClique(e *cli.Env) error {
-	fs := cli.NewFlags(e, "clique", cliqueSynopsis)
-	var sr cli.SearchFlags
-	sr.Register(fs, cli.SearchHelp{What: "clique",
-		Out:     "write the clique to `FILE` (atomically): '#' lines saying the status, then one vertex per line",
-		Threads: "worker threads: 1 runs the sequential engine; 0 uses every core",
-		Timeout: "stop after `D` (e.g. 30s) and report the best clique found, unproven",
-		Engine:  "where to search: cpu, gpu (the device search on --backend/--device, plain colouring bound; the CPU backend runs its Go twin), hybrid (the device and the CPU engine side by side, sharing the incumbent) or auto (the CPU engine at once while the device opens; on a GPU with warp-level operations the hybrid takes over what the CPU engine has not settled once the device is open and a 50 ms head start has passed)",
-		Engines: string(clique.EngineAuto),
-		Workers: "device engine workers (work-groups); 0 sizes it from the device",
-		Goal:    "fixed-incumbent mode (gpu engine): prune as if a clique of K−1 vertices were known, never raising it (the same tree on every device: node counts compare); reports a clique of ≥ K if there is one",
-	})
+	fs, sr := cli.NewSearchFlags(e)
 	sf, goal := &sr.SolverFlags, sr.Goal
 	complement := fs.Bool("complement", false, "solve the complement graph (a maximum independent set of GRAPH)")
 	plain := fs.Bool("plain-colouring", false, "use BBMC's colouring bound alone, without the Re-NUMBER and infra-chromatic tightening (for comparison)")
@@ -59,7 +46,7 @@ func runClique(e *cli.Env) error {
 	opts := clique.Options{Threads: *sr.Threads, Timeout: *sr.Timeout, Complement: *complement, PlainColouring: *plain,
 		Engine: engine, Goal: *goal, Workers: *sr.Workers}
 	if bf.Active() {
-		return runCliqueBatch(e, &sr, &bf, pos, opts)
+		return runCliqueBatch(e, sr, &bf, pos, opts)
 	}
 	// The device opens while the graph is read and the CPU engine starts,
 	// as clique.Maximum would open it (clique.OpenDevices: its start-up

@@ -17,23 +17,10 @@ import (
 	"github.com/arbor-gpu/arbor/device/startup"
 )
 
-// mcsSynopsis is arbor mcs's usage line.
-const mcsSynopsis = "G1 G2 [G3 …] [--plain-order] [--approximate [--keep K]] [--threads N] [--connected] [--directed] [--vertex-labels] [--edge-labels] [--big-first] [--heuristic min_max|min_product] [--prune rr|none|rr2] [--block-order] [--dead-end N [--double-raise]] [--restarts [--seed S]] [--engine auto|cpu|gpu|hybrid|portfolio] [--goal K] [--workers N] [--backend B] [--device D] [--timeout D] [--format F] [--json] [--verify] [--require-optimal] [--zero-based] [-o FILE] [-v] [--cluster URL|embedded [--cluster-token T] [--task-nodes B] [--tasks N] [--ack-wait D] [--fresh]] | --batch LIST | QUERY --against LIST|DIR (--min-size K | --top N) [--device-slots D] …"
-
 // runMCS is 'arbor mcs': a maximum common induced subgraph of two or more
 // graphs.
 func runMCS(e *cli.Env) error {
-	fs := cli.NewFlags(e, "mcs", mcsSynopsis)
-	var sr cli.SearchFlags
-	sr.Register(fs, cli.SearchHelp{What: "mapping",
-		Out:     "write the mapping to `FILE` (atomically): '#' lines saying the status, then one line per matched vertex, its number in each graph",
-		Threads: "worker threads: 1 runs the sequential engine (node counts equal the original McSplit's); 0 uses every core",
-		Timeout: "stop after `D` (e.g. 30s) and report the best found, unproven",
-		Engine:  "where to search: cpu, gpu (the device search on --backend/--device; the CPU backend runs its Go twin), hybrid, portfolio (several CPU configurations and the device at once, sharing the incumbent; the first proof wins) or auto (the CPU engine at once; the hybrid once a GPU that supports the options is open, never waiting for it)",
-		Engines: string(mcs.EngineAuto),
-		Workers: "device engine workers (work-groups); 0 sizes it from the device. With --cluster embedded: local worker processes (0: one per core)",
-		Goal:    "fixed-incumbent mode: prune as if a solution of K−1 vertices were known, never raising it (the same tree on every engine and device: node counts compare); reports a solution of ≥ K or none",
-	})
+	fs, sr := cli.NewSearchFlags(e)
 	sf, threads, workers, goal := &sr.SolverFlags, sr.Threads, sr.Workers, sr.Goal
 	var f mcsFlags
 	var cf cli.ClusterFlags
@@ -57,7 +44,7 @@ func runMCS(e *cli.Env) error {
 	if err := cli.CheckOutNotInput(sf.Out, append(pos, bf.List, bf.Against)...); err != nil {
 		return err
 	}
-	opts, err := f.options(&sr)
+	opts, err := f.options(sr)
 	if err != nil {
 		return err
 	}
@@ -87,7 +74,7 @@ func runMCS(e *cli.Env) error {
 		if cf.URL != "" || *f.approx {
 			return cli.Usagef("--batch and --against run two-graph searches in this process: leave out --cluster and --approximate")
 		}
-		return runMCSBatch(e, &sr, &bf, pos, graphs, opts, ro)
+		return runMCSBatch(e, sr, &bf, pos, graphs, opts, ro)
 	}
 	if cf.URL != "" && (len(graphs) > 2 || *f.approx || *f.blockOrder || *f.deadEnd > 0 || *f.restarts || engine == mcs.EnginePortfolio) {
 		return cli.Usagef("--cluster distributes the plain two-graph search; leave out more graphs, --approximate, the heuristics and the portfolio")
