@@ -214,6 +214,29 @@ func Say(e *Env, verbose bool, r startup.Report) {
 	}
 }
 
+// StartSearch begins a search on the devices opening (nil: none, the
+// CPU alone): it waits for the opening to settle (its error is the run's)
+// and starts the search's progress line. EndSearch ends it.
+func StartSearch(e *Env, opening *startup.Opening) (*Progress, error) {
+	if opening != nil {
+		if err := opening.Settle(); err != nil {
+			return nil, err
+		}
+	}
+	return NewProgress(e), nil
+}
+
+// EndSearch ends the progress line of StartSearch and, with an opening,
+// says what it did (Say) and returns the devices the search had.
+func EndSearch(e *Env, verbose bool, prog *Progress, opening *startup.Opening) []backend.Device {
+	prog.Done()
+	if opening == nil {
+		return nil
+	}
+	Say(e, verbose, opening.Report())
+	return opening.Devices()
+}
+
 // BackendOf is the JSON field backend: the backend of the devices an
 // engine ran on ("" on the CPU engine).
 func BackendOf(devs []backend.Device, ranOn string) string {

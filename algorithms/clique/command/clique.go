@@ -69,22 +69,16 @@ func runClique(e *cli.Env) error {
 	for _, n := range g.Notes {
 		fmt.Fprintf(e.Stderr, "arbor clique: %s: note: %s\n", pos[0], n)
 	}
-	if opening != nil {
-		if err := opening.Settle(); err != nil {
-			return err
-		}
-		opts.Opening = opening
+	prog, err := cli.StartSearch(e, opening)
+	if err != nil {
+		return err
 	}
-	prog := cli.NewProgress(e)
+	opts.Opening = opening
 	opts.Progress = func(p clique.Progress) {
 		prog.Update(fmt.Sprintf("incumbent %d  bound %d  nodes %d  %s", p.Incumbent, p.UpperBound, p.Nodes, cli.Rate(p.Nodes, p.Elapsed)))
 	}
 	res, err := solveClique(e.Ctx, pos, g, opts)
-	prog.Done()
-	if opening != nil {
-		cli.Say(e, sf.Verbose, opening.Report())
-		opts.Devices = opening.Devices()
-	}
+	opts.Devices = cli.EndSearch(e, sf.Verbose, prog, opening)
 	if err != nil {
 		return err
 	}

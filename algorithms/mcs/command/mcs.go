@@ -167,13 +167,11 @@ func (f *mcsFlags) options(sr *cli.SearchFlags) (mcs.Options, error) {
 // solveMCSHere is one two-graph search in this process, on the opening
 // device (when there is one) with a progress line, and its result printed.
 func solveMCSHere(e *cli.Env, sf *cli.SolverFlags, pos []string, g0, g1 *core.Graph, opts mcs.Options, opening *startup.Opening, goal int) error {
-	if opening != nil {
-		if err := opening.Settle(); err != nil {
-			return err
-		}
-		opts.Opening = opening
+	prog, err := cli.StartSearch(e, opening)
+	if err != nil {
+		return err
 	}
-	prog := cli.NewProgress(e)
+	opts.Opening = opening
 	opts.Progress = func(p mcs.Progress) {
 		goal := ""
 		if p.Goal > 0 {
@@ -182,11 +180,7 @@ func solveMCSHere(e *cli.Env, sf *cli.SolverFlags, pos []string, g0, g1 *core.Gr
 		prog.Update(fmt.Sprintf("%sincumbent %d  nodes %d  %s", goal, p.Incumbent, p.Nodes, cli.Rate(p.Nodes, p.Elapsed)))
 	}
 	res, err := solveMCS(e.Ctx, pos, g0, g1, opts)
-	prog.Done()
-	if opening != nil {
-		cli.Say(e, sf.Verbose, opening.Report())
-		opts.Devices = opening.Devices()
-	}
+	opts.Devices = cli.EndSearch(e, sf.Verbose, prog, opening)
 	if err != nil {
 		return err
 	}

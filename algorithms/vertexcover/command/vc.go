@@ -127,11 +127,11 @@ func solveVCHere(e *cli.Env, sr *cli.SearchFlags, df cli.DeviceFlags, pos []stri
 		ctx, cancel = context.WithTimeout(ctx, *timeout)
 		defer cancel()
 	}
-	prog := cli.NewProgress(e)
+	prog, err := cli.StartSearch(e, opening)
+	if err != nil {
+		return err
+	}
 	if opening != nil {
-		if err := opening.Settle(); err != nil {
-			return err
-		}
 		opts.Opening, opts.Workers = opening, *workers
 	}
 	// The partition local search borrows the opening's device, or opens
@@ -149,11 +149,7 @@ func solveVCHere(e *cli.Env, sr *cli.SearchFlags, df cli.DeviceFlags, pos []stri
 		prog.Update(fmt.Sprintf("best %s  lower bound %d  nodes %d  %s", best, p.LowerBound, p.Nodes, cli.Rate(p.Nodes, p.Elapsed)))
 	}
 	res, err := solveVC(ctx, pos, g, opts)
-	prog.Done()
-	if opening != nil {
-		cli.Say(e, sf.Verbose, opening.Report())
-		opts.Devices = opening.Devices()
-	}
+	opts.Devices = cli.EndSearch(e, sf.Verbose, prog, opening)
 	if err != nil {
 		return err
 	}
