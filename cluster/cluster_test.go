@@ -699,6 +699,45 @@ func TestDeviceWorkers(t *testing.T) {
 	})
 }
 
+// dialed is a connection to srv as name with token, closed when the test
+// ends.
+func dialed(t *testing.T, srv *Server, token, name string) *Conn {
+	t.Helper()
+	conn, err := dial(srv.URL(), token, name, Credentials{}, dialOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { conn.Close() })
+	return conn
+}
+
+// streamedRecords reads the records of the results stream on subjects
+// matching filter, as they are now (the ones that do not decode left out).
+func streamedRecords(t *testing.T, ctx context.Context, conn *Conn, filter string) []*Record {
+	t.Helper()
+	cons, err := conn.JS.OrderedConsumer(ctx, ResultStream, jetstream.OrderedConsumerConfig{FilterSubjects: []string{filter}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []*Record
+	for {
+		b, err := cons.Fetch(500, jetstream.FetchMaxWait(500*time.Millisecond))
+		if err != nil {
+			t.Fatal(err)
+		}
+		n := 0
+		for m := range b.Messages() {
+			n++
+			if r, err := decodeRecord(m.Data()); err == nil {
+				out = append(out, r)
+			}
+		}
+		if n == 0 {
+			return out
+		}
+	}
+}
+
 // TestCanaryHint: the coordinator publishes its canary one worse as the
 // job's first incumbent (mcs: a pair fewer, vc: a vertex more), verified;
 // the workers' own records then prove strictly better than the hint.
@@ -706,34 +745,16 @@ func TestCanaryHint(t *testing.T) {
 	srv := startServer(t)
 	inProcessWorkers(t, srv, 2, logWriter{t})
 	ctx := deadline(t)
-	conn, err := dial(srv.URL(), srv.Token, "reader", Credentials{}, dialOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close()
+	conn := dialed(t, srv, srv.Token, "reader")
 	// hints returns the best records the coordinator published for job.
 	hints := func(job string) []*Record {
-		cons, err := conn.JS.OrderedConsumer(ctx, ResultStream, jetstream.OrderedConsumerConfig{FilterSubjects: []string{resultSubject(job, kindBest)}})
-		if err != nil {
-			t.Fatal(err)
-		}
 		var out []*Record
-		for {
-			b, err := cons.Fetch(100, jetstream.FetchMaxWait(500*time.Millisecond))
-			if err != nil {
-				t.Fatal(err)
-			}
-			n := 0
-			for m := range b.Messages() {
-				n++
-				if r, err := decodeRecord(m.Data()); err == nil && strings.HasPrefix(r.Worker, "coordinator ") {
-					out = append(out, r)
-				}
-			}
-			if n == 0 {
-				return out
+		for _, r := range streamedRecords(t, ctx, conn, resultSubject(job, kindBest)) {
+			if strings.HasPrefix(r.Worker, "coordinator ") {
+				out = append(out, r)
 			}
 		}
+		return out
 	}
 	c := generatedPairs(t, 3)[2]
 	res, err := SolveMCS(ctx, testConfig(srv), c.g, c.h, mcs.Options{})
@@ -777,31 +798,10 @@ func TestDeviceHold(t *testing.T) {
 	cfg.Tasks = 1
 	res, err := SolveMCS(deadline(t), cfg, c.g, c.h, mcs.Options{})
 	checkResult(t, c, res, err)
-	conn, err := dial(srv.URL(), srv.Token, "reader", Credentials{}, dialOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close()
-	cons, err := conn.JS.OrderedConsumer(deadline(t), ResultStream, jetstream.OrderedConsumerConfig{FilterSubjects: []string{resultPrefix + res.Job + "." + kindDone + ".>"}})
-	if err != nil {
-		t.Fatal(err)
-	}
+	conn := dialed(t, srv, srv.Token, "reader")
 	most := 0
-	for {
-		b, err := cons.Fetch(500, jetstream.FetchMaxWait(500*time.Millisecond))
-		if err != nil {
-			t.Fatal(err)
-		}
-		n := 0
-		for m := range b.Messages() {
-			n++
-			if r, err := decodeRecord(m.Data()); err == nil {
-				most = max(most, len(r.Children))
-			}
-		}
-		if n == 0 {
-			break
-		}
+	for _, r := range streamedRecords(t, deadline(t), conn, resultPrefix+res.Job+"."+kindDone+".>") {
+		most = max(most, len(r.Children))
 	}
 	if most <= devicePublish {
 		t.Errorf("%s: at most %d subtasks in a done record: the batch kept its open work past its hold", c.name, most)
@@ -820,11 +820,7 @@ func TestLostRoots(t *testing.T) {
 	cfg := testConfig(srv)
 	cfg.Log = io.MultiWriter(logWriter{t}, &logs)
 	done := solveAsync(ctx, cfg, c)
-	conn, err := dial(srv.URL(), srv.Token, "purger", Credentials{}, dialOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close()
+	conn := dialed(t, srv, srv.Token, "purger")
 	job := mcsJob(t, c)
 	waitPlan(t, ctx, conn, job)
 	tasks, err := conn.JS.Stream(ctx, TaskStream)

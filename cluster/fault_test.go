@@ -272,11 +272,7 @@ func TestForgedRecords(t *testing.T) {
 	var logs syncBuffer
 	cfg := CoordinatorConfig{URL: srv.URL(), Token: srv.Token, Tasks: 16, Budget: 20_000, Log: &logs}
 	done := solveAsync(ctx, cfg, c)
-	attacker, err := dial(srv.URL(), srv.WorkerToken, "attacker", Credentials{}, dialOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer attacker.Close()
+	attacker := dialed(t, srv, srv.WorkerToken, "attacker")
 	job := mcsJob(t, c)
 	plan := waitPlan(t, ctx, attacker, job)
 	end := fmt.Sprintf(`{"protocol":%d,"kind":"end","job":%q,"epoch":%q,"size":0}`, protocol, job, plan.Epoch)
@@ -374,11 +370,7 @@ func TestForgingWorker(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	forger, err := dial(srv.URL(), srv.WorkerToken, "forger", Credentials{}, dialOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer forger.Close()
+	forger := dialed(t, srv, srv.WorkerToken, "forger")
 	job := mcsJob(t, c)
 	plan := waitPlan(t, ctx, forger, job)
 	canary, err := mcs.Solve(ctx, c.g, c.h, mcs.Options{Threads: 1, NodeLimit: canaryNodes, Engine: mcs.EngineCPU})
@@ -877,11 +869,7 @@ func TestOrphansSkipped(t *testing.T) {
 // TestRolesDeny: the worker role cannot write what only coordinators may.
 func TestRolesDeny(t *testing.T) {
 	srv := rolesServer(t, 0, t.TempDir())
-	w, err := dial(srv.URL(), srv.WorkerToken, "worker", Credentials{}, dialOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer w.Close()
+	w := dialed(t, srv, srv.WorkerToken, "worker")
 	// A denied request goes unanswered: each gets a short wait of its own.
 	short := func() context.Context {
 		ctx, cancel := context.WithTimeout(context.Background(), time.Second)
@@ -958,11 +946,7 @@ func TestHeartbeatsBound(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer alive.stop()
-	attacker, err := dial(srv.URL(), srv.WorkerToken, "attacker", Credentials{}, dialOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer attacker.Close()
+	attacker := dialed(t, srv, srv.WorkerToken, "attacker")
 	const job = "mcs-000000000000000000000001"
 	beat := Alive{Protocol: protocol, Worker: "a", Run: "r1", Named: true, Slots: 1, Count: 1, Held: []Held{{Job: job, Seq: 7}}}
 	beat.sign(a)

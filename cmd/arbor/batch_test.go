@@ -81,7 +81,13 @@ func parseRows(t *testing.T, cmd, out string) []batchRowJSON {
 // randomGraph is G(n, p) from seed.
 func randomGraph(t *testing.T, n int, p float64, seed uint64) *core.Graph {
 	t.Helper()
-	rng := rand.New(rand.NewPCG(seed, 35))
+	return gnp(t, n, p, rand.New(rand.NewPCG(seed, 35)))
+}
+
+// gnp is G(n, p) drawn from rng: each pair of vertices an edge with
+// probability p.
+func gnp(t *testing.T, n int, p float64, rng *rand.Rand) *core.Graph {
+	t.Helper()
 	b := core.NewBuilder(n, false)
 	for u := range n {
 		for v := u + 1; v < n; v++ {
