@@ -239,6 +239,21 @@ func solveAsync(ctx context.Context, cfg CoordinatorConfig, c pairCase) chan out
 	return done
 }
 
+// provenSaying waits for the job of done and checks its result, that the
+// logs say want (failing with what if not), and that it left no task
+// queued on srv.
+func provenSaying(t *testing.T, srv *Server, c pairCase, done chan outcome, logs *syncBuffer, want, what string) {
+	t.Helper()
+	o := <-done
+	checkResult(t, c, o.res, o.err)
+	if !strings.Contains(logs.String(), want) {
+		t.Errorf("%s:\n%s", what, logs.String())
+	}
+	if n := queuedTasks(t, srv.URL(), srv.Token); n != 0 {
+		t.Errorf("%d tasks left queued", n)
+	}
+}
+
 // solveMidway starts solving c under cfg (solveAsync) and returns once
 // three tasks are done; a job that ends first fails the test, which needed
 // it still running for what it does next (what).
@@ -300,14 +315,7 @@ func TestForgedRecords(t *testing.T) {
 	}
 	// Only now the honest workers.
 	workersWith(t, srv.URL(), srv.WorkerToken, 2, &logs, srv)
-	o := <-done
-	checkResult(t, c, o.res, o.err)
-	if !strings.Contains(logs.String(), "not signed by a worker key") {
-		t.Errorf("the unsigned done records were not refused:\n%s", logs.String())
-	}
-	if n := queuedTasks(t, srv.URL(), srv.Token); n != 0 {
-		t.Errorf("%d tasks left queued", n)
-	}
+	provenSaying(t, srv, c, done, &logs, "not signed by a worker key", "the unsigned done records were not refused")
 
 	// One token, every right: forged ends reach the workers and a forged
 	// plan the coordinator; neither is believed.
@@ -343,7 +351,7 @@ func TestForgedRecords(t *testing.T) {
 	if _, err := forger.JS.Publish(ctx, resultSubject(job1, kindEnd), []byte(mustJSON(t, signed))); err != nil {
 		t.Fatal(err)
 	}
-	o = <-done1
+	o := <-done1
 	checkResult(t, c1, o.res, o.err)
 	got := logs1.String()
 	for _, want := range []string{"ignored an unauthenticated end record of job " + job1, "unauthenticated plan record"} {
@@ -444,14 +452,7 @@ func TestServerLostStore(t *testing.T) {
 	srv.Shutdown()
 	srv = rolesServer(t, port, t.TempDir())
 	reregister()
-	o := <-done
-	checkResult(t, c, o.res, o.err)
-	if !strings.Contains(logs.String(), "vanished from the server") {
-		t.Errorf("the coordinator did not say the job vanished:\n%s", logs.String())
-	}
-	if n := queuedTasks(t, srv.URL(), srv.Token); n != 0 {
-		t.Errorf("%d tasks left queued", n)
-	}
+	provenSaying(t, srv, c, done, &logs, "vanished from the server", "the coordinator did not say the job vanished")
 }
 
 // TestConsumerDeleted: the task consumer is deleted under the workers;
