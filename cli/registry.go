@@ -110,6 +110,20 @@ type Algorithm struct {
 	Cluster string
 }
 
+// EnginesOf is the Engines of a command that declares --engine itself
+// (SearchFlags), from the algorithm's own list (the default first): each
+// helped "see --engine" (the flag's usage says what it does), on a device
+// where device says so; and their names, for bench.
+func EnginesOf[E ~string](list []E, device func(E) bool) ([]Engine, []string) {
+	engines := make([]Engine, len(list))
+	names := make([]string, len(list))
+	for i, en := range list {
+		engines[i] = Engine{Name: string(en), Help: "see --engine", Device: device(en)}
+		names[i] = string(en)
+	}
+	return engines, names
+}
+
 // Engine is one value of an algorithm's --engine.
 type Engine struct {
 	Name string

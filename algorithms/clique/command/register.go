@@ -10,10 +10,7 @@ import (
 )
 
 func init() {
-	engines := make([]cli.Engine, len(clique.Engines))
-	for i, en := range clique.Engines {
-		engines[i] = cli.Engine{Name: string(en), Help: "see --engine", Device: en.OpensDevice()}
-	}
+	engines, _ := cli.EnginesOf(clique.Engines, clique.Engine.OpensDevice)
 	cli.Register(&cli.Algorithm{
 		Name:     "clique",
 		Summary:  "maximum clique (bitset branch and bound), or of the complement",

@@ -10,12 +10,7 @@ import (
 )
 
 func init() {
-	engines := make([]cli.Engine, len(mcs.Engines))
-	names := make([]string, len(mcs.Engines))
-	for i, en := range mcs.Engines {
-		engines[i] = cli.Engine{Name: string(en), Help: "see --engine", Device: en != mcs.EngineCPU}
-		names[i] = string(en)
-	}
+	engines, names := cli.EnginesOf(mcs.Engines, func(en mcs.Engine) bool { return en != mcs.EngineCPU })
 	cli.Register(&cli.Algorithm{
 		Name:     "mcs",
 		Summary:  "maximum common induced subgraph (McSplit)",

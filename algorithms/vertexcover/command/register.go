@@ -12,12 +12,7 @@ import (
 )
 
 func init() {
-	engines := make([]cli.Engine, len(vertexcover.Engines))
-	names := make([]string, len(vertexcover.Engines))
-	for i, en := range vertexcover.Engines {
-		engines[i] = cli.Engine{Name: string(en), Help: "see --engine", Device: en.OpensDevice()}
-		names[i] = string(en)
-	}
+	engines, names := cli.EnginesOf(vertexcover.Engines, vertexcover.Engine.OpensDevice)
 	cli.Register(&cli.Algorithm{
 		Name:     "vc",
 		Summary:  "minimum vertex cover",
