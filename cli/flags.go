@@ -249,6 +249,15 @@ func BackendOf(devs []backend.Device, ranOn string) string {
 // DeviceFlags are the selection flags every device-using command takes.
 type DeviceFlags struct{ Backend, Device string }
 
+// NewDeviceFlags is NewFlags for a command that runs on one device: the
+// flag set with --backend and --device declared.
+func NewDeviceFlags(e *Env, name, synopsis string) (*flag.FlagSet, *DeviceFlags) {
+	fs := NewFlags(e, name, synopsis)
+	var df DeviceFlags
+	df.Register(fs)
+	return fs, &df
+}
+
 func (d *DeviceFlags) Register(fs *flag.FlagSet) {
 	d.registerWith(fs, "device index or name substring (default $ARBOR_DEVICE, else the backend's first GPU, accelerator, then CPU device)")
 }

@@ -254,6 +254,15 @@ func provenSaying(t *testing.T, srv *Server, c pairCase, done chan outcome, logs
 	}
 }
 
+// rolesWithWorkers is a roles server (rolesServer) with two registered
+// workers that log to logs, and a coordinator's configuration for it.
+func rolesWithWorkers(t *testing.T, logs *syncBuffer, tasks int, budget int64) (*Server, CoordinatorConfig) {
+	t.Helper()
+	srv := rolesServer(t, 0, t.TempDir())
+	workersWith(t, srv.URL(), srv.WorkerToken, 2, logs, srv)
+	return srv, CoordinatorConfig{URL: srv.URL(), Token: srv.Token, Tasks: tasks, Budget: budget, Log: logs}
+}
+
 // solveMidway starts solving c under cfg (solveAsync) and returns once
 // three tasks are done; a job that ends first fails the test, which needed
 // it still running for what it does next (what).
@@ -520,10 +529,8 @@ func TestWorkerBeforeServer(t *testing.T) {
 // its epoch and both prove the optimum.
 func TestTwoCoordinators(t *testing.T) {
 	c := hardPair(24)
-	srv := rolesServer(t, 0, t.TempDir())
 	var logs syncBuffer
-	workersWith(t, srv.URL(), srv.WorkerToken, 2, &logs, srv)
-	cfg := CoordinatorConfig{URL: srv.URL(), Token: srv.Token, Tasks: 16, Budget: 20_000, Log: &logs}
+	srv, cfg := rolesWithWorkers(t, &logs, 16, 20_000)
 	ctx := deadline(t)
 	a, b := solveAsync(ctx, cfg, c), solveAsync(ctx, cfg, c)
 	oa, ob := <-a, <-b
@@ -820,10 +827,8 @@ func streamRecords(t *testing.T, conn *Conn, filter string) uint64 {
 // proves it.
 func TestOrphansSkipped(t *testing.T) {
 	c := hardPair(24)
-	srv := rolesServer(t, 0, t.TempDir())
 	var logs syncBuffer
-	workersWith(t, srv.URL(), srv.WorkerToken, 2, &logs, srv)
-	cfg := CoordinatorConfig{URL: srv.URL(), Token: srv.Token, Tasks: 64, Budget: 2_000, Log: &logs}
+	srv, cfg := rolesWithWorkers(t, &logs, 64, 2_000)
 	ctx, cancel := context.WithCancel(deadline(t))
 	cfg.Progress = func(p Progress) {
 		if p.Done >= 10 {

@@ -13,9 +13,7 @@ import (
 // runDemo runs each algorithm on embedded sample data with the
 // auto-selected backend. Each algorithm adds its step in demoSteps.
 func runDemo(e *cli.Env) error {
-	fs := cli.NewFlags(e, "demo", "[--backend B] [--device D]")
-	var df cli.DeviceFlags
-	df.Register(fs)
+	fs, df := cli.NewDeviceFlags(e, "demo", "[--backend B] [--device D]")
 	if err := cli.ParseNone(fs, e.Args, ""); err != nil {
 		return err
 	}

@@ -11,9 +11,7 @@ import (
 )
 
 func runKernels(e *cli.Env) error {
-	fs := cli.NewFlags(e, "kernels", "[--dump SOURCE|KERNEL [--backend B] [--device D]]")
-	var df cli.DeviceFlags
-	df.Register(fs)
+	fs, df := cli.NewDeviceFlags(e, "kernels", "[--dump SOURCE|KERNEL [--backend B] [--device D]]")
 	dump := fs.String("dump", "", "print the exact source the backend compiles for this source file or kernel")
 	if err := cli.ParseNone(fs, e.Args, " (got %q); use --dump NAME"); err != nil {
 		return err
@@ -32,7 +30,7 @@ func runKernels(e *cli.Env) error {
 		}
 		name = src
 	}
-	info, note, err := dumpTarget(df)
+	info, note, err := dumpTarget(*df)
 	if err != nil {
 		return err
 	}

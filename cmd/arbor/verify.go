@@ -58,9 +58,7 @@ func (t verifyTarget) phases() []backend.Phase {
 }
 
 func runVerify(e *cli.Env) error {
-	fs := cli.NewFlags(e, "verify", "[--backend B] [--device D] [--kernel NAME[,NAME]] [--no-data] [--json]")
-	var df cli.DeviceFlags
-	df.Register(fs)
+	fs, df := cli.NewDeviceFlags(e, "verify", "[--backend B] [--device D] [--kernel NAME[,NAME]] [--no-data] [--json]")
 	only := fs.String("kernel", "", "check only these kernels (comma-separated; see 'arbor kernels')")
 	noData := fs.Bool("no-data", false, "skip the checks on real graphs from the shared data directory")
 	asJSON := fs.Bool("json", false, "print the table as JSON")
