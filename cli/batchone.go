@@ -1,6 +1,8 @@
 package cli
 
 import (
+	"slices"
+
 	"github.com/arbor-gpu/arbor/backend"
 	"github.com/arbor-gpu/arbor/core"
 	"github.com/arbor-gpu/arbor/device/startup"
@@ -18,6 +20,30 @@ func SlotWhy(slot batch.Slot, why string) string {
 		return "a CPU slot of the batch (no device slots)"
 	}
 	return "a CPU slot of the batch: " + why
+}
+
+// SlotKit is what a batch instance runs with on its slot: a device slot
+// gets the batch's devices (Devs) and their share of the workers; a CPU
+// slot gets no device, and an engine that searches on one (one of
+// DeviceEngines) gives way there to CPU, the engine that does not.
+type SlotKit[E comparable] struct {
+	Devs          []backend.Device
+	Workers       int
+	CPU           E
+	DeviceEngines []E
+}
+
+// Apply sets an instance's engine, devices and workers (its options'
+// fields) for slot; on a CPU slot the workers are left as they are.
+func (k SlotKit[E]) Apply(slot batch.Slot, engine *E, devices *[]backend.Device, workers *int) {
+	if slot.Device {
+		*devices, *workers = k.Devs, k.Workers
+		return
+	}
+	*devices = nil
+	if slices.Contains(k.DeviceEngines, *engine) {
+		*engine = k.CPU
+	}
 }
 
 // OneFileBatch is what vc's and clique's batches share: the list of one

@@ -60,6 +60,20 @@ func Parse(fs *flag.FlagSet, args []string) ([]string, error) {
 	return pos, nil
 }
 
+// ParseNone is Parse for a command that takes flags alone: a positional
+// argument is a usage error, "NAME takes no arguments" followed by more
+// (a format given the first argument, e.g. " (got %q)"; "": nothing).
+func ParseNone(fs *flag.FlagSet, args []string, more string) error {
+	pos, err := Parse(fs, args)
+	if err != nil || len(pos) == 0 {
+		return err
+	}
+	if more != "" {
+		more = fmt.Sprintf(more, pos[0])
+	}
+	return Usagef("%s takes no arguments%s", fs.Name(), more)
+}
+
 func parseArgs(fs *flag.FlagSet, args []string) ([]string, error) {
 	var pos []string
 	// The flag package prints the error and the usage on any error; run
@@ -140,6 +154,20 @@ func (s *SearchFlags) Register(fs *flag.FlagSet, h SearchHelp) {
 	}
 }
 
+// NewSearchFlags is the flag set of the registered command e runs
+// (Env.Name), its name and synopsis the registry's, with the shared
+// search flags declared as its Algorithm.Search says.
+func NewSearchFlags(e *Env) (*flag.FlagSet, *SearchFlags) {
+	a, ok := Lookup(e.Name)
+	if !ok || a.Search == nil {
+		panic(fmt.Sprintf("cli: NewSearchFlags runs a registered command with Search help (Env.Name %q)", e.Name))
+	}
+	fs := NewFlags(e, a.Name, a.Synopsis)
+	var sr SearchFlags
+	sr.Register(fs, *a.Search)
+	return fs, &sr
+}
+
 // Check is the shared flags' rules, after parsing (the durations'
 // are parse's).
 func (s *SearchFlags) Check() error {
@@ -186,6 +214,29 @@ func Say(e *Env, verbose bool, r startup.Report) {
 	}
 }
 
+// StartSearch begins a search on the devices opening (nil: none, the
+// CPU alone): it waits for the opening to settle (its error is the run's)
+// and starts the search's progress line. EndSearch ends it.
+func StartSearch(e *Env, opening *startup.Opening) (*Progress, error) {
+	if opening != nil {
+		if err := opening.Settle(); err != nil {
+			return nil, err
+		}
+	}
+	return NewProgress(e), nil
+}
+
+// EndSearch ends the progress line of StartSearch and, with an opening,
+// says what it did (Say) and returns the devices the search had.
+func EndSearch(e *Env, verbose bool, prog *Progress, opening *startup.Opening) []backend.Device {
+	prog.Done()
+	if opening == nil {
+		return nil
+	}
+	Say(e, verbose, opening.Report())
+	return opening.Devices()
+}
+
 // BackendOf is the JSON field backend: the backend of the devices an
 // engine ran on ("" on the CPU engine).
 func BackendOf(devs []backend.Device, ranOn string) string {
@@ -197,6 +248,15 @@ func BackendOf(devs []backend.Device, ranOn string) string {
 
 // DeviceFlags are the selection flags every device-using command takes.
 type DeviceFlags struct{ Backend, Device string }
+
+// NewDeviceFlags is NewFlags for a command that runs on one device: the
+// flag set with --backend and --device declared.
+func NewDeviceFlags(e *Env, name, synopsis string) (*flag.FlagSet, *DeviceFlags) {
+	fs := NewFlags(e, name, synopsis)
+	var df DeviceFlags
+	df.Register(fs)
+	return fs, &df
+}
 
 func (d *DeviceFlags) Register(fs *flag.FlagSet) {
 	d.registerWith(fs, "device index or name substring (default $ARBOR_DEVICE, else the backend's first GPU, accelerator, then CPU device)")

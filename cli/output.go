@@ -16,6 +16,7 @@ import (
 	"strings"
 
 	"github.com/arbor-gpu/arbor/core"
+	"github.com/arbor-gpu/arbor/internal/atomicfile"
 )
 
 // ExitUnsettled is the exit status of --require-optimal when the question
@@ -52,12 +53,36 @@ func (s *SolverFlags) Base(g *core.Graph) int {
 	return g.Base
 }
 
+// Verified is a result's status text as printed: with --verify, ", verified"
+// after it.
+func (s *SolverFlags) Verified(status string) string {
+	if s.Verify {
+		return status + ", verified"
+	}
+	return status
+}
+
 // Verdict is what a result answers, the same fields in every command.
 type Verdict struct {
 	Status  core.Status `json:"status"`
 	Proven  bool        `json:"proven"`
 	Goal    *int        `json:"goal,omitempty"`     // the K of --goal or -k; absent without one
 	GoalMet *bool       `json:"goal_met,omitempty"` // with a goal: a solution reaching it was found
+}
+
+// SearchReport is how a search ran, the same fields in the JSON of every
+// search command (embedded after its own counts, so they keep their place
+// in the object): its nodes, wall time and threads, the engine and why it
+// was chosen, and the device it ran on with the device search's epochs.
+type SearchReport struct {
+	Nodes   int64   `json:"nodes"`
+	Seconds float64 `json:"seconds"`
+	Threads int     `json:"threads"`
+	Engine  string  `json:"engine"`
+	Why     string  `json:"why"`
+	Backend string  `json:"backend,omitempty"`
+	Device  string  `json:"device,omitempty"`
+	Epochs  int     `json:"epochs,omitempty"`
 }
 
 // NewVerdict makes the verdict of a result of status s; hasGoal says
@@ -157,49 +182,7 @@ const StdinName = "<stdin>"
 // Where path exists and is not a regular file (/dev/null, a pipe) it is
 // written directly: renaming over it would replace the device.
 func WriteAtomic(path string, write func(io.Writer) error) error {
-	if st, err := os.Stat(path); err == nil && !st.Mode().IsRegular() {
-		f, err := os.OpenFile(path, os.O_WRONLY, 0)
-		if err != nil {
-			return err
-		}
-		werr := write(f)
-		if cerr := f.Close(); werr == nil {
-			werr = cerr
-		}
-		if werr != nil {
-			return fmt.Errorf("writing %s: %w", path, werr)
-		}
-		return nil
-	}
-	dir, name := filepath.Split(path)
-	if dir == "" {
-		dir = "."
-	}
-	f, err := os.CreateTemp(dir, "."+name+".tmp*")
-	if err != nil {
-		return fmt.Errorf("writing %s: %w", path, err)
-	}
-	tmp := f.Name()
-	werr := write(f)
-	if werr == nil {
-		werr = f.Sync()
-	}
-	if cerr := f.Close(); werr == nil {
-		werr = cerr
-	}
-	if werr == nil {
-		// CreateTemp makes the file 0600; a result is as readable as any
-		// file the user creates.
-		werr = os.Chmod(tmp, 0o644)
-	}
-	if werr == nil {
-		werr = os.Rename(tmp, path)
-	}
-	if werr != nil {
-		os.Remove(tmp)
-		return fmt.Errorf("writing %s: %w", path, werr)
-	}
-	return nil
+	return atomicfile.Write(path, write)
 }
 
 // Plural is "1 run", "2 runs", "0 passes", "3 vertices": a count with

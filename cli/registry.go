@@ -68,6 +68,10 @@ type Algorithm struct {
 	Summary string
 	// Synopsis is the usage after "arbor Name " (-h's first line).
 	Synopsis string
+	// Search, for a command that takes the shared search flags
+	// (SearchFlags: -o, --json, --verify, --threads, --engine, …), is
+	// what it says of them: NewSearchFlags declares them from it.
+	Search *SearchHelp
 	// Engines are the values of --engine, the default first.
 	Engines []Engine
 	// Schema is the file in docs/schema that the --json output follows
@@ -104,6 +108,20 @@ type Algorithm struct {
 	// Cluster names the cluster package's problem that --cluster runs
 	// ("" none): the task codec itself is the cluster package's.
 	Cluster string
+}
+
+// EnginesOf is the Engines of a command that declares --engine itself
+// (SearchFlags), from the algorithm's own list (the default first): each
+// helped "see --engine" (the flag's usage says what it does), on a device
+// where device says so; and their names, for bench.
+func EnginesOf[E ~string](list []E, device func(E) bool) ([]Engine, []string) {
+	engines := make([]Engine, len(list))
+	names := make([]string, len(list))
+	for i, en := range list {
+		engines[i] = Engine{Name: string(en), Help: "see --engine", Device: device(en)}
+		names[i] = string(en)
+	}
+	return engines, names
 }
 
 // Engine is one value of an algorithm's --engine.

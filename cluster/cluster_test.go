@@ -28,6 +28,7 @@ import (
 	"github.com/arbor-gpu/arbor/backend/backendtest"
 	"github.com/arbor-gpu/arbor/core"
 	"github.com/arbor-gpu/arbor/internal/dataset"
+	"github.com/arbor-gpu/arbor/internal/syncio"
 	"github.com/arbor-gpu/arbor/internal/testrole"
 )
 
@@ -306,38 +307,8 @@ func TestWorkerKilled(t *testing.T) {
 // solve returned.
 func killedMidTask(t *testing.T, solve func(context.Context, CoordinatorConfig) (Result, error)) (Result, error) {
 	t.Helper()
-	srv := startServer(t)
-	var out strings.Builder
-	holder := testWorkerCommand(true, "")(0)
-	holder.Env = append(holder.Env, EnvURL+"="+srv.URL(), EnvToken+"="+srv.Token)
-	stdout, err := holder.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	holder.Stderr = &out
-	if err := holder.Start(); err != nil {
-		t.Fatal(err)
-	}
-	defer holder.Process.Kill()
-
-	ctx := deadline(t)
 	var logs syncBuffer
-	done := make(chan outcome, 1)
-	go func() {
-		cfg := testConfig(srv)
-		cfg.Log = io.MultiWriter(logWriter{t}, &logs)
-		res, err := solve(ctx, cfg)
-		done <- outcome{res, err}
-	}()
-	line, err := bufio.NewReader(stdout).ReadString('\n')
-	if err != nil || !strings.HasPrefix(line, "holding ") {
-		t.Fatalf("the holding worker said %q (%v); stderr %s", line, err, out.String())
-	}
-	if err := holder.Process.Signal(syscall.SIGKILL); err != nil {
-		t.Fatal(err)
-	}
-	_ = holder.Wait()
-	t.Logf("killed a worker holding task %s", strings.TrimSpace(strings.TrimPrefix(line, "holding ")))
+	srv, done := killedHolding(t, "", 0, &logs, solve)
 
 	ps, err := StartWorkers(3, srv.URL(), srv.Token, logWriter{t}, testWorkerCommand(false, ""))
 	if err != nil {
@@ -353,6 +324,51 @@ func killedMidTask(t *testing.T, solve func(context.Context, CoordinatorConfig) 
 	return o.res, o.err
 }
 
+// killedHolding starts a server and a test worker named name ("": the
+// default) that holds the first task it gets (testWorkerCommand's hold),
+// runs solve there in the background (testConfig, with ackWait where > 0,
+// logging to logs), and kills the worker once it holds a task. It returns
+// the server and solve's outcome to come.
+func killedHolding(t *testing.T, name string, ackWait time.Duration, logs *syncBuffer,
+	solve func(context.Context, CoordinatorConfig) (Result, error)) (*Server, chan outcome) {
+	t.Helper()
+	srv := startServer(t)
+	holder := testWorkerCommand(true, name)(0)
+	holder.Env = append(holder.Env, EnvURL+"="+srv.URL(), EnvToken+"="+srv.Token)
+	stdout, err := holder.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var stderr syncBuffer
+	holder.Stderr = &stderr
+	if err := holder.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { holder.Process.Kill() })
+
+	ctx := deadline(t)
+	done := make(chan outcome, 1)
+	go func() {
+		cfg := testConfig(srv)
+		if ackWait > 0 {
+			cfg.AckWait = ackWait
+		}
+		cfg.Log = io.MultiWriter(logWriter{t}, logs)
+		res, err := solve(ctx, cfg)
+		done <- outcome{res, err}
+	}()
+	line, err := bufio.NewReader(stdout).ReadString('\n')
+	if err != nil || !strings.HasPrefix(line, "holding ") {
+		t.Fatalf("the holding worker said %q (%v); stderr %s", line, err, stderr.String())
+	}
+	if err := holder.Process.Signal(syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	_ = holder.Wait()
+	t.Logf("killed a worker holding task %s", strings.TrimSpace(strings.TrimPrefix(line, "holding ")))
+	return srv, done
+}
+
 // TestWorkerRestarted: a worker killed holding a task and started again
 // under its name gets the task handed back as soon as the new process
 // announces itself, not when the old one has been silent for the job's
@@ -360,40 +376,10 @@ func killedMidTask(t *testing.T, solve func(context.Context, CoordinatorConfig) 
 // consumer's ack wait.
 func TestWorkerRestarted(t *testing.T) {
 	c := generatedPairs(t, 3)[2]
-	srv := startServer(t)
-	named := func(cmd *exec.Cmd) *exec.Cmd {
-		cmd.Env = append(cmd.Env, EnvURL+"="+srv.URL(), EnvToken+"="+srv.Token)
-		return cmd
-	}
-	var out strings.Builder
-	holder := named(testWorkerCommand(true, "box1")(0))
-	stdout, err := holder.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	holder.Stderr = &out
-	if err := holder.Start(); err != nil {
-		t.Fatal(err)
-	}
-	defer holder.Process.Kill()
-	ctx := deadline(t)
 	var logs syncBuffer
-	done := make(chan outcome, 1)
-	go func() {
-		cfg := testConfig(srv)
-		cfg.AckWait = 30 * time.Second
-		cfg.Log = io.MultiWriter(logWriter{t}, &logs)
-		res, err := SolveMCS(ctx, cfg, c.g, c.h, mcs.Options{})
-		done <- outcome{res, err}
-	}()
-	line, err := bufio.NewReader(stdout).ReadString('\n')
-	if err != nil || !strings.HasPrefix(line, "holding ") {
-		t.Fatalf("the holding worker said %q (%v); stderr %s", line, err, out.String())
-	}
-	if err := holder.Process.Signal(syscall.SIGKILL); err != nil {
-		t.Fatal(err)
-	}
-	_ = holder.Wait()
+	srv, done := killedHolding(t, "box1", 30*time.Second, &logs, func(ctx context.Context, cfg CoordinatorConfig) (Result, error) {
+		return SolveMCS(ctx, cfg, c.g, c.h, mcs.Options{})
+	})
 	killed := time.Now()
 	// The same name again, and the task comes back at once: the job ends
 	// long before the hand-back wait.
@@ -543,22 +529,7 @@ func TestForeignMessages(t *testing.T) {
 }
 
 // syncBuffer collects log lines from several goroutines.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  strings.Builder
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
+type syncBuffer = syncio.Writer
 
 // vcCase is a vertex cover instance with its minimum.
 type vcCase struct {
@@ -728,6 +699,45 @@ func TestDeviceWorkers(t *testing.T) {
 	})
 }
 
+// dialed is a connection to srv as name with token, closed when the test
+// ends.
+func dialed(t *testing.T, srv *Server, token, name string) *Conn {
+	t.Helper()
+	conn, err := dial(srv.URL(), token, name, Credentials{}, dialOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { conn.Close() })
+	return conn
+}
+
+// streamedRecords reads the records of the results stream on subjects
+// matching filter, as they are now (the ones that do not decode left out).
+func streamedRecords(t *testing.T, ctx context.Context, conn *Conn, filter string) []*Record {
+	t.Helper()
+	cons, err := conn.JS.OrderedConsumer(ctx, ResultStream, jetstream.OrderedConsumerConfig{FilterSubjects: []string{filter}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []*Record
+	for {
+		b, err := cons.Fetch(500, jetstream.FetchMaxWait(500*time.Millisecond))
+		if err != nil {
+			t.Fatal(err)
+		}
+		n := 0
+		for m := range b.Messages() {
+			n++
+			if r, err := decodeRecord(m.Data()); err == nil {
+				out = append(out, r)
+			}
+		}
+		if n == 0 {
+			return out
+		}
+	}
+}
+
 // TestCanaryHint: the coordinator publishes its canary one worse as the
 // job's first incumbent (mcs: a pair fewer, vc: a vertex more), verified;
 // the workers' own records then prove strictly better than the hint.
@@ -735,34 +745,16 @@ func TestCanaryHint(t *testing.T) {
 	srv := startServer(t)
 	inProcessWorkers(t, srv, 2, logWriter{t})
 	ctx := deadline(t)
-	conn, err := dial(srv.URL(), srv.Token, "reader", Credentials{}, dialOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close()
+	conn := dialed(t, srv, srv.Token, "reader")
 	// hints returns the best records the coordinator published for job.
 	hints := func(job string) []*Record {
-		cons, err := conn.JS.OrderedConsumer(ctx, ResultStream, jetstream.OrderedConsumerConfig{FilterSubjects: []string{resultSubject(job, kindBest)}})
-		if err != nil {
-			t.Fatal(err)
-		}
 		var out []*Record
-		for {
-			b, err := cons.Fetch(100, jetstream.FetchMaxWait(500*time.Millisecond))
-			if err != nil {
-				t.Fatal(err)
-			}
-			n := 0
-			for m := range b.Messages() {
-				n++
-				if r, err := decodeRecord(m.Data()); err == nil && strings.HasPrefix(r.Worker, "coordinator ") {
-					out = append(out, r)
-				}
-			}
-			if n == 0 {
-				return out
+		for _, r := range streamedRecords(t, ctx, conn, resultSubject(job, kindBest)) {
+			if strings.HasPrefix(r.Worker, "coordinator ") {
+				out = append(out, r)
 			}
 		}
+		return out
 	}
 	c := generatedPairs(t, 3)[2]
 	res, err := SolveMCS(ctx, testConfig(srv), c.g, c.h, mcs.Options{})
@@ -806,31 +798,10 @@ func TestDeviceHold(t *testing.T) {
 	cfg.Tasks = 1
 	res, err := SolveMCS(deadline(t), cfg, c.g, c.h, mcs.Options{})
 	checkResult(t, c, res, err)
-	conn, err := dial(srv.URL(), srv.Token, "reader", Credentials{}, dialOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close()
-	cons, err := conn.JS.OrderedConsumer(deadline(t), ResultStream, jetstream.OrderedConsumerConfig{FilterSubjects: []string{resultPrefix + res.Job + "." + kindDone + ".>"}})
-	if err != nil {
-		t.Fatal(err)
-	}
+	conn := dialed(t, srv, srv.Token, "reader")
 	most := 0
-	for {
-		b, err := cons.Fetch(500, jetstream.FetchMaxWait(500*time.Millisecond))
-		if err != nil {
-			t.Fatal(err)
-		}
-		n := 0
-		for m := range b.Messages() {
-			n++
-			if r, err := decodeRecord(m.Data()); err == nil {
-				most = max(most, len(r.Children))
-			}
-		}
-		if n == 0 {
-			break
-		}
+	for _, r := range streamedRecords(t, deadline(t), conn, resultPrefix+res.Job+"."+kindDone+".>") {
+		most = max(most, len(r.Children))
 	}
 	if most <= devicePublish {
 		t.Errorf("%s: at most %d subtasks in a done record: the batch kept its open work past its hold", c.name, most)
@@ -849,11 +820,7 @@ func TestLostRoots(t *testing.T) {
 	cfg := testConfig(srv)
 	cfg.Log = io.MultiWriter(logWriter{t}, &logs)
 	done := solveAsync(ctx, cfg, c)
-	conn, err := dial(srv.URL(), srv.Token, "purger", Credentials{}, dialOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close()
+	conn := dialed(t, srv, srv.Token, "purger")
 	job := mcsJob(t, c)
 	waitPlan(t, ctx, conn, job)
 	tasks, err := conn.JS.Stream(ctx, TaskStream)

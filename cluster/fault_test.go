@@ -21,6 +21,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -238,6 +239,51 @@ func solveAsync(ctx context.Context, cfg CoordinatorConfig, c pairCase) chan out
 	return done
 }
 
+// provenSaying waits for the job of done and checks its result, that the
+// logs say want (failing with what if not), and that it left no task
+// queued on srv.
+func provenSaying(t *testing.T, srv *Server, c pairCase, done chan outcome, logs *syncBuffer, want, what string) {
+	t.Helper()
+	o := <-done
+	checkResult(t, c, o.res, o.err)
+	if !strings.Contains(logs.String(), want) {
+		t.Errorf("%s:\n%s", what, logs.String())
+	}
+	if n := queuedTasks(t, srv.URL(), srv.Token); n != 0 {
+		t.Errorf("%d tasks left queued", n)
+	}
+}
+
+// rolesWithWorkers is a roles server (rolesServer) with two registered
+// workers that log to logs, and a coordinator's configuration for it.
+func rolesWithWorkers(t *testing.T, logs *syncBuffer, tasks int, budget int64) (*Server, CoordinatorConfig) {
+	t.Helper()
+	srv := rolesServer(t, 0, t.TempDir())
+	workersWith(t, srv.URL(), srv.WorkerToken, 2, logs, srv)
+	return srv, CoordinatorConfig{URL: srv.URL(), Token: srv.Token, Tasks: tasks, Budget: budget, Log: logs}
+}
+
+// solveMidway starts solving c under cfg (solveAsync) and returns once
+// three tasks are done; a job that ends first fails the test, which needed
+// it still running for what it does next (what).
+func solveMidway(t *testing.T, cfg CoordinatorConfig, c pairCase, what string) chan outcome {
+	t.Helper()
+	midway := make(chan struct{})
+	var once sync.Once
+	cfg.Progress = func(p Progress) {
+		if p.Done >= 3 {
+			once.Do(func() { close(midway) })
+		}
+	}
+	done := solveAsync(deadline(t), cfg, c)
+	select {
+	case <-midway:
+	case o := <-done:
+		t.Fatalf("the job ended before %s: %v", what, o.err)
+	}
+	return done
+}
+
 // TestForgedRecords: a holder of the worker token publishes an end record
 // (refused by the server), and childless done records of every root task
 // before any worker starts: unsigned by a registered worker key, they are
@@ -250,11 +296,7 @@ func TestForgedRecords(t *testing.T) {
 	var logs syncBuffer
 	cfg := CoordinatorConfig{URL: srv.URL(), Token: srv.Token, Tasks: 16, Budget: 20_000, Log: &logs}
 	done := solveAsync(ctx, cfg, c)
-	attacker, err := dial(srv.URL(), srv.WorkerToken, "attacker", Credentials{}, dialOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer attacker.Close()
+	attacker := dialed(t, srv, srv.WorkerToken, "attacker")
 	job := mcsJob(t, c)
 	plan := waitPlan(t, ctx, attacker, job)
 	end := fmt.Sprintf(`{"protocol":%d,"kind":"end","job":%q,"epoch":%q,"size":0}`, protocol, job, plan.Epoch)
@@ -282,14 +324,7 @@ func TestForgedRecords(t *testing.T) {
 	}
 	// Only now the honest workers.
 	workersWith(t, srv.URL(), srv.WorkerToken, 2, &logs, srv)
-	o := <-done
-	checkResult(t, c, o.res, o.err)
-	if !strings.Contains(logs.String(), "not signed by a worker key") {
-		t.Errorf("the unsigned done records were not refused:\n%s", logs.String())
-	}
-	if n := queuedTasks(t, srv.URL(), srv.Token); n != 0 {
-		t.Errorf("%d tasks left queued", n)
-	}
+	provenSaying(t, srv, c, done, &logs, "not signed by a worker key", "the unsigned done records were not refused")
 
 	// One token, every right: forged ends reach the workers and a forged
 	// plan the coordinator; neither is believed.
@@ -325,7 +360,7 @@ func TestForgedRecords(t *testing.T) {
 	if _, err := forger.JS.Publish(ctx, resultSubject(job1, kindEnd), []byte(mustJSON(t, signed))); err != nil {
 		t.Fatal(err)
 	}
-	o = <-done1
+	o := <-done1
 	checkResult(t, c1, o.res, o.err)
 	got := logs1.String()
 	for _, want := range []string{"ignored an unauthenticated end record of job " + job1, "unauthenticated plan record"} {
@@ -352,11 +387,7 @@ func TestForgingWorker(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	forger, err := dial(srv.URL(), srv.WorkerToken, "forger", Credentials{}, dialOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer forger.Close()
+	forger := dialed(t, srv, srv.WorkerToken, "forger")
 	job := mcsJob(t, c)
 	plan := waitPlan(t, ctx, forger, job)
 	canary, err := mcs.Solve(ctx, c.g, c.h, mcs.Options{Threads: 1, NodeLimit: canaryNodes, Engine: mcs.EngineCPU})
@@ -426,34 +457,11 @@ func TestServerLostStore(t *testing.T) {
 	// the job proven before the restart, and nothing vanish).
 	cfg.Fresh = true
 	cfg.Budget = 1_000
-	ctx := deadline(t)
-	stopped := make(chan struct{})
-	cfg.Progress = func(p Progress) {
-		if p.Done >= 3 {
-			select {
-			case <-stopped:
-			default:
-				close(stopped)
-			}
-		}
-	}
-	done := solveAsync(ctx, cfg, c)
-	select {
-	case <-stopped:
-	case o := <-done:
-		t.Fatalf("the job ended before the server could be restarted: %v", o.err)
-	}
+	done := solveMidway(t, cfg, c, "the server could be restarted")
 	srv.Shutdown()
 	srv = rolesServer(t, port, t.TempDir())
 	reregister()
-	o := <-done
-	checkResult(t, c, o.res, o.err)
-	if !strings.Contains(logs.String(), "vanished from the server") {
-		t.Errorf("the coordinator did not say the job vanished:\n%s", logs.String())
-	}
-	if n := queuedTasks(t, srv.URL(), srv.Token); n != 0 {
-		t.Errorf("%d tasks left queued", n)
-	}
+	provenSaying(t, srv, c, done, &logs, "vanished from the server", "the coordinator did not say the job vanished")
 }
 
 // TestConsumerDeleted: the task consumer is deleted under the workers;
@@ -521,10 +529,8 @@ func TestWorkerBeforeServer(t *testing.T) {
 // its epoch and both prove the optimum.
 func TestTwoCoordinators(t *testing.T) {
 	c := hardPair(24)
-	srv := rolesServer(t, 0, t.TempDir())
 	var logs syncBuffer
-	workersWith(t, srv.URL(), srv.WorkerToken, 2, &logs, srv)
-	cfg := CoordinatorConfig{URL: srv.URL(), Token: srv.Token, Tasks: 16, Budget: 20_000, Log: &logs}
+	srv, cfg := rolesWithWorkers(t, &logs, 16, 20_000)
 	ctx := deadline(t)
 	a, b := solveAsync(ctx, cfg, c), solveAsync(ctx, cfg, c)
 	oa, ob := <-a, <-b
@@ -555,22 +561,7 @@ func TestKilledProcesses(t *testing.T) {
 	// The server, killed and restarted.
 	cfg := CoordinatorConfig{URL: url, Token: token, Tasks: 16, Budget: 20_000, AckWait: 3 * time.Second, Log: &logs}
 	ctx := deadline(t)
-	midway := make(chan struct{})
-	cfg.Progress = func(p Progress) {
-		if p.Done >= 3 {
-			select {
-			case <-midway:
-			default:
-				close(midway)
-			}
-		}
-	}
-	done := solveAsync(ctx, cfg, c)
-	select {
-	case <-midway:
-	case o := <-done:
-		t.Fatalf("the job ended before the server could be killed: %v", o.err)
-	}
+	done := solveMidway(t, cfg, c, "the server could be killed")
 	_ = server.Process.Signal(syscall.SIGKILL)
 	_ = server.Wait()
 	_, sc = child(t, serverRole, env...)
@@ -602,7 +593,6 @@ func TestKilledProcesses(t *testing.T) {
 	line := waitLine(t, sc, "progress ")
 	_ = coord.Process.Signal(syscall.SIGKILL)
 	_ = coord.Wait()
-	cfg.Progress = nil
 	res, err := SolveMCS(ctx, cfg, c.g, c.h, mcs.Options{})
 	checkResult(t, c, res, err)
 	if !res.Resumed || !strings.Contains(line, res.Job) {
@@ -798,15 +788,27 @@ func mustHash(t *testing.T, c pairCase) string {
 	return hash
 }
 
-// jobRecords counts a job's records in the results stream.
 // doneRecords counts a job's done records.
 func doneRecords(t *testing.T, conn *Conn, job string) uint64 {
+	t.Helper()
+	return streamRecords(t, conn, resultPrefix+job+"."+kindDone+".>")
+}
+
+// jobRecords counts a job's records in the results stream.
+func jobRecords(t *testing.T, conn *Conn, job string) uint64 {
+	t.Helper()
+	return streamRecords(t, conn, resultPrefix+job+".>")
+}
+
+// streamRecords counts the results stream's records on subjects matching
+// filter.
+func streamRecords(t *testing.T, conn *Conn, filter string) uint64 {
 	t.Helper()
 	s, err := conn.JS.Stream(context.Background(), ResultStream)
 	if err != nil {
 		t.Fatal(err)
 	}
-	info, err := s.Info(context.Background(), jetstream.WithSubjectFilter(resultPrefix+job+"."+kindDone+".>"))
+	info, err := s.Info(context.Background(), jetstream.WithSubjectFilter(filter))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -825,10 +827,8 @@ func doneRecords(t *testing.T, conn *Conn, job string) uint64 {
 // proves it.
 func TestOrphansSkipped(t *testing.T) {
 	c := hardPair(24)
-	srv := rolesServer(t, 0, t.TempDir())
 	var logs syncBuffer
-	workersWith(t, srv.URL(), srv.WorkerToken, 2, &logs, srv)
-	cfg := CoordinatorConfig{URL: srv.URL(), Token: srv.Token, Tasks: 64, Budget: 2_000, Log: &logs}
+	srv, cfg := rolesWithWorkers(t, &logs, 64, 2_000)
 	ctx, cancel := context.WithCancel(deadline(t))
 	cfg.Progress = func(p Progress) {
 		if p.Done >= 10 {
@@ -872,30 +872,10 @@ func TestOrphansSkipped(t *testing.T) {
 	}
 }
 
-func jobRecords(t *testing.T, conn *Conn, job string) uint64 {
-	s, err := conn.JS.Stream(context.Background(), ResultStream)
-	if err != nil {
-		t.Fatal(err)
-	}
-	info, err := s.Info(context.Background(), jetstream.WithSubjectFilter(resultPrefix+job+".>"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	var n uint64
-	for _, c := range info.State.Subjects {
-		n += c
-	}
-	return n
-}
-
 // TestRolesDeny: the worker role cannot write what only coordinators may.
 func TestRolesDeny(t *testing.T) {
 	srv := rolesServer(t, 0, t.TempDir())
-	w, err := dial(srv.URL(), srv.WorkerToken, "worker", Credentials{}, dialOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer w.Close()
+	w := dialed(t, srv, srv.WorkerToken, "worker")
 	// A denied request goes unanswered: each gets a short wait of its own.
 	short := func() context.Context {
 		ctx, cancel := context.WithTimeout(context.Background(), time.Second)
@@ -972,11 +952,7 @@ func TestHeartbeatsBound(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer alive.stop()
-	attacker, err := dial(srv.URL(), srv.WorkerToken, "attacker", Credentials{}, dialOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer attacker.Close()
+	attacker := dialed(t, srv, srv.WorkerToken, "attacker")
 	const job = "mcs-000000000000000000000001"
 	beat := Alive{Protocol: protocol, Worker: "a", Run: "r1", Named: true, Slots: 1, Count: 1, Held: []Held{{Job: job, Seq: 7}}}
 	beat.sign(a)

@@ -11,6 +11,8 @@ import (
 	"sync"
 	"syscall"
 	"time"
+
+	"github.com/arbor-gpu/arbor/internal/syncio"
 )
 
 // Environment variables that hand a locally started worker its server:
@@ -48,21 +50,10 @@ type Processes struct {
 // processes sharing a bytes.Buffer (as tests do) would race.
 func SyncWriter(w io.Writer) io.Writer {
 	switch w.(type) {
-	case *os.File, *syncWriter:
+	case *os.File, *syncio.Writer:
 		return w
 	}
-	return &syncWriter{w: w}
-}
-
-type syncWriter struct {
-	mu sync.Mutex
-	w  io.Writer
-}
-
-func (s *syncWriter) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.w.Write(p)
+	return &syncio.Writer{W: w}
 }
 
 // StartWorkers starts n worker processes made by command (e.g. the arbor

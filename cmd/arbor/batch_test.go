@@ -81,7 +81,13 @@ func parseRows(t *testing.T, cmd, out string) []batchRowJSON {
 // randomGraph is G(n, p) from seed.
 func randomGraph(t *testing.T, n int, p float64, seed uint64) *core.Graph {
 	t.Helper()
-	rng := rand.New(rand.NewPCG(seed, 35))
+	return gnp(t, n, p, rand.New(rand.NewPCG(seed, 35)))
+}
+
+// gnp is G(n, p) drawn from rng: each pair of vertices an edge with
+// probability p.
+func gnp(t *testing.T, n int, p float64, rng *rand.Rand) *core.Graph {
+	t.Helper()
 	b := core.NewBuilder(n, false)
 	for u := range n {
 		for v := u + 1; v < n; v++ {
@@ -100,11 +106,7 @@ func randomGraph(t *testing.T, n int, p float64, seed uint64) *core.Graph {
 // writeList writes a list file of lines in dir.
 func writeList(t *testing.T, dir string, lines ...string) string {
 	t.Helper()
-	p := filepath.Join(dir, "list.csv")
-	if err := os.WriteFile(p, []byte(strings.Join(lines, "\n")+"\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	return p
+	return writeFile(t, dir, "list.csv", strings.Join(lines, "\n")+"\n")
 }
 
 // singleMCS is the one-at-a-time answer: size and status.
@@ -143,7 +145,7 @@ func checkMapping(t *testing.T, r batchRowJSON, opts mcs.Options) {
 }
 
 // mcsPairs writes n random pairs and returns their files.
-func mcsPairs(t *testing.T, n int) (dir string, pairs [][2]string) {
+func mcsPairs(t *testing.T, n int) (dir string, pairs [][2]string, lines []string) {
 	t.Helper()
 	var gs []*core.Graph
 	for i := range n {
@@ -153,23 +155,19 @@ func mcsPairs(t *testing.T, n int) (dir string, pairs [][2]string) {
 	dir = filepath.Dir(paths[0])
 	for i := range n {
 		pairs = append(pairs, [2]string{paths[2*i], paths[2*i+1]})
+		lines = append(lines, filepath.Base(paths[2*i])+","+filepath.Base(paths[2*i+1]))
 	}
-	return dir, pairs
+	return dir, pairs, lines
 }
 
 // TestBatchMCS: batch answers equal one-at-a-time answers (size and
 // status), every mapping passes the checker, bad lines are rows with
 // their errors, the batch goes on and exits 1; text gives one line each.
 func TestBatchMCS(t *testing.T) {
-	dir, pairs := mcsPairs(t, 6)
-	lines := []string{"# generated pairs", "g,h"}
-	for _, p := range pairs {
-		lines = append(lines, filepath.Base(p[0])+","+filepath.Base(p[1]))
-	}
+	dir, pairs, lines := mcsPairs(t, 6)
+	lines = append([]string{"# generated pairs", "g,h"}, lines...)
 	lines = append(lines, "missing.mivia,"+filepath.Base(pairs[0][1]), "just-one-field", filepath.Base(pairs[1][0])+",notagraph.txt")
-	if err := os.WriteFile(filepath.Join(dir, "notagraph.txt"), []byte("hello\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	writeFile(t, dir, "notagraph.txt", "hello\n")
 	list := writeList(t, dir, lines...)
 	code, out, stderr := runCLI(t, "mcs", "--batch", list, "--engine", "cpu", "--threads", "2", "--json", "--verify")
 	if code != 1 || !strings.Contains(stderr, "3 of 9 instances failed") {
@@ -225,18 +223,14 @@ func TestBatchMCS(t *testing.T) {
 	if code, _, stderr := runCLI(t, "mcs", "--batch", ok, "--engine", "cpu", "--timeout", "1ns", "--require-optimal"); code != 3 {
 		t.Errorf("--require-optimal with an unproven row: exit %d (%s), want 3", code, stderr)
 	}
-	for _, bad := range [][]string{
+	wantExit(t, 2, [][]string{
 		{"mcs", "--batch", ok, pairs[0][0]},
 		{"mcs", "--batch", ok, "--against", ok},
 		{"mcs", "--batch", ok, "--top", "3"},
 		{"mcs", pairs[0][0], "--against", ok},
 		{"mcs", "--batch", ok, "--device-slots", "-1"},
 		{"vc", "--batch", ok, "--min-size", "3"},
-	} {
-		if code, _, _ := runCLI(t, bad...); code != 2 {
-			t.Errorf("arbor %v: exit %d, want 2", bad, code)
-		}
-	}
+	})
 }
 
 // batchBackends are the backends the device batches run on: the CPU
@@ -261,11 +255,7 @@ func batchBackends(t *testing.T) []string {
 // twin, and PoCL where OpenCL is installed): rows that ran on the device
 // say so, and every answer equals the CPU engine's one at a time.
 func TestBatchMCSDevice(t *testing.T) {
-	dir, pairs := mcsPairs(t, 5)
-	var lines []string
-	for _, p := range pairs {
-		lines = append(lines, filepath.Base(p[0])+","+filepath.Base(p[1]))
-	}
+	dir, pairs, lines := mcsPairs(t, 5)
 	big := writeGraphs(t, core.FormatMIVIA, "mivia", randomGraph(t, 300, 0.01, 9))[0]
 	lines = append(lines, big+","+filepath.Base(pairs[0][1]))
 	list := writeList(t, dir, lines...)
@@ -356,11 +346,7 @@ func TestBatchMIVIA(t *testing.T) {
 // the instances answered and runs the failed ones again, leaving one row
 // per instance.
 func TestBatchResume(t *testing.T) {
-	dir, pairs := mcsPairs(t, 4)
-	var lines []string
-	for _, p := range pairs {
-		lines = append(lines, filepath.Base(p[0])+","+filepath.Base(p[1]))
-	}
+	dir, pairs, lines := mcsPairs(t, 4)
 	lines = append(lines, "late.mivia,"+filepath.Base(pairs[0][1]))
 	list := writeList(t, dir, lines...)
 	outFile := filepath.Join(t.TempDir(), "rows.jsonl")
@@ -651,11 +637,7 @@ func TestBatchInterrupt(t *testing.T) {
 // (the rows say the device engine ran), and the answers equal one-at-a-time
 // ones; with --hand-off 0 the CPU slot keeps what it takes.
 func TestBatchHandOff(t *testing.T) {
-	dir, pairs := mcsPairs(t, 6)
-	var lines []string
-	for _, p := range pairs {
-		lines = append(lines, filepath.Base(p[0])+","+filepath.Base(p[1]))
-	}
+	dir, pairs, lines := mcsPairs(t, 6)
 	list := writeList(t, dir, lines...)
 	for _, handOff := range []string{"1e-9", "0"} {
 		code, out, stderr := runCLI(t, "mcs", "--batch", list, "--backend", "cpu", "--engine", "gpu", "--threads", "1",

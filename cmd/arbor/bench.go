@@ -308,14 +308,21 @@ func peers(compares, regexes, formats []string) ([]bench.Peer, error) {
 		index[name] = len(out)
 		out = append(out, bench.Peer{Name: name, Template: tmpl})
 	}
-	for _, r := range regexes {
-		name, expr, err := nameValue("compare-regex", r)
-		if err != nil {
-			return nil, err
+	// peer is the --compare that NAME=VALUE of flagName refines.
+	peer := func(flagName, s string) (i int, name, value string, err error) {
+		if name, value, err = nameValue(flagName, s); err != nil {
+			return 0, "", "", err
 		}
 		i, ok := index[name]
 		if !ok {
-			return nil, cli.Usagef("--compare-regex: no --compare named %s", name)
+			return 0, "", "", cli.Usagef("--%s: no --compare named %s", flagName, name)
+		}
+		return i, name, value, nil
+	}
+	for _, r := range regexes {
+		i, name, expr, err := peer("compare-regex", r)
+		if err != nil {
+			return nil, err
 		}
 		re, err := regexp.Compile(expr)
 		if err != nil {
@@ -327,13 +334,9 @@ func peers(compares, regexes, formats []string) ([]bench.Peer, error) {
 		out[i].Regex, out[i].Format = re, bench.FormatRegex
 	}
 	for _, f := range formats {
-		name, format, err := nameValue("compare-format", f)
+		i, name, format, err := peer("compare-format", f)
 		if err != nil {
 			return nil, err
-		}
-		i, ok := index[name]
-		if !ok {
-			return nil, cli.Usagef("--compare-format: no --compare named %s", name)
 		}
 		switch {
 		case bench.KnownFormat(bench.Format(format)):

@@ -155,13 +155,8 @@ func TestBenchList(t *testing.T) {
 func TestBenchWrongAndCompare(t *testing.T) {
 	t.Setenv(envCLI, "1")
 	dir := t.TempDir()
-	if err := os.WriteFile(filepath.Join(dir, "c5.gr"), []byte(vcTestGraph), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	list := filepath.Join(dir, "list.csv")
-	if err := os.WriteFile(list, []byte("vc,c5.gr,3\nvc,c5.gr,2\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	writeFile(t, dir, "c5.gr", vcTestGraph)
+	list := writeFile(t, dir, "list.csv", "vc,c5.gr,3\nvc,c5.gr,2\n")
 	exe, err := os.Executable()
 	if err != nil {
 		t.Fatal(err)
@@ -195,10 +190,7 @@ func TestBenchWrongAndCompare(t *testing.T) {
 
 func TestBenchUsage(t *testing.T) {
 	dir := t.TempDir()
-	bad := filepath.Join(dir, "bad.csv")
-	if err := os.WriteFile(bad, []byte("vc,nowhere.gr,3\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	bad := writeFile(t, dir, "bad.csv", "vc,nowhere.gr,3\n")
 	for _, c := range []struct {
 		args []string
 		code int

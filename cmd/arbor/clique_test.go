@@ -61,24 +61,9 @@ func TestCliqueCommandErrors(t *testing.T) {
 // engine, why and device in --json, and --goal's fixed-incumbent mode.
 func TestCliqueEngines(t *testing.T) {
 	g := writeTemp(t, "g.clq", cliqueTestGraph)
-	type result struct {
-		Size     int    `json:"size"`
-		Proven   bool   `json:"proven"`
-		Nodes    int64  `json:"nodes"`
-		Engine   string `json:"engine"`
-		Why      string `json:"why"`
-		Device   string `json:"device"`
-		Epochs   int    `json:"epochs"`
-		Verified bool   `json:"verified"`
-	}
-	solve := func(args ...string) result {
+	solve := func(args ...string) report {
 		t.Helper()
-		code, out, stderr := runCLI(t, append([]string{"clique", g, "--json", "--verify"}, args...)...)
-		var r result
-		if code != 0 || json.Unmarshal([]byte(out), &r) != nil {
-			t.Fatalf("%v: exit %d, %q, stderr %q", args, code, out, stderr)
-		}
-		return r
+		return runJSON[report](t, append([]string{"clique", g, "--json", "--verify"}, args...)...)
 	}
 	for _, comp := range []string{"--complement=false", "--complement"} {
 		want := solve("--engine", "cpu", comp)

@@ -31,12 +31,8 @@ func runWorker(e *cli.Env) error {
 	workers := fs.Int("workers", 0, "device engine workers (work-groups) per device; 0 sizes it from the device")
 	var creds cluster.Credentials
 	cli.RegisterCredentials(fs, &creds)
-	pos, err := cli.Parse(fs, e.Args)
-	if err != nil {
+	if err := cli.ParseNone(fs, e.Args, " (got %q)"); err != nil {
 		return err
-	}
-	if len(pos) != 0 {
-		return cli.Usagef("worker takes no arguments (got %q)", pos)
 	}
 	if *threads < 0 || *slots < 0 || *deviceNodes < 0 || *workers < 0 {
 		return cli.Usagef("--threads, --slots, --device-nodes and --workers must be ≥ 0")
@@ -102,12 +98,8 @@ func runServer(e *cli.Env) error {
 	tlsCert := fs.String("tls-cert", "", "serve TLS with this certificate (PEM)")
 	tlsKey := fs.String("tls-key", "", "the TLS certificate's key (PEM)")
 	tlsCA := fs.String("tls-ca", "", "also require client certificates that chain to these authorities (PEM): mutual TLS")
-	pos, err := cli.Parse(fs, e.Args)
-	if err != nil {
+	if err := cli.ParseNone(fs, e.Args, " (got %q)"); err != nil {
 		return err
-	}
-	if len(pos) != 0 {
-		return cli.Usagef("server takes no arguments (got %q)", pos)
 	}
 	host, portText, err := net.SplitHostPort(*listen)
 	if err != nil {

@@ -21,10 +21,7 @@ import (
 // TestClusterUsage: usage errors of the cluster path exit 2, with a
 // message naming the fix.
 func TestClusterUsage(t *testing.T) {
-	g, h, _, err := demoMCSPair()
-	if err != nil {
-		t.Fatal(err)
-	}
+	g, h, _ := demoPair(t)
 	paths := writeGraphs(t, core.FormatMIVIA, "mivia", g, h)
 	vcPath := writeGraphs(t, core.FormatPACE, "gr", g)[0]
 	for _, c := range []struct {
@@ -70,10 +67,7 @@ func TestJobsCommand(t *testing.T) {
 		done <- cluster.RunWorker(wctx, cluster.WorkerConfig{URL: srv.URL(), Token: "work", Key: &key, Threads: 1})
 	}()
 	defer func() { stop(); <-done }()
-	g, h, _, err := demoMCSPair()
-	if err != nil {
-		t.Fatal(err)
-	}
+	g, h, _ := demoPair(t)
 	res, err := cluster.SolveMCS(ctx, cluster.CoordinatorConfig{URL: srv.URL(), Token: "coord", Tasks: 8}, g, h, mcs.Options{})
 	if err != nil || !res.Proven {
 		t.Fatalf("solve: %v (proven %v)", err, res.Proven)
@@ -104,10 +98,7 @@ func TestJobsCommand(t *testing.T) {
 // --zero-based, -o written with the status inside, --require-optimal.
 // The local workers are this test binary acting as the CLI (envCLI).
 func TestClusterContract(t *testing.T) {
-	g, h, _, err := demoMCSPair()
-	if err != nil {
-		t.Fatal(err)
-	}
+	g, h, _ := demoPair(t)
 	pace := writeGraphs(t, core.FormatPACE, "gr", g, h) // numbered from 1
 	local := runJSON[struct{ Size int }](t, "mcs", pace[0], pace[1], "--threads", "1", "--json")
 	t.Setenv(envCLI, "1")

@@ -57,11 +57,7 @@ func (r goalResult) String() string {
 // optimum "optimal" with the goal met. mcs (CPU and device engines) and
 // clique (device engine, the CPU backend's twin).
 func TestGoalAboveOptimum(t *testing.T) {
-	g, h, _, err := demoMCSPair()
-	if err != nil {
-		t.Fatal(err)
-	}
-	paths := writeGraphs(t, core.FormatMIVIA, "mivia", g, h)
+	paths, _ := demoPairFiles(t)
 	opt := runJSON[goalResult](t, "mcs", paths[0], paths[1], "--json")
 	if opt.Status != "optimal" || !opt.Proven || opt.Size == nil || opt.Goal != nil || opt.GoalMet != nil {
 		t.Fatalf("plain run: %v", opt)
@@ -231,10 +227,7 @@ func labelled(t *testing.T, l int32) *core.Graph {
 // TestRequireOptimal: exit 3 only when the question asked was not
 // settled; the answer is printed either way.
 func TestRequireOptimal(t *testing.T) {
-	g, h, _, err := demoMCSPair()
-	if err != nil {
-		t.Fatal(err)
-	}
+	g, h, _ := demoPair(t)
 	paths := writeGraphs(t, core.FormatMIVIA, "mivia", g, h, g)
 	for _, c := range []struct {
 		args []string
@@ -265,10 +258,7 @@ func TestRequireOptimal(t *testing.T) {
 // TestNumbering: every command prints the file's own numbering, or from
 // 0 with --zero-based; the printed ids check against the graph.
 func TestNumbering(t *testing.T) {
-	g, h, _, err := demoMCSPair()
-	if err != nil {
-		t.Fatal(err)
-	}
+	g, h, _ := demoPair(t)
 	for _, c := range []struct {
 		Format, ext string
 		Base        int
@@ -336,10 +326,7 @@ func TestStdinAndOutputFiles(t *testing.T) {
 		t.Errorf("mcs - -: exit %d, %q", code, stderr)
 	}
 
-	g, h, _, err := demoMCSPair()
-	if err != nil {
-		t.Fatal(err)
-	}
+	g, h, _ := demoPair(t)
 	paths := writeGraphs(t, core.FormatPACE, "gr", g, h, g)
 	gr := writeTemp(t, "c5.gr", vcTestGraph)
 	for _, c := range []struct {
@@ -410,11 +397,7 @@ func TestHelpAndQuiet(t *testing.T) {
 	}
 
 	gr := writeTemp(t, "c5.gr", vcTestGraph)
-	g, h, _, err := demoMCSPair()
-	if err != nil {
-		t.Fatal(err)
-	}
-	paths := writeGraphs(t, core.FormatMIVIA, "mivia", g, h)
+	paths, _ := demoPairFiles(t)
 	for _, args := range [][]string{
 		{"mcs", paths[0], paths[1], "--engine", "gpu", "--backend", "cpu"},
 		{"clique", gr, "--engine", "gpu", "--backend", "cpu"},

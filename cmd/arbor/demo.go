@@ -13,15 +13,9 @@ import (
 // runDemo runs each algorithm on embedded sample data with the
 // auto-selected backend. Each algorithm adds its step in demoSteps.
 func runDemo(e *cli.Env) error {
-	fs := cli.NewFlags(e, "demo", "[--backend B] [--device D]")
-	var df cli.DeviceFlags
-	df.Register(fs)
-	pos, err := cli.Parse(fs, e.Args)
-	if err != nil {
+	fs, df := cli.NewDeviceFlags(e, "demo", "[--backend B] [--device D]")
+	if err := cli.ParseNone(fs, e.Args, ""); err != nil {
 		return err
-	}
-	if len(pos) > 0 {
-		return cli.Usagef("demo takes no arguments")
 	}
 	dev, c, err := df.Open(e, true)
 	if err != nil {
@@ -50,17 +44,22 @@ func runDemo(e *cli.Env) error {
 	// The first algorithms' steps live in demo_<name>.go, in the order the
 	// demo has always shown them; an algorithm registered since brings its
 	// own (cli.Algorithm.Demo).
-	steps := []func(e *cli.Env, dev backend.Device) error{demoMATCH(), demoMCS(), demoVC(), demoClique()}
+	type step struct {
+		name string // its errors begin "demo NAME: "; "": they say it
+		run  func(e *cli.Env, dev backend.Device) error
+	}
+	steps := []step{{"match", demoMATCH}, {"mcs", demoMCS}, {"vertex cover", demoVC}, {"clique", demoClique}}
 	for _, a := range cli.Algorithms() {
 		if a.Demo != nil {
-			steps = append(steps, a.Demo)
+			steps = append(steps, step{"", a.Demo})
 		}
 	}
-	for _, step := range steps {
-		if step == nil {
-			continue
+	for _, s := range steps {
+		err := s.run(e, dev)
+		if err != nil && s.name != "" {
+			err = fmt.Errorf("demo %s: %w", s.name, err)
 		}
-		if err := step(e, dev); err != nil {
+		if err != nil {
 			return err
 		}
 	}

@@ -13,30 +13,28 @@ import (
 
 // demoMCS is the mcs part of 'arbor demo': a maximum common induced
 // subgraph of a generated pair (McSplit runs on the CPU whatever the device).
-func demoMCS() func(e *cli.Env, dev backend.Device) error {
-	return func(e *cli.Env, _ backend.Device) error {
-		g, h, planted, err := demoMCSPair()
-		if err != nil {
-			return fmt.Errorf("demo mcs: %w", err)
-		}
-		res, err := mcs.Solve(e.Ctx, g, h, mcs.Options{})
-		if err != nil {
-			return fmt.Errorf("demo mcs: %w", err)
-		}
-		if err := mcs.Verify(g, h, res.Mapping, mcs.Options{}); err != nil {
-			return fmt.Errorf("demo mcs: %w", err)
-		}
-		if res.Proven && res.Size < planted {
-			return fmt.Errorf("demo mcs: size %d, but a common subgraph of %d was planted", res.Size, planted)
-		}
-		status := "proven"
-		if !res.Proven {
-			status = "unproven"
-		}
-		fmt.Fprintf(e.Stdout, "mcs: graphs of %d and %d vertices: common induced subgraph of size %d (%s, verified), %d nodes, %v, %d threads\n",
-			g.N, h.N, res.Size, status, res.Nodes, res.Elapsed.Round(time.Microsecond), res.Threads)
-		return nil
+func demoMCS(e *cli.Env, _ backend.Device) error {
+	g, h, planted, err := demoMCSPair()
+	if err != nil {
+		return err
 	}
+	res, err := mcs.Solve(e.Ctx, g, h, mcs.Options{})
+	if err != nil {
+		return err
+	}
+	if err := mcs.Verify(g, h, res.Mapping, mcs.Options{}); err != nil {
+		return err
+	}
+	if res.Proven && res.Size < planted {
+		return fmt.Errorf("size %d, but a common subgraph of %d was planted", res.Size, planted)
+	}
+	status := "proven"
+	if !res.Proven {
+		status = "unproven"
+	}
+	fmt.Fprintf(e.Stdout, "mcs: graphs of %d and %d vertices: common induced subgraph of size %d (%s, verified), %d nodes, %v, %d threads\n",
+		g.N, h.N, res.Size, status, res.Nodes, res.Elapsed.Round(time.Microsecond), res.Threads)
+	return nil
 }
 
 // demoMCSPair generates, from a fixed seed, a random graph g and a graph h

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/arbor-gpu/arbor/algorithms/clique"
 	"github.com/arbor-gpu/arbor/algorithms/vertexcover"
 	"github.com/arbor-gpu/arbor/backend"
 	"github.com/arbor-gpu/arbor/cli"
@@ -13,29 +14,64 @@ import (
 // demoVC is the vertex cover part of 'arbor demo': a generated graph with a
 // known optimum (a small Model RB instance: cliques with a planted
 // independent set, one vertex per clique), solved and checked on the CPU.
-func demoVC() func(e *cli.Env, dev backend.Device) error {
-	return func(e *cli.Env, _ backend.Device) error {
-		const blocks, size = 16, 6
-		g, err := plantedCliques(blocks, size, 0.35, 2026)
-		if err != nil {
-			return fmt.Errorf("demo vertex cover: %w", err)
-		}
-		t0 := time.Now()
-		res, err := vertexcover.Solve(e.Ctx, g, vertexcover.Options{LocalSearch: 20 * time.Millisecond})
-		if err != nil {
-			return fmt.Errorf("demo vertex cover: %w", err)
-		}
-		if err := vertexcover.Verify(g, res.Cover); err != nil {
-			return fmt.Errorf("demo vertex cover: %w", err)
-		}
-		want := blocks * (size - 1)
-		if res.Proven && len(res.Cover) != want {
-			return fmt.Errorf("demo vertex cover: proven cover of %d, but the optimum is %d", len(res.Cover), want)
-		}
-		fmt.Fprintf(e.Stdout, "vertex cover (cpu): %d vertices, %d edges  cover %d (optimum %d)  proven %v  %d nodes  verified (%v)\n",
-			g.N, g.Edges(), len(res.Cover), want, res.Proven, res.Nodes, time.Since(t0).Round(time.Microsecond))
-		return nil
+func demoVC(e *cli.Env, _ backend.Device) error {
+	const blocks, size = demoBlocks, demoBlockSize
+	g, err := demoPlanted()
+	if err != nil {
+		return err
 	}
+	t0 := time.Now()
+	res, err := vertexcover.Solve(e.Ctx, g, vertexcover.Options{LocalSearch: 20 * time.Millisecond})
+	if err != nil {
+		return err
+	}
+	if err := vertexcover.Verify(g, res.Cover); err != nil {
+		return err
+	}
+	want := blocks * (size - 1)
+	if res.Proven && len(res.Cover) != want {
+		return fmt.Errorf("proven cover of %d, but the optimum is %d", len(res.Cover), want)
+	}
+	fmt.Fprintf(e.Stdout, "vertex cover (cpu): %d vertices, %d edges  cover %d (optimum %d)  proven %v  %d nodes  verified (%v)\n",
+		g.N, g.Edges(), len(res.Cover), want, res.Proven, res.Nodes, time.Since(t0).Round(time.Microsecond))
+	return nil
+}
+
+// demoClique is the clique part of 'arbor demo': a maximum clique of the
+// complement of vertex cover's planted graph, whose clique number is
+// known (one planted vertex per block: n − the minimum cover), found by
+// the auto engine with the demo's device (a GPU joins; elsewhere the CPU
+// engine runs) and checked.
+func demoClique(e *cli.Env, dev backend.Device) error {
+	const blocks = demoBlocks
+	g, err := demoPlanted()
+	if err != nil {
+		return err
+	}
+	opts := clique.Options{Complement: true, Devices: []backend.Device{dev}}
+	t0 := time.Now()
+	res, err := clique.Maximum(e.Ctx, g, opts)
+	if err != nil {
+		return err
+	}
+	if err := clique.Verify(g, res.Clique, true); err != nil {
+		return err
+	}
+	if len(res.Clique) < blocks || (res.Proven && len(res.Clique) != blocks) {
+		return fmt.Errorf("clique of %d (proven %v) of the complement, but its clique number is %d", len(res.Clique), res.Proven, blocks)
+	}
+	fmt.Fprintf(e.Stdout, "clique (%s): complement of a graph of %d vertices, %d edges  clique %d (optimum %d)  proven %v  %d nodes  verified (%v)\n",
+		res.Engine, g.N, g.Edges(), len(res.Clique), blocks, res.Proven, res.Nodes, time.Since(t0).Round(time.Microsecond))
+	return nil
+}
+
+// demoBlocks and demoBlockSize shape the graph of the vertex cover and
+// clique demos (plantedCliques).
+const demoBlocks, demoBlockSize = 16, 6
+
+// demoPlanted is the graph of the vertex cover and clique demos.
+func demoPlanted() (*core.Graph, error) {
+	return plantedCliques(demoBlocks, demoBlockSize, 0.35, 2026)
 }
 
 // plantedCliques makes blocks disjoint cliques of the given size plus

@@ -17,12 +17,8 @@ func runDevices(e *cli.Env) error {
 	fs := cli.NewFlags(e, "devices", "[-v] [--json]")
 	asJSON := fs.Bool("json", false, "print JSON")
 	verbose := fs.Bool("v", false, "also open every device, run one small kernel on it, and show where each step of probing and opening went")
-	pos, err := cli.Parse(fs, e.Args)
-	if err != nil {
+	if err := cli.ParseNone(fs, e.Args, ""); err != nil {
 		return err
-	}
-	if len(pos) > 0 {
-		return cli.Usagef("devices takes no arguments")
 	}
 	report := backend.Detect()
 	rows := make([]devicesRow, len(report))

@@ -9,6 +9,13 @@ import (
 	"github.com/arbor-gpu/arbor/backend"
 )
 
+// phaseJSON is a step of probing or opening a device in --json (devices
+// -v, verify).
+type phaseJSON struct {
+	Name    string  `json:"name"`
+	Seconds float64 `json:"seconds"`
+}
+
 // TestDevicesVerbose: -v opens every device, runs a checked kernel on it
 // and lists the phases of its start-up; --json carries the probe's time
 // and, with -v, each device's phases.
@@ -35,13 +42,10 @@ func TestDevicesVerbose(t *testing.T) {
 			Name string `json:"name"`
 		} `json:"devices"`
 		Opened []struct {
-			Device  string  `json:"device"`
-			Seconds float64 `json:"seconds"`
-			Error   string  `json:"error"`
-			Phases  []struct {
-				Name    string  `json:"name"`
-				Seconds float64 `json:"seconds"`
-			} `json:"phases"`
+			Device  string      `json:"device"`
+			Seconds float64     `json:"seconds"`
+			Error   string      `json:"error"`
+			Phases  []phaseJSON `json:"phases"`
 		} `json:"opened"`
 	}
 	if err := json.Unmarshal([]byte(out), &rows); err != nil {
@@ -93,11 +97,8 @@ func TestVerifyShowsStartUp(t *testing.T) {
 	}
 	var report struct {
 		Rows []struct {
-			Device     string `json:"device"`
-			OpenPhases []struct {
-				Name    string  `json:"name"`
-				Seconds float64 `json:"seconds"`
-			} `json:"open_phases"`
+			Device     string      `json:"device"`
+			OpenPhases []phaseJSON `json:"open_phases"`
 		} `json:"rows"`
 	}
 	if err := json.Unmarshal([]byte(out), &report); err != nil {

@@ -197,12 +197,8 @@ func TestFlagRules(t *testing.T) {
 	if code, _, stderr := runCLI(t, "vc", g, "--ls", "-1"); code != 0 {
 		t.Errorf("vc --ls -1: exit %d: %s", code, stderr)
 	}
-	for _, args := range [][]string{{"info", "--format", "nope", g}, {"match", "--format", "nope", g},
-		{"generate", "gnp", "--format", "nope", "-o", filepath.Join(t.TempDir(), "x")}} {
-		if code, _, stderr := runCLI(t, args...); code != 2 {
-			t.Errorf("arbor %v: exit %d (%s), want 2", args, code, stderr)
-		}
-	}
+	wantExit(t, 2, [][]string{{"info", "--format", "nope", g}, {"match", "--format", "nope", g},
+		{"generate", "gnp", "--format", "nope", "-o", filepath.Join(t.TempDir(), "x")}})
 	for s, want := range map[string]string{"30": "30s", "1.5": "1.5s", "0": "0s", "2m": "2m0s", " 45 ": "45s"} {
 		d, err := cli.ParseDuration(s)
 		if err != nil || d.String() != want {
@@ -301,10 +297,7 @@ func TestGenerateWritesWhatReadersRead(t *testing.T) {
 // every command that reads a graph, and the refusal says how to raise them.
 func TestReadLimitFlags(t *testing.T) {
 	dir := t.TempDir()
-	sparse := filepath.Join(dir, "sparse.gr")
-	if err := os.WriteFile(sparse, []byte("p td 2000000 1\n1 2000000\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	sparse := writeFile(t, dir, "sparse.gr", "p td 2000000 1\n1 2000000\n")
 	var z bytes.Buffer
 	zw := gzip.NewWriter(&z)
 	zw.Write([]byte(vcTestGraph))

@@ -33,30 +33,20 @@ func TestInfo(t *testing.T) {
 		t.Fatalf("--json gave %v", r)
 	}
 
-	bad := filepath.Join(dir, "bad.gr")
-	if err := os.WriteFile(bad, []byte("p td 3 1\n1 4\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	bad := writeFile(t, dir, "bad.gr", "p td 3 1\n1 4\n")
 	code, _, stderr = runCLI(t, "info", bad)
 	if code != 1 || !strings.Contains(stderr, "bad.gr:2:") || !strings.Contains(stderr, "vertex 4 is out of range") {
 		t.Fatalf("bad file: exit %d, stderr %q", code, stderr)
 	}
 	// Forcing a format: the edge list read as LAD fails, as edgelist1 works.
-	el := filepath.Join(dir, "e.txt")
-	if err := os.WriteFile(el, []byte("3 2\n1 2\n2 3\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	el := writeFile(t, dir, "e.txt", "3 2\n1 2\n2 3\n")
 	if code, out, _ := runCLI(t, "info", el, "--format", "edgelist1"); code != 0 || !strings.Contains(out, "numbered from 1") {
 		t.Fatalf("--format edgelist1: exit %d\n%s", code, out)
 	}
 	if code, _, _ := runCLI(t, "info", el, "--format", "lad"); code != 1 {
 		t.Fatalf("--format lad on an edge list: exit %d, want 1", code)
 	}
-	for _, args := range [][]string{{"info"}, {"info", el, el}, {"info", el, "--format", "nope"}, {"info", "--bogus"}} {
-		if code, _, _ := runCLI(t, args...); code != 2 {
-			t.Errorf("arbor %v: exit %d, want 2", args, code)
-		}
-	}
+	wantExit(t, 2, [][]string{{"info"}, {"info", el, el}, {"info", el, "--format", "nope"}, {"info", "--bogus"}})
 	if code, _, stderr := runCLI(t, "info", filepath.Join(dir, "missing.gr")); code != 1 || !strings.Contains(stderr, "missing.gr") {
 		t.Errorf("missing file: exit %d, %q", code, stderr)
 	}

@@ -228,9 +228,7 @@ func TestBatchSkipsSpecialFiles(t *testing.T) {
 		}
 	}
 	// The same from a folder: the FIFO's row, and the graph's.
-	if err := os.WriteFile(filepath.Join(dir, "k3.gr"), []byte("p td 3 3\n1 2\n2 3\n1 3\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	writeFile(t, dir, "k3.gr", "p td 3 3\n1 2\n2 3\n1 3\n")
 	code, out, stderr = runCLI(t, "mcs", g, "--against", dir, "--min-size", "1", "--json", "--threads", "1")
 	rows = parseRows(t, "mcs", out)
 	if code != 1 || len(rows) != 2 {

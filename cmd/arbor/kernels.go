@@ -11,16 +11,10 @@ import (
 )
 
 func runKernels(e *cli.Env) error {
-	fs := cli.NewFlags(e, "kernels", "[--dump SOURCE|KERNEL [--backend B] [--device D]]")
-	var df cli.DeviceFlags
-	df.Register(fs)
+	fs, df := cli.NewDeviceFlags(e, "kernels", "[--dump SOURCE|KERNEL [--backend B] [--device D]]")
 	dump := fs.String("dump", "", "print the exact source the backend compiles for this source file or kernel")
-	pos, err := cli.Parse(fs, e.Args)
-	if err != nil {
+	if err := cli.ParseNone(fs, e.Args, " (got %q); use --dump NAME"); err != nil {
 		return err
-	}
-	if len(pos) > 0 {
-		return cli.Usagef("kernels takes no arguments (got %q); use --dump NAME", pos[0])
 	}
 	if *dump == "" {
 		if df.Backend != "" || df.Device != "" {
@@ -36,7 +30,7 @@ func runKernels(e *cli.Env) error {
 		}
 		name = src
 	}
-	info, note, err := dumpTarget(df)
+	info, note, err := dumpTarget(*df)
 	if err != nil {
 		return err
 	}

@@ -230,12 +230,8 @@ func usage(w io.Writer, cmds map[string]command) {
 func runVersion(e *cli.Env) error {
 	fs := cli.NewFlags(e, "version", "[--json] (also: arbor --version)")
 	asJSON := fs.Bool("json", false, "print {\"version\": …}")
-	pos, err := cli.Parse(fs, e.Args)
-	if err != nil {
+	if err := cli.ParseNone(fs, e.Args, ""); err != nil {
 		return err
-	}
-	if len(pos) > 0 {
-		return cli.Usagef("version takes no arguments")
 	}
 	info, _ := debug.ReadBuildInfo()
 	v := buildVersion(version, info)
@@ -244,7 +240,7 @@ func runVersion(e *cli.Env) error {
 			Version string `json:"version"`
 		}{v})
 	}
-	_, err = fmt.Fprintf(e.Stdout, "arbor %s\n", v)
+	_, err := fmt.Fprintf(e.Stdout, "arbor %s\n", v)
 	return err
 }
 

@@ -6,6 +6,8 @@ import (
 	"encoding/json"
 	"strings"
 	"testing"
+
+	"github.com/arbor-gpu/arbor/core"
 )
 
 // runJSON runs the CLI, which must succeed, and decodes its --json output
@@ -21,6 +23,55 @@ func runJSON[T any](t *testing.T, args ...string) T {
 		t.Fatalf("%v: not JSON: %v\n%s", args, err, out)
 	}
 	return r
+}
+
+// report is the fields of a search command's --json that the tests read
+// (each command prints its own subset).
+type report struct {
+	Size     int    `json:"size"`
+	Proven   bool   `json:"proven"`
+	Nodes    int64  `json:"nodes"`
+	Engine   string `json:"engine"`
+	Why      string `json:"why"`
+	Device   string `json:"device"`
+	Epochs   int    `json:"epochs"`
+	Verified bool   `json:"verified"`
+}
+
+// solveMCS runs arbor mcs on the pair of files with --verify --json and
+// args.
+func solveMCS(t *testing.T, pair []string, args ...string) report {
+	t.Helper()
+	return runJSON[report](t, append([]string{"mcs", pair[0], pair[1], "--verify", "--json"}, args...)...)
+}
+
+// demoPair is the demo's MCS pair (demoMCSPair) and the size of the
+// common subgraph planted in it.
+func demoPair(t *testing.T) (g, h *core.Graph, planted int) {
+	t.Helper()
+	g, h, planted, err := demoMCSPair()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return g, h, planted
+}
+
+// demoPairFiles is demoPair written as MIVIA files, and the planted size.
+func demoPairFiles(t *testing.T) (paths []string, planted int) {
+	t.Helper()
+	g, h, planted := demoPair(t)
+	return writeGraphs(t, core.FormatMIVIA, "mivia", g, h), planted
+}
+
+// wantExit runs each of runs through the CLI and reports every one that
+// does not exit with code.
+func wantExit(t *testing.T, code int, runs [][]string) {
+	t.Helper()
+	for _, args := range runs {
+		if got, _, stderr := runCLI(t, args...); got != code {
+			t.Errorf("arbor %v: exit %d, want %d (%s)", args, got, code, strings.TrimSpace(stderr))
+		}
+	}
 }
 
 func runCLI(t *testing.T, args ...string) (int, string, string) {

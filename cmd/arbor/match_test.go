@@ -70,17 +70,13 @@ func TestMatchReference(t *testing.T) {
 }
 
 func TestMatchUsage(t *testing.T) {
-	for _, args := range [][]string{
+	wantExit(t, 2, [][]string{
 		{"match"},
 		{"match", "a.mtx", "b.mtx"},
 		{"match", "a.mtx", "--engine", "slow"},
 		{"match", "a.mtx", "--tie", "random"},
 		{"match", "a.mtx", "--threads", "-1"},
-	} {
-		if code, _, stderr := runCLI(t, args...); code != 2 {
-			t.Errorf("arbor %v: exit %d, want 2 (%s)", args, code, stderr)
-		}
-	}
+	})
 	if code, _, stderr := runCLI(t, "match", filepath.Join(t.TempDir(), "missing.mtx")); code != 1 {
 		t.Errorf("match of a missing file: exit %d, want 1 (%s)", code, stderr)
 	}

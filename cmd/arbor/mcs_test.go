@@ -12,20 +12,16 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/arbor-gpu/arbor/cluster"
 	"github.com/arbor-gpu/arbor/core"
+	"github.com/arbor-gpu/arbor/internal/syncio"
 )
 
 func TestMCSCommand(t *testing.T) {
-	g, h, planted, err := demoMCSPair()
-	if err != nil {
-		t.Fatal(err)
-	}
-	paths := writeGraphs(t, core.FormatMIVIA, "mivia", g, h)
+	paths, planted := demoPairFiles(t)
 	gp, hp := paths[0], paths[1]
 	sizes := map[int]bool{}
 	for _, threads := range []string{"1", "2"} {
@@ -55,15 +51,11 @@ func TestMCSCommand(t *testing.T) {
 	if code != 0 || !strings.Contains(out, "proven maximum, verified") || !strings.Contains(out, "mapping ") {
 		t.Errorf("text output: exit %d\n%s%s", code, out, stderr)
 	}
-	for _, bad := range [][]string{
+	wantExit(t, 2, [][]string{
 		{"mcs", gp},
 		{"mcs", gp, hp, "--heuristic", "nope"},
 		{"mcs", gp, hp, "--threads", "-1"},
-	} {
-		if code, _, _ := runCLI(t, bad...); code != 2 {
-			t.Errorf("arbor %v: exit %d, want 2", bad, code)
-		}
-	}
+	})
 	if code, _, stderr := runCLI(t, "mcs", gp, filepath.Join(t.TempDir(), "missing")); code != 1 || !strings.Contains(stderr, "missing") {
 		t.Errorf("missing file: exit %d, stderr %q", code, stderr)
 	}
@@ -73,22 +65,8 @@ func TestMCSCommand(t *testing.T) {
 // runs its twin) and the fixed-goal mode: the same tree, so the same node
 // count, on the CPU engine and the device engine.
 func TestMCSEngines(t *testing.T) {
-	g, h, planted, err := demoMCSPair()
-	if err != nil {
-		t.Fatal(err)
-	}
-	paths := writeGraphs(t, core.FormatMIVIA, "mivia", g, h)
-	type result struct {
-		Size     int    `json:"size"`
-		Proven   bool   `json:"proven"`
-		Nodes    int64  `json:"nodes"`
-		Engine   string `json:"engine"`
-		Verified bool   `json:"verified"`
-	}
-	solve := func(args ...string) result {
-		t.Helper()
-		return runJSON[result](t, append([]string{"mcs", paths[0], paths[1], "--verify", "--json"}, args...)...)
-	}
+	paths, planted := demoPairFiles(t)
+	solve := func(args ...string) report { t.Helper(); return solveMCS(t, paths, args...) }
 	gpu := solve("--engine", "gpu", "--backend", "cpu", "--workers", "3")
 	cpu := solve("--engine", "cpu", "--threads", "1")
 	if gpu.Engine != "gpu" || !gpu.Proven || !gpu.Verified || gpu.Size != cpu.Size || gpu.Size < planted {
@@ -172,15 +150,11 @@ func TestMCSMany(t *testing.T) {
 	if code != 0 || !strings.Contains(out, "approximate") || !strings.Contains(out, "→") {
 		t.Fatalf("text output: exit %d\n%s%s", code, out, stderr)
 	}
-	for _, bad := range [][]string{
+	wantExit(t, 2, [][]string{
 		{"mcs", paths[0], paths[1], paths[0], "--keep", "0"},
 		{"mcs", paths[0], paths[1], paths[0], "--engine", "gpu"},
 		{"mcs", paths[0], paths[1], paths[0], "--big-first"},
-	} {
-		if code, _, _ := runCLI(t, bad...); code != 2 {
-			t.Errorf("arbor %v: exit %d, want 2", bad, code)
-		}
-	}
+	})
 	if code, _, stderr := runCLI(t, "mcs", paths[0], paths[1], filepath.Join(t.TempDir(), "missing")); code != 1 || !strings.Contains(stderr, "missing") {
 		t.Errorf("missing third file: exit %d, stderr %q", code, stderr)
 	}
@@ -189,22 +163,8 @@ func TestMCSMany(t *testing.T) {
 // TestMCSHeuristics runs the heuristic flags and the portfolio through
 // the CLI: each must find the default's size, verified and proven.
 func TestMCSHeuristics(t *testing.T) {
-	g, h, _, err := demoMCSPair()
-	if err != nil {
-		t.Fatal(err)
-	}
-	paths := writeGraphs(t, core.FormatMIVIA, "mivia", g, h)
-	type result struct {
-		Size     int    `json:"size"`
-		Proven   bool   `json:"proven"`
-		Verified bool   `json:"verified"`
-		Engine   string `json:"engine"`
-		Why      string `json:"why"`
-	}
-	solve := func(args ...string) result {
-		t.Helper()
-		return runJSON[result](t, append([]string{"mcs", paths[0], paths[1], "--verify", "--json"}, args...)...)
-	}
+	paths, _ := demoPairFiles(t)
+	solve := func(args ...string) report { t.Helper(); return solveMCS(t, paths, args...) }
 	want := solve("--engine", "cpu", "--threads", "1")
 	for _, args := range [][]string{
 		{"--engine", "cpu", "--block-order"},
@@ -220,14 +180,10 @@ func TestMCSHeuristics(t *testing.T) {
 			t.Errorf("%v: engine %q why %q", args, r.Engine, r.Why)
 		}
 	}
-	for _, bad := range [][]string{
+	wantExit(t, 2, [][]string{
 		{"mcs", paths[0], paths[1], "--dead-end", "-1"},
 		{"mcs", paths[0], paths[1], "--engine", "nope"},
-	} {
-		if code, _, _ := runCLI(t, bad...); code != 2 {
-			t.Errorf("arbor %v: exit %d, want 2", bad, code)
-		}
-	}
+	})
 	// Restarts run on the sequential engine, whatever --threads says.
 	for _, threads := range []string{"0", "2"} {
 		r := solve("--restarts", "--threads", threads)
@@ -240,11 +196,7 @@ func TestMCSHeuristics(t *testing.T) {
 // TestMCSClusterEmbedded runs 'arbor mcs --cluster embedded': the local
 // workers are this test binary acting as the CLI (envCLI).
 func TestMCSClusterEmbedded(t *testing.T) {
-	g, h, planted, err := demoMCSPair()
-	if err != nil {
-		t.Fatal(err)
-	}
-	paths := writeGraphs(t, core.FormatMIVIA, "mivia", g, h)
+	paths, planted := demoPairFiles(t)
 	code, out, stderr := runCLI(t, "mcs", paths[0], paths[1], "--threads", "1", "--json")
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
@@ -314,35 +266,13 @@ func TestWorkerWrongToken(t *testing.T) {
 	}
 }
 
-// lockedBuffer is a bytes.Buffer written by one goroutine, read by another.
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
-}
-
 // TestServerCommand runs 'arbor server', a worker and a coordinator on it,
 // and a worker with the wrong token, which it refuses.
 func TestServerCommand(t *testing.T) {
-	g, h, _, err := demoMCSPair()
-	if err != nil {
-		t.Fatal(err)
-	}
-	paths := writeGraphs(t, core.FormatMIVIA, "mivia", g, h)
+	paths, _ := demoPairFiles(t)
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	var serr lockedBuffer
+	var serr syncio.Writer
 	exit := make(chan int, 1)
 	go func() {
 		exit <- run(ctx, []string{"server", "--listen", "127.0.0.1:0", "--store", t.TempDir(), "--cluster-token", "tok"}, io.Discard, &serr)
@@ -404,11 +334,7 @@ func TestSlurmScriptLocally(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	g, h, _, err := demoMCSPair()
-	if err != nil {
-		t.Fatal(err)
-	}
-	paths := writeGraphs(t, core.FormatMIVIA, "mivia", g, h)
+	paths, _ := demoPairFiles(t)
 	bin := t.TempDir()
 	self, err := os.Executable()
 	if err != nil {
@@ -460,11 +386,7 @@ func TestSlurmScriptLocally(t *testing.T) {
 // search runs no other rule); the fixed goal's node counts are
 // equal on the CPU engine and the device engine's twin in both modes.
 func TestMCSPrune(t *testing.T) {
-	g, h, _, err := demoMCSPair()
-	if err != nil {
-		t.Fatal(err)
-	}
-	paths := writeGraphs(t, core.FormatMIVIA, "mivia", g, h)
+	paths, _ := demoPairFiles(t)
 	type result struct {
 		Size  int   `json:"size"`
 		Nodes int64 `json:"nodes"`

@@ -91,29 +91,19 @@ func validate(schema map[string]any, v any, path string) []string {
 }
 
 func hasType(v any, name string) bool {
-	switch name {
-	case "object":
-		_, ok := v.(map[string]any)
-		return ok
-	case "array":
-		_, ok := v.([]any)
-		return ok
-	case "string":
-		_, ok := v.(string)
-		return ok
-	case "boolean":
-		_, ok := v.(bool)
-		return ok
-	case "number":
-		_, ok := v.(float64)
-		return ok
-	case "integer":
-		f, ok := v.(float64)
-		return ok && f == math.Trunc(f)
-	case "null":
-		return v == nil
-	}
-	return false
+	is, ok := jsonTypes[name]
+	return ok && is(v)
+}
+
+// jsonTypes says whether a decoded JSON value is of a schema type.
+var jsonTypes = map[string]func(v any) bool{
+	"object":  func(v any) bool { _, ok := v.(map[string]any); return ok },
+	"array":   func(v any) bool { _, ok := v.([]any); return ok },
+	"string":  func(v any) bool { _, ok := v.(string); return ok },
+	"boolean": func(v any) bool { _, ok := v.(bool); return ok },
+	"number":  func(v any) bool { _, ok := v.(float64); return ok },
+	"integer": func(v any) bool { f, ok := v.(float64); return ok && f == math.Trunc(f) },
+	"null":    func(v any) bool { return v == nil },
 }
 
 func asStrings(v any) []string {
@@ -186,10 +176,7 @@ func TestValidator(t *testing.T) {
 // or embedded inputs, in the modes that shape its output differently,
 // and validates each output against docs/schema/<command>.json.
 func TestJSONSchemas(t *testing.T) {
-	g, h, _, err := demoMCSPair()
-	if err != nil {
-		t.Fatal(err)
-	}
+	g, h, _ := demoPair(t)
 	mivia := writeGraphs(t, core.FormatMIVIA, "mivia", g, h)
 	pace := writeGraphs(t, core.FormatPACE, "gr", g, h)
 	gr := writeTemp(t, "c5.gr", vcTestGraph)

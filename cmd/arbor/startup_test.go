@@ -70,10 +70,7 @@ func libOutcome(engine, why, device string, size int, status core.Status, r star
 // CPU backend (the Go twins) and, where it is installed, OpenCL (PoCL).
 func TestStartupLibraryMatchesCLI(t *testing.T) {
 	ctx := context.Background()
-	g, h, _, err := demoMCSPair()
-	if err != nil {
-		t.Fatal(err)
-	}
+	g, h, _ := demoPair(t)
 	pair := writeGraphs(t, core.FormatMIVIA, "mivia", g, h)
 	dense := core.GNP(40, 0.5, 7)
 	sparse := core.GNP(60, 0.06, 3)
@@ -151,10 +148,7 @@ func TestStartupFallbackMatchesCLI(t *testing.T) {
 	if _, err := backend.ChooseAll(backend.Selection{Backend: "cuda"}); err == nil {
 		t.Skip("CUDA opens here: no fallback to compare")
 	}
-	g, h, _, err := demoMCSPair()
-	if err != nil {
-		t.Fatal(err)
-	}
+	g, h, _ := demoPair(t)
 	pair := writeGraphs(t, core.FormatMIVIA, "mivia", g, h)
 	t.Setenv(backend.EnvBackend, "")
 	t.Setenv(backend.EnvDevice, "")

@@ -13,6 +13,7 @@ import (
 	"github.com/arbor-gpu/arbor/algorithms/vertexcover"
 	"github.com/arbor-gpu/arbor/backend"
 	"github.com/arbor-gpu/arbor/core"
+	"github.com/arbor-gpu/arbor/internal/testfile"
 )
 
 // A 5-cycle with a pendant vertex, in PACE .gr form: minimum cover 3.
@@ -20,12 +21,11 @@ const vcTestGraph = "c test\np td 6 6\n1 2\n2 3\n3 4\n4 5\n5 1\n5 6\n"
 
 func writeTemp(t *testing.T, name, body string) string {
 	t.Helper()
-	p := filepath.Join(t.TempDir(), name)
-	if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	return p
+	return writeFile(t, t.TempDir(), name, body)
 }
+
+// writeFile writes body to dir/name and returns its path.
+var writeFile = testfile.Write
 
 // writeGraphs writes each graph in format to a file of its own in a
 // temporary folder (g0.EXT, g1.EXT, …) and returns the paths.
@@ -153,19 +153,7 @@ func TestVCCommandErrors(t *testing.T) {
 // TestVCClusterEmbedded runs 'arbor vc --cluster embedded' (the local
 // workers are this test binary acting as the CLI) against the local engine.
 func TestVCClusterEmbedded(t *testing.T) {
-	b := core.NewBuilder(45, false)
-	rng := rand.New(rand.NewPCG(3, 4))
-	for u := 0; u < 45; u++ {
-		for v := u + 1; v < 45; v++ {
-			if rng.Float64() < 0.15 {
-				b.AddEdge(u, v)
-			}
-		}
-	}
-	g, err := b.Build()
-	if err != nil {
-		t.Fatal(err)
-	}
+	g := gnp(t, 45, 0.15, rand.New(rand.NewPCG(3, 4)))
 	path := writeGraphs(t, core.FormatPACE, "gr", g)[0]
 	type result struct {
 		Size     int    `json:"size"`
@@ -192,19 +180,7 @@ func TestVCDeviceEngine(t *testing.T) {
 	// G(60, 0.3): the root reductions leave the whole graph, and the
 	// device searches it (the Petersen graph's greedy cover meets its
 	// bound at the root).
-	rng := rand.New(rand.NewPCG(3, 4))
-	b := core.NewBuilder(60, false)
-	for u := 0; u < 60; u++ {
-		for v := u + 1; v < 60; v++ {
-			if rng.Float64() < 0.3 {
-				b.AddEdge(u, v)
-			}
-		}
-	}
-	gr, err := b.Build()
-	if err != nil {
-		t.Fatal(err)
-	}
+	gr := gnp(t, 60, 0.3, rand.New(rand.NewPCG(3, 4)))
 	ref, err := vertexcover.Solve(context.Background(), gr, vertexcover.Options{Threads: 1})
 	if err != nil || !ref.Proven {
 		t.Fatalf("CPU engine: %v", err)
@@ -298,19 +274,7 @@ func TestVCLSDevice(t *testing.T) {
 // here), saying why; --engine cpu opens nothing and says nothing of a
 // device. Both answer the CPU engine's minimum.
 func TestVCAuto(t *testing.T) {
-	rng := rand.New(rand.NewPCG(35, 5))
-	b := core.NewBuilder(70, false)
-	for u := 0; u < 70; u++ {
-		for v := u + 1; v < 70; v++ {
-			if rng.Float64() < 0.3 {
-				b.AddEdge(u, v)
-			}
-		}
-	}
-	gr, err := b.Build()
-	if err != nil {
-		t.Fatal(err)
-	}
+	gr := gnp(t, 70, 0.3, rand.New(rand.NewPCG(35, 5)))
 	ref, err := vertexcover.Solve(context.Background(), gr, vertexcover.Options{Engine: vertexcover.EngineCPU})
 	if err != nil || !ref.Proven {
 		t.Fatalf("CPU engine: %v", err)

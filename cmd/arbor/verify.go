@@ -58,18 +58,12 @@ func (t verifyTarget) phases() []backend.Phase {
 }
 
 func runVerify(e *cli.Env) error {
-	fs := cli.NewFlags(e, "verify", "[--backend B] [--device D] [--kernel NAME[,NAME]] [--no-data] [--json]")
-	var df cli.DeviceFlags
-	df.Register(fs)
+	fs, df := cli.NewDeviceFlags(e, "verify", "[--backend B] [--device D] [--kernel NAME[,NAME]] [--no-data] [--json]")
 	only := fs.String("kernel", "", "check only these kernels (comma-separated; see 'arbor kernels')")
 	noData := fs.Bool("no-data", false, "skip the checks on real graphs from the shared data directory")
 	asJSON := fs.Bool("json", false, "print the table as JSON")
-	pos, err := cli.Parse(fs, e.Args)
-	if err != nil {
+	if err := cli.ParseNone(fs, e.Args, " (got %q)"); err != nil {
 		return err
-	}
-	if len(pos) > 0 {
-		return cli.Usagef("verify takes no arguments (got %q)", pos[0])
 	}
 	sel := backend.SelectionFromEnv(df.Backend, df.Device)
 	if sel.Backend != "auto" && !contains(backend.Names(), sel.Backend) {

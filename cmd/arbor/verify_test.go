@@ -41,17 +41,13 @@ func TestVerifyJSON(t *testing.T) {
 }
 
 func TestVerifyUsage(t *testing.T) {
-	for _, args := range [][]string{
+	wantExit(t, 2, [][]string{
 		{"verify", "--kernel", "no-such-kernel"},
 		{"verify", "--backend", "no-such-backend"},
 		{"verify", "extra"},
 		{"kernels", "--dump", "no-such-source"},
 		{"kernels", "extra"},
-	} {
-		if code, _, stderr := runCLI(t, args...); code != 2 {
-			t.Errorf("arbor %v: exit %d, want 2 (%s)", args, code, stderr)
-		}
-	}
+	})
 }
 
 func TestKernelsList(t *testing.T) {

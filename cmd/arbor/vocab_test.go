@@ -18,23 +18,14 @@ import (
 // is a usage error, and the input is left as it was.
 func TestOutNamesInput(t *testing.T) {
 	dir := t.TempDir()
-	gr := filepath.Join(dir, "c5.gr")
-	if err := os.WriteFile(gr, []byte(vcTestGraph), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	gr := writeFile(t, dir, "c5.gr", vcTestGraph)
 	link := filepath.Join(dir, "link.gr")
 	if err := os.Symlink(gr, link); err != nil {
 		t.Fatal(err)
 	}
-	other := filepath.Join(dir, "other.gr")
-	if err := os.WriteFile(other, []byte(vcTestGraph), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	other := writeFile(t, dir, "other.gr", vcTestGraph)
 	pairs := writeList(t, dir, "c5.gr,other.gr")
-	singles := filepath.Join(dir, "singles.csv")
-	if err := os.WriteFile(singles, []byte("c5.gr\nother.gr\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	singles := writeFile(t, dir, "singles.csv", "c5.gr\nother.gr\n")
 	dotted := filepath.Join(dir, ".", "sub", "..", "c5.gr")
 	cases := [][]string{
 		{"vc", gr, "-o", gr},
@@ -189,15 +180,9 @@ func TestDemoRunsEveryAlgorithm(t *testing.T) {
 // docs/cli.md says, in every command, and never says a bare "no device".
 func TestBatchWhyWording(t *testing.T) {
 	dir := t.TempDir()
-	gr := filepath.Join(dir, "c5.gr")
-	if err := os.WriteFile(gr, []byte(vcTestGraph), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	writeFile(t, dir, "c5.gr", vcTestGraph)
 	singles := writeList(t, dir, "c5.gr")
-	pairs := filepath.Join(dir, "pairs.csv")
-	if err := os.WriteFile(pairs, []byte("c5.gr,c5.gr\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	pairs := writeFile(t, dir, "pairs.csv", "c5.gr,c5.gr\n")
 	for _, args := range [][]string{
 		{"mcs", "--batch", pairs}, {"vc", "--batch", singles}, {"clique", "--batch", singles},
 	} {
@@ -243,11 +228,7 @@ func TestBuildVersion(t *testing.T) {
 // same options, reruns the ones that only timed out when the time limit
 // is longer, and reruns everything under other options.
 func TestBatchResumeOptions(t *testing.T) {
-	dir, pairs := mcsPairs(t, 3)
-	var lines []string
-	for _, p := range pairs {
-		lines = append(lines, filepath.Base(p[0])+","+filepath.Base(p[1]))
-	}
+	dir, _, lines := mcsPairs(t, 3)
 	list := writeList(t, dir, lines...)
 	outFile := filepath.Join(t.TempDir(), "rows.jsonl")
 	mcs := func(extra ...string) (int, []batchRowJSON, string) {

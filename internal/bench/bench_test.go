@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/arbor-gpu/arbor/internal/dataset"
+	"github.com/arbor-gpu/arbor/internal/testfile"
 	"github.com/arbor-gpu/arbor/internal/testrole"
 )
 
@@ -88,14 +89,8 @@ func fakeArbor(args []string, stdout, stderr io.Writer) int {
 	return 0
 }
 
-func writeTestFile(t *testing.T, dir, name, body string) string {
-	t.Helper()
-	p := filepath.Join(dir, name)
-	if err := os.WriteFile(p, []byte(body), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	return p
-}
+// writeTestFile writes an executable test file (a fake solver, say).
+var writeTestFile = testfile.Executable
 
 func fakeConfig(t *testing.T) Config {
 	t.Helper()

@@ -21,6 +21,8 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+
+	"github.com/arbor-gpu/arbor/internal/atomicfile"
 )
 
 //go:generate go run ./internal/manifestgen -o data.sha256
@@ -230,7 +232,7 @@ func FileSHA256(path string) (string, error) {
 	return hex.EncodeToString(h.Sum(nil)), nil
 }
 
-// copyFile copies src to dst through a temporary file in dst's folder.
+// copyFile copies src to dst, whole or not at all.
 func copyFile(src, dst string) error {
 	if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
 		return err
@@ -240,23 +242,8 @@ func copyFile(src, dst string) error {
 		return err
 	}
 	defer in.Close()
-	tmp, err := os.CreateTemp(filepath.Dir(dst), "."+filepath.Base(dst)+".tmp*")
-	if err != nil {
-		return err
-	}
-	_, err = io.Copy(tmp, in)
-	if cerr := tmp.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Chmod(tmp.Name(), 0o644)
-	}
-	if err == nil {
-		err = os.Rename(tmp.Name(), dst)
-	}
-	if err != nil {
-		os.Remove(tmp.Name())
-		return fmt.Errorf("copying %s to %s: %w", src, dst, err)
+	if err := atomicfile.Write(dst, func(w io.Writer) error { _, err := io.Copy(w, in); return err }); err != nil {
+		return fmt.Errorf("copying %s: %w", src, err)
 	}
 	return nil
 }

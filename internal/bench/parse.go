@@ -98,15 +98,9 @@ func ParseArborJSON(kind Kind, out []byte) (Answer, error) {
 	if kind == KindMatch {
 		// arbor match --json (docs/schema/match.json).
 		var m struct {
-			Size     *int    `json:"size"`
-			Edges    int     `json:"edges"`
-			Weight   float64 `json:"weight"`
-			Threads  int     `json:"threads"`
-			Engine   string  `json:"engine"`
-			Device   string  `json:"device"`
-			Seconds  float64 `json:"seconds"`
-			Verified bool    `json:"verified"`
-			Mate     []int32 `json:"mate"`
+			arborJSON
+			Weight float64 `json:"weight"`
+			Mate   []int32 `json:"mate"`
 		}
 		if err := json.Unmarshal(out, &m); err != nil {
 			return a, fmt.Errorf("arbor match --json output: %w: %q", err, head(out))
@@ -114,27 +108,22 @@ func ParseArborJSON(kind Kind, out []byte) (Answer, error) {
 		if m.Size == nil {
 			return a, fmt.Errorf("arbor match --json output has no size: %q", head(out))
 		}
-		return Answer{Size: *m.Size, Proven: true, Seconds: m.Seconds, Device: m.Device,
-			Engine: m.Engine, Threads: m.Threads, Edges: m.Edges, Weight: m.Weight, Verified: m.Verified, Mate: m.Mate}, nil
+		a = m.answer(true)
+		a.Weight, a.Mate = m.Weight, m.Mate
+		return a, nil
 	}
 	// mcs, vc and clique share these fields.
 	// A vc -k run that found no cover has no size (docs/cli.md); edges is
 	// the edges of vc and clique's graph.
 	var j struct {
-		Size     *int     `json:"size"`
-		Status   string   `json:"status"`
-		M        int      `json:"edges"`
-		Proven   bool     `json:"proven"`
-		Nodes    int64    `json:"nodes"`
-		Seconds  float64  `json:"seconds"`
-		Threads  int      `json:"threads"`
-		Engine   string   `json:"engine"`
-		Device   string   `json:"device"`
-		Verified bool     `json:"verified"`
-		Cover    []int    `json:"cover"`
-		Clique   []int    `json:"clique"`
-		Mapping  [][2]int `json:"mapping"`
-		Prune    struct {
+		arborJSON
+		Status  string   `json:"status"`
+		Proven  bool     `json:"proven"`
+		Nodes   int64    `json:"nodes"`
+		Cover   []int    `json:"cover"`
+		Clique  []int    `json:"clique"`
+		Mapping [][2]int `json:"mapping"`
+		Prune   struct {
 			Mode string `json:"mode"`
 		} `json:"prune"`
 	}
@@ -144,12 +133,31 @@ func ParseArborJSON(kind Kind, out []byte) (Answer, error) {
 	if j.Size == nil && j.Status == "" {
 		return a, fmt.Errorf("arbor %s --json output has no size: %q", kind, head(out))
 	}
-	a = Answer{Size: -1, Proven: j.Proven, Nodes: j.Nodes, Seconds: j.Seconds, Threads: j.Threads, Engine: j.Engine,
-		Device: j.Device, Verified: j.Verified, Cover: j.Cover, Mapping: j.Mapping, Edges: j.M, Prune: j.Prune.Mode}
-	if j.Size != nil {
-		a.Size = *j.Size
-	}
+	a = j.answer(j.Proven)
+	a.Nodes, a.Cover, a.Mapping, a.Prune = j.Nodes, j.Cover, j.Mapping, j.Prune.Mode
 	return a, nil
+}
+
+// arborJSON is the fields of every arbor command's --json that an answer
+// takes (size: absent where a vc -k run found no cover).
+type arborJSON struct {
+	Size     *int    `json:"size"`
+	Edges    int     `json:"edges"`
+	Threads  int     `json:"threads"`
+	Engine   string  `json:"engine"`
+	Device   string  `json:"device"`
+	Seconds  float64 `json:"seconds"`
+	Verified bool    `json:"verified"`
+}
+
+// answer is the Answer of those fields (Size -1 without a size).
+func (c arborJSON) answer(proven bool) Answer {
+	a := Answer{Size: -1, Proven: proven, Seconds: c.Seconds, Device: c.Device, Engine: c.Engine, Threads: c.Threads,
+		Edges: c.Edges, Verified: c.Verified}
+	if c.Size != nil {
+		a.Size = *c.Size
+	}
+	return a
 }
 
 func joinDevice(backend, name string) string {

@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strconv"
 
+	"github.com/arbor-gpu/arbor/internal/atomicfile"
 	"github.com/arbor-gpu/arbor/internal/dataset"
 )
 
@@ -49,10 +50,10 @@ func Save(dir string, rs []Result) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
 	}
-	if err := writeFile(filepath.Join(dir, CSVName), func(w io.Writer) error { return WriteCSV(w, rs) }); err != nil {
+	if err := atomicfile.Write(filepath.Join(dir, CSVName), func(w io.Writer) error { return WriteCSV(w, rs) }); err != nil {
 		return err
 	}
-	return writeFile(filepath.Join(dir, JSONName), func(w io.Writer) error {
+	return atomicfile.Write(filepath.Join(dir, JSONName), func(w io.Writer) error {
 		if rs == nil {
 			rs = []Result{}
 		}
@@ -60,21 +61,6 @@ func Save(dir string, rs []Result) error {
 		enc.SetIndent("", "  ")
 		return enc.Encode(rs)
 	})
-}
-
-func writeFile(path string, write func(io.Writer) error) error {
-	f, err := os.Create(path)
-	if err != nil {
-		return err
-	}
-	werr := write(f)
-	if cerr := f.Close(); werr == nil {
-		werr = cerr
-	}
-	if werr != nil {
-		return fmt.Errorf("writing %s: %w", path, werr)
-	}
-	return nil
 }
 
 // ReadCSV reads a results.csv written by WriteCSV.

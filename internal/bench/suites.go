@@ -2,6 +2,7 @@ package bench
 
 import (
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"runtime/debug"
@@ -10,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/arbor-gpu/arbor/core"
+	"github.com/arbor-gpu/arbor/internal/atomicfile"
 	"github.com/arbor-gpu/arbor/internal/dataset"
 )
 
@@ -119,6 +121,16 @@ func sub(o SuiteOptions, rel string) (string, error) {
 	return p, nil
 }
 
+// subRows is sub(o, rel) and the rows read from it by read.
+func subRows[T any](o SuiteOptions, rel string, read func(dir string) ([]T, error)) (string, []T, error) {
+	dir, err := sub(o, rel)
+	if err != nil {
+		return "", nil, err
+	}
+	rows, err := read(dir)
+	return dir, rows, err
+}
+
 // exists drops instances whose files are absent: the GPU machine's data
 // folder holds a subset of the sets.
 func exists(in Instance) bool {
@@ -131,11 +143,7 @@ func exists(in Instance) bool {
 }
 
 func miviaSuite(o SuiteOptions, keep func(dataset.MIVIAPair) bool) ([]Instance, error) {
-	dir, err := sub(o, "mcs/mivia")
-	if err != nil {
-		return nil, err
-	}
-	pairs, err := dataset.ReadMIVIA(dir)
+	dir, pairs, err := subRows(o, "mcs/mivia", dataset.ReadMIVIA)
 	if err != nil {
 		return nil, err
 	}
@@ -235,19 +243,7 @@ func generated(path string, build func() *core.Graph) (int, error) {
 		}
 	}
 	g := core.RandomIntWeights(build(), 1, 1000, 3)
-	tmp := path + ".tmp"
-	f, err := os.Create(tmp)
-	if err != nil {
-		return 0, err
-	}
-	werr := core.WriteGraph(f, g, core.FormatMTX)
-	if cerr := f.Close(); werr == nil {
-		werr = cerr
-	}
-	if werr != nil {
-		return 0, fmt.Errorf("writing %s: %w", tmp, werr)
-	}
-	if err := os.Rename(tmp, path); err != nil {
+	if err := atomicfile.Write(path, func(w io.Writer) error { return core.WriteGraph(w, g, core.FormatMTX) }); err != nil {
 		return 0, err
 	}
 	// The count is written last: its presence says the graph is whole.
@@ -295,11 +291,9 @@ func optimaInstances(rows []dataset.Optimum, kind Kind) []Instance {
 }
 
 func yamoutSuite(o SuiteOptions) ([]Instance, error) {
-	dir, err := sub(o, "vc/yamout2022")
-	if err != nil {
-		return nil, err
-	}
-	rows, err := dataset.ReadOptima(dir, "optima.csv", "file", "min_vc", "", nil)
+	_, rows, err := subRows(o, "vc/yamout2022", func(dir string) ([]dataset.Optimum, error) {
+		return dataset.ReadOptima(dir, "optima.csv", "file", "min_vc", "", nil)
+	})
 	if err != nil {
 		return nil, err
 	}
@@ -347,11 +341,7 @@ func bhoslibSuite(o SuiteOptions) ([]Instance, error) {
 // file is read here (they are small) because a Yamout file with a spare
 // vertex 0 has a clique number one above the table's.
 func cliqueSuite(o SuiteOptions) ([]Instance, error) {
-	dir, err := sub(o, "clique")
-	if err != nil {
-		return nil, err
-	}
-	rows, err := dataset.ReadCliqueOptima(dir)
+	_, rows, err := subRows(o, "clique", dataset.ReadCliqueOptima)
 	if err != nil {
 		return nil, err
 	}

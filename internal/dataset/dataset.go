@@ -79,15 +79,7 @@ func Path(sub string) string {
 // how to provide it; under $ARBOR_REQUIRE_DATA it fails the test instead.
 func Require(tb testing.TB, sub string) string {
 	tb.Helper()
-	p := Path(sub)
-	if p == "" {
-		if Required() {
-			tb.Fatalf("%s, and $%s is set: the data is required", notFound(sub), EnvRequire)
-		} else {
-			tb.Skipf("%s; skipping", notFound(sub))
-		}
-	}
-	return p
+	return lookUp(tb, sub, tb.Fatalf, tb.Skipf, "%s; skipping")
 }
 
 // Optional returns Dir()/sub, or "" for a test that then runs without it
@@ -95,13 +87,21 @@ func Require(tb testing.TB, sub string) string {
 // $ARBOR_REQUIRE_DATA the absence fails the test (which runs on).
 func Optional(tb testing.TB, sub string) string {
 	tb.Helper()
+	return lookUp(tb, sub, tb.Errorf, tb.Logf, "%s: without it")
+}
+
+// lookUp is Path(sub); where it is absent, fail says so under
+// $ARBOR_REQUIRE_DATA, else otherwise does, in note's words (a format
+// given what is missing).
+func lookUp(tb testing.TB, sub string, fail, otherwise func(string, ...any), note string) string {
+	tb.Helper()
 	p := Path(sub)
-	if p == "" {
-		if Required() {
-			tb.Errorf("%s, and $%s is set: the data is required", notFound(sub), EnvRequire)
-		} else {
-			tb.Logf("%s: without it", notFound(sub))
-		}
+	switch {
+	case p != "":
+	case Required():
+		fail("%s, and $%s is set: the data is required", notFound(sub), EnvRequire)
+	default:
+		otherwise(note, notFound(sub))
 	}
 	return p
 }

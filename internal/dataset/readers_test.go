@@ -1,20 +1,14 @@
 package dataset
 
 import (
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/arbor-gpu/arbor/internal/testfile"
 )
 
-func write(t *testing.T, dir, name, body string) string {
-	t.Helper()
-	p := filepath.Join(dir, name)
-	if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	return p
-}
+var write = testfile.Write
 
 func TestReadMIVIA(t *testing.T) {
 	dir := t.TempDir()

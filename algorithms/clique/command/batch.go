@@ -3,6 +3,7 @@ package cliquecmd
 import (
 	"context"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/arbor-gpu/arbor/algorithms/clique"
@@ -12,6 +13,10 @@ import (
 	"github.com/arbor-gpu/arbor/device/startup"
 	"github.com/arbor-gpu/arbor/internal/batch"
 )
+
+// deviceEngines are the engines that search on a device: a CPU slot of a
+// batch runs the CPU engine instead.
+var deviceEngines = []clique.Engine{clique.EngineGPU, clique.EngineHybrid}
 
 // runCliqueBatch is 'arbor clique --batch LIST'.
 func runCliqueBatch(e *cli.Env, sr *cli.SearchFlags, bf *cli.BatchFlags, pos []string, opts clique.Options) error {
@@ -24,11 +29,12 @@ func runCliqueBatch(e *cli.Env, sr *cli.SearchFlags, bf *cli.BatchFlags, pos []s
 		return err
 	}
 	defer b.CloseAll()
-	r, jobs, skipped, devs, dworkers := b.R, b.Jobs, b.Skipped, b.Devs, b.Workers
+	r, jobs, skipped := b.R, b.Jobs, b.Skipped
+	kit := cli.SlotKit[clique.Engine]{Devs: b.Devs, Workers: b.Workers, CPU: clique.EngineCPU, DeviceEngines: deviceEngines}
 	if opts.Goal > 0 && r.Devs > 0 {
 		r.CPU = 0 // the fixed goal is the device engine's alone
 	}
-	if opts.Engine == clique.EngineGPU || opts.Engine == clique.EngineHybrid {
+	if slices.Contains(deviceEngines, opts.Engine) {
 		r.Fits = func(st []cli.GraphStat) error {
 			if st[0].N > clique.DeviceMaxVertices {
 				return fmt.Errorf("too large for the device engine (--engine %s): %d vertices, over its %d; use --engine auto or cpu", opts.Engine, st[0].N, clique.DeviceMaxVertices)
@@ -40,14 +46,7 @@ func runCliqueBatch(e *cli.Env, sr *cli.SearchFlags, bf *cli.BatchFlags, pos []s
 		g := gs[0]
 		o := opts
 		o.Threads = 1
-		if slot.Device {
-			o.Devices, o.Workers = devs, dworkers
-		} else {
-			o.Devices = nil
-			if o.Engine == clique.EngineGPU || o.Engine == clique.EngineHybrid {
-				o.Engine = clique.EngineCPU
-			}
-		}
+		kit.Apply(slot, &o.Engine, &o.Devices, &o.Workers)
 		if err := checkCliqueMatrix(e, j.Files[0], g); err != nil {
 			return cli.BatchSolved{}, err
 		}

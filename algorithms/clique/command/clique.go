@@ -14,23 +14,10 @@ import (
 	"github.com/arbor-gpu/arbor/core"
 )
 
-// cliqueSynopsis is arbor clique's usage line.
-const cliqueSynopsis = "GRAPH [--threads N] [--timeout D] [--complement] [--format F] [--json] [--verify] [--require-optimal] [--zero-based] [-o FILE] [-v] [--plain-colouring] [--engine auto|cpu|gpu|hybrid] [--goal K] [--workers N] [--backend B] [--device D] | --batch LIST [--device-slots D] …"
-
 // runClique is 'arbor clique': a maximum clique of a graph, or of its
 // complement (a maximum independent set of the graph).
 func runClique(e *cli.Env) error {
-	fs := cli.NewFlags(e, "clique", cliqueSynopsis)
-	var sr cli.SearchFlags
-	sr.Register(fs, cli.SearchHelp{What: "clique",
-		Out:     "write the clique to `FILE` (atomically): '#' lines saying the status, then one vertex per line",
-		Threads: "worker threads: 1 runs the sequential engine; 0 uses every core",
-		Timeout: "stop after `D` (e.g. 30s) and report the best clique found, unproven",
-		Engine:  "where to search: cpu, gpu (the device search on --backend/--device, plain colouring bound; the CPU backend runs its Go twin), hybrid (the device and the CPU engine side by side, sharing the incumbent) or auto (the CPU engine at once while the device opens; on a GPU with warp-level operations the hybrid takes over what the CPU engine has not settled once the device is open and a 50 ms head start has passed)",
-		Engines: string(clique.EngineAuto),
-		Workers: "device engine workers (work-groups); 0 sizes it from the device",
-		Goal:    "fixed-incumbent mode (gpu engine): prune as if a clique of K−1 vertices were known, never raising it (the same tree on every device: node counts compare); reports a clique of ≥ K if there is one",
-	})
+	fs, sr := cli.NewSearchFlags(e)
 	sf, goal := &sr.SolverFlags, sr.Goal
 	complement := fs.Bool("complement", false, "solve the complement graph (a maximum independent set of GRAPH)")
 	plain := fs.Bool("plain-colouring", false, "use BBMC's colouring bound alone, without the Re-NUMBER and infra-chromatic tightening (for comparison)")
@@ -59,7 +46,7 @@ func runClique(e *cli.Env) error {
 	opts := clique.Options{Threads: *sr.Threads, Timeout: *sr.Timeout, Complement: *complement, PlainColouring: *plain,
 		Engine: engine, Goal: *goal, Workers: *sr.Workers}
 	if bf.Active() {
-		return runCliqueBatch(e, &sr, &bf, pos, opts)
+		return runCliqueBatch(e, sr, &bf, pos, opts)
 	}
 	// The device opens while the graph is read and the CPU engine starts,
 	// as clique.Maximum would open it (clique.OpenDevices: its start-up
@@ -82,22 +69,16 @@ func runClique(e *cli.Env) error {
 	for _, n := range g.Notes {
 		fmt.Fprintf(e.Stderr, "arbor clique: %s: note: %s\n", pos[0], n)
 	}
-	if opening != nil {
-		if err := opening.Settle(); err != nil {
-			return err
-		}
-		opts.Opening = opening
+	prog, err := cli.StartSearch(e, opening)
+	if err != nil {
+		return err
 	}
-	prog := cli.NewProgress(e)
+	opts.Opening = opening
 	opts.Progress = func(p clique.Progress) {
 		prog.Update(fmt.Sprintf("incumbent %d  bound %d  nodes %d  %s", p.Incumbent, p.UpperBound, p.Nodes, cli.Rate(p.Nodes, p.Elapsed)))
 	}
 	res, err := solveClique(e.Ctx, pos, g, opts)
-	prog.Done()
-	if opening != nil {
-		cli.Say(e, sf.Verbose, opening.Report())
-		opts.Devices = opening.Devices()
-	}
+	opts.Devices = cli.EndSearch(e, sf.Verbose, prog, opening)
 	if err != nil {
 		return err
 	}
@@ -138,9 +119,7 @@ func printClique(e *cli.Env, sf *cli.SolverFlags, pos []string, g *core.Graph, o
 	if !res.Proven {
 		status += fmt.Sprintf("; bound %d", res.UpperBound)
 	}
-	if sf.Verify {
-		status += ", verified"
-	}
+	status = sf.Verified(status)
 	what := "clique"
 	if complement {
 		what = "clique of the complement"
@@ -176,24 +155,18 @@ func cliqueObject(sf *cli.SolverFlags, pos []string, g *core.Graph, opts clique.
 		Complement bool     `json:"complement"`
 		Size       *int     `json:"size,omitempty"` // absent: proven that no clique reaches the goal
 		cli.Verdict
-		UpperBound int     `json:"upper_bound"`
-		Nodes      int64   `json:"nodes"`
-		Seconds    float64 `json:"seconds"`
-		Threads    int     `json:"threads"`
-		Engine     string  `json:"engine"`
-		Why        string  `json:"why"`
-		Backend    string  `json:"backend,omitempty"`
-		Device     string  `json:"device,omitempty"`
-		Epochs     int     `json:"epochs,omitempty"`
-		Moved      int64   `json:"moved_between_devices,omitempty"`
-		Shared     int64   `json:"shared"`
-		Verified   bool    `json:"verified"`
-		Clique     []int   `json:"clique"`
+		UpperBound int `json:"upper_bound"`
+		cli.SearchReport
+		Moved    int64 `json:"moved_between_devices,omitempty"`
+		Shared   int64 `json:"shared"`
+		Verified bool  `json:"verified"`
+		Clique   []int `json:"clique"`
 	}
-	backendName := cli.BackendOf(opts.Devices, res.Device)
 	return jsonResult{Files: pos, N: g.N, M: g.Edges(), Base: sf.Base(g), Complement: complement,
-		Size: v.Size(res.Size), Verdict: v, UpperBound: res.UpperBound, Nodes: res.Nodes, Seconds: res.Elapsed.Seconds(),
-		Threads: res.Threads, Engine: string(res.Engine), Why: res.Why, Backend: backendName, Device: res.Device, Epochs: res.Epochs, Moved: res.Moved,
+		Size: v.Size(res.Size), Verdict: v, UpperBound: res.UpperBound,
+		SearchReport: cli.SearchReport{Nodes: res.Nodes, Seconds: res.Elapsed.Seconds(), Threads: res.Threads,
+			Engine: string(res.Engine), Why: res.Why, Backend: cli.BackendOf(opts.Devices, res.Device), Device: res.Device, Epochs: res.Epochs},
+		Moved:  res.Moved,
 		Shared: res.Shared, Verified: sf.Verify, Clique: shown}
 }
 

@@ -209,22 +209,16 @@ type result struct {
 	Count      uint64   `json:"count"`
 	Proven     bool     `json:"proven"`
 	Degeneracy int      `json:"degeneracy"`
-	Nodes      int64    `json:"nodes"`
-	Seconds    float64  `json:"seconds"`
-	Threads    int      `json:"threads"`
-	Engine     string   `json:"engine"`
-	Why        string   `json:"why"`
-	Backend    string   `json:"backend,omitempty"`
-	Device     string   `json:"device,omitempty"`
-	Epochs     int      `json:"epochs,omitempty"`
-	Shared     int64    `json:"shared"`
-	Verified   bool     `json:"verified"`
+	cli.SearchReport
+	Shared   int64 `json:"shared"`
+	Verified bool  `json:"verified"`
 }
 
 func object(s *cli.Session, o *options, g *core.Graph, r kcount.Result) any {
-	out := result{Files: s.Files, Vertices: g.N, Edges: g.Edges(), K: r.K, Count: r.Count, Proven: r.Proven,
-		Degeneracy: r.Degeneracy, Nodes: r.Nodes, Seconds: s.Elapsed.Seconds(), Threads: r.Threads,
-		Engine: string(r.Engine), Why: r.Why, Device: r.Device, Epochs: r.Epochs, Shared: r.Shared, Verified: s.Verified}
+	out := result{Files: s.Files, Vertices: g.N, Edges: g.Edges(), K: r.K, Count: r.Count, Proven: r.Proven, Degeneracy: r.Degeneracy,
+		SearchReport: cli.SearchReport{Nodes: r.Nodes, Seconds: s.Elapsed.Seconds(), Threads: r.Threads,
+			Engine: string(r.Engine), Why: r.Why, Device: r.Device, Epochs: r.Epochs},
+		Shared: r.Shared, Verified: s.Verified}
 	if r.Device != "" && s.Device != nil {
 		out.Backend = s.Device.Info().Backend
 	}

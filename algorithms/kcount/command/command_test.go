@@ -14,6 +14,7 @@ import (
 	_ "github.com/arbor-gpu/arbor/backend/all"
 	"github.com/arbor-gpu/arbor/cli"
 	"github.com/arbor-gpu/arbor/internal/bench"
+	"github.com/arbor-gpu/arbor/internal/testfile"
 )
 
 // k4plus is K4 on 1..4 with a pendant path 4–5–6 (DIMACS): 4 vertices of
@@ -22,11 +23,7 @@ const k4plus = "p edge 6 8\ne 1 2\ne 1 3\ne 1 4\ne 2 3\ne 2 4\ne 3 4\ne 4 5\ne 5
 
 func graphFile(t *testing.T) string {
 	t.Helper()
-	p := filepath.Join(t.TempDir(), "k4plus.clq")
-	if err := os.WriteFile(p, []byte(k4plus), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	return p
+	return testfile.Write(t, t.TempDir(), "k4plus.clq", k4plus)
 }
 
 // run runs arbor kcount with args as the registry has it.

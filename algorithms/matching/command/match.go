@@ -19,9 +19,7 @@ import (
 const matchSynopsis = "GRAPH [-o OUT] [--strong-only] [--threads N] [--engine spec|fast] [--filter lookback|scan] [--tie index|hashed] [--format F] [--verify] [--json] [--zero-based] [-v] [--backend B --device D]"
 
 func runMatch(e *cli.Env) error {
-	fs := cli.NewFlags(e, "match", matchSynopsis)
-	var df cli.DeviceFlags
-	df.Register(fs)
+	fs, df := cli.NewDeviceFlags(e, "match", matchSynopsis)
 	outPath := fs.String("o", "", "write the result (one line per vertex, the file's first vertex first: its partner, or -1) to `FILE` (atomically) instead of stdout")
 	strongOnly := fs.Bool("strong-only", false, "print each vertex's strongest neighbour (the first pass only), not a matching")
 	threads := fs.Int("threads", 0, "total work-items per launch; every kernel is a grid-stride loop, so any value gives the same result (the fast engine's tile kernels round it up to whole work-groups of up to 256); 0: the default")

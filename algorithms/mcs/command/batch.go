@@ -15,6 +15,10 @@ import (
 	"github.com/arbor-gpu/arbor/internal/batch"
 )
 
+// deviceEngines are the engines that search on a device: a CPU slot of a
+// batch runs the CPU engine instead.
+var deviceEngines = []mcs.Engine{mcs.EngineGPU, mcs.EngineHybrid}
+
 // runMCSBatch is 'arbor mcs --batch LIST' and 'arbor mcs QUERY --against
 // LIST|DIR': opts is what every pair runs with (the flags as parsed),
 // graphs the positional arguments' graphs (--against: the query).
@@ -53,7 +57,7 @@ func runMCSBatch(e *cli.Env, sr *cli.SearchFlags, bf *cli.BatchFlags, pos []stri
 	r.Bound = func(st []cli.GraphStat) int64 {
 		return int64(min(st[0].N, st[1].N))<<32 | int64(min(st[0].M+st[1].M, 1<<32-1))
 	}
-	if opts.Engine == mcs.EngineGPU || opts.Engine == mcs.EngineHybrid {
+	if slices.Contains(deviceEngines, opts.Engine) {
 		r.Fits = func(st []cli.GraphStat) error {
 			if n := max(st[0].N, st[1].N); n > mcs.DeviceMaxVertices {
 				return fmt.Errorf("too large for the device engine (--engine %s): a graph of %d vertices, over its %d; use --engine auto or cpu", opts.Engine, n, mcs.DeviceMaxVertices)
@@ -100,17 +104,11 @@ func startScreen(r *cli.BatchRunner, bf *cli.BatchFlags, jobs []*cli.BatchJob, q
 // gets the devices; a CPU slot the CPU engine), under the screen's floor
 // when screening.
 func solveMCSPairs(e *cli.Env, sf *cli.SolverFlags, opts mcs.Options, devs []backend.Device, dworkers int, sc *screen) func(context.Context, *cli.BatchJob, []*core.Graph, batch.Slot) (cli.BatchSolved, error) {
+	kit := cli.SlotKit[mcs.Engine]{Devs: devs, Workers: dworkers, CPU: mcs.EngineCPU, DeviceEngines: deviceEngines}
 	return func(ctx context.Context, j *cli.BatchJob, gs []*core.Graph, slot batch.Slot) (cli.BatchSolved, error) {
 		o := opts
 		o.Threads = 1
-		if slot.Device {
-			o.Devices, o.Workers = devs, dworkers
-		} else {
-			o.Devices = nil
-			if o.Engine == mcs.EngineGPU || o.Engine == mcs.EngineHybrid {
-				o.Engine = mcs.EngineCPU
-			}
-		}
+		kit.Apply(slot, &o.Engine, &o.Devices, &o.Workers)
 		if sc != nil {
 			// A floor, not a fixed goal: the bar rises with every larger
 			// solution, so a pair far above the cut costs no more than a

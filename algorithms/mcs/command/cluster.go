@@ -53,37 +53,25 @@ func runMCSCluster(e *cli.Env, cf cli.ClusterFlags, workers, threads int, pos []
 	why := cli.ClusterWhy(cf, cres)
 	if sf.JSON {
 		type jsonResult struct {
-			Files []string `json:"files"`
-			N     []int    `json:"vertices"`
-			Base  []int    `json:"base"`
-			Size  int      `json:"size"`
+			graphsJSON
+			Size int `json:"size"`
 			cli.Verdict
-			Nodes    int64            `json:"nodes"`
-			Seconds  float64          `json:"seconds"`
-			Threads  *int             `json:"threads,omitempty"`
-			Engine   string           `json:"engine"`
-			Why      string           `json:"why"`
-			Prune    pruneJSON        `json:"prune"`
-			Verified bool             `json:"verified"`
-			Mapping  [][2]int         `json:"mapping"`
-			Columns  [][]int          `json:"columns"`
-			Cluster  *cli.ClusterJSON `json:"cluster"`
+			Nodes   int64   `json:"nodes"`
+			Seconds float64 `json:"seconds"`
+			Threads *int    `json:"threads,omitempty"`
+			Engine  string  `json:"engine"`
+			Why     string  `json:"why"`
+			answerJSON
+			Cluster *cli.ClusterJSON `json:"cluster"`
 		}
-		cols := [][]int{make([]int, len(m)), make([]int, len(m))}
-		for i, pr := range m {
-			cols[0][i], cols[1][i] = pr[0], pr[1]
-		}
-		if err := json.NewEncoder(e.Stdout).Encode(jsonResult{Files: pos, N: []int{g.N, h.N}, Base: []int{sf.Base(g), sf.Base(h)}, Size: res.Size, Verdict: v,
+		if err := json.NewEncoder(e.Stdout).Encode(jsonResult{graphsJSON: pairJSON(&sf, pos, g, h), Size: res.Size, Verdict: v,
 			Nodes: cres.Nodes, Seconds: cres.Elapsed.Seconds(), Threads: cli.ClusterThreads(cf), Engine: "cluster", Why: why,
-			Prune: newPruneJSON(mcs.SubtreePrune(opts)), Verified: sf.Verify, Mapping: m, Columns: cols, Cluster: cli.NewClusterJSON(cres)}); err != nil {
+			answerJSON: newAnswerJSON(mcs.SubtreePrune(opts), sf.Verify, m, pairColumns(m)), Cluster: cli.NewClusterJSON(cres)}); err != nil {
 			return err
 		}
 		return v.Require(sf.RequireOptimal)
 	}
-	status := cli.StatusText(v, "maximum", "")
-	if sf.Verify {
-		status += ", verified"
-	}
+	status := sf.Verified(cli.StatusText(v, "maximum", ""))
 	w := e.Stdout
 	fmt.Fprintf(w, "size %d  %s\n", res.Size, status)
 	// A resumed job's nodes were searched before this run too: no rate.

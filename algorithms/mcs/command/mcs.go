@@ -17,23 +17,10 @@ import (
 	"github.com/arbor-gpu/arbor/device/startup"
 )
 
-// mcsSynopsis is arbor mcs's usage line.
-const mcsSynopsis = "G1 G2 [G3 …] [--plain-order] [--approximate [--keep K]] [--threads N] [--connected] [--directed] [--vertex-labels] [--edge-labels] [--big-first] [--heuristic min_max|min_product] [--prune rr|none|rr2] [--block-order] [--dead-end N [--double-raise]] [--restarts [--seed S]] [--engine auto|cpu|gpu|hybrid|portfolio] [--goal K] [--workers N] [--backend B] [--device D] [--timeout D] [--format F] [--json] [--verify] [--require-optimal] [--zero-based] [-o FILE] [-v] [--cluster URL|embedded [--cluster-token T] [--task-nodes B] [--tasks N] [--ack-wait D] [--fresh]] | --batch LIST | QUERY --against LIST|DIR (--min-size K | --top N) [--device-slots D] …"
-
 // runMCS is 'arbor mcs': a maximum common induced subgraph of two or more
 // graphs.
 func runMCS(e *cli.Env) error {
-	fs := cli.NewFlags(e, "mcs", mcsSynopsis)
-	var sr cli.SearchFlags
-	sr.Register(fs, cli.SearchHelp{What: "mapping",
-		Out:     "write the mapping to `FILE` (atomically): '#' lines saying the status, then one line per matched vertex, its number in each graph",
-		Threads: "worker threads: 1 runs the sequential engine (node counts equal the original McSplit's); 0 uses every core",
-		Timeout: "stop after `D` (e.g. 30s) and report the best found, unproven",
-		Engine:  "where to search: cpu, gpu (the device search on --backend/--device; the CPU backend runs its Go twin), hybrid, portfolio (several CPU configurations and the device at once, sharing the incumbent; the first proof wins) or auto (the CPU engine at once; the hybrid once a GPU that supports the options is open, never waiting for it)",
-		Engines: string(mcs.EngineAuto),
-		Workers: "device engine workers (work-groups); 0 sizes it from the device. With --cluster embedded: local worker processes (0: one per core)",
-		Goal:    "fixed-incumbent mode: prune as if a solution of K−1 vertices were known, never raising it (the same tree on every engine and device: node counts compare); reports a solution of ≥ K or none",
-	})
+	fs, sr := cli.NewSearchFlags(e)
 	sf, threads, workers, goal := &sr.SolverFlags, sr.Threads, sr.Workers, sr.Goal
 	var f mcsFlags
 	var cf cli.ClusterFlags
@@ -57,7 +44,7 @@ func runMCS(e *cli.Env) error {
 	if err := cli.CheckOutNotInput(sf.Out, append(pos, bf.List, bf.Against)...); err != nil {
 		return err
 	}
-	opts, err := f.options(&sr)
+	opts, err := f.options(sr)
 	if err != nil {
 		return err
 	}
@@ -87,7 +74,7 @@ func runMCS(e *cli.Env) error {
 		if cf.URL != "" || *f.approx {
 			return cli.Usagef("--batch and --against run two-graph searches in this process: leave out --cluster and --approximate")
 		}
-		return runMCSBatch(e, &sr, &bf, pos, graphs, opts, ro)
+		return runMCSBatch(e, sr, &bf, pos, graphs, opts, ro)
 	}
 	if cf.URL != "" && (len(graphs) > 2 || *f.approx || *f.blockOrder || *f.deadEnd > 0 || *f.restarts || engine == mcs.EnginePortfolio) {
 		return cli.Usagef("--cluster distributes the plain two-graph search; leave out more graphs, --approximate, the heuristics and the portfolio")
@@ -180,13 +167,11 @@ func (f *mcsFlags) options(sr *cli.SearchFlags) (mcs.Options, error) {
 // solveMCSHere is one two-graph search in this process, on the opening
 // device (when there is one) with a progress line, and its result printed.
 func solveMCSHere(e *cli.Env, sf *cli.SolverFlags, pos []string, g0, g1 *core.Graph, opts mcs.Options, opening *startup.Opening, goal int) error {
-	if opening != nil {
-		if err := opening.Settle(); err != nil {
-			return err
-		}
-		opts.Opening = opening
+	prog, err := cli.StartSearch(e, opening)
+	if err != nil {
+		return err
 	}
-	prog := cli.NewProgress(e)
+	opts.Opening = opening
 	opts.Progress = func(p mcs.Progress) {
 		goal := ""
 		if p.Goal > 0 {
@@ -195,11 +180,7 @@ func solveMCSHere(e *cli.Env, sf *cli.SolverFlags, pos []string, g0, g1 *core.Gr
 		prog.Update(fmt.Sprintf("%sincumbent %d  nodes %d  %s", goal, p.Incumbent, p.Nodes, cli.Rate(p.Nodes, p.Elapsed)))
 	}
 	res, err := solveMCS(e.Ctx, pos, g0, g1, opts)
-	prog.Done()
-	if opening != nil {
-		cli.Say(e, sf.Verbose, opening.Report())
-		opts.Devices = opening.Devices()
-	}
+	opts.Devices = cli.EndSearch(e, sf.Verbose, prog, opening)
 	if err != nil {
 		return err
 	}
@@ -233,10 +214,7 @@ func printMCS(e *cli.Env, sf *cli.SolverFlags, pos []string, g0, g1 *core.Graph,
 		}
 		return v.Require(sf.RequireOptimal)
 	}
-	status := cli.StatusText(v, "maximum", fmt.Sprintf("common subgraph of ≥ %d vertices", goal))
-	if sf.Verify {
-		status += ", verified"
-	}
+	status := sf.Verified(cli.StatusText(v, "maximum", fmt.Sprintf("common subgraph of ≥ %d vertices", goal)))
 	w := e.Stdout
 	fmt.Fprintf(w, "size %s  %s\n", cli.SizeText(v.Size(res.Size)), status)
 	workersName := "threads"
@@ -254,38 +232,58 @@ func printMCS(e *cli.Env, sf *cli.SolverFlags, pos []string, g0, g1 *core.Graph,
 // in the list.
 func mcsObject(sf *cli.SolverFlags, pos []string, g0, g1 *core.Graph, opts mcs.Options, res mcs.Result, v cli.Verdict, m [][2]int) any {
 	type jsonResult struct {
-		Files []string `json:"files"`
-		N     []int    `json:"vertices"`
-		Base  []int    `json:"base"`
-		Size  *int     `json:"size,omitempty"` // absent: proven that no solution reaches the goal
+		graphsJSON
+		Size *int `json:"size,omitempty"` // absent: proven that no solution reaches the goal
 		cli.Verdict
-		Nodes    int64     `json:"nodes"`
-		Seconds  float64   `json:"seconds"`
-		Threads  int       `json:"threads"`
-		Engine   string    `json:"engine"`
-		Why      string    `json:"why"`
-		Backend  string    `json:"backend,omitempty"`
-		Device   string    `json:"device,omitempty"`
-		Epochs   int       `json:"epochs,omitempty"`
-		TailSecs float64   `json:"tail_seconds,omitempty"`
-		Shared   int64     `json:"shared"`
-		Moved    int64     `json:"moved_between_devices,omitempty"`
-		Targets  int       `json:"targets,omitempty"`
-		Prune    pruneJSON `json:"prune"`
-		Verified bool      `json:"verified"`
-		Mapping  [][2]int  `json:"mapping"`
-		Columns  [][]int   `json:"columns"`
+		cli.SearchReport
+		TailSecs float64 `json:"tail_seconds,omitempty"`
+		Shared   int64   `json:"shared"`
+		Moved    int64   `json:"moved_between_devices,omitempty"`
+		Targets  int     `json:"targets,omitempty"`
+		answerJSON
 	}
+	return jsonResult{graphsJSON: pairJSON(sf, pos, g0, g1), Size: v.Size(res.Size),
+		Verdict: v, Targets: res.Targets, answerJSON: newAnswerJSON(res.Prune, sf.Verify, m, pairColumns(m)),
+		SearchReport: cli.SearchReport{Nodes: res.Nodes, Seconds: res.Elapsed.Seconds(), Threads: res.Threads,
+			Engine: string(res.Engine), Why: res.Why, Backend: cli.BackendOf(opts.Devices, res.Device), Device: res.Device, Epochs: res.Epochs},
+		TailSecs: res.Tail.Seconds(), Shared: res.Shared, Moved: res.Moved}
+}
+
+// graphsJSON is the opening fields of every mcs JSON object: the files,
+// the graphs' orders and the numbering each is printed in.
+type graphsJSON struct {
+	Files []string `json:"files"`
+	N     []int    `json:"vertices"`
+	Base  []int    `json:"base"`
+}
+
+// pairJSON is graphsJSON for the pair g, h.
+func pairJSON(sf *cli.SolverFlags, files []string, g, h *core.Graph) graphsJSON {
+	return graphsJSON{Files: files, N: []int{g.N, h.N}, Base: []int{sf.Base(g), sf.Base(h)}}
+}
+
+// pairColumns is a two-graph mapping as the JSON's columns: each graph's
+// vertices in the mapping's order.
+func pairColumns(m [][2]int) [][]int {
 	cols := [][]int{make([]int, len(m)), make([]int, len(m))}
 	for i, pr := range m {
 		cols[0][i], cols[1][i] = pr[0], pr[1]
 	}
-	backendName := cli.BackendOf(opts.Devices, res.Device)
-	return jsonResult{Files: pos, N: []int{g0.N, g1.N}, Base: []int{sf.Base(g0), sf.Base(g1)}, Size: v.Size(res.Size),
-		Verdict: v, Columns: cols, Targets: res.Targets,
-		Nodes: res.Nodes, Seconds: res.Elapsed.Seconds(), Threads: res.Threads, Verified: sf.Verify, Mapping: m,
-		Engine: string(res.Engine), Why: res.Why, Backend: backendName, Device: res.Device, Epochs: res.Epochs,
-		TailSecs: res.Tail.Seconds(), Shared: res.Shared, Moved: res.Moved, Prune: newPruneJSON(res.Prune)}
+	return cols
+}
+
+// answerJSON is the closing fields of every mcs JSON object: the search
+// tree's rules, whether --verify checked the answer, and the answer as
+// pairs of the first two graphs and as one column per graph.
+type answerJSON struct {
+	Prune    pruneJSON `json:"prune"`
+	Verified bool      `json:"verified"`
+	Mapping  [][2]int  `json:"mapping"`
+	Columns  [][]int   `json:"columns"`
+}
+
+func newAnswerJSON(prune mcs.PruneReport, verified bool, m [][2]int, cols [][]int) answerJSON {
+	return answerJSON{Prune: newPruneJSON(prune), Verified: verified, Mapping: m, Columns: cols}
 }
 
 // pruneJSON is the "prune" object of mcs's JSON: the search tree asked
@@ -394,24 +392,19 @@ func runMCSMany(e *cli.Env, pos []string, graphs []*core.Graph, opts mcs.Options
 // describe them all.
 func writeMCSManyJSON(e *cli.Env, pos []string, ns, bases []int, cols [][]int, opts mcs.Options, res mcs.MultiResult, v cli.Verdict, verified bool) error {
 	type jsonResult struct {
-		Files []string `json:"files"`
-		N     []int    `json:"vertices"`
-		Base  []int    `json:"base"`
-		Size  int      `json:"size"`
+		graphsJSON
+		Size int `json:"size"`
 		cli.Verdict
-		Approximate bool      `json:"approximate"`
-		Keep        int       `json:"keep,omitempty"`
-		Order       []int     `json:"order"`
-		Nodes       int64     `json:"nodes"`
-		Seconds     float64   `json:"seconds"`
-		Threads     int       `json:"threads"`
-		Shared      int64     `json:"shared"`
-		Engine      string    `json:"engine"`
-		Why         string    `json:"why"`
-		Prune       pruneJSON `json:"prune"`
-		Verified    bool      `json:"verified"`
-		Mapping     [][2]int  `json:"mapping"`
-		Columns     [][]int   `json:"columns"`
+		Approximate bool    `json:"approximate"`
+		Keep        int     `json:"keep,omitempty"`
+		Order       []int   `json:"order"`
+		Nodes       int64   `json:"nodes"`
+		Seconds     float64 `json:"seconds"`
+		Threads     int     `json:"threads"`
+		Shared      int64   `json:"shared"`
+		Engine      string  `json:"engine"`
+		Why         string  `json:"why"`
+		answerJSON
 	}
 	keep := 0
 	why := "more than two graphs: the multi-graph search"
@@ -419,11 +412,11 @@ func writeMCSManyJSON(e *cli.Env, pos []string, ns, bases []int, cols [][]int, o
 		keep = opts.Keep
 		why = "--approximate: the graphs intersected one at a time"
 	}
-	return json.NewEncoder(e.Stdout).Encode(jsonResult{Files: pos, N: ns, Base: bases, Size: res.Size, Verdict: v,
+	return json.NewEncoder(e.Stdout).Encode(jsonResult{graphsJSON: graphsJSON{Files: pos, N: ns, Base: bases}, Size: res.Size, Verdict: v,
 		Approximate: res.Approximate, Keep: keep,
 		Order: res.Order, Nodes: res.Nodes, Seconds: res.Elapsed.Seconds(), Threads: res.Threads, Shared: res.Shared,
-		Engine: string(mcs.EngineCPU), Why: why, Prune: newPruneJSON(res.Prune), Verified: verified,
-		Mapping: cli.ShiftedPairs(res.Pairs(0, 1), bases[0], bases[1]), Columns: cols})
+		Engine: string(mcs.EngineCPU), Why: why,
+		answerJSON: newAnswerJSON(res.Prune, verified, cli.ShiftedPairs(res.Pairs(0, 1), bases[0], bases[1]), cols)})
 }
 
 // printMCSManyText prints a multi-graph result as text: the size and
@@ -433,9 +426,7 @@ func printMCSManyText(e *cli.Env, sf *cli.SolverFlags, nGraphs int, res mcs.Mult
 	if res.Approximate {
 		status = "approximate (a common subgraph, not proven maximum)"
 	}
-	if sf.Verify {
-		status += ", verified"
-	}
+	status = sf.Verified(status)
 	w := e.Stdout
 	fmt.Fprintf(w, "size %d  %s  (%d graphs, searched in order %v)\n", res.Size, status, nGraphs, plusOne(res.Order))
 	fmt.Fprintf(w, "nodes %d  time %v  threads %d  %s\n", res.Nodes, res.Elapsed.Round(time.Microsecond), res.Threads, cli.Rate(res.Nodes, res.Elapsed))

@@ -24,7 +24,10 @@ func runVCBatch(e *cli.Env, sr *cli.SearchFlags, bf *cli.BatchFlags, pos []strin
 		return err
 	}
 	defer b.CloseAll()
-	r, jobs, skipped, devs, dworkers := b.R, b.Jobs, b.Skipped, b.Devs, b.Workers
+	r, jobs, skipped := b.R, b.Jobs, b.Skipped
+	// A CPU slot runs auto: its choice among the CPU engines.
+	kit := cli.SlotKit[vertexcover.Engine]{Devs: b.Devs, Workers: b.Workers, CPU: vertexcover.EngineAuto,
+		DeviceEngines: []vertexcover.Engine{vertexcover.EngineAuto, vertexcover.EngineGPU, vertexcover.EngineHybrid}}
 	timeout := *sr.Timeout
 	r.Solve = func(ctx context.Context, j *cli.BatchJob, gs []*core.Graph, slot batch.Slot) (cli.BatchSolved, error) {
 		g := gs[0]
@@ -39,14 +42,7 @@ func runVCBatch(e *cli.Env, sr *cli.SearchFlags, bf *cli.BatchFlags, pos []strin
 		}
 		o := opts
 		o.Threads = 1
-		if slot.Device {
-			o.Devices, o.Workers = devs, dworkers
-		} else {
-			o.Devices = nil
-			if o.Engine.OpensDevice() {
-				o.Engine = vertexcover.EngineAuto
-			}
-		}
+		kit.Apply(slot, &o.Engine, &o.Devices, &o.Workers)
 		if timeout > 0 {
 			var cancel func()
 			ctx, cancel = context.WithTimeout(ctx, timeout)

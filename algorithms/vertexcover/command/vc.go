@@ -14,22 +14,10 @@ import (
 	"github.com/arbor-gpu/arbor/device/startup"
 )
 
-// vcSynopsis is arbor vc's usage line.
-const vcSynopsis = "GRAPH [-k K] [--threads N] [--timeout D] [--complement] [--engine auto|cpu|branch|clique|gpu|hybrid] [--ls-device auto|on|off] [--workers N] [--backend B] [--device D] [--format F] [--verify] [--json] [--require-optimal] [--zero-based] [-o FILE] [-v] [--cluster URL|embedded [--workers N] [--cluster-token T] [--task-nodes B] [--tasks N] [--ack-wait D] [--fresh]] | --batch LIST [--device-slots D] …"
-
 // runVC is 'arbor vc': a minimum vertex cover, or with -k a cover of at
 // most K vertices or a proof that none exists.
 func runVC(e *cli.Env) error {
-	fs := cli.NewFlags(e, "vc", vcSynopsis)
-	var sr cli.SearchFlags
-	sr.Register(fs, cli.SearchHelp{What: "cover",
-		Out:     "write the cover to `FILE` (atomically) in PACE solution format: 'c' lines saying the status, 's vc n k', then one vertex per line, numbered from 1 as PACE requires",
-		Threads: "worker threads (default: all cores)",
-		Timeout: "stop after `D` (e.g. 30s) and report the best cover found, unproven",
-		Engine:  "where and how the kernel is solved: auto (the CPU engine at once: clique route on the complement from density " + fmt.Sprint(vertexcover.DenseThreshold) + ", else branch and reduce; a dense kernel opens the device in the background and, on a GPU with warp-level operations, the clique engine's device search joins if the CPU engine has not settled it by then), cpu (the CPU engine alone, no device), branch, clique, gpu (the device search on --backend/--device; the CPU backend runs its Go twin) or hybrid (the device and the CPU engine side by side, one incumbent)",
-		Engines: string(vertexcover.EngineAuto),
-		Workers: "device engine workers (work-groups; 0 sizes it from the device). With --cluster embedded: local worker processes (0: one per core)",
-	})
+	fs, sr := cli.NewSearchFlags(e)
 	sf, threads, timeout, engine, workers := &sr.SolverFlags, sr.Threads, sr.Timeout, sr.Engine, sr.Workers
 	k := fs.Int("k", -1, "parameterized mode: find a cover of at most `K` vertices (K ≥ 0) or prove none exists (default: a minimum cover)")
 	complement := fs.Bool("complement", false, "solve the complement graph (DIMACS clique files: n − cover = maximum clique)")
@@ -71,7 +59,7 @@ func runVC(e *cli.Env) error {
 			return cli.Usagef("--batch runs each graph in this process: leave out --cluster")
 		}
 		opts := vertexcover.Options{Parameterized: *k >= 0, K: *k, Threads: *threads, LocalSearch: *ls, Mirrors: *mirrors, Engine: eng, Workers: *workers}
-		return runVCBatch(e, &sr, &bf, pos, opts, *complement)
+		return runVCBatch(e, sr, &bf, pos, opts, *complement)
 	}
 	opts := vertexcover.Options{Parameterized: *k >= 0, K: *k, Threads: *threads, LocalSearch: *ls, Mirrors: *mirrors, Engine: eng}
 	// gpu and hybrid search on the device, which opens while the graph is
@@ -106,7 +94,7 @@ func runVC(e *cli.Env) error {
 		}
 		return runVCCluster(e, cf, *workers, *threads, pos[0], g, *timeout, *sf)
 	}
-	return solveVCHere(e, &sr, df, pos, g, opts, opening, lsMode, *k)
+	return solveVCHere(e, sr, df, pos, g, opts, opening, lsMode, *k)
 }
 
 // readVCGraph reads the graph a vertex cover is sought in: undirected,
@@ -139,11 +127,11 @@ func solveVCHere(e *cli.Env, sr *cli.SearchFlags, df cli.DeviceFlags, pos []stri
 		ctx, cancel = context.WithTimeout(ctx, *timeout)
 		defer cancel()
 	}
-	prog := cli.NewProgress(e)
+	prog, err := cli.StartSearch(e, opening)
+	if err != nil {
+		return err
+	}
 	if opening != nil {
-		if err := opening.Settle(); err != nil {
-			return err
-		}
 		opts.Opening, opts.Workers = opening, *workers
 	}
 	// The partition local search borrows the opening's device, or opens
@@ -161,11 +149,7 @@ func solveVCHere(e *cli.Env, sr *cli.SearchFlags, df cli.DeviceFlags, pos []stri
 		prog.Update(fmt.Sprintf("best %s  lower bound %d  nodes %d  %s", best, p.LowerBound, p.Nodes, cli.Rate(p.Nodes, p.Elapsed)))
 	}
 	res, err := solveVC(ctx, pos, g, opts)
-	prog.Done()
-	if opening != nil {
-		cli.Say(e, sf.Verbose, opening.Report())
-		opts.Devices = opening.Devices()
-	}
+	opts.Devices = cli.EndSearch(e, sf.Verbose, prog, opening)
 	if err != nil {
 		return err
 	}
