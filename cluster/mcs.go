@@ -3,6 +3,8 @@ package cluster
 import (
 	"context"
 	"errors"
+	"fmt"
+	"slices"
 
 	"github.com/arbor-gpu/arbor/algorithms/mcs"
 	"github.com/arbor-gpu/arbor/core"
@@ -51,8 +53,8 @@ type mcsState struct {
 func (j *mcsState) Trivial() int { return 0 }
 
 func (j *mcsState) Verify(r *Record) error {
-	if r.Found {
-		return errors.New("a cover in a common subgraph job")
+	if r.Found || len(r.Cover) > 0 {
+		return errors.New("a vertex cover in a common subgraph job")
 	}
 	return mcs.Verify(j.g, j.h, r.Mapping, j.opts)
 }
@@ -102,4 +104,139 @@ func (j *mcsState) Solve(ctx context.Context, run *TaskRun) error {
 func mcsOf(j *jobState) *mcsState {
 	m, _ := j.job.(*mcsState)
 	return m
+}
+
+// canaryNodes is the search the coordinator does itself before it
+// distributes a job: a few milliseconds, for a solution it keeps to itself
+// (runJob).
+const canaryNodes = 50_000
+
+// SolveMCS finds a maximum common induced subgraph of g and h on the
+// workers of the cluster at cfg.URL. It resumes the job if the server
+// holds it (same graphs and options) with a live lease. The result is
+// proven when every task was accounted for; the mapping is checked with
+// mcs.Verify. Cancelling ctx returns the best known so far, unproven,
+// with ctx's error.
+func SolveMCS(ctx context.Context, cfg CoordinatorConfig, g, h *core.Graph, opts mcs.Options) (Result, error) {
+	// The tasks are paths of opts.Prune's tree (mcs.SubtreePrune), which
+	// the task options carry to the workers and the audits.
+	copts, err := FromMCS(opts)
+	if err != nil {
+		return Result{}, err
+	}
+	j := &mcsState{g: g, h: h, opts: opts}
+	return Run(ctx, cfg, JobSpec{
+		Problem: "mcs", Graphs: []*core.Graph{g, h}, Options: copts,
+		Roots: func(cfg CoordinatorConfig, root func([][2]int32, int, int) Task) ([]Task, error) {
+			pr, err := mcs.Prepare(g, h, opts)
+			if err != nil {
+				return nil, err
+			}
+			subs, err := pr.Expand(cfg.Tasks, cfg.MaxDepth)
+			if err != nil {
+				return nil, err
+			}
+			roots := make([]Task, 0, len(subs))
+			for _, s := range subs {
+				roots = append(roots, root(fromSteps(s.Path), s.Bound, 0))
+			}
+			return roots, nil
+		},
+		Verify: j.Verify,
+		Canary: func(ctx context.Context) *Record {
+			o := opts
+			o.Threads, o.NodeLimit, o.Timeout, o.Engine, o.Devices, o.Progress = 1, canaryNodes, 0, mcs.EngineCPU, nil, nil
+			res, err := mcs.Solve(ctx, g, h, o)
+			if err != nil || len(res.Mapping) == 0 {
+				return nil
+			}
+			return &Record{Size: len(res.Mapping), Mapping: res.Mapping}
+		},
+		Audit: func() func(context.Context, *Record, int, bool) AuditVerdict { return mcsAudit(g, h, opts) },
+		Weaken: func(r *Record) *Record {
+			// A pair fewer: any pair will do for an induced common
+			// subgraph; with --connected, one whose removal keeps it
+			// connected (the checker decides; the last pairs are tried).
+			if len(r.Mapping) < 2 {
+				return nil
+			}
+			for i := len(r.Mapping) - 1; i >= max(0, len(r.Mapping)-64); i-- {
+				m := slices.Delete(slices.Clone(r.Mapping), i, i+1)
+				if j.Verify(&Record{Mapping: m}) == nil {
+					return &Record{Size: len(m), Mapping: m}
+				}
+			}
+			return nil
+		},
+	})
+}
+
+// mcsAudit searches McSplit tasks again as their done records say they
+// were searched. A record of one CPU thread with a frozen bar (Replay)
+// must agree exactly: nodes, the size found, the children. Any other
+// (a device batch, several threads) is searched at the proof with the
+// answer as the bar: a better solution inside it refutes it.
+func mcsAudit(g, h *core.Graph, opts mcs.Options) func(context.Context, *Record, int, bool) AuditVerdict {
+	var pr *mcs.Prepared // the auditor's goroutine alone uses it
+	return func(ctx context.Context, r *Record, best int, final bool) AuditVerdict {
+		var v AuditVerdict
+		if pr == nil {
+			var err error
+			o := opts
+			o.Threads, o.Progress = 1, nil
+			if pr, err = mcs.Prepare(g, h, o); err != nil {
+				v.Why = fmt.Sprintf("the audit could not prepare the instance: %v", err)
+				return v
+			}
+		}
+		steps := (&Task{Path: r.Path}).steps()
+		if !r.Replay {
+			if !final {
+				v.Later = true // judged at the proof
+				return v
+			}
+			res, err := pr.SolveSubtree(ctx, steps, mcs.SubtreeOptions{Incumbent: best, NodeBudget: probeNodes, Threads: 1})
+			if err == nil && res.Size > best {
+				v.Why = fmt.Sprintf("its subtree holds a solution of %d, better than the answer %d", res.Size, best)
+				v.Better = &Record{Size: res.Size, Mapping: res.Mapping}
+			}
+			return v
+		}
+		if r.Bar > best || r.Pruned > best {
+			if final {
+				v.Why = fmt.Sprintf("it searched with a bar of %d (children pruned at %d), above any solution in the records (%d)", r.Bar, r.Pruned, best)
+			} else {
+				v.Later = true
+			}
+			return v
+		}
+		res, err := pr.SolveSubtree(ctx, steps, mcs.SubtreeOptions{Incumbent: r.Bar, NodeBudget: r.Budget, Threads: 1})
+		switch {
+		case ctx.Err() != nil:
+			v.Later = true
+			return v
+		case err != nil:
+			v.Why = fmt.Sprintf("its path: %v", err)
+			return v
+		}
+		scope := scopeOf(r.Job, r.Epoch, r.Round)
+		var kids []string
+		for _, c := range res.Rest {
+			if c.Bound > r.Pruned {
+				kids = append(kids, taskID(scope, c.Path))
+			}
+		}
+		switch {
+		case res.Nodes != r.Nodes:
+			v.Why = fmt.Sprintf("%d nodes reported, %d in the audit", r.Nodes, res.Nodes)
+		case res.Size != r.Size:
+			v.Why = fmt.Sprintf("a solution of %d reported, %d in the audit", r.Size, res.Size)
+		case !sameIDs(kids, r.Children):
+			v.Why = fmt.Sprintf("%d subtasks reported, %d in the audit (or others)", len(r.Children), len(kids))
+		}
+		if res.Size > best {
+			v.Better = &Record{Size: res.Size, Mapping: res.Mapping}
+		}
+		return v
+	}
 }
