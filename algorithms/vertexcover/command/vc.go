@@ -70,10 +70,11 @@ func runVC(e *cli.Env) error {
 		if cf.URL != "" {
 			return cli.Usagef("--batch runs each graph in this process: leave out --cluster")
 		}
-		opts := vertexcover.Options{Parameterized: *k >= 0, K: *k, Threads: *threads, LocalSearch: *ls, Mirrors: *mirrors, Engine: eng, Workers: *workers, MaxMemory: e.MaxMemory()}
+		opts := vertexcover.Options{Parameterized: *k >= 0, K: *k, Threads: *threads, LocalSearch: *ls, Mirrors: *mirrors, Engine: eng, Workers: *workers}
 		return runVCBatch(e, &sr, &bf, pos, opts, *complement)
 	}
-	opts := vertexcover.Options{Parameterized: *k >= 0, K: *k, Threads: *threads, LocalSearch: *ls, Mirrors: *mirrors, Engine: eng, MaxMemory: e.MaxMemory()}
+	opts := vertexcover.Options{Parameterized: *k >= 0, K: *k, Threads: *threads, LocalSearch: *ls, Mirrors: *mirrors, Engine: eng}
+	opts.MaxMemory = e.MaxMemory() // the clique route's bit matrices (a --batch run's: the default limit)
 	// gpu and hybrid search on the device, which opens while the graph is
 	// read; auto lets it join a dense kernel, and starts opening it only
 	// then (sparse kernels never pay for it), in the background: as
