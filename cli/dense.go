@@ -4,10 +4,15 @@ import (
 	"github.com/arbor-gpu/arbor/core"
 )
 
-// The dense structures a command builds from a graph grow as n², which a
-// header alone sets: each is checked against --max-memory before it is
-// built, as the readers check a header's per-vertex structures.
+// The dense structures an algorithm builds from a graph grow as n², which
+// a header alone sets: the algorithms check each against their
+// Options.MaxMemory before they build it (a *core.MemoryError), as the
+// readers check a header's per-vertex structures. A command passes
+// MaxMemory (--max-memory) and checks the graph it has just read with the
+// algorithm's own check, to name the file in the error.
 
-func (e *Env) CheckDense(what string, need float64) error {
-	return e.WithLimits(core.ReadOptions{}).CheckMemory(what, need)
+// MaxMemory is --max-memory (0: unset, the algorithms then read
+// $ARBOR_MAX_MEMORY or half the available memory, as the readers do).
+func (e *Env) MaxMemory() int64 {
+	return e.WithLimits(core.ReadOptions{}).MaxMemory
 }

@@ -52,10 +52,12 @@ package cli
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"sync"
 
 	"github.com/arbor-gpu/arbor/backend"
+	"github.com/arbor-gpu/arbor/cluster"
 	"github.com/arbor-gpu/arbor/internal/bench"
 )
 
@@ -105,8 +107,12 @@ type Algorithm struct {
 	// Demo runs the algorithm on embedded sample data on dev, for arbor
 	// demo (nil: not in the demo).
 	Demo func(e *Env, dev backend.Device) error
-	// Cluster names the cluster package's problem that --cluster runs
-	// ("" none): the task codec itself is the cluster package's.
+	// Cluster names the cluster problem that --cluster runs ("" none):
+	// its codec, registered with cluster.RegisterCodec before the command
+	// registers (mcs and vc are package cluster's own; another problem's
+	// codec package is imported by its command package, so Go's
+	// initialisation order registers it first). Register panics when no
+	// codec has the name.
 	Cluster string
 }
 
@@ -150,6 +156,9 @@ func Register(a *Algorithm) {
 	defer registryMu.Unlock()
 	if _, dup := registry[a.Name]; dup {
 		panic(fmt.Sprintf("cli: Register called twice for %q", a.Name))
+	}
+	if a.Cluster != "" && !slices.Contains(cluster.Problems(), a.Cluster) {
+		panic(fmt.Sprintf("cli: %s names cluster problem %q, which has no codec (cluster.RegisterCodec)", a.Name, a.Cluster))
 	}
 	registry[a.Name] = a
 	if a.Bench != nil {

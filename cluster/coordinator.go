@@ -11,7 +11,6 @@ import (
 	"io"
 	"log"
 	"os"
-	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -19,9 +18,6 @@ import (
 
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
-
-	"github.com/arbor-gpu/arbor/algorithms/mcs"
-	"github.com/arbor-gpu/arbor/core"
 )
 
 // MaxRoots caps the root tasks: the plan record lists them all.
@@ -277,161 +273,6 @@ func (l *ledger) take(r *Record) {
 }
 
 func (l *ledger) proven() bool { return l.plan && l.finished == len(l.expected) }
-
-// rootTasks splits the search tree into the job's root tasks.
-func rootTasks(g, h *core.Graph, opts mcs.Options, copts MCSOptions, hash, job, epoch string, round int, cfg CoordinatorConfig) ([]Task, error) {
-	pr, err := mcs.Prepare(g, h, opts)
-	if err != nil {
-		return nil, err
-	}
-	subs, err := pr.Expand(cfg.Tasks, cfg.MaxDepth)
-	if err != nil {
-		return nil, err
-	}
-	scope := scopeOf(job, epoch, round)
-	roots := make([]Task, 0, len(subs))
-	for _, s := range subs {
-		roots = append(roots, Task{Protocol: protocol, Problem: "mcs", Job: job, Epoch: epoch, Round: round, ID: taskID(scope, s.Path), Instance: hash,
-			Options: copts, Path: fromSteps(s.Path), Bound: s.Bound, Budget: cfg.Budget})
-	}
-	return roots, nil
-}
-
-// canaryNodes is the search the coordinator does itself before it
-// distributes a job: a few milliseconds, for a solution it keeps to itself
-// (runJob).
-const canaryNodes = 50_000
-
-// SolveMCS finds a maximum common induced subgraph of g and h on the
-// workers of the cluster at cfg.URL. It resumes the job if the server
-// holds it (same graphs and options) with a live lease. The result is
-// proven when every task was accounted for; the mapping is checked with
-// mcs.Verify. Cancelling ctx returns the best known so far, unproven,
-// with ctx's error.
-func SolveMCS(ctx context.Context, cfg CoordinatorConfig, g, h *core.Graph, opts mcs.Options) (Result, error) {
-	// The tasks are paths of opts.Prune's tree (mcs.SubtreePrune), which
-	// the task options carry to the workers and the audits.
-	copts, err := FromMCS(opts)
-	if err != nil {
-		return Result{}, err
-	}
-	if copts.Run, err = freshRun(cfg.Fresh); err != nil {
-		return Result{}, err
-	}
-	data, hash, err := encodeMCS(g, h)
-	if err != nil {
-		return Result{}, err
-	}
-	job := JobID("mcs", hash, copts)
-	verify := func(r *Record) error {
-		if len(r.Cover) > 0 || r.Found {
-			return errors.New("a vertex cover in a common subgraph job")
-		}
-		return mcs.Verify(g, h, r.Mapping, opts)
-	}
-	return runJob(ctx, cfg, jobSpec{
-		problem: "mcs", data: data, hash: hash, job: job,
-		roots: func(cfg CoordinatorConfig, epoch string, round int) ([]Task, error) {
-			return rootTasks(g, h, opts, copts, hash, job, epoch, round, cfg)
-		},
-		verify: verify,
-		canary: func(ctx context.Context) *Record {
-			o := opts
-			o.Threads, o.NodeLimit, o.Timeout, o.Engine, o.Devices, o.Progress = 1, canaryNodes, 0, mcs.EngineCPU, nil, nil
-			res, err := mcs.Solve(ctx, g, h, o)
-			if err != nil || len(res.Mapping) == 0 {
-				return nil
-			}
-			return &Record{Size: len(res.Mapping), Mapping: res.Mapping}
-		},
-		audit: func() func(context.Context, *Record, int, bool) auditVerdict { return mcsAudit(g, h, opts) },
-		weaken: func(r *Record) *Record {
-			// A pair fewer: any pair will do for an induced common
-			// subgraph; with --connected, one whose removal keeps it
-			// connected (the checker decides; the last pairs are tried).
-			if len(r.Mapping) < 2 {
-				return nil
-			}
-			for i := len(r.Mapping) - 1; i >= max(0, len(r.Mapping)-64); i-- {
-				m := slices.Delete(slices.Clone(r.Mapping), i, i+1)
-				if verify(&Record{Mapping: m}) == nil {
-					return &Record{Size: len(m), Mapping: m}
-				}
-			}
-			return nil
-		},
-	})
-}
-
-// mcsAudit searches McSplit tasks again as their done records say they
-// were searched. A record of one CPU thread with a frozen bar (Replay)
-// must agree exactly: nodes, the size found, the children. Any other
-// (a device batch, several threads) is searched at the proof with the
-// answer as the bar: a better solution inside it refutes it.
-func mcsAudit(g, h *core.Graph, opts mcs.Options) func(context.Context, *Record, int, bool) auditVerdict {
-	var pr *mcs.Prepared // the auditor's goroutine alone uses it
-	return func(ctx context.Context, r *Record, best int, final bool) auditVerdict {
-		v := auditVerdict{rec: r}
-		if pr == nil {
-			var err error
-			o := opts
-			o.Threads, o.Progress = 1, nil
-			if pr, err = mcs.Prepare(g, h, o); err != nil {
-				v.why = fmt.Sprintf("the audit could not prepare the instance: %v", err)
-				return v
-			}
-		}
-		steps := (&Task{Path: r.Path}).steps()
-		if !r.Replay {
-			if !final {
-				v.later = true // judged at the proof
-				return v
-			}
-			res, err := pr.SolveSubtree(ctx, steps, mcs.SubtreeOptions{Incumbent: best, NodeBudget: probeNodes, Threads: 1})
-			if err == nil && res.Size > best {
-				v.why = fmt.Sprintf("its subtree holds a solution of %d, better than the answer %d", res.Size, best)
-				v.better = &Record{Size: res.Size, Mapping: res.Mapping}
-			}
-			return v
-		}
-		if r.Bar > best || r.Pruned > best {
-			if final {
-				v.why = fmt.Sprintf("it searched with a bar of %d (children pruned at %d), above any solution in the records (%d)", r.Bar, r.Pruned, best)
-			} else {
-				v.later = true
-			}
-			return v
-		}
-		res, err := pr.SolveSubtree(ctx, steps, mcs.SubtreeOptions{Incumbent: r.Bar, NodeBudget: r.Budget, Threads: 1})
-		switch {
-		case ctx.Err() != nil:
-			v.later = true
-			return v
-		case err != nil:
-			v.why = fmt.Sprintf("its path: %v", err)
-			return v
-		}
-		scope := scopeOf(r.Job, r.Epoch, r.Round)
-		var kids []string
-		for _, c := range res.Rest {
-			if c.Bound > r.Pruned {
-				kids = append(kids, taskID(scope, c.Path))
-			}
-		}
-		switch {
-		case res.Nodes != r.Nodes:
-			v.why = fmt.Sprintf("%d nodes reported, %d in the audit", r.Nodes, res.Nodes)
-		case res.Size != r.Size:
-			v.why = fmt.Sprintf("a solution of %d reported, %d in the audit", r.Size, res.Size)
-		case !sameIDs(kids, r.Children):
-			v.why = fmt.Sprintf("%d subtasks reported, %d in the audit (or others)", len(r.Children), len(kids))
-		}
-		if res.Size > best {
-			v.better = &Record{Size: res.Size, Mapping: res.Mapping}
-		}
-		return v
-	}
-}
 
 // probeNodes bounds the proof-time search of a record that cannot be
 // replayed: a probe, not a proof. On the H200 chaos run the proofs' last

@@ -24,7 +24,7 @@ type graphData struct {
 
 // instanceData is an instance: the two graphs of mcs, the graph of vc.
 type instanceData struct {
-	Problem string     `json:"problem"` // "mcs" or "vc"
+	Problem string     `json:"problem"` // the codec's name: "mcs", "vc"
 	G       graphData  `json:"g"`
 	H       *graphData `json:"h,omitempty"`
 }
@@ -61,10 +61,12 @@ func encodeInstance(d instanceData) ([]byte, string, error) {
 	return b, hex.EncodeToString(sum[:]), nil
 }
 
-// instance is a decoded instance.
+// instance is a decoded instance: its problem's codec and its graphs,
+// checked by the codec.
 type instance struct {
 	problem string
-	g, h    *core.Graph
+	codec   Codec
+	graphs  []*core.Graph
 }
 
 // decodeInstance checks data against its hash and reads the graphs.
@@ -77,27 +79,41 @@ func decodeInstance(data []byte, hash string) (*instance, error) {
 	if err := json.Unmarshal(data, &d); err != nil {
 		return nil, fmt.Errorf("instance %.12s…: %w", hash, err)
 	}
+	c, ok := codecOf(d.Problem)
+	if !ok {
+		return nil, fmt.Errorf("instance %.12s…: unknown problem %q", hash, d.Problem)
+	}
 	g, err := d.G.graph("G")
 	if err != nil {
 		return nil, fmt.Errorf("instance %.12s…: %w", hash, err)
 	}
-	inst := &instance{problem: d.Problem, g: g}
-	switch d.Problem {
-	case "mcs":
-		if d.H == nil {
-			return nil, fmt.Errorf("instance %.12s…: a common subgraph instance with one graph", hash)
-		}
-		if inst.h, err = d.H.graph("H"); err != nil {
+	inst := &instance{problem: d.Problem, codec: c, graphs: []*core.Graph{g}}
+	if d.H != nil {
+		h, err := d.H.graph("H")
+		if err != nil {
 			return nil, fmt.Errorf("instance %.12s…: %w", hash, err)
 		}
-	case "vc":
-		if err := vcGraphOK(g); err != nil {
-			return nil, fmt.Errorf("instance %.12s…: %w", hash, err)
-		}
-	default:
-		return nil, fmt.Errorf("instance %.12s…: unknown problem %q", hash, d.Problem)
+		inst.graphs = append(inst.graphs, h)
+	}
+	if err := c.CheckInstance(inst.graphs); err != nil {
+		return nil, fmt.Errorf("instance %.12s…: %w", hash, err)
 	}
 	return inst, nil
+}
+
+// EncodeInstance returns the canonical bytes of an instance of problem
+// (one graph, or two) and their sha256 (hex), which names it in the
+// object store and in its job's id (JobID).
+func EncodeInstance(problem string, graphs ...*core.Graph) ([]byte, string, error) {
+	if len(graphs) < 1 || len(graphs) > 2 {
+		return nil, "", fmt.Errorf("cluster: an instance of %d graphs (one or two)", len(graphs))
+	}
+	d := instanceData{Problem: problem, G: toData(graphs[0])}
+	if len(graphs) == 2 {
+		hd := toData(graphs[1])
+		d.H = &hd
+	}
+	return encodeInstance(d)
 }
 
 // MCSOptions are the options of mcs.Options a distributed search honours.
@@ -114,6 +130,10 @@ type MCSOptions struct {
 	// otherwise be one job (CoordinatorConfig.Fresh); it changes nothing
 	// in the search.
 	Run string `json:"run,omitempty"`
+	// Params are the options of a problem other than mcs, in its codec's
+	// own encoding (JSON, say): absent for mcs and vc, so their tasks and
+	// job ids are what they were.
+	Params string `json:"params,omitempty"`
 }
 
 // FromMCS takes the honoured options from opts; BigFirst and Goal, which

@@ -19,7 +19,7 @@ const protocol = 2
 // hash and carries the options, so any worker can take it.
 type Task struct {
 	Protocol int    `json:"protocol"`
-	Problem  string `json:"problem"` // "mcs" or "vc"
+	Problem  string `json:"problem"` // its codec's name: "mcs", "vc"
 	Job      string `json:"job"`
 	// Epoch is the job's incarnation on the server (JobInfo.Epoch): a task
 	// of another epoch is a leftover and is dropped. Round counts the
@@ -63,8 +63,8 @@ func decodeTask(data []byte) (*Task, error) {
 	switch {
 	case t.Protocol != protocol:
 		return nil, fmt.Errorf("task protocol %d, this worker speaks %d", t.Protocol, protocol)
-	case t.Problem != "mcs" && t.Problem != "vc":
-		return nil, fmt.Errorf("task for problem %q, want mcs or vc", t.Problem)
+	case !known(t.Problem):
+		return nil, fmt.Errorf("task for problem %q, want one of %s", t.Problem, strings.Join(Problems(), ", "))
 	case !validJob(t.Job) || !isHex(t.ID, 24) || !isHex(t.Instance, 64) || !isHex(t.Epoch, 16) || t.Round < 0:
 		return nil, errors.New("task without a valid job, epoch, id or instance hash")
 	case t.Job != JobID(t.Problem, t.Instance, t.Options):
@@ -84,11 +84,18 @@ func scopeOf(job, epoch string, round int) string {
 	return fmt.Sprintf("%s.%s.%d", job, epoch, round)
 }
 
-// validJob checks a job id: its problem, a dash and 24 hex digits
-// ("mcs-…", "vc-…"), so that a task or a listing names its problem.
+// validJob checks a job id: its problem (a registered codec), a dash and
+// 24 hex digits ("mcs-…", "vc-…"), so that a task or a listing names its
+// problem.
 func validJob(job string) bool {
 	p, h, ok := strings.Cut(job, "-")
-	return ok && (p == "mcs" || p == "vc") && isHex(h, 24)
+	return ok && known(p) && isHex(h, 24)
+}
+
+// known says whether a problem has a registered codec.
+func known(problem string) bool {
+	_, ok := codecOf(problem)
+	return ok
 }
 
 func isHex(s string, n int) bool {

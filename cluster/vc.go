@@ -8,8 +8,6 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/nats-io/nats.go/jetstream"
-
 	"github.com/arbor-gpu/arbor/algorithms/vertexcover"
 	"github.com/arbor-gpu/arbor/backend"
 	"github.com/arbor-gpu/arbor/core"
@@ -51,15 +49,35 @@ func vcGraphOK(g *core.Graph) error {
 	return nil
 }
 
-func newVCJob(g *core.Graph) *jobState {
-	return &jobState{problem: "vc", g: g, best: g.N, // every vertex: a cover from the outset
-		better: func(a, b int) bool { return a < b },
-		verify: func(r *Record) error {
-			if !r.Found || len(r.Mapping) > 0 {
-				return errors.New("not a vertex cover record")
-			}
-			return vertexcover.Verify(g, r.Cover)
-		}}
+func init() { RegisterCodec("vc", vcCodec{}) }
+
+// vcCodec is the codec of problem "vc".
+type vcCodec struct{}
+
+func (vcCodec) Minimize() bool { return true }
+
+func (vcCodec) CheckInstance(graphs []*core.Graph) error {
+	if len(graphs) != 1 {
+		return fmt.Errorf("a vertex cover instance of %d graphs", len(graphs))
+	}
+	return vcGraphOK(graphs[0])
+}
+
+func (vcCodec) Open(graphs []*core.Graph, _ MCSOptions) (Job, error) {
+	return &vcJob{g: graphs[0]}, nil
+}
+
+// vcJob is a vertex cover job: its graph.
+type vcJob struct{ g *core.Graph }
+
+// Trivial: every vertex is a cover from the outset.
+func (j *vcJob) Trivial() int { return j.g.N }
+
+func (j *vcJob) Verify(r *Record) error {
+	if !r.Found || len(r.Mapping) > 0 {
+		return errors.New("not a vertex cover record")
+	}
+	return vertexcover.Verify(j.g, r.Cover)
 }
 
 // vcApply follows a path from the whole graph: the vertices still alive
@@ -173,70 +191,57 @@ func vcExpand(g *core.Graph, path [][2]int32, target, maxDepth, best int) ([][][
 	return append(final, queue...), nil
 }
 
-// vcTasks makes the tasks of paths, smallest forced cover first (the
-// likeliest to hold the optimum).
-func vcTasks(g *core.Graph, paths [][][2]int32, hash, job, epoch string, round int, opts MCSOptions, incumbent int, budget int64) ([]Task, error) {
+// vcTasks makes the tasks of paths with task (Task.Child of the node's
+// parent, or Run's root), smallest forced cover first (the likeliest to
+// hold the optimum).
+func vcTasks(g *core.Graph, paths [][][2]int32, task func([][2]int32, int, int) Task, incumbent int) ([]Task, error) {
 	var tasks []Task
 	for _, p := range paths {
 		_, forced, err := vcApply(g, p)
 		if err != nil {
 			return nil, err
 		}
-		tasks = append(tasks, Task{Protocol: protocol, Problem: "vc", Job: job, Epoch: epoch, Round: round, ID: vcTaskID(scopeOf(job, epoch, round), p), Instance: hash,
-			Options: opts, Path: p, Bound: len(forced), Incumbent: incumbent, Budget: budget})
+		tasks = append(tasks, task(p, len(forced), incumbent))
 	}
 	slices.SortStableFunc(tasks, func(a, b Task) int { return a.Bound - b.Bound })
 	return tasks, nil
 }
 
 // SolveVC finds a minimum vertex cover of g on the workers of the cluster
-// at cfg.URL, as SolveMCS does a common subgraph.
+// at cfg.URL, as SolveMCS does a common subgraph: a job of Run.
 func SolveVC(ctx context.Context, cfg CoordinatorConfig, g *core.Graph) (Result, error) {
-	if err := vcGraphOK(g); err != nil {
-		return Result{}, err
-	}
-	data, hash, err := encodeInstance(instanceData{Problem: "vc", G: toData(g)})
-	if err != nil {
-		return Result{}, err
-	}
-	run, err := freshRun(cfg.Fresh)
-	if err != nil {
-		return Result{}, err
-	}
-	copts := MCSOptions{Run: run}
-	job := JobID("vc", hash, copts)
 	all := make([]int, g.N)
 	for v := range all {
 		all[v] = v
 	}
-	vj := newVCJob(g)
+	vj := &vcJob{g: g}
 	if cfg.Tasks <= 0 {
 		cfg.Tasks = vcDefaultTasks
 	}
 	if cfg.Budget <= 0 {
 		cfg.Budget = vcDefaultBudget
 	}
-	return runJob(ctx, cfg, jobSpec{
-		problem: "vc", data: data, hash: hash, job: job, minimize: true,
-		start: &Record{Found: true, Size: g.N, Cover: all},
-		roots: func(cfg CoordinatorConfig, epoch string, round int) ([]Task, error) {
+	return Run(ctx, cfg, JobSpec{
+		Problem: "vc", Graphs: []*core.Graph{g},
+		Start: &Record{Found: true, Size: g.N, Cover: all},
+		Roots: func(cfg CoordinatorConfig, root func([][2]int32, int, int) Task) ([]Task, error) {
 			paths, err := vcExpand(g, nil, cfg.Tasks, cfg.MaxDepth, g.N+1)
 			if err != nil {
 				return nil, err
 			}
-			return vcTasks(g, paths, hash, job, epoch, round, copts, g.N, cfg.Budget)
+			return vcTasks(g, paths, root, g.N)
 		},
-		verify: vj.verify,
+		Verify: vj.Verify,
 		// The coordinator's own cover: the engine's first cover (greedy and
 		// local search) and a short search.
-		canary: func(ctx context.Context) *Record {
+		Canary: func(ctx context.Context) *Record {
 			res, err := vertexcover.Solve(ctx, g, vertexcover.Options{Threads: 1, NodeLimit: 200, LocalSearch: 20 * time.Millisecond})
 			if err != nil || res.Cover == nil {
 				return nil
 			}
 			return &Record{Found: true, Size: len(res.Cover), Cover: res.Cover}
 		},
-		weaken: func(r *Record) *Record {
+		Weaken: func(r *Record) *Record {
 			// A vertex more: the first one outside the cover.
 			in := make([]bool, g.N)
 			for _, v := range r.Cover {
@@ -254,47 +259,45 @@ func SolveVC(ctx context.Context, cfg CoordinatorConfig, g *core.Graph) (Result,
 	})
 }
 
-// solveVC searches a vc task on the slot's device or CPU: covers of its
+// Solve searches a vc task on the slot's device or CPU: covers of its
 // residual graph that beat the incumbent, until none is left (done) or the
 // node budget runs out (then it branches and hands over children).
-func (w *worker) solveVC(ctx context.Context, msg jetstream.Msg, t *Task, j *jobState, s *slot) error {
+func (j *vcJob) Solve(ctx context.Context, run *TaskRun) error {
+	t := run.Task
 	alive, forced, err := vcApply(j.g, t.Path)
 	if err != nil {
-		return badTaskError{err}
+		return BadTask(err)
 	}
 	r, ids, err := vcResidual(j.g, alive)
 	if err != nil {
-		return badTaskError{err}
+		return BadTask(err)
 	}
 
 	found := Record{}
-	w.mu.Lock()
-	below := j.best - len(forced) // residual covers must be smaller to improve
-	w.mu.Unlock()
+	below := run.Best() - len(forced) // residual covers must be smaller to improve
 	if below <= 0 {
-		return w.complete(ctx, msg, t, nil, found) // forced alone is no better
+		return run.Complete(ctx, nil, found) // forced alone is no better
 	}
 	offer := func(cover []int) {
 		found = Record{Found: true, Size: len(cover), Cover: cover}
-		w.raiseBest(endKey(t.Job, t.Epoch), len(cover))
-		w.publishBest(t, found)
+		run.Improved(found)
 	}
 	if r.N == 0 {
 		offer(slices.Sorted(slices.Values(forced)))
-		return w.complete(ctx, msg, t, nil, found)
+		return run.Complete(ctx, nil, found)
 	}
 	sctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	var over atomic.Bool
-	opts := vertexcover.Options{Below: below, Threads: s.threads, LocalSearch: -1, ProgressEvery: 5 * time.Millisecond}
-	budget := s.budget(t.Budget)
-	if s.dev != nil {
+	opts := vertexcover.Options{Below: below, Threads: run.Threads, LocalSearch: -1, ProgressEvery: 5 * time.Millisecond}
+	budget := run.Budget()
+	if run.Device != nil {
 		// The device engine; its dense kernels go to the clique engine's
 		// device search, as on one machine.
-		opts.Engine, opts.Devices, opts.Workers = vertexcover.EngineGPU, []backend.Device{s.dev}, w.cfg.DeviceWorkers
+		opts.Engine, opts.Devices, opts.Workers = vertexcover.EngineGPU, []backend.Device{run.Device}, run.DeviceWorkers
 	}
 	switch {
-	case budget > 0 && s.dev == nil:
+	case budget > 0 && run.Device == nil:
 		// Counted in the search itself: a task that finishes between
 		// progress ticks still stops at its budget.
 		opts.NodeLimit = budget
@@ -308,7 +311,7 @@ func (w *worker) solveVC(ctx context.Context, msg jetstream.Msg, t *Task, j *job
 	}
 	res, err := vertexcover.Solve(sctx, r, opts)
 	if err != nil {
-		return badTaskError{err}
+		return BadTask(err)
 	}
 	if res.Cover != nil && len(res.Cover) < below {
 		cover := slices.Clone(forced)
@@ -323,24 +326,17 @@ func (w *worker) solveVC(ctx context.Context, msg jetstream.Msg, t *Task, j *job
 	}
 	found.Nodes = res.Nodes
 	if res.Proven && !over.Load() {
-		return w.complete(ctx, msg, t, nil, found)
+		return run.Complete(ctx, nil, found)
 	}
 	// Over budget: branch, and leave the children to the cluster.
-	w.mu.Lock()
-	best := j.best
-	w.mu.Unlock()
+	best := run.Best()
 	paths, err := vcExpand(j.g, t.Path, vcFanout, len(t.Path)+8, best)
 	if err != nil {
 		return err
 	}
-	children, err := vcTasks(j.g, paths, t.Instance, t.Job, t.Epoch, t.Round, t.Options, best, t.Budget)
+	children, err := vcTasks(j.g, paths, t.Child, best)
 	if err != nil {
 		return err
 	}
-	return w.complete(ctx, msg, t, children, found)
-}
-
-// vcTaskID names a vc task by its path (decisions, not engine steps).
-func vcTaskID(scope string, path [][2]int32) string {
-	return taskID(scope, (&Task{Path: path}).steps())
+	return run.Complete(ctx, children, found)
 }

@@ -19,7 +19,6 @@ import (
 
 	"github.com/arbor-gpu/arbor/algorithms/mcs"
 	"github.com/arbor-gpu/arbor/backend"
-	"github.com/arbor-gpu/arbor/core"
 )
 
 // WorkerConfig configures RunWorker.
@@ -870,16 +869,12 @@ func (w *worker) handle(ctx context.Context, cons jetstream.Consumer, msgs []jet
 			// the ack wait would hand it to other workers meanwhile).
 			stopBeat := w.heartbeats(msg, t)
 			defer stopBeat()
-			if s.dev != nil && t.Problem == "mcs" && (len(batch) == 0 || batch[0].t.Job == t.Job && batch[0].t.Epoch == t.Epoch) {
+			if s.dev != nil && mcsOf(j) != nil && (len(batch) == 0 || batch[0].t.Job == t.Job && batch[0].t.Epoch == t.Epoch) {
 				batch = append(batch, pending{msg, t, j})
 				bctx = jctx
 				break
 			}
-			solve := w.solve
-			if t.Problem == "vc" {
-				solve = w.solveVC
-			}
-			w.settle(ctx, jctx, msg, t, solve(jctx, msg, t, j, s))
+			w.settle(ctx, jctx, msg, t, j.job.Solve(jctx, w.taskRun(msg, t, j, s)))
 		}
 		if i == len(msgs)-1 && !toppedUp && len(batch) > 0 && len(batch) < s.batch {
 			// The kernel is made ready for the batch's job now (while
@@ -941,18 +936,28 @@ func (w *worker) settle(ctx, jctx context.Context, msg jetstream.Msg, t *Task, e
 
 type badTaskError struct{ error }
 
-// jobState is what a worker keeps per job: the instance, prepared, and
-// the best size heard of.
+// jobState is what a worker keeps per job: its problem's state (the
+// instance, prepared) and the best size heard of.
 type jobState struct {
-	problem string
-	g, h    *core.Graph
-	opts    mcs.Options
-	pr      *mcs.Prepared // mcs
-	best    int           // the best size known (vc: the smallest cover)
-	// better says whether size a beats size b; verify checks a record's
-	// certificate against the instance.
-	better func(a, b int) bool
-	verify func(*Record) error
+	codec Codec
+	job   Job
+	best  int // the best size known (vc: the smallest cover)
+}
+
+// better says whether size a beats size b.
+func (j *jobState) better(a, b int) bool {
+	if j.codec.Minimize() {
+		return a < b
+	}
+	return a > b
+}
+
+// verify checks a record's certificate against the instance.
+func (j *jobState) verify(r *Record) error { return j.job.Verify(r) }
+
+// taskRun is the TaskRun of task t of job j on slot s.
+func (w *worker) taskRun(msg jetstream.Msg, t *Task, j *jobState, s *slot) *TaskRun {
+	return &TaskRun{Task: t, Threads: s.threads, Device: s.dev, DeviceWorkers: w.cfg.DeviceWorkers, w: w, msg: msg, j: j, s: s}
 }
 
 // job returns the state of a task's job, fetching the instance by hash and
@@ -975,28 +980,11 @@ func (w *worker) job(ctx context.Context, t *Task) (*jobState, error) {
 	if inst.problem != t.Problem {
 		return nil, fmt.Errorf("a %s task for a %s instance", t.Problem, inst.problem)
 	}
-	switch t.Problem {
-	case "mcs":
-		opts, err := t.Options.MCS()
-		if err != nil {
-			return nil, err
-		}
-		pr, err := mcs.Prepare(inst.g, inst.h, opts)
-		if err != nil {
-			return nil, err
-		}
-		g, h := inst.g, inst.h
-		j = &jobState{problem: "mcs", g: g, h: h, opts: opts, pr: pr,
-			better: func(a, b int) bool { return a > b },
-			verify: func(r *Record) error {
-				if r.Found {
-					return errors.New("a cover in a common subgraph job")
-				}
-				return mcs.Verify(g, h, r.Mapping, opts)
-			}}
-	case "vc":
-		j = newVCJob(inst.g)
+	job, err := inst.codec.Open(inst.graphs, t.Options)
+	if err != nil {
+		return nil, err
 	}
+	j = &jobState{codec: inst.codec, job: job, best: job.Trivial()}
 	w.mu.Lock()
 	if len(w.jobs) >= 8 {
 		clear(w.jobs) // a worker serves few jobs at a time; keep memory bounded
@@ -1043,54 +1031,6 @@ func fetchInstance(ctx context.Context, conn *Conn, obs jetstream.ObjectStore, n
 	return data, nil
 }
 
-// solve searches an mcs task's subtree on the CPU (a device slot's tasks
-// go to solveBatch) and completes it with what it left as child tasks.
-func (w *worker) solve(ctx context.Context, msg jetstream.Msg, t *Task, j *jobState, s *slot) error {
-	// One thread searches with the bar frozen at its start, so that an
-	// audit searching the task again gets the same nodes and children
-	// (evidence.go); several threads hear improvements as they come.
-	var raise chan int
-	if s.threads > 1 {
-		var stopListening func()
-		raise, stopListening = w.listen(endKey(t.Job, t.Epoch))
-		defer stopListening()
-	}
-	w.mu.Lock()
-	// The task's own incumbent is a hint from whoever published it, not a
-	// proof: only sizes verified here prune.
-	incumbent := j.best
-	w.mu.Unlock()
-
-	improved := func(m [][2]int) {
-		w.raiseBest(endKey(t.Job, t.Epoch), len(m))
-		w.publishBest(t, Record{Size: len(m), Mapping: m})
-	}
-	so := mcs.SubtreeOptions{Incumbent: incumbent, NodeBudget: t.Budget, Threads: s.threads, Improved: improved}
-	if raise != nil {
-		so.Raise = raise
-	}
-	res, err := j.pr.SolveSubtree(ctx, t.steps(), so)
-	if err != nil {
-		return badTaskError{err}
-	}
-	if res.Cancelled {
-		return ctx.Err()
-	}
-	w.mu.Lock()
-	known := j.best
-	w.mu.Unlock()
-	var children []Task
-	for _, r := range res.Rest {
-		if r.Bound <= known {
-			continue // pruned by an incumbent heard of since
-		}
-		children = append(children, Task{Protocol: protocol, Problem: "mcs", Job: t.Job, Epoch: t.Epoch, Round: t.Round, ID: taskID(t.scope(), r.Path), Instance: t.Instance,
-			Options: t.Options, Path: fromSteps(r.Path), Bound: r.Bound, Incumbent: known, Budget: t.Budget})
-	}
-	return w.complete(ctx, msg, t, children, Record{Nodes: res.Nodes, Size: res.Size, Mapping: res.Mapping,
-		Bar: incumbent, Pruned: known, Replay: s.threads <= 1})
-}
-
 // deviceFor is the slot's McSplit kernel for job, made on first use, or
 // nil for the CPU slot and for jobs the device cannot run (then the slot
 // searches on the CPU; the reason is logged once per job).
@@ -1101,7 +1041,7 @@ func (w *worker) deviceFor(s *slot, job string, j *jobState) *mcs.DeviceSubtrees
 	if s.mcsJob != job {
 		s.release()
 		s.mcsJob = job
-		s.mcs, s.mcsErr = j.pr.OnDevice(s.dev, w.cfg.DeviceWorkers)
+		s.mcs, s.mcsErr = mcsOf(j).pr.OnDevice(s.dev, w.cfg.DeviceWorkers)
 		if s.mcsErr != nil {
 			w.log.Printf("job %s on %s: %v; its tasks run on %d CPU thread(s)", job, s.name, s.mcsErr, max(s.threads, 1))
 		}
@@ -1124,7 +1064,7 @@ func (w *worker) solveBatch(wctx, ctx context.Context, batch []pending, s *slot)
 	ds := w.deviceFor(s, endKey(first.Job, first.Epoch), j)
 	if ds == nil {
 		for _, p := range batch {
-			w.settle(wctx, ctx, p.msg, p.t, w.solve(ctx, p.msg, p.t, j, s))
+			w.settle(wctx, ctx, p.msg, p.t, j.job.Solve(ctx, w.taskRun(p.msg, p.t, j, s)))
 		}
 		return
 	}

@@ -131,18 +131,41 @@ func (opts ReadOptions) limits() (readLimits, error) {
 // header's n) when it passes opts' memory limit (MaxMemory, else
 // $ARBOR_MAX_MEMORY, else half the available memory): a 30-byte file
 // announcing 100 000 vertices must not make 40 GB. what names the
-// structure and its graph, for the error. need is a float64 so that n²
-// estimates cannot overflow.
+// structure and its graph, for the error, a *MemoryError. need is a
+// float64 so that n² estimates cannot overflow.
 func (opts ReadOptions) CheckMemory(what string, need float64) error {
+	if need <= minBudget && opts.MaxMemory <= 0 && os.Getenv(EnvMaxMemory) == "" {
+		// The default budget is never below minBudget: no need to read
+		// the available memory (the algorithms check every call).
+		return nil
+	}
 	opts.MaxVertices = 0 // the memory budget, not a vertex cap
 	lim, err := opts.limits()
 	if err != nil {
 		return err
 	}
 	if need > float64(lim.memory) {
-		return fmt.Errorf("%s would take %s, more than the memory limit, %s", what, humanSize(int64(min(need, math.MaxInt64/2))), lim.memoryFrom)
+		return &MemoryError{What: what, Need: need, Limit: lim.memory, From: lim.memoryFrom}
 	}
 	return nil
+}
+
+// MemoryError is a structure refused by the memory limit (CheckMemory):
+// the algorithms return it, wrapped, before they allocate, and the
+// commands print it.
+type MemoryError struct {
+	// What names the structure and its graph.
+	What string
+	// Need is the bytes it would take, Limit the memory limit and From
+	// where the limit came from (the option, the environment, the
+	// available memory) with how to raise it.
+	Need  float64
+	Limit int64
+	From  string
+}
+
+func (e *MemoryError) Error() string {
+	return fmt.Sprintf("%s would take %s, more than the memory limit, %s", e.What, humanSize(int64(min(e.Need, math.MaxInt64/2))), e.From)
 }
 
 // availableMemory is the memory this process can still use: Linux's

@@ -25,6 +25,11 @@ type Options struct {
 	// NodeLimit stops the search after about this many nodes (0: no
 	// limit); for benchmarks. The result is then unproven.
 	NodeLimit int64
+	// MaxMemory is the most memory the engine's bit matrices may take
+	// (MatrixBytes): a larger graph is refused with a *core.MemoryError
+	// before anything is allocated (0: $ARBOR_MAX_MEMORY, else half the
+	// available memory; core.ReadOptions.CheckMemory).
+	MaxMemory int64
 	// Complement solves on the complement graph: the answer is then a
 	// maximum independent set of g (DIMACS clique benchmarks are often
 	// distributed as the complement of the graph of interest).
@@ -122,9 +127,17 @@ const MaxVertices = 1 << 16
 
 // MatrixBytes is the memory of the engine's bit matrices for a graph of n
 // vertices (two n×n bit matrices while renumbering), to check against a
-// memory limit before Maximum builds them (core.ReadOptions.CheckMemory).
+// memory limit before Maximum builds them (CheckMemory).
 func MatrixBytes(n int) float64 {
 	return 2 * float64(n) * float64((n+63)/64) * 8
+}
+
+// CheckMemory refuses the bit matrices of a graph of n vertices when they
+// pass maxMemory (Options.MaxMemory) with a *core.MemoryError, as Maximum
+// does before it builds them: a command checks a graph it has just read
+// with it, to name the file.
+func CheckMemory(n int, maxMemory int64) error {
+	return core.ReadOptions{MaxMemory: maxMemory}.CheckMemory(fmt.Sprintf("the clique engine's bit matrices (%d vertices)", n), MatrixBytes(n))
 }
 
 // Maximum finds a maximum clique of g (of its complement with
@@ -134,6 +147,12 @@ func MatrixBytes(n int) float64 {
 // so far with Proven false and a nil error.
 func Maximum(ctx context.Context, g *core.Graph, opts Options) (Result, error) {
 	start := time.Now()
+	if g != nil {
+		// Before a device opens: a refused graph costs nothing.
+		if err := CheckMemory(g.N, opts.MaxMemory); err != nil {
+			return Result{}, fmt.Errorf("clique: %s: %w", g.Name, err)
+		}
+	}
 	opening := OpenDevices(opts)
 	if opening != nil {
 		defer opening.Release()

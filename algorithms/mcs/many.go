@@ -113,6 +113,9 @@ func SolveMany(ctx context.Context, graphs []*core.Graph, opts Options) (MultiRe
 	if err := checkMany(graphs, opts); err != nil {
 		return MultiResult{}, err
 	}
+	if err := CheckMemory(graphs, opts); err != nil {
+		return MultiResult{}, fmt.Errorf("mcs: %w", err)
+	}
 	if opts.Timeout > 0 {
 		var cancel context.CancelFunc
 		ctx, cancel = context.WithTimeout(ctx, opts.Timeout)

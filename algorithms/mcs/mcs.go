@@ -91,6 +91,11 @@ type Options struct {
 	// far more when the maximum is well above it. Screening (arbor mcs
 	// --against) uses Floor. Two graphs only; it excludes Goal.
 	Floor int
+	// MaxMemory is the most memory the adjacency matrices may take
+	// (MatrixBytes): larger graphs are refused with a *core.MemoryError
+	// before anything is allocated (0: $ARBOR_MAX_MEMORY, else half the
+	// available memory; core.ReadOptions.CheckMemory).
+	MaxMemory int64
 	// Prune chooses the search tree: PruneRR (the zero value) cuts the
 	// original McSplit's with RRSplit's reductions (prune.go, and the
 	// device kernel; same sizes, fewer nodes), PruneNone is the original
@@ -223,6 +228,12 @@ const (
 // not the portfolio, which runs them among its configurations) Solve
 // runs that engine and says so in Result.Why.
 func Solve(ctx context.Context, g, h *core.Graph, opts Options) (Result, error) {
+	if g != nil && h != nil {
+		// Before a device opens: a refused pair costs nothing.
+		if err := CheckMemory([]*core.Graph{g, h}, opts); err != nil {
+			return Result{}, fmt.Errorf("mcs: %w", err)
+		}
+	}
 	note := ""
 	if opts.Restarts && opts.Threads != 1 && opts.Engine != EnginePortfolio && opts.DeadEnd == 0 &&
 		(opts.Engine == "" || opts.Engine == EngineAuto || opts.Engine == EngineCPU) {

@@ -144,14 +144,32 @@ func newProblem[C cell](g, h *core.Graph, opts Options) (*problem[C], error) {
 // MatrixBytes is the memory of the adjacency matrices a search keeps for a
 // graph of n vertices (in input numbering and renumbered; 4 bytes a cell
 // with opts.Directed or opts.EdgeLabels, else 1), to check against a
-// memory limit before Solve or SolveMany builds them
-// (core.ReadOptions.CheckMemory).
+// memory limit before Solve or SolveMany builds them (CheckMemory).
 func MatrixBytes(n int, opts Options) float64 {
 	cell := 1.0
 	if opts.Directed || opts.EdgeLabels {
 		cell = 4
 	}
 	return 2 * cell * float64(n) * float64(n)
+}
+
+// CheckMemory refuses the adjacency matrices of graphs (MatrixBytes,
+// summed) when they pass opts.MaxMemory, with a *core.MemoryError naming
+// the largest graph, as Solve, SolveMany and Prepare do before they build
+// them.
+func CheckMemory(graphs []*core.Graph, opts Options) error {
+	if len(graphs) == 0 {
+		return nil
+	}
+	need, big := 0.0, 0
+	for i, g := range graphs {
+		need += MatrixBytes(g.N, opts)
+		if g.N > graphs[big].N {
+			big = i
+		}
+	}
+	what := fmt.Sprintf("the adjacency matrices of %d graphs (largest %s, %d vertices)", len(graphs), graphs[big].Name, graphs[big].N)
+	return core.ReadOptions{MaxMemory: opts.MaxMemory}.CheckMemory(what, need)
 }
 
 // matrix builds g's adjacency matrix in input numbering, and each vertex's key.

@@ -94,6 +94,9 @@ func Prepare(g, h *core.Graph, opts Options) (*Prepared, error) {
 	if g.N > maxVertices || h.N > maxVertices {
 		return nil, fmt.Errorf("mcs: graphs of %d and %d vertices: McSplit handles at most %d", g.N, h.N, maxVertices)
 	}
+	if err := CheckMemory([]*core.Graph{g, h}, opts); err != nil {
+		return nil, fmt.Errorf("mcs: %w", err)
+	}
 	cell := 1
 	if opts.Directed || opts.EdgeLabels {
 		cell = 4

@@ -1,6 +1,10 @@
 package vertexcover
 
-import "github.com/arbor-gpu/arbor/core"
+import (
+	"fmt"
+
+	"github.com/arbor-gpu/arbor/core"
+)
 
 // Complement returns the complement of undirected g: u and v are adjacent
 // exactly when they are distinct and not adjacent in g. A DIMACS clique
@@ -39,8 +43,15 @@ func Complement(g *core.Graph) *core.Graph {
 // ComplementBytes is what Complement allocates for g: 4 bytes an arc of
 // the complement and the offsets. A float64, since n² overflows for the
 // vertex counts a header may claim; callers check it against their memory
-// limit before building (core.ReadOptions.CheckMemory).
+// limit before building (CheckComplement).
 func ComplementBytes(g *core.Graph) float64 {
 	n := float64(g.N)
 	return 4*max(n*(n-1)-float64(len(g.Adj)), 0) + 8*(n+1)
+}
+
+// CheckComplement refuses Complement(g) when it would pass maxMemory
+// (0: $ARBOR_MAX_MEMORY, else half the available memory) with a
+// *core.MemoryError, before anything is allocated.
+func CheckComplement(g *core.Graph, maxMemory int64) error {
+	return core.ReadOptions{MaxMemory: maxMemory}.CheckMemory(fmt.Sprintf("the complement (%d vertices)", g.N), ComplementBytes(g))
 }

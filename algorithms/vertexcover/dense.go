@@ -55,6 +55,9 @@ const cliqueMaxKernel = 1 << 14
 type denseRoute struct {
 	mode      Engine
 	threshold float64
+	// maxMemory is Options.MaxMemory: a kernel whose clique bit matrices
+	// pass it stays with branch and reduce.
+	maxMemory int64
 
 	cliqueRuns atomic.Int64 // kernel components settled by the clique route
 	cliqueNode atomic.Int64 // their clique search nodes
@@ -66,7 +69,7 @@ type denseRoute struct {
 	join *autoJoin // auto with a device: where it joins a dense root kernel (auto.go); nil: none
 }
 
-func newDenseRoute(mode Engine) (*denseRoute, error) {
+func newDenseRoute(mode Engine, maxMemory int64) (*denseRoute, error) {
 	switch mode {
 	case "":
 		mode = EngineAuto
@@ -74,7 +77,7 @@ func newDenseRoute(mode Engine) (*denseRoute, error) {
 	default:
 		return nil, fmt.Errorf("vertex cover: unknown engine %q (want %s, %s or %s)", mode, EngineAuto, EngineBranch, EngineClique)
 	}
-	return &denseRoute{mode: mode, threshold: DenseThreshold}, nil
+	return &denseRoute{mode: mode, threshold: DenseThreshold, maxMemory: maxMemory}, nil
 }
 
 // engine names what settled the answer, for Result.Engine.
@@ -119,6 +122,8 @@ func (d *denseRoute) useClique(n, m int) (bool, string) {
 		return false, fmt.Sprintf("kernel of %d vertices, density %.3f: branch and reduce (asked for)", n, density)
 	case n > cliqueMaxKernel:
 		return false, fmt.Sprintf("kernel of %d vertices, more than the clique route holds (%d): branch and reduce", n, cliqueMaxKernel)
+	case clique.CheckMemory(n, d.maxMemory) != nil:
+		return false, fmt.Sprintf("kernel of %d vertices: the clique route's bit matrices pass the memory limit: branch and reduce", n)
 	case d.mode == EngineClique:
 		return true, fmt.Sprintf("kernel of %d vertices, density %.3f: clique route on the complement (asked for)", n, density)
 	case density >= d.threshold:
@@ -272,7 +277,7 @@ func (e *engine) cliqueJob(s *state, lb int) cliqueJob {
 		}
 	}
 	j := cliqueJob{kg: kg, ids: ids, n: s.n, cover: s.cover,
-		opts: clique.Options{Threads: e.threads, Complement: true, Initial: initial}}
+		opts: clique.Options{Threads: e.threads, Complement: true, Initial: initial, MaxMemory: e.route.maxMemory}}
 	if klb := lb - s.cover; klb > 0 {
 		j.opts.UpperBound = kg.N - klb // the kernel needs klb cover vertices: ω ≤ n − klb
 	}

@@ -172,7 +172,7 @@ func solveDevice(ctx context.Context, g *core.Graph, opts Options, start time.Ti
 	// #16, "On the H100").
 	// Parameterized searches stay on vc_epoch, whose k = opt − 1 trees
 	// compare across backends.
-	dr := &denseRoute{threshold: DenseThreshold}
+	dr := &denseRoute{threshold: DenseThreshold, maxMemory: opts.MaxMemory}
 	if use, why := dr.useClique(n, len(rk.adj)/2); use && !opts.Parameterized && n <= clique.DeviceMaxVertices {
 		return solveDenseOnDevice(ctx, g, ub, rk, diveIn, best, opts, hybrid, why, &res, finish)
 	}
@@ -384,7 +384,7 @@ func solveDenseOnDevice(ctx context.Context, g *core.Graph, ub int, rk *rootKern
 		}
 	}
 	co := clique.Options{Complement: true, Initial: initial, Devices: opts.Devices, Workers: opts.Workers,
-		Engine: clique.EngineGPU}
+		Engine: clique.EngineGPU, MaxMemory: opts.MaxMemory}
 	if klb := rk.lb - rk.base; klb > 0 {
 		co.UpperBound = n - klb // the kernel needs klb cover vertices: ω ≤ n − klb
 	}

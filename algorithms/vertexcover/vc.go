@@ -53,6 +53,12 @@ type Options struct {
 	// branch and reduce only, EngineClique the clique route on every
 	// component it can hold. See dense.go.
 	Engine Engine
+	// MaxMemory is the most memory the clique route's bit matrices may
+	// take (clique.MatrixBytes of a kernel): a kernel whose matrices pass
+	// it is solved by branch and reduce, whatever the engine (0:
+	// $ARBOR_MAX_MEMORY, else half the available memory). Complement's
+	// n² is checked by CheckComplement.
+	MaxMemory int64
 	// Devices are where the gpu and hybrid engines search (device.go),
 	// the first naming auto's reason; several: one device search spans
 	// them all (search.RunMany), with one task pool and one incumbent.
@@ -280,7 +286,7 @@ func solve(ctx context.Context, g *core.Graph, opts Options) (Result, error) {
 	if !opts.Parameterized && opts.Below > 0 && opts.Below < ub {
 		ub = opts.Below
 	}
-	route, err := newDenseRoute(opts.Engine)
+	route, err := newDenseRoute(opts.Engine, opts.MaxMemory)
 	if err != nil {
 		return Result{}, err
 	}

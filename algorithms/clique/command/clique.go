@@ -44,7 +44,7 @@ func runClique(e *cli.Env) error {
 		return cli.Usagef("--goal takes --engine gpu")
 	}
 	opts := clique.Options{Threads: *sr.Threads, Timeout: *sr.Timeout, Complement: *complement, PlainColouring: *plain,
-		Engine: engine, Goal: *goal, Workers: *sr.Workers}
+		Engine: engine, Goal: *goal, Workers: *sr.Workers, MaxMemory: e.MaxMemory()}
 	if bf.Active() {
 		return runCliqueBatch(e, sr, &bf, pos, opts)
 	}

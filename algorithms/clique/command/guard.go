@@ -53,5 +53,8 @@ func cliqueLowerBound(g *core.Graph, complement bool) int {
 
 // checkCliqueMatrix refuses the clique engine's bit matrices for g.
 func checkCliqueMatrix(e *cli.Env, file string, g *core.Graph) error {
-	return e.CheckDense(fmt.Sprintf("%s: the clique engine's bit matrices (%d vertices)", file, g.N), clique.MatrixBytes(g.N))
+	if err := clique.CheckMemory(g.N, e.MaxMemory()); err != nil {
+		return fmt.Errorf("%s: %w", file, err)
+	}
+	return nil
 }

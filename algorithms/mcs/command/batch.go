@@ -116,7 +116,7 @@ func solveMCSPairs(e *cli.Env, sf *cli.SolverFlags, opts mcs.Options, devs []bac
 			// reach it).
 			o.Floor = sc.Goal(j.Index)
 		}
-		if err := checkMCSMatrices(e, gs, o); err != nil {
+		if err := mcs.CheckMemory(gs, o); err != nil {
 			return cli.BatchSolved{}, err
 		}
 		res, err := solveMCS(ctx, j.Files, gs[0], gs[1], o)

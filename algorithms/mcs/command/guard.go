@@ -74,19 +74,3 @@ func WriteMapping(w io.Writer, mapping [][2]int) {
 	}
 	fmt.Fprintf(w, "mapping %s\n", sb.String())
 }
-
-// checkMCSMatrices refuses the mcs search's adjacency matrices of graphs.
-func checkMCSMatrices(e *cli.Env, graphs []*core.Graph, opts mcs.Options) error {
-	if len(graphs) == 0 {
-		return nil
-	}
-	need, big := 0.0, 0
-	for i, g := range graphs {
-		need += mcs.MatrixBytes(g.N, opts)
-		if g.N > graphs[big].N {
-			big = i
-		}
-	}
-	what := fmt.Sprintf("the adjacency matrices of %d graphs (largest %s, %d vertices)", len(graphs), graphs[big].Name, graphs[big].N)
-	return e.CheckDense(what, need)
-}

@@ -48,6 +48,7 @@ func runMCS(e *cli.Env) error {
 	if err != nil {
 		return err
 	}
+	opts.MaxMemory = e.MaxMemory()
 	engine := opts.Engine
 	// The device opens while the graphs are read and the CPU engine starts
 	// (only the two-graph search outside a cluster runs on one), as
@@ -67,7 +68,7 @@ func runMCS(e *cli.Env) error {
 			return err
 		}
 	}
-	if err := checkMCSMatrices(e, graphs, opts); err != nil {
+	if err := mcs.CheckMemory(graphs, opts); err != nil {
 		return err
 	}
 	if bf.Active() {

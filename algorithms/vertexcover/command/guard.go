@@ -59,5 +59,8 @@ func MaximalMatching(g *core.Graph) int {
 // checkComplement refuses vc --complement's complement of g (of file)
 // where it would pass the memory limit.
 func checkComplement(e *cli.Env, file string, g *core.Graph) error {
-	return e.CheckDense(fmt.Sprintf("%s: the complement (%d vertices)", file, g.N), vertexcover.ComplementBytes(g))
+	if err := vertexcover.CheckComplement(g, e.MaxMemory()); err != nil {
+		return fmt.Errorf("%s: %w", file, err)
+	}
+	return nil
 }

@@ -62,6 +62,7 @@ func runVC(e *cli.Env) error {
 		return runVCBatch(e, sr, &bf, pos, opts, *complement)
 	}
 	opts := vertexcover.Options{Parameterized: *k >= 0, K: *k, Threads: *threads, LocalSearch: *ls, Mirrors: *mirrors, Engine: eng}
+	opts.MaxMemory = e.MaxMemory() // the clique route's bit matrices (a --batch run's: the default limit)
 	// gpu and hybrid search on the device, which opens while the graph is
 	// read; auto lets it join a dense kernel, and starts opening it only
 	// then (sparse kernels never pay for it), in the background: as
