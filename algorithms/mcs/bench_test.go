@@ -24,16 +24,7 @@ var benchPairs = []string{
 func BenchmarkMIVIA(b *testing.B) {
 	dir, pairs := readExpected(b)
 	for _, name := range benchPairs {
-		var p miviaPair
-		for _, q := range pairs {
-			if q.G == name {
-				p = q
-			}
-		}
-		if p.G == "" {
-			b.Fatalf("%s not in expected.csv", name)
-		}
-		g, h := readPair(b, dir, p)
+		g, h := readPair(b, dir, pairNamed(b, pairs, name))
 		for _, threads := range []int{1, 0} {
 			label := "seq"
 			if threads == 0 {

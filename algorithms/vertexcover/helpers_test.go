@@ -117,6 +117,21 @@ func liftedCover(s *state, kg *core.Graph, ids []int32, n int) []int {
 	return cover
 }
 
+// checkReduced fails unless s's cover so far plus its kernel's optimum is
+// want, g's optimum, and an optimal cover of the kernel lifts back through
+// s's reductions to an optimal cover of g. what names the case.
+func checkReduced(t *testing.T, g *core.Graph, s *state, want int, what string) {
+	t.Helper()
+	kg, ids := s.extract(nil)
+	if got := s.cover + bruteMin(kg); got != want {
+		t.Fatalf("%s: cover %d + kernel optimum = %d, want %d", what, s.cover, got, want)
+	}
+	cover := liftedCover(s, kg, ids, g.N)
+	if err := Verify(g, cover); err != nil || len(cover) != want {
+		t.Fatalf("%s: lifted cover %v (%d, want %d): %v", what, cover, len(cover), want, err)
+	}
+}
+
 // randomBranch follows one child of a branching on a maximum-degree
 // vertex v, chosen by r (v in the cover, or N(v)), then reduces.
 func randomBranch(s *state, r *rand.Rand) {
