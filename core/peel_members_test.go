@@ -2,6 +2,7 @@ package core
 
 import (
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -63,6 +64,24 @@ func TestPeelCores(t *testing.T) {
 			if later > deg[v] {
 				t.Fatalf("seed %d: vertex %d has %d neighbours peeled after it, core %d", seed, v, later, deg[v])
 			}
+		}
+	}
+}
+
+// TestMembers: in-range distinct vertices give their membership; the
+// first vertex out of range or repeated is named.
+func TestMembers(t *testing.T) {
+	in, err := Members(4, []int{3, 0}, "vertex")
+	if err != nil || !slices.Equal(in, []bool{true, false, false, true}) {
+		t.Fatalf("members %v, %v", in, err)
+	}
+	for vs, want := range map[string][]int{
+		"cover vertex 4 is outside [0,4)": {1, 4, 9},
+		"cover vertex -1 is outside":      {-1},
+		"cover vertex 2 is listed twice":  {2, 0, 2, 7},
+	} {
+		if _, err := Members(4, want, "cover vertex"); err == nil || !strings.HasPrefix(err.Error(), vs) {
+			t.Errorf("%v: %v, want %q", want, err, vs)
 		}
 	}
 }
