@@ -11,9 +11,9 @@ import (
 // order: every vertex has at most its core number of neighbours peeled
 // after it.
 func TestPeelCores(t *testing.T) {
-	for seed := uint64(0); seed < 60; seed++ {
-		n := 1 + int(seed%23)
-		g := GNP(n, 0.05+float64(seed%7)*0.12, seed)
+	for seed := range uint64(60) {
+		g := GNP(1+int(seed%23), 0.05+float64(seed%7)*0.12, seed)
+		n := g.N
 		deg := make([]int, n)
 		for v := range deg {
 			deg[v] = len(g.Neighbors(v))

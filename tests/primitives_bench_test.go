@@ -146,12 +146,29 @@ func deviceQueued(q backend.Queue, queue func() error, reps int) (time.Duration,
 	return d / time.Duration(reps), err
 }
 
-// benchHeld is what a benchmark allocated on one device: release frees
-// it, before the device is closed.
+// benchHeld is a benchmark's queue on one device and what it allocated
+// there: release frees it all, before the device is closed.
 type benchHeld struct {
 	b    *testing.B
 	dev  backend.Device
+	q    backend.Queue
 	free []func()
+}
+
+// benchStart opens a queue on dev and makes the benchmarks' n values
+// (spread over ±50000) and flags (i%3%2: every third one set).
+func benchStart(b *testing.B, dev backend.Device, n int) (h *benchHeld, vals, flags []int32) {
+	q, err := dev.NewQueue()
+	if err != nil {
+		b.Fatal(err)
+	}
+	h = &benchHeld{b: b, dev: dev, q: q, free: []func(){func() { q.Release() }}}
+	vals, flags = make([]int32, n), make([]int32, n)
+	for i := range vals {
+		vals[i] = int32(i*7919%100003) - 50000
+		flags[i] = int32(i % 3 % 2)
+	}
+	return h, vals, flags
 }
 
 func (h *benchHeld) release() {
@@ -161,8 +178,8 @@ func (h *benchHeld) release() {
 }
 
 // benchUpload is a device copy of v.
-func benchUpload[T backend.Scalar](h *benchHeld, q backend.Queue, v []T) backend.Buffer {
-	buf, err := backend.AllocSlice(h.dev, q, v)
+func benchUpload[T backend.Scalar](h *benchHeld, v []T) backend.Buffer {
+	buf, err := backend.AllocSlice(h.dev, h.q, v)
 	if err != nil {
 		h.b.Fatal(err)
 	}
@@ -193,20 +210,10 @@ func benchPrim[T interface{ Release() error }](h *benchHeld, build func(backend.
 func us(d time.Duration) float64 { return float64(d) / float64(time.Microsecond) }
 
 func benchDevice(b *testing.B, label string, dev *device.BuildCache, n int) {
-	q, err := dev.NewQueue()
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer q.Release()
-	vals := make([]int32, n)
-	flags := make([]int32, n)
-	for i := range vals {
-		vals[i] = int32(i*7919%100003) - 50000
-		flags[i] = int32(i % 3 % 2)
-	}
-	h := &benchHeld{b: b, dev: dev}
+	h, vals, flags := benchStart(b, dev, n)
 	defer h.release()
-	in, fb := benchUpload(h, q, vals), benchUpload(h, q, flags)
+	q := h.q
+	in, fb := benchUpload(h, vals), benchUpload(h, flags)
 	out, packed := benchAlloc[int32](h, n), benchAlloc[uint64](h, 1)
 	s, r := benchPrim(h, prim.NewScan), benchPrim(h, prim.NewReduce)
 	a, c := benchPrim(h, prim.NewArgmax), benchPrim(h, prim.NewCompact)
@@ -261,24 +268,16 @@ func BenchmarkPrimitiveKernel(b *testing.B) {
 
 func benchKernels(b *testing.B, label string, dev *device.BuildCache, n int) {
 	const group, perItem, gridGroups = 256, 8, 4096
-	q, err := dev.NewQueue()
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer q.Release()
-	vals := make([]int32, n)
-	flags := make([]int32, n)
+	h, vals, flags := benchStart(b, dev, n)
+	defer h.release()
+	q := h.q
 	pos := make([]int32, n) // the exclusive scan of flags: compact_index's positions
 	kept := int32(0)
-	for i := range vals {
-		vals[i] = int32(i*7919%100003) - 50000
-		flags[i] = int32(i % 3 % 2)
+	for i, f := range flags {
 		pos[i] = kept
-		kept += flags[i]
+		kept += f
 	}
-	h := &benchHeld{b: b, dev: dev}
-	defer h.release()
-	in, fb, pb := benchUpload(h, q, vals), benchUpload(h, q, flags), benchUpload(h, q, pos)
+	in, fb, pb := benchUpload(h, vals), benchUpload(h, flags), benchUpload(h, pos)
 	out := benchAlloc[int32](h, n)
 	tiles := (n + group*perItem - 1) / (group * perItem)
 	part, word := benchAlloc[int64](h, max(tiles, gridGroups)+1), benchAlloc[uint64](h, 1)
