@@ -27,11 +27,17 @@ func readExpected(tb testing.TB) (string, []miviaPair) {
 
 func readPair(tb testing.TB, dir string, p miviaPair) (*core.Graph, *core.Graph) {
 	tb.Helper()
-	g, err := core.ReadGraph(filepath.Join(dir, p.G), core.ReadOptions{})
+	return readPairAs(tb, dir, p, core.ReadOptions{})
+}
+
+// readPairAs reads a pair's graphs with ro (Directed, say).
+func readPairAs(tb testing.TB, dir string, p miviaPair, ro core.ReadOptions) (*core.Graph, *core.Graph) {
+	tb.Helper()
+	g, err := core.ReadGraph(filepath.Join(dir, p.G), ro)
 	if err != nil {
 		tb.Fatal(err)
 	}
-	h, err := core.ReadGraph(filepath.Join(dir, p.H), core.ReadOptions{})
+	h, err := core.ReadGraph(filepath.Join(dir, p.H), ro)
 	if err != nil {
 		tb.Fatal(err)
 	}
