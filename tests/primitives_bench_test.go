@@ -282,15 +282,9 @@ func benchKernels(b *testing.B, label string, dev *device.BuildCache, n int) {
 	tiles := (n + group*perItem - 1) / (group * perItem)
 	part, word := benchAlloc[int64](h, max(tiles, gridGroups)+1), benchAlloc[uint64](h, 1)
 	build := func(src string, names ...string) map[string]backend.Kernel {
-		p, err := device.Build(dev, src, nil, names...)
+		_, ks, err := device.BuildKernels(dev, src, nil, names...)
 		if err != nil {
 			b.Fatal(err)
-		}
-		ks := map[string]backend.Kernel{}
-		for _, name := range names {
-			if ks[name], err = p.Kernel(name); err != nil {
-				b.Fatal(err)
-			}
 		}
 		return ks
 	}

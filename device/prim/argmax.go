@@ -45,19 +45,11 @@ func NewArgmax(dev backend.Device) (*Argmax, error) {
 	if info.Atomics64 {
 		names = append(names, "argmax_atomic_i32")
 	}
-	prog, err := device.Build(dev, "argmax", nil, names...)
+	prog, ks, err := device.BuildKernels(dev, "argmax", nil, names...)
 	if err != nil {
 		return nil, err
 	}
-	a := &Argmax{dev: dev, prog: prog, k: map[string]backend.Kernel{}, group: gridGroupFor(info), Atomics: info.Atomics64}
-	for _, name := range names {
-		k, err := prog.Kernel(name)
-		if err != nil {
-			a.Release()
-			return nil, fmt.Errorf("argmax: %w", err)
-		}
-		a.k[name] = k
-	}
+	a := &Argmax{dev: dev, prog: prog, k: ks, group: gridGroupFor(info), Atomics: info.Atomics64}
 	if a.partials, err = backend.AllocN[uint64](dev, gridGroups); err == nil {
 		a.result, err = backend.AllocN[uint64](dev, 1)
 	}

@@ -91,19 +91,11 @@ func newTiles(dev backend.Device, group, perItem int) (*tiles, error) {
 			group, perItem, need, info, info.LocalMemory)
 	}
 	names := scanKernelNames()
-	prog, err := device.Build(dev, "scan", nil, names...)
+	prog, ks, err := device.BuildKernels(dev, "scan", nil, names...)
 	if err != nil {
 		return nil, err
 	}
-	t := &tiles{dev: dev, prog: prog, kernels: map[string]backend.Kernel{}, group: group, perItem: perItem}
-	for _, name := range names {
-		k, err := prog.Kernel(name)
-		if err != nil {
-			t.release()
-			return nil, fmt.Errorf("scan: %w", err)
-		}
-		t.kernels[name] = k
-	}
+	t := &tiles{dev: dev, prog: prog, kernels: ks, group: group, perItem: perItem}
 	if t.total, err = dev.Alloc(8); err != nil {
 		t.release()
 		return nil, fmt.Errorf("scan: %w", err)
