@@ -235,10 +235,7 @@ func buf(b backend.Buffer) (*buffer, error) {
 }
 
 func span(b *buffer, off, n int, what string) error {
-	if off < 0 || n < 0 || off+n > len(b.data) {
-		return fmt.Errorf("cpu: %s [%d, %d) outside buffer of %d bytes", what, off, off+n, len(b.data))
-	}
-	return nil
+	return backend.CheckSpan("cpu", what, off, n, len(b.data))
 }
 
 func (q *Queue) Write(dst backend.Buffer, off int, src []byte) error {
@@ -274,10 +271,7 @@ func (q *Queue) Copy(dst backend.Buffer, doff int, src backend.Buffer, soff, n i
 	if err != nil {
 		return err
 	}
-	if err := span(s, soff, n, "copy source"); err != nil {
-		return err
-	}
-	if err := span(d, doff, n, "copy destination"); err != nil {
+	if err := backend.CheckCopy("cpu", soff, len(s.data), doff, len(d.data), n); err != nil {
 		return err
 	}
 	par.Copy(d.data[doff:doff+n], s.data[soff:soff+n])

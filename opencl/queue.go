@@ -39,10 +39,7 @@ func (q *Queue) buffer(b backend.Buffer, what string) (*Buffer, error) {
 }
 
 func span(b *Buffer, off, n int, what string) error {
-	if off < 0 || n < 0 || off > b.size || n > b.size-off {
-		return fmt.Errorf("opencl: %s [%d, %d) outside buffer of %d bytes", what, off, off+n, b.size)
-	}
-	return nil
+	return backend.CheckSpan("opencl", what, off, n, b.size)
 }
 
 // Write copies src into dst at offset and waits until it is done.
@@ -98,10 +95,7 @@ func (q *Queue) Copy(dst backend.Buffer, dstOffset int, src backend.Buffer, srcO
 	if err != nil {
 		return err
 	}
-	if err := span(s, srcOffset, bytes, "copy source"); err != nil {
-		return err
-	}
-	if err := span(d, dstOffset, bytes, "copy destination"); err != nil {
+	if err := backend.CheckCopy("opencl", srcOffset, s.size, dstOffset, d.size, bytes); err != nil {
 		return err
 	}
 	if bytes == 0 {
