@@ -11,7 +11,6 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
-	"unsafe"
 
 	"github.com/arbor-gpu/arbor/backend"
 	"github.com/arbor-gpu/arbor/internal/par"
@@ -152,7 +151,7 @@ func (b *buffer) Free() error {
 // every typed view is aligned.
 func goBytes(bytes int) []byte {
 	words := make([]uint64, (bytes+7)/8)
-	return view[byte](backend.Bytes(words))[:bytes]
+	return backend.View[byte](backend.Bytes(words))[:bytes]
 }
 
 func (d *Device) Alloc(bytes int) (backend.Buffer, error) {
@@ -289,7 +288,7 @@ func (q *Queue) Fill(dst backend.Buffer, off, n int, value uint32) error {
 	if off%4 != 0 || n%4 != 0 {
 		return fmt.Errorf("cpu: fill [%d, %d) is not 4-byte aligned", off, off+n)
 	}
-	par.Fill(view[uint32](b.data[off:off+n]), value)
+	par.Fill(backend.View[uint32](b.data[off:off+n]), value)
 	return nil
 }
 
@@ -383,13 +382,3 @@ func (e *event) Elapsed(start backend.Event) (time.Duration, error) {
 func (q *Queue) Record() (backend.Event, error) { return &event{at: time.Now()}, nil }
 func (q *Queue) Finish() error                  { return nil }
 func (q *Queue) Release() error                 { return nil }
-
-// view is b as a slice of T (the memory is shared, not copied).
-func view[T any](b []byte) []T {
-	var z T
-	n := len(b) / int(unsafe.Sizeof(z))
-	if n == 0 {
-		return nil
-	}
-	return unsafe.Slice((*T)(unsafe.Pointer(&b[0])), n)
-}

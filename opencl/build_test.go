@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/arbor-gpu/arbor/backend"
+	"github.com/arbor-gpu/arbor/backend/backendtest"
 	"github.com/arbor-gpu/arbor/backend/cache"
 	"github.com/arbor-gpu/arbor/device"
 )
@@ -268,7 +269,7 @@ func TestCache(t *testing.T) {
 		}
 
 		t.Run("corrupt", func(t *testing.T) {
-			warn := captureWarnings(t)
+			warn := backendtest.CaptureWarnings(t)
 			entry := cacheEntries(t, dir)[0]
 			raw, err := os.ReadFile(entry)
 			if err != nil {
@@ -286,7 +287,7 @@ func TestCache(t *testing.T) {
 		})
 
 		t.Run("rejected", func(t *testing.T) {
-			warn := captureWarnings(t)
+			warn := backendtest.CaptureWarnings(t)
 			entry := cacheEntries(t, dir)[0]
 			key := strings.TrimSuffix(filepath.Base(entry), ".bin")
 			// A well-formed entry whose payload is not a binary the driver takes.
@@ -327,7 +328,7 @@ func TestCache(t *testing.T) {
 		})
 
 		t.Run("unwritable", func(t *testing.T) {
-			warn := captureWarnings(t)
+			warn := backendtest.CaptureWarnings(t)
 			file := filepath.Join(t.TempDir(), "a-file")
 			if err := os.WriteFile(file, nil, 0o644); err != nil {
 				t.Fatal(err)
