@@ -98,63 +98,49 @@ func Open(t *testing.T, name string) backend.Device {
 // Build compiles src on dev.
 func Build(tb testing.TB, dev backend.Device, src backend.Source) backend.Program {
 	tb.Helper()
-	p, err := dev.Build(src)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	tb.Cleanup(func() { p.Release() })
-	return p
+	return keep(tb, backend.Program.Release)(dev.Build(src))
 }
 
 // Kernel is p's kernel name.
 func Kernel(tb testing.TB, p backend.Program, name string) backend.Kernel {
 	tb.Helper()
-	k, err := p.Kernel(name)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	tb.Cleanup(func() { k.Release() })
-	return k
+	return keep(tb, backend.Kernel.Release)(p.Kernel(name))
 }
 
 // Queue is a new queue on dev.
 func Queue(tb testing.TB, dev backend.Device) backend.Queue {
 	tb.Helper()
-	q, err := dev.NewQueue()
-	if err != nil {
-		tb.Fatal(err)
-	}
-	tb.Cleanup(func() { q.Release() })
-	return q
+	return keep(tb, backend.Queue.Release)(dev.NewQueue())
 }
 
 // Alloc is a buffer of n bytes on dev.
 func Alloc(tb testing.TB, dev backend.Device, n int) backend.Buffer {
 	tb.Helper()
-	return held(tb)(dev.Alloc(n))
+	return keep(tb, backend.Buffer.Free)(dev.Alloc(n))
 }
 
 // AllocN is a buffer of n Ts on dev.
 func AllocN[T backend.Scalar](tb testing.TB, dev backend.Device, n int) backend.Buffer {
 	tb.Helper()
-	return held(tb)(backend.AllocN[T](dev, n))
+	return keep(tb, backend.Buffer.Free)(backend.AllocN[T](dev, n))
 }
 
 // Upload is a buffer on dev holding a copy of s, written through q.
 func Upload[T backend.Scalar](tb testing.TB, dev backend.Device, q backend.Queue, s []T) backend.Buffer {
 	tb.Helper()
-	return held(tb)(backend.AllocSlice(dev, q, s))
+	return keep(tb, backend.Buffer.Free)(backend.AllocSlice(dev, q, s))
 }
 
-// held fails tb on an allocation's error and frees its buffer at the end.
-func held(tb testing.TB) func(backend.Buffer, error) backend.Buffer {
-	return func(b backend.Buffer, err error) backend.Buffer {
+// keep takes what a call made, failing tb on its error, and gives it back
+// with give when the test ends.
+func keep[R any](tb testing.TB, give func(R) error) func(R, error) R {
+	return func(r R, err error) R {
 		tb.Helper()
 		if err != nil {
 			tb.Fatal(err)
 		}
-		tb.Cleanup(func() { b.Free() })
-		return b
+		tb.Cleanup(func() { give(r) })
+		return r
 	}
 }
 
