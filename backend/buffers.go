@@ -85,6 +85,18 @@ func CheckSpan(backendName, what string, off, n, size int) error {
 	return nil
 }
 
+// CheckFill checks the range of a fill with a 4-byte value: within the
+// buffer and 4-byte aligned at both ends.
+func CheckFill(backendName string, off, n, size int) error {
+	if err := CheckSpan(backendName, "fill", off, n, size); err != nil {
+		return err
+	}
+	if off%4 != 0 || n%4 != 0 {
+		return fmt.Errorf("%s: fill [%d, %d) is not 4-byte aligned", backendName, off, off+n)
+	}
+	return nil
+}
+
 // CheckCopy checks both ranges of a buffer-to-buffer copy of n bytes.
 func CheckCopy(backendName string, srcOff, srcSize, dstOff, dstSize, n int) error {
 	if err := CheckSpan(backendName, "copy source", srcOff, n, srcSize); err != nil {

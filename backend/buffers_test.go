@@ -76,6 +76,12 @@ func TestCheckSpan(t *testing.T) {
 	if err := backend.CheckCopy("cuda", 0, 4, 2, 4, 4); err == nil || err.Error() != "cuda: copy destination [2, 6) outside buffer of 4 bytes" {
 		t.Errorf("copy past the destination: %v", err)
 	}
+	if err := backend.CheckFill("opencl", 4, 8, 16); err != nil {
+		t.Errorf("aligned fill: %v", err)
+	}
+	if err := backend.CheckFill("opencl", 2, 4, 16); err == nil || err.Error() != "opencl: fill [2, 6) is not 4-byte aligned" {
+		t.Errorf("unaligned fill: %v", err)
+	}
 	if err := backend.CheckCopy("cuda", 1, 4, 0, 8, 4); err == nil || !strings.Contains(err.Error(), "copy source [1, 5)") {
 		t.Errorf("copy past the source: %v", err)
 	}

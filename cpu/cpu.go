@@ -282,11 +282,8 @@ func (q *Queue) Fill(dst backend.Buffer, off, n int, value uint32) error {
 	if err != nil {
 		return err
 	}
-	if err := span(b, off, n, "fill"); err != nil {
+	if err := backend.CheckFill("cpu", off, n, len(b.data)); err != nil {
 		return err
-	}
-	if off%4 != 0 || n%4 != 0 {
-		return fmt.Errorf("cpu: fill [%d, %d) is not 4-byte aligned", off, off+n)
 	}
 	par.Fill(backend.View[uint32](b.data[off:off+n]), value)
 	return nil

@@ -470,11 +470,8 @@ func (q *queue) Fill(dst backend.Buffer, off, n int, value uint32) error {
 	if err != nil {
 		return err
 	}
-	if err := span(b, off, n, "fill"); err != nil {
+	if err := backend.CheckFill("cuda", off, n, b.size); err != nil {
 		return err
-	}
-	if off%4 != 0 || n%4 != 0 {
-		return fmt.Errorf("cuda: fill [%d, %d) is not 4-byte aligned", off, off+n)
 	}
 	if n == 0 {
 		return nil

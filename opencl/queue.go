@@ -121,11 +121,8 @@ func (q *Queue) Fill(buf backend.Buffer, offset, bytes int, value uint32) error 
 	if err != nil {
 		return err
 	}
-	if err := span(b, offset, bytes, "fill"); err != nil {
+	if err := backend.CheckFill("opencl", offset, bytes, b.size); err != nil {
 		return err
-	}
-	if offset%4 != 0 || bytes%4 != 0 {
-		return fmt.Errorf("opencl: fill [%d, %d) is not 4-byte aligned", offset, offset+bytes)
 	}
 	if bytes == 0 {
 		return nil
