@@ -237,28 +237,33 @@ func span(b *buffer, off, n int, what string) error {
 	return backend.CheckSpan("cpu", what, off, n, len(b.data))
 }
 
-func (q *Queue) Write(dst backend.Buffer, off int, src []byte) error {
-	b, err := buf(dst)
+// bytesAt is [off, off+n) of a CPU buffer, checked (what: "read" or
+// "write").
+func bytesAt(b backend.Buffer, off, n int, what string) ([]byte, error) {
+	cb, err := buf(b)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	if err := span(b, off, len(src), "write"); err != nil {
-		return err
+	if err := span(cb, off, n, what); err != nil {
+		return nil, err
 	}
-	par.Copy(b.data[off:], src)
-	return nil
+	return cb.data[off : off+n], nil
+}
+
+func (q *Queue) Write(dst backend.Buffer, off int, src []byte) error {
+	d, err := bytesAt(dst, off, len(src), "write")
+	if err == nil {
+		par.Copy(d, src)
+	}
+	return err
 }
 
 func (q *Queue) Read(src backend.Buffer, off int, dst []byte) error {
-	b, err := buf(src)
-	if err != nil {
-		return err
+	s, err := bytesAt(src, off, len(dst), "read")
+	if err == nil {
+		par.Copy(dst, s)
 	}
-	if err := span(b, off, len(dst), "read"); err != nil {
-		return err
-	}
-	par.Copy(dst, b.data[off:])
-	return nil
+	return err
 }
 
 func (q *Queue) Copy(dst backend.Buffer, doff int, src backend.Buffer, soff, n int) error {

@@ -44,42 +44,34 @@ func span(b *Buffer, off, n int, what string) error {
 
 // Write copies src into dst at offset and waits until it is done.
 func (q *Queue) Write(dst backend.Buffer, offset int, src []byte) error {
-	b, err := q.buffer(dst, "write")
+	return q.transfer(dst, offset, src, "write", "clEnqueueWriteBuffer", q.api.write)
+}
+
+// Read copies from src at offset into dst and waits until it is done.
+func (q *Queue) Read(src backend.Buffer, offset int, dst []byte) error {
+	return q.transfer(src, offset, dst, "read", "clEnqueueReadBuffer", q.api.read)
+}
+
+// transfer checks a blocking host transfer of len(host) bytes at offset
+// in buf (what: "read" or "write") and makes it with move, the OpenCL
+// call named call.
+func (q *Queue) transfer(buf backend.Buffer, offset int, host []byte, what, call string, move func(clQueue, clMem, int, []byte) int32) error {
+	b, err := q.buffer(buf, what)
 	if err != nil {
 		return err
 	}
-	if err := span(b, offset, len(src), "write"); err != nil {
+	if err := span(b, offset, len(host), what); err != nil {
 		return err
 	}
-	if len(src) == 0 {
+	if len(host) == 0 {
 		return nil
 	}
 	// The handles are used after their owners' last mention: keep the
 	// owners (and so their cleanups) alive until the call returns.
 	defer runtime.KeepAlive(b)
 	defer runtime.KeepAlive(q)
-	if err := check("clEnqueueWriteBuffer", q.api.write(q.q, b.mem, offset, src)); err != nil {
-		return fmt.Errorf("opencl: write %d bytes: %w", len(src), err)
-	}
-	return nil
-}
-
-// Read copies from src at offset into dst and waits until it is done.
-func (q *Queue) Read(src backend.Buffer, offset int, dst []byte) error {
-	b, err := q.buffer(src, "read")
-	if err != nil {
-		return err
-	}
-	if err := span(b, offset, len(dst), "read"); err != nil {
-		return err
-	}
-	if len(dst) == 0 {
-		return nil
-	}
-	defer runtime.KeepAlive(b)
-	defer runtime.KeepAlive(q)
-	if err := check("clEnqueueReadBuffer", q.api.read(q.q, b.mem, offset, dst)); err != nil {
-		return fmt.Errorf("opencl: read %d bytes: %w", len(dst), err)
+	if err := check(call, move(q.q, b.mem, offset, host)); err != nil {
+		return fmt.Errorf("opencl: %s %d bytes: %w", what, len(host), err)
 	}
 	return nil
 }
