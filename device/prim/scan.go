@@ -375,32 +375,27 @@ func NewReduceSize(dev backend.Device, group, perItem int) (*Reduce, error) {
 
 // SumI32 returns the exact sum of n int32 elements.
 func (r *Reduce) SumI32(q backend.Queue, in backend.Buffer, n int) (int64, error) {
-	v, err := r.t.reduce(q, "sum_i32", in, n)
-	return int64(v), err
+	return reduceAs[int64](r.t, q, "sum_i32", in, n)
 }
 
 // SumU32 returns the exact sum of n uint32 elements.
 func (r *Reduce) SumU32(q backend.Queue, in backend.Buffer, n int) (int64, error) {
-	v, err := r.t.reduce(q, "sum_u32", in, n)
-	return int64(v), err
+	return reduceAs[int64](r.t, q, "sum_u32", in, n)
 }
 
 // SumI64 returns the sum of n int64 elements (wrapping on overflow).
 func (r *Reduce) SumI64(q backend.Queue, in backend.Buffer, n int) (int64, error) {
-	v, err := r.t.reduce(q, "sum_i64", in, n)
-	return int64(v), err
+	return reduceAs[int64](r.t, q, "sum_i64", in, n)
 }
 
 // MaxI32 returns the maximum of n int32 elements (math.MinInt32 for none).
 func (r *Reduce) MaxI32(q backend.Queue, in backend.Buffer, n int) (int32, error) {
-	v, err := r.t.reduce(q, "max_i32", in, n)
-	return int32(v), err
+	return reduceAs[int32](r.t, q, "max_i32", in, n)
 }
 
 // MaxI64 returns the maximum of n int64 elements (math.MinInt64 for none).
 func (r *Reduce) MaxI64(q backend.Queue, in backend.Buffer, n int) (int64, error) {
-	v, err := r.t.reduce(q, "max_i64", in, n)
-	return int64(v), err
+	return reduceAs[int64](r.t, q, "max_i64", in, n)
 }
 
 // MaxU64 returns the maximum of n uint64 words (0 for none): over packed
@@ -411,3 +406,10 @@ func (r *Reduce) MaxU64(q backend.Queue, in backend.Buffer, n int) (uint64, erro
 
 // Release frees the kernels, program and buffers.
 func (r *Reduce) Release() error { return r.t.release() }
+
+// reduceAs is reduction op of n elements, its 64-bit result as T (the
+// element type's value: a sum or maximum of int32s as int64 or int32).
+func reduceAs[T int32 | int64](t *tiles, q backend.Queue, op string, in backend.Buffer, n int) (T, error) {
+	v, err := t.reduce(q, op, in, n)
+	return T(v), err
+}
