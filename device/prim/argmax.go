@@ -3,7 +3,9 @@ package prim
 import (
 	"encoding/binary"
 	"fmt"
+	"maps"
 	"math"
+	"slices"
 
 	"github.com/arbor-gpu/arbor/backend"
 	"github.com/arbor-gpu/arbor/device"
@@ -173,23 +175,32 @@ func (a *Argmax) Rows(q backend.Queue, values backend.Buffer, rows, cols, stride
 
 // Release frees the kernels, program and buffers.
 func (a *Argmax) Release() error {
+	err := release(a.prog, slices.Collect(maps.Values(a.k)), a.partials, a.result)
+	*a = Argmax{}
+	return err
+}
+
+// release frees kernels, then buffers, then the program (nil ones are
+// skipped) and returns the first error.
+func release(prog backend.Program, ks []backend.Kernel, bufs ...backend.Buffer) error {
 	var first error
 	keep := func(err error) {
 		if err != nil && first == nil {
 			first = err
 		}
 	}
-	for _, k := range a.k {
-		keep(k.Release())
+	for _, k := range ks {
+		if k != nil {
+			keep(k.Release())
+		}
 	}
-	for _, b := range []backend.Buffer{a.partials, a.result} {
+	for _, b := range bufs {
 		if b != nil {
 			keep(b.Free())
 		}
 	}
-	if a.prog != nil {
-		keep(a.prog.Release())
+	if prog != nil {
+		keep(prog.Release())
 	}
-	*a = Argmax{}
 	return first
 }

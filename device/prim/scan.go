@@ -3,8 +3,10 @@ package prim
 import (
 	"encoding/binary"
 	"fmt"
+	"maps"
 	"math"
 	"math/bits"
+	"slices"
 
 	"github.com/arbor-gpu/arbor/backend"
 	"github.com/arbor-gpu/arbor/device"
@@ -104,31 +106,9 @@ func newTiles(dev backend.Device, group, perItem int) (*tiles, error) {
 }
 
 func (t *tiles) release() error {
-	var first error
-	keep := func(err error) {
-		if err != nil && first == nil {
-			first = err
-		}
-	}
-	for _, k := range t.kernels {
-		keep(k.Release())
-	}
-	t.kernels = nil
-	for _, b := range t.levels {
-		if b != nil {
-			keep(b.Free())
-		}
-	}
-	t.levels = nil
-	if t.total != nil {
-		keep(t.total.Free())
-		t.total = nil
-	}
-	if t.prog != nil {
-		keep(t.prog.Release())
-		t.prog = nil
-	}
-	return first
+	err := release(t.prog, slices.Collect(maps.Values(t.kernels)), append(t.levels, t.total)...)
+	t.kernels, t.levels, t.total, t.prog = nil, nil, nil, nil
+	return err
 }
 
 func (t *tiles) tile() int { return t.group * t.perItem }
