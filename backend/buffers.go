@@ -74,3 +74,33 @@ func AllocIn[T Scalar](b *Buffers, n int) Buffer {
 	}
 	return b.Add(AllocN[T](b.dev, n))
 }
+
+// CheckSpan is the range check every backend makes before it touches a
+// buffer: [off, off+n) must lie within the buffer's size bytes. The error
+// starts with the backend's name and says what the range was for.
+func CheckSpan(backendName, what string, off, n, size int) error {
+	if off < 0 || n < 0 || off > size || n > size-off {
+		return fmt.Errorf("%s: %s [%d, %d) outside buffer of %d bytes", backendName, what, off, off+n, size)
+	}
+	return nil
+}
+
+// CheckFill checks the range of a fill with a 4-byte value: within the
+// buffer and 4-byte aligned at both ends.
+func CheckFill(backendName string, off, n, size int) error {
+	if err := CheckSpan(backendName, "fill", off, n, size); err != nil {
+		return err
+	}
+	if off%4 != 0 || n%4 != 0 {
+		return fmt.Errorf("%s: fill [%d, %d) is not 4-byte aligned", backendName, off, off+n)
+	}
+	return nil
+}
+
+// CheckCopy checks both ranges of a buffer-to-buffer copy of n bytes.
+func CheckCopy(backendName string, srcOff, srcSize, dstOff, dstSize, n int) error {
+	if err := CheckSpan(backendName, "copy source", srcOff, n, srcSize); err != nil {
+		return err
+	}
+	return CheckSpan(backendName, "copy destination", dstOff, n, dstSize)
+}

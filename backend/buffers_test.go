@@ -2,6 +2,7 @@ package backend_test
 
 import (
 	"errors"
+	"strings"
 	"testing"
 
 	"github.com/arbor-gpu/arbor/backend"
@@ -56,5 +57,32 @@ func TestOpenWorkers(t *testing.T) {
 	}
 	if _, err := backend.OpenWorkers(cpu.Name, 1, 1); !errors.Is(err, backend.ErrNoDevice) {
 		t.Fatalf("index 1: %v, want ErrNoDevice", err)
+	}
+}
+
+// TestCheckSpan: ranges inside the buffer pass, whatever touches outside
+// it (or overflows) is refused with the backend, the purpose and the range.
+func TestCheckSpan(t *testing.T) {
+	for _, c := range []struct{ off, n, size int }{{0, 0, 0}, {0, 8, 8}, {8, 0, 8}, {3, 4, 8}} {
+		if err := backend.CheckSpan("cpu", "read", c.off, c.n, c.size); err != nil {
+			t.Errorf("%v: %v", c, err)
+		}
+	}
+	for _, c := range []struct{ off, n, size int }{{-1, 2, 8}, {0, -1, 8}, {9, 0, 8}, {5, 4, 8}, {1, int(^uint(0) >> 1), 8}} {
+		if err := backend.CheckSpan("cpu", "read", c.off, c.n, c.size); err == nil || !strings.HasPrefix(err.Error(), "cpu: read [") {
+			t.Errorf("%v: %v", c, err)
+		}
+	}
+	if err := backend.CheckCopy("cuda", 0, 4, 2, 4, 4); err == nil || err.Error() != "cuda: copy destination [2, 6) outside buffer of 4 bytes" {
+		t.Errorf("copy past the destination: %v", err)
+	}
+	if err := backend.CheckFill("opencl", 4, 8, 16); err != nil {
+		t.Errorf("aligned fill: %v", err)
+	}
+	if err := backend.CheckFill("opencl", 2, 4, 16); err == nil || err.Error() != "opencl: fill [2, 6) is not 4-byte aligned" {
+		t.Errorf("unaligned fill: %v", err)
+	}
+	if err := backend.CheckCopy("cuda", 1, 4, 0, 8, 4); err == nil || !strings.Contains(err.Error(), "copy source [1, 5)") {
+		t.Errorf("copy past the source: %v", err)
 	}
 }

@@ -96,6 +96,32 @@ func (l *PhaseLog) Phases() []Phase {
 	return append([]Phase(nil), l.list...)
 }
 
+// DriverPhases is a driver's start-up record, which makes it a Timed:
+// the phases of loading its libraries (once per process, in Load), then
+// those of its first enumeration of devices. Drivers embed one.
+type DriverPhases struct {
+	Load  PhaseLog
+	mu    sync.Mutex
+	probe []Phase
+}
+
+// FirstProbe keeps phases as the first enumeration's; later enumerations
+// (opening enumerates again) cost little and are not kept.
+func (d *DriverPhases) FirstProbe(phases []Phase) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.probe == nil {
+		d.probe = phases
+	}
+}
+
+// Phases is loading, then the first enumeration.
+func (d *DriverPhases) Phases() []Phase {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return append(d.Load.Phases(), d.probe...)
+}
+
 // Total is the sum of the phases' durations.
 func Total(ps []Phase) time.Duration {
 	var t time.Duration

@@ -124,7 +124,9 @@ func (g *Group) Bytes(i int) []byte {
 	return g.arg(i, ArgBuffer).Buf.(HostBuffer).HostBytes()
 }
 
-func view[T any](b []byte) []T {
+// View is b as a slice of T: the memory is shared, not copied (the CPU
+// backend's buffers and the twins' arguments are such views).
+func View[T any](b []byte) []T {
 	var z T
 	n := len(b) / int(unsafe.Sizeof(z))
 	if n == 0 {
@@ -134,12 +136,12 @@ func view[T any](b []byte) []T {
 }
 
 // Views of buffer arguments as typed slices (the memory is shared, not copied).
-func (g *Group) I32s(i int) []int32   { return view[int32](g.Bytes(i)) }
-func (g *Group) U32s(i int) []uint32  { return view[uint32](g.Bytes(i)) }
-func (g *Group) I64s(i int) []int64   { return view[int64](g.Bytes(i)) }
-func (g *Group) U64s(i int) []uint64  { return view[uint64](g.Bytes(i)) }
-func (g *Group) F32s(i int) []float32 { return view[float32](g.Bytes(i)) }
-func (g *Group) F64s(i int) []float64 { return view[float64](g.Bytes(i)) }
+func (g *Group) I32s(i int) []int32   { return View[int32](g.Bytes(i)) }
+func (g *Group) U32s(i int) []uint32  { return View[uint32](g.Bytes(i)) }
+func (g *Group) I64s(i int) []int64   { return View[int64](g.Bytes(i)) }
+func (g *Group) U64s(i int) []uint64  { return View[uint64](g.Bytes(i)) }
+func (g *Group) F32s(i int) []float32 { return View[float32](g.Bytes(i)) }
+func (g *Group) F64s(i int) []float64 { return View[float64](g.Bytes(i)) }
 
 // Scalar arguments.
 func (g *Group) I32(i int) int32   { return g.arg(i, ArgInt32).Int32() }
@@ -154,7 +156,7 @@ func (g *Group) LocalBytes(i int) []byte {
 }
 
 // Views of local-memory arguments.
-func (g *Group) LocalI32(i int) []int32  { return view[int32](g.LocalBytes(i)) }
-func (g *Group) LocalU32(i int) []uint32 { return view[uint32](g.LocalBytes(i)) }
-func (g *Group) LocalI64(i int) []int64  { return view[int64](g.LocalBytes(i)) }
-func (g *Group) LocalU64(i int) []uint64 { return view[uint64](g.LocalBytes(i)) }
+func (g *Group) LocalI32(i int) []int32  { return View[int32](g.LocalBytes(i)) }
+func (g *Group) LocalU32(i int) []uint32 { return View[uint32](g.LocalBytes(i)) }
+func (g *Group) LocalI64(i int) []int64  { return View[int64](g.LocalBytes(i)) }
+func (g *Group) LocalU64(i int) []uint64 { return View[uint64](g.LocalBytes(i)) }

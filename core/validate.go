@@ -52,3 +52,21 @@ func (g *Graph) Validate() error {
 	}
 	return nil
 }
+
+// Members is the membership array of a vertex list of a graph on n
+// vertices, for the checkers of the algorithms' answers: an error names
+// (as what, "vertex" or "cover vertex") the first vertex out of [0,n) or
+// listed twice.
+func Members(n int, vs []int, what string) ([]bool, error) {
+	in := make([]bool, n)
+	for _, v := range vs {
+		if v < 0 || v >= n {
+			return nil, fmt.Errorf("%s %d is outside [0,%d)", what, v, n)
+		}
+		if in[v] {
+			return nil, fmt.Errorf("%s %d is listed twice", what, v)
+		}
+		in[v] = true
+	}
+	return in, nil
+}

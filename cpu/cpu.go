@@ -11,7 +11,6 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
-	"unsafe"
 
 	"github.com/arbor-gpu/arbor/backend"
 	"github.com/arbor-gpu/arbor/internal/par"
@@ -152,7 +151,7 @@ func (b *buffer) Free() error {
 // every typed view is aligned.
 func goBytes(bytes int) []byte {
 	words := make([]uint64, (bytes+7)/8)
-	return view[byte](backend.Bytes(words))[:bytes]
+	return backend.View[byte](backend.Bytes(words))[:bytes]
 }
 
 func (d *Device) Alloc(bytes int) (backend.Buffer, error) {
@@ -235,34 +234,36 @@ func buf(b backend.Buffer) (*buffer, error) {
 }
 
 func span(b *buffer, off, n int, what string) error {
-	if off < 0 || n < 0 || off+n > len(b.data) {
-		return fmt.Errorf("cpu: %s [%d, %d) outside buffer of %d bytes", what, off, off+n, len(b.data))
+	return backend.CheckSpan("cpu", what, off, n, len(b.data))
+}
+
+// bytesAt is [off, off+n) of a CPU buffer, checked (what: "read" or
+// "write").
+func bytesAt(b backend.Buffer, off, n int, what string) ([]byte, error) {
+	cb, err := buf(b)
+	if err != nil {
+		return nil, err
 	}
-	return nil
+	if err := span(cb, off, n, what); err != nil {
+		return nil, err
+	}
+	return cb.data[off : off+n], nil
 }
 
 func (q *Queue) Write(dst backend.Buffer, off int, src []byte) error {
-	b, err := buf(dst)
-	if err != nil {
-		return err
+	d, err := bytesAt(dst, off, len(src), "write")
+	if err == nil {
+		par.Copy(d, src)
 	}
-	if err := span(b, off, len(src), "write"); err != nil {
-		return err
-	}
-	par.Copy(b.data[off:], src)
-	return nil
+	return err
 }
 
 func (q *Queue) Read(src backend.Buffer, off int, dst []byte) error {
-	b, err := buf(src)
-	if err != nil {
-		return err
+	s, err := bytesAt(src, off, len(dst), "read")
+	if err == nil {
+		par.Copy(dst, s)
 	}
-	if err := span(b, off, len(dst), "read"); err != nil {
-		return err
-	}
-	par.Copy(dst, b.data[off:])
-	return nil
+	return err
 }
 
 func (q *Queue) Copy(dst backend.Buffer, doff int, src backend.Buffer, soff, n int) error {
@@ -274,10 +275,7 @@ func (q *Queue) Copy(dst backend.Buffer, doff int, src backend.Buffer, soff, n i
 	if err != nil {
 		return err
 	}
-	if err := span(s, soff, n, "copy source"); err != nil {
-		return err
-	}
-	if err := span(d, doff, n, "copy destination"); err != nil {
+	if err := backend.CheckCopy("cpu", soff, len(s.data), doff, len(d.data), n); err != nil {
 		return err
 	}
 	par.Copy(d.data[doff:doff+n], s.data[soff:soff+n])
@@ -289,13 +287,10 @@ func (q *Queue) Fill(dst backend.Buffer, off, n int, value uint32) error {
 	if err != nil {
 		return err
 	}
-	if err := span(b, off, n, "fill"); err != nil {
+	if err := backend.CheckFill("cpu", off, n, len(b.data)); err != nil {
 		return err
 	}
-	if off%4 != 0 || n%4 != 0 {
-		return fmt.Errorf("cpu: fill [%d, %d) is not 4-byte aligned", off, off+n)
-	}
-	par.Fill(view[uint32](b.data[off:off+n]), value)
+	par.Fill(backend.View[uint32](b.data[off:off+n]), value)
 	return nil
 }
 
@@ -389,13 +384,3 @@ func (e *event) Elapsed(start backend.Event) (time.Duration, error) {
 func (q *Queue) Record() (backend.Event, error) { return &event{at: time.Now()}, nil }
 func (q *Queue) Finish() error                  { return nil }
 func (q *Queue) Release() error                 { return nil }
-
-// view is b as a slice of T (the memory is shared, not copied).
-func view[T any](b []byte) []T {
-	var z T
-	n := len(b) / int(unsafe.Sizeof(z))
-	if n == 0 {
-		return nil
-	}
-	return unsafe.Slice((*T)(unsafe.Pointer(&b[0])), n)
-}

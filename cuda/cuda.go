@@ -50,18 +50,9 @@ type driver struct {
 	st   *state
 	err  error
 
-	// load holds the phases of loading (once per process); probe those of
-	// the first Probe's enumeration.
-	load  backend.PhaseLog
-	mu    sync.Mutex
-	probe []backend.Phase
-}
-
-// Phases makes the driver a backend.Timed: loading, then the first probe.
-func (d *driver) Phases() []backend.Phase {
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	return append(d.load.Phases(), d.probe...)
+	// The phases of loading (once per process), then those of the first
+	// Probe's enumeration: the driver is a backend.Timed.
+	backend.DriverPhases
 }
 
 // state is what loading found.
@@ -177,7 +168,7 @@ func invertVersion(s string) string {
 
 // loaded opens libcuda and NVRTC once.
 func (d *driver) loaded() (*state, error) {
-	d.once.Do(func() { d.st, d.err = loadState(&d.load) })
+	d.once.Do(func() { d.st, d.err = loadState(&d.Load) })
 	return d.st, d.err
 }
 
@@ -294,11 +285,7 @@ func (d *driver) Probe() ([]backend.Info, error) {
 	}
 	start := time.Now()
 	defer func() {
-		d.mu.Lock()
-		if d.probe == nil { // the first probe's, as OpenCL keeps
-			d.probe = []backend.Phase{{Name: "enumerate devices (count, attributes)", Took: time.Since(start)}}
-		}
-		d.mu.Unlock()
+		d.FirstProbe([]backend.Phase{{Name: "enumerate devices (count, attributes)", Took: time.Since(start)}})
 	}()
 	n, r := st.api.DeviceCount()
 	if err := check(st.api, "cuDeviceGetCount", r); err != nil {
@@ -439,5 +426,5 @@ func (d *driver) Open(index int) (backend.Device, error) {
 	if index < 0 || index >= n {
 		return nil, fmt.Errorf("cuda: %w: index %d (have %d device(s))", backend.ErrNoDevice, index, n)
 	}
-	return openDevice(st, index, d.load.Phases())
+	return openDevice(st, index, d.Load.Phases())
 }

@@ -55,36 +55,18 @@ func source(d *Device, name, body string, kernelNames ...string) backend.Source 
 
 func build(t testing.TB, d *Device, name, body, kernel string) (backend.Program, backend.Kernel) {
 	t.Helper()
-	p, err := d.Build(source(d, name, body, kernel))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { p.Release() })
-	k, err := p.Kernel(kernel)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return p, k
+	p := backendtest.Build(t, d, source(d, name, body, kernel))
+	return p, backendtest.Kernel(t, p, kernel)
 }
 
 func newQueue(t testing.TB, d *Device) backend.Queue {
 	t.Helper()
-	q, err := d.NewQueue()
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { q.Release() })
-	return q
+	return backendtest.Queue(t, d)
 }
 
 func alloc(t testing.TB, d *Device, n int) backend.Buffer {
 	t.Helper()
-	b, err := d.Alloc(n)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { b.Free() })
-	return b
+	return backendtest.Alloc(t, d, n)
 }
 
 func TestDeviceInfo(t *testing.T) {

@@ -1,12 +1,12 @@
 package cuda
 
 import (
-	"strings"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/arbor-gpu/arbor/backend"
+	"github.com/arbor-gpu/arbor/backend/backendtest"
 )
 
 // spinBody is a kernel that keeps one thread busy for a given number of
@@ -124,25 +124,6 @@ func TestOpenPhases(t *testing.T) {
 	if err := spinOnce(q, k, out, 1000, true); err != nil {
 		t.Fatal(err)
 	}
-	var names []string
-	for _, p := range d.Phases() {
-		names = append(names, p.Name)
-		t.Logf("%-60s %v", p.Name, p.Took)
-		if p.Took < 0 || p.Took > time.Minute {
-			t.Errorf("phase %q took %v", p.Name, p.Took)
-		}
-	}
-	all := strings.Join(names, "\n")
-	last := -1
-	for _, want := range []string{"load libcuda", "cuInit", "primary context", "build spin: module load", "first allocation", "first launch", "first wait"} {
-		i := strings.Index(all, want)
-		if i < 0 {
-			t.Errorf("no phase %q in %q", want, names)
-			continue
-		}
-		if i < last {
-			t.Errorf("phase %q out of order in %q", want, names)
-		}
-		last = i
-	}
+	backendtest.CheckPhases(t, d.Phases(), time.Minute,
+		"load libcuda", "cuInit", "primary context", "build spin: module load", "first allocation", "first launch", "first wait")
 }

@@ -135,10 +135,7 @@ func (q *queue) live() error {
 
 // span checks [off, off+n) against a buffer.
 func span(b *buffer, off, n int, what string) error {
-	if off < 0 || n < 0 || off > b.size || n > b.size-off {
-		return fmt.Errorf("cuda: %s [%d, %d) outside buffer of %d bytes", what, off, off+n, b.size)
-	}
-	return nil
+	return backend.CheckSpan("cuda", what, off, n, b.size)
 }
 
 // transfer checks a host transfer of n bytes at off in buffer bb (what:
@@ -449,10 +446,7 @@ func (q *queue) Copy(dst backend.Buffer, doff int, src backend.Buffer, soff, n i
 	if err != nil {
 		return err
 	}
-	if err := span(sb, soff, n, "copy source"); err != nil {
-		return err
-	}
-	if err := span(db, doff, n, "copy destination"); err != nil {
+	if err := backend.CheckCopy("cuda", soff, sb.size, doff, db.size, n); err != nil {
 		return err
 	}
 	if n == 0 {
@@ -476,11 +470,8 @@ func (q *queue) Fill(dst backend.Buffer, off, n int, value uint32) error {
 	if err != nil {
 		return err
 	}
-	if err := span(b, off, n, "fill"); err != nil {
+	if err := backend.CheckFill("cuda", off, n, b.size); err != nil {
 		return err
-	}
-	if off%4 != 0 || n%4 != 0 {
-		return fmt.Errorf("cuda: fill [%d, %d) is not 4-byte aligned", off, off+n)
 	}
 	if n == 0 {
 		return nil

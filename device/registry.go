@@ -84,6 +84,16 @@ func RegisterChecks(owner string, fn func(dataDir string) []Check) {
 	checks[owner] = fn
 }
 
+// RegisterKernels registers a kernel package: its sources (as
+// RegisterSources, no libraries) and its conformance checks (as
+// RegisterChecks), both under owner. Each algorithm's kernel package
+// calls it from init, so that `arbor kernels`, `arbor verify` and the
+// conformance tests find them.
+func RegisterKernels(owner string, fsys fs.FS, checks func(dataDir string) []Check) {
+	RegisterSources(owner, fsys)
+	RegisterChecks(owner, checks)
+}
+
 func lookupSource(name string) (*source, bool) {
 	regMu.RLock()
 	defer regMu.RUnlock()

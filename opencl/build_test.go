@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/arbor-gpu/arbor/backend"
+	"github.com/arbor-gpu/arbor/backend/backendtest"
 	"github.com/arbor-gpu/arbor/backend/cache"
 	"github.com/arbor-gpu/arbor/device"
 )
@@ -156,17 +157,9 @@ func TestDefinesAndKernels(t *testing.T) {
 	forEachDevice(t, func(t *testing.T, d *Device) {
 		q := queue(t, d)
 		code := "__kernel void def(__global int* o) { o[0] = VALUE * 2 + OTHER; }\n"
-		p, err := d.Build(backend.Source{Name: "def", Code: code, Kernels: []string{"def"},
+		p := backendtest.Build(t, d, backend.Source{Name: "def", Code: code, Kernels: []string{"def"},
 			Defines: map[string]string{"VALUE": "21", "OTHER": "-3"}})
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer p.Release()
-		k, err := p.Kernel("def")
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer k.Release()
+		k := backendtest.Kernel(t, p, "def")
 		out := alloc(t, d, 4)
 		if err := q.Launch(k, backend.R1(1, 1), backend.Buf(out)); err != nil {
 			t.Fatal(err)
@@ -178,7 +171,7 @@ func TestDefinesAndKernels(t *testing.T) {
 		if _, err := p.Kernel("nope"); err == nil || !strings.Contains(err.Error(), `no kernel "nope"`) {
 			t.Errorf("Kernel(nope): %v", err)
 		}
-		_, err = d.Build(backend.Source{Name: "def", Code: code, Kernels: []string{"def", "missing_one"},
+		_, err := d.Build(backend.Source{Name: "def", Code: code, Kernels: []string{"def", "missing_one"},
 			Defines: map[string]string{"VALUE": "1", "OTHER": "1"}})
 		if err == nil || !strings.Contains(err.Error(), "missing_one") {
 			t.Errorf("Build with a missing kernel: %v", err)
@@ -268,7 +261,7 @@ func TestCache(t *testing.T) {
 		}
 
 		t.Run("corrupt", func(t *testing.T) {
-			warn := captureWarnings(t)
+			warn := backendtest.CaptureWarnings(t)
 			entry := cacheEntries(t, dir)[0]
 			raw, err := os.ReadFile(entry)
 			if err != nil {
@@ -286,7 +279,7 @@ func TestCache(t *testing.T) {
 		})
 
 		t.Run("rejected", func(t *testing.T) {
-			warn := captureWarnings(t)
+			warn := backendtest.CaptureWarnings(t)
 			entry := cacheEntries(t, dir)[0]
 			key := strings.TrimSuffix(filepath.Base(entry), ".bin")
 			// A well-formed entry whose payload is not a binary the driver takes.
@@ -327,7 +320,7 @@ func TestCache(t *testing.T) {
 		})
 
 		t.Run("unwritable", func(t *testing.T) {
-			warn := captureWarnings(t)
+			warn := backendtest.CaptureWarnings(t)
 			file := filepath.Join(t.TempDir(), "a-file")
 			if err := os.WriteFile(file, nil, 0o644); err != nil {
 				t.Fatal(err)
@@ -351,17 +344,7 @@ func TestKernelSubGroups(t *testing.T) {
 	forEachDevice(t, func(t *testing.T, d *Device) {
 		src := backend.Source{Name: "sg_probe", Kernels: []string{"sg_probe"},
 			Code: "__kernel void sg_probe(__global int* out) { out[get_global_id(0)] = 1; }\n"}
-		p, err := d.Build(src)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer p.Release()
-		bk, err := p.Kernel("sg_probe")
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer bk.Release()
-		k := bk.(*Kernel)
+		k := backendtest.Kernel(t, backendtest.Build(t, d, src), "sg_probe").(*Kernel)
 		one, ok1 := k.SubGroups(1)
 		many, ok64 := k.SubGroups(64)
 		t.Logf("%s: clGetKernelSubGroupInfo loaded %v; 1 item: %d sub-groups (%v); 64 items: %d (%v); cl_khr_subgroups %v",

@@ -55,19 +55,10 @@ type Driver struct {
 	api  *api
 	err  error
 
-	// loading holds the phases of loading the ICD loader (once); probe
-	// those of the first enumeration.
-	loading backend.PhaseLog
-	mu      sync.Mutex
-	probe   []backend.Phase
-}
-
-// Phases makes the driver a backend.Timed: loading, then the first
-// enumeration (platforms, then each platform's devices).
-func (d *Driver) Phases() []backend.Phase {
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	return append(d.loading.Phases(), d.probe...)
+	// The phases of loading the ICD loader (once), then those of the
+	// first enumeration (platforms, then each platform's devices): the
+	// driver is a backend.Timed.
+	backend.DriverPhases
 }
 
 // libraries lists the paths to try, in order.
@@ -92,7 +83,7 @@ func (d *Driver) libraries() []string {
 
 func (d *Driver) load() (*api, error) {
 	d.once.Do(func() {
-		defer d.loading.Since("load libOpenCL (ICD loader: dlopen + symbols)", time.Now())
+		defer d.Load.Since("load libOpenCL (ICD loader: dlopen + symbols)", time.Now())
 		var tried []string
 		for _, p := range d.libraries() {
 			a, err := openLibrary(p)
@@ -151,11 +142,7 @@ func (d *Driver) enumerate() ([]found, error) {
 		// The first enumeration is kept: it is the one that paid for
 		// loading the ICDs; later ones (Open enumerates again) cost
 		// microseconds.
-		d.mu.Lock()
-		if d.probe == nil {
-			d.probe = phases
-		}
-		d.mu.Unlock()
+		d.FirstProbe(phases)
 	}()
 	start := time.Now()
 	plats, st := a.platforms()

@@ -1,9 +1,7 @@
 package opencl
 
 import (
-	"bytes"
 	"fmt"
-	"log/slog"
 	"os"
 	"testing"
 
@@ -42,57 +40,26 @@ func forEachDevice(t *testing.T, fn func(t *testing.T, d *Device)) {
 	})
 }
 
-// captureWarnings routes slog to a buffer for the test's duration.
-func captureWarnings(t *testing.T) *bytes.Buffer {
-	t.Helper()
-	var buf bytes.Buffer
-	old := slog.Default()
-	slog.SetDefault(slog.New(slog.NewTextHandler(&buf, &slog.HandlerOptions{Level: slog.LevelWarn})))
-	t.Cleanup(func() { slog.SetDefault(old) })
-	return &buf
-}
-
 // build compiles OpenCL C code (Arbor's prelude in front) or fails the test.
 func build(t *testing.T, d *Device, name, code string, kernels ...string) *Program {
 	t.Helper()
-	p, err := d.Build(testSource(name, code, kernels...))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { p.Release() })
-	return p.(*Program)
+	return backendtest.Build(t, d, testSource(name, code, kernels...)).(*Program)
 }
 
 // kernel builds code and returns its kernel called name.
 func kernel(t *testing.T, d *Device, name, code string) *Kernel {
 	t.Helper()
-	p := build(t, d, name, code, name)
-	k, err := p.Kernel(name)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { k.Release() })
-	return k.(*Kernel)
+	return backendtest.Kernel(t, build(t, d, name, code, name), name).(*Kernel)
 }
 
 func queue(t *testing.T, d *Device) *Queue {
 	t.Helper()
-	q, err := d.NewQueue()
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { q.Release() })
-	return q.(*Queue)
+	return backendtest.Queue(t, d).(*Queue)
 }
 
 func alloc(t *testing.T, d *Device, bytes int) backend.Buffer {
 	t.Helper()
-	b, err := d.Alloc(bytes)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { b.Free() })
-	return b
+	return backendtest.Alloc(t, d, bytes)
 }
 
 // testSource is plain OpenCL C, numbered from 1 as name.cl, the way

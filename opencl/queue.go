@@ -39,50 +39,39 @@ func (q *Queue) buffer(b backend.Buffer, what string) (*Buffer, error) {
 }
 
 func span(b *Buffer, off, n int, what string) error {
-	if off < 0 || n < 0 || off > b.size || n > b.size-off {
-		return fmt.Errorf("opencl: %s [%d, %d) outside buffer of %d bytes", what, off, off+n, b.size)
-	}
-	return nil
+	return backend.CheckSpan("opencl", what, off, n, b.size)
 }
 
 // Write copies src into dst at offset and waits until it is done.
 func (q *Queue) Write(dst backend.Buffer, offset int, src []byte) error {
-	b, err := q.buffer(dst, "write")
+	return q.transfer(dst, offset, src, "write", "clEnqueueWriteBuffer", q.api.write)
+}
+
+// Read copies from src at offset into dst and waits until it is done.
+func (q *Queue) Read(src backend.Buffer, offset int, dst []byte) error {
+	return q.transfer(src, offset, dst, "read", "clEnqueueReadBuffer", q.api.read)
+}
+
+// transfer checks a blocking host transfer of len(host) bytes at offset
+// in buf (what: "read" or "write") and makes it with move, the OpenCL
+// call named call.
+func (q *Queue) transfer(buf backend.Buffer, offset int, host []byte, what, call string, move func(clQueue, clMem, int, []byte) int32) error {
+	b, err := q.buffer(buf, what)
 	if err != nil {
 		return err
 	}
-	if err := span(b, offset, len(src), "write"); err != nil {
+	if err := span(b, offset, len(host), what); err != nil {
 		return err
 	}
-	if len(src) == 0 {
+	if len(host) == 0 {
 		return nil
 	}
 	// The handles are used after their owners' last mention: keep the
 	// owners (and so their cleanups) alive until the call returns.
 	defer runtime.KeepAlive(b)
 	defer runtime.KeepAlive(q)
-	if err := check("clEnqueueWriteBuffer", q.api.write(q.q, b.mem, offset, src)); err != nil {
-		return fmt.Errorf("opencl: write %d bytes: %w", len(src), err)
-	}
-	return nil
-}
-
-// Read copies from src at offset into dst and waits until it is done.
-func (q *Queue) Read(src backend.Buffer, offset int, dst []byte) error {
-	b, err := q.buffer(src, "read")
-	if err != nil {
-		return err
-	}
-	if err := span(b, offset, len(dst), "read"); err != nil {
-		return err
-	}
-	if len(dst) == 0 {
-		return nil
-	}
-	defer runtime.KeepAlive(b)
-	defer runtime.KeepAlive(q)
-	if err := check("clEnqueueReadBuffer", q.api.read(q.q, b.mem, offset, dst)); err != nil {
-		return fmt.Errorf("opencl: read %d bytes: %w", len(dst), err)
+	if err := check(call, move(q.q, b.mem, offset, host)); err != nil {
+		return fmt.Errorf("opencl: %s %d bytes: %w", what, len(host), err)
 	}
 	return nil
 }
@@ -98,10 +87,7 @@ func (q *Queue) Copy(dst backend.Buffer, dstOffset int, src backend.Buffer, srcO
 	if err != nil {
 		return err
 	}
-	if err := span(s, srcOffset, bytes, "copy source"); err != nil {
-		return err
-	}
-	if err := span(d, dstOffset, bytes, "copy destination"); err != nil {
+	if err := backend.CheckCopy("opencl", srcOffset, s.size, dstOffset, d.size, bytes); err != nil {
 		return err
 	}
 	if bytes == 0 {
@@ -127,11 +113,8 @@ func (q *Queue) Fill(buf backend.Buffer, offset, bytes int, value uint32) error 
 	if err != nil {
 		return err
 	}
-	if err := span(b, offset, bytes, "fill"); err != nil {
+	if err := backend.CheckFill("opencl", offset, bytes, b.size); err != nil {
 		return err
-	}
-	if offset%4 != 0 || bytes%4 != 0 {
-		return fmt.Errorf("opencl: fill [%d, %d) is not 4-byte aligned", offset, offset+bytes)
 	}
 	if bytes == 0 {
 		return nil

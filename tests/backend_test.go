@@ -131,37 +131,17 @@ func buildConformance(t *testing.T, dev backend.Device) (backend.Program, backen
 		Code:    device.Prelude(device.DialectOf(info)) + "#line 1 \"conformance.cl\"\n" + conformanceCode,
 		Kernels: conformanceKernels,
 	}
-	p, err := dev.Build(src)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { p.Release() })
-	q, err := dev.NewQueue()
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { q.Release() })
-	return p, q
+	return backendtest.Build(t, dev, src), backendtest.Queue(t, dev)
 }
 
 func conformanceKernel(t *testing.T, p backend.Program, name string) backend.Kernel {
 	t.Helper()
-	k, err := p.Kernel(name)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { k.Release() })
-	return k
+	return backendtest.Kernel(t, p, name)
 }
 
 func conformanceAlloc(t *testing.T, dev backend.Device, n int) backend.Buffer {
 	t.Helper()
-	b, err := dev.Alloc(n)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { b.Free() })
-	return b
+	return backendtest.Alloc(t, dev, n)
 }
 
 func mustOK(t *testing.T, err error) {

@@ -64,25 +64,12 @@ func preludeHelpersTwin(g *backend.Group) {
 func TestPreludeHelpers(t *testing.T) {
 	backendtest.ForEach(t, func(t *testing.T, dev backend.Device) {
 		info := dev.Info()
-		p, err := dev.Build(backend.Source{
+		k := backendtest.Kernel(t, backendtest.Build(t, dev, backend.Source{
 			Name:    "prelude_helpers",
 			Code:    device.Prelude(device.DialectOf(info)) + "#line 1 \"prelude_helpers.cl\"\n" + preludeCode,
 			Kernels: []string{"prelude_helpers"},
-		})
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer p.Release()
-		k, err := p.Kernel("prelude_helpers")
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer k.Release()
-		q, err := dev.NewQueue()
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer q.Release()
+		}), "prelude_helpers")
+		q := backendtest.Queue(t, dev)
 		rng := rand.New(rand.NewPCG(5, 6))
 		for _, tc := range []struct{ n, group int }{{1, 1}, {5, 8}, {1000, 64}, {4099, 256}} {
 			in := make([]int32, tc.n)

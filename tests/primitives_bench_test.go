@@ -146,60 +146,77 @@ func deviceQueued(q backend.Queue, queue func() error, reps int) (time.Duration,
 	return d / time.Duration(reps), err
 }
 
-func us(d time.Duration) float64 { return float64(d) / float64(time.Microsecond) }
+// benchHeld is a benchmark's queue on one device and what it allocated
+// there: release frees it all, before the device is closed.
+type benchHeld struct {
+	b    *testing.B
+	dev  backend.Device
+	q    backend.Queue
+	free []func()
+}
 
-func benchDevice(b *testing.B, label string, dev *device.BuildCache, n int) {
+// benchStart opens a queue on dev and makes the benchmarks' n values
+// (spread over ±50000) and flags (i%3%2: every third one set).
+func benchStart(b *testing.B, dev backend.Device, n int) (h *benchHeld, vals, flags []int32) {
 	q, err := dev.NewQueue()
 	if err != nil {
 		b.Fatal(err)
 	}
-	defer q.Release()
-	vals := make([]int32, n)
-	flags := make([]int32, n)
+	h = &benchHeld{b: b, dev: dev, q: q, free: []func(){func() { q.Release() }}}
+	vals, flags = make([]int32, n), make([]int32, n)
 	for i := range vals {
 		vals[i] = int32(i*7919%100003) - 50000
 		flags[i] = int32(i % 3 % 2)
 	}
-	in, err := backend.AllocSlice(dev, q, vals)
-	if err != nil {
-		b.Fatal(err)
+	return h, vals, flags
+}
+
+func (h *benchHeld) release() {
+	for i := len(h.free) - 1; i >= 0; i-- {
+		h.free[i]()
 	}
-	defer in.Free()
-	fb, err := backend.AllocSlice(dev, q, flags)
+}
+
+// benchUpload is a device copy of v.
+func benchUpload[T backend.Scalar](h *benchHeld, v []T) backend.Buffer {
+	buf, err := backend.AllocSlice(h.dev, h.q, v)
 	if err != nil {
-		b.Fatal(err)
+		h.b.Fatal(err)
 	}
-	defer fb.Free()
-	out, err := backend.AllocN[int32](dev, n)
+	h.free = append(h.free, func() { buf.Free() })
+	return buf
+}
+
+// benchAlloc is a device buffer of n Ts.
+func benchAlloc[T backend.Scalar](h *benchHeld, n int) backend.Buffer {
+	buf, err := backend.AllocN[T](h.dev, n)
 	if err != nil {
-		b.Fatal(err)
+		h.b.Fatal(err)
 	}
-	defer out.Free()
-	packed, err := backend.AllocN[uint64](dev, 1)
+	h.free = append(h.free, func() { buf.Free() })
+	return buf
+}
+
+// benchPrim is a primitive built on the device.
+func benchPrim[T interface{ Release() error }](h *benchHeld, build func(backend.Device) (T, error)) T {
+	p, err := build(h.dev)
 	if err != nil {
-		b.Fatal(err)
+		h.b.Fatal(err)
 	}
-	defer packed.Free()
-	s, err := prim.NewScan(dev)
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer s.Release()
-	r, err := prim.NewReduce(dev)
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer r.Release()
-	a, err := prim.NewArgmax(dev)
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer a.Release()
-	c, err := prim.NewCompact(dev)
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer c.Release()
+	h.free = append(h.free, func() { p.Release() })
+	return p
+}
+
+func us(d time.Duration) float64 { return float64(d) / float64(time.Microsecond) }
+
+func benchDevice(b *testing.B, label string, dev *device.BuildCache, n int) {
+	h, vals, flags := benchStart(b, dev, n)
+	defer h.release()
+	q := h.q
+	in, fb := benchUpload(h, vals), benchUpload(h, flags)
+	out, packed := benchAlloc[int32](h, n), benchAlloc[uint64](h, 1)
+	s, r := benchPrim(h, prim.NewScan), benchPrim(h, prim.NewReduce)
+	a, c := benchPrim(h, prim.NewArgmax), benchPrim(h, prim.NewCompact)
 	run := func(op string, fn, queued func() error) {
 		b.Run(op+"/"+label, func(b *testing.B) {
 			b.SetBytes(int64(n) * 4)
@@ -251,62 +268,23 @@ func BenchmarkPrimitiveKernel(b *testing.B) {
 
 func benchKernels(b *testing.B, label string, dev *device.BuildCache, n int) {
 	const group, perItem, gridGroups = 256, 8, 4096
-	q, err := dev.NewQueue()
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer q.Release()
-	vals := make([]int32, n)
-	flags := make([]int32, n)
+	h, vals, flags := benchStart(b, dev, n)
+	defer h.release()
+	q := h.q
 	pos := make([]int32, n) // the exclusive scan of flags: compact_index's positions
 	kept := int32(0)
-	for i := range vals {
-		vals[i] = int32(i*7919%100003) - 50000
-		flags[i] = int32(i % 3 % 2)
+	for i, f := range flags {
 		pos[i] = kept
-		kept += flags[i]
+		kept += f
 	}
-	var bufs []backend.Buffer
-	defer func() {
-		for _, buf := range bufs {
-			buf.Free()
-		}
-	}()
-	upload := func(v []int32) backend.Buffer {
-		buf, err := backend.AllocSlice(dev, q, v)
-		if err != nil {
-			b.Fatal(err)
-		}
-		bufs = append(bufs, buf)
-		return buf
-	}
-	in, fb, pb := upload(vals), upload(flags), upload(pos)
-	out, err := backend.AllocN[int32](dev, n)
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer out.Free()
+	in, fb, pb := benchUpload(h, vals), benchUpload(h, flags), benchUpload(h, pos)
+	out := benchAlloc[int32](h, n)
 	tiles := (n + group*perItem - 1) / (group * perItem)
-	part, err := backend.AllocN[int64](dev, max(tiles, gridGroups)+1)
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer part.Free()
-	word, err := backend.AllocN[uint64](dev, 1)
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer word.Free()
+	part, word := benchAlloc[int64](h, max(tiles, gridGroups)+1), benchAlloc[uint64](h, 1)
 	build := func(src string, names ...string) map[string]backend.Kernel {
-		p, err := device.Build(dev, src, nil, names...)
+		_, ks, err := device.BuildKernels(dev, src, nil, names...)
 		if err != nil {
 			b.Fatal(err)
-		}
-		ks := map[string]backend.Kernel{}
-		for _, name := range names {
-			if ks[name], err = p.Kernel(name); err != nil {
-				b.Fatal(err)
-			}
 		}
 		return ks
 	}

@@ -92,22 +92,24 @@ var primSizes = []int{0, 1, 3, 255, 256, 257, 2048, 2049, 5003, 2048*2048 + 1}
 
 func upload[T backend.Scalar](t *testing.T, p *primCase, s []T) backend.Buffer {
 	t.Helper()
-	b, err := backend.AllocSlice(p.dev, p.q, s)
+	return backendtest.Upload(t, p.dev, p.q, s)
+}
+
+// primitive is a primitive built on p's device, released when the test
+// ends.
+func primitive[T interface{ Release() error }](t *testing.T, p *primCase, build func(backend.Device) (T, error)) T {
+	t.Helper()
+	x, err := build(p.dev)
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { b.Free() })
-	return b
+	t.Cleanup(func() { x.Release() })
+	return x
 }
 
 func alloc[T backend.Scalar](t *testing.T, p *primCase, n int) backend.Buffer {
 	t.Helper()
-	b, err := backend.AllocN[T](p.dev, n)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { b.Free() })
-	return b
+	return backendtest.AllocN[T](t, p.dev, n)
 }
 
 func read[T backend.Scalar](t *testing.T, p *primCase, b backend.Buffer, n int) []T {
@@ -133,11 +135,7 @@ func (p *primCase) values(n int, spread int32) []int32 {
 }
 
 func (p *primCase) scan(t *testing.T) {
-	s, err := prim.NewScan(p.dev)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Release()
+	s := primitive(t, p, prim.NewScan)
 	small, err := prim.NewScanSize(p.dev, 4, 2) // tiles of 8: many levels at small n
 	if err != nil {
 		t.Fatal(err)
@@ -205,11 +203,7 @@ func (p *primCase) scan(t *testing.T) {
 }
 
 func (p *primCase) reduce(t *testing.T) {
-	r, err := prim.NewReduce(p.dev)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer r.Release()
+	r := primitive(t, p, prim.NewReduce)
 	for _, n := range primSizes {
 		in := p.values(n, 0)
 		b := upload(t, p, in)
@@ -244,11 +238,7 @@ func (p *primCase) reduce(t *testing.T) {
 }
 
 func (p *primCase) compact(t *testing.T) {
-	c, err := prim.NewCompact(p.dev)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Release()
+	c := primitive(t, p, prim.NewCompact)
 	for _, n := range primSizes {
 		for _, density := range []int{0, 3, 50, 100} {
 			flags := make([]int32, n)
@@ -309,11 +299,7 @@ func refArgmax(v []int32) (int, int32) {
 }
 
 func (p *primCase) argmax(t *testing.T) {
-	a, err := prim.NewArgmax(p.dev)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer a.Release()
+	a := primitive(t, p, prim.NewArgmax)
 	for _, n := range primSizes {
 		for _, spread := range []int32{0, 2} { // 2: many ties
 			in := p.values(n, spread)
@@ -338,11 +324,7 @@ func (p *primCase) argmax(t *testing.T) {
 }
 
 func (p *primCase) argmaxRows(t *testing.T) {
-	a, err := prim.NewArgmax(p.dev)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer a.Release()
+	a := primitive(t, p, prim.NewArgmax)
 	for _, c := range []struct{ rows, cols, stride, group int }{{1, 0, 0, 0}, {4, 1, 3, 0}, {300, 257, 260, 0}, {50, 3000, 3000, 64}} {
 		n := max((c.rows-1)*c.stride+c.cols, 0)
 		in := p.values(n, 3)
@@ -361,16 +343,8 @@ func (p *primCase) argmaxRows(t *testing.T) {
 }
 
 func (p *primCase) prefixMax(t *testing.T) {
-	s, err := prim.NewScan(p.dev)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Release()
-	a, err := prim.NewArgmax(p.dev)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer a.Release()
+	s := primitive(t, p, prim.NewScan)
+	a := primitive(t, p, prim.NewArgmax)
 	for _, n := range []int{0, 1, 257, 2049, 100003} {
 		in := p.values(n, 2)
 		packed := alloc[uint64](t, p, n)
@@ -395,11 +369,7 @@ func (p *primCase) prefixMax(t *testing.T) {
 }
 
 func (p *primCase) segReduce(t *testing.T) {
-	s, err := prim.NewSegReduce(p.dev)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Release()
+	s := primitive(t, p, prim.NewSegReduce)
 	for _, segs := range []int{0, 1, 7, 1000, 50000} {
 		off := make([]int32, segs+1)
 		for i := 0; i < segs; i++ {
@@ -415,6 +385,7 @@ func (p *primCase) segReduce(t *testing.T) {
 		for _, lanes := range []int{0, 1, 8, 256} {
 			sums, mx, arg := alloc[int64](t, p, segs), alloc[int32](t, p, segs), alloc[int32](t, p, segs)
 			o := prim.SegOutputs{Sums: sums, Max: mx, Argmax: arg}
+			var err error
 			if lanes == 0 {
 				err = s.Run(p.q, ob, vb, segs, arcs, o)
 			} else {
@@ -442,11 +413,7 @@ func (p *primCase) segReduce(t *testing.T) {
 }
 
 func (p *primCase) bitset(t *testing.T) {
-	b, err := prim.NewBitsets(p.dev)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer b.Release()
+	b := primitive(t, p, prim.NewBitsets)
 	for _, c := range []struct{ rows, words, rowStride, maskStride int }{{1, 1, 1, 0}, {700, 2, 2, 0}, {300, 5, 6, 5}, {40, 1000, 1000, 0}} {
 		rows := make([]uint64, (c.rows-1)*c.rowStride+c.words)
 		mask := make([]uint64, (c.rows-1)*c.maskStride+c.words)

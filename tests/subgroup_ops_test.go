@@ -91,24 +91,11 @@ func sgOps(t *testing.T, dev backend.Device, lanes int) {
 	}
 	sb.WriteString(device.Prelude(device.DialectOf(info)))
 	sb.WriteString("#line 1 \"sg_ops.cl\"\n" + sgOpsCode)
-	p, err := dev.Build(backend.Source{Name: "sg_ops", Code: sb.String(), Kernels: []string{"sg_ops"}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer p.Release()
-	k, err := p.Kernel("sg_ops")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer k.Release()
+	k := backendtest.Kernel(t, backendtest.Build(t, dev, backend.Source{Name: "sg_ops", Code: sb.String(), Kernels: []string{"sg_ops"}}), "sg_ops")
 	if err := device.CheckSubgroupKernel(dev, k, lanes); err != nil {
 		t.Fatal(err)
 	}
-	q, err := dev.NewQueue()
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer q.Release()
+	q := backendtest.Queue(t, dev)
 
 	const groups = 9
 	n := groups * lanes

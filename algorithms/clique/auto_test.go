@@ -10,19 +10,14 @@ import (
 
 	"github.com/arbor-gpu/arbor/backend"
 	"github.com/arbor-gpu/arbor/backend/backendtest"
-	"github.com/arbor-gpu/arbor/device/startup"
+	"github.com/arbor-gpu/arbor/device/startup/startuptest"
 )
 
 // TestAutoDoesNotWait: with the device still opening (and never done), auto
 // answers every instance on the CPU engine, proven and equal to brute
 // force, and says why; an opening that fails leaves the CPU engine too.
 func TestAutoDoesNotWait(t *testing.T) {
-	gate := make(chan struct{})
-	defer close(gate)
-	opening := startup.OpenInBackground(func() ([]backend.Device, func(), error) {
-		<-gate
-		return nil, nil, nil
-	})
+	opening := startuptest.Stuck(t)
 	rng := rand.New(rand.NewPCG(35, 11))
 	for i := 0; i < 20; i++ {
 		g := gnp(t, rng, 1+rng.IntN(14), rng.Float64())
@@ -38,10 +33,7 @@ func TestAutoDoesNotWait(t *testing.T) {
 	if opening.Done() {
 		t.Fatal("the opening finished although its gate is shut")
 	}
-	failed := startup.OpenInBackground(func() ([]backend.Device, func(), error) {
-		return nil, nil, errors.New("no GPU here")
-	})
-	failed.Wait()
+	failed := startuptest.Failed(errors.New("no GPU here"))
 	g := gnp(t, rng, 60, 0.5)
 	res := solve(t, g, Options{Opening: failed})
 	if want := solve(t, g, Options{Engine: EngineCPU}); res.Size != want.Size || !res.Proven || res.Engine != EngineCPU {
@@ -71,10 +63,7 @@ func TestAutoJoin(t *testing.T) {
 			}
 			g := gnp(t, rng, 120+rng.IntN(15), p)
 			want := solve(t, g, Options{Engine: EngineCPU, Complement: complement})
-			opening := startup.OpenInBackground(func() ([]backend.Device, func(), error) {
-				time.Sleep(time.Duration(rng.IntN(3)) * time.Millisecond)
-				return []backend.Device{dev}, nil, nil
-			})
+			opening := startuptest.After(time.Duration(rng.IntN(3))*time.Millisecond, dev)
 			force := func(n int, o Options) (Engine, string, error) {
 				if len(o.Devices) == 0 {
 					t.Fatal("the rule ran without the opened device")

@@ -244,15 +244,8 @@ func Verify(g *core.Graph, clique []int, complement bool) error {
 	if g == nil {
 		return errors.New("nil graph")
 	}
-	seen := make(map[int]bool, len(clique))
-	for _, v := range clique {
-		if v < 0 || v >= g.N {
-			return fmt.Errorf("vertex %d is outside [0,%d)", v, g.N)
-		}
-		if seen[v] {
-			return fmt.Errorf("vertex %d is listed twice", v)
-		}
-		seen[v] = true
+	if _, err := core.Members(g.N, clique, "vertex"); err != nil {
+		return err
 	}
 	adjacent := func(u, v int) bool {
 		_, uv := slices.BinarySearch(g.Neighbors(u), int32(v)) // rows are sorted

@@ -121,61 +121,25 @@ func peel(adj []uint64, n, words int) ([]int, int) {
 		return nil, 0
 	}
 	deg := make([]int, n)
-	maxDeg := 0
 	for v := 0; v < n; v++ {
 		for _, w := range adj[v*words : (v+1)*words] {
 			deg[v] += bits.OnesCount64(w)
 		}
-		maxDeg = max(maxDeg, deg[v])
 	}
-	// vert is sorted by current degree; bin[d] is where degree d starts.
-	bin := make([]int, maxDeg+1)
-	for _, d := range deg {
-		bin[d]++
-	}
-	start := 0
-	for d := range bin {
-		bin[d], start = start, start+bin[d]
-	}
-	vert := make([]int, n)
-	pos := make([]int, n)
-	for v, d := range deg {
-		pos[v] = bin[d]
-		vert[pos[v]] = v
-		bin[d]++
-	}
-	for d := maxDeg; d > 0; d-- {
-		bin[d] = bin[d-1]
-	}
-	bin[0] = 0
-	core := 0
-	for i := 0; i < n; i++ {
-		v := vert[i]
-		core = max(core, deg[v])
+	vert, degeneracy := core.Peel(deg, func(v int, visit func(u int)) {
 		for wi, w := range adj[v*words : (v+1)*words] {
 			for w != 0 {
 				b := bits.TrailingZeros64(w)
 				w &= w - 1
-				u := wi<<6 | b
-				if deg[u] > deg[v] {
-					// Move u to the front of its bucket, then shrink it.
-					du, pu := deg[u], pos[u]
-					pw := bin[du]
-					if x := vert[pw]; x != u {
-						vert[pu], vert[pw] = x, u
-						pos[u], pos[x] = pw, pu
-					}
-					bin[du]++
-					deg[u]--
-				}
+				visit(wi<<6 | b)
 			}
 		}
-	}
+	})
 	order := make([]int, n)
 	for i, v := range vert {
-		order[n-1-i] = v
+		order[n-1-i] = int(v)
 	}
-	return order, core + 1
+	return order, degeneracy + 1
 }
 
 // greedy returns a large clique found fast: the longest prefix of the

@@ -7,6 +7,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/arbor-gpu/arbor/internal/halt"
 	"github.com/arbor-gpu/arbor/internal/pool"
 	"github.com/arbor-gpu/arbor/internal/ticker"
 )
@@ -60,11 +61,7 @@ func (sh *shared) halt() { sh.q.Halt() }
 func (p *problem) run(ctx context.Context, threads int, start time.Time) Result {
 	sh := newShared(p.opts.NodeLimit)
 	sh.offer(p.init)
-	stopWatch := context.AfterFunc(ctx, sh.halt)
-	defer stopWatch()
-	if ctx.Err() != nil {
-		sh.halt()
-	}
+	defer halt.OnDone(ctx, sh.halt)()
 	if p.opts.Progress != nil {
 		defer ticker.Every(p.opts.ProgressInterval, func() {
 			p.opts.Progress(Progress{Incumbent: int(sh.best.Load()), UpperBound: p.ub,

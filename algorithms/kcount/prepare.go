@@ -77,53 +77,21 @@ func undirected(g *core.Graph) (off []int, adj []int32) {
 	return off, adj[:w]
 }
 
-// orient peels g by minimum degree (Batagelj and Zaveršnik's bucket
-// algorithm, O(n + m)) and orients its edges along the peeling order.
+// orient peels g by minimum degree (core.Peel) and orients its edges
+// along the peeling order.
 func orient(g *core.Graph) *dag {
 	n := g.N
 	off, adj := undirected(g)
 	deg := make([]int, n)
-	maxDeg := 0
 	for v := 0; v < n; v++ {
 		deg[v] = off[v+1] - off[v]
-		maxDeg = max(maxDeg, deg[v])
 	}
-	// vert holds the vertices sorted by current degree; bin[x] is where
-	// degree x starts in it, pos[v] where v is.
-	bin := make([]int, maxDeg+2)
-	for v := 0; v < n; v++ {
-		bin[deg[v]+1]++
-	}
-	for x := 1; x < len(bin); x++ {
-		bin[x] += bin[x-1]
-	}
-	vert, pos := make([]int32, n), make([]int, n)
-	next := slices.Clone(bin)
-	for v := 0; v < n; v++ {
-		pos[v] = next[deg[v]]
-		vert[pos[v]] = int32(v)
-		next[deg[v]]++
-	}
-	d := &dag{n: n, edges: int64(len(adj) / 2), order: vert}
-	for i := 0; i < n; i++ {
-		v := int(vert[i])
-		d.degeneracy = max(d.degeneracy, deg[v])
+	vert, degeneracy := core.Peel(deg, func(v int, visit func(u int)) {
 		for _, u := range adj[off[v]:off[v+1]] {
-			if deg[u] > deg[v] {
-				// u moves to the front of its degree's bucket, then
-				// the bucket boundary passes it: its degree drops.
-				du, pu := deg[u], pos[u]
-				pw := bin[du]
-				w := vert[pw]
-				if int(u) != int(w) {
-					vert[pu], vert[pw] = w, u
-					pos[u], pos[w] = pw, pu
-				}
-				bin[du]++
-				deg[u]--
-			}
+			visit(int(u))
 		}
-	}
+	})
+	d := &dag{n: n, degeneracy: degeneracy, edges: int64(len(adj) / 2), order: vert}
 	rank := make([]int32, n)
 	for i, v := range vert {
 		rank[v] = int32(i)

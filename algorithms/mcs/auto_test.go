@@ -12,18 +12,14 @@ import (
 	"github.com/arbor-gpu/arbor/backend/backendtest"
 	"github.com/arbor-gpu/arbor/core"
 	"github.com/arbor-gpu/arbor/device/startup"
+	"github.com/arbor-gpu/arbor/device/startup/startuptest"
 )
 
 // TestAutoDoesNotWait: with the device still opening (and never done), auto
 // answers every instance on the CPU engine, proven and equal to brute
 // force, and says why.
 func TestAutoDoesNotWait(t *testing.T) {
-	gate := make(chan struct{})
-	defer close(gate)
-	opening := startup.OpenInBackground(func() ([]backend.Device, func(), error) {
-		<-gate
-		return nil, nil, nil
-	})
+	opening := startuptest.Stuck(t)
 	rng := rand.New(rand.NewPCG(35, 1))
 	for i := 0; i < 20; i++ {
 		g := randomGraph(t, rng, 1+rng.IntN(10), rng.Float64(), false, 0, 0, 0)
@@ -54,10 +50,7 @@ func TestAutoJoin(t *testing.T) {
 			g := randomGraph(t, rng, n, 0.3+0.4*rng.Float64(), false, 0, 0, 0)
 			h := randomGraph(t, rng, n, 0.3+0.4*rng.Float64(), false, 0, 0, 0)
 			want := solveChecked(t, g, h, Options{Engine: EngineCPU})
-			opts := Options{Workers: 5, Opening: startup.OpenInBackground(func() ([]backend.Device, func(), error) {
-				time.Sleep(time.Duration(rng.IntN(3)) * time.Millisecond)
-				return []backend.Device{dev}, nil, nil
-			})}
+			opts := Options{Workers: 5, Opening: startuptest.After(time.Duration(rng.IntN(3))*time.Millisecond, dev)}
 			force := func(infos []backend.Info, g, h *core.Graph, o Options) (Engine, string, error) {
 				if len(infos) != 1 || infos[0].String() != dev.Info().String() {
 					t.Fatalf("the rule ran with %v, not the device chosen", infos)

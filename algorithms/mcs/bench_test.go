@@ -2,7 +2,6 @@ package mcs
 
 import (
 	"context"
-	"path/filepath"
 	"syscall"
 	"testing"
 	"time"
@@ -24,38 +23,16 @@ var benchPairs = []string{
 func BenchmarkMIVIA(b *testing.B) {
 	dir, pairs := readExpected(b)
 	for _, name := range benchPairs {
-		var p miviaPair
-		for _, q := range pairs {
-			if q.G == name {
-				p = q
-			}
-		}
-		if p.G == "" {
-			b.Fatalf("%s not in expected.csv", name)
-		}
-		g, h := readPair(b, dir, p)
+		g, h := readPair(b, dir, pairNamed(b, pairs, name))
 		for _, threads := range []int{1, 0} {
 			label := "seq"
 			if threads == 0 {
 				label = "par"
 			}
 			b.Run(name+"/"+label, func(b *testing.B) {
-				var nodes int64
-				var took time.Duration
-				cpu0 := cpuTime()
-				for i := 0; i < b.N; i++ {
-					res, err := Solve(context.Background(), g, h, Options{Threads: threads, NodeLimit: 5_000_000})
-					if err != nil {
-						b.Fatal(err)
-					}
-					nodes += res.Nodes
-					took += res.Elapsed
-				}
-				b.ReportMetric(float64(nodes)/took.Seconds(), "nodes/s")
-				// On a shared machine wall time includes waiting for a core;
-				// per CPU-second is the engine's own speed.
-				b.ReportMetric(float64(nodes)/(cpuTime()-cpu0).Seconds(), "nodes/cpu-s")
+				benchSolve(b, g, h, Options{Threads: threads, NodeLimit: 5_000_000})
 			})
+
 		}
 	}
 }
@@ -64,25 +41,19 @@ func BenchmarkMIVIA(b *testing.B) {
 // graphs (the multiway split), first 2 M nodes.
 func BenchmarkMIVIADirected(b *testing.B) {
 	dir, pairs := readExpected(b)
-	var p miviaPair
-	for _, q := range pairs {
-		if q.G == "mcs10_r01_s30.A02" {
-			p = q
-		}
-	}
-	g, err := core.ReadGraph(filepath.Join(dir, p.G), core.ReadOptions{Directed: true})
-	if err != nil {
-		b.Fatal(err)
-	}
-	h, err := core.ReadGraph(filepath.Join(dir, p.H), core.ReadOptions{Directed: true})
-	if err != nil {
-		b.Fatal(err)
-	}
+	g, h := readPairAs(b, dir, pairNamed(b, pairs, "mcs10_r01_s30.A02"), core.ReadOptions{Directed: true})
+	benchSolve(b, g, h, Options{Threads: 1, Directed: true, NodeLimit: 2_000_000})
+}
+
+// benchSolve solves g and h b.N times and reports nodes per second, of
+// wall time and of CPU time: on a shared machine wall time includes
+// waiting for a core, and per CPU-second is the engine's own speed.
+func benchSolve(b *testing.B, g, h *core.Graph, opts Options) {
 	var nodes int64
 	var took time.Duration
 	cpu0 := cpuTime()
 	for i := 0; i < b.N; i++ {
-		res, err := Solve(context.Background(), g, h, Options{Threads: 1, Directed: true, NodeLimit: 2_000_000})
+		res, err := Solve(context.Background(), g, h, opts)
 		if err != nil {
 			b.Fatal(err)
 		}

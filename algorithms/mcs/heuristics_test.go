@@ -3,7 +3,6 @@ package mcs
 import (
 	"context"
 	"math/rand/v2"
-	"os"
 	"testing"
 
 	"github.com/arbor-gpu/arbor/core"
@@ -34,11 +33,8 @@ func TestHeuristicsExact(t *testing.T) {
 			continue
 		}
 		t.Run(os.name, func(t *testing.T) {
-			for c := 0; c < 6; c++ {
-				n0, n1 := 10+rng.IntN(10), 10+rng.IntN(10)
-				p := 0.2 + 0.6*rng.Float64()
-				g := randomGraph(t, rng, n0, p, os.directed, os.vl, os.el, os.loops)
-				h := randomGraph(t, rng, n1, p, os.directed, os.vl, os.el, os.loops)
+			for c, rp := range os.randomPairs(t, rng, 6, 10, 10, 0.2, 0.6) {
+				g, h := rp.g, rp.h
 				o := os.opts
 				o.Threads = 1
 				want := solveChecked(t, g, h, o)
@@ -47,7 +43,7 @@ func TestHeuristicsExact(t *testing.T) {
 					hc.set(&ho)
 					res := solveChecked(t, g, h, ho)
 					if res.Size != want.Size {
-						t.Fatalf("case %d (n=%d,%d) %s: size %d, default %d", c, n0, n1, hc.name, res.Size, want.Size)
+						t.Fatalf("case %d (n=%d,%d) %s: size %d, default %d", c, g.N, h.N, hc.name, res.Size, want.Size)
 					}
 					targets += res.Targets
 				}
@@ -63,18 +59,8 @@ func TestHeuristicsExact(t *testing.T) {
 // MIVIA pairs (all of them with ARBOR_LONG=1).
 func TestHeuristicsMIVIA(t *testing.T) {
 	dir, pairs := readExpected(t)
-	var easy []miviaPair
-	for _, p := range pairs {
-		if p.Proven && p.Seconds < 0.02 {
-			easy = append(easy, p)
-		}
-	}
-	step := max(1, len(easy)/12)
-	if *allMIVIA || os.Getenv("ARBOR_LONG") == "1" {
-		step = 1
-	}
-	for i := 0; i < len(easy); i += step {
-		p := easy[i]
+	easy, _ := easyPairs(pairs, 0.02, 12)
+	for _, p := range easy {
 		g, h := readPair(t, dir, p)
 		for _, hc := range heuristicConfigs {
 			o := Options{Threads: 1}
@@ -96,11 +82,8 @@ func TestPortfolio(t *testing.T) {
 		if os.opts.BigFirst {
 			continue
 		}
-		for c := 0; c < 3; c++ {
-			n0, n1 := 8+rng.IntN(10), 8+rng.IntN(10)
-			p := 0.2 + 0.6*rng.Float64()
-			g := randomGraph(t, rng, n0, p, os.directed, os.vl, os.el, os.loops)
-			h := randomGraph(t, rng, n1, p, os.directed, os.vl, os.el, os.loops)
+		for c, rp := range os.randomPairs(t, rng, 3, 8, 10, 0.2, 0.6) {
+			g, h := rp.g, rp.h
 			o := os.opts
 			o.Threads = 1
 			want := solveChecked(t, g, h, o)

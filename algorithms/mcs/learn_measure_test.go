@@ -78,15 +78,3 @@ func TestMeasureLearn(t *testing.T) {
 	}
 	fmt.Print(out)
 }
-
-// pairNamed returns the expected.csv row whose first graph is name.
-func pairNamed(t *testing.T, pairs []miviaPair, name string) miviaPair {
-	t.Helper()
-	for _, q := range pairs {
-		if q.G == name {
-			return q
-		}
-	}
-	t.Fatalf("%s not in expected.csv", name)
-	return miviaPair{}
-}

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/arbor-gpu/arbor/core"
+	"github.com/arbor-gpu/arbor/internal/halt"
 	"github.com/arbor-gpu/arbor/internal/pool"
 	"github.com/arbor-gpu/arbor/internal/ticker"
 )
@@ -357,11 +358,7 @@ func (p *manyProblem[C]) run(ctx context.Context, threads, keep int, order []int
 	sh := &manyShared{limit: p.opts.NodeLimit, keep: keep}
 	sh.q.Init(&sh.stop)
 	sh.full.Store(keep <= 1)
-	stopWatch := context.AfterFunc(ctx, sh.q.Halt)
-	defer stopWatch()
-	if ctx.Err() != nil {
-		sh.q.Halt()
-	}
+	defer halt.OnDone(ctx, sh.q.Halt)()
 	start := time.Now()
 	if p.opts.Progress != nil {
 		defer ticker.Every(p.opts.ProgressInterval, func() {

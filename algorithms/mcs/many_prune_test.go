@@ -49,7 +49,7 @@ func TestManyR5(t *testing.T) {
 			k := 3 + c%2
 			graphs := make([]*core.Graph, k)
 			for j := range graphs {
-				graphs[j] = randomGraph(t, rng, 2+rng.IntN(7), 0.2+0.6*rng.Float64(), os.directed, os.vl, os.el, os.loops)
+				graphs[j] = os.graph(t, rng, 2+rng.IntN(7), 0.2+0.6*rng.Float64())
 			}
 			want := bruteForceMany(graphs, os.opts)
 			for _, threads := range []int{1, 3} {

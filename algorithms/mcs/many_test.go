@@ -3,7 +3,6 @@ package mcs
 import (
 	"context"
 	"math/rand/v2"
-	"os"
 	"slices"
 	"strings"
 	"testing"
@@ -113,18 +112,15 @@ func TestManyPairIsPair(t *testing.T) {
 	for _, i := range manyOptionSets() {
 		os := optionSets[i]
 		t.Run(os.name, func(t *testing.T) {
-			for c := 0; c < 15; c++ {
-				n0, n1 := 5+rng.IntN(12), 5+rng.IntN(12)
-				p := 0.15 + 0.7*rng.Float64()
-				g := randomGraph(t, rng, n0, p, os.directed, os.vl, os.el, os.loops)
-				h := randomGraph(t, rng, n1, p, os.directed, os.vl, os.el, os.loops)
+			for c, rp := range os.randomPairs(t, rng, 15, 5, 12, 0.15, 0.7) {
+				g, h := rp.g, rp.h
 				o := os.opts
 				o.Threads, o.Prune = 1, PruneNone // the k-graph search has R5 alone
 				pair := solveChecked(t, g, h, o)
 				o.PlainOrder = true
 				many := solveManyChecked(t, []*core.Graph{g, h}, o)
 				if many.Size != pair.Size || many.Nodes != pair.Nodes {
-					t.Fatalf("case %d (n=%d,%d): many size %d nodes %d, pair size %d nodes %d", c, n0, n1, many.Size, many.Nodes, pair.Size, pair.Nodes)
+					t.Fatalf("case %d (n=%d,%d): many size %d nodes %d, pair size %d nodes %d", c, g.N, h.N, many.Size, many.Nodes, pair.Size, pair.Nodes)
 				}
 			}
 		})
@@ -136,18 +132,8 @@ func TestManyPairIsPair(t *testing.T) {
 // ARBOR_LONG=1).
 func TestManyMIVIAPairs(t *testing.T) {
 	dir, pairs := readExpected(t)
-	var easy []miviaPair
-	for _, p := range pairs {
-		if p.Proven && p.Seconds < 0.05 {
-			easy = append(easy, p)
-		}
-	}
-	step := max(1, len(easy)/25)
-	if *allMIVIA || os.Getenv("ARBOR_LONG") == "1" {
-		step = 1
-	}
-	for i := 0; i < len(easy); i += step {
-		p := easy[i]
+	easy, _ := easyPairs(pairs, 0.05, 25)
+	for _, p := range easy {
 		g, h := readPair(t, dir, p)
 		// The default order too: MIVIA pairs have equal sizes, so it keeps g first.
 		res := solveManyChecked(t, []*core.Graph{g, h}, Options{Threads: 1, Prune: PruneNone})
@@ -171,7 +157,7 @@ func TestManyBruteForce(t *testing.T) {
 				}
 				graphs := make([]*core.Graph, k)
 				for j := range graphs {
-					graphs[j] = randomGraph(t, rng, 2+rng.IntN(7), 0.2+0.6*rng.Float64(), os.directed, os.vl, os.el, os.loops)
+					graphs[j] = os.graph(t, rng, 2+rng.IntN(7), 0.2+0.6*rng.Float64())
 				}
 				want := bruteForceMany(graphs, os.opts)
 				for _, threads := range []int{1, 3} {
@@ -338,7 +324,7 @@ func TestManyParallel(t *testing.T) {
 		for c := 0; c < 3; c++ {
 			graphs := make([]*core.Graph, 3)
 			for j := range graphs {
-				graphs[j] = randomGraph(t, rng, 9+rng.IntN(4), 0.2+0.6*rng.Float64(), os.directed, os.vl, os.el, os.loops)
+				graphs[j] = os.graph(t, rng, 9+rng.IntN(4), 0.2+0.6*rng.Float64())
 			}
 			o := os.opts
 			o.Threads = 1
@@ -366,8 +352,8 @@ func TestManyApproximateCarries(t *testing.T) {
 	for _, i := range manyOptionSets() {
 		os := optionSets[i]
 		for c := 0; c < 4; c++ {
-			g := randomGraph(t, rng, 4+rng.IntN(6), 0.2+0.6*rng.Float64(), os.directed, os.vl, os.el, os.loops)
-			h := randomGraph(t, rng, 4+rng.IntN(6), 0.2+0.6*rng.Float64(), os.directed, os.vl, os.el, os.loops)
+			g := os.graph(t, rng, 4+rng.IntN(6), 0.2+0.6*rng.Float64())
+			h := os.graph(t, rng, 4+rng.IntN(6), 0.2+0.6*rng.Float64())
 			o := os.opts
 			o.Threads, o.Approximate, o.Keep = 1, true, 2
 			whole := g.N

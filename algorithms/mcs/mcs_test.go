@@ -10,8 +10,9 @@ import (
 	"github.com/arbor-gpu/arbor/core"
 )
 
-// optionSets are the combinations every small-case test runs.
-var optionSets = []struct {
+// optionSet is a combination of options with the kind of random graphs
+// it is tested on.
+type optionSet struct {
 	name      string
 	opts      Options
 	directed  bool
@@ -19,7 +20,34 @@ var optionSets = []struct {
 	loops     float64
 	maxN      int
 	skipBrute bool
-}{
+}
+
+// graph draws a random graph of n vertices and density p of the set's
+// kind (directed, labelled, with loops).
+func (os optionSet) graph(t testing.TB, rng *rand.Rand, n int, p float64) *core.Graph {
+	return randomGraph(t, rng, n, p, os.directed, os.vl, os.el, os.loops)
+}
+
+// randomPair is a random pair of graphs of an option set's kind.
+type randomPair struct {
+	g, h *core.Graph
+	p    float64 // the density of both
+}
+
+// randomPairs draws count pairs, each graph of lo to lo+span−1 vertices,
+// both of density pLo + pSpan·U[0,1).
+func (os optionSet) randomPairs(t testing.TB, rng *rand.Rand, count, lo, span int, pLo, pSpan float64) []randomPair {
+	out := make([]randomPair, count)
+	for i := range out {
+		n0, n1 := lo+rng.IntN(span), lo+rng.IntN(span)
+		p := pLo + pSpan*rng.Float64()
+		out[i] = randomPair{os.graph(t, rng, n0, p), os.graph(t, rng, n1, p), p}
+	}
+	return out
+}
+
+// optionSets are the combinations every small-case test runs.
+var optionSets = []optionSet{
 	{name: "plain", opts: Options{}, maxN: 10},
 	{name: "min_product", opts: Options{Heuristic: MinProduct}, maxN: 10},
 	{name: "connected", opts: Options{Connected: true}, maxN: 9},
@@ -59,19 +87,15 @@ func TestBruteForce(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 2))
 	for _, os := range optionSets {
 		t.Run(os.name, func(t *testing.T) {
-			for i := 0; i < 25; i++ {
-				n0 := 1 + rng.IntN(os.maxN)
-				n1 := 1 + rng.IntN(os.maxN)
-				p := 0.2 + 0.6*rng.Float64()
-				g := randomGraph(t, rng, n0, p, os.directed, os.vl, os.el, os.loops)
-				h := randomGraph(t, rng, n1, p, os.directed, os.vl, os.el, os.loops)
+			for i, rp := range os.randomPairs(t, rng, 25, 1, os.maxN, 0.2, 0.6) {
+				g, h := rp.g, rp.h
 				want := bruteForce(g, h, os.opts)
 				for _, threads := range []int{1, 3} {
 					o := os.opts
 					o.Threads = threads
 					res := solveChecked(t, g, h, o)
 					if res.Size != want {
-						t.Fatalf("case %d (n=%d,%d) threads %d: size %d, brute force %d", i, n0, n1, threads, res.Size, want)
+						t.Fatalf("case %d (n=%d,%d) threads %d: size %d, brute force %d", i, g.N, h.N, threads, res.Size, want)
 					}
 				}
 			}
@@ -86,12 +110,8 @@ func TestReferenceNodes(t *testing.T) {
 	rng := rand.New(rand.NewPCG(3, 4))
 	for _, os := range optionSets {
 		t.Run(os.name, func(t *testing.T) {
-			for i := 0; i < 20; i++ {
-				n0 := 5 + rng.IntN(12)
-				n1 := 5 + rng.IntN(12)
-				p := 0.15 + 0.7*rng.Float64()
-				g := randomGraph(t, rng, n0, p, os.directed, os.vl, os.el, os.loops)
-				h := randomGraph(t, rng, n1, p, os.directed, os.vl, os.el, os.loops)
+			for i, rp := range os.randomPairs(t, rng, 20, 5, 12, 0.15, 0.7) {
+				g, h := rp.g, rp.h
 				o := os.opts
 				o.Threads, o.Prune = 1, PruneNone
 				res := solveChecked(t, g, h, o)
@@ -112,7 +132,7 @@ func TestReferenceNodes(t *testing.T) {
 				}
 				if res.Size != size || res.Nodes != nodes {
 					t.Fatalf("case %d (n=%d,%d p=%.2f): engine size %d nodes %d, reference size %d nodes %d",
-						i, n0, n1, p, res.Size, res.Nodes, size, nodes)
+						i, g.N, h.N, rp.p, res.Size, res.Nodes, size, nodes)
 				}
 			}
 		})
@@ -288,11 +308,8 @@ func TestParallelSizes(t *testing.T) {
 	var shared int64
 	for _, os := range optionSets {
 		t.Run(os.name, func(t *testing.T) {
-			for i := 0; i < 4; i++ {
-				n0, n1 := 14+rng.IntN(8), 14+rng.IntN(8)
-				p := 0.2 + 0.5*rng.Float64()
-				g := randomGraph(t, rng, n0, p, os.directed, os.vl, os.el, os.loops)
-				h := randomGraph(t, rng, n1, p, os.directed, os.vl, os.el, os.loops)
+			for i, rp := range os.randomPairs(t, rng, 4, 14, 8, 0.2, 0.5) {
+				g, h := rp.g, rp.h
 				o := os.opts
 				o.Threads = 1
 				seq := solveChecked(t, g, h, o)

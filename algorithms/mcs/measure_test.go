@@ -58,6 +58,25 @@ func measureSetup(t *testing.T) (string, time.Duration) {
 	return dir, limitOr(10 * time.Second)
 }
 
+// measureRun is a measurement's inputs (the data, the time limit per
+// search, the threads) and the markdown table it logs.
+type measureRun struct {
+	dir     string
+	limit   time.Duration
+	threads int
+	table   strings.Builder
+}
+
+// startMeasure skips unless measuring and starts the table under header
+// (its column names and rule) with the thread count.
+func startMeasure(t *testing.T, header string) *measureRun {
+	m := &measureRun{threads: measureThreads()}
+	m.dir, m.limit = measureSetup(t)
+	fmt.Fprintf(&m.table, "%d thread(s)\n\n", m.threads)
+	m.table.WriteString(header)
+	return m
+}
+
 // measureThreads is -mcs.threads, default 1.
 func measureThreads() int { return threadsOr(1) }
 
@@ -93,17 +112,13 @@ func measureMany(t *testing.T, graphs []*core.Graph, opts Options) (MultiResult,
 // TestMeasureOrder: exact search of mixed-size triples (s15, s20, s25 of
 // a family), in the oscillating order and in two plain orders.
 func TestMeasureOrder(t *testing.T) {
-	dir, limit := measureSetup(t)
-	threads := measureThreads()
-	var sb strings.Builder
-	fmt.Fprintf(&sb, "%d thread(s)\n\n", threads)
-	sb.WriteString("| triple (s15.A00, s20.B00, s25.A01) | order | size | nodes | seconds |\n|---|---|---|---|---|\n")
+	m := startMeasure(t, "| triple (s15.A00, s20.B00, s25.A01) | order | size | nodes | seconds |\n|---|---|---|---|---|\n")
 	for _, f := range measureFamilies {
 		names := []string{f + "_s15.A00", f + "_s20.B00", f + "_s25.A01"}
-		if _, err := os.Stat(filepath.Join(dir, names[0])); err != nil {
+		if _, err := os.Stat(filepath.Join(m.dir, names[0])); err != nil {
 			continue
 		}
-		gs := readNamed(t, dir, names...)
+		gs := readNamed(t, m.dir, names...)
 		desc := []*core.Graph{gs[2], gs[1], gs[0]}
 		for _, c := range []struct {
 			name   string
@@ -114,44 +129,40 @@ func TestMeasureOrder(t *testing.T) {
 			{"plain ascending (15, 20, 25)", gs, true},
 			{"plain descending (25, 20, 15)", desc, true},
 		} {
-			res, cell := measureMany(t, c.graphs, Options{Threads: threads, PlainOrder: c.plain, Timeout: limit})
-			fmt.Fprintf(&sb, "| %s | %s | %s | %d | %.2f |\n", f, c.name, cell, res.Nodes, res.Elapsed.Seconds())
+			res, cell := measureMany(t, c.graphs, Options{Threads: m.threads, PlainOrder: c.plain, Timeout: m.limit})
+			fmt.Fprintf(&m.table, "| %s | %s | %s | %d | %.2f |\n", f, c.name, cell, res.Nodes, res.Elapsed.Seconds())
 		}
 	}
-	t.Log("\n" + sb.String())
+	t.Log("\n" + m.table.String())
 }
 
 // TestMeasureApproximate: exact against approximate (keep 1 and 4) on
 // same-size triples and quadruples (A00, B00, A01[, B01]) and on the
 // mixed-size triples.
 func TestMeasureApproximate(t *testing.T) {
-	dir, limit := measureSetup(t)
-	threads := measureThreads()
-	var sb strings.Builder
-	fmt.Fprintf(&sb, "%d thread(s)\n\n", threads)
-	sb.WriteString("| graphs | exact | s | approx keep 1 | s | approx keep 4 | s |\n|---|---|---|---|---|---|---|\n")
+	m := startMeasure(t, "| graphs | exact | s | approx keep 1 | s | approx keep 4 | s |\n|---|---|---|---|---|---|---|\n")
 	for _, f := range measureFamilies {
 		for _, set := range [][]string{
 			{f + "_s20.A00", f + "_s20.B00", f + "_s20.A01"},
 			{f + "_s20.A00", f + "_s20.B00", f + "_s20.A01", f + "_s20.B01"},
 			{f + "_s15.A00", f + "_s20.B00", f + "_s25.A01"},
 		} {
-			if _, err := os.Stat(filepath.Join(dir, set[0])); err != nil {
+			if _, err := os.Stat(filepath.Join(m.dir, set[0])); err != nil {
 				continue
 			}
 			label := f + " " + strings.Join(trimFamily(set, f), ",")
 			if only := *flagOnly; only != "" && !strings.Contains(only, label) {
 				continue // -mcs.only: a ;-separated list of labels to run
 			}
-			gs := readNamed(t, dir, set...)
-			ex, exCell := measureMany(t, gs, Options{Threads: threads, Timeout: limit})
-			a1, c1 := measureMany(t, gs, Options{Threads: threads, Timeout: limit, Approximate: true, Keep: 1})
-			a4, c4 := measureMany(t, gs, Options{Threads: threads, Timeout: limit, Approximate: true, Keep: 4})
-			fmt.Fprintf(&sb, "| %s | %s | %.2f | %s | %.2f | %s | %.2f |\n", label, exCell, ex.Elapsed.Seconds(),
+			gs := readNamed(t, m.dir, set...)
+			ex, exCell := measureMany(t, gs, Options{Threads: m.threads, Timeout: m.limit})
+			a1, c1 := measureMany(t, gs, Options{Threads: m.threads, Timeout: m.limit, Approximate: true, Keep: 1})
+			a4, c4 := measureMany(t, gs, Options{Threads: m.threads, Timeout: m.limit, Approximate: true, Keep: 4})
+			fmt.Fprintf(&m.table, "| %s | %s | %.2f | %s | %.2f | %s | %.2f |\n", label, exCell, ex.Elapsed.Seconds(),
 				c1, a1.Elapsed.Seconds(), c4, a4.Elapsed.Seconds())
 		}
 	}
-	t.Log("\n" + sb.String())
+	t.Log("\n" + m.table.String())
 }
 
 func trimFamily(names []string, f string) []string {

@@ -27,15 +27,54 @@ func readExpected(tb testing.TB) (string, []miviaPair) {
 
 func readPair(tb testing.TB, dir string, p miviaPair) (*core.Graph, *core.Graph) {
 	tb.Helper()
-	g, err := core.ReadGraph(filepath.Join(dir, p.G), core.ReadOptions{})
+	return readPairAs(tb, dir, p, core.ReadOptions{})
+}
+
+// readPairAs reads a pair's graphs with ro (Directed, say).
+func readPairAs(tb testing.TB, dir string, p miviaPair, ro core.ReadOptions) (*core.Graph, *core.Graph) {
+	tb.Helper()
+	g, err := core.ReadGraph(filepath.Join(dir, p.G), ro)
 	if err != nil {
 		tb.Fatal(err)
 	}
-	h, err := core.ReadGraph(filepath.Join(dir, p.H), core.ReadOptions{})
+	h, err := core.ReadGraph(filepath.Join(dir, p.H), ro)
 	if err != nil {
 		tb.Fatal(err)
 	}
 	return g, h
+}
+
+// easyPairs is a spread sample, about spread of them, of the proven pairs
+// that took the original McSplit under maxSec; every one of them with
+// -mcs.all or ARBOR_LONG=1 (all says which).
+func easyPairs(pairs []miviaPair, maxSec float64, spread int) (sample []miviaPair, all bool) {
+	var easy []miviaPair
+	for _, p := range pairs {
+		if p.Proven && p.Seconds < maxSec {
+			easy = append(easy, p)
+		}
+	}
+	all = *allMIVIA || os.Getenv("ARBOR_LONG") == "1"
+	if all {
+		return easy, true
+	}
+	step := max(1, len(easy)/spread)
+	for i := 0; i < len(easy); i += step {
+		sample = append(sample, easy[i])
+	}
+	return sample, false
+}
+
+// pairNamed returns the expected.csv row whose first graph is name.
+func pairNamed(tb testing.TB, pairs []miviaPair, name string) miviaPair {
+	tb.Helper()
+	for _, q := range pairs {
+		if q.G == name {
+			return q
+		}
+	}
+	tb.Fatalf("%s not in expected.csv", name)
+	return miviaPair{}
 }
 
 // TestMIVIA checks the sequential engine's sizes and node counts against
@@ -44,20 +83,9 @@ func readPair(tb testing.TB, dir string, p miviaPair) (*core.Graph, *core.Graph)
 // ARBOR_LONG=1. The parallel engine must find the same sizes.
 func TestMIVIA(t *testing.T) {
 	dir, pairs := readExpected(t)
-	var easy []miviaPair
-	for _, p := range pairs {
-		if p.Proven && p.Seconds < 0.5 {
-			easy = append(easy, p)
-		}
-	}
-	all := *allMIVIA || os.Getenv("ARBOR_LONG") == "1"
-	step := 1
-	if !all {
-		step = max(1, len(easy)/40)
-	}
+	easy, all := easyPairs(pairs, 0.5, 40)
 	checked := 0
-	for i := 0; i < len(easy); i += step {
-		p := easy[i]
+	for _, p := range easy {
 		if !all && p.Seconds > 0.1 {
 			// Keep the default run quick: the next pair of the stride instead.
 			continue
@@ -73,7 +101,7 @@ func TestMIVIA(t *testing.T) {
 		}
 		checked++
 	}
-	t.Logf("%d of %d easy proven pairs checked, node counts compared exactly", checked, len(easy))
+	t.Logf("%d of %d sampled easy proven pairs checked, node counts compared exactly", checked, len(easy))
 }
 
 // TestMIVIANamed solves the MIVIA pairs named in -mcs.pairs (comma-
@@ -87,15 +115,7 @@ func TestMIVIANamed(t *testing.T) {
 	}
 	dir, pairs := readExpected(t)
 	for _, name := range strings.Split(names, ",") {
-		var p miviaPair
-		for _, q := range pairs {
-			if q.G == name {
-				p = q
-			}
-		}
-		if p.G == "" {
-			t.Fatalf("%s not in expected.csv", name)
-		}
+		p := pairNamed(t, pairs, name)
 		g, h := readPair(t, dir, p)
 		res := solveChecked(t, g, h, Options{Threads: 1, Prune: PruneNone})
 		t.Logf("%s: size %d nodes %d in %v (%.2f M nodes/s); expected size %d nodes %d proven %v",

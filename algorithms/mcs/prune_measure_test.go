@@ -99,12 +99,7 @@ func TestMeasurePruneRules(t *testing.T) {
 	dir, pairs := readExpected(t)
 	out := "| pair | configuration | nodes | branched | CPU s |\n|---|---|---|---|---|\n"
 	for _, name := range names {
-		var mp miviaPair
-		for _, q := range pairs {
-			if q.G == name {
-				mp = q
-			}
-		}
+		mp := pairNamed(t, pairs, name)
 		g, h := readPair(t, dir, mp)
 		for _, c := range configs {
 			p, err := newProblem[uint8](g, h, Options{Threads: 1})

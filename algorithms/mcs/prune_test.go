@@ -237,22 +237,10 @@ func TestPruneConnectedRoot(t *testing.T) {
 // takes every proven pair under 5 s instead of 0.5 s.
 func TestMIVIAPruned(t *testing.T) {
 	dir, pairs := readExpected(t)
-	maxSec := *flagMaxSec
-	var easy []miviaPair
-	for _, p := range pairs {
-		if p.Proven && p.Seconds < maxSec {
-			easy = append(easy, p)
-		}
-	}
-	all := *allMIVIA || os.Getenv("ARBOR_LONG") == "1"
-	step := 1
-	if !all {
-		step = max(1, len(easy)/40)
-	}
+	easy, all := easyPairs(pairs, *flagMaxSec, 40)
 	checked := 0
 	var faithful, pruned int64
-	for i := 0; i < len(easy); i += step {
-		p := easy[i]
+	for _, p := range easy {
 		if !all && p.Seconds > 0.1 {
 			continue
 		}

@@ -9,6 +9,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/arbor-gpu/arbor/internal/halt"
 	"github.com/arbor-gpu/arbor/internal/pool"
 	"github.com/arbor-gpu/arbor/internal/ticker"
 )
@@ -150,11 +151,7 @@ func (sh *shared) raise(b int32) {
 
 // runShared is run with the shared state made by the caller.
 func (p *problem[C]) runShared(ctx context.Context, sh *shared, threads int, start time.Time) Result {
-	stopWatch := context.AfterFunc(ctx, sh.halt)
-	defer stopWatch()
-	if ctx.Err() != nil {
-		sh.halt()
-	}
+	defer halt.OnDone(ctx, sh.halt)()
 	if p.opts.Progress != nil {
 		defer ticker.Every(p.opts.ProgressInterval, func() {
 			p.opts.Progress(Progress{Incumbent: int(sh.best.Load()), Goal: int(sh.goal.Load()),

@@ -10,6 +10,7 @@ import (
 	"sort"
 
 	"github.com/arbor-gpu/arbor/core"
+	"github.com/arbor-gpu/arbor/internal/halt"
 )
 
 // Step is one decision on the way down the search tree, in the search's
@@ -273,11 +274,7 @@ func (p *problem[C]) solveSubtree(ctx context.Context, path []op, so SubtreeOpti
 	if threads <= 0 {
 		threads = runtime.GOMAXPROCS(0)
 	}
-	stopWatch := context.AfterFunc(ctx, sh.halt)
-	defer stopWatch()
-	if ctx.Err() != nil {
-		sh.halt()
-	}
+	defer halt.OnDone(ctx, sh.halt)()
 	finished := make(chan struct{})
 	defer close(finished)
 	if so.Raise != nil {

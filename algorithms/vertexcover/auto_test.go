@@ -14,6 +14,7 @@ import (
 	"github.com/arbor-gpu/arbor/backend/backendtest"
 	"github.com/arbor-gpu/arbor/cpu"
 	"github.com/arbor-gpu/arbor/device/startup"
+	"github.com/arbor-gpu/arbor/device/startup/startuptest"
 )
 
 // TestAutoDoesNotWait: with the device still opening (and never done),
@@ -21,12 +22,7 @@ import (
 // and equal to brute force, and says why; an opening that fails leaves the
 // CPU engine too, and the gpu engine reports its failure.
 func TestAutoDoesNotWait(t *testing.T) {
-	gate := make(chan struct{})
-	defer close(gate)
-	opening := startup.OpenInBackground(func() ([]backend.Device, func(), error) {
-		<-gate
-		return nil, nil, nil
-	})
+	opening := startuptest.Stuck(t)
 	rng := rand.New(rand.NewPCG(35, 21))
 	dense := 0
 	for i := 0; i < 24; i++ {
@@ -52,10 +48,7 @@ func TestAutoDoesNotWait(t *testing.T) {
 	if opening.Done() {
 		t.Fatal("the opening finished although its gate is shut")
 	}
-	failed := startup.OpenInBackground(func() ([]backend.Device, func(), error) {
-		return nil, nil, errors.New("no GPU here")
-	})
-	failed.Wait()
+	failed := startuptest.Failed(errors.New("no GPU here"))
 	g := gnp(t, 60, 0.3, 35)
 	want := cpuOptimum(t, g)
 	res := solveDev(t, g, Options{Opening: failed})
@@ -88,10 +81,7 @@ func TestAutoJoin(t *testing.T) {
 			// 0–2 ms) joins.
 			g := gnp(t, 115+rng.IntN(20), 0.17+0.05*rng.Float64(), uint64(3600+i))
 			want := cpuOptimum(t, g)
-			opening := startup.OpenInBackground(func() ([]backend.Device, func(), error) {
-				time.Sleep(time.Duration(rng.IntN(3)) * time.Millisecond)
-				return []backend.Device{dev}, nil, nil
-			})
+			opening := startuptest.After(time.Duration(rng.IntN(3))*time.Millisecond, dev)
 			res := solveDev(t, g, Options{Opening: opening, Workers: 5, joinRule: force})
 			if !res.Proven || len(res.Cover) != want {
 				t.Fatalf("case %d (n=%d m=%d): cover %d proven %v (%s), CPU engine %d", i, g.N, g.Edges(), len(res.Cover), res.Proven, res.Why, want)

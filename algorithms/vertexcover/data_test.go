@@ -37,8 +37,9 @@ func readOptima(t *testing.T, dir, csvName, fileCol, optCol, ext string, keep fu
 	return out
 }
 
-// solveInstance reads path, solves it and checks the cover and optimum.
-func solveInstance(t *testing.T, in instance, timeout time.Duration) {
+// solveData reads an instance and solves it with opts within timeout,
+// the cover verified.
+func solveData(t *testing.T, in instance, opts Options, timeout time.Duration) (*core.Graph, Result) {
 	t.Helper()
 	g, err := core.ReadGraph(in.path, core.ReadOptions{})
 	if err != nil {
@@ -46,13 +47,20 @@ func solveInstance(t *testing.T, in instance, timeout time.Duration) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), timeout)
 	defer cancel()
-	res, err := Solve(ctx, g, Options{})
+	res, err := Solve(ctx, g, opts)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if err := Verify(g, res.Cover); err != nil {
 		t.Fatalf("%s: %v", filepath.Base(in.path), err)
 	}
+	return g, res
+}
+
+// solveInstance solves an instance and checks the cover and optimum.
+func solveInstance(t *testing.T, in instance, timeout time.Duration) {
+	t.Helper()
+	g, res := solveData(t, in, Options{}, timeout)
 	t.Logf("%s: n=%d m=%d cover %d (optimum %d) proven %v, lower bound %d, kernel %d, %d nodes, %v",
 		filepath.Base(in.path), g.N, g.Edges(), len(res.Cover), in.opt, res.Proven, res.LowerBound, res.Kernel, res.Nodes, res.Elapsed.Round(time.Millisecond))
 	if len(res.Cover) < in.opt {

@@ -166,21 +166,9 @@ func TestDeviceTimeout(t *testing.T) {
 // the known optimum and the cover.
 func deviceInstance(t *testing.T, dev backend.Device, in instance, engine Engine, timeout time.Duration) {
 	t.Helper()
-	g, err := core.ReadGraph(in.path, core.ReadOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), timeout)
-	defer cancel()
 	o := deviceOpts(dev, engine, Options{})
 	o.Workers = 0
-	res, err := Solve(ctx, g, o)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := Verify(g, res.Cover); err != nil {
-		t.Fatalf("%s: %v", filepath.Base(in.path), err)
-	}
+	g, res := solveData(t, in, o, timeout)
 	t.Logf("%s %s: n=%d cover %d (optimum %d) proven %v, kernel %d, %d nodes, %d epochs, %v (%s)", filepath.Base(in.path), engine,
 		g.N, len(res.Cover), in.opt, res.Proven, res.Kernel, res.Nodes, res.Epochs, res.Elapsed.Round(time.Millisecond), res.Why)
 	if !res.Proven || len(res.Cover) != in.opt {

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/arbor-gpu/arbor/core"
+	"github.com/arbor-gpu/arbor/internal/dataset"
 )
 
 // gnp makes a G(n,p) graph from a seeded generator.
@@ -115,6 +116,38 @@ func liftedCover(s *state, kg *core.Graph, ids []int32, n int) []int {
 		}
 	}
 	return cover
+}
+
+// optionalGraph is the graph of data file sub (relative to the shared
+// data), or nil, said in the log, when the data lacks it or it cannot be
+// read.
+func optionalGraph(t *testing.T, sub string) *core.Graph {
+	t.Helper()
+	path := dataset.Optional(t, sub)
+	if path == "" {
+		return nil
+	}
+	g, err := core.ReadGraph(path, core.ReadOptions{})
+	if err != nil {
+		t.Logf("%s not read (%v): skipped", sub, err)
+		return nil
+	}
+	return g
+}
+
+// checkReduced fails unless s's cover so far plus its kernel's optimum is
+// want, g's optimum, and an optimal cover of the kernel lifts back through
+// s's reductions to an optimal cover of g. what names the case.
+func checkReduced(t *testing.T, g *core.Graph, s *state, want int, what string) {
+	t.Helper()
+	kg, ids := s.extract(nil)
+	if got := s.cover + bruteMin(kg); got != want {
+		t.Fatalf("%s: cover %d + kernel optimum = %d, want %d", what, s.cover, got, want)
+	}
+	cover := liftedCover(s, kg, ids, g.N)
+	if err := Verify(g, cover); err != nil || len(cover) != want {
+		t.Fatalf("%s: lifted cover %v (%d, want %d): %v", what, cover, len(cover), want, err)
+	}
 }
 
 // randomBranch follows one child of a branching on a maximum-degree

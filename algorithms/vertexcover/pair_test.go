@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"github.com/arbor-gpu/arbor/core"
-	"github.com/arbor-gpu/arbor/internal/dataset"
 )
 
 // auditPair recounts pairSearch's state after a step: one chosen vertex
@@ -118,13 +117,8 @@ func TestPairSearch(t *testing.T) {
 	for seed := uint64(1); seed <= 6; seed++ {
 		same("planted", plantedRB(t, 24, 10, 0.55, seed), seed, 200000)
 	}
-	path := dataset.Optional(t, "vc/bhoslib/frb35-17-1.mis")
-	if path == "" {
-		return
-	}
-	g, err := core.ReadGraph(path, core.ReadOptions{})
-	if err != nil {
-		t.Logf("frb35-17-1 not read (%v): skipped", err)
+	g := optionalGraph(t, "vc/bhoslib/frb35-17-1.mis")
+	if g == nil {
 		return
 	}
 	for seed := uint64(1); seed <= 2; seed++ {

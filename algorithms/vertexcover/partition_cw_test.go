@@ -11,7 +11,6 @@ import (
 	"time"
 
 	"github.com/arbor-gpu/arbor/core"
-	"github.com/arbor-gpu/arbor/internal/dataset"
 )
 
 // A research spike (test-only): the partition search of partition.go with
@@ -442,13 +441,8 @@ func TestPartitionCW(t *testing.T) {
 	}
 	// And on a BHOSLIB instance, where the runs are long (tens of
 	// thousands of steps, forgettings at γ = 0.05).
-	path := dataset.Optional(t, "vc/bhoslib/frb35-17-1.mis")
-	if path == "" {
-		return
-	}
-	g, err := core.ReadGraph(path, core.ReadOptions{})
-	if err != nil {
-		t.Logf("frb35-17-1 not read (%v): skipped", err)
+	g := optionalGraph(t, "vc/bhoslib/frb35-17-1.mis")
+	if g == nil {
 		return
 	}
 	part, k := bestPartition(g)

@@ -1,6 +1,7 @@
 package vertexcover
 
 import (
+	"fmt"
 	"math/rand/v2"
 	"slices"
 	"testing"
@@ -149,14 +150,7 @@ func TestFunnelPreservesOptimum(t *testing.T) {
 			}
 			funnels++
 			checkDegrees(t, s)
-			kg, ids := s.extract(nil)
-			if got := s.cover + bruteMin(kg); got != want {
-				t.Fatalf("seed %d: after funnels %d + kernel optimum = %d, want %d", seed, s.cover, got, want)
-			}
-			cover := liftedCover(s, kg, ids, n)
-			if err := Verify(g, cover); err != nil || len(cover) != want {
-				t.Fatalf("seed %d: resolved cover %v (%d, want %d): %v", seed, cover, len(cover), want, err)
-			}
+			checkReduced(t, g, s, want, fmt.Sprintf("seed %d, after funnels", seed))
 		}
 		s.undoTo(0)
 		sameSnap(t, "undo funnels", before, takeSnap(s))

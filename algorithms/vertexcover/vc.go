@@ -346,15 +346,9 @@ func coverStatus(r Result, parameterized bool) core.Status {
 // Verify checks independently that cover is a vertex cover of g: vertices
 // in range, no repeats, every edge with an endpoint in it.
 func Verify(g *core.Graph, cover []int) error {
-	in := make([]bool, g.N)
-	for _, v := range cover {
-		if v < 0 || v >= g.N {
-			return fmt.Errorf("cover vertex %d is outside [0,%d)", v, g.N)
-		}
-		if in[v] {
-			return fmt.Errorf("cover vertex %d is listed twice", v)
-		}
-		in[v] = true
+	in, err := core.Members(g.N, cover, "cover vertex")
+	if err != nil {
+		return err
 	}
 	for u := 0; u < g.N; u++ {
 		for _, v := range g.Neighbors(u) {

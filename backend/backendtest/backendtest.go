@@ -5,11 +5,14 @@
 package backendtest
 
 import (
+	"bytes"
 	"fmt"
+	"log/slog"
 	"os"
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/arbor-gpu/arbor/backend"
 )
@@ -87,4 +90,95 @@ func Open(t *testing.T, name string) backend.Device {
 	}
 	t.Cleanup(func() { dev.Close() })
 	return dev
+}
+
+// The helpers below take a resource for a test and give it back when the
+// test ends; any failure to get it fails the test.
+
+// Build compiles src on dev.
+func Build(tb testing.TB, dev backend.Device, src backend.Source) backend.Program {
+	tb.Helper()
+	return keep(tb, backend.Program.Release)(dev.Build(src))
+}
+
+// Kernel is p's kernel name.
+func Kernel(tb testing.TB, p backend.Program, name string) backend.Kernel {
+	tb.Helper()
+	return keep(tb, backend.Kernel.Release)(p.Kernel(name))
+}
+
+// Queue is a new queue on dev.
+func Queue(tb testing.TB, dev backend.Device) backend.Queue {
+	tb.Helper()
+	return keep(tb, backend.Queue.Release)(dev.NewQueue())
+}
+
+// Alloc is a buffer of n bytes on dev.
+func Alloc(tb testing.TB, dev backend.Device, n int) backend.Buffer {
+	tb.Helper()
+	return keep(tb, backend.Buffer.Free)(dev.Alloc(n))
+}
+
+// AllocN is a buffer of n Ts on dev.
+func AllocN[T backend.Scalar](tb testing.TB, dev backend.Device, n int) backend.Buffer {
+	tb.Helper()
+	return keep(tb, backend.Buffer.Free)(backend.AllocN[T](dev, n))
+}
+
+// Upload is a buffer on dev holding a copy of s, written through q.
+func Upload[T backend.Scalar](tb testing.TB, dev backend.Device, q backend.Queue, s []T) backend.Buffer {
+	tb.Helper()
+	return keep(tb, backend.Buffer.Free)(backend.AllocSlice(dev, q, s))
+}
+
+// keep takes what a call made, failing tb on its error, and gives it back
+// with give when the test ends.
+func keep[R any](tb testing.TB, give func(R) error) func(R, error) R {
+	return func(r R, err error) R {
+		tb.Helper()
+		if err != nil {
+			tb.Fatal(err)
+		}
+		tb.Cleanup(func() { give(r) })
+		return r
+	}
+}
+
+// CaptureWarnings routes slog's warnings to a buffer for the test's
+// duration.
+func CaptureWarnings(tb testing.TB) *bytes.Buffer {
+	tb.Helper()
+	var buf bytes.Buffer
+	old := slog.Default()
+	slog.SetDefault(slog.New(slog.NewTextHandler(&buf, &slog.HandlerOptions{Level: slog.LevelWarn})))
+	tb.Cleanup(func() { slog.SetDefault(old) })
+	return &buf
+}
+
+// CheckPhases logs a device's start-up phases and fails the test unless
+// each took from 0 to most and the phases named want (substrings of the
+// names) all appear, in that order.
+func CheckPhases(tb testing.TB, phases []backend.Phase, most time.Duration, want ...string) {
+	tb.Helper()
+	var names []string
+	for _, p := range phases {
+		names = append(names, p.Name)
+		tb.Logf("%-70s %v", p.Name, p.Took)
+		if p.Took < 0 || p.Took > most {
+			tb.Errorf("phase %q took %v", p.Name, p.Took)
+		}
+	}
+	all := strings.Join(names, "\n")
+	last := -1
+	for _, w := range want {
+		i := strings.Index(all, w)
+		if i < 0 {
+			tb.Errorf("no phase %q in %q", w, names)
+			continue
+		}
+		if i < last {
+			tb.Errorf("phase %q out of order in %q", w, names)
+		}
+		last = i
+	}
 }

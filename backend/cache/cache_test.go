@@ -2,22 +2,13 @@ package cache
 
 import (
 	"bytes"
-	"log/slog"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
-)
 
-// captureWarnings routes slog to a buffer for the test's duration.
-func captureWarnings(t *testing.T) *bytes.Buffer {
-	t.Helper()
-	var buf bytes.Buffer
-	old := slog.Default()
-	slog.SetDefault(slog.New(slog.NewTextHandler(&buf, &slog.HandlerOptions{Level: slog.LevelWarn})))
-	t.Cleanup(func() { slog.SetDefault(old) })
-	return &buf
-}
+	"github.com/arbor-gpu/arbor/backend/backendtest"
+)
 
 func TestKey(t *testing.T) {
 	a := Key("ab", "c")
@@ -56,7 +47,7 @@ func TestRoundTripAndCorruption(t *testing.T) {
 	dir := t.TempDir()
 	t.Setenv(EnvDir, dir)
 	t.Setenv(EnvSwitch, "")
-	warn := captureWarnings(t)
+	warn := backendtest.CaptureWarnings(t)
 	key := Key("program", "device")
 	if _, ok := Load(key); ok {
 		t.Fatal("hit in an empty cache")
@@ -143,7 +134,7 @@ func TestUnwritable(t *testing.T) {
 	}
 	t.Setenv(EnvDir, filepath.Join(file, "sub"))
 	t.Setenv(EnvSwitch, "")
-	warn := captureWarnings(t)
+	warn := backendtest.CaptureWarnings(t)
 	Store(Key("z"), []byte("data"))
 	if !strings.Contains(warn.String(), "not stored") {
 		t.Fatalf("no warning for an unwritable cache; log: %q", warn)
@@ -156,7 +147,7 @@ func TestUnwritable(t *testing.T) {
 func TestInvalidKey(t *testing.T) {
 	t.Setenv(EnvDir, t.TempDir())
 	t.Setenv(EnvSwitch, "")
-	warn := captureWarnings(t)
+	warn := backendtest.CaptureWarnings(t)
 	Store("../escape", []byte("x"))
 	if _, ok := Load("../escape"); ok {
 		t.Fatal("hit for an invalid key")

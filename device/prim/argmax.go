@@ -3,7 +3,9 @@ package prim
 import (
 	"encoding/binary"
 	"fmt"
+	"maps"
 	"math"
+	"slices"
 
 	"github.com/arbor-gpu/arbor/backend"
 	"github.com/arbor-gpu/arbor/device"
@@ -45,19 +47,11 @@ func NewArgmax(dev backend.Device) (*Argmax, error) {
 	if info.Atomics64 {
 		names = append(names, "argmax_atomic_i32")
 	}
-	prog, err := device.Build(dev, "argmax", nil, names...)
+	prog, ks, err := device.BuildKernels(dev, "argmax", nil, names...)
 	if err != nil {
 		return nil, err
 	}
-	a := &Argmax{dev: dev, prog: prog, k: map[string]backend.Kernel{}, group: gridGroupFor(info), Atomics: info.Atomics64}
-	for _, name := range names {
-		k, err := prog.Kernel(name)
-		if err != nil {
-			a.Release()
-			return nil, fmt.Errorf("argmax: %w", err)
-		}
-		a.k[name] = k
-	}
+	a := &Argmax{dev: dev, prog: prog, k: ks, group: gridGroupFor(info), Atomics: info.Atomics64}
 	if a.partials, err = backend.AllocN[uint64](dev, gridGroups); err == nil {
 		a.result, err = backend.AllocN[uint64](dev, 1)
 	}
@@ -181,23 +175,32 @@ func (a *Argmax) Rows(q backend.Queue, values backend.Buffer, rows, cols, stride
 
 // Release frees the kernels, program and buffers.
 func (a *Argmax) Release() error {
+	err := release(a.prog, slices.Collect(maps.Values(a.k)), a.partials, a.result)
+	*a = Argmax{}
+	return err
+}
+
+// release frees kernels, then buffers, then the program (nil ones are
+// skipped) and returns the first error.
+func release(prog backend.Program, ks []backend.Kernel, bufs ...backend.Buffer) error {
 	var first error
 	keep := func(err error) {
 		if err != nil && first == nil {
 			first = err
 		}
 	}
-	for _, k := range a.k {
-		keep(k.Release())
+	for _, k := range ks {
+		if k != nil {
+			keep(k.Release())
+		}
 	}
-	for _, b := range []backend.Buffer{a.partials, a.result} {
+	for _, b := range bufs {
 		if b != nil {
 			keep(b.Free())
 		}
 	}
-	if a.prog != nil {
-		keep(a.prog.Release())
+	if prog != nil {
+		keep(prog.Release())
 	}
-	*a = Argmax{}
 	return first
 }

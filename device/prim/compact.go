@@ -158,24 +158,10 @@ func (c *Compact) Indices(q backend.Queue, flags backend.Buffer, n int, dst back
 
 // Release frees the kernels, programs and buffers.
 func (c *Compact) Release() error {
-	var first error
-	keep := func(err error) {
-		if err != nil && first == nil {
-			first = err
-		}
+	err := release(c.prog, []backend.Kernel{c.mark, c.scatter4, c.scatter8, c.index}, c.pos)
+	if serr := c.scan.Release(); err == nil {
+		err = serr
 	}
-	for _, k := range []backend.Kernel{c.mark, c.scatter4, c.scatter8, c.index} {
-		if k != nil {
-			keep(k.Release())
-		}
-	}
-	if c.pos != nil {
-		keep(c.pos.Free())
-	}
-	if c.prog != nil {
-		keep(c.prog.Release())
-	}
-	keep(c.scan.Release())
 	*c = Compact{scan: c.scan}
-	return first
+	return err
 }

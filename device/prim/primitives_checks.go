@@ -349,25 +349,33 @@ func reduceChecks() []device.Check {
 	return out
 }
 
+// sizedCase is a check's input size and the kind of data (genI32's shape).
+type sizedCase struct {
+	n    int
+	kind string
+}
+
+// sizedCases is one case of kind per size.
+func sizedCases(kind string, ns ...int) []sizedCase {
+	out := make([]sizedCase, len(ns))
+	for i, n := range ns {
+		out[i] = sizedCase{n, kind}
+	}
+	return out
+}
+
 func compactChecks() []device.Check {
 	var out []device.Check
-	type tc struct {
-		n     int
-		flags string
-	}
-	var cases []tc
-	for _, n := range []int{0, 1, 257, 100003, checkSizeMillion} {
-		cases = append(cases, tc{n, "half"})
-	}
-	cases = append(cases, tc{1, "zeros"}, tc{2049, "zeros"}, tc{2049, "ones"}, tc{100003, "sparse"}, tc{checkSizeMillion, "sparse"}, tc{4099, "ones"})
+	cases := append(sizedCases("half", 0, 1, 257, 100003, checkSizeMillion),
+		sizedCase{1, "zeros"}, sizedCase{2049, "zeros"}, sizedCase{2049, "ones"}, sizedCase{100003, "sparse"}, sizedCase{checkSizeMillion, "sparse"}, sizedCase{4099, "ones"})
 	for _, c := range cases {
-		out = append(out, primCheck("compact", fmt.Sprintf("n=%d flags=%s", c.n, c.flags), c.n, func(k *chk) ([]device.Output, error) {
+		out = append(out, primCheck("compact", fmt.Sprintf("n=%d flags=%s", c.n, c.kind), c.n, func(k *chk) ([]device.Output, error) {
 			cp, err := NewCompact(k.dev)
 			if err != nil {
 				return nil, err
 			}
 			defer cp.Release()
-			flags := chkUpload(k, genI32(c.n, c.flags))
+			flags := chkUpload(k, genI32(c.n, c.kind))
 			src4 := genI32(c.n, "random")
 			src8 := make([]int64, c.n)
 			for i := range src8 {
@@ -394,16 +402,9 @@ func compactChecks() []device.Check {
 
 func argmaxChecks() []device.Check {
 	var out []device.Check
-	type tc struct {
-		n     int
-		shape string
-	}
-	var cases []tc
-	for _, n := range []int{0, 1, 2, 257, 65536, checkSizeMillion} {
-		cases = append(cases, tc{n, "small"})
-	}
+	cases := sizedCases("small", 0, 1, 2, 257, 65536, checkSizeMillion)
 	for _, s := range []string{"equal", "sorted", "reverse", "random"} {
-		cases = append(cases, tc{2049, s}, tc{checkSizeMillion, s})
+		cases = append(cases, sizedCase{2049, s}, sizedCase{checkSizeMillion, s})
 	}
 	for _, c := range cases {
 		for _, twoPass := range []bool{false, true} {
@@ -411,7 +412,7 @@ func argmaxChecks() []device.Check {
 			if twoPass {
 				mode = "two-pass"
 			}
-			out = append(out, primCheck("argmax", fmt.Sprintf("n=%d %s %s", c.n, c.shape, mode), c.n, func(k *chk) ([]device.Output, error) {
+			out = append(out, primCheck("argmax", fmt.Sprintf("n=%d %s %s", c.n, c.kind, mode), c.n, func(k *chk) ([]device.Output, error) {
 				a, err := NewArgmax(k.dev)
 				if err != nil {
 					return nil, err
@@ -420,7 +421,7 @@ func argmaxChecks() []device.Check {
 				if twoPass {
 					a.Atomics = false
 				}
-				idx, v, err := a.Run(k.q, chkUpload(k, genI32(c.n, c.shape)), c.n)
+				idx, v, err := a.Run(k.q, chkUpload(k, genI32(c.n, c.kind)), c.n)
 				return []device.Output{oneOutput("index", int64(idx)), oneOutput("value", int64(v))}, err
 			}))
 		}

@@ -3,8 +3,10 @@ package prim
 import (
 	"encoding/binary"
 	"fmt"
+	"maps"
 	"math"
 	"math/bits"
+	"slices"
 
 	"github.com/arbor-gpu/arbor/backend"
 	"github.com/arbor-gpu/arbor/device"
@@ -91,19 +93,11 @@ func newTiles(dev backend.Device, group, perItem int) (*tiles, error) {
 			group, perItem, need, info, info.LocalMemory)
 	}
 	names := scanKernelNames()
-	prog, err := device.Build(dev, "scan", nil, names...)
+	prog, ks, err := device.BuildKernels(dev, "scan", nil, names...)
 	if err != nil {
 		return nil, err
 	}
-	t := &tiles{dev: dev, prog: prog, kernels: map[string]backend.Kernel{}, group: group, perItem: perItem}
-	for _, name := range names {
-		k, err := prog.Kernel(name)
-		if err != nil {
-			t.release()
-			return nil, fmt.Errorf("scan: %w", err)
-		}
-		t.kernels[name] = k
-	}
+	t := &tiles{dev: dev, prog: prog, kernels: ks, group: group, perItem: perItem}
 	if t.total, err = dev.Alloc(8); err != nil {
 		t.release()
 		return nil, fmt.Errorf("scan: %w", err)
@@ -112,31 +106,9 @@ func newTiles(dev backend.Device, group, perItem int) (*tiles, error) {
 }
 
 func (t *tiles) release() error {
-	var first error
-	keep := func(err error) {
-		if err != nil && first == nil {
-			first = err
-		}
-	}
-	for _, k := range t.kernels {
-		keep(k.Release())
-	}
-	t.kernels = nil
-	for _, b := range t.levels {
-		if b != nil {
-			keep(b.Free())
-		}
-	}
-	t.levels = nil
-	if t.total != nil {
-		keep(t.total.Free())
-		t.total = nil
-	}
-	if t.prog != nil {
-		keep(t.prog.Release())
-		t.prog = nil
-	}
-	return first
+	err := release(t.prog, slices.Collect(maps.Values(t.kernels)), append(t.levels, t.total)...)
+	t.kernels, t.levels, t.total, t.prog = nil, nil, nil, nil
+	return err
 }
 
 func (t *tiles) tile() int { return t.group * t.perItem }
@@ -383,32 +355,27 @@ func NewReduceSize(dev backend.Device, group, perItem int) (*Reduce, error) {
 
 // SumI32 returns the exact sum of n int32 elements.
 func (r *Reduce) SumI32(q backend.Queue, in backend.Buffer, n int) (int64, error) {
-	v, err := r.t.reduce(q, "sum_i32", in, n)
-	return int64(v), err
+	return reduceAs[int64](r.t, q, "sum_i32", in, n)
 }
 
 // SumU32 returns the exact sum of n uint32 elements.
 func (r *Reduce) SumU32(q backend.Queue, in backend.Buffer, n int) (int64, error) {
-	v, err := r.t.reduce(q, "sum_u32", in, n)
-	return int64(v), err
+	return reduceAs[int64](r.t, q, "sum_u32", in, n)
 }
 
 // SumI64 returns the sum of n int64 elements (wrapping on overflow).
 func (r *Reduce) SumI64(q backend.Queue, in backend.Buffer, n int) (int64, error) {
-	v, err := r.t.reduce(q, "sum_i64", in, n)
-	return int64(v), err
+	return reduceAs[int64](r.t, q, "sum_i64", in, n)
 }
 
 // MaxI32 returns the maximum of n int32 elements (math.MinInt32 for none).
 func (r *Reduce) MaxI32(q backend.Queue, in backend.Buffer, n int) (int32, error) {
-	v, err := r.t.reduce(q, "max_i32", in, n)
-	return int32(v), err
+	return reduceAs[int32](r.t, q, "max_i32", in, n)
 }
 
 // MaxI64 returns the maximum of n int64 elements (math.MinInt64 for none).
 func (r *Reduce) MaxI64(q backend.Queue, in backend.Buffer, n int) (int64, error) {
-	v, err := r.t.reduce(q, "max_i64", in, n)
-	return int64(v), err
+	return reduceAs[int64](r.t, q, "max_i64", in, n)
 }
 
 // MaxU64 returns the maximum of n uint64 words (0 for none): over packed
@@ -419,3 +386,10 @@ func (r *Reduce) MaxU64(q backend.Queue, in backend.Buffer, n int) (uint64, erro
 
 // Release frees the kernels, program and buffers.
 func (r *Reduce) Release() error { return r.t.release() }
+
+// reduceAs is reduction op of n elements, its 64-bit result as T (the
+// element type's value: a sum or maximum of int32s as int64 or int32).
+func reduceAs[T int32 | int64](t *tiles, q backend.Queue, op string, in backend.Buffer, n int) (T, error) {
+	v, err := t.reduce(q, op, in, n)
+	return T(v), err
+}

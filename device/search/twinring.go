@@ -42,6 +42,31 @@ func (r *TwinRing) ReservePush() (uint32, bool) {
 
 func (r *TwinRing) CommitPush(pos uint32) { atomic.AddUint32(&r.Seq[pos&(r.Cap-1)], 1) }
 
+// Donate is the twins' side of devsearch's donation: it finds the
+// shallowest frame j below level for which has(j) holds (has may prune the
+// frames it passes over, as the kernels do), reserves a slot and lets fill
+// write the task for frame j into it. False when no frame has work to give
+// or the ring is full (after the search, as in the kernels).
+func (r *TwinRing) Donate(level int, has func(j int) bool, fill func(task []uint64, j int)) bool {
+	j := -1
+	for k := 0; k < level; k++ {
+		if has(k) {
+			j = k
+			break
+		}
+	}
+	if j < 0 {
+		return false
+	}
+	pos, ok := r.ReservePush()
+	if !ok {
+		return false
+	}
+	fill(r.Slot(pos), j)
+	r.CommitPush(pos)
+	return true
+}
+
 func (r *TwinRing) reservePop() (uint32, bool) {
 	for tries := 0; tries < 64; tries++ {
 		pos := atomic.LoadUint32(&r.Ctrl[DSHead])

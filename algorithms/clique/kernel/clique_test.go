@@ -11,6 +11,7 @@ import (
 	"github.com/arbor-gpu/arbor/backend/backendtest"
 	"github.com/arbor-gpu/arbor/cpu"
 	"github.com/arbor-gpu/arbor/device"
+	"github.com/arbor-gpu/arbor/device/checktest"
 	"github.com/arbor-gpu/arbor/device/search"
 )
 
@@ -77,32 +78,8 @@ func TestCliqueChecks(t *testing.T) {
 		}
 	}
 	checks := cliqueChecks()
-	want := make([][]device.Output, len(checks))
-	for i, c := range checks {
-		t0 := time.Now()
-		out, err := c.Run(ref)
-		if err != nil {
-			t.Fatalf("%s %s on cpu: %v", c.Kernel, c.Case, err)
-		}
-		t.Logf("%s %s: twin %v in %v", c.Kernel, c.Case, out, time.Since(t0).Round(time.Millisecond))
-		want[i] = out
-	}
-	backendtest.ForEach(t, func(t *testing.T, dev backend.Device) {
-		if dev.Info().Backend == cpu.Name {
-			return
-		}
-		for i, c := range checks {
-			t0 := time.Now()
-			got, err := c.Run(dev)
-			if err != nil {
-				t.Fatalf("%s %s: %v", c.Kernel, c.Case, err)
-			}
-			if err := device.Compare(got, want[i]); err != nil {
-				t.Fatalf("%s %s: %v", c.Kernel, c.Case, err)
-			}
-			t.Logf("%s %s on %s: %v", c.Kernel, c.Case, dev.Info(), time.Since(t0).Round(time.Millisecond))
-		}
-	})
+	want := checktest.Twin(t, checks)
+	backendtest.ForEach(t, func(t *testing.T, dev backend.Device) { checktest.Match(t, dev, checks, want) })
 }
 
 // TestCliqueLanes runs the multi-lane forms of clique_epoch (the GPU's:

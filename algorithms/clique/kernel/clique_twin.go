@@ -255,49 +255,39 @@ func anyBit(s []uint64) bool {
 // ring is full.
 func (t *cqTwin) donate(ring *search.TwinRing, level, basem, best int) bool {
 	W := t.w
-	j := -1
-	for i := 0; i < level; i++ {
+	has := func(i int) bool {
 		h := t.frame(i)
 		nx, lo := int(h[1]), int(h[3])
 		if nx == lo {
-			continue
+			return false
 		}
 		if basem+i+int(t.list(i)[nx-1]>>16) <= best {
 			h[1] = uint64(lo)
-			continue
+			return false
 		}
-		j = i
-		break
+		return true
 	}
-	if j < 0 {
-		return false
-	}
-	pos, ok := ring.ReservePush()
-	if !ok {
-		return false
-	}
-	hj, lj := t.frame(j), t.list(j)
-	nx, lo := int(hj[1]), int(hj[3])
-	g := max(1, (nx-lo)/2)
-	jm := basem + j
-	task := ring.Slot(pos)
-	copy(task[1:1+W], hj[cqFH:])
-	for i := 0; i < jm; i++ {
-		task[1+W+i] = t.member(i, basem)
-	}
-	for i := 0; 2*i < g; i++ {
-		var e1 uint64
-		if 2*i+1 < g {
-			e1 = uint64(lj[lo+2*i+1])
+	return ring.Donate(level, has, func(task []uint64, j int) {
+		hj, lj := t.frame(j), t.list(j)
+		nx, lo := int(hj[1]), int(hj[3])
+		g := max(1, (nx-lo)/2)
+		jm := basem + j
+		copy(task[1:1+W], hj[cqFH:])
+		for i := 0; i < jm; i++ {
+			task[1+W+i] = t.member(i, basem)
 		}
-		task[1+W+t.maxDepth+i] = uint64(lj[lo+2*i]) | e1<<32
-	}
-	for i := lo + g; i < nx; i++ {
-		v := int(lj[i] & 0xffff)
-		task[1+v>>6] &^= 1 << (v & 63)
-	}
-	task[0] = uint64(jm) | uint64(g)<<32
-	hj[3] = uint64(lo + g)
-	ring.CommitPush(pos)
-	return true
+		for i := 0; 2*i < g; i++ {
+			var e1 uint64
+			if 2*i+1 < g {
+				e1 = uint64(lj[lo+2*i+1])
+			}
+			task[1+W+t.maxDepth+i] = uint64(lj[lo+2*i]) | e1<<32
+		}
+		for i := lo + g; i < nx; i++ {
+			v := int(lj[i] & 0xffff)
+			task[1+v>>6] &^= 1 << (v & 63)
+		}
+		task[0] = uint64(jm) | uint64(g)<<32
+		hj[3] = uint64(lo + g)
+	})
 }

@@ -42,8 +42,7 @@ func NewKCount(dev backend.Device, q backend.Queue, n, k, workers int, adj []uin
 	c.sk.WState = backend.AllocIn[int64](bs, workers*search.DSWWords)
 	c.frames = backend.AllocIn[uint64](bs, workers*k*w)
 	c.counts = backend.AllocIn[int64](bs, workers)
-	bytes := int64(workers)*8*int64(search.DSWWords+k*w+1) + int64(capacity)*(8*int64(1+w)+4) + 8*int64(n*w)
-	if c.Ring, err = c.sk.NewRing(capacity, 1+w, bytes); err != nil {
+	if c.Ring, err = c.sk.NewRing(capacity, 1+w, Bytes(n, k, workers, capacity)); err != nil {
 		c.Release()
 		return nil, err
 	}
@@ -85,10 +84,12 @@ func Task(size int, p []uint64) []uint64 {
 }
 
 // Bytes is the device memory of a search on n vertices for k with this
-// many workers and ring slots (for search.Fit).
+// many workers and ring slots: the adjacency rows, each worker's status
+// words, frames and count, and each slot's task and sequence word (for
+// search.Fit, and what NewKCount asks the ring for).
 func Bytes(n, k, workers, capacity int) int64 {
 	w := int64((n + 63) / 64)
-	return 8 * (int64(n)*w + int64(workers)*(search.DSWWords+int64(k)*w+1) + int64(capacity)*(1+w+1))
+	return 8*(int64(n)*w+int64(workers)*(search.DSWWords+int64(k)*w+1)) + int64(capacity)*(8*(1+w)+4)
 }
 
 // Count is the number of k-cliques counted so far, all workers together.

@@ -10,9 +10,7 @@ import (
 var files embed.FS
 
 // init registers the package's kernel sources and conformance checks with
-// the device toolkit (its twins register with backend in their own files):
-// `arbor kernels`, `arbor verify` and the conformance tests find them there.
+// the device toolkit (its twins register with backend in their own files).
 func init() {
-	device.RegisterSources("algorithms/kcount/kernel", files)
-	device.RegisterChecks("algorithms/kcount/kernel", func(string) []device.Check { return kcountChecks() })
+	device.RegisterKernels("algorithms/kcount/kernel", files, func(string) []device.Check { return kcountChecks() })
 }

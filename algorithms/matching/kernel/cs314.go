@@ -34,20 +34,11 @@ type CS314 struct {
 
 // NewCS314 builds the CS314 kernels for dev.
 func NewCS314(dev backend.Device) (*CS314, error) {
-	prog, err := device.Build(dev, "cs314", nil, CS314KernelNames...)
+	prog, ks, err := device.BuildKernels(dev, "cs314", nil, CS314KernelNames...)
 	if err != nil {
 		return nil, err
 	}
-	c := &CS314{prog: prog, k: map[string]backend.Kernel{}}
-	for _, name := range CS314KernelNames {
-		k, err := prog.Kernel(name)
-		if err != nil {
-			c.Release()
-			return nil, fmt.Errorf("cs314: %w", err)
-		}
-		c.k[name] = k
-	}
-	return c, nil
+	return &CS314{prog: prog, k: ks}, nil
 }
 
 // Release frees the kernels and the program.

@@ -173,13 +173,7 @@ func (in *cs314Case) matchingLoop(r *cs314Run) ([]device.Output, error) {
 		if passes > in.n+1 {
 			return nil, fmt.Errorf("no convergence after %d passes", passes)
 		}
-		if _, err := in.scan(r, m); err != nil {
-			return nil, err
-		}
-		if err := r.c.CollateSegments(r.q, r.src, r.t1, r.strong, m); err != nil {
-			return nil, err
-		}
-		if err := r.c.CheckHandshaking(r.q, r.strong, r.matches, in.n); err != nil {
+		if err := in.handshake(r, m); err != nil {
 			return nil, err
 		}
 		if err := r.c.MarkFilterEdges(r.q, r.src, r.dst, r.matches, r.t2, m); err != nil {
@@ -395,15 +389,21 @@ func (in *cs314Case) scanOutputs(r *cs314Run) ([]device.Output, error) {
 		device.Widen("strides", []int{strides})}, nil
 }
 
-func (in *cs314Case) handshakeOutputs(r *cs314Run) ([]device.Output, error) {
-	m := len(in.src)
+// handshake runs the first half of a CS314 pass on the m arcs left:
+// every vertex's strongest neighbour (scan, collate), then the handshakes
+// that match mutual choices.
+func (in *cs314Case) handshake(r *cs314Run, m int) error {
 	if _, err := in.scan(r, m); err != nil {
-		return nil, err
+		return err
 	}
 	if err := r.c.CollateSegments(r.q, r.src, r.t1, r.strong, m); err != nil {
-		return nil, err
+		return err
 	}
-	if err := r.c.CheckHandshaking(r.q, r.strong, r.matches, in.n); err != nil {
+	return r.c.CheckHandshaking(r.q, r.strong, r.matches, in.n)
+}
+
+func (in *cs314Case) handshakeOutputs(r *cs314Run) ([]device.Output, error) {
+	if err := in.handshake(r, len(in.src)); err != nil {
 		return nil, err
 	}
 	strong, err := readI32(r.q, r.strong, in.n)

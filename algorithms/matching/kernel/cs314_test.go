@@ -10,6 +10,7 @@ import (
 	"github.com/arbor-gpu/arbor/backend/backendtest"
 	"github.com/arbor-gpu/arbor/cpu"
 	"github.com/arbor-gpu/arbor/device"
+	"github.com/arbor-gpu/arbor/device/checktest"
 	"github.com/arbor-gpu/arbor/internal/dataset"
 )
 
@@ -129,15 +130,7 @@ func TestCS314ChecksAgainstBruteForce(t *testing.T) {
 // each other (every check's output must not depend on them).
 func TestCS314Checks(t *testing.T) {
 	checks := cs314Checks(dataset.Dir())
-	ref := cpu.New(0)
-	want := make([][]device.Output, len(checks))
-	for i, c := range checks {
-		out, err := c.Run(ref)
-		if err != nil {
-			t.Fatalf("%s %s on cpu: %v", c.Kernel, c.Case, err)
-		}
-		want[i] = out
-	}
+	want := checktest.Twin(t, checks)
 	// Checks come in groups of three thread counts (1 is skipped for the
 	// large case) of three kernels: same kernel and shape, other threads.
 	byKey := map[string][]device.Output{}
@@ -151,20 +144,7 @@ func TestCS314Checks(t *testing.T) {
 			byKey[key] = want[i]
 		}
 	}
-	backendtest.ForEach(t, func(t *testing.T, dev backend.Device) {
-		if dev.Info().Backend == cpu.Name {
-			return
-		}
-		for i, c := range checks {
-			got, err := c.Run(dev)
-			if err != nil {
-				t.Fatalf("%s %s: %v", c.Kernel, c.Case, err)
-			}
-			if err := device.Compare(got, want[i]); err != nil {
-				t.Fatalf("%s %s: %v", c.Kernel, c.Case, err)
-			}
-		}
-	})
+	backendtest.ForEach(t, func(t *testing.T, dev backend.Device) { checktest.Match(t, dev, checks, want) })
 }
 
 func threadSuffix(s string) string {

@@ -48,21 +48,12 @@ func NewMatchFast(dev backend.Device) (*MatchFast, error) {
 	if !dev.Info().Atomics64 {
 		return nil, fmt.Errorf("match_fast: %s has no 64-bit atomics", dev.Info())
 	}
-	prog, err := device.Build(dev, "match_fast", map[string]string{"MATCH_CHUNK": fmt.Sprint(MatchChunk), "MATCH_SPAN": fmt.Sprint(MatchSpan)},
+	prog, ks, err := device.BuildKernels(dev, "match_fast", map[string]string{"MATCH_CHUNK": fmt.Sprint(MatchChunk), "MATCH_SPAN": fmt.Sprint(MatchSpan)},
 		MatchFastKernelNames...)
 	if err != nil {
 		return nil, err
 	}
-	f := &MatchFast{prog: prog, k: map[string]backend.Kernel{}, maxGroup: dev.Info().MaxWorkGroup}
-	for _, name := range MatchFastKernelNames {
-		k, err := prog.Kernel(name)
-		if err != nil {
-			f.Release()
-			return nil, fmt.Errorf("match_fast: %w", err)
-		}
-		f.k[name] = k
-	}
-	return f, nil
+	return &MatchFast{prog: prog, k: ks, maxGroup: dev.Info().MaxWorkGroup}, nil
 }
 
 // Release frees the kernels and the program.

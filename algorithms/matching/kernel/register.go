@@ -10,9 +10,5 @@ import (
 var files embed.FS
 
 // init registers the package's kernel sources and conformance checks with
-// the device toolkit (its twins register with backend in their own files):
-// `arbor kernels`, `arbor verify` and the conformance tests find them there.
-func init() {
-	device.RegisterSources("algorithms/matching/kernel", files)
-	device.RegisterChecks("algorithms/matching/kernel", cs314Checks)
-}
+// the device toolkit (its twins register with backend in their own files).
+func init() { device.RegisterKernels("algorithms/matching/kernel", files, cs314Checks) }

@@ -389,61 +389,49 @@ func (t *mcsTwin) run(wk *search.TwinWorker) {
 // above level that has any, as the kernel does; false when the ring is full.
 func (t *mcsTwin) donate(ring *search.TwinRing, level, basem int) bool {
 	W := t.w
-	j := -1
-	for k := 0; k < level; k++ {
+	has := func(k int) bool {
 		h := t.frame(k)
-		if h[2]>>32 != 0 || countBits(h[4:4+W]) != 0 {
-			j = k
-			break
-		}
+		return h[2]>>32 != 0 || countBits(h[4:4+W]) != 0
 	}
-	if j < 0 {
-		return false
-	}
-	pos, ok := ring.ReservePush()
-	if !ok {
-		return false
-	}
-	hj := t.frame(j)
-	cand := hj[4 : 4+W]
-	give := make([]uint64, W)
-	skip := hj[2] >> 32
-	c := countBits(cand)
-	switch {
-	case c >= 2:
-		keep := (c + 1) / 2
-		for k := 0; k < W; k++ {
-			for x := cand[k]; x != 0; {
-				low := x & -x
-				x ^= low
-				if keep > 0 {
-					keep--
-				} else {
-					give[k] |= low
-					cand[k] ^= low
+	return ring.Donate(level, has, func(task []uint64, j int) {
+		hj := t.frame(j)
+		cand := hj[4 : 4+W]
+		give := make([]uint64, W)
+		skip := hj[2] >> 32
+		c := countBits(cand)
+		switch {
+		case c >= 2:
+			keep := (c + 1) / 2
+			for k := 0; k < W; k++ {
+				for x := cand[k]; x != 0; {
+					low := x & -x
+					x ^= low
+					if keep > 0 {
+						keep--
+					} else {
+						give[k] |= low
+						cand[k] ^= low
+					}
 				}
 			}
+		case c == 1 && skip == 0:
+			copy(give, cand)
+			clear(cand)
 		}
-	case c == 1 && skip == 0:
-		copy(give, cand)
-		clear(cand)
-	}
-	nd, off := int(hj[0]&0xffffffff), int(hj[0]>>32)
-	jm := basem + j
-	task := ring.Slot(pos)
-	for i := 0; i < jm; i++ {
-		task[4+W+i] = t.pathPair(i, basem)
-	}
-	copy(task[4+W+t.nmin:], t.ar[off*t.dw:(off+nd)*t.dw])
-	task[0] = uint64(jm) | uint64(nd)<<32
-	task[1] = hj[1]
-	task[2] = MCSTaskPartial
-	if skip != 0 {
-		task[2] |= MCSTaskSkip
-	}
-	task[3] = hj[3] // the node's bound (R5)
-	copy(task[4:4+W], give)
-	hj[2] &= 0xffffffff
-	ring.CommitPush(pos)
-	return true
+		nd, off := int(hj[0]&0xffffffff), int(hj[0]>>32)
+		jm := basem + j
+		for i := 0; i < jm; i++ {
+			task[4+W+i] = t.pathPair(i, basem)
+		}
+		copy(task[4+W+t.nmin:], t.ar[off*t.dw:(off+nd)*t.dw])
+		task[0] = uint64(jm) | uint64(nd)<<32
+		task[1] = hj[1]
+		task[2] = MCSTaskPartial
+		if skip != 0 {
+			task[2] |= MCSTaskSkip
+		}
+		task[3] = hj[3] // the node's bound (R5)
+		copy(task[4:4+W], give)
+		hj[2] &= 0xffffffff
+	})
 }

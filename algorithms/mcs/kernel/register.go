@@ -10,9 +10,7 @@ import (
 var files embed.FS
 
 // init registers the package's kernel sources and conformance checks with
-// the device toolkit (its twins register with backend in their own files):
-// `arbor kernels`, `arbor verify` and the conformance tests find them there.
+// the device toolkit (its twins register with backend in their own files).
 func init() {
-	device.RegisterSources("algorithms/mcs/kernel", files)
-	device.RegisterChecks("algorithms/mcs/kernel", func(string) []device.Check { return mcsplitChecks() })
+	device.RegisterKernels("algorithms/mcs/kernel", files, func(string) []device.Check { return mcsplitChecks() })
 }

@@ -12,7 +12,7 @@ import (
 	_ "github.com/arbor-gpu/arbor/backend/all"
 	"github.com/arbor-gpu/arbor/backend/backendtest"
 	"github.com/arbor-gpu/arbor/cpu"
-	"github.com/arbor-gpu/arbor/device"
+	"github.com/arbor-gpu/arbor/device/checktest"
 	"github.com/arbor-gpu/arbor/device/search"
 )
 
@@ -22,32 +22,17 @@ import (
 // give the twin's node counts and sizes exactly.
 func TestVCChecks(t *testing.T) {
 	checks := vcChecks()
-	ref := cpu.New(0)
-	want := make([][]device.Output, len(checks))
-	for i, c := range checks {
-		out, err := c.Run(ref)
-		if err != nil {
-			t.Fatalf("%s: CPU twin: %v", c.Case, err)
-		}
+	want := checktest.Twin(t, checks)
+	for i, out := range want {
+		c := checks[i]
 		if out[1].Values[0] != -1 {
 			t.Fatalf("%s: the twin found a cover of %d below the optimum", c.Case, out[1].Values[0])
 		}
 		if out[0].Values[0] < 2 {
 			t.Fatalf("%s: %d nodes: the check explores no tree", c.Case, out[0].Values[0])
 		}
-		want[i] = out
 	}
-	backendtest.ForEach(t, func(t *testing.T, dev backend.Device) {
-		for i, c := range checks {
-			got, err := c.Run(dev)
-			if err != nil {
-				t.Fatalf("%s: %v", c.Case, err)
-			}
-			if err := device.Compare(got, want[i]); err != nil {
-				t.Errorf("%s: %v", c.Case, err)
-			}
-		}
-	})
+	backendtest.ForEach(t, func(t *testing.T, dev backend.Device) { checktest.Match(t, dev, checks, want) })
 }
 
 // TestVCTwinOptimum: with the budget at the optimum the twin finds a cover

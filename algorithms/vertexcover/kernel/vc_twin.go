@@ -292,26 +292,12 @@ func (w *vcWorker) matching(deg []int32, limit int32) int32 {
 // above level that still has it to do; false when there is none or the
 // ring is full.
 func (w *vcWorker) donate(ring *search.TwinRing, level int) bool {
-	j := -1
-	for k := 0; k < level; k++ {
-		if w.header(k)[vcHNext] == 2 {
-			j = k
-			break
-		}
-	}
-	if j < 0 {
-		return false
-	}
-	pos, ok := ring.ReservePush()
-	if !ok {
-		return false
-	}
-	t := ring.Slot(pos)
-	hj := w.header(j)
-	PackVCTask(t, w.frame(j), hj[vcHCover], VCOpTakeNV, hj[vcHV])
-	hj[vcHNext] = 3
-	ring.CommitPush(pos)
-	return true
+	has := func(k int) bool { return w.header(k)[vcHNext] == 2 }
+	return ring.Donate(level, has, func(t []uint64, j int) {
+		hj := w.header(j)
+		PackVCTask(t, w.frame(j), hj[vcHCover], VCOpTakeNV, hj[vcHV])
+		hj[vcHNext] = 3
+	})
 }
 
 // PackVCTask writes a task: the degree array deg with cover vertices

@@ -15,6 +15,7 @@ import (
 	"github.com/arbor-gpu/arbor/core"
 	"github.com/arbor-gpu/arbor/cpu"
 	"github.com/arbor-gpu/arbor/device"
+	"github.com/arbor-gpu/arbor/device/checktest"
 	"github.com/arbor-gpu/arbor/internal/dataset"
 )
 
@@ -30,17 +31,12 @@ func vclsScalar(out []device.Output, c, i int) int64 { return out[0].Values[c*vc
 // chains' score, age and conf in local memory and in global memory.
 func TestVCLSChecks(t *testing.T) {
 	checks := vclsChecks()
-	ref := cpu.New(0)
-	want := make([][]device.Output, len(checks))
 	if hasTransversal(vclsProblem(2)) {
 		t.Fatal("the dense case has an answer: it would not run long enough to forget")
 	}
-	for i, c := range checks {
-		out, err := c.Run(ref)
-		if err != nil {
-			t.Fatalf("%s: CPU twin: %v", c.Case, err)
-		}
-		want[i] = out
+	want := checktest.Twin(t, checks)
+	for i, out := range want {
+		c := checks[i]
 		solved := 0
 		for ch := 0; ch < vclsCases[i].chains; ch++ {
 			if vclsScalar(out, ch, vclsSolved) != 0 {
@@ -53,15 +49,7 @@ func TestVCLSChecks(t *testing.T) {
 		}
 	}
 	backendtest.ForEach(t, func(t *testing.T, dev backend.Device) {
-		for i, c := range checks {
-			got, err := c.Run(dev)
-			if err != nil {
-				t.Fatalf("%s: %v", c.Case, err)
-			}
-			if err := device.Compare(got, want[i]); err != nil {
-				t.Errorf("%s: %v", c.Case, err)
-			}
-		}
+		checktest.Match(t, dev, checks, want)
 		// The same with the state in global memory (VCLS_LOCAL 0: a cap
 		// of 0 bytes), the path of problems too large for local memory.
 		for i, c := range vclsCases {
