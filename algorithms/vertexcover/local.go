@@ -461,16 +461,21 @@ const (
 // never zero): each call gives a number in [0, k). The local searches draw
 // from it so that a seed fixes their whole run.
 func xorshiftFrom(seed uint64) func(k int) int {
-	// splitmix64 of the seed, so that nearby seeds give unrelated runs
-	// (never zero, which xorshift cannot leave).
-	z := seed + 0x9e3779b97f4a7c15
-	z = (z ^ z>>30) * 0xbf58476d1ce4e5b9
-	z = (z ^ z>>27) * 0x94d049bb133111eb
-	rng := (z ^ z>>31) | 1
+	rng := xorshiftSeed(seed)
 	return func(k int) int {
 		rng ^= rng << 13
 		rng ^= rng >> 7
 		rng ^= rng << 17
 		return int(rng % uint64(k))
 	}
+}
+
+// xorshiftSeed is xorshiftFrom's state for seed: splitmix64 of the seed,
+// so that nearby seeds give unrelated runs, made odd (never zero, which
+// xorshift cannot leave).
+func xorshiftSeed(seed uint64) uint64 {
+	z := seed + 0x9e3779b97f4a7c15
+	z = (z ^ z>>30) * 0xbf58476d1ce4e5b9
+	z = (z ^ z>>27) * 0x94d049bb133111eb
+	return (z ^ z>>31) | 1
 }

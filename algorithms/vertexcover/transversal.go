@@ -76,75 +76,156 @@ var (
 // outside it where it has one (the cover's complement is independent, so
 // only the cliques it leaves empty start in conflict).
 func transversalSearch(g *core.Graph, part []int32, k int, seed uint64, stop *atomic.Bool, deadline time.Time, init []bool, improved func(cover []bool, size int)) []bool {
-	l := newPartLayout(g, part, k)
-	n, start, clique, off, adj := l.n, l.start, l.clique, l.off, l.adj
-	rand := xorshiftFrom(seed)
-	chosen := make([]int32, k) // the vertex of each clique
-	conf := make([]int32, n)   // chosen neighbours (in other cliques)
+	t := newTransversal(g, part, k, seed, improved)
+	t.begin(init)
+	// A new best state's cover is built when the state is at that best
+	// again at least n/8 steps after the last one was built (so that the
+	// O(n) construction costs O(1) a step on the first descent).
+	t.bestViol = t.violated
+	pending, lastEmit := true, int64(0)
+	for step := int64(1); ; step++ {
+		if t.violated == 0 {
+			return t.emit(true)
+		}
+		if pending && t.violated == t.bestViol && step-lastEmit >= int64(t.n/8) {
+			t.emit(false)
+			pending, lastEmit = false, step
+		}
+		if step&1023 == 0 && (stop.Load() || time.Now().After(deadline)) {
+			return nil
+		}
+		if !t.step(step) {
+			continue
+		}
+		if t.violated < t.bestViol {
+			t.bestViol, pending = t.violated, true
+		}
+		if transAudit != nil {
+			t.audit(step)
+		}
+	}
+}
+
+// transversal is the state of transversalSearch: the kernel's layout by
+// cliques, the vertex chosen in each clique, the conflicts and the
+// breakout weights.
+type transversal struct {
+	n, k                          int
+	start, clique, off, adj, orig []int32
+	rng                           uint64 // xorshiftFrom's state
+	improved                      func(cover []bool, size int)
+	chosen                        []int32 // the vertex of each clique
+	conf                          []int32 // chosen neighbours (in other cliques)
 	// The breakout weights: each edge's, and each vertex's weighted
 	// conflicts (the weights of its edges to chosen vertices).
-	arcEdge, eu, _ := numberEdges(off, adj)
-	weight := make([]int32, len(eu))
-	for e := range weight {
-		weight[e] = 1
-	}
-	wconf := make([]int64, n)
-	totalW := int64(len(eu))
-	tabu := make([]int64, n) // may be chosen again from this step
+	arcEdge, weight []int32
+	wconf           []int64
+	totalW          int64
+	tabu            []int64 // may be chosen again from this step
 	// The cliques whose vertex has a chosen neighbour, and their places.
-	bad := make([]int32, 0, k)
-	pos := make([]int32, k)
-	for q := range pos {
-		pos[q] = -1
+	bad, pos []int32
+	violated int // violated edges
+	bestViol int // the fewest violated edges so far
+	reported int // the size of the last cover reported
+	inI      []bool
+	cands    []transMove
+}
+
+// transMove re-chooses a clique's vertex: from leaves, to comes in.
+type transMove struct{ from, to int32 }
+
+// newTransversal is the search's state with no vertex chosen yet.
+func newTransversal(g *core.Graph, part []int32, k int, seed uint64, improved func(cover []bool, size int)) *transversal {
+	l := newPartLayout(g, part, k)
+	n := l.n
+	t := &transversal{n: n, k: k, start: l.start, clique: l.clique, off: l.off, adj: l.adj, orig: l.orig,
+		rng: xorshiftSeed(seed), improved: improved,
+		chosen: make([]int32, k), conf: make([]int32, n), wconf: make([]int64, n), tabu: make([]int64, n),
+		bad: make([]int32, 0, k), pos: make([]int32, k), reported: n + 1, inI: make([]bool, n),
+		cands: make([]transMove, 0, 2*l.maxDeg+8)}
+	var eu []int32
+	t.arcEdge, eu, _ = numberEdges(t.off, t.adj)
+	t.weight = make([]int32, len(eu))
+	for e := range t.weight {
+		t.weight[e] = 1
 	}
-	isChosen := func(v int32) bool { return chosen[clique[v]] == v }
-	mark := func(q int32) {
-		if c := conf[chosen[q]] > 0; c && pos[q] < 0 {
-			pos[q] = int32(len(bad))
-			bad = append(bad, q)
-		} else if !c && pos[q] >= 0 {
-			last := bad[len(bad)-1]
-			bad[pos[q]], pos[last] = last, pos[q]
-			bad, pos[q] = bad[:len(bad)-1], -1
-		}
+	t.totalW = int64(len(eu))
+	for q := range t.pos {
+		t.pos[q] = -1
 	}
-	violated := 0 // violated edges
-	// set makes v its clique's vertex (the clique's previous one unset).
-	set := func(v int32) {
-		q := clique[v]
-		if u := chosen[q]; u >= 0 {
-			violated -= int(conf[u])
-			hi := off[u+1]
-			if transMutant && hi > off[u] {
-				hi--
-			}
-			for i := off[u]; i < hi; i++ {
-				x := adj[i]
-				wconf[x] -= int64(weight[arcEdge[i]])
-				conf[x]--
-				if conf[x] == 0 && isChosen(x) {
-					mark(clique[x])
-				}
-			}
+	for q := range t.chosen {
+		t.chosen[q] = -1
+	}
+	return t
+}
+
+// rand is a draw in [0, k), the sequence of xorshiftFrom(seed), as a
+// method on the state so that the steps' draws are inlined.
+func (t *transversal) rand(k int) int {
+	t.rng ^= t.rng << 13
+	t.rng ^= t.rng >> 7
+	t.rng ^= t.rng << 17
+	return int(t.rng % uint64(k))
+}
+
+// isChosen: v is its clique's vertex.
+func (t *transversal) isChosen(v int32) bool { return t.chosen[t.clique[v]] == v }
+
+// mark lists clique q in bad, or takes it off, as its vertex is in
+// conflict or not.
+func (t *transversal) mark(q int32) {
+	pos := t.pos
+	if c := t.conf[t.chosen[q]] > 0; c && pos[q] < 0 {
+		pos[q] = int32(len(t.bad))
+		t.bad = append(t.bad, q)
+	} else if !c && pos[q] >= 0 {
+		bad := t.bad
+		last := bad[len(bad)-1]
+		bad[pos[q]], pos[last] = last, pos[q]
+		t.bad, pos[q] = bad[:len(bad)-1], -1
+	}
+}
+
+// set makes v its clique's vertex (the clique's previous one unset).
+func (t *transversal) set(v int32) {
+	chosen, clique, conf, wconf, weight, arcEdge, off, adj := t.chosen, t.clique, t.conf, t.wconf, t.weight, t.arcEdge, t.off, t.adj
+	q := clique[v]
+	if u := chosen[q]; u >= 0 {
+		t.violated -= int(conf[u])
+		hi := off[u+1]
+		if transMutant && hi > off[u] {
+			hi--
 		}
-		chosen[q] = v
-		violated += int(conf[v])
-		for i := off[v]; i < off[v+1]; i++ {
+		for i := off[u]; i < hi; i++ {
 			x := adj[i]
-			wconf[x] += int64(weight[arcEdge[i]])
-			conf[x]++
-			if conf[x] == 1 && isChosen(x) {
-				mark(clique[x])
+			wconf[x] -= int64(weight[arcEdge[i]])
+			conf[x]--
+			if conf[x] == 0 && chosen[clique[x]] == x {
+				t.mark(clique[x])
 			}
 		}
-		mark(q)
 	}
-	for q := range chosen {
-		chosen[q] = -1
+	chosen[q] = v
+	t.violated += int(conf[v])
+	for i := off[v]; i < off[v+1]; i++ {
+		x := adj[i]
+		wconf[x] += int64(weight[arcEdge[i]])
+		conf[x]++
+		if conf[x] == 1 && chosen[clique[x]] == x {
+			t.mark(clique[x])
+		}
 	}
-	// The start: the cliques in random order, each its member with the
-	// fewest chosen neighbours (the first of them).
-	for _, q := range shuffledCliques(rand, k) {
+	t.mark(q)
+}
+
+// begin is the start: the cliques in random order, each its member with
+// the fewest chosen neighbours (the first of them), or, with init (a
+// cover of g), its last member outside init where it has one (the cover's
+// complement is independent, so only the cliques it leaves empty start in
+// conflict).
+func (t *transversal) begin(init []bool) {
+	start, conf := t.start, t.conf
+	for _, q := range shuffledCliques(t.rand, t.k) {
 		best := start[q]
 		for v := start[q] + 1; v < start[q+1]; v++ {
 			if conf[v] < conf[best] {
@@ -153,100 +234,167 @@ func transversalSearch(g *core.Graph, part []int32, k int, seed uint64, stop *at
 		}
 		if init != nil {
 			for v := start[q]; v < start[q+1]; v++ {
-				if !init[l.orig[v]] {
+				if !init[t.orig[v]] {
 					best = v
 				}
 			}
 		}
-		set(best)
+		t.set(best)
 	}
-	// emit hands on (to improved, when it is better than the last) the
-	// cover of the current state with one endpoint of each violated edge
-	// dropped from the independent set; final (no conflict left): the
-	// cover is returned even if no better than the last reported.
-	reported := n + 1
-	inI := make([]bool, n)
-	emit := func(final bool) []bool {
-		for q := range chosen {
-			inI[chosen[q]] = true
+}
+
+// emit hands on (to improved, when it is better than the last) the cover
+// of the current state with one endpoint of each violated edge dropped
+// from the independent set; final (no conflict left): the cover is
+// returned even if no better than the last reported.
+func (t *transversal) emit(final bool) []bool {
+	inI, chosen, start, off, adj := t.inI, t.chosen, t.start, t.off, t.adj
+	for q := range chosen {
+		inI[chosen[q]] = true
+	}
+	drops := 0
+	for _, q := range t.bad {
+		u := chosen[q]
+		for _, x := range adj[off[u]:off[u+1]] {
+			if inI[x] {
+				inI[u] = false
+				drops++
+				break
+			}
 		}
-		drops := 0
-		for _, q := range bad {
-			u := chosen[q]
-			for _, x := range adj[off[u]:off[u+1]] {
+	}
+	// A dropped clique takes back a member with no neighbour left in the
+	// set, if it has one.
+	for _, q := range t.bad {
+		if inI[chosen[q]] {
+			continue
+		}
+		for y := start[q]; y < start[q+1]; y++ {
+			free := true
+			for _, x := range adj[off[y]:off[y+1]] {
 				if inI[x] {
-					inI[u] = false
-					drops++
+					free = false
 					break
 				}
 			}
-		}
-		// A dropped clique takes back a member with no neighbour left in
-		// the set, if it has one.
-		for _, q := range bad {
-			if inI[chosen[q]] {
-				continue
-			}
-			for y := start[q]; y < start[q+1]; y++ {
-				free := true
-				for _, x := range adj[off[y]:off[y+1]] {
-					if inI[x] {
-						free = false
-						break
-					}
-				}
-				if free {
-					inI[y] = true
-					drops--
-					break
-				}
+			if free {
+				inI[y] = true
+				drops--
+				break
 			}
 		}
-		size := n - k + drops
-		var cover []bool
-		if better := size < reported; better || final {
-			cover = make([]bool, n)
-			for v := range cover {
-				cover[l.orig[v]] = !inI[v]
-			}
-			if better && improved != nil {
-				reported = size
-				improved(cover, size)
-			}
-		}
-		for _, q := range bad {
-			for y := start[q]; y < start[q+1]; y++ {
-				inI[y] = false
-			}
-		}
-		for q := range chosen {
-			inI[chosen[q]] = false
-		}
-		return cover
 	}
+	size := t.n - t.k + drops
+	var cover []bool
+	if better := size < t.reported; better || final {
+		cover = make([]bool, t.n)
+		for v := range cover {
+			cover[t.orig[v]] = !inI[v]
+		}
+		if better && t.improved != nil {
+			t.reported = size
+			t.improved(cover, size)
+		}
+	}
+	for _, q := range t.bad {
+		for y := start[q]; y < start[q+1]; y++ {
+			inI[y] = false
+		}
+	}
+	for q := range chosen {
+		inI[chosen[q]] = false
+	}
+	return cover
+}
+
+// calm is a member y ≠ x of x's clique with no chosen neighbour; -1 if
+// none: the repair of x's clique.
+func (t *transversal) calm(x int32) int32 {
+	q := t.clique[x]
+	for y := t.start[q]; y < t.start[q+1]; y++ {
+		if y != x && t.conf[y] == 0 {
+			return y
+		}
+	}
+	return -1
+}
+
+// audit recounts the state after step s.
+func (t *transversal) audit(s int64) {
+	bad1 := func(format string, args ...any) { transAudit(s, fmt.Sprintf(format, args...)) }
+	twice := 0
+	for v := range int32(t.n) {
+		var c int32
+		var wc int64
+		for i := t.off[v]; i < t.off[v+1]; i++ {
+			if t.isChosen(t.adj[i]) {
+				c++
+				wc += int64(t.weight[t.arcEdge[i]])
+			}
+		}
+		if c != t.conf[v] || wc != t.wconf[v] {
+			bad1("vertex %d: conflicts %d (weighted %d), recounted %d (%d)", v, t.conf[v], t.wconf[v], c, wc)
+		}
+		if t.isChosen(v) {
+			twice += int(c)
+			if q := t.clique[v]; (c > 0) != (t.pos[q] >= 0) || (t.pos[q] >= 0 && t.bad[t.pos[q]] != q) {
+				bad1("clique %d: %d conflicts, listed at %d", q, c, t.pos[q])
+			}
+		}
+	}
+	if twice != 2*t.violated {
+		bad1("%d violated edges counted, %d recounted", t.violated, twice/2)
+	}
+}
+
+// violatedEdge is a violated edge at random: a clique in conflict, then
+// one of its vertex's chosen neighbours (reservoir sampling); the edge's
+// number.
+func (t *transversal) violatedEdge() (u, w, ew int32) {
+	off, adj, arcEdge, chosen, clique := t.off, t.adj, t.arcEdge, t.chosen, t.clique
+	u, w = chosen[t.bad[t.rand(len(t.bad))]], -1
+	seen := 0
+	for i := off[u]; i < off[u+1]; i++ {
+		if x := adj[i]; chosen[clique[x]] == x {
+			seen++
+			if t.rand(seen) == 0 {
+				w, ew = x, arcEdge[i]
+			}
+		}
+	}
+	return u, w, ew
+}
+
+// bestMove lists the moves in u's and w's cliques (t.cands) and picks
+// the best of them by weighted conflicts (the oldest on ties; tabu ones
+// only if they beat the best state: the aspiration): its index (-1 if
+// none) and delta. The search's hottest code: its helpers are closures on
+// locals, which the compiler inlines.
+func (t *transversal) bestMove(step int64, u, w int32) (int, int64) {
+	start, clique, off, adj, chosen := t.start, t.clique, t.off, t.adj, t.chosen
+	conf, wconf, tabu, weight, arcEdge := t.conf, t.wconf, t.tabu, t.weight, t.arcEdge
 	// adjacent: u and v are adjacent across cliques (sorted lists).
 	adjacent := func(u, v int32) bool {
 		_, ok := slices.BinarySearch(adj[off[u]:off[u+1]], v)
 		return ok
 	}
-	// freeMember is a member y ≠ x of x's clique that would have no
-	// chosen neighbour once from (if ≥ 0) is replaced by to in its
-	// clique; -1 if none.
-	freeMember := func(x, from, to int32) int32 {
+	// freeMember: x's clique has a member y ≠ x that would have no chosen
+	// neighbour once from is replaced by to in its clique.
+	freeMember := func(x, from, to int32) bool {
 		q := clique[x]
 		for y := start[q]; y < start[q+1]; y++ {
 			if y == x {
 				continue
 			}
 			c := conf[y]
-			if from >= 0 && c == 1 && adjacent(y, from) {
+			if c == 1 && adjacent(y, from) {
 				c = 0
 			}
-			if c == 0 && (to < 0 || !adjacent(y, to)) {
-				return y
+			if c == 0 && !adjacent(y, to) {
+				return true
 			}
 		}
-		return -1
+		return false
 	}
 	// repaired is the weighted conflicts of to once chosen in place of
 	// from, counting only the chosen neighbours whose cliques cannot
@@ -255,156 +403,103 @@ func transversalSearch(g *core.Graph, part []int32, k int, seed uint64, stop *at
 	repaired := func(from, to int32) int64 {
 		var c int64
 		for i := off[to]; i < off[to+1]; i++ {
-			if x := adj[i]; isChosen(x) && freeMember(x, from, to) < 0 {
+			if x := adj[i]; chosen[clique[x]] == x && !freeMember(x, from, to) {
 				c += int64(weight[arcEdge[i]])
 			}
 		}
 		return c
 	}
-	// audit recounts the state after step s.
-	audit := func(s int64) {
-		bad1 := func(format string, args ...any) { transAudit(s, fmt.Sprintf(format, args...)) }
-		twice := 0
-		for v := range int32(n) {
-			var c int32
-			var wc int64
-			for i := off[v]; i < off[v+1]; i++ {
-				if isChosen(adj[i]) {
-					c++
-					wc += int64(weight[arcEdge[i]])
-				}
-			}
-			if c != conf[v] || wc != wconf[v] {
-				bad1("vertex %d: conflicts %d (weighted %d), recounted %d (%d)", v, conf[v], wconf[v], c, wc)
-			}
-			if isChosen(v) {
-				twice += int(c)
-				if q := clique[v]; (c > 0) != (pos[q] >= 0) || (pos[q] >= 0 && bad[pos[q]] != q) {
-					bad1("clique %d: %d conflicts, listed at %d", q, c, pos[q])
-				}
-			}
-		}
-		if twice != 2*violated {
-			bad1("%d violated edges counted, %d recounted", violated, twice/2)
-		}
-	}
-	// A new best state's cover is built when the state is at that best
-	// again at least n/8 steps after the last one was built (so that the
-	// O(n) construction costs O(1) a step on the first descent).
-	bestViol, pending, lastEmit := violated, true, int64(0)
-	type move struct{ from, to int32 }
-	cands := make([]move, 0, 2*l.maxDeg+8)
-	for step := int64(1); ; step++ {
-		if violated == 0 {
-			return emit(true)
-		}
-		if pending && violated == bestViol && step-lastEmit >= int64(n/8) {
-			emit(false)
-			pending, lastEmit = false, step
-		}
-		if step&1023 == 0 && (stop.Load() || time.Now().After(deadline)) {
-			return nil
-		}
-		// A violated edge at random: a clique in conflict, then one of
-		// its vertex's chosen neighbours (reservoir sampling).
-		u := chosen[bad[rand(len(bad))]]
-		var w int32 = -1
-		var ew int32
-		seen := 0
-		for i := off[u]; i < off[u+1]; i++ {
-			if x := adj[i]; isChosen(x) {
-				seen++
-				if rand(seen) == 0 {
-					w, ew = x, arcEdge[i]
-				}
-			}
-		}
-		// The moves in the two cliques, and the best of them by weighted
-		// conflicts (the oldest on ties; tabu ones only if they beat the
-		// best state: the aspiration).
-		cands = cands[:0]
-		bestD, bi := int64(1<<62), -1
-		for _, from := range [2]int32{u, w} {
-			q := clique[from]
-			for v := start[q]; v < start[q+1]; v++ {
-				if v == from {
-					continue
-				}
-				if tabu[v] > step && violated+int(conf[v]-conf[from]) >= bestViol {
-					continue
-				}
-				cands = append(cands, move{from, v})
-				d := wconf[v] - wconf[from]
-				if !transWeights {
-					d = int64(conf[v] - conf[from])
-				} else if transRepair {
-					d = repaired(from, v) - wconf[from]
-				}
-				if d < bestD || (d == bestD && tabu[v] < tabu[cands[bi].to]) {
-					bestD, bi = d, len(cands)-1
-				}
-			}
-		}
-		if bestD >= 0 && transWeights {
-			// A local minimum of the weighted conflicts on this edge: the
-			// breakout raises its weight, so that a conflict that stays
-			// costs more until a move removes it; the weights are scaled
-			// down when their mean reaches transForget.
-			weight[ew]++
-			wconf[u]++
-			wconf[w]++
-			totalW++
-			if totalW > transForget*int64(len(eu)) {
-				totalW = 0
-				for e := range weight {
-					weight[e] = max(1, weight[e]/2)
-					totalW += int64(weight[e])
-				}
-				for v := range n {
-					wconf[v] = 0
-					for i := off[v]; i < off[v+1]; i++ {
-						if isChosen(adj[i]) {
-							wconf[v] += int64(weight[arcEdge[i]])
-						}
-					}
-				}
-			}
-		}
-		if bi < 0 {
-			continue
-		}
-		m := cands[bi]
-		if bestD >= 0 {
-			if float64(rand(1<<20)) < transNoise*(1<<20) {
-				m = cands[rand(len(cands))]
-			} else if transWeights {
+	cands := t.cands[:0]
+	bestD, bi := int64(1<<62), -1
+	for _, from := range [2]int32{u, w} {
+		q := clique[from]
+		for v := start[q]; v < start[q+1]; v++ {
+			if v == from {
 				continue
 			}
+			if tabu[v] > step && t.violated+int(conf[v]-conf[from]) >= t.bestViol {
+				continue
+			}
+			cands = append(cands, transMove{from, v})
+			d := wconf[v] - wconf[from]
+			if !transWeights {
+				d = int64(conf[v] - conf[from])
+			} else if transRepair {
+				d = repaired(from, v) - wconf[from]
+			}
+			if d < bestD || (d == bestD && tabu[v] < tabu[cands[bi].to]) {
+				bestD, bi = d, len(cands)-1
+			}
 		}
-		set(m.to)
-		tabu[m.from] = step + transTabu + int64(rand(8))
-		tabu[m.to] = step
-		if transRepair {
-			// The repairs: each clique the move put in conflict re-chooses
-			// a member with no conflict, if it has one.
-			v := m.to
-			for _, x := range adj[off[v]:off[v+1]] {
-				if isChosen(x) {
-					if y := freeMember(x, -1, -1); y >= 0 {
-						set(y)
-						tabu[x] = step + transTabu + int64(rand(8))
-						tabu[y] = step
-					}
+	}
+	t.cands = cands
+	return bi, bestD
+}
+
+// breakout: a local minimum of the weighted conflicts on edge ew (u–w)
+// raises its weight, so that a conflict that stays costs more until a
+// move removes it; the weights are scaled down when their mean reaches
+// transForget.
+func (t *transversal) breakout(u, w, ew int32) {
+	t.weight[ew]++
+	t.wconf[u]++
+	t.wconf[w]++
+	t.totalW++
+	if t.totalW <= transForget*int64(len(t.weight)) {
+		return
+	}
+	t.totalW = 0
+	for e := range t.weight {
+		t.weight[e] = max(1, t.weight[e]/2)
+		t.totalW += int64(t.weight[e])
+	}
+	for v := range t.n {
+		t.wconf[v] = 0
+		for i := t.off[v]; i < t.off[v+1]; i++ {
+			if t.isChosen(t.adj[i]) {
+				t.wconf[v] += int64(t.weight[t.arcEdge[i]])
+			}
+		}
+	}
+}
+
+// step is one step of the search on a violated edge: false if it made
+// no move (none allowed, or a breakout without noise).
+func (t *transversal) step(step int64) bool {
+	u, w, ew := t.violatedEdge()
+	bi, bestD := t.bestMove(step, u, w)
+	if bestD >= 0 && transWeights {
+		t.breakout(u, w, ew)
+	}
+	if bi < 0 {
+		return false
+	}
+	m := t.cands[bi]
+	if bestD >= 0 {
+		if float64(t.rand(1<<20)) < transNoise*(1<<20) {
+			m = t.cands[t.rand(len(t.cands))]
+		} else if transWeights {
+			return false
+		}
+	}
+	t.set(m.to)
+	t.tabu[m.from] = step + transTabu + int64(t.rand(8))
+	t.tabu[m.to] = step
+	if transRepair {
+		// The repairs: each clique the move put in conflict re-chooses a
+		// member with no conflict, if it has one.
+		v := m.to
+		for _, x := range t.adj[t.off[v]:t.off[v+1]] {
+			if t.isChosen(x) {
+				if y := t.calm(x); y >= 0 {
+					t.set(y)
+					t.tabu[x] = step + transTabu + int64(t.rand(8))
+					t.tabu[y] = step
 				}
 			}
 		}
-		if violated < bestViol {
-			bestViol, pending = violated, true
-		}
-		if transAudit != nil {
-			audit(step)
-		}
 	}
+	return true
 }
 
 // sparseGraph: g's mean degree is at most lnsMaxDegree, where the search
