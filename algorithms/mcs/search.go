@@ -81,6 +81,7 @@ type worker[C cell] struct {
 	explored [][]int32 // per depth: the candidates whose child was searched (R6)
 	seen     []uint64
 	stamp    uint64
+	mark     []uint64 // candidates' bitset of the second graph's vertices (sortedAbove)
 	// Learned branching (learn.go): a score per vertex of each graph.
 	score0, score1 []uint32
 	histL, histR   []int32 // the edge-count bound's scratch (bound.go)
@@ -95,6 +96,7 @@ func (p *problem[C]) newWorker(sh *shared, goal int, par bool) *worker[C] {
 		doms: make([][]bidomain, depth), ws: make([][]int32, depth), frames: make([]frame, depth),
 		goal: int32(goal), bigFirst: p.opts.BigFirst, connected: p.opts.Connected,
 		minProduct: p.opts.Heuristic == MinProduct, par: par,
+		mark: make([]uint64, (p.n1+63)/64),
 	}
 	if p.prune {
 		w.prune = true
@@ -248,10 +250,24 @@ func (w *worker[C]) children(doms []bidomain, bd *bidomain, f *frame, nodeBound,
 	if w.par && keep.n >= 0 {
 		w.r3Ahead(doms, bd, v, keep, depth, f)
 	}
+	cutOK := !p.multiway && p.learn == 0 && !p.withR6
 	for f.next < f.end {
 		x := ws[f.next]
 		f.next++
-		out := w.child(doms, bd, v, x, depth)
+		var out []bidomain
+		if cutOK {
+			var cut bool
+			if out, cut = w.childOrCut(doms, bd, x, nodeBound, depth); cut {
+				// A leaf its bound cuts, counted: R5 as below.
+				if w.prune && w.sh.best.Load() >= bound && p.rrOff&offR5 == 0 {
+					f.end = f.next
+					f.skipGiven = true
+				}
+				continue
+			}
+		} else {
+			out = w.child(doms, bd, v, x, depth)
+		}
 		if p.learn != 0 {
 			w.learnReward(nodeBound, v, x, out) // learn.go
 		}
@@ -385,22 +401,60 @@ func (w *worker[C]) leaveUnmatched(doms []bidomain, chosen int, v, c int32) []bi
 // w.doms[depth+1], which it returns.
 func (w *worker[C]) child(doms []bidomain, bd *bidomain, v, x int32, depth int) []bidomain {
 	p := w.p
+	w.takeRight(bd, x)
+	out := w.doms[depth+1][:0]
+	if p.multiway {
+		out = w.filterMulti(doms, v, x, out)
+	} else {
+		out, _ = w.filterSimple(doms, p.adj1[int(x)*p.n1:int(x)*p.n1+p.n1], out, noVertex)
+	}
+	w.doms[depth+1] = out
+	return out
+}
+
+// takeRight moves x to the end of bd's right set (one short already),
+// out of the children's view.
+func (w *worker[C]) takeRight(bd *bidomain, x int32) {
 	right := w.right
 	lastR := bd.r + bd.rl
 	for j := bd.r; ; j++ {
 		if right[j] == x {
 			right[j], right[lastR] = right[lastR], x
-			break
+			return
 		}
 	}
-	out := w.doms[depth+1][:0]
-	if p.multiway {
-		out = w.filterMulti(doms, v, x, out)
-	} else {
-		out = w.filterSimple(doms, p.adj1[int(x)*p.n1:int(x)*p.n1+p.n1], out)
+}
+
+// childOrCut is child for the simple split, except that it stops as soon
+// as the child's bound is known to fail the child's own check (bound ≤
+// incumbent, or below the goal): then it counts the child as the node it
+// is, a leaf its bound cuts, and reports true. The tree is the same node
+// for node; a cut child costs only part of its split, and no visit.
+//
+// The child's bound starts at nodeBound (every bidomain kept whole: the
+// node's sum, v's bidomain one short on both sides, plus the pair v→x),
+// and each bidomain the split divides loses min(ll, rl) less its parts'
+// mins. It never cuts a child visit would do more with than count: one
+// whose matching it would offer as an incumbent, or when the node polls
+// (tick) or a hungry pool waits for work (donate), so stopping,
+// collecting and sharing see the nodes they did; nor a child whose bound
+// is nodeBound (need ≥ 1), which R3 may keep.
+func (w *worker[C]) childOrCut(doms []bidomain, bd *bidomain, x, nodeBound int32, depth int) ([]bidomain, bool) {
+	p := w.p
+	need := int32(noVertex)
+	// The child's matching is no incumbent (visit would offer it: with
+	// McSplit↓ or a goal a child may be cut below the goal yet be the
+	// largest found), the next node does not poll, no pool is hungry.
+	if best := w.sh.best.Load(); int32(len(w.cur)) < best && (w.nodes+1)&1023 != 0 && !(w.par && w.sh.q.Hungry()) {
+		need = nodeBound - min(max(best, w.goal-1), nodeBound-1)
 	}
+	w.takeRight(bd, x)
+	out, cut := w.filterSimple(doms, p.adj1[int(x)*p.n1:int(x)*p.n1+p.n1], w.doms[depth+1][:0], need)
 	w.doms[depth+1] = out
-	return out
+	if cut {
+		w.nodes++
+	}
+	return out, cut
 }
 
 // splitLeft partitions every left set into the vertices adjacent to v
@@ -418,7 +472,9 @@ func (w *worker[C]) splitLeft(doms []bidomain, row []C) {
 // filterSimple builds the children's bidomains for w (row is w's matrix
 // row): each bidomain splits into its non-adjacent and adjacent parts,
 // keeping those with both sides non-empty. The left split is splitLeft's.
-func (w *worker[C]) filterSimple(doms []bidomain, row []C, out []bidomain) []bidomain {
+// It stops, reporting true, once the bidomains split so far have lost
+// need from the sum of min(ll, rl) (childOrCut; noVertex: never).
+func (w *worker[C]) filterSimple(doms []bidomain, row []C, out []bidomain, need int32) ([]bidomain, bool) {
 	right := w.right
 	for i := range doms {
 		d := &doms[i]
@@ -431,14 +487,18 @@ func (w *worker[C]) filterSimple(doms []bidomain, row []C, out []bidomain) []bid
 		if d.la != 0 && d.la != d.ll || ra != 0 && ra != d.rl {
 			eb = 0
 		}
-		if lnon, rnon := d.ll-d.la, d.rl-ra; lnon > 0 && rnon > 0 {
+		lnon, rnon := d.ll-d.la, d.rl-ra
+		if need -= min(d.ll, d.rl) - min(lnon, rnon) - min(d.la, ra); need <= 0 {
+			return out, true
+		}
+		if lnon > 0 && rnon > 0 {
 			out = append(out, bidomain{l: d.l + d.la, r: d.r + ra, ll: lnon, rl: rnon, minL: d.minN, adj: d.adj, eb: eb})
 		}
 		if d.la > 0 && ra > 0 {
 			out = append(out, bidomain{l: d.l, r: d.r, ll: d.la, rl: ra, minL: d.minA, adj: true, eb: eb})
 		}
 	}
-	return out
+	return out, false
 }
 
 // splitAdjacent moves the vertices of seg adjacent in row (entries
@@ -696,7 +756,7 @@ func (w *worker[C]) follow(path []op) ([]bidomain, error) {
 			out = w.filterMulti(doms, o.v, o.w, out)
 		} else {
 			w.splitLeft(doms, p.adj0[int(o.v)*p.n0:int(o.v)*p.n0+p.n0])
-			out = w.filterSimple(doms, p.adj1[int(o.w)*p.n1:int(o.w)*p.n1+p.n1], out)
+			out, _ = w.filterSimple(doms, p.adj1[int(o.w)*p.n1:int(o.w)*p.n1+p.n1], out, noVertex)
 		}
 		w.scratch[flip] = out
 		doms = out
