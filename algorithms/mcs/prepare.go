@@ -38,7 +38,14 @@ type problem[C cell] struct {
 	bound2 bool      // the edge-count bound B2 in the pruned search (bound.go)
 	bits0  adjBits   // B2's bit rows of each graph
 	bits1  adjBits
-	mutate mutation // a rule broken on purpose (mutation tests only)
+	// rows1 is the second graph's adjacency as one bit word per vertex
+	// (loops left out) when it has at most 64 vertices and the split is
+	// simple; nil otherwise. bidomain.rm and childOrCut's count use it.
+	rows1 []uint64
+	// splitAll makes every child's split whole (childOrCut off): tests
+	// compare the trees with and without the early cut.
+	splitAll bool
+	mutate   mutation // a rule broken on purpose (mutation tests only)
 }
 
 // vertexKey is what two matched vertices must share: the label (when
@@ -132,11 +139,25 @@ func newProblem[C cell](g, h *core.Graph, opts Options) (*problem[C], error) {
 	sort.Slice(keys, func(i, j int) bool { return keyLess(keys[i], keys[j]) })
 	for _, k := range keys {
 		l, r := byKey0[k], byKey1[k]
+		var rm uint64
+		for _, x := range r {
+			rm |= 1 << (x & 63) // used only when rows1 is (n1 ≤ 64)
+		}
 		p.doms = append(p.doms, bidomain{
-			l: int32(len(p.left)), r: int32(len(p.right)), ll: int32(len(l)), rl: int32(len(r)), minL: l[0],
+			l: int32(len(p.left)), r: int32(len(p.right)), ll: int32(len(l)), rl: int32(len(r)), minL: l[0], rm: rm,
 		})
 		p.left = append(p.left, l...)
 		p.right = append(p.right, r...)
+	}
+	if p.n1 <= 64 && !p.multiway {
+		p.rows1 = make([]uint64, p.n1)
+		for u := range p.rows1 {
+			for a, c := range p.adj1[u*p.n1 : u*p.n1+p.n1] {
+				if c != 0 && a != u {
+					p.rows1[u] |= 1 << a
+				}
+			}
+		}
 	}
 	return p, nil
 }

@@ -3,6 +3,7 @@ package mcs
 import (
 	"fmt"
 	"math"
+	"math/bits"
 	"slices"
 )
 
@@ -28,6 +29,12 @@ type bidomain struct {
 	// pruned search with B2 only, bound.go): the sets decide it, so it
 	// holds as long as they are unchanged.
 	eb int32
+	// rm is the right set as a bit word, kept when the second graph has at
+	// most 64 vertices (problem.rows1): childOrCut counts a child's
+	// split with it, without touching the right array. It may still hold
+	// the vertex matched last in the parent's own bidomain (children
+	// leave it out by its bit).
+	rm uint64
 }
 
 type pair struct{ v, w int32 }
@@ -250,7 +257,7 @@ func (w *worker[C]) children(doms []bidomain, bd *bidomain, f *frame, nodeBound,
 	if w.par && keep.n >= 0 {
 		w.r3Ahead(doms, bd, v, keep, depth, f)
 	}
-	cutOK := !p.multiway && p.learn == 0 && !p.withR6
+	cutOK := !p.multiway && p.learn == 0 && !p.withR6 && !p.splitAll
 	for f.next < f.end {
 		x := ws[f.next]
 		f.next++
@@ -406,7 +413,7 @@ func (w *worker[C]) child(doms []bidomain, bd *bidomain, v, x int32, depth int) 
 	if p.multiway {
 		out = w.filterMulti(doms, v, x, out)
 	} else {
-		out, _ = w.filterSimple(doms, p.adj1[int(x)*p.n1:int(x)*p.n1+p.n1], out, noVertex)
+		out, _ = w.filterSimple(doms, x, out, noVertex)
 	}
 	w.doms[depth+1] = out
 	return out
@@ -440,21 +447,50 @@ func (w *worker[C]) takeRight(bd *bidomain, x int32) {
 // collecting and sharing see the nodes they did; nor a child whose bound
 // is nodeBound (need ≥ 1), which R3 may keep.
 func (w *worker[C]) childOrCut(doms []bidomain, bd *bidomain, x, nodeBound int32, depth int) ([]bidomain, bool) {
-	p := w.p
 	need := int32(noVertex)
 	// The child's matching is no incumbent (visit would offer it: with
 	// McSplit↓ or a goal a child may be cut below the goal yet be the
 	// largest found), the next node does not poll, no pool is hungry.
 	if best := w.sh.best.Load(); int32(len(w.cur)) < best && (w.nodes+1)&1023 != 0 && !(w.par && w.sh.q.Hungry()) {
 		need = nodeBound - min(max(best, w.goal-1), nodeBound-1)
+		if w.p.rows1 != nil {
+			// With bit words the child's loss is counted first, at one
+			// popcount a bidomain: a cut child then costs no split at all.
+			if w.lossReaches(doms, x, need) {
+				w.nodes++
+				return nil, true
+			}
+			need = noVertex
+		}
 	}
 	w.takeRight(bd, x)
-	out, cut := w.filterSimple(doms, p.adj1[int(x)*p.n1:int(x)*p.n1+p.n1], w.doms[depth+1][:0], need)
+	out, cut := w.filterSimple(doms, x, w.doms[depth+1][:0], need)
 	w.doms[depth+1] = out
 	if cut {
 		w.nodes++
 	}
 	return out, cut
+}
+
+// lossReaches reports whether the child v→x of a node (doms, split on the
+// left by v) loses at least need from the sum of min(ll, rl) over its
+// bidomains (childOrCut), counting each right part on the bit words.
+func (w *worker[C]) lossReaches(doms []bidomain, x, need int32) bool {
+	rowX := w.p.rows1[x]
+	xb := uint64(1) << x
+	for i := range doms {
+		d := &doms[i]
+		if d.ll == 0 {
+			continue
+		}
+		rm := d.rm &^ xb
+		rl := int32(bits.OnesCount64(rm))
+		ra := int32(bits.OnesCount64(rm & rowX))
+		if need -= min(d.ll, rl) - min(d.ll-d.la, rl-ra) - min(d.la, ra); need <= 0 {
+			return true
+		}
+	}
+	return false
 }
 
 // splitLeft partitions every left set into the vertices adjacent to v
@@ -473,9 +509,16 @@ func (w *worker[C]) splitLeft(doms []bidomain, row []C) {
 // row): each bidomain splits into its non-adjacent and adjacent parts,
 // keeping those with both sides non-empty. The left split is splitLeft's.
 // It stops, reporting true, once the bidomains split so far have lost
-// need from the sum of min(ll, rl) (childOrCut; noVertex: never).
-func (w *worker[C]) filterSimple(doms []bidomain, row []C, out []bidomain, need int32) ([]bidomain, bool) {
+// need from the sum of min(ll, rl) (childOrCut; noVertex: never). x is
+// the right vertex matched (its row splits the right sets).
+func (w *worker[C]) filterSimple(doms []bidomain, x int32, out []bidomain, need int32) ([]bidomain, bool) {
+	p := w.p
 	right := w.right
+	row := p.adj1[int(x)*p.n1 : int(x)*p.n1+p.n1]
+	var rowX, xb uint64 // the children's bit words (rows1)
+	if p.rows1 != nil {
+		rowX, xb = p.rows1[x], 1<<x
+	}
 	for i := range doms {
 		d := &doms[i]
 		if d.ll == 0 {
@@ -492,10 +535,10 @@ func (w *worker[C]) filterSimple(doms []bidomain, row []C, out []bidomain, need 
 			return out, true
 		}
 		if lnon > 0 && rnon > 0 {
-			out = append(out, bidomain{l: d.l + d.la, r: d.r + ra, ll: lnon, rl: rnon, minL: d.minN, adj: d.adj, eb: eb})
+			out = append(out, bidomain{l: d.l + d.la, r: d.r + ra, ll: lnon, rl: rnon, minL: d.minN, adj: d.adj, eb: eb, rm: d.rm &^ rowX &^ xb})
 		}
 		if d.la > 0 && ra > 0 {
-			out = append(out, bidomain{l: d.l, r: d.r, ll: d.la, rl: ra, minL: d.minA, adj: true, eb: eb})
+			out = append(out, bidomain{l: d.l, r: d.r, ll: d.la, rl: ra, minL: d.minA, adj: true, eb: eb, rm: d.rm & rowX &^ xb})
 		}
 	}
 	return out, false
@@ -756,7 +799,7 @@ func (w *worker[C]) follow(path []op) ([]bidomain, error) {
 			out = w.filterMulti(doms, o.v, o.w, out)
 		} else {
 			w.splitLeft(doms, p.adj0[int(o.v)*p.n0:int(o.v)*p.n0+p.n0])
-			out, _ = w.filterSimple(doms, p.adj1[int(o.w)*p.n1:int(o.w)*p.n1+p.n1], out, noVertex)
+			out, _ = w.filterSimple(doms, o.w, out, noVertex)
 		}
 		w.scratch[flip] = out
 		doms = out
