@@ -10,11 +10,12 @@ import (
 )
 
 // TestCutLeafSameTree checks that cutting a child by its bound before its
-// split is whole (childOrCut: on bit words when the second graph has at
-// most 64 vertices, else part way through the split) changes nothing but
-// the work: the same size and the same node count as splitting every
-// child whole, in both trees, with and without a goal, on the option sets
-// of the simple split.
+// split is whole (childOrCut: on bit words when the graphs have at most 64
+// vertices, else part way through the split) and the left split left to
+// the first child not cut (ensureLeft) change nothing but the work: the
+// same size and the same node count as splitting every child whole, in
+// both trees, with and without a goal, on the option sets of the simple
+// split; with the bit words, the right ones only, the left ones only.
 func TestCutLeafSameTree(t *testing.T) {
 	rng := rand.New(rand.NewPCG(44, 7))
 	cut, cases := 0, 0
@@ -37,7 +38,8 @@ func TestCutLeafSameTree(t *testing.T) {
 					whole := runCut(t, g, h, o, func(p *problem[uint8]) { p.splitAll = true })
 					bitsRes := runCut(t, g, h, o, func(*problem[uint8]) {})
 					part := runCut(t, g, h, o, func(p *problem[uint8]) { p.rows1 = nil })
-					for _, r := range []Result{bitsRes, part} {
+					eager := runCut(t, g, h, o, func(p *problem[uint8]) { p.rows0 = nil })
+					for _, r := range []Result{bitsRes, part, eager} {
 						if r.Size != whole.Size || r.Nodes != whole.Nodes {
 							t.Fatalf("%s case %d prune %v goal %d: size %d nodes %d, split whole: size %d nodes %d",
 								os.name, i, prune, goal, r.Size, r.Nodes, whole.Size, whole.Nodes)

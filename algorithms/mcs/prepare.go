@@ -38,10 +38,10 @@ type problem[C cell] struct {
 	bound2 bool      // the edge-count bound B2 in the pruned search (bound.go)
 	bits0  adjBits   // B2's bit rows of each graph
 	bits1  adjBits
-	// rows1 is the second graph's adjacency as one bit word per vertex
-	// (loops left out) when it has at most 64 vertices and the split is
-	// simple; nil otherwise. bidomain.rm and childOrCut's count use it.
-	rows1 []uint64
+	// rows0 and rows1 are each graph's adjacency as one bit word per
+	// vertex (loops left out) when both have at most 64 vertices and the
+	// split is simple; nil otherwise. bidomain.lm and rm use them.
+	rows0, rows1 []uint64
 	// splitAll makes every child's split whole (childOrCut off): tests
 	// compare the trees with and without the early cut.
 	splitAll bool
@@ -139,27 +139,27 @@ func newProblem[C cell](g, h *core.Graph, opts Options) (*problem[C], error) {
 	sort.Slice(keys, func(i, j int) bool { return keyLess(keys[i], keys[j]) })
 	for _, k := range keys {
 		l, r := byKey0[k], byKey1[k]
-		var rm uint64
-		for _, x := range r {
-			rm |= 1 << (x & 63) // used only when rows1 is (n1 ≤ 64)
-		}
 		p.doms = append(p.doms, bidomain{
-			l: int32(len(p.left)), r: int32(len(p.right)), ll: int32(len(l)), rl: int32(len(r)), minL: l[0], rm: rm,
+			l: int32(len(p.left)), r: int32(len(p.right)), ll: int32(len(l)), rl: int32(len(r)), minL: l[0],
+			lm: bitWord(l), rm: bitWord(r), // used only with rows0, rows1 (≤ 64 vertices)
 		})
 		p.left = append(p.left, l...)
 		p.right = append(p.right, r...)
 	}
-	if p.n1 <= 64 && !p.multiway {
-		p.rows1 = make([]uint64, p.n1)
-		for u := range p.rows1 {
-			for a, c := range p.adj1[u*p.n1 : u*p.n1+p.n1] {
-				if c != 0 && a != u {
-					p.rows1[u] |= 1 << a
-				}
-			}
-		}
+	if !p.multiway && p.n0 <= 64 && p.n1 <= 64 {
+		// One word a row (bound.go's bit rows, loops left out).
+		p.rows0, p.rows1 = newAdjBits(p.adj0, p.n0).rows, newAdjBits(p.adj1, p.n1).rows
 	}
 	return p, nil
+}
+
+// bitWord is the set vs as bits of one word (vertices mod 64).
+func bitWord(vs []int32) uint64 {
+	var m uint64
+	for _, x := range vs {
+		m |= 1 << (x & 63)
+	}
+	return m
 }
 
 // MatrixBytes is the memory of the adjacency matrices a search keeps for a

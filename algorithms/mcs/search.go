@@ -33,8 +33,10 @@ type bidomain struct {
 	// most 64 vertices (problem.rows1): childOrCut counts a child's
 	// split with it, without touching the right array. It may still hold
 	// the vertex matched last in the parent's own bidomain (children
-	// leave it out by its bit).
-	rm uint64
+	// leave it out by its bit). lm is the left set likewise (rows0):
+	// takeLeft reads v's split from it, and splits the array only for a
+	// child that is not cut (ensureLeft).
+	rm, lm uint64
 }
 
 type pair struct{ v, w int32 }
@@ -89,6 +91,7 @@ type worker[C cell] struct {
 	seen     []uint64
 	stamp    uint64
 	mark     []uint64 // candidates' bitset of the second graph's vertices (sortedAbove)
+	pendV    []int32  // per depth: the v whose left split takeLeft left to ensureLeft, −1 none
 	// Learned branching (learn.go): a score per vertex of each graph.
 	score0, score1 []uint32
 	histL, histR   []int32 // the edge-count bound's scratch (bound.go)
@@ -103,7 +106,10 @@ func (p *problem[C]) newWorker(sh *shared, goal int, par bool) *worker[C] {
 		doms: make([][]bidomain, depth), ws: make([][]int32, depth), frames: make([]frame, depth),
 		goal: int32(goal), bigFirst: p.opts.BigFirst, connected: p.opts.Connected,
 		minProduct: p.opts.Heuristic == MinProduct, par: par,
-		mark: make([]uint64, (p.n1+63)/64),
+		mark: make([]uint64, (p.n1+63)/64), pendV: make([]int32, depth),
+	}
+	for i := range w.pendV {
+		w.pendV[i] = -1
 	}
 	if p.prune {
 		w.prune = true
@@ -217,7 +223,7 @@ func (w *worker[C]) search(depth int, doms []bidomain) {
 			}
 		}
 		w.branched++
-		w.takeLeft(doms, bd, v)
+		w.takeLeft(doms, bd, v, depth)
 
 		ws := w.candidates(depth, bd, c, floor)
 		f := &w.frames[depth]
@@ -264,7 +270,7 @@ func (w *worker[C]) children(doms []bidomain, bd *bidomain, f *frame, nodeBound,
 		var out []bidomain
 		if cutOK {
 			var cut bool
-			if out, cut = w.childOrCut(doms, bd, x, nodeBound, depth); cut {
+			if out, cut = w.childOrCut(doms, bd, v, x, nodeBound, depth); cut {
 				// A leaf its bound cuts, counted: R5 as below.
 				if w.prune && w.sh.best.Load() >= bound && p.rrOff&offR5 == 0 {
 					f.end = f.next
@@ -352,7 +358,11 @@ func (w *worker[C]) visit(depth int) (best int32, ok bool) {
 // takeLeft takes v, the vertex branched on, out of its bidomain bd's left
 // set (swapped to the end, where the unmatched branch finds it again) and,
 // with a binary adjacency, splits the left sets by adjacency to v.
-func (w *worker[C]) takeLeft(doms []bidomain, bd *bidomain, v int32) {
+//
+// With bit words (rows0) the split is counted on them (la, minA, minN)
+// and the array split is left to ensureLeft: a node whose children the
+// bound all cuts never makes it.
+func (w *worker[C]) takeLeft(doms []bidomain, bd *bidomain, v int32, depth int) {
 	left := w.left
 	last := bd.l + bd.ll - 1
 	for j := bd.l; ; j++ {
@@ -362,9 +372,48 @@ func (w *worker[C]) takeLeft(doms []bidomain, bd *bidomain, v int32) {
 		}
 	}
 	bd.ll--
+	bd.lm &^= 1 << (v & 63)
 	bd.eb = 0 // B2's bound of bd is stale (bound.go)
-	if n0 := w.p.n0; !w.p.multiway {
-		w.splitLeft(doms, w.p.adj0[int(v)*n0:int(v)*n0+n0])
+	p := w.p
+	switch {
+	case p.multiway:
+	case p.rows0 != nil:
+		rowV := p.rows0[v]
+		for i := range doms {
+			d := &doms[i]
+			a, n := d.lm&rowV, d.lm&^rowV
+			d.la = int32(bits.OnesCount64(a))
+			d.minA, d.minN = lowestBit(a), lowestBit(n)
+		}
+		w.pendV[depth] = v
+	default:
+		w.splitLeft(doms, p.adj0[int(v)*p.n0:int(v)*p.n0+p.n0])
+	}
+}
+
+// lowestBit is the smallest vertex of the bit word m, noVertex if empty.
+func lowestBit(m uint64) int32 {
+	if m == 0 {
+		return noVertex
+	}
+	return int32(bits.TrailingZeros64(m))
+}
+
+// ensureLeft makes the left split takeLeft counted at depth, before the
+// first child there that is not cut: every left set whose vertices v
+// divides is partitioned, the adjacent ones first (those v leaves whole
+// already are).
+func (w *worker[C]) ensureLeft(doms []bidomain, depth int) {
+	v := w.pendV[depth]
+	if v < 0 {
+		return
+	}
+	w.pendV[depth] = -1
+	row := w.p.adj0[int(v)*w.p.n0 : int(v)*w.p.n0+w.p.n0]
+	for i := range doms {
+		if d := &doms[i]; d.la != 0 && d.la != d.ll {
+			splitAdjacent(w.left[d.l:d.l+d.ll], row)
+		}
 	}
 }
 
@@ -382,6 +431,7 @@ func (w *worker[C]) leaveUnmatched(doms []bidomain, chosen int, v, c int32) []bi
 				last := bd.l + bd.ll - 1
 				left[j], left[last] = left[last], u
 				bd.ll--
+				bd.lm &^= 1 << (u & 63)
 				removed = true
 				continue
 			}
@@ -413,7 +463,8 @@ func (w *worker[C]) child(doms []bidomain, bd *bidomain, v, x int32, depth int) 
 	if p.multiway {
 		out = w.filterMulti(doms, v, x, out)
 	} else {
-		out, _ = w.filterSimple(doms, x, out, noVertex)
+		w.ensureLeft(doms, depth)
+		out, _ = w.filterSimple(doms, v, x, out, noVertex)
 	}
 	w.doms[depth+1] = out
 	return out
@@ -446,7 +497,7 @@ func (w *worker[C]) takeRight(bd *bidomain, x int32) {
 // (tick) or a hungry pool waits for work (donate), so stopping,
 // collecting and sharing see the nodes they did; nor a child whose bound
 // is nodeBound (need ≥ 1), which R3 may keep.
-func (w *worker[C]) childOrCut(doms []bidomain, bd *bidomain, x, nodeBound int32, depth int) ([]bidomain, bool) {
+func (w *worker[C]) childOrCut(doms []bidomain, bd *bidomain, v, x, nodeBound int32, depth int) ([]bidomain, bool) {
 	need := int32(noVertex)
 	// The child's matching is no incumbent (visit would offer it: with
 	// McSplit↓ or a goal a child may be cut below the goal yet be the
@@ -464,7 +515,8 @@ func (w *worker[C]) childOrCut(doms []bidomain, bd *bidomain, x, nodeBound int32
 		}
 	}
 	w.takeRight(bd, x)
-	out, cut := w.filterSimple(doms, x, w.doms[depth+1][:0], need)
+	w.ensureLeft(doms, depth)
+	out, cut := w.filterSimple(doms, v, x, w.doms[depth+1][:0], need)
 	w.doms[depth+1] = out
 	if cut {
 		w.nodes++
@@ -509,15 +561,18 @@ func (w *worker[C]) splitLeft(doms []bidomain, row []C) {
 // row): each bidomain splits into its non-adjacent and adjacent parts,
 // keeping those with both sides non-empty. The left split is splitLeft's.
 // It stops, reporting true, once the bidomains split so far have lost
-// need from the sum of min(ll, rl) (childOrCut; noVertex: never). x is
-// the right vertex matched (its row splits the right sets).
-func (w *worker[C]) filterSimple(doms []bidomain, x int32, out []bidomain, need int32) ([]bidomain, bool) {
+// need from the sum of min(ll, rl) (childOrCut; noVertex: never). v→x
+// is the pair matched (x's row splits the right sets).
+func (w *worker[C]) filterSimple(doms []bidomain, v, x int32, out []bidomain, need int32) ([]bidomain, bool) {
 	p := w.p
 	right := w.right
 	row := p.adj1[int(x)*p.n1 : int(x)*p.n1+p.n1]
-	var rowX, xb uint64 // the children's bit words (rows1)
+	var rowX, xb, rowV uint64 // the children's bit words (rows0, rows1)
 	if p.rows1 != nil {
 		rowX, xb = p.rows1[x], 1<<x
+	}
+	if p.rows0 != nil {
+		rowV = p.rows0[v]
 	}
 	for i := range doms {
 		d := &doms[i]
@@ -535,10 +590,10 @@ func (w *worker[C]) filterSimple(doms []bidomain, x int32, out []bidomain, need 
 			return out, true
 		}
 		if lnon > 0 && rnon > 0 {
-			out = append(out, bidomain{l: d.l + d.la, r: d.r + ra, ll: lnon, rl: rnon, minL: d.minN, adj: d.adj, eb: eb, rm: d.rm &^ rowX &^ xb})
+			out = append(out, bidomain{l: d.l + d.la, r: d.r + ra, ll: lnon, rl: rnon, minL: d.minN, adj: d.adj, eb: eb, rm: d.rm &^ rowX &^ xb, lm: d.lm &^ rowV})
 		}
 		if d.la > 0 && ra > 0 {
-			out = append(out, bidomain{l: d.l, r: d.r, ll: d.la, rl: ra, minL: d.minA, adj: true, eb: eb, rm: d.rm & rowX &^ xb})
+			out = append(out, bidomain{l: d.l, r: d.r, ll: d.la, rl: ra, minL: d.minA, adj: true, eb: eb, rm: d.rm & rowX &^ xb, lm: d.lm & rowV})
 		}
 	}
 	return out, false
@@ -762,6 +817,7 @@ func (w *worker[C]) follow(path []op) ([]bidomain, error) {
 			}
 		}
 		d.ll--
+		d.lm &^= 1 << (o.v & 63)
 		if o.w < 0 {
 			if c := w.twinClass(o.v); c >= 0 {
 				// The pruned search leaves v's twins out with it (R2): those
@@ -773,6 +829,7 @@ func (w *worker[C]) follow(path []op) ([]bidomain, error) {
 						last := d.l + d.ll - 1
 						w.left[j], w.left[last] = w.left[last], u
 						d.ll--
+						d.lm &^= 1 << (u & 63)
 						continue
 					}
 					j++
@@ -799,7 +856,7 @@ func (w *worker[C]) follow(path []op) ([]bidomain, error) {
 			out = w.filterMulti(doms, o.v, o.w, out)
 		} else {
 			w.splitLeft(doms, p.adj0[int(o.v)*p.n0:int(o.v)*p.n0+p.n0])
-			out, _ = w.filterSimple(doms, o.w, out, noVertex)
+			out, _ = w.filterSimple(doms, o.v, o.w, out, noVertex)
 		}
 		w.scratch[flip] = out
 		doms = out
