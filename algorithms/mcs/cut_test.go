@@ -14,8 +14,10 @@ import (
 // vertices, else part way through the split) and the left split left to
 // the first child not cut (ensureLeft) change nothing but the work: the
 // same size and the same node count as splitting every child whole, in
-// both trees, with and without a goal, on the option sets of the simple
-// split; with the bit words, the right ones only, the left ones only.
+// the trees none, rr and rr2 (whose learned branching is rewarded with a
+// cut child's whole loss), with and without a goal, on the option sets of
+// the simple split; with the bit words, the right ones only, the left
+// ones only.
 func TestCutLeafSameTree(t *testing.T) {
 	rng := rand.New(rand.NewPCG(44, 7))
 	cut, cases := 0, 0
@@ -28,7 +30,7 @@ func TestCutLeafSameTree(t *testing.T) {
 			p := 0.2 + 0.6*rng.Float64()
 			g := randomGraph(t, rng, n0, p, false, os.vl, 0, os.loops)
 			h := randomGraph(t, rng, n1, p, false, os.vl, 0, os.loops)
-			for _, prune := range []Pruning{PruneNone, PruneRR} {
+			for _, prune := range []Pruning{PruneNone, PruneRR, PruneRR2} {
 				for _, goal := range []int{0, 1 + rng.IntN(min(n0, n1))} {
 					if goal > 0 && os.opts.BigFirst {
 						continue

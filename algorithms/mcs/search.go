@@ -263,15 +263,20 @@ func (w *worker[C]) children(doms []bidomain, bd *bidomain, f *frame, nodeBound,
 	if w.par && keep.n >= 0 {
 		w.r3Ahead(doms, bd, v, keep, depth, f)
 	}
-	cutOK := !p.multiway && p.learn == 0 && !p.withR6 && !p.splitAll
+	cutOK := !p.multiway && !p.withR6 && !p.splitAll
 	for f.next < f.end {
 		x := ws[f.next]
 		f.next++
 		var out []bidomain
 		if cutOK {
 			var cut bool
-			if out, cut = w.childOrCut(doms, bd, v, x, nodeBound, depth); cut {
-				// A leaf its bound cuts, counted: R5 as below.
+			var lost int32
+			if out, cut, lost = w.childOrCut(doms, bd, v, x, nodeBound, depth); cut {
+				// A leaf its bound cuts, counted: learned branching's
+				// reward and R5 as below.
+				if p.learn != 0 {
+					w.learnReward(nodeBound, nodeBound-lost, v, x)
+				}
 				if w.prune && w.sh.best.Load() >= bound && p.rrOff&offR5 == 0 {
 					f.end = f.next
 					f.skipGiven = true
@@ -282,7 +287,7 @@ func (w *worker[C]) children(doms []bidomain, bd *bidomain, f *frame, nodeBound,
 			out = w.child(doms, bd, v, x, depth)
 		}
 		if p.learn != 0 {
-			w.learnReward(nodeBound, v, x, out) // learn.go
+			w.learnReward(nodeBound, w.childBound(out), v, x) // learn.go
 		}
 		// R6 (off unless withR6: it costs more time than it saves on
 		// MIVIA, docs/results/mcs.md): an explored sibling v→x′ sees
@@ -496,8 +501,10 @@ func (w *worker[C]) takeRight(bd *bidomain, x int32) {
 // whose matching it would offer as an incumbent, or when the node polls
 // (tick) or a hungry pool waits for work (donate), so stopping,
 // collecting and sharing see the nodes they did; nor a child whose bound
-// is nodeBound (need ≥ 1), which R3 may keep.
-func (w *worker[C]) childOrCut(doms []bidomain, bd *bidomain, v, x, nodeBound int32, depth int) ([]bidomain, bool) {
+// is nodeBound (need ≥ 1), which R3 may keep. With learned branching
+// (rr2) a cut child's whole loss is counted (its reward, returned as
+// lost), so it is cut on bit words only.
+func (w *worker[C]) childOrCut(doms []bidomain, bd *bidomain, v, x, nodeBound int32, depth int) (out []bidomain, cut bool, lost int32) {
 	need := int32(noVertex)
 	// The child's matching is no incumbent (visit would offer it: with
 	// McSplit↓ or a goal a child may be cut below the goal yet be the
@@ -507,29 +514,37 @@ func (w *worker[C]) childOrCut(doms []bidomain, bd *bidomain, v, x, nodeBound in
 		if w.p.rows1 != nil {
 			// With bit words the child's loss is counted first, at one
 			// popcount a bidomain: a cut child then costs no split at all.
-			if w.lossReaches(doms, x, need) {
-				w.nodes++
-				return nil, true
+			upTo := need
+			if w.p.learn != 0 {
+				upTo = noVertex
 			}
-			need = noVertex
+			if lost = w.loss(doms, x, upTo); lost >= need {
+				w.nodes++
+				return nil, true, lost
+			}
+		}
+		if w.p.rows1 != nil || w.p.learn != 0 {
+			need = noVertex // not cut, or the part-way split's loss is not whole
 		}
 	}
 	w.takeRight(bd, x)
 	w.ensureLeft(doms, depth)
-	out, cut := w.filterSimple(doms, v, x, w.doms[depth+1][:0], need)
+	out, cut = w.filterSimple(doms, v, x, w.doms[depth+1][:0], need)
 	w.doms[depth+1] = out
 	if cut {
 		w.nodes++
 	}
-	return out, cut
+	return out, cut, 0
 }
 
-// lossReaches reports whether the child v→x of a node (doms, split on the
-// left by v) loses at least need from the sum of min(ll, rl) over its
-// bidomains (childOrCut), counting each right part on the bit words.
-func (w *worker[C]) lossReaches(doms []bidomain, x, need int32) bool {
+// loss is what the child v→x of a node (doms, split on the left by v)
+// loses from the sum of min(ll, rl) over its bidomains (childOrCut),
+// counting each right part on the bit words; it stops once it reaches
+// upTo.
+func (w *worker[C]) loss(doms []bidomain, x, upTo int32) int32 {
 	rowX := w.p.rows1[x]
 	xb := uint64(1) << x
+	lost := int32(0)
 	for i := range doms {
 		d := &doms[i]
 		if d.ll == 0 {
@@ -538,11 +553,11 @@ func (w *worker[C]) lossReaches(doms []bidomain, x, need int32) bool {
 		rm := d.rm &^ xb
 		rl := int32(bits.OnesCount64(rm))
 		ra := int32(bits.OnesCount64(rm & rowX))
-		if need -= min(d.ll, rl) - min(d.ll-d.la, rl-ra) - min(d.la, ra); need <= 0 {
-			return true
+		if lost += min(d.ll, rl) - min(d.ll-d.la, rl-ra) - min(d.la, ra); lost >= upTo {
+			break
 		}
 	}
-	return false
+	return lost
 }
 
 // splitLeft partitions every left set into the vertices adjacent to v
