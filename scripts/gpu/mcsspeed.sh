@@ -23,8 +23,12 @@ one() { # rep pair engine
 	if [ "$3" = rrsplit ]; then
 		local cmd=${RRSPLIT_CMD//\{A\}/$a}
 		cmd=${cmd//\{B\}/$b}
-		t=$({ /usr/bin/time -f %U bash -c "$cmd" >/dev/null; } 2>&1 | tail -1)
-		echo "$1 $2 rrsplit $t - -"
+		local log
+		log=$(mktemp)
+		t=$({ /usr/bin/time -f %U bash -c "$cmd" >"$log"; } 2>&1 | tail -1)
+		# mcsp prints "#2: size nodes ms" last.
+		echo "$1 $2 rrsplit $t $(awk '/^#2:/ {print $3, $2}' "$log")"
+		rm -f "$log"
 		return
 	fi
 	bin=$old
