@@ -11,7 +11,14 @@
 // bidomains as ranges of two vertex arrays partitioned in place, and adds
 // only shortcuts that leave the tree alone: the split of the left sets by
 // v is made once per node instead of once per w, each bidomain caches its
-// smallest left vertex, and the "v unmatched" tail call is a loop.
+// smallest left vertex, and the "v unmatched" tail call is a loop. A child
+// that its bound will cut is counted as the node it is without being made
+// whole: its split stops once the lost bound shows the cut, and with
+// graphs of at most 64 vertices each bidomain also holds its sets as bit
+// words, so the child's bound is counted with popcounts before any array
+// is touched and a node's left split waits for its first child that is
+// not cut (childOrCut, ensureLeft). Counting, polling, offering and
+// giving work away see such a child as before.
 //
 // The parallel engine runs the same routine on every core with a shared
 // atomic incumbent. A worker that runs out of work says so; busy workers

@@ -71,14 +71,19 @@ func (w *worker[C]) learnOrder(ws []int32, c int32) {
 	}
 }
 
-// learnReward credits v and x with the bound reduction of the child v→x:
-// parent is the node's bound (its matching plus the bidomain sum), out the
-// child's bidomains.
-func (w *worker[C]) learnReward(parent int32, v, x int32, out []bidomain) {
+// childBound is the bound of the node's child whose bidomains are out.
+func (w *worker[C]) childBound(out []bidomain) int32 {
 	child := int32(len(w.cur)) + 1
 	for i := range out {
 		child += min(out[i].ll, out[i].rl)
 	}
+	return child
+}
+
+// learnReward credits v and x with the bound reduction of the child v→x:
+// parent is the node's bound (its matching plus the bidomain sum), child
+// the child's.
+func (w *worker[C]) learnReward(parent, child int32, v, x int32) {
 	r := uint32(parent - child)
 	if w.score0[v] += r; w.score0[v] > learnDecay {
 		halve(w.score0)

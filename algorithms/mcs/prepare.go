@@ -38,7 +38,14 @@ type problem[C cell] struct {
 	bound2 bool      // the edge-count bound B2 in the pruned search (bound.go)
 	bits0  adjBits   // B2's bit rows of each graph
 	bits1  adjBits
-	mutate mutation // a rule broken on purpose (mutation tests only)
+	// rows0 and rows1 are each graph's adjacency as one bit word per
+	// vertex (loops left out) when both have at most 64 vertices and the
+	// split is simple; nil otherwise. bidomain.lm and rm use them.
+	rows0, rows1 []uint64
+	// splitAll makes every child's split whole (childOrCut off): tests
+	// compare the trees with and without the early cut.
+	splitAll bool
+	mutate   mutation // a rule broken on purpose (mutation tests only)
 }
 
 // vertexKey is what two matched vertices must share: the label (when
@@ -134,11 +141,25 @@ func newProblem[C cell](g, h *core.Graph, opts Options) (*problem[C], error) {
 		l, r := byKey0[k], byKey1[k]
 		p.doms = append(p.doms, bidomain{
 			l: int32(len(p.left)), r: int32(len(p.right)), ll: int32(len(l)), rl: int32(len(r)), minL: l[0],
+			lm: bitWord(l), rm: bitWord(r), // used only with rows0, rows1 (≤ 64 vertices)
 		})
 		p.left = append(p.left, l...)
 		p.right = append(p.right, r...)
 	}
+	if !p.multiway && p.n0 <= 64 && p.n1 <= 64 {
+		// One word a row (bound.go's bit rows, loops left out).
+		p.rows0, p.rows1 = newAdjBits(p.adj0, p.n0).rows, newAdjBits(p.adj1, p.n1).rows
+	}
 	return p, nil
+}
+
+// bitWord is the set vs as bits of one word (vertices mod 64).
+func bitWord(vs []int32) uint64 {
+	var m uint64
+	for _, x := range vs {
+		m |= 1 << (x & 63)
+	}
+	return m
 }
 
 // MatrixBytes is the memory of the adjacency matrices a search keeps for a

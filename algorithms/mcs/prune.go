@@ -3,6 +3,7 @@ package mcs
 import (
 	"context"
 	"fmt"
+	"math/bits"
 	"slices"
 	"time"
 )
@@ -358,17 +359,7 @@ func (w *worker[C]) twinBound(bd *bidomain, c, floor, bound int32) (int32, bool)
 // w.ws[depth].
 func (w *worker[C]) candidates(depth int, bd *bidomain, c, floor int32) []int32 {
 	p := w.p
-	ws := w.ws[depth][:0]
-	if floor < 0 {
-		ws = append(ws, w.right[bd.r:bd.r+bd.rl]...)
-	} else {
-		for _, x := range w.right[bd.r : bd.r+bd.rl] {
-			if x > floor {
-				ws = append(ws, x)
-			}
-		}
-	}
-	insertionSort(ws)
+	ws := w.sortedAbove(w.ws[depth][:0], w.right[bd.r:bd.r+bd.rl], floor)
 	if p.twins.n1 > 0 {
 		cls1 := p.twins.cls1
 		w.stamp++
@@ -389,6 +380,25 @@ func (w *worker[C]) candidates(depth int, bd *bidomain, c, floor int32) []int32 
 		w.learnOrder(ws, c) // learn.go
 	}
 	w.ws[depth] = ws
+	return ws
+}
+
+// sortedAbove appends the vertices of set above floor to ws in
+// increasing order: through a bitset of the second graph's vertices
+// (w.mark, left empty again), O(|set| + n/64) instead of a sort.
+func (w *worker[C]) sortedAbove(ws, set []int32, floor int32) []int32 {
+	mark := w.mark
+	for _, x := range set {
+		if x > floor {
+			mark[x>>6] |= 1 << (x & 63)
+		}
+	}
+	for i, m := range mark {
+		for ; m != 0; m &= m - 1 {
+			ws = append(ws, int32(i<<6|bits.TrailingZeros64(m)))
+		}
+		mark[i] = 0
+	}
 	return ws
 }
 

@@ -3,6 +3,7 @@ package mcs
 import (
 	"fmt"
 	"math"
+	"math/bits"
 	"slices"
 )
 
@@ -28,6 +29,14 @@ type bidomain struct {
 	// pruned search with B2 only, bound.go): the sets decide it, so it
 	// holds as long as they are unchanged.
 	eb int32
+	// rm is the right set as a bit word, kept when the second graph has at
+	// most 64 vertices (problem.rows1): childOrCut counts a child's
+	// split with it, without touching the right array. It may still hold
+	// the vertex matched last in the parent's own bidomain (children
+	// leave it out by its bit). lm is the left set likewise (rows0):
+	// takeLeft reads v's split from it, and splits the array only for a
+	// child that is not cut (ensureLeft).
+	rm, lm uint64
 }
 
 type pair struct{ v, w int32 }
@@ -81,6 +90,8 @@ type worker[C cell] struct {
 	explored [][]int32 // per depth: the candidates whose child was searched (R6)
 	seen     []uint64
 	stamp    uint64
+	mark     []uint64 // candidates' bitset of the second graph's vertices (sortedAbove)
+	pendV    []int32  // per depth: the v whose left split takeLeft left to ensureLeft, −1 none
 	// Learned branching (learn.go): a score per vertex of each graph.
 	score0, score1 []uint32
 	histL, histR   []int32 // the edge-count bound's scratch (bound.go)
@@ -95,6 +106,10 @@ func (p *problem[C]) newWorker(sh *shared, goal int, par bool) *worker[C] {
 		doms: make([][]bidomain, depth), ws: make([][]int32, depth), frames: make([]frame, depth),
 		goal: int32(goal), bigFirst: p.opts.BigFirst, connected: p.opts.Connected,
 		minProduct: p.opts.Heuristic == MinProduct, par: par,
+		mark: make([]uint64, (p.n1+63)/64), pendV: make([]int32, depth),
+	}
+	for i := range w.pendV {
+		w.pendV[i] = -1
 	}
 	if p.prune {
 		w.prune = true
@@ -208,7 +223,7 @@ func (w *worker[C]) search(depth int, doms []bidomain) {
 			}
 		}
 		w.branched++
-		w.takeLeft(doms, bd, v)
+		w.takeLeft(doms, bd, v, depth)
 
 		ws := w.candidates(depth, bd, c, floor)
 		f := &w.frames[depth]
@@ -248,12 +263,31 @@ func (w *worker[C]) children(doms []bidomain, bd *bidomain, f *frame, nodeBound,
 	if w.par && keep.n >= 0 {
 		w.r3Ahead(doms, bd, v, keep, depth, f)
 	}
+	cutOK := !p.multiway && !p.withR6 && !p.splitAll
 	for f.next < f.end {
 		x := ws[f.next]
 		f.next++
-		out := w.child(doms, bd, v, x, depth)
+		var out []bidomain
+		if cutOK {
+			var cut bool
+			var lost int32
+			if out, cut, lost = w.childOrCut(doms, bd, v, x, nodeBound, depth); cut {
+				// A leaf its bound cuts, counted: learned branching's
+				// reward and R5 as below.
+				if p.learn != 0 {
+					w.learnReward(nodeBound, nodeBound-lost, v, x)
+				}
+				if w.prune && w.sh.best.Load() >= bound && p.rrOff&offR5 == 0 {
+					f.end = f.next
+					f.skipGiven = true
+				}
+				continue
+			}
+		} else {
+			out = w.child(doms, bd, v, x, depth)
+		}
 		if p.learn != 0 {
-			w.learnReward(nodeBound, v, x, out) // learn.go
+			w.learnReward(nodeBound, w.childBound(out), v, x) // learn.go
 		}
 		// R6 (off unless withR6: it costs more time than it saves on
 		// MIVIA, docs/results/mcs.md): an explored sibling v→x′ sees
@@ -329,7 +363,11 @@ func (w *worker[C]) visit(depth int) (best int32, ok bool) {
 // takeLeft takes v, the vertex branched on, out of its bidomain bd's left
 // set (swapped to the end, where the unmatched branch finds it again) and,
 // with a binary adjacency, splits the left sets by adjacency to v.
-func (w *worker[C]) takeLeft(doms []bidomain, bd *bidomain, v int32) {
+//
+// With bit words (rows0) the split is counted on them (la, minA, minN)
+// and the array split is left to ensureLeft: a node whose children the
+// bound all cuts never makes it.
+func (w *worker[C]) takeLeft(doms []bidomain, bd *bidomain, v int32, depth int) {
 	left := w.left
 	last := bd.l + bd.ll - 1
 	for j := bd.l; ; j++ {
@@ -339,9 +377,48 @@ func (w *worker[C]) takeLeft(doms []bidomain, bd *bidomain, v int32) {
 		}
 	}
 	bd.ll--
+	bd.lm &^= 1 << (v & 63)
 	bd.eb = 0 // B2's bound of bd is stale (bound.go)
-	if n0 := w.p.n0; !w.p.multiway {
-		w.splitLeft(doms, w.p.adj0[int(v)*n0:int(v)*n0+n0])
+	p := w.p
+	switch {
+	case p.multiway:
+	case p.rows0 != nil:
+		rowV := p.rows0[v]
+		for i := range doms {
+			d := &doms[i]
+			a, n := d.lm&rowV, d.lm&^rowV
+			d.la = int32(bits.OnesCount64(a))
+			d.minA, d.minN = lowestBit(a), lowestBit(n)
+		}
+		w.pendV[depth] = v
+	default:
+		w.splitLeft(doms, p.adj0[int(v)*p.n0:int(v)*p.n0+p.n0])
+	}
+}
+
+// lowestBit is the smallest vertex of the bit word m, noVertex if empty.
+func lowestBit(m uint64) int32 {
+	if m == 0 {
+		return noVertex
+	}
+	return int32(bits.TrailingZeros64(m))
+}
+
+// ensureLeft makes the left split takeLeft counted at depth, before the
+// first child there that is not cut: every left set whose vertices v
+// divides is partitioned, the adjacent ones first (those v leaves whole
+// already are).
+func (w *worker[C]) ensureLeft(doms []bidomain, depth int) {
+	v := w.pendV[depth]
+	if v < 0 {
+		return
+	}
+	w.pendV[depth] = -1
+	row := w.p.adj0[int(v)*w.p.n0 : int(v)*w.p.n0+w.p.n0]
+	for i := range doms {
+		if d := &doms[i]; d.la != 0 && d.la != d.ll {
+			splitAdjacent(w.left[d.l:d.l+d.ll], row)
+		}
 	}
 }
 
@@ -359,6 +436,7 @@ func (w *worker[C]) leaveUnmatched(doms []bidomain, chosen int, v, c int32) []bi
 				last := bd.l + bd.ll - 1
 				left[j], left[last] = left[last], u
 				bd.ll--
+				bd.lm &^= 1 << (u & 63)
 				removed = true
 				continue
 			}
@@ -385,22 +463,101 @@ func (w *worker[C]) leaveUnmatched(doms []bidomain, chosen int, v, c int32) []bi
 // w.doms[depth+1], which it returns.
 func (w *worker[C]) child(doms []bidomain, bd *bidomain, v, x int32, depth int) []bidomain {
 	p := w.p
+	w.takeRight(bd, x)
+	out := w.doms[depth+1][:0]
+	if p.multiway {
+		out = w.filterMulti(doms, v, x, out)
+	} else {
+		w.ensureLeft(doms, depth)
+		out, _ = w.filterSimple(doms, v, x, out, noVertex)
+	}
+	w.doms[depth+1] = out
+	return out
+}
+
+// takeRight moves x to the end of bd's right set (one short already),
+// out of the children's view.
+func (w *worker[C]) takeRight(bd *bidomain, x int32) {
 	right := w.right
 	lastR := bd.r + bd.rl
 	for j := bd.r; ; j++ {
 		if right[j] == x {
 			right[j], right[lastR] = right[lastR], x
+			return
+		}
+	}
+}
+
+// childOrCut is child for the simple split, except that it stops as soon
+// as the child's bound is known to fail the child's own check (bound ≤
+// incumbent, or below the goal): then it counts the child as the node it
+// is, a leaf its bound cuts, and reports true. The tree is the same node
+// for node; a cut child costs only part of its split, and no visit.
+//
+// The child's bound starts at nodeBound (every bidomain kept whole: the
+// node's sum, v's bidomain one short on both sides, plus the pair v→x),
+// and each bidomain the split divides loses min(ll, rl) less its parts'
+// mins. It never cuts a child visit would do more with than count: one
+// whose matching it would offer as an incumbent, or when the node polls
+// (tick) or a hungry pool waits for work (donate), so stopping,
+// collecting and sharing see the nodes they did; nor a child whose bound
+// is nodeBound (need ≥ 1), which R3 may keep. With learned branching
+// (rr2) a cut child's whole loss is counted (its reward, returned as
+// lost), so it is cut on bit words only.
+func (w *worker[C]) childOrCut(doms []bidomain, bd *bidomain, v, x, nodeBound int32, depth int) (out []bidomain, cut bool, lost int32) {
+	need := int32(noVertex)
+	// The child's matching is no incumbent (visit would offer it: with
+	// McSplit↓ or a goal a child may be cut below the goal yet be the
+	// largest found), the next node does not poll, no pool is hungry.
+	if best := w.sh.best.Load(); int32(len(w.cur)) < best && (w.nodes+1)&1023 != 0 && !(w.par && w.sh.q.Hungry()) {
+		need = nodeBound - min(max(best, w.goal-1), nodeBound-1)
+		if w.p.rows1 != nil {
+			// With bit words the child's loss is counted first, at one
+			// popcount a bidomain: a cut child then costs no split at all.
+			upTo := need
+			if w.p.learn != 0 {
+				upTo = noVertex
+			}
+			if lost = w.loss(doms, x, upTo); lost >= need {
+				w.nodes++
+				return nil, true, lost
+			}
+		}
+		if w.p.rows1 != nil || w.p.learn != 0 {
+			need = noVertex // not cut, or the part-way split's loss is not whole
+		}
+	}
+	w.takeRight(bd, x)
+	w.ensureLeft(doms, depth)
+	out, cut = w.filterSimple(doms, v, x, w.doms[depth+1][:0], need)
+	w.doms[depth+1] = out
+	if cut {
+		w.nodes++
+	}
+	return out, cut, 0
+}
+
+// loss is what the child v→x of a node (doms, split on the left by v)
+// loses from the sum of min(ll, rl) over its bidomains (childOrCut),
+// counting each right part on the bit words; it stops once it reaches
+// upTo.
+func (w *worker[C]) loss(doms []bidomain, x, upTo int32) int32 {
+	rowX := w.p.rows1[x]
+	xb := uint64(1) << x
+	lost := int32(0)
+	for i := range doms {
+		d := &doms[i]
+		if d.ll == 0 {
+			continue
+		}
+		rm := d.rm &^ xb
+		rl := int32(bits.OnesCount64(rm))
+		ra := int32(bits.OnesCount64(rm & rowX))
+		if lost += min(d.ll, rl) - min(d.ll-d.la, rl-ra) - min(d.la, ra); lost >= upTo {
 			break
 		}
 	}
-	out := w.doms[depth+1][:0]
-	if p.multiway {
-		out = w.filterMulti(doms, v, x, out)
-	} else {
-		out = w.filterSimple(doms, p.adj1[int(x)*p.n1:int(x)*p.n1+p.n1], out)
-	}
-	w.doms[depth+1] = out
-	return out
+	return lost
 }
 
 // splitLeft partitions every left set into the vertices adjacent to v
@@ -418,8 +575,20 @@ func (w *worker[C]) splitLeft(doms []bidomain, row []C) {
 // filterSimple builds the children's bidomains for w (row is w's matrix
 // row): each bidomain splits into its non-adjacent and adjacent parts,
 // keeping those with both sides non-empty. The left split is splitLeft's.
-func (w *worker[C]) filterSimple(doms []bidomain, row []C, out []bidomain) []bidomain {
+// It stops, reporting true, once the bidomains split so far have lost
+// need from the sum of min(ll, rl) (childOrCut; noVertex: never). v→x
+// is the pair matched (x's row splits the right sets).
+func (w *worker[C]) filterSimple(doms []bidomain, v, x int32, out []bidomain, need int32) ([]bidomain, bool) {
+	p := w.p
 	right := w.right
+	row := p.adj1[int(x)*p.n1 : int(x)*p.n1+p.n1]
+	var rowX, xb, rowV uint64 // the children's bit words (rows0, rows1)
+	if p.rows1 != nil {
+		rowX, xb = p.rows1[x], 1<<x
+	}
+	if p.rows0 != nil {
+		rowV = p.rows0[v]
+	}
 	for i := range doms {
 		d := &doms[i]
 		if d.ll == 0 {
@@ -431,14 +600,18 @@ func (w *worker[C]) filterSimple(doms []bidomain, row []C, out []bidomain) []bid
 		if d.la != 0 && d.la != d.ll || ra != 0 && ra != d.rl {
 			eb = 0
 		}
-		if lnon, rnon := d.ll-d.la, d.rl-ra; lnon > 0 && rnon > 0 {
-			out = append(out, bidomain{l: d.l + d.la, r: d.r + ra, ll: lnon, rl: rnon, minL: d.minN, adj: d.adj, eb: eb})
+		lnon, rnon := d.ll-d.la, d.rl-ra
+		if need -= min(d.ll, d.rl) - min(lnon, rnon) - min(d.la, ra); need <= 0 {
+			return out, true
+		}
+		if lnon > 0 && rnon > 0 {
+			out = append(out, bidomain{l: d.l + d.la, r: d.r + ra, ll: lnon, rl: rnon, minL: d.minN, adj: d.adj, eb: eb, rm: d.rm &^ rowX &^ xb, lm: d.lm &^ rowV})
 		}
 		if d.la > 0 && ra > 0 {
-			out = append(out, bidomain{l: d.l, r: d.r, ll: d.la, rl: ra, minL: d.minA, adj: true, eb: eb})
+			out = append(out, bidomain{l: d.l, r: d.r, ll: d.la, rl: ra, minL: d.minA, adj: true, eb: eb, rm: d.rm & rowX &^ xb, lm: d.lm & rowV})
 		}
 	}
-	return out
+	return out, false
 }
 
 // splitAdjacent moves the vertices of seg adjacent in row (entries
@@ -659,6 +832,7 @@ func (w *worker[C]) follow(path []op) ([]bidomain, error) {
 			}
 		}
 		d.ll--
+		d.lm &^= 1 << (o.v & 63)
 		if o.w < 0 {
 			if c := w.twinClass(o.v); c >= 0 {
 				// The pruned search leaves v's twins out with it (R2): those
@@ -670,6 +844,7 @@ func (w *worker[C]) follow(path []op) ([]bidomain, error) {
 						last := d.l + d.ll - 1
 						w.left[j], w.left[last] = w.left[last], u
 						d.ll--
+						d.lm &^= 1 << (u & 63)
 						continue
 					}
 					j++
@@ -696,7 +871,7 @@ func (w *worker[C]) follow(path []op) ([]bidomain, error) {
 			out = w.filterMulti(doms, o.v, o.w, out)
 		} else {
 			w.splitLeft(doms, p.adj0[int(o.v)*p.n0:int(o.v)*p.n0+p.n0])
-			out = w.filterSimple(doms, p.adj1[int(o.w)*p.n1:int(o.w)*p.n1+p.n1], out)
+			out, _ = w.filterSimple(doms, o.v, o.w, out, noVertex)
 		}
 		w.scratch[flip] = out
 		doms = out

@@ -68,6 +68,7 @@ func (w *worker[C]) subtreeSteps(doms []bidomain, chosen int) []op {
 		}
 	}
 	bd.ll--
+	bd.lm &^= 1 << (v & 63)
 	if !p.multiway {
 		w.splitLeft(doms, p.adj0[int(v)*p.n0:int(v)*p.n0+p.n0])
 	}
