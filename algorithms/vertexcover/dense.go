@@ -277,7 +277,10 @@ func (e *engine) cliqueJob(s *state, lb int) cliqueJob {
 		}
 	}
 	j := cliqueJob{kg: kg, ids: ids, n: s.n, cover: s.cover,
-		opts: clique.Options{Threads: e.threads, Complement: true, Initial: initial, MaxMemory: e.route.maxMemory}}
+		opts: clique.Options{Threads: e.threads, Complement: true, Initial: initial}}
+	if e.route != nil { // an engine made without the dense route (tests) keeps the default limit
+		j.opts.MaxMemory = e.route.maxMemory
+	}
 	if klb := lb - s.cover; klb > 0 {
 		j.opts.UpperBound = kg.N - klb // the kernel needs klb cover vertices: ω ≤ n − klb
 	}
