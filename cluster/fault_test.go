@@ -952,6 +952,13 @@ func TestHeartbeatsBound(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer alive.stop()
+	// The subscription must be at the server before another connection
+	// publishes the one beat: nats.go sends SUB from a background flusher,
+	// and on a loaded machine the beat overtook it (CI: "worker a heard"
+	// timed out). A flush's round trip orders them.
+	if err := conn.NC.Flush(); err != nil {
+		t.Fatal(err)
+	}
 	attacker := dialed(t, srv, srv.WorkerToken, "attacker")
 	const job = "mcs-000000000000000000000001"
 	beat := Alive{Protocol: protocol, Worker: "a", Run: "r1", Named: true, Slots: 1, Count: 1, Held: []Held{{Job: job, Seq: 7}}}
